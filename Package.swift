@@ -1,0 +1,64 @@
+// swift-tools-version:6.1
+import PackageDescription
+
+let package = Package(
+    name: "Tessera",
+    platforms: [.macOS(.v14), .iOS(.v17)],
+    products: [
+        .library(name: "TesseraKit", targets: ["TesseraKit"]),
+        .library(name: "TesseraServer", targets: ["TesseraServer"]),
+        .executable(name: "tessera", targets: ["tessera"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
+        .package(url: "https://github.com/apple/swift-crypto.git", from: "4.5.2"),
+        .package(url: "https://github.com/vapor/jwt-kit.git", from: "5.8.0"),
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        .package(url: "https://github.com/vapor/sqlite-kit.git", from: "4.5.2"),
+        .package(url: "https://github.com/vapor/sql-kit.git", from: "3.36.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
+    ],
+    targets: [
+        .target(name: "TesseraCore"),
+        .target(
+            name: "TesseraCrypto",
+            dependencies: [
+                "TesseraCore",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "CryptoExtras", package: "swift-crypto"),
+                .product(name: "JWTKit", package: "jwt-kit"),
+            ]
+        ),
+        .target(
+            name: "TesseraStore",
+            dependencies: [
+                "TesseraCore",
+                .product(name: "SQLKit", package: "sql-kit"),
+                .product(name: "SQLiteKit", package: "sqlite-kit"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .target(
+            name: "TesseraServer",
+            dependencies: [
+                "TesseraCore", "TesseraCrypto", "TesseraStore",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
+        .target(name: "TesseraKit", dependencies: ["TesseraCore", "TesseraCrypto"]),
+        .target(name: "TesseraTesting", dependencies: ["TesseraCore", "TesseraServer", "TesseraKit"]),
+        .executableTarget(
+            name: "tessera",
+            dependencies: [
+                "TesseraServer", "TesseraKit",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .testTarget(name: "TesseraCoreTests", dependencies: ["TesseraCore"]),
+        //CRYPTOTESTS
+    ],
+    swiftLanguageModes: [.v6]
+)

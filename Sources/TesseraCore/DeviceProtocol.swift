@@ -1,0 +1,353 @@
+import Foundation
+
+// The wire protocol between TesseraKit and the server. Every device-side type is
+// plain Codable data; the server and the SDK agree on these and nothing else.
+// docs/PROTOCOL.md describes the exchanges.
+
+/// Why an authentication request exists; decides the result case of `finish`.
+public enum AuthenticationPurpose: String, Codable, Sendable {
+    case login
+}
+
+/// Where a request stands, as the browser page and the device see it.
+public enum AuthenticationStatus: String, Codable, Sendable {
+    case pending
+    case claimed
+    case approved
+    case completed
+    case denied
+    case expired
+    case locked
+}
+
+/// `POST {issuer}/device/activation/start`: look at an invitation before using it.
+public struct ActivationStartRequest: Codable, Sendable {
+    public let code: String
+    public init(code: String) { self.code = code }
+}
+
+public struct ActivationOffer: Codable, Sendable {
+    public let issuer: String
+    public let tenant: String
+    public let username: String
+    /// The per-activation salt for the PIN key derivation (base64url).
+    public let pinSalt: String
+    public let expiresAt: Date
+
+    public init(issuer: String, tenant: String, username: String, pinSalt: String, expiresAt: Date) {
+        self.issuer = issuer
+        self.tenant = tenant
+        self.username = username
+        self.pinSalt = pinSalt
+        self.expiresAt = expiresAt
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case issuer, tenant, username
+        case pinSalt = "pin_salt"
+        case expiresAt = "expires_at"
+    }
+}
+
+/// The claims of the registration JWS, signed by the new device key (and, when a
+/// biometric key is enrolled, signed again by that key).
+public struct ActivationRegistration: Codable, Sendable {
+    public let code: String
+    public let aud: String
+    public let deviceKey: DeviceJWK
+    public let biometricKey: DeviceJWK?
+    /// `K = PBKDF2(PIN, pin_salt)`, base64url; sent once, sealed by the server.
+    public let pinKey: String
+    /// A TOTP secret (base64url) when the device enrols the OTP factor.
+    public let totpSecret: String?
+    public let alias: String?
+    public let iat: Int
+    public let exp: Int
+
+    public init(
+        code: String, aud: String, deviceKey: DeviceJWK, biometricKey: DeviceJWK?, pinKey: String,
+        totpSecret: String?, alias: String?, iat: Int, exp: Int
+    ) {
+        self.code = code
+        self.aud = aud
+        self.deviceKey = deviceKey
+        self.biometricKey = biometricKey
+        self.pinKey = pinKey
+        self.totpSecret = totpSecret
+        self.alias = alias
+        self.iat = iat
+        self.exp = exp
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case code, aud, alias, iat, exp
+        case deviceKey = "device_key"
+        case biometricKey = "biometric_key"
+        case pinKey = "pin_key"
+        case totpSecret = "totp_secret"
+    }
+}
+
+/// A P-256 public key as it crosses the wire (the JWK members `kty`, `crv`, `x`, `y`).
+public struct DeviceJWK: Codable, Hashable, Sendable {
+    public let kty: String
+    public let crv: String
+    public let x: String
+    public let y: String
+    public init(kty: String, crv: String, x: String, y: String) {
+        self.kty = kty
+        self.crv = crv
+        self.x = x
+        self.y = y
+    }
+}
+
+/// `POST {issuer}/device/activation/complete`.
+public struct ActivationCompleteRequest: Codable, Sendable {
+    public let registration: String
+    public let biometricRegistration: String?
+    public init(registration: String, biometricRegistration: String?) {
+        self.registration = registration
+        self.biometricRegistration = biometricRegistration
+    }
+    enum CodingKeys: String, CodingKey {
+        case registration
+        case biometricRegistration = "biometric_registration"
+    }
+}
+
+public struct ActivationReceipt: Codable, Sendable {
+    public let activationID: ActivationID
+    public let issuer: String
+    public let tenant: String
+    public let userID: UserID
+    public let username: String
+    public let factors: [FactorType]
+
+    public init(
+        activationID: ActivationID, issuer: String, tenant: String, userID: UserID, username: String,
+        factors: [FactorType]
+    ) {
+        self.activationID = activationID
+        self.issuer = issuer
+        self.tenant = tenant
+        self.userID = userID
+        self.username = username
+        self.factors = factors
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case issuer, tenant, username, factors
+        case activationID = "activation_id"
+        case userID = "user_id"
+    }
+}
+
+/// The claims of the short-lived token a device puts in `Authorization: Tessera-Device …`.
+public struct DeviceRequestClaims: Codable, Sendable {
+    /// The activation making the call.
+    public let sub: String
+    public let aud: String
+    /// HTTP method and path the token is good for.
+    public let htm: String
+    public let htu: String
+    public let iat: Int
+    public let exp: Int
+    public let jti: String
+
+    public init(sub: String, aud: String, htm: String, htu: String, iat: Int, exp: Int, jti: String) {
+        self.sub = sub
+        self.aud = aud
+        self.htm = htm
+        self.htu = htu
+        self.iat = iat
+        self.exp = exp
+        self.jti = jti
+    }
+}
+
+public struct ServiceInformation: Codable, Hashable, Sendable {
+    public let clientID: ClientID
+    public let name: String
+    public init(clientID: ClientID, name: String) {
+        self.clientID = clientID
+        self.name = name
+    }
+    enum CodingKeys: String, CodingKey {
+        case name
+        case clientID = "client_id"
+    }
+}
+
+public struct RequestedAttribute: Codable, Hashable, Sendable {
+    public let name: String
+    /// The user's value, shown so the user knows what the service will receive.
+    public let value: String?
+    public init(name: String, value: String?) {
+        self.name = name
+        self.value = value
+    }
+}
+
+/// What a claimed request tells the device (the wire form of `AuthenticationUserInformation`).
+public struct AuthenticationChallenge: Codable, Sendable {
+    public let requestID: RequestID
+    public let purpose: AuthenticationPurpose
+    public let challenge: Challenge
+    public let audience: String
+    public let expiresAt: Date
+    public let service: ServiceInformation
+    public let requestedAttributes: [RequestedAttribute]
+    public let requestedAuthenticators: [FactorCombination]
+
+    public init(
+        requestID: RequestID, purpose: AuthenticationPurpose, challenge: Challenge, audience: String,
+        expiresAt: Date, service: ServiceInformation, requestedAttributes: [RequestedAttribute],
+        requestedAuthenticators: [FactorCombination]
+    ) {
+        self.requestID = requestID
+        self.purpose = purpose
+        self.challenge = challenge
+        self.audience = audience
+        self.expiresAt = expiresAt
+        self.service = service
+        self.requestedAttributes = requestedAttributes
+        self.requestedAuthenticators = requestedAuthenticators
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case purpose, challenge, audience, service
+        case requestID = "request_id"
+        case expiresAt = "expires_at"
+        case requestedAttributes = "requested_attributes"
+        case requestedAuthenticators = "requested_authenticators"
+    }
+}
+
+/// The claims of the one signed submission that finishes an attempt.
+public struct AuthenticationProofClaims: Codable, Sendable {
+    public let rid: String
+    public let chal: String
+    public let aud: String
+    public let sub: String
+    public let comb: [FactorType]
+    /// Attribute names the user agreed to release.
+    public let attrs: [String]
+    /// `HMAC-SHA256(K, rid ‖ 0 ‖ chal)`, base64url.
+    public let pin: String?
+    public let otp: String?
+    public let iat: Int
+    public let exp: Int
+    public let jti: String
+
+    public init(
+        rid: String, chal: String, aud: String, sub: String, comb: [FactorType], attrs: [String], pin: String?,
+        otp: String?, iat: Int, exp: Int, jti: String
+    ) {
+        self.rid = rid
+        self.chal = chal
+        self.aud = aud
+        self.sub = sub
+        self.comb = comb
+        self.attrs = attrs
+        self.pin = pin
+        self.otp = otp
+        self.iat = iat
+        self.exp = exp
+        self.jti = jti
+    }
+}
+
+/// `POST {issuer}/device/authentications/{id}/finish`.
+public struct FinishRequest: Codable, Sendable {
+    public let proof: String
+    /// The same payload signed by the biometric key, when the combination has `biometric`.
+    public let biometricProof: String?
+    public init(proof: String, biometricProof: String?) {
+        self.proof = proof
+        self.biometricProof = biometricProof
+    }
+    enum CodingKeys: String, CodingKey {
+        case proof
+        case biometricProof = "biometric_proof"
+    }
+}
+
+public enum FinishOutcome: String, Codable, Sendable {
+    case userLogin
+    case lockout
+}
+
+public struct LoginSummary: Codable, Sendable {
+    public let service: ServiceInformation
+    public let username: String
+    public let factors: [FactorType]
+    public let authenticatedAt: Date
+    public init(service: ServiceInformation, username: String, factors: [FactorType], authenticatedAt: Date) {
+        self.service = service
+        self.username = username
+        self.factors = factors
+        self.authenticatedAt = authenticatedAt
+    }
+    enum CodingKeys: String, CodingKey {
+        case service, username, factors
+        case authenticatedAt = "authenticated_at"
+    }
+}
+
+public struct FinishResponse: Codable, Sendable {
+    public let result: FinishOutcome
+    public let login: LoginSummary?
+    public let lockout: LockoutInformation?
+    /// After a failed attempt: the request with a fresh challenge, to sign again after the wait.
+    public let userInformation: AuthenticationChallenge?
+
+    public init(
+        result: FinishOutcome, login: LoginSummary?, lockout: LockoutInformation?,
+        userInformation: AuthenticationChallenge?
+    ) {
+        self.result = result
+        self.login = login
+        self.lockout = lockout
+        self.userInformation = userInformation
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case result, login, lockout
+        case userInformation = "user_information"
+    }
+}
+
+/// Every error body: OAuth style, plus the lock when the error is a pending lockout.
+public struct ErrorBody: Codable, Sendable {
+    public let error: String
+    public let errorDescription: String
+    public let lockout: LockoutInformation?
+
+    public init(error: String, errorDescription: String, lockout: LockoutInformation? = nil) {
+        self.error = error
+        self.errorDescription = errorDescription
+        self.lockout = lockout
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case error, lockout
+        case errorDescription = "error_description"
+    }
+}
+
+/// JSON coding shared by both ends: dates as seconds since 1970.
+public enum WireCoding {
+    public static func encoder() -> JSONEncoder {
+        let encoder = JSONEncoder()
+        encoder.dateEncodingStrategy = .secondsSince1970
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return encoder
+    }
+
+    public static func decoder() -> JSONDecoder {
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .secondsSince1970
+        return decoder
+    }
+}

@@ -1,0 +1,56 @@
+/// An identifier carried as a string on the wire but never confused with another kind.
+public protocol StringIdentifier: RawRepresentable, Hashable, Codable, Sendable, CustomStringConvertible
+where RawValue == String {
+    init(rawValue: String)
+}
+
+extension StringIdentifier {
+    public init(_ rawValue: String) { self.init(rawValue: rawValue) }
+    public var description: String { rawValue }
+
+    public init(from decoder: any Decoder) throws {
+        self.init(rawValue: try decoder.singleValueContainer().decode(String.self))
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(rawValue)
+    }
+}
+
+public struct TenantID: StringIdentifier {
+    public let rawValue: String
+    public init(rawValue: String) { self.rawValue = rawValue }
+}
+
+public struct UserID: StringIdentifier {
+    public let rawValue: String
+    public init(rawValue: String) { self.rawValue = rawValue }
+}
+
+public struct ServiceID: StringIdentifier {
+    public let rawValue: String
+    public init(rawValue: String) { self.rawValue = rawValue }
+}
+
+public struct ClientID: StringIdentifier {
+    public let rawValue: String
+    public init(rawValue: String) { self.rawValue = rawValue }
+}
+
+public struct ActivationID: StringIdentifier {
+    public let rawValue: String
+    public init(rawValue: String) { self.rawValue = rawValue }
+}
+
+/// The id of one authentication request (the thing a QR code points at).
+public struct RequestID: StringIdentifier {
+    public let rawValue: String
+    public init(rawValue: String) { self.rawValue = rawValue }
+}
+
+/// A fresh, single-use value the device signs over; it changes after every attempt.
+public struct Challenge: StringIdentifier {
+    public let rawValue: String
+    public init(rawValue: String) { self.rawValue = rawValue }
+}

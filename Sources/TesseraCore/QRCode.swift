@@ -1,0 +1,371 @@
+/// A QR code (ISO/IEC 18004) in byte mode with error correction level M, versions 1 to 10
+/// (up to 213 bytes: enough for activation and authentication links).
+///
+/// No QR package is in the project's dependency set, so this encoder is written here
+/// and tested by decoding its output with `zbarimg`.
+public struct QRCode: Sendable {
+    /// `true` is a dark module; rows top to bottom.
+    public let modules: [[Bool]]
+    public let version: Int
+    public var size: Int { modules.count }
+
+    public enum EncodingError: Error, Sendable {
+        case tooLong(Int)
+    }
+
+    // (data codewords per block, block count) groups and EC codewords per block, level M.
+    private static let blocks: [(ec: Int, groups: [(count: Int, data: Int)])] = [
+        (10, [(1, 16)]), (16, [(1, 28)]), (26, [(1, 44)]), (18, [(2, 32)]), (24, [(2, 43)]),
+        (16, [(4, 27)]), (18, [(4, 31)]), (22, [(2, 38), (2, 39)]), (22, [(3, 36), (2, 37)]),
+        (26, [(4, 43), (1, 44)]),
+    ]
+
+    private static let alignment: [[Int]] = [
+        [], [6, 18], [6, 22], [6, 26], [6, 30], [6, 34], [6, 22, 38], [6, 24, 42], [6, 26, 46], [6, 28, 50],
+    ]
+
+    public init(_ text: String) throws(EncodingError) {
+        try self.init(bytes: Array(text.utf8))
+    }
+
+    public init(bytes: [UInt8]) throws(EncodingError) {
+        var chosen: Int?
+        for version in 1...10 {
+            let capacityBits = Self.dataCodewords(version) * 8
+            let countBits = version < 10 ? 8 : 16
+            if 4 + countBits + bytes.count * 8 <= capacityBits {
+                chosen = version
+                break
+            }
+        }
+        guard let version = chosen else { throw .tooLong(bytes.count) }
+        var builder = Builder(version: version)
+        builder.drawFunctionPatterns()
+        let codewords = Self.interleave(Self.dataBits(bytes, version: version), version: version)
+        builder.drawCodewords(codewords)
+        builder.applyBestMask()
+        self.modules = builder.modules
+        self.version = version
+    }
+
+    private static func dataCodewords(_ version: Int) -> Int {
+        blocks[version - 1].groups.reduce(0) { $0 + $1.count * $1.data }
+    }
+
+    private static func dataBits(_ bytes: [UInt8], version: Int) -> [UInt8] {
+        var bits: [Bool] = []
+        func append(_ value: Int, _ count: Int) {
+            for shift in stride(from: count - 1, through: 0, by: -1) { bits.append((value >> shift) & 1 == 1) }
+        }
+        append(0b0100, 4)
+        append(bytes.count, version < 10 ? 8 : 16)
+        for byte in bytes { append(Int(byte), 8) }
+        let capacity = dataCodewords(version) * 8
+        append(0, min(4, capacity - bits.count))
+        append(0, (8 - bits.count % 8) % 8)
+        var codewords: [UInt8] = stride(from: 0, to: bits.count, by: 8).map { start in
+            bits[start..<start + 8].reduce(UInt8(0)) { ($0 << 1) | ($1 ? 1 : 0) }
+        }
+        var pad: UInt8 = 0xEC
+        while codewords.count < capacity / 8 {
+            codewords.append(pad)
+            pad = pad == 0xEC ? 0x11 : 0xEC
+        }
+        return codewords
+    }
+
+    private static func interleave(_ data: [UInt8], version: Int) -> [UInt8] {
+        let spec = blocks[version - 1]
+        var dataBlocks: [[UInt8]] = []
+        var offset = 0
+        for group in spec.groups {
+            for _ in 0..<group.count {
+                dataBlocks.append(Array(data[offset..<offset + group.data]))
+                offset += group.data
+            }
+        }
+        let generator = ReedSolomon.generator(degree: spec.ec)
+        let ecBlocks = dataBlocks.map { ReedSolomon.remainder($0, generator: generator) }
+        var result: [UInt8] = []
+        let longest = dataBlocks.map(\.count).max() ?? 0
+        for index in 0..<longest {
+            for block in dataBlocks where index < block.count { result.append(block[index]) }
+        }
+        for index in 0..<spec.ec {
+            for block in ecBlocks { result.append(block[index]) }
+        }
+        return result
+    }
+
+    private struct Builder {
+        let version: Int
+        let size: Int
+        var modules: [[Bool]]
+        var isFunction: [[Bool]]
+
+        init(version: Int) {
+            self.version = version
+            size = version * 4 + 17
+            modules = Array(repeating: Array(repeating: false, count: size), count: size)
+            isFunction = modules
+        }
+
+        mutating func set(_ x: Int, _ y: Int, _ dark: Bool) {
+            modules[y][x] = dark
+            isFunction[y][x] = true
+        }
+
+        mutating func drawFunctionPatterns() {
+            for i in 0..<size {
+                set(6, i, i % 2 == 0)
+                set(i, 6, i % 2 == 0)
+            }
+            for (cx, cy) in [(3, 3), (size - 4, 3), (3, size - 4)] {
+                for dy in -4...4 {
+                    for dx in -4...4 {
+                        let x = cx + dx
+                        let y = cy + dy
+                        guard (0..<size).contains(x), (0..<size).contains(y) else { continue }
+                        let distance = max(abs(dx), abs(dy))
+                        set(x, y, distance != 2 && distance != 4)
+                    }
+                }
+            }
+            let positions = QRCode.alignment[version - 1]
+            for (i, cy) in positions.enumerated() {
+                for (j, cx) in positions.enumerated() {
+                    let last = positions.count - 1
+                    if (i == 0 && j == 0) || (i == 0 && j == last) || (i == last && j == 0) { continue }
+                    for dy in -2...2 {
+                        for dx in -2...2 { set(cx + dx, cy + dy, max(abs(dx), abs(dy)) != 1) }
+                    }
+                }
+            }
+            drawFormatBits(mask: 0)
+            if version >= 7 {
+                var remainder = version
+                for _ in 0..<12 { remainder = (remainder << 1) ^ ((remainder >> 11) * 0x1F25) }
+                let bits = version << 12 | remainder
+                for i in 0..<18 {
+                    let dark = (bits >> i) & 1 == 1
+                    let a = size - 11 + i % 3
+                    let b = i / 3
+                    set(a, b, dark)
+                    set(b, a, dark)
+                }
+            }
+        }
+
+        /// Error correction level M has format bits 00.
+        mutating func drawFormatBits(mask: Int) {
+            let data = mask
+            var remainder = data
+            for _ in 0..<10 { remainder = (remainder << 1) ^ ((remainder >> 9) * 0x537) }
+            let bits = (data << 10 | remainder) ^ 0x5412
+            func bit(_ i: Int) -> Bool { (bits >> i) & 1 == 1 }
+            for i in 0...5 { set(8, i, bit(i)) }
+            set(8, 7, bit(6))
+            set(8, 8, bit(7))
+            set(7, 8, bit(8))
+            for i in 9..<15 { set(14 - i, 8, bit(i)) }
+            for i in 0..<8 { set(size - 1 - i, 8, bit(i)) }
+            for i in 8..<15 { set(8, size - 15 + i, bit(i)) }
+            set(8, size - 8, true)
+        }
+
+        mutating func drawCodewords(_ codewords: [UInt8]) {
+            var index = 0
+            let totalBits = codewords.count * 8
+            var right = size - 1
+            while right >= 1 {
+                if right == 6 { right = 5 }
+                for vertical in 0..<size {
+                    for j in 0..<2 {
+                        let x = right - j
+                        let upward = (right + 1) & 2 == 0
+                        let y = upward ? size - 1 - vertical : vertical
+                        if !isFunction[y][x] && index < totalBits {
+                            modules[y][x] = (codewords[index >> 3] >> (7 - (index & 7))) & 1 == 1
+                            index += 1
+                        }
+                    }
+                }
+                right -= 2
+            }
+        }
+
+        static func masked(_ mask: Int, _ x: Int, _ y: Int) -> Bool {
+            switch mask {
+            case 0: (x + y) % 2 == 0
+            case 1: y % 2 == 0
+            case 2: x % 3 == 0
+            case 3: (x + y) % 3 == 0
+            case 4: (y / 2 + x / 3) % 2 == 0
+            case 5: (x * y) % 2 + (x * y) % 3 == 0
+            case 6: ((x * y) % 2 + (x * y) % 3) % 2 == 0
+            default: ((x + y) % 2 + (x * y) % 3) % 2 == 0
+            }
+        }
+
+        mutating func applyMask(_ mask: Int) {
+            for y in 0..<size {
+                for x in 0..<size where !isFunction[y][x] && Self.masked(mask, x, y) {
+                    modules[y][x].toggle()
+                }
+            }
+        }
+
+        mutating func applyBestMask() {
+            var best = 0
+            var bestPenalty = Int.max
+            for mask in 0..<8 {
+                applyMask(mask)
+                drawFormatBits(mask: mask)
+                let penalty = self.penalty()
+                if penalty < bestPenalty {
+                    bestPenalty = penalty
+                    best = mask
+                }
+                applyMask(mask)
+            }
+            applyMask(best)
+            drawFormatBits(mask: best)
+        }
+
+        /// The four penalty rules of ISO/IEC 18004 §7.8.3.
+        func penalty() -> Int {
+            var score = 0
+            let lines = modules + (0..<size).map { x in (0..<size).map { y in modules[y][x] } }
+            let finderLike: [Bool] = [true, false, true, true, true, false, true]
+            for line in lines {
+                var run = 1
+                for i in 1..<size {
+                    if line[i] == line[i - 1] {
+                        run += 1
+                    } else {
+                        if run >= 5 { score += run - 2 }
+                        run = 1
+                    }
+                }
+                if run >= 5 { score += run - 2 }
+                for start in 0...(size - 7) where Array(line[start..<start + 7]) == finderLike {
+                    let before = (max(0, start - 4)..<start).allSatisfy { !line[$0] }
+                    let after = ((start + 7)..<min(size, start + 11)).allSatisfy { !line[$0] }
+                    if before || after { score += 40 }
+                }
+            }
+            for y in 0..<(size - 1) {
+                for x in 0..<(size - 1) {
+                    let colour = modules[y][x]
+                    if modules[y][x + 1] == colour && modules[y + 1][x] == colour && modules[y + 1][x + 1] == colour {
+                        score += 3
+                    }
+                }
+            }
+            let dark = modules.reduce(0) { $0 + $1.filter { $0 }.count }
+            let total = size * size
+            score += abs(dark * 100 / total - 50) / 5 * 10
+            return score
+        }
+    }
+}
+
+enum ReedSolomon {
+    static func multiply(_ a: UInt8, _ b: UInt8) -> UInt8 {
+        var result: UInt8 = 0
+        var a = a
+        var b = b
+        while b != 0 {
+            if b & 1 != 0 { result ^= a }
+            let carry = a & 0x80 != 0
+            a <<= 1
+            if carry { a ^= 0x1D }
+            b >>= 1
+        }
+        return result
+    }
+
+    /// Coefficients of ∏ (x − αⁱ), highest power first without the leading 1.
+    static func generator(degree: Int) -> [UInt8] {
+        var result = [UInt8](repeating: 0, count: degree)
+        result[degree - 1] = 1
+        var root: UInt8 = 1
+        for _ in 0..<degree {
+            for j in 0..<degree {
+                result[j] = multiply(result[j], root)
+                if j + 1 < degree { result[j] ^= result[j + 1] }
+            }
+            root = multiply(root, 0x02)
+        }
+        return result
+    }
+
+    static func remainder(_ data: [UInt8], generator: [UInt8]) -> [UInt8] {
+        var result = [UInt8](repeating: 0, count: generator.count)
+        for byte in data {
+            let factor = byte ^ result.removeFirst()
+            result.append(0)
+            for i in 0..<result.count { result[i] ^= multiply(generator[i], factor) }
+        }
+        return result
+    }
+}
+
+extension QRCode {
+    /// An SVG drawing with a 4-module quiet zone, for inline use in a page.
+    public func svg(moduleSize: Int = 6) -> String {
+        let border = 4
+        let dimension = (size + border * 2) * moduleSize
+        var path = ""
+        for y in 0..<size {
+            for x in 0..<size where modules[y][x] {
+                path += "M\(x + border) \(y + border)h1v1h-1z"
+            }
+        }
+        return """
+            <svg xmlns="http://www.w3.org/2000/svg" width="\(dimension)" height="\(dimension)" \
+            viewBox="0 0 \(size + border * 2) \(size + border * 2)" shape-rendering="crispEdges" role="img">\
+            <rect width="100%" height="100%" fill="#fff"/><path fill="#000" d="\(path)"/></svg>
+            """
+    }
+
+    /// A binary PGM (P5) image, the simplest raster a decoder such as `zbarimg` reads.
+    public func pgm(scale: Int = 4) -> [UInt8] {
+        let border = 4
+        let dimension = (size + border * 2) * scale
+        var bytes = Array("P5\n\(dimension) \(dimension)\n255\n".utf8)
+        for row in 0..<dimension {
+            let y = row / scale - border
+            for column in 0..<dimension {
+                let x = column / scale - border
+                let dark = (0..<size).contains(x) && (0..<size).contains(y) && modules[y][x]
+                bytes.append(dark ? 0 : 255)
+            }
+        }
+        return bytes
+    }
+
+    /// The code drawn with Unicode half blocks, for a terminal (dark modules as spaces on
+    /// a light background would invert; this draws dark as █).
+    public func terminalText() -> String {
+        let border = 2
+        let span = -border..<(size + border)
+        func dark(_ x: Int, _ y: Int) -> Bool {
+            (0..<size).contains(x) && (0..<size).contains(y) && modules[y][x]
+        }
+        var lines: [String] = []
+        for y in stride(from: -border, to: size + border, by: 2) {
+            var line = ""
+            for x in span {
+                switch (dark(x, y), dark(x, y + 1)) {
+                case (true, true): line += " "
+                case (true, false): line += "▄"
+                case (false, true): line += "▀"
+                case (false, false): line += "█"
+                }
+            }
+            lines.append(line)
+        }
+        return lines.joined(separator: "\n")
+    }
+}

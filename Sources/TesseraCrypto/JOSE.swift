@@ -1,0 +1,137 @@
+import Crypto
+import Foundation
+
+/// A P-256 public key as a JSON Web Key (RFC 7517/7518 §6.2).
+public struct PublicJWK: Codable, Hashable, Sendable {
+    public var kty: String
+    public var crv: String
+    public var x: String
+    public var y: String
+    public var kid: String?
+    public var use: String?
+    public var alg: String?
+
+    public init(_ key: P256.Signing.PublicKey, kid: String? = nil, use: String? = nil, alg: String? = nil) {
+        let raw = key.rawRepresentation
+        kty = "EC"
+        crv = "P-256"
+        x = Base64URL.encode(raw.prefix(32))
+        y = Base64URL.encode(raw.suffix(32))
+        self.kid = kid
+        self.use = use
+        self.alg = alg
+    }
+
+    /// The key this JWK describes; refuses anything but an uncompressed P-256 point on the curve.
+    public func publicKey() throws(CryptoError) -> P256.Signing.PublicKey {
+        guard kty == "EC", crv == "P-256", let x = Base64URL.decode(x), let y = Base64URL.decode(y),
+            x.count == 32, y.count == 32
+        else { throw CryptoError(.invalidKey, "not a P-256 JWK") }
+        do {
+            return try P256.Signing.PublicKey(rawRepresentation: x + y)
+        } catch {
+            throw CryptoError(.invalidKey, "the JWK's point is not on P-256")
+        }
+    }
+
+    /// The RFC 7638 thumbprint, used as a stable key id.
+    public var thumbprint: String {
+        let canonical = #"{"crv":"\#(crv)","kty":"\#(kty)","x":"\#(x)","y":"\#(y)"}"#
+        return Base64URL.encode(SHA256.hash(data: Data(canonical.utf8)))
+    }
+}
+
+/// Something that signs with a P-256 key: a software key, or a Secure Enclave key on Apple.
+public protocol P256Signer: Sendable {
+    var publicKey: P256.Signing.PublicKey { get }
+    /// The raw `r ‖ s` ES256 signature (64 bytes) over `data`.
+    func es256Signature(for data: Data) throws -> Data
+}
+
+extension P256.Signing.PrivateKey: P256Signer {
+    public func es256Signature(for data: Data) throws -> Data {
+        try signature(for: data).rawRepresentation
+    }
+}
+
+/// The protected header of a device JWS. Only ES256 exists: `none`, HMAC and
+/// every other algorithm are refused before any key is looked at.
+public struct JWSHeader: Codable, Sendable, Equatable {
+    public var alg: String
+    public var typ: String?
+    public var kid: String?
+    public var jwk: PublicJWK?
+
+    public init(typ: String? = nil, kid: String? = nil, jwk: PublicJWK? = nil) {
+        alg = "ES256"
+        self.typ = typ
+        self.kid = kid
+        self.jwk = jwk
+    }
+}
+
+/// JWS compact serialization (RFC 7515 §7.1) with ES256, for what devices sign.
+///
+/// Devices sign with keys a JWT library cannot hold (Secure Enclave keys), so the
+/// compact form is assembled here; the server's own tokens are signed with jwt-kit.
+public enum CompactJWS {
+    public static func sign(payload: Data, header: JWSHeader, signer: some P256Signer) throws -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        let signingInput = Base64URL.encode(try encoder.encode(header)) + "." + Base64URL.encode(payload)
+        let signature = try signer.es256Signature(for: Data(signingInput.utf8))
+        return signingInput + "." + Base64URL.encode(signature)
+    }
+
+    public static func sign(claims: some Encodable, header: JWSHeader, signer: some P256Signer) throws -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        return try sign(payload: encoder.encode(claims), header: header, signer: signer)
+    }
+
+    /// Splits and decodes a compact JWS without trusting anything in it yet.
+    public static func parse(_ token: String) throws(CryptoError) -> UnverifiedJWS {
+        guard token.utf8.count <= 16_384 else { throw CryptoError(.malformed, "JWS too large") }
+        let parts = token.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 3, let headerData = Base64URL.decode(parts[0]),
+            let payload = Base64URL.decode(parts[1]), let signature = Base64URL.decode(parts[2])
+        else { throw CryptoError(.malformed, "not a compact JWS") }
+        let header: JWSHeader
+        do {
+            header = try JSONDecoder().decode(JWSHeader.self, from: headerData)
+        } catch {
+            throw CryptoError(.malformed, "JWS header is not valid JSON")
+        }
+        // [REQ:RFC8725-3.1] the algorithm is fixed by the key type, never taken from the token.
+        guard header.alg == "ES256" else { throw CryptoError(.unsupportedAlgorithm, "only ES256 is accepted") }
+        return UnverifiedJWS(
+            header: header, unverifiedPayload: payload,
+            signingInput: Data("\(parts[0]).\(parts[1])".utf8), signature: signature)
+    }
+}
+
+/// A parsed JWS whose signature has not been checked: read `unverifiedPayload` only to
+/// find which key to check it with.
+public struct UnverifiedJWS: Sendable {
+    public let header: JWSHeader
+    public let unverifiedPayload: Data
+    let signingInput: Data
+    let signature: Data
+
+    /// The payload, once the signature verifies under `key`.
+    public func verifiedPayload(with key: P256.Signing.PublicKey) throws(CryptoError) -> Data {
+        guard signature.count == 64,
+            let ecdsa = try? P256.Signing.ECDSASignature(rawRepresentation: signature),
+            key.isValidSignature(ecdsa, for: signingInput)
+        else { throw CryptoError(.invalidSignature, "signature does not verify") }
+        return unverifiedPayload
+    }
+
+    public func unverifiedClaims<Claims: Decodable>(as type: Claims.Type) throws(CryptoError) -> Claims {
+        do {
+            return try JSONDecoder().decode(Claims.self, from: unverifiedPayload)
+        } catch {
+            throw CryptoError(.malformed, "JWS payload does not have the expected claims")
+        }
+    }
+}

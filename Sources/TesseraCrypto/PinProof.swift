@@ -1,0 +1,36 @@
+import Crypto
+import CryptoExtras
+import Foundation
+
+/// Server-checked PIN proofs.
+///
+/// The PIN never leaves the device. At enrolment the device derives
+/// `K = PBKDF2-SHA256(PIN, salt)` with the per-activation salt the server chose and
+/// sends `K` once; the server keeps it sealed under its master key. Each attempt sends
+/// `HMAC-SHA256(K, request id ‖ 0x00 ‖ challenge)`, which is worthless for any other
+/// request or challenge. Because the device holds no verifier, a stolen device cannot
+/// test PINs offline; guessing goes through the server and its lockout.
+public enum PinProof {
+    /// PBKDF2 rounds on the device (OWASP's figure for PBKDF2-HMAC-SHA256).
+    public static let rounds = 210_000
+
+    public static func deriveKey(pin: String, salt: Data) throws -> SymmetricKey {
+        try KDF.Insecure.PBKDF2.deriveKey(
+            from: Data(pin.utf8), salt: salt, using: .sha256, outputByteCount: 32, rounds: rounds)
+    }
+
+    public static func proof(key: SymmetricKey, requestID: String, challenge: String) -> Data {
+        var message = Data(requestID.utf8)
+        message.append(0)
+        message.append(contentsOf: challenge.utf8)
+        return Data(HMAC<SHA256>.authenticationCode(for: message, using: key))
+    }
+
+    public static func verify(proof: Data, key: SymmetricKey, requestID: String, challenge: String) -> Bool {
+        let expected = Self.proof(key: key, requestID: requestID, challenge: challenge)
+        return Secrets.constantTimeEquals(expected, proof)
+    }
+
+    /// Whether a PIN is acceptable at enrolment: 4 to 64 characters.
+    public static func isAcceptable(_ pin: String) -> Bool { (4...64).contains(pin.count) }
+}

@@ -1,0 +1,35 @@
+import Crypto
+import Foundation
+
+/// Random values and digests used for codes, tokens and identifiers.
+public enum Secrets {
+    /// A base64url string of `byteCount` bytes from the system's secure generator.
+    public static func randomToken(byteCount: Int = 32) -> String {
+        Base64URL.encode(randomBytes(byteCount))
+    }
+
+    public static func randomBytes(_ count: Int) -> Data {
+        var generator = SystemRandomNumberGenerator()
+        return Data((0..<count).map { _ in UInt8.random(in: .min ... .max, using: &generator) })
+    }
+
+    /// The base64url SHA-256 of a secret: how codes and tokens are stored, so a leaked
+    /// database cannot be replayed against the server.
+    public static func digest(_ secret: String) -> String {
+        Base64URL.encode(SHA256.hash(data: Data(secret.utf8)))
+    }
+
+    /// Compares two byte strings without an early exit on the first difference.
+    public static func constantTimeEquals(_ lhs: some DataProtocol, _ rhs: some DataProtocol) -> Bool {
+        let a = Array(lhs)
+        let b = Array(rhs)
+        guard a.count == b.count else { return false }
+        var difference: UInt8 = 0
+        for index in a.indices { difference |= a[index] ^ b[index] }
+        return difference == 0
+    }
+
+    public static func constantTimeEquals(_ lhs: String, _ rhs: String) -> Bool {
+        constantTimeEquals(Data(lhs.utf8), Data(rhs.utf8))
+    }
+}

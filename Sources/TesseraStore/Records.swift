@@ -1,0 +1,322 @@
+import Foundation
+
+// Rows as the store reads and writes them. Times are seconds since 1970; JSON
+// columns hold arrays and objects; binary values are base64url text, so the same
+// schema runs on SQLite and PostgreSQL.
+
+public struct TenantRecord: Codable, Sendable, Equatable {
+    public var id: String
+    public var name: String
+    public var lockoutPolicy: String
+    public var createdAt: Int64
+
+    public init(id: String, name: String, lockoutPolicy: String, createdAt: Int64) {
+        self.id = id
+        self.name = name
+        self.lockoutPolicy = lockoutPolicy
+        self.createdAt = createdAt
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case id, name
+        case lockoutPolicy = "lockout_policy"
+        case createdAt = "created_at"
+    }
+}
+
+public struct SigningKeyRecord: Codable, Sendable {
+    public var kid: String
+    public var tenantID: String
+    public var sealedKey: String
+    public var active: Int
+    public var createdAt: Int64
+
+    public init(kid: String, tenantID: String, sealedKey: String, active: Int, createdAt: Int64) {
+        self.kid = kid
+        self.tenantID = tenantID
+        self.sealedKey = sealedKey
+        self.active = active
+        self.createdAt = createdAt
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case kid, active
+        case tenantID = "tenant_id"
+        case sealedKey = "sealed_key"
+        case createdAt = "created_at"
+    }
+}
+
+public struct ServiceRecord: Codable, Sendable {
+    public var id: String
+    public var tenantID: String
+    public var clientID: String
+    public var name: String
+    public var secretDigest: String?
+    public var isPublic: Int
+    public var redirectURIs: String
+    public var policy: String
+    public var attributes: String
+    public var createdAt: Int64
+
+    public init(
+        id: String, tenantID: String, clientID: String, name: String, secretDigest: String?, isPublic: Int,
+        redirectURIs: String, policy: String, attributes: String, createdAt: Int64
+    ) {
+        self.id = id
+        self.tenantID = tenantID
+        self.clientID = clientID
+        self.name = name
+        self.secretDigest = secretDigest
+        self.isPublic = isPublic
+        self.redirectURIs = redirectURIs
+        self.policy = policy
+        self.attributes = attributes
+        self.createdAt = createdAt
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case id, name, policy, attributes
+        case tenantID = "tenant_id"
+        case clientID = "client_id"
+        case secretDigest = "secret_digest"
+        case isPublic = "is_public"
+        case redirectURIs = "redirect_uris"
+        case createdAt = "created_at"
+    }
+}
+
+public struct UserRecord: Codable, Sendable {
+    public var id: String
+    public var tenantID: String
+    public var username: String
+    public var attributes: String
+    public var createdAt: Int64
+
+    public init(id: String, tenantID: String, username: String, attributes: String, createdAt: Int64) {
+        self.id = id
+        self.tenantID = tenantID
+        self.username = username
+        self.attributes = attributes
+        self.createdAt = createdAt
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case id, username, attributes
+        case tenantID = "tenant_id"
+        case createdAt = "created_at"
+    }
+}
+
+public struct InvitationRecord: Codable, Sendable {
+    public var id: String
+    public var tenantID: String
+    public var userID: String
+    public var codeDigest: String
+    public var pinSalt: String
+    public var expiresAt: Int64
+    public var usedAt: Int64?
+    public var createdAt: Int64
+
+    public init(
+        id: String, tenantID: String, userID: String, codeDigest: String, pinSalt: String, expiresAt: Int64,
+        usedAt: Int64?, createdAt: Int64
+    ) {
+        self.id = id
+        self.tenantID = tenantID
+        self.userID = userID
+        self.codeDigest = codeDigest
+        self.pinSalt = pinSalt
+        self.expiresAt = expiresAt
+        self.usedAt = usedAt
+        self.createdAt = createdAt
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case id
+        case tenantID = "tenant_id"
+        case userID = "user_id"
+        case codeDigest = "code_digest"
+        case pinSalt = "pin_salt"
+        case expiresAt = "expires_at"
+        case usedAt = "used_at"
+        case createdAt = "created_at"
+    }
+}
+
+public struct ActivationRecord: Codable, Sendable {
+    public var id: String
+    public var tenantID: String
+    public var userID: String
+    public var alias: String?
+    public var deviceKey: String
+    public var biometricKey: String?
+    public var sealedPinKey: String
+    public var sealedTOTPSecret: String?
+    public var totpLastStep: Int64?
+    public var failedAttempts: Int
+    public var lockedUntil: Int64?
+    public var permanentlyLocked: Int
+    public var status: String
+    public var createdAt: Int64
+    public var lastUsedAt: Int64?
+
+    public init(
+        id: String, tenantID: String, userID: String, alias: String?, deviceKey: String, biometricKey: String?,
+        sealedPinKey: String, sealedTOTPSecret: String?, totpLastStep: Int64?, failedAttempts: Int,
+        lockedUntil: Int64?, permanentlyLocked: Int, status: String, createdAt: Int64, lastUsedAt: Int64?
+    ) {
+        self.id = id
+        self.tenantID = tenantID
+        self.userID = userID
+        self.alias = alias
+        self.deviceKey = deviceKey
+        self.biometricKey = biometricKey
+        self.sealedPinKey = sealedPinKey
+        self.sealedTOTPSecret = sealedTOTPSecret
+        self.totpLastStep = totpLastStep
+        self.failedAttempts = failedAttempts
+        self.lockedUntil = lockedUntil
+        self.permanentlyLocked = permanentlyLocked
+        self.status = status
+        self.createdAt = createdAt
+        self.lastUsedAt = lastUsedAt
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case id, alias, status
+        case tenantID = "tenant_id"
+        case userID = "user_id"
+        case deviceKey = "device_key"
+        case biometricKey = "biometric_key"
+        case sealedPinKey = "sealed_pin_key"
+        case sealedTOTPSecret = "sealed_totp_secret"
+        case totpLastStep = "totp_last_step"
+        case failedAttempts = "failed_attempts"
+        case lockedUntil = "locked_until"
+        case permanentlyLocked = "permanently_locked"
+        case createdAt = "created_at"
+        case lastUsedAt = "last_used_at"
+    }
+}
+
+public struct AuthRequestRecord: Codable, Sendable {
+    public var id: String
+    public var tenantID: String
+    public var serviceID: String
+    public var purpose: String
+    public var status: String
+    public var challenge: String?
+    public var activationID: String?
+    public var userID: String?
+    public var redirectURI: String
+    public var state: String?
+    public var nonce: String?
+    public var codeChallenge: String?
+    public var scope: String
+    public var browserDigest: String
+    public var confirmedAttributes: String?
+    public var factors: String?
+    public var authTime: Int64?
+    public var createdAt: Int64
+    public var expiresAt: Int64
+
+    public init(
+        id: String, tenantID: String, serviceID: String, purpose: String, status: String, challenge: String?,
+        activationID: String?, userID: String?, redirectURI: String, state: String?, nonce: String?,
+        codeChallenge: String?, scope: String, browserDigest: String, confirmedAttributes: String?, factors: String?,
+        authTime: Int64?, createdAt: Int64, expiresAt: Int64
+    ) {
+        self.id = id
+        self.tenantID = tenantID
+        self.serviceID = serviceID
+        self.purpose = purpose
+        self.status = status
+        self.challenge = challenge
+        self.activationID = activationID
+        self.userID = userID
+        self.redirectURI = redirectURI
+        self.state = state
+        self.nonce = nonce
+        self.codeChallenge = codeChallenge
+        self.scope = scope
+        self.browserDigest = browserDigest
+        self.confirmedAttributes = confirmedAttributes
+        self.factors = factors
+        self.authTime = authTime
+        self.createdAt = createdAt
+        self.expiresAt = expiresAt
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case id, purpose, status, challenge, state, nonce, scope, factors
+        case tenantID = "tenant_id"
+        case serviceID = "service_id"
+        case activationID = "activation_id"
+        case userID = "user_id"
+        case redirectURI = "redirect_uri"
+        case codeChallenge = "code_challenge"
+        case browserDigest = "browser_digest"
+        case confirmedAttributes = "confirmed_attributes"
+        case authTime = "auth_time"
+        case createdAt = "created_at"
+        case expiresAt = "expires_at"
+    }
+}
+
+/// What a code or refresh token stands for: the grant a token request redeems.
+public struct GrantRecord: Codable, Sendable {
+    public var digest: String
+    public var kind: String
+    public var familyID: String
+    public var tenantID: String
+    public var serviceID: String
+    public var userID: String
+    public var redirectURI: String?
+    public var codeChallenge: String?
+    public var nonce: String?
+    public var scope: String
+    public var factors: String
+    public var confirmedAttributes: String
+    public var authTime: Int64
+    public var expiresAt: Int64
+    public var usedAt: Int64?
+    public var revoked: Int
+
+    public init(
+        digest: String, kind: String, familyID: String, tenantID: String, serviceID: String, userID: String,
+        redirectURI: String?, codeChallenge: String?, nonce: String?, scope: String, factors: String,
+        confirmedAttributes: String, authTime: Int64, expiresAt: Int64, usedAt: Int64?, revoked: Int
+    ) {
+        self.digest = digest
+        self.kind = kind
+        self.familyID = familyID
+        self.tenantID = tenantID
+        self.serviceID = serviceID
+        self.userID = userID
+        self.redirectURI = redirectURI
+        self.codeChallenge = codeChallenge
+        self.nonce = nonce
+        self.scope = scope
+        self.factors = factors
+        self.confirmedAttributes = confirmedAttributes
+        self.authTime = authTime
+        self.expiresAt = expiresAt
+        self.usedAt = usedAt
+        self.revoked = revoked
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case digest, kind, nonce, scope, factors, revoked
+        case familyID = "family_id"
+        case tenantID = "tenant_id"
+        case serviceID = "service_id"
+        case userID = "user_id"
+        case redirectURI = "redirect_uri"
+        case codeChallenge = "code_challenge"
+        case confirmedAttributes = "confirmed_attributes"
+        case authTime = "auth_time"
+        case expiresAt = "expires_at"
+        case usedAt = "used_at"
+    }
+}

@@ -1,0 +1,133 @@
+/// Versioned schema migrations. Each version is applied once, in its own
+/// transaction, and recorded in `schema_migrations`; the SQL is portable between
+/// SQLite and PostgreSQL (TEXT, BIGINT, INTEGER only).
+enum Schema {
+    static let migrations: [(version: Int, statements: [String])] = [
+        (1, [
+            """
+            CREATE TABLE tenants (
+                id TEXT PRIMARY KEY,
+                name TEXT NOT NULL UNIQUE,
+                lockout_policy TEXT NOT NULL,
+                created_at BIGINT NOT NULL
+            )
+            """,
+            """
+            CREATE TABLE signing_keys (
+                kid TEXT PRIMARY KEY,
+                tenant_id TEXT NOT NULL REFERENCES tenants(id),
+                sealed_key TEXT NOT NULL,
+                active INTEGER NOT NULL,
+                created_at BIGINT NOT NULL
+            )
+            """,
+            """
+            CREATE TABLE services (
+                id TEXT PRIMARY KEY,
+                tenant_id TEXT NOT NULL REFERENCES tenants(id),
+                client_id TEXT NOT NULL UNIQUE,
+                name TEXT NOT NULL,
+                secret_digest TEXT,
+                is_public INTEGER NOT NULL,
+                redirect_uris TEXT NOT NULL,
+                policy TEXT NOT NULL,
+                attributes TEXT NOT NULL,
+                created_at BIGINT NOT NULL
+            )
+            """,
+            """
+            CREATE TABLE users (
+                id TEXT PRIMARY KEY,
+                tenant_id TEXT NOT NULL REFERENCES tenants(id),
+                username TEXT NOT NULL,
+                attributes TEXT NOT NULL,
+                created_at BIGINT NOT NULL,
+                UNIQUE (tenant_id, username)
+            )
+            """,
+            """
+            CREATE TABLE invitations (
+                id TEXT PRIMARY KEY,
+                tenant_id TEXT NOT NULL REFERENCES tenants(id),
+                user_id TEXT NOT NULL REFERENCES users(id),
+                code_digest TEXT NOT NULL UNIQUE,
+                pin_salt TEXT NOT NULL,
+                expires_at BIGINT NOT NULL,
+                used_at BIGINT,
+                created_at BIGINT NOT NULL
+            )
+            """,
+            """
+            CREATE TABLE activations (
+                id TEXT PRIMARY KEY,
+                tenant_id TEXT NOT NULL REFERENCES tenants(id),
+                user_id TEXT NOT NULL REFERENCES users(id),
+                alias TEXT,
+                device_key TEXT NOT NULL,
+                biometric_key TEXT,
+                sealed_pin_key TEXT NOT NULL,
+                sealed_totp_secret TEXT,
+                totp_last_step BIGINT,
+                failed_attempts INTEGER NOT NULL,
+                locked_until BIGINT,
+                permanently_locked INTEGER NOT NULL,
+                status TEXT NOT NULL,
+                created_at BIGINT NOT NULL,
+                last_used_at BIGINT
+            )
+            """,
+            "CREATE INDEX activations_by_user ON activations (tenant_id, user_id)",
+            """
+            CREATE TABLE auth_requests (
+                id TEXT PRIMARY KEY,
+                tenant_id TEXT NOT NULL REFERENCES tenants(id),
+                service_id TEXT NOT NULL REFERENCES services(id),
+                purpose TEXT NOT NULL,
+                status TEXT NOT NULL,
+                challenge TEXT,
+                activation_id TEXT,
+                user_id TEXT,
+                redirect_uri TEXT NOT NULL,
+                state TEXT,
+                nonce TEXT,
+                code_challenge TEXT,
+                scope TEXT NOT NULL,
+                browser_digest TEXT NOT NULL,
+                confirmed_attributes TEXT,
+                factors TEXT,
+                auth_time BIGINT,
+                created_at BIGINT NOT NULL,
+                expires_at BIGINT NOT NULL
+            )
+            """,
+            """
+            CREATE TABLE grants (
+                digest TEXT PRIMARY KEY,
+                kind TEXT NOT NULL,
+                family_id TEXT NOT NULL,
+                tenant_id TEXT NOT NULL REFERENCES tenants(id),
+                service_id TEXT NOT NULL REFERENCES services(id),
+                user_id TEXT NOT NULL,
+                redirect_uri TEXT,
+                code_challenge TEXT,
+                nonce TEXT,
+                scope TEXT NOT NULL,
+                factors TEXT NOT NULL,
+                confirmed_attributes TEXT NOT NULL,
+                auth_time BIGINT NOT NULL,
+                expires_at BIGINT NOT NULL,
+                used_at BIGINT,
+                revoked INTEGER NOT NULL
+            )
+            """,
+            "CREATE INDEX grants_by_family ON grants (family_id)",
+            """
+            CREATE TABLE device_token_ids (
+                jti TEXT PRIMARY KEY,
+                activation_id TEXT NOT NULL,
+                expires_at BIGINT NOT NULL
+            )
+            """,
+        ]),
+    ]
+}

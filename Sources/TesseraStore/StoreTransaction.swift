@@ -1,0 +1,249 @@
+import Foundation
+import SQLKit
+
+/// The queries of the store, run inside one transaction or read.
+public struct StoreTransaction: Sendable {
+    let db: any SQLDatabase
+
+    private func insert(_ table: String, _ model: some Encodable & Sendable) async throws {
+        do {
+            try await db.insert(into: table).model(model, keyEncodingStrategy: .useDefaultKeys).run()
+        } catch {
+            if "\(error)".localizedCaseInsensitiveContains("constraint") {
+                throw StoreError(.conflict, "\(table): a row with this key exists")
+            }
+            throw error
+        }
+    }
+
+    private func first<T: Decodable>(_ query: SQLQueryString, as type: T.Type) async throws -> T? {
+        try await db.raw(query).first()?.decode(model: T.self, keyDecodingStrategy: .useDefaultKeys)
+    }
+
+    private func all<T: Decodable>(_ query: SQLQueryString, as type: T.Type) async throws -> [T] {
+        try await db.raw(query).all().map { try $0.decode(model: T.self, keyDecodingStrategy: .useDefaultKeys) }
+    }
+
+    // MARK: Tenants and keys
+
+    public func insertTenant(_ tenant: TenantRecord) async throws { try await insert("tenants", tenant) }
+
+    public func tenant(named name: String) async throws -> TenantRecord? {
+        try await first("SELECT * FROM tenants WHERE name = \(bind: name)", as: TenantRecord.self)
+    }
+
+    public func tenant(id: String) async throws -> TenantRecord? {
+        try await first("SELECT * FROM tenants WHERE id = \(bind: id)", as: TenantRecord.self)
+    }
+
+    public func tenants() async throws -> [TenantRecord] {
+        try await all("SELECT * FROM tenants ORDER BY name", as: TenantRecord.self)
+    }
+
+    public func insertSigningKey(_ key: SigningKeyRecord) async throws { try await insert("signing_keys", key) }
+
+    public func signingKeys(tenantID: String) async throws -> [SigningKeyRecord] {
+        try await all(
+            "SELECT * FROM signing_keys WHERE tenant_id = \(bind: tenantID) ORDER BY created_at",
+            as: SigningKeyRecord.self)
+    }
+
+    // MARK: Services
+
+    public func insertService(_ service: ServiceRecord) async throws { try await insert("services", service) }
+
+    public func service(clientID: String) async throws -> ServiceRecord? {
+        try await first("SELECT * FROM services WHERE client_id = \(bind: clientID)", as: ServiceRecord.self)
+    }
+
+    public func service(id: String) async throws -> ServiceRecord? {
+        try await first("SELECT * FROM services WHERE id = \(bind: id)", as: ServiceRecord.self)
+    }
+
+    public func services(tenantID: String) async throws -> [ServiceRecord] {
+        try await all("SELECT * FROM services WHERE tenant_id = \(bind: tenantID) ORDER BY name", as: ServiceRecord.self)
+    }
+
+    // MARK: Users and invitations
+
+    public func insertUser(_ user: UserRecord) async throws { try await insert("users", user) }
+
+    public func user(tenantID: String, username: String) async throws -> UserRecord? {
+        try await first(
+            "SELECT * FROM users WHERE tenant_id = \(bind: tenantID) AND username = \(bind: username)",
+            as: UserRecord.self)
+    }
+
+    public func user(id: String) async throws -> UserRecord? {
+        try await first("SELECT * FROM users WHERE id = \(bind: id)", as: UserRecord.self)
+    }
+
+    public func insertInvitation(_ invitation: InvitationRecord) async throws {
+        try await insert("invitations", invitation)
+    }
+
+    public func invitation(codeDigest: String) async throws -> InvitationRecord? {
+        try await first(
+            "SELECT * FROM invitations WHERE code_digest = \(bind: codeDigest)", as: InvitationRecord.self)
+    }
+
+    /// Marks an unused, unexpired invitation used; `false` when another call got there first.
+    public func consumeInvitation(id: String, now: Int64) async throws -> Bool {
+        let rows = try await db.raw(
+            """
+            UPDATE invitations SET used_at = \(bind: now)
+            WHERE id = \(bind: id) AND used_at IS NULL AND expires_at > \(bind: now) RETURNING id
+            """
+        ).all()
+        return rows.count == 1
+    }
+
+    // MARK: Activations
+
+    public func insertActivation(_ activation: ActivationRecord) async throws {
+        try await insert("activations", activation)
+    }
+
+    public func activation(id: String) async throws -> ActivationRecord? {
+        try await first("SELECT * FROM activations WHERE id = \(bind: id)", as: ActivationRecord.self)
+    }
+
+    public func activations(tenantID: String, userID: String?) async throws -> [ActivationRecord] {
+        if let userID {
+            return try await all(
+                """
+                SELECT * FROM activations WHERE tenant_id = \(bind: tenantID) AND user_id = \(bind: userID)
+                ORDER BY created_at, id
+                """, as: ActivationRecord.self)
+        }
+        return try await all(
+            "SELECT * FROM activations WHERE tenant_id = \(bind: tenantID) ORDER BY created_at, id",
+            as: ActivationRecord.self)
+    }
+
+    /// Writes the outcome of an attempt: the failure count and lock.
+    public func updateLockout(
+        activationID: String, failedAttempts: Int, lockedUntil: Int64?, permanentlyLocked: Bool
+    ) async throws {
+        try await db.raw(
+            """
+            UPDATE activations SET failed_attempts = \(bind: failedAttempts), locked_until = \(bind: lockedUntil),
+                permanently_locked = \(bind: permanentlyLocked ? 1 : 0)
+            WHERE id = \(bind: activationID)
+            """
+        ).run()
+    }
+
+    public func recordSuccessfulUse(activationID: String, now: Int64, totpStep: Int64?) async throws {
+        try await db.raw(
+            """
+            UPDATE activations SET failed_attempts = 0, locked_until = NULL, last_used_at = \(bind: now),
+                totp_last_step = COALESCE(\(bind: totpStep), totp_last_step)
+            WHERE id = \(bind: activationID)
+            """
+        ).run()
+    }
+
+    /// Records a TOTP step as spent even when the attempt failed on another factor.
+    public func spendTOTPStep(activationID: String, step: Int64) async throws {
+        try await db.raw(
+            "UPDATE activations SET totp_last_step = \(bind: step) WHERE id = \(bind: activationID)"
+        ).run()
+    }
+
+    // MARK: Device request tokens
+
+    /// Records a device token id; `false` when it was seen before (a replay).
+    public func useDeviceTokenID(_ jti: String, activationID: String, expiresAt: Int64, now: Int64) async throws
+        -> Bool
+    {
+        try await db.raw("DELETE FROM device_token_ids WHERE expires_at < \(bind: now)").run()
+        let rows = try await db.raw(
+            """
+            INSERT INTO device_token_ids (jti, activation_id, expires_at)
+            VALUES (\(bind: jti), \(bind: activationID), \(bind: expiresAt))
+            ON CONFLICT (jti) DO NOTHING RETURNING jti
+            """
+        ).all()
+        return rows.count == 1
+    }
+
+    // MARK: Authentication requests
+
+    public func insertAuthRequest(_ request: AuthRequestRecord) async throws {
+        try await insert("auth_requests", request)
+    }
+
+    public func authRequest(id: String) async throws -> AuthRequestRecord? {
+        try await first("SELECT * FROM auth_requests WHERE id = \(bind: id)", as: AuthRequestRecord.self)
+    }
+
+    public func claimAuthRequest(id: String, activationID: String, userID: String, challenge: String) async throws {
+        try await db.raw(
+            """
+            UPDATE auth_requests SET status = 'claimed', activation_id = \(bind: activationID),
+                user_id = \(bind: userID), challenge = \(bind: challenge)
+            WHERE id = \(bind: id)
+            """
+        ).run()
+    }
+
+    /// Replaces the challenge only if it is still `expected`; `false` when it was used already.
+    public func rotateChallenge(requestID: String, expected: String, next: String?) async throws -> Bool {
+        let rows = try await db.raw(
+            """
+            UPDATE auth_requests SET challenge = \(bind: next)
+            WHERE id = \(bind: requestID) AND challenge = \(bind: expected) RETURNING id
+            """
+        ).all()
+        return rows.count == 1
+    }
+
+    public func setAuthRequestStatus(id: String, status: String) async throws {
+        try await db.raw("UPDATE auth_requests SET status = \(bind: status) WHERE id = \(bind: id)").run()
+    }
+
+    public func approveAuthRequest(id: String, factors: String, confirmedAttributes: String, authTime: Int64)
+        async throws
+    {
+        try await db.raw(
+            """
+            UPDATE auth_requests SET status = 'approved', challenge = NULL, factors = \(bind: factors),
+                confirmed_attributes = \(bind: confirmedAttributes), auth_time = \(bind: authTime)
+            WHERE id = \(bind: id)
+            """
+        ).run()
+    }
+
+    /// Moves an approved request to `completed`; `false` when it was not approved (or completed already).
+    public func completeAuthRequest(id: String) async throws -> Bool {
+        let rows = try await db.raw(
+            "UPDATE auth_requests SET status = 'completed' WHERE id = \(bind: id) AND status = 'approved' RETURNING id"
+        ).all()
+        return rows.count == 1
+    }
+
+    // MARK: Codes and refresh tokens
+
+    public func insertGrant(_ grant: GrantRecord) async throws { try await insert("grants", grant) }
+
+    public func grant(digest: String) async throws -> GrantRecord? {
+        try await first("SELECT * FROM grants WHERE digest = \(bind: digest)", as: GrantRecord.self)
+    }
+
+    /// Spends a single-use code or refresh token; `false` when it was spent already.
+    public func spendGrant(digest: String, now: Int64) async throws -> Bool {
+        let rows = try await db.raw(
+            """
+            UPDATE grants SET used_at = \(bind: now)
+            WHERE digest = \(bind: digest) AND used_at IS NULL AND revoked = 0 RETURNING digest
+            """
+        ).all()
+        return rows.count == 1
+    }
+
+    /// Revokes every code and token of one family (after a reuse was detected).
+    public func revokeFamily(_ familyID: String) async throws {
+        try await db.raw("UPDATE grants SET revoked = 1 WHERE family_id = \(bind: familyID)").run()
+    }
+}

@@ -1,0 +1,55 @@
+import Foundation
+import Testing
+import TesseraCore
+
+@Suite("QR codes decode with zbarimg")
+struct QRCodeTests {
+    static let samples = [
+        "A",
+        "http://127.0.0.1:8080/t/demo/authenticate?request=Zm9vYmFyYmF6cXV4cXV1eA",
+        "https://login.example.com/t/acme-corporation/activate?code=Q2hhbGxlbmdlLXZhbHVlLXRoYXQtaXMtbG9uZ2VyLXRoYW4tZXhwZWN0ZWQ",
+        String(repeating: "tessera-", count: 26),
+    ]
+
+    @Test("every version up to 10 round-trips through zbarimg", arguments: samples)
+    func roundTrip(text: String) throws {
+        let code = try QRCode(text)
+        let decoded = try ZBar.decode(code.pgm(scale: 4))
+        #expect(decoded == text)
+    }
+
+    @Test("versions grow with the payload and stop at 10")
+    func versions() throws {
+        #expect(try QRCode("A").version == 1)
+        #expect(try QRCode(String(repeating: "x", count: 100)).version > 4)
+        #expect(throws: QRCode.EncodingError.self) { try QRCode(String(repeating: "x", count: 300)) }
+    }
+}
+
+enum ZBar {
+    struct Failure: Error, CustomStringConvertible {
+        let description: String
+    }
+
+    /// Runs `zbarimg` on a PGM image and returns the decoded text.
+    static func decode(_ pgm: [UInt8]) throws -> String {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("qr-\(UUID().uuidString).pgm")
+        try Data(pgm).write(to: file)
+        defer { try? FileManager.default.removeItem(at: file) }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["zbarimg", "--quiet", "--raw", "-Sbinary", file.path]
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = Pipe()
+        try process.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else {
+            throw Failure(description: "zbarimg exited \(process.terminationStatus) (is zbar-tools installed?)")
+        }
+        var text = String(decoding: data, as: UTF8.self)
+        if text.hasSuffix("\n") { text.removeLast() }
+        return text
+    }
+}
