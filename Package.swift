@@ -58,7 +58,8 @@ let package = Package(
             ]
         ),
         .testTarget(name: "TesseraCoreTests", dependencies: ["TesseraCore"]),
-        //CRYPTOTESTS
+        .testTarget(name: "TesseraCryptoTests", dependencies: ["TesseraCrypto", "TesseraTesting"]),
+        .testTarget(name: "TesseraEndToEndTests", dependencies: ["TesseraServer", "TesseraKit", "TesseraTesting", "tessera"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -19,6 +19,15 @@ public enum PinProof {
             from: Data(pin.utf8), salt: salt, using: .sha256, outputByteCount: 32, rounds: rounds)
     }
 
+    /// The derived key's bytes, as the device sends them once at enrolment.
+    public static func deriveKeyData(pin: String, salt: Data) throws -> Data {
+        try deriveKey(pin: pin, salt: salt).withUnsafeBytes { Data($0) }
+    }
+
+    public static func proof(keyData: Data, requestID: String, challenge: String) -> Data {
+        proof(key: SymmetricKey(data: keyData), requestID: requestID, challenge: challenge)
+    }
+
     public static func proof(key: SymmetricKey, requestID: String, challenge: String) -> Data {
         var message = Data(requestID.utf8)
         message.append(0)

@@ -137,11 +137,14 @@ public struct AccessTokenClaims: JWTPayload, Equatable {
     public var authTime: Int
     public var amr: [String]
     public var acr: String
+    /// The grant family (the login session) the token belongs to.
+    public var sid: String
 
     public init(
         iss: String, sub: String, aud: String, clientID: String, exp: Int, iat: Int, jti: String, scope: String,
-        authTime: Int, amr: [String], acr: String
+        authTime: Int, amr: [String], acr: String, sid: String
     ) {
+        self.sid = sid
         self.iss = iss
         self.sub = sub
         self.aud = aud
@@ -156,7 +159,7 @@ public struct AccessTokenClaims: JWTPayload, Equatable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case iss, sub, aud, exp, iat, jti, scope, amr, acr
+        case iss, sub, aud, exp, iat, jti, scope, amr, acr, sid
         case clientID = "client_id"
         case authTime = "auth_time"
     }

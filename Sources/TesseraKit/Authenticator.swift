@@ -1,0 +1,170 @@
+import Foundation
+import TesseraCore
+import TesseraCrypto
+
+/// What finishing an authentication led to. Further cases (service login and the
+/// account processes: add factor, change PIN, new activation data, delete, merge)
+/// arrive with those features.
+public enum AuthenticationResult: Sendable {
+    /// A browser or QR login succeeded.
+    case userLogin(UserLoginResult)
+    /// A factor was wrong (which one is not disclosed). Wait for `lockedUntil`, then sign
+    /// the fresh `AuthenticationUserInformation` again with all factors.
+    case lockout(LockoutInformation, AuthenticationUserInformation)
+}
+
+public struct UserLoginResult: Sendable {
+    public let service: ServiceInformation
+    public let username: String
+    public let factors: [FactorType]
+    public let authenticatedAt: Date
+}
+
+/// Runs authentications on this device: claim a request from a link, sign it with
+/// factors, finish it.
+///
+/// ```swift
+/// var info = try await authenticator.start(url: scannedURL)
+/// try info.sign(factor: DeviceFactor())
+/// try info.sign(factor: PinFactor(pin))
+/// switch try await authenticator.finish(info) { … }
+/// ```
+public struct Authenticator: Sendable {
+    let keyStore: any KeyStore
+    let client: ServerClient
+    let biometrics: (any BiometricGate)?
+    let now: @Sendable () -> Date
+    var registry: ActivationRegistry { ActivationRegistry(keyStore: keyStore) }
+
+    public init(
+        keyStore: any KeyStore, transport: any HTTPTransport = URLSessionTransport(), biometrics: (any BiometricGate)? = nil,
+        now: @escaping @Sendable () -> Date = { Date() }
+    ) {
+        self.keyStore = keyStore
+        self.client = ServerClient(transport: transport)
+        self.biometrics = biometrics
+        self.now = now
+    }
+
+    /// Claims the request behind an authentication link (a scanned QR code or a deep link).
+    public func start(url: URL, username: String? = nil) async throws -> AuthenticationUserInformation {
+        let (issuer, requestID) = try DeviceLink.parse(url, endpoint: "authenticate", parameter: "request")
+        let activation = try await registry.find(issuer: issuer, username: username)
+        let path = "device/authentications/\(requestID)/claim"
+        let wire = try await client.post(
+            try endpoint(activation, path), body: EmptyBody(),
+            headers: ["Authorization": try await deviceToken(activation, method: "POST", path: path)],
+            as: AuthenticationChallenge.self)
+        guard wire.audience == activation.issuer, wire.requestID.rawValue == requestID else {
+            throw TesseraKitError.transport("the server answered for another request")
+        }
+        return AuthenticationUserInformation(wire, activation: activation)
+    }
+
+    /// Checks the platform biometrics and returns the factor, or throws
+    /// `biometricsChanged` when the enrolled biometrics are not those of enrolment.
+    public func biometricFactor(for information: AuthenticationUserInformation, reason: String) async throws -> BiometricFactor {
+        let activation = information.activation
+        guard activation.factors.contains(.biometric), let biometrics,
+            let enrolled = try await keyStore.item(label: activation.biometricStateLabel)
+        else { throw TesseraKitError.biometricsUnavailable }
+        let current = try await biometrics.evaluate(reason: reason)
+        guard Secrets.constantTimeEquals(current, enrolled) else { throw TesseraKitError.biometricsChanged }
+        return BiometricFactor(activationID: activation.id)
+    }
+
+    /// The current TOTP code from the secret this device enrolled, for devices that act
+    /// as their own authenticator app (the terminal authenticator).
+    public func currentOtpFactor(for information: AuthenticationUserInformation) async throws -> OtpFactor {
+        guard let secret = try await keyStore.item(label: information.activation.totpSecretLabel) else {
+            throw TesseraKitError.keyStore("no TOTP secret on this device")
+        }
+        return OtpFactor(code: TOTP(secret: secret).code(at: now()))
+    }
+
+    /// Submits the signed request: one JWS by the device key carrying every factor's proof.
+    public func finish(_ information: AuthenticationUserInformation) async throws -> AuthenticationResult {
+        let activation = information.activation
+        let chosen = Set(information.factors.map(\.type))
+        guard information.requestedAuthenticators.contains(where: { Set($0) == chosen }) else {
+            throw TesseraKitError.factorsDoNotMatchPolicy(
+                "the supplied factors (\(chosen.sorted().map(\.rawValue).joined(separator: "+"))) are not one of the requested combinations")
+        }
+        var pinProof: String?
+        var otp: String?
+        var usesBiometric = false
+        for factor in information.factors {
+            switch factor {
+            case let pin as PinFactor:
+                guard let salt = Base64URL.decode(activation.pinSalt) else { throw TesseraKitError.keyStore("damaged PIN salt") }
+                let key = try PinProof.deriveKeyData(pin: pin.pin, salt: salt)
+                pinProof = Base64URL.encode(
+                    PinProof.proof(keyData: key, requestID: information.requestID.rawValue, challenge: information.challenge.rawValue))
+            case let code as OtpFactor:
+                otp = code.code
+            case let biometric as BiometricFactor:
+                guard biometric.activationID == activation.id else {
+                    throw TesseraKitError.factorsDoNotMatchPolicy("the biometric factor belongs to another activation")
+                }
+                usesBiometric = true
+            default:
+                break
+            }
+        }
+        let issuedAt = Int(now().timeIntervalSince1970)
+        let claims = AuthenticationProofClaims(
+            rid: information.requestID.rawValue, chal: information.challenge.rawValue, aud: information.audience,
+            sub: activation.id.rawValue, comb: chosen.sorted(), attrs: information.confirmedAttributes.sorted(), pin: pinProof,
+            otp: otp, iat: issuedAt, exp: issuedAt + 120, jti: Secrets.randomToken(byteCount: 16))
+        let payload = try WireCoding.encoder().encode(claims)
+        let header = JWSHeader(typ: "tessera-proof+jwt", kid: activation.id.rawValue)
+        let proof = try CompactJWS.sign(payload: payload, header: header, signer: try await registry.signer(activation.deviceKeyLabel))
+        let biometricProof =
+            usesBiometric
+            ? try CompactJWS.sign(payload: payload, header: header, signer: try await registry.signer(activation.biometricKeyLabel))
+            : nil
+        let path = "device/authentications/\(information.requestID.rawValue)/finish"
+        let response = try await client.post(
+            try endpoint(activation, path), body: FinishRequest(proof: proof, biometricProof: biometricProof), as: FinishResponse.self)
+        switch response.result {
+        case .userLogin:
+            guard let login = response.login else { throw TesseraKitError.transport("login result without details") }
+            return .userLogin(
+                UserLoginResult(service: login.service, username: login.username, factors: login.factors, authenticatedAt: login.authenticatedAt))
+        case .lockout:
+            guard let lockout = response.lockout, let fresh = response.userInformation else {
+                throw TesseraKitError.transport("lockout result without details")
+            }
+            var retry = AuthenticationUserInformation(fresh, activation: activation)
+            retry.confirmedAttributes = information.confirmedAttributes
+            return .lockout(lockout, retry)
+        }
+    }
+
+    /// Declines the request: the browser that started it is told so.
+    public func deny(_ information: AuthenticationUserInformation) async throws {
+        let activation = information.activation
+        let path = "device/authentications/\(information.requestID.rawValue)/deny"
+        let _: [String: String] = try await client.post(
+            try endpoint(activation, path), body: EmptyBody(),
+            headers: ["Authorization": try await deviceToken(activation, method: "POST", path: path)], as: [String: String].self)
+    }
+
+    private func endpoint(_ activation: Activation, _ path: String) throws -> URL {
+        guard let url = URL(string: activation.issuer + "/" + path) else { throw TesseraKitError.invalidLink("bad issuer") }
+        return url
+    }
+
+    /// A one-minute, single-use token signed by the device key for one call.
+    private func deviceToken(_ activation: Activation, method: String, path: String) async throws -> String {
+        guard let url = URL(string: activation.issuer + "/" + path) else { throw TesseraKitError.invalidLink("bad issuer") }
+        let issuedAt = Int(now().timeIntervalSince1970)
+        let claims = DeviceRequestClaims(
+            sub: activation.id.rawValue, aud: activation.issuer, htm: method, htu: url.path, iat: issuedAt, exp: issuedAt + 60,
+            jti: Secrets.randomToken(byteCount: 16))
+        let token = try CompactJWS.sign(
+            claims: claims, header: JWSHeader(typ: "tessera-device+jwt", kid: activation.id.rawValue),
+            signer: try await registry.signer(activation.deviceKeyLabel))
+        return "Tessera-Device " + token
+    }
+}

@@ -1,0 +1,81 @@
+import Foundation
+import TesseraCore
+
+/// A factor supplied to `AuthenticationUserInformation.sign(factor:)`.
+public protocol AuthenticationFactor: Sendable {
+    var type: FactorType { get }
+}
+
+/// Possession of this installation's device key.
+public struct DeviceFactor: AuthenticationFactor {
+    public var type: FactorType { .device }
+    public init() {}
+}
+
+/// The user's PIN. It is checked by the server only: a wrong PIN is noticed when the
+/// attempt is finished, as a lockout result.
+public struct PinFactor: AuthenticationFactor {
+    public var type: FactorType { .pin }
+    let pin: String
+    public init(_ pin: String) { self.pin = pin }
+}
+
+/// Proof that the platform's biometrics released the biometric key. Create it with
+/// `Authenticator.biometricFactor(for:reason:)`, which fails with
+/// `TesseraKitError.biometricsChanged` when the enrolled biometrics changed.
+public struct BiometricFactor: AuthenticationFactor {
+    public var type: FactorType { .biometric }
+    let activationID: ActivationID
+    init(activationID: ActivationID) { self.activationID = activationID }
+}
+
+/// A TOTP code (RFC 6238) from the authenticator app the secret was enrolled in.
+public struct OtpFactor: AuthenticationFactor {
+    public var type: FactorType { .otp }
+    let code: String
+    public init(code: String) { self.code = code }
+}
+
+/// A claimed authentication request, to be confirmed and signed by the user.
+public struct AuthenticationUserInformation: Sendable {
+    public let requestID: RequestID
+    public let purpose: AuthenticationPurpose
+    public let service: ServiceInformation
+    public let requestedAttributes: [RequestedAttribute]
+    /// Alternatives of factor combinations: supply every factor of one of them.
+    /// Filtered to what this activation has enrolled, or the whole policy if nothing fits.
+    public let requestedAuthenticators: [[FactorType]]
+    public let expiresAt: Date
+    public let activation: Activation
+    let challenge: Challenge
+    let audience: String
+
+    /// The attributes the user agrees to release; all requested ones unless changed.
+    public var confirmedAttributes: Set<String>
+    public private(set) var factors: [any AuthenticationFactor] = []
+
+    init(_ wire: AuthenticationChallenge, activation: Activation) {
+        requestID = wire.requestID
+        purpose = wire.purpose
+        service = wire.service
+        requestedAttributes = wire.requestedAttributes
+        requestedAuthenticators = wire.requestedAuthenticators.map(\.factors)
+        expiresAt = wire.expiresAt
+        challenge = wire.challenge
+        audience = wire.audience
+        confirmedAttributes = Set(wire.requestedAttributes.map(\.name))
+        self.activation = activation
+    }
+
+    /// Adds a factor; it must belong to one of the requested combinations.
+    public mutating func sign(factor: some AuthenticationFactor) throws {
+        guard requestedAuthenticators.contains(where: { $0.contains(factor.type) }) else {
+            throw TesseraKitError.factorsDoNotMatchPolicy("the service does not ask for the \(factor.type.rawValue) factor")
+        }
+        factors.removeAll { $0.type == factor.type }
+        factors.append(factor)
+    }
+
+    /// Drops all supplied factors (after a lockout result they must be supplied again).
+    public mutating func clearFactors() { factors.removeAll() }
+}

@@ -1,0 +1,90 @@
+import Foundation
+import TesseraCrypto
+
+
+/// Where the SDK keeps private keys and small secrets. Keys never leave it: callers
+/// get a signer, not key bytes.
+public protocol KeyStore: Sendable {
+    /// Creates and keeps a new P-256 signing key under `label`.
+    func generateKey(label: String) async throws -> any P256Signer
+    /// The key kept under `label`, if any.
+    func key(label: String) async throws -> (any P256Signer)?
+    /// Keeps `data` under `label`; `nil` removes it (and any key of the same label).
+    func setItem(_ data: Data?, label: String) async throws
+    func item(label: String) async throws -> Data?
+    /// The labels of all kept items (not keys).
+    func itemLabels() async throws -> [String]
+    /// Removes every key and item whose label starts with `prefix`.
+    func removeAll(withPrefix prefix: String) async throws
+}
+
+/// A key store in a directory: one file per key or item, mode 0600, in a 0700
+/// directory. For Linux and tests; on Apple platforms use `KeychainKeyStore`.
+public struct FileKeyStore: KeyStore {
+    public let directory: URL
+
+    public init(directory: URL) throws {
+        self.directory = directory
+        try FileManager.default.createDirectory(
+            at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+    }
+
+    private func url(_ kind: String, _ label: String) throws -> URL {
+        guard !label.isEmpty, label.utf8.allSatisfy({ byte in
+            (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A) || (byte >= 0x30 && byte <= 0x39)
+                || byte == 0x2D || byte == 0x5F || byte == 0x2E
+        }) else { throw TesseraKitError.keyStore("invalid label") }
+        return directory.appendingPathComponent("\(kind)-\(label)")
+    }
+
+    private func write(_ data: Data, to url: URL) throws {
+        let temporary = url.appendingPathExtension("tmp")
+        guard FileManager.default.createFile(atPath: temporary.path, contents: data, attributes: [.posixPermissions: 0o600]) else {
+            throw TesseraKitError.keyStore("cannot write \(url.lastPathComponent)")
+        }
+        // rename is atomic: a crash leaves the old file or the new one, never half of one.
+        if rename(temporary.path, url.path) != 0 { throw TesseraKitError.keyStore("cannot write \(url.lastPathComponent)") }
+    }
+
+    public func generateKey(label: String) async throws -> any P256Signer {
+        let key = SoftwareSigningKey()
+        try write(key.rawRepresentation, to: try url("key", label))
+        return key
+    }
+
+    public func key(label: String) async throws -> (any P256Signer)? {
+        guard let data = FileManager.default.contents(atPath: try url("key", label).path) else { return nil }
+        do {
+            return try SoftwareSigningKey(rawRepresentation: data)
+        } catch {
+            throw TesseraKitError.keyStore("a stored key is damaged")
+        }
+    }
+
+    public func setItem(_ data: Data?, label: String) async throws {
+        let file = try url("item", label)
+        if let data {
+            try write(data, to: file)
+        } else {
+            try? FileManager.default.removeItem(at: file)
+        }
+    }
+
+    public func item(label: String) async throws -> Data? {
+        FileManager.default.contents(atPath: try url("item", label).path)
+    }
+
+    public func itemLabels() async throws -> [String] {
+        try FileManager.default.contentsOfDirectory(atPath: directory.path)
+            .filter { $0.hasPrefix("item-") && !$0.hasSuffix(".tmp") }
+            .map { String($0.dropFirst(5)) }
+            .sorted()
+    }
+
+    public func removeAll(withPrefix prefix: String) async throws {
+        for name in try FileManager.default.contentsOfDirectory(atPath: directory.path)
+        where name.hasPrefix("key-\(prefix)") || name.hasPrefix("item-\(prefix)") {
+            try FileManager.default.removeItem(at: directory.appendingPathComponent(name))
+        }
+    }
+}

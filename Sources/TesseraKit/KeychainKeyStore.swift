@@ -1,0 +1,85 @@
+#if canImport(Security) && canImport(CryptoKit)
+import Foundation
+import Security
+import TesseraCrypto
+
+/// The key store for Apple platforms: device and biometric keys in the Secure Enclave
+/// (software keys where there is none, such as the simulator), their handles and the
+/// small items as generic passwords in the Keychain, this device only.
+@available(macOS 14, iOS 17, *)
+public struct KeychainKeyStore: KeyStore {
+    public let service: String
+
+    public init(service: String = "org.tessera.sdk") { self.service = service }
+
+    private func query(_ account: String) -> [String: Any] {
+        [
+            kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: service,
+            kSecAttrAccount as String: account,
+        ]
+    }
+
+    private func write(_ data: Data?, account: String) throws {
+        SecItemDelete(query(account) as CFDictionary)
+        guard let data else { return }
+        var attributes = query(account)
+        attributes[kSecValueData as String] = data
+        attributes[kSecAttrAccessible as String] = kSecAttrAccessibleWhenUnlockedThisDeviceOnly
+        let status = SecItemAdd(attributes as CFDictionary, nil)
+        guard status == errSecSuccess else { throw TesseraKitError.keyStore("Keychain write failed (\(status))") }
+    }
+
+    private func read(account: String) throws -> Data? {
+        var attributes = query(account)
+        attributes[kSecReturnData as String] = true
+        attributes[kSecMatchLimit as String] = kSecMatchLimitOne
+        var result: CFTypeRef?
+        let status = SecItemCopyMatching(attributes as CFDictionary, &result)
+        if status == errSecItemNotFound { return nil }
+        guard status == errSecSuccess else { throw TesseraKitError.keyStore("Keychain read failed (\(status))") }
+        return result as? Data
+    }
+
+    public func generateKey(label: String) async throws -> any P256Signer {
+        if SecureEnclaveSigningKey.isAvailable {
+            let key = try SecureEnclaveSigningKey()
+            try write(Data([1]) + key.dataRepresentation, account: "key-\(label)")
+            return key
+        }
+        let key = SoftwareSigningKey()
+        try write(Data([0]) + key.rawRepresentation, account: "key-\(label)")
+        return key
+    }
+
+    public func key(label: String) async throws -> (any P256Signer)? {
+        guard let stored = try read(account: "key-\(label)"), let kind = stored.first else { return nil }
+        let body = stored.dropFirst()
+        return kind == 1 ? try SecureEnclaveSigningKey(dataRepresentation: Data(body)) : try SoftwareSigningKey(rawRepresentation: Data(body))
+    }
+
+    public func setItem(_ data: Data?, label: String) async throws { try write(data, account: "item-\(label)") }
+
+    public func item(label: String) async throws -> Data? { try read(account: "item-\(label)") }
+
+    public func itemLabels() async throws -> [String] {
+        var attributes: [String: Any] = [
+            kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: service,
+            kSecReturnAttributes as String: true, kSecMatchLimit as String: kSecMatchLimitAll,
+        ]
+        attributes[kSecReturnData as String] = false
+        var result: CFTypeRef?
+        let status = SecItemCopyMatching(attributes as CFDictionary, &result)
+        if status == errSecItemNotFound { return [] }
+        guard status == errSecSuccess, let items = result as? [[String: Any]] else {
+            throw TesseraKitError.keyStore("Keychain listing failed (\(status))")
+        }
+        return items.compactMap { $0[kSecAttrAccount as String] as? String }
+            .filter { $0.hasPrefix("item-") }.map { String($0.dropFirst(5)) }.sorted()
+    }
+
+    public func removeAll(withPrefix prefix: String) async throws {
+        for label in try await itemLabels() where label.hasPrefix(prefix) { try write(nil, account: "item-\(label)") }
+        for suffix in ["device", "biometric"] { try write(nil, account: "key-\(prefix)\(suffix)") }
+    }
+}
+#endif

@@ -1,0 +1,105 @@
+import Foundation
+import TesseraCore
+import TesseraCrypto
+
+/// Binds this device to a user: creates the device key, enrols the PIN for checking
+/// by the server, and optionally a biometric key and a TOTP secret.
+///
+/// ```swift
+/// let personalizer = Personalizer(keyStore: try FileKeyStore(directory: storeURL))
+/// let result = try await personalizer.activate(url: invitationURL, pin: "246810", alias: "Laptop")
+/// ```
+public struct Personalizer: Sendable {
+    let keyStore: any KeyStore
+    let client: ServerClient
+    let biometrics: (any BiometricGate)?
+    let now: @Sendable () -> Date
+
+    public init(
+        keyStore: any KeyStore, transport: any HTTPTransport = URLSessionTransport(), biometrics: (any BiometricGate)? = nil,
+        now: @escaping @Sendable () -> Date = { Date() }
+    ) {
+        self.keyStore = keyStore
+        self.client = ServerClient(transport: transport)
+        self.biometrics = biometrics
+        self.now = now
+    }
+
+    public struct ActivationResult: Sendable {
+        public let activation: Activation
+        /// The `otpauth://` URI of the enrolled TOTP secret, shown once so the user can
+        /// add it to an authenticator app.
+        public let otpProvisioningURI: String?
+    }
+
+    /// Activates this device with an invitation link.
+    public func activate(
+        url: URL, pin: String, alias: String? = nil, enrollBiometric: Bool = false, enrollOTP: Bool = false
+    ) async throws -> ActivationResult {
+        guard PinProof.isAcceptable(pin) else { throw TesseraKitError.unacceptablePIN }
+        let (issuer, code) = try DeviceLink.parse(url, endpoint: "activate", parameter: "code")
+        guard let base = URL(string: issuer) else { throw TesseraKitError.invalidLink("bad issuer") }
+        let offer = try await client.post(
+            base.appendingPathComponent("device/activation/start"), body: ActivationStartRequest(code: code),
+            as: ActivationOffer.self)
+        guard offer.issuer == issuer, let salt = Base64URL.decode(offer.pinSalt) else {
+            throw TesseraKitError.transport("the server's activation offer does not match the link")
+        }
+
+        let storageLabel = Secrets.randomToken(byteCount: 12).replacingOccurrences(of: "-", with: "x") + "."
+        do {
+            let deviceKey = try await keyStore.generateKey(label: storageLabel + "device")
+            var biometricKey: (any P256Signer)?
+            if enrollBiometric {
+                guard let biometrics else { throw TesseraKitError.biometricsUnavailable }
+                let state = try await biometrics.evaluate(reason: "Enrol biometrics for \(offer.username)")
+                try await keyStore.setItem(state, label: storageLabel + "biometric-state")
+                biometricKey = try await keyStore.generateKey(label: storageLabel + "biometric")
+            }
+            var totpSecret: Data?
+            if enrollOTP {
+                let secret = TOTP.makeSecret()
+                try await keyStore.setItem(secret, label: storageLabel + "totp")
+                totpSecret = secret
+            }
+            let pinKey = try PinProof.deriveKeyData(pin: pin, salt: salt)
+            let issuedAt = Int(now().timeIntervalSince1970)
+            let registration = ActivationRegistration(
+                code: code, aud: issuer, deviceKey: deviceKey.publicJWK.wire, biometricKey: biometricKey?.publicJWK.wire,
+                pinKey: Base64URL.encode(pinKey), totpSecret: totpSecret.map { Base64URL.encode($0) }, alias: alias,
+                iat: issuedAt, exp: issuedAt + 120)
+            let payload = try WireCoding.encoder().encode(registration)
+            let signed = try CompactJWS.sign(payload: payload, header: JWSHeader(typ: "tessera-registration+jwt"), signer: deviceKey)
+            let biometricSigned = try biometricKey.map {
+                try CompactJWS.sign(payload: payload, header: JWSHeader(typ: "tessera-registration+jwt"), signer: $0)
+            }
+            let receipt = try await client.post(
+                base.appendingPathComponent("device/activation/complete"),
+                body: ActivationCompleteRequest(registration: signed, biometricRegistration: biometricSigned),
+                as: ActivationReceipt.self)
+            let activation = Activation(
+                id: receipt.activationID, issuer: receipt.issuer, tenant: receipt.tenant, userID: receipt.userID,
+                username: receipt.username, alias: alias, factors: receipt.factors, createdAt: now(), pinSalt: offer.pinSalt,
+                storageLabel: storageLabel)
+            try await ActivationRegistry(keyStore: keyStore).save(activation)
+            return ActivationResult(
+                activation: activation,
+                otpProvisioningURI: totpSecret.map {
+                    TOTP(secret: $0).provisioningURI(issuer: "Tessera \(receipt.tenant)", account: receipt.username)
+                })
+        } catch {
+            // Nothing half-made stays behind on the device.
+            try? await keyStore.removeAll(withPrefix: storageLabel)
+            throw error
+        }
+    }
+
+    /// The activations on this device (the user list).
+    public func activations() async throws -> [Activation] {
+        try await ActivationRegistry(keyStore: keyStore).all()
+    }
+}
+
+extension PublicJWK {
+    var wire: DeviceJWK { DeviceJWK(kty: kty, crv: crv, x: x, y: y) }
+}

@@ -1,0 +1,44 @@
+import TesseraCore
+
+/// Everything the SDK throws.
+public enum TesseraKitError: Error, Sendable, CustomStringConvertible {
+    /// The link is not an activation or authentication link this SDK understands.
+    case invalidLink(String)
+    /// No activation on this device belongs to the link's issuer (or to the named user).
+    case noActivation(issuer: String)
+    /// Several activations fit; name the user.
+    case severalActivations(usernames: [String])
+    /// A lock from earlier failed attempts is running: wait until `lockedUntil`, or for
+    /// an administrator when it is permanent (the *pending* lockout).
+    case pendingLockout(LockoutInformation)
+    /// The platform's enrolled biometrics changed since enrolment: the biometric key is
+    /// no longer usable; use another combination or enrol biometrics again.
+    case biometricsChanged
+    /// No biometrics on this device, or the user cancelled.
+    case biometricsUnavailable
+    /// The signed factors do not form one of the requested combinations.
+    case factorsDoNotMatchPolicy(String)
+    /// The PIN does not meet the enrolment rules (4 to 64 characters).
+    case unacceptablePIN
+    /// The server refused the call; `error` is its OAuth-style code.
+    case server(status: Int, error: String, description: String)
+    case transport(String)
+    case keyStore(String)
+
+    public var description: String {
+        switch self {
+        case .invalidLink(let reason): "invalid link: \(reason)"
+        case .noActivation(let issuer): "no activation on this device for \(issuer)"
+        case .severalActivations(let names): "several activations fit (\(names.joined(separator: ", "))); choose a user"
+        case .pendingLockout(let info):
+            info.isPermanent ? "the activation is locked permanently" : "the activation is locked until \(info.lockedUntil.map { "\($0)" } ?? "later")"
+        case .biometricsChanged: "the device's biometrics changed since enrolment; enrol biometrics again"
+        case .biometricsUnavailable: "biometrics are not available"
+        case .factorsDoNotMatchPolicy(let reason): reason
+        case .unacceptablePIN: "a PIN has 4 to 64 characters"
+        case .server(let status, let error, let description): "server error \(status) \(error): \(description)"
+        case .transport(let reason): "network: \(reason)"
+        case .keyStore(let reason): "key store: \(reason)"
+        }
+    }
+}

@@ -1,0 +1,343 @@
+import Crypto
+import Foundation
+import Hummingbird
+import TesseraCore
+import TesseraCrypto
+import TesseraStore
+
+/// The admin REST API, under `/admin`, for the bearer admin token.
+struct AdminRoutes {
+    let state: ServerState
+
+    func register(on router: Router<BasicRequestContext>) {
+        let admin = router.group("admin").add(middleware: AdminAuthentication(state: state))
+        admin.post("tenants", use: createTenant)
+        admin.get("tenants", use: listTenants)
+        admin.post("tenants/:tenant/services", use: createService)
+        admin.get("tenants/:tenant/services", use: listServices)
+        admin.post("tenants/:tenant/users", use: createUser)
+        admin.post("tenants/:tenant/invitations", use: invite)
+        admin.get("tenants/:tenant/activations", use: listActivations)
+        admin.post("activations/:activation/unlock", use: unlock)
+    }
+
+    // MARK: Tenants
+
+    struct CreateTenant: Decodable {
+        let name: String
+        let lockout: LockoutPolicy?
+    }
+
+    struct TenantView: Codable {
+        let id: String
+        let name: String
+        let issuer: String
+        let lockout: LockoutPolicy
+    }
+
+    func tenantView(_ record: TenantRecord) -> TenantView {
+        TenantView(id: record.id, name: record.name, issuer: state.issuer(forTenantNamed: record.name), lockout: state.lockoutPolicy(of: record))
+    }
+
+    @Sendable func createTenant(_ request: Request, context: BasicRequestContext) async throws -> Response {
+        let input = try await RequestDecoding.json(CreateTenant.self, from: request)
+        guard Validation.isTenantName(input.name) else {
+            throw OAuthError.invalidRequest("a tenant name is 1 to 63 characters of a-z, 0-9 and '-', not starting with '-'")
+        }
+        let policy = input.lockout ?? .standard
+        let now = state.epochNow()
+        let tenant = TenantRecord(
+            id: Secrets.randomToken(byteCount: 12), name: input.name,
+            lockoutPolicy: String(decoding: try JSONEncoder().encode(policy), as: UTF8.self), createdAt: now)
+        let key = ServerSigningKey.generate()
+        let sealed = try state.box.seal(key.privateKey.rawRepresentation, context: "signing-key:\(key.kid)")
+        try await state.store.transaction { tx in
+            if try await tx.tenant(named: input.name) != nil {
+                throw OAuthError(.conflict, "conflict", "a tenant named '\(input.name)' exists")
+            }
+            try await tx.insertTenant(tenant)
+            try await tx.insertSigningKey(SigningKeyRecord(kid: key.kid, tenantID: tenant.id, sealedKey: sealed, active: 1, createdAt: now))
+        }
+        context.logger.info("tenant created", metadata: ["tenant": "\(tenant.name)"])
+        return JSONResponse.make(tenantView(tenant), status: .created)
+    }
+
+    @Sendable func listTenants(_ request: Request, context: BasicRequestContext) async throws -> Response {
+        let tenants = try await state.store.read { try await $0.tenants() }
+        return JSONResponse.make(["tenants": tenants.map(tenantView)])
+    }
+
+    // MARK: Services
+
+    struct CreateService: Decodable {
+        let name: String
+        let redirectURIs: [String]
+        let isPublic: Bool?
+        let policy: String?
+        let attributes: [String]?
+
+        enum CodingKeys: String, CodingKey {
+            case name, policy, attributes
+            case redirectURIs = "redirect_uris"
+            case isPublic = "public"
+        }
+    }
+
+    struct ServiceView: Codable {
+        let clientID: String
+        let clientSecret: String?
+        let name: String
+        let isPublic: Bool
+        let redirectURIs: [String]
+        let policy: String
+        let attributes: [String]
+        let issuer: String
+
+        enum CodingKeys: String, CodingKey {
+            case name, policy, attributes, issuer
+            case clientID = "client_id"
+            case clientSecret = "client_secret"
+            case isPublic = "public"
+            case redirectURIs = "redirect_uris"
+        }
+    }
+
+    @Sendable func createService(_ request: Request, context: BasicRequestContext) async throws -> Response {
+        let tenant = try await state.tenant(named: context.parameters.get("tenant") ?? "")
+        let input = try await RequestDecoding.json(CreateService.self, from: request)
+        let name = input.name.trimmingCharacters(in: .whitespaces)
+        guard (1...128).contains(name.count) else { throw OAuthError.invalidRequest("a service needs a name of 1 to 128 characters") }
+        guard !input.redirectURIs.isEmpty, input.redirectURIs.count <= 20, input.redirectURIs.allSatisfy(Validation.isRedirectURI)
+        else {
+            throw OAuthError.invalidRequest(
+                "redirect URIs must be absolute, without fragment, and https, http on a loopback host, or a private-use scheme")
+        }
+        let policy: AuthenticatorPolicy
+        do {
+            policy = try input.policy.map { try AuthenticatorPolicy(parsing: $0) } ?? .standard
+        } catch {
+            throw OAuthError.invalidRequest("policy: \(error)")
+        }
+        let attributes = input.attributes ?? []
+        guard attributes.allSatisfy(Validation.isAttributeName), Set(attributes).count == attributes.count else {
+            throw OAuthError.invalidRequest("attribute names are lower-case identifiers, each once, and not registered claim names")
+        }
+        let isPublic = input.isPublic ?? false
+        let secret = isPublic ? nil : Secrets.randomToken()
+        let record = ServiceRecord(
+            id: Secrets.randomToken(byteCount: 12), tenantID: tenant.id, clientID: Secrets.randomToken(byteCount: 16),
+            name: name, secretDigest: secret.map(Secrets.digest), isPublic: isPublic ? 1 : 0,
+            redirectURIs: try JSONCoding.string(input.redirectURIs), policy: policy.description,
+            attributes: try JSONCoding.string(attributes), createdAt: state.epochNow())
+        try await state.store.transaction { try await $0.insertService(record) }
+        context.logger.info("service created", metadata: ["tenant": "\(tenant.name)", "client_id": "\(record.clientID)"])
+        return JSONResponse.make(
+            ServiceView(
+                clientID: record.clientID, clientSecret: secret, name: name, isPublic: isPublic,
+                redirectURIs: input.redirectURIs, policy: policy.description, attributes: attributes,
+                issuer: state.issuer(forTenantNamed: tenant.name)),
+            status: .created)
+    }
+
+    @Sendable func listServices(_ request: Request, context: BasicRequestContext) async throws -> Response {
+        let tenant = try await state.tenant(named: context.parameters.get("tenant") ?? "")
+        let services = try await state.store.read { try await $0.services(tenantID: tenant.id) }
+        let views = try services.map { service in
+            ServiceView(
+                clientID: service.clientID, clientSecret: nil, name: service.name, isPublic: service.isPublic == 1,
+                redirectURIs: try JSONCoding.decode([String].self, service.redirectURIs), policy: service.policy,
+                attributes: try JSONCoding.decode([String].self, service.attributes),
+                issuer: state.issuer(forTenantNamed: tenant.name))
+        }
+        return JSONResponse.make(["services": views])
+    }
+
+    // MARK: Users and invitations
+
+    struct CreateUser: Decodable {
+        let username: String
+        let attributes: [String: String]?
+    }
+
+    struct UserView: Codable {
+        let id: String
+        let username: String
+        let attributes: [String: String]
+    }
+
+    @Sendable func createUser(_ request: Request, context: BasicRequestContext) async throws -> Response {
+        let tenant = try await state.tenant(named: context.parameters.get("tenant") ?? "")
+        let input = try await RequestDecoding.json(CreateUser.self, from: request)
+        guard Validation.isUsername(input.username) else {
+            throw OAuthError.invalidRequest("a username is 1 to 128 characters without control characters or outer spaces")
+        }
+        let attributes = input.attributes ?? [:]
+        guard attributes.count <= 64, attributes.keys.allSatisfy(Validation.isAttributeName),
+            attributes.values.allSatisfy({ $0.count <= 1024 })
+        else { throw OAuthError.invalidRequest("attribute names are lower-case identifiers and values at most 1024 characters") }
+        let record = UserRecord(
+            id: Secrets.randomToken(byteCount: 12), tenantID: tenant.id, username: input.username,
+            attributes: try JSONCoding.string(attributes), createdAt: state.epochNow())
+        try await state.store.transaction { tx in
+            if try await tx.user(tenantID: tenant.id, username: input.username) != nil {
+                throw OAuthError(.conflict, "conflict", "the user exists in this tenant")
+            }
+            try await tx.insertUser(record)
+        }
+        context.logger.info("user created", metadata: ["tenant": "\(tenant.name)", "user_id": "\(record.id)"])
+        return JSONResponse.make(UserView(id: record.id, username: record.username, attributes: attributes), status: .created)
+    }
+
+    struct CreateInvitation: Decodable {
+        let username: String
+        let ttlSeconds: Int?
+        enum CodingKeys: String, CodingKey {
+            case username
+            case ttlSeconds = "ttl_seconds"
+        }
+    }
+
+    struct InvitationView: Codable {
+        let url: String
+        let username: String
+        let expiresAt: Date
+        enum CodingKeys: String, CodingKey {
+            case url, username
+            case expiresAt = "expires_at"
+        }
+    }
+
+    @Sendable func invite(_ request: Request, context: BasicRequestContext) async throws -> Response {
+        let tenant = try await state.tenant(named: context.parameters.get("tenant") ?? "")
+        let input = try await RequestDecoding.json(CreateInvitation.self, from: request)
+        let lifetime = input.ttlSeconds.map(TimeInterval.init) ?? state.configuration.invitationLifetime
+        guard (1...(30 * 86_400)).contains(lifetime) else { throw OAuthError.invalidRequest("ttl_seconds must be between 1 and 2592000") }
+        guard let user = try await state.store.read({ try await $0.user(tenantID: tenant.id, username: input.username) }) else {
+            throw OAuthError.notFound("user '\(input.username.prefix(128))'")
+        }
+        let code = Secrets.randomToken()
+        let now = state.now()
+        let expiresAt = now.addingTimeInterval(lifetime)
+        let record = InvitationRecord(
+            id: Secrets.randomToken(byteCount: 12), tenantID: tenant.id, userID: user.id, codeDigest: Secrets.digest(code),
+            pinSalt: Secrets.randomToken(byteCount: 16), expiresAt: Int64(expiresAt.timeIntervalSince1970), usedAt: nil,
+            createdAt: Int64(now.timeIntervalSince1970))
+        try await state.store.transaction { try await $0.insertInvitation(record) }
+        context.logger.info("invitation created", metadata: ["tenant": "\(tenant.name)", "user_id": "\(user.id)"])
+        let url = "\(state.issuer(forTenantNamed: tenant.name))/activate?code=\(code)"
+        return JSONResponse.make(InvitationView(url: url, username: user.username, expiresAt: expiresAt), status: .created)
+    }
+
+    // MARK: Activations
+
+    struct ActivationView: Codable {
+        let id: String
+        let username: String
+        let alias: String?
+        let factors: [FactorType]
+        let status: String
+        let failedAttempts: Int
+        let lockedUntil: Date?
+        let permanentlyLocked: Bool
+        let createdAt: Date
+        let lastUsedAt: Date?
+
+        enum CodingKeys: String, CodingKey {
+            case id, username, alias, factors, status
+            case failedAttempts = "failed_attempts"
+            case lockedUntil = "locked_until"
+            case permanentlyLocked = "permanently_locked"
+            case createdAt = "created_at"
+            case lastUsedAt = "last_used_at"
+        }
+    }
+
+    func view(_ activation: ActivationRecord, username: String) -> ActivationView {
+        ActivationView(
+            id: activation.id, username: username, alias: activation.alias, factors: activation.enrolledFactors.sorted(),
+            status: activation.status, failedAttempts: activation.failedAttempts,
+            lockedUntil: activation.lockedUntil.map { Date(timeIntervalSince1970: TimeInterval($0)) },
+            permanentlyLocked: activation.permanentlyLocked == 1,
+            createdAt: Date(timeIntervalSince1970: TimeInterval(activation.createdAt)),
+            lastUsedAt: activation.lastUsedAt.map { Date(timeIntervalSince1970: TimeInterval($0)) })
+    }
+
+    @Sendable func listActivations(_ request: Request, context: BasicRequestContext) async throws -> Response {
+        let tenant = try await state.tenant(named: context.parameters.get("tenant") ?? "")
+        let query = try RequestDecoding.query(request)
+        let views: [ActivationView] = try await state.store.read { tx in
+            var userID: String?
+            if let username = query["username"] {
+                guard let user = try await tx.user(tenantID: tenant.id, username: username) else {
+                    throw OAuthError.notFound("user '\(username.prefix(128))'")
+                }
+                userID = user.id
+            }
+            var names: [String: String] = [:]
+            var views: [ActivationView] = []
+            for activation in try await tx.activations(tenantID: tenant.id, userID: userID) {
+                if names[activation.userID] == nil {
+                    names[activation.userID] = try await tx.user(id: activation.userID)?.username ?? ""
+                }
+                views.append(view(activation, username: names[activation.userID] ?? ""))
+            }
+            return views
+        }
+        return JSONResponse.make(["activations": views])
+    }
+
+    @Sendable func unlock(_ request: Request, context: BasicRequestContext) async throws -> Response {
+        let id = context.parameters.get("activation") ?? ""
+        let result: ActivationView = try await state.store.transaction { tx in
+            guard var activation = try await tx.activation(id: id) else { throw OAuthError.notFound("activation") }
+            try await tx.updateLockout(activationID: id, failedAttempts: 0, lockedUntil: nil, permanentlyLocked: false)
+            activation.failedAttempts = 0
+            activation.lockedUntil = nil
+            activation.permanentlyLocked = 0
+            return view(activation, username: try await tx.user(id: activation.userID)?.username ?? "")
+        }
+        context.logger.notice("activation unlocked by admin", metadata: ["activation_id": "\(id)"])
+        return JSONResponse.make(result)
+    }
+}
+
+/// Accepts `Authorization: Bearer <admin token>`, compared by digest in constant time.
+struct AdminAuthentication<Context: RequestContext>: RouterMiddleware {
+    let state: ServerState
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        guard let header = request.headers[.authorization], header.hasPrefix("Bearer "),
+            Secrets.constantTimeEquals(Secrets.digest(String(header.dropFirst(7))), state.adminTokenDigest)
+        else {
+            var error = OAuthError(.unauthorized, "invalid_token", "the admin API needs the admin bearer token")
+            error.headers = [.wwwAuthenticate: #"Bearer realm="tessera-admin""#]
+            throw error
+        }
+        return try await next(request, context)
+    }
+}
+
+enum JSONCoding {
+    static func string(_ value: some Encodable) throws -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        return String(decoding: try encoder.encode(value), as: UTF8.self)
+    }
+
+    static func decode<T: Decodable>(_ type: T.Type, _ text: String) throws -> T {
+        do {
+            return try JSONDecoder().decode(T.self, from: Data(text.utf8))
+        } catch {
+            throw StoreError(.corrupt, "a stored JSON column does not decode")
+        }
+    }
+}
+
+extension ActivationRecord {
+    var enrolledFactors: Set<FactorType> {
+        var factors: Set<FactorType> = [.device, .pin]
+        if biometricKey != nil { factors.insert(.biometric) }
+        if sealedTOTPSecret != nil { factors.insert(.otp) }
+        return factors
+    }
+}

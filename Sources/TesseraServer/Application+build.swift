@@ -1,0 +1,88 @@
+import Foundation
+import Hummingbird
+import Logging
+import NIOCore
+import TesseraCrypto
+import TesseraStore
+
+/// A configured server: the Hummingbird application and the store behind it.
+/// `tessera serve` and the end-to-end tests build it the same way.
+public struct TesseraServerApp: Sendable {
+    public let application: Application<RouterResponder<BasicRequestContext>>
+    /// The admin token generated at this start, when none existed; shown once.
+    public let generatedAdminToken: String?
+    let store: SQLStore
+
+    /// Runs until SIGTERM or SIGINT (or task cancellation), finishing in-flight requests,
+    /// then closes the database.
+    public func run(handlingSignals: Bool) async throws {
+        do {
+            if handlingSignals {
+                try await application.runService(gracefulShutdownSignals: [.sigterm, .sigint])
+            } else {
+                try await application.runService(gracefulShutdownSignals: [])
+            }
+        } catch {
+            try? await store.close()
+            throw error
+        }
+        try await store.close()
+    }
+}
+
+/// Builds the server: opens (or creates) the data directory and its SQLite file,
+/// loads the master key, and wires the routes.
+public func buildApplication(
+    configuration: ServerConfiguration,
+    logger: Logger,
+    now: @escaping @Sendable () -> Date = { Date() },
+    onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
+) async throws -> TesseraServerApp {
+    let directory = DataDirectory(path: configuration.dataDirectory)
+    try directory.prepare()
+    let box = try SecretBox(masterKey: try directory.masterKey(logger: logger))
+    let (digest, generated) = try directory.adminTokenDigest(configured: configuration.adminToken)
+    let store = try await SQLStore.openSQLite(path: directory.databasePath, logger: logger)
+    let state = ServerState(
+        configuration: configuration, store: store, box: box, adminTokenDigest: digest, issuers: IssuerCache(), now: now)
+
+    let router = Router(context: BasicRequestContext.self)
+    router.add(middleware: ErrorMappingMiddleware())
+    router.add(middleware: RequestLogging())
+    router.get("health") { _, _ in JSONResponse.make(["status": "ok"]) }
+    AdminRoutes(state: state).register(on: router)
+    OIDCRoutes(state: state).register(on: router)
+    DeviceRoutes(state: state).register(on: router)
+
+    let application = Application(
+        router: router,
+        configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "tessera"),
+        onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? configuration.port) },
+        logger: logger)
+    return TesseraServerApp(application: application, generatedAdminToken: generated, store: store)
+}
+
+/// One line per request: method, path (never the query, which can hold codes) and status.
+struct RequestLogging<Context: RequestContext>: RouterMiddleware {
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        let start = ContinuousClock.now
+        do {
+            let response = try await next(request, context)
+            log(request, context: context, status: response.status.code, start: start)
+            return response
+        } catch let error as any HTTPResponseError {
+            log(request, context: context, status: error.status.code, start: start)
+            throw error
+        }
+    }
+
+    private func log(_ request: Request, context: Context, status: Int, start: ContinuousClock.Instant) {
+        let elapsed = ContinuousClock.now - start
+        context.logger.info(
+            "request",
+            metadata: [
+                "method": "\(request.method.rawValue)", "path": "\(request.uri.path)", "status": "\(status)",
+                "duration_ms": "\(elapsed.components.attoseconds / 1_000_000_000_000_000 + elapsed.components.seconds * 1000)",
+            ])
+    }
+}

@@ -1,0 +1,86 @@
+import Foundation
+import Logging
+import TesseraCrypto
+
+/// How one `tessera serve` process runs.
+public struct ServerConfiguration: Sendable {
+    public var host: String
+    public var port: Int
+    /// The URL clients reach the server at; tenants' issuers live below it.
+    public var publicURL: String
+    public var dataDirectory: String
+    /// When set (from `TESSERA_ADMIN_TOKEN`), the admin API accepts exactly this token.
+    public var adminToken: String?
+    /// How long an authentication request (a QR code) stays usable.
+    public var requestLifetime: TimeInterval
+    /// How long an invitation link stays usable unless the admin says otherwise.
+    public var invitationLifetime: TimeInterval
+
+    public init(
+        host: String = "127.0.0.1", port: Int = 8080, publicURL: String? = nil, dataDirectory: String = "./tessera-data",
+        adminToken: String? = nil, requestLifetime: TimeInterval = 300, invitationLifetime: TimeInterval = 7 * 86_400
+    ) {
+        self.host = host
+        self.port = port
+        self.publicURL = publicURL ?? "http://\(host):\(port)"
+        self.dataDirectory = dataDirectory
+        self.adminToken = adminToken
+        self.requestLifetime = requestLifetime
+        self.invitationLifetime = invitationLifetime
+    }
+}
+
+/// The files in the data directory: the SQLite database, the master key and the
+/// admin token's digest. Secrets are written with mode 0600.
+struct DataDirectory {
+    let path: String
+
+    var databasePath: String { path + "/tessera.sqlite" }
+    var masterKeyPath: String { path + "/master.key" }
+    var adminTokenDigestPath: String { path + "/admin-token.sha256" }
+
+    func prepare() throws {
+        try FileManager.default.createDirectory(
+            atPath: path, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+    }
+
+    /// The master key, created on first start. It never enters the database.
+    func masterKey(logger: Logger) throws -> Data {
+        if let data = FileManager.default.contents(atPath: masterKeyPath) {
+            guard let key = Base64URL.decode(String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)),
+                key.count == 32
+            else { throw ServerStartupError("\(masterKeyPath) does not hold a 32-byte base64url key") }
+            return key
+        }
+        let key = SecretBox.makeMasterKey()
+        try writeSecret(Base64URL.encode(key) + "\n", to: masterKeyPath)
+        logger.notice("created master key", metadata: ["path": "\(masterKeyPath)"])
+        return key
+    }
+
+    /// The admin token's digest. Without `TESSERA_ADMIN_TOKEN`, a token is generated on first
+    /// start and returned once so it can be shown; only its digest is kept.
+    func adminTokenDigest(configured: String?) throws -> (digest: String, generated: String?) {
+        if let configured {
+            guard configured.count >= 16 else { throw ServerStartupError("TESSERA_ADMIN_TOKEN must be at least 16 characters") }
+            return (Secrets.digest(configured), nil)
+        }
+        if let data = FileManager.default.contents(atPath: adminTokenDigestPath) {
+            return (String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines), nil)
+        }
+        let token = Secrets.randomToken()
+        let digest = Secrets.digest(token)
+        try writeSecret(digest + "\n", to: adminTokenDigestPath)
+        return (digest, token)
+    }
+
+    private func writeSecret(_ text: String, to path: String) throws {
+        guard FileManager.default.createFile(atPath: path, contents: Data(text.utf8), attributes: [.posixPermissions: 0o600])
+        else { throw ServerStartupError("cannot write \(path)") }
+    }
+}
+
+public struct ServerStartupError: Error, CustomStringConvertible {
+    public let description: String
+    init(_ description: String) { self.description = description }
+}

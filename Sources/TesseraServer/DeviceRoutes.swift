@@ -1,0 +1,422 @@
+import Crypto
+import Foundation
+import Hummingbird
+import TesseraCore
+import TesseraCrypto
+import TesseraStore
+
+/// The device API under `{issuer}/device`: activation, and claiming, finishing or
+/// denying authentication requests. docs/PROTOCOL.md has the exchanges.
+struct DeviceRoutes {
+    let state: ServerState
+
+    /// How far a device's clock may run ahead, and how long its signed tokens may live.
+    static let clockSkew: Int64 = 60
+    static let maximumTokenLifetime: Int64 = 300
+
+    func register(on router: Router<BasicRequestContext>) {
+        let device = router.group("t/:tenant/device")
+        device.post("activation/start", use: startActivation)
+        device.post("activation/complete", use: completeActivation)
+        device.post("authentications/:request/claim", use: claim)
+        device.post("authentications/:request/finish", use: finish)
+        device.post("authentications/:request/deny", use: deny)
+    }
+
+    // MARK: Activation
+
+    @Sendable func startActivation(_ request: Request, context: BasicRequestContext) async throws -> Response {
+        let tenant = try await state.tenant(named: context.parameters.get("tenant") ?? "")
+        let input = try await RequestDecoding.json(ActivationStartRequest.self, from: request)
+        let (invitation, user) = try await usableInvitation(code: input.code, tenant: tenant)
+        return JSONResponse.make(
+            ActivationOffer(
+                issuer: state.issuer(forTenantNamed: tenant.name), tenant: tenant.name, username: user.username,
+                pinSalt: invitation.pinSalt, expiresAt: Date(timeIntervalSince1970: TimeInterval(invitation.expiresAt))))
+    }
+
+    private func usableInvitation(code: String, tenant: TenantRecord) async throws -> (InvitationRecord, UserRecord) {
+        let now = state.epochNow()
+        let found: (InvitationRecord, UserRecord)? = try await state.store.read { tx in
+            guard let invitation = try await tx.invitation(codeDigest: Secrets.digest(code)), invitation.tenantID == tenant.id,
+                let user = try await tx.user(id: invitation.userID)
+            else { return nil }
+            return (invitation, user)
+        }
+        guard let (invitation, user) = found else {
+            throw OAuthError(.badRequest, "invalid_grant", "the activation code is not valid")
+        }
+        guard invitation.usedAt == nil else { throw OAuthError(.badRequest, "invalid_grant", "the activation code was used already") }
+        guard invitation.expiresAt > now else { throw OAuthError(.badRequest, "expired_token", "the activation code has expired") }
+        return (invitation, user)
+    }
+
+    @Sendable func completeActivation(_ request: Request, context: BasicRequestContext) async throws -> Response {
+        let tenant = try await state.tenant(named: context.parameters.get("tenant") ?? "")
+        let issuer = state.issuer(forTenantNamed: tenant.name)
+        let input = try await RequestDecoding.json(ActivationCompleteRequest.self, from: request)
+        let jws = try parseJWS(input.registration)
+        let registration: ActivationRegistration
+        do {
+            registration = try jws.unverifiedClaims(as: ActivationRegistration.self)
+        } catch {
+            throw OAuthError.invalidRequest("the registration does not have the expected claims")
+        }
+        // Proof of possession: the registration is signed by the key it registers.
+        let deviceKey = try publicKey(registration.deviceKey, name: "device_key")
+        do {
+            _ = try jws.verifiedPayload(with: deviceKey)
+        } catch {
+            throw OAuthError(.badRequest, "invalid_request", "the registration is not signed by the device key")
+        }
+        try checkTimes(iat: Int64(registration.iat), exp: Int64(registration.exp), audience: registration.aud, issuer: issuer)
+        var biometricKey: P256.Signing.PublicKey?
+        if let biometricJWK = registration.biometricKey {
+            let key = try publicKey(biometricJWK, name: "biometric_key")
+            guard let second = input.biometricRegistration, let secondJWS = try? CompactJWS.parse(second),
+                secondJWS.unverifiedPayload == jws.unverifiedPayload, (try? secondJWS.verifiedPayload(with: key)) != nil
+            else { throw OAuthError.invalidRequest("the registration is not signed by the biometric key") }
+            biometricKey = key
+        }
+        guard let pinKey = Base64URL.decode(registration.pinKey), pinKey.count == 32 else {
+            throw OAuthError.invalidRequest("pin_key must be 32 bytes, base64url")
+        }
+        var totpSecret: Data?
+        if let encoded = registration.totpSecret {
+            guard let secret = Base64URL.decode(encoded), (16...64).contains(secret.count) else {
+                throw OAuthError.invalidRequest("totp_secret must be 16 to 64 bytes, base64url")
+            }
+            totpSecret = secret
+        }
+        if let alias = registration.alias, alias.count > 128 { throw OAuthError.invalidRequest("alias is longer than 128 characters") }
+
+        let (invitation, user) = try await usableInvitation(code: registration.code, tenant: tenant)
+        let now = state.epochNow()
+        let activationID = Secrets.randomToken(byteCount: 16)
+        let record = ActivationRecord(
+            id: activationID, tenantID: tenant.id, userID: user.id, alias: registration.alias,
+            deviceKey: try JSONCoding.string(PublicJWK(deviceKey)),
+            biometricKey: try biometricKey.map { try JSONCoding.string(PublicJWK($0)) },
+            sealedPinKey: try state.box.seal(pinKey, context: "pin-key:\(activationID)"),
+            sealedTOTPSecret: try totpSecret.map { try state.box.seal($0, context: "totp:\(activationID)") },
+            totpLastStep: nil, failedAttempts: 0, lockedUntil: nil, permanentlyLocked: 0, status: "active",
+            createdAt: now, lastUsedAt: nil)
+        // The invitation is spent and the activation written in one transaction: a crash
+        // leaves either both or neither.
+        try await state.store.transaction { tx in
+            guard try await tx.consumeInvitation(id: invitation.id, now: now) else {
+                throw OAuthError(.badRequest, "invalid_grant", "the activation code was used already")
+            }
+            try await tx.insertActivation(record)
+        }
+        context.logger.info("activation created", metadata: ["tenant": "\(tenant.name)", "activation_id": "\(activationID)"])
+        return JSONResponse.make(
+            ActivationReceipt(
+                activationID: ActivationID(activationID), issuer: issuer, tenant: tenant.name, userID: UserID(user.id),
+                username: user.username, factors: record.enrolledFactors.sorted()),
+            status: .created)
+    }
+
+    // MARK: Authentication
+
+    @Sendable func claim(_ request: Request, context: BasicRequestContext) async throws -> Response {
+        let tenant = try await state.tenant(named: context.parameters.get("tenant") ?? "")
+        let requestID = context.parameters.get("request") ?? ""
+        let activation = try await authenticateDevice(request, tenant: tenant)
+        let now = state.epochNow()
+        let challenge = try await state.store.transaction { tx -> AuthenticationChallenge in
+            guard let current = try await tx.activation(id: activation.id), current.status == "active" else {
+                throw OAuthError(.unauthorized, "invalid_token", "the activation is not active")
+            }
+            if let lock = LockState(current, now: now).information { throw OAuthError.pendingLockout(lock) }
+            let authRequest = try await pendingRequest(requestID, tenant: tenant, tx: tx, now: now)
+            if let owner = authRequest.activationID, owner != activation.id {
+                throw OAuthError(.conflict, "request_claimed", "another device has taken up this request")
+            }
+            let fresh = Secrets.randomToken()
+            try await tx.claimAuthRequest(id: authRequest.id, activationID: activation.id, userID: activation.userID, challenge: fresh)
+            var claimed = authRequest
+            claimed.challenge = fresh
+            return try await userInformation(claimed, activation: current, tenant: tenant, tx: tx)
+        }
+        return JSONResponse.make(challenge)
+    }
+
+    /// The request if it can still be answered; marks it expired when its time is up.
+    private func pendingRequest(_ id: String, tenant: TenantRecord, tx: StoreTransaction, now: Int64) async throws
+        -> AuthRequestRecord
+    {
+        guard let authRequest = try await tx.authRequest(id: id), authRequest.tenantID == tenant.id else {
+            throw OAuthError.notFound("authentication request")
+        }
+        guard authRequest.status == "pending" || authRequest.status == "claimed" else {
+            throw OAuthError(.badRequest, "invalid_request", "the authentication request was answered already (\(authRequest.status))")
+        }
+        guard authRequest.expiresAt > now else {
+            throw OAuthError(.badRequest, "expired_token", "the authentication request has expired")
+        }
+        return authRequest
+    }
+
+    func userInformation(
+        _ authRequest: AuthRequestRecord, activation: ActivationRecord, tenant: TenantRecord, tx: StoreTransaction
+    ) async throws -> AuthenticationChallenge {
+        guard let service = try await tx.service(id: authRequest.serviceID), let user = try await tx.user(id: activation.userID)
+        else { throw StoreError(.corrupt, "request without service or user") }
+        let userAttributes = try JSONCoding.decode([String: String].self, user.attributes)
+        let requested = try JSONCoding.decode([String].self, service.attributes)
+        let policy = try AuthenticatorPolicy(parsing: service.policy)
+        return AuthenticationChallenge(
+            requestID: RequestID(authRequest.id), purpose: AuthenticationPurpose(rawValue: authRequest.purpose) ?? .login,
+            challenge: Challenge(authRequest.challenge ?? ""), audience: state.issuer(forTenantNamed: tenant.name),
+            expiresAt: Date(timeIntervalSince1970: TimeInterval(authRequest.expiresAt)),
+            service: ServiceInformation(clientID: ClientID(service.clientID), name: service.name),
+            requestedAttributes: requested.map { RequestedAttribute(name: $0, value: userAttributes[$0]) },
+            requestedAuthenticators: policy.filtered(toEnrolled: activation.enrolledFactors))
+    }
+
+    @Sendable func finish(_ request: Request, context: BasicRequestContext) async throws -> Response {
+        let tenant = try await state.tenant(named: context.parameters.get("tenant") ?? "")
+        let issuer = state.issuer(forTenantNamed: tenant.name)
+        let requestID = context.parameters.get("request") ?? ""
+        let input = try await RequestDecoding.json(FinishRequest.self, from: request)
+        let jws = try parseJWS(input.proof)
+        let unverified: AuthenticationProofClaims
+        do {
+            unverified = try jws.unverifiedClaims(as: AuthenticationProofClaims.self)
+        } catch {
+            throw OAuthError.invalidRequest("the proof does not have the expected claims")
+        }
+        guard let activation = try await state.store.read({ try await $0.activation(id: unverified.sub) }),
+            activation.tenantID == tenant.id, activation.status == "active"
+        else { throw OAuthError(.unauthorized, "invalid_token", "unknown or inactive activation") }
+        // The envelope must come from the device key before anything counts against the
+        // activation: a stranger cannot lock a user out by sending garbage.
+        do {
+            _ = try jws.verifiedPayload(with: try deviceKey(of: activation))
+        } catch {
+            throw OAuthError(.unauthorized, "invalid_token", "the proof is not signed by the activation's device key")
+        }
+        let claims = unverified
+        guard claims.rid == requestID else { throw OAuthError.invalidRequest("the proof is for another request") }
+        try checkTimes(iat: Int64(claims.iat), exp: Int64(claims.exp), audience: claims.aud, issuer: issuer)
+
+        let policy = state.lockoutPolicy(of: tenant)
+        let now = state.now()
+        let epoch = Int64(now.timeIntervalSince1970)
+        let outcome = try await state.store.transaction { tx -> FinishResponse in
+                // Read the counter, refuse a locked activation, verify, and write the outcome
+                // and the spent challenge in one transaction: parallel attempts queue here.
+                guard let current = try await tx.activation(id: activation.id), current.status == "active" else {
+                    throw OAuthError(.unauthorized, "invalid_token", "the activation is not active")
+                }
+                if let lock = LockState(current, now: epoch).information { throw OAuthError.pendingLockout(lock) }
+                guard try await tx.useDeviceTokenID(claims.jti, activationID: current.id, expiresAt: Int64(claims.exp), now: epoch)
+                else { throw OAuthError.invalidGrant("this proof was submitted before") }
+                let authRequest = try await pendingRequest(requestID, tenant: tenant, tx: tx, now: epoch)
+                guard authRequest.activationID == current.id else {
+                    throw OAuthError(.conflict, "request_claimed", "this device has not taken up the request")
+                }
+                guard let service = try await tx.service(id: authRequest.serviceID) else {
+                    throw StoreError(.corrupt, "request without service")
+                }
+                // The combination is checked against the policy before any proof.
+                let combination = FactorCombination(claims.comb)
+                let servicePolicy = try AuthenticatorPolicy(parsing: service.policy)
+                guard servicePolicy.allows(combination) else {
+                    throw OAuthError.invalidRequest("the combination \(combination) is not allowed by the service's policy")
+                }
+                guard Set(combination.factors).isSubset(of: current.enrolledFactors) else {
+                    throw OAuthError.invalidRequest("the combination \(combination) needs factors this activation has not enrolled")
+                }
+                let requested = try JSONCoding.decode([String].self, service.attributes)
+                guard Set(claims.attrs).isSubset(of: Set(requested)) else {
+                    throw OAuthError.invalidRequest("the proof confirms attributes the service did not request")
+                }
+                // [REQ:DESIGN single-use challenges] the challenge is spent whatever the outcome.
+                guard let expected = authRequest.challenge, Secrets.constantTimeEquals(expected, claims.chal) else {
+                    throw OAuthError.invalidGrant("the proof's challenge was used or replaced")
+                }
+                let verification = try verifyFactors(
+                    combination, claims: claims, proof: jws, biometricProof: input.biometricProof, activation: current,
+                    now: now)
+                if verification.passed {
+                    guard try await tx.rotateChallenge(requestID: requestID, expected: expected, next: nil) else {
+                        throw OAuthError.invalidGrant("the proof's challenge was used or replaced")
+                    }
+                    try await tx.recordSuccessfulUse(activationID: current.id, now: epoch, totpStep: verification.totpStep)
+                    try await tx.approveAuthRequest(
+                        id: requestID, factors: try JSONCoding.string(combination.factors),
+                        confirmedAttributes: try JSONCoding.string(claims.attrs.sorted()), authTime: epoch)
+                    let user = try await tx.user(id: current.userID)
+                    return FinishResponse(
+                        result: .userLogin,
+                        login: LoginSummary(
+                            service: ServiceInformation(clientID: ClientID(service.clientID), name: service.name),
+                            username: user?.username ?? "", factors: combination.factors, authenticatedAt: now),
+                        lockout: nil, userInformation: nil)
+                }
+                // A failed attempt counts once, whichever factor was wrong, and says nothing about which.
+                let failures = current.failedAttempts + 1
+                let lock = policy.lock(afterFailures: failures, at: now)
+                try await tx.updateLockout(
+                    activationID: current.id, failedAttempts: failures,
+                    lockedUntil: lock?.lockedUntil.map { Int64($0.timeIntervalSince1970.rounded(.up)) },
+                    permanentlyLocked: lock?.isPermanent ?? false)
+                if let step = verification.totpStep { try await tx.spendTOTPStep(activationID: current.id, step: step) }
+                let next = Secrets.randomToken()
+                guard try await tx.rotateChallenge(requestID: requestID, expected: expected, next: next) else {
+                    throw OAuthError.invalidGrant("the proof's challenge was used or replaced")
+                }
+                var retried = authRequest
+                retried.challenge = next
+                if lock?.isPermanent == true { try await tx.setAuthRequestStatus(id: requestID, status: "locked") }
+                var failed = current
+                failed.failedAttempts = failures
+                return FinishResponse(
+                    result: .lockout, login: nil,
+                    lockout: lock ?? LockoutInformation(isPermanent: false, lockedUntil: now),
+                    userInformation: try await userInformation(retried, activation: failed, tenant: tenant, tx: tx))
+            }
+        context.logger.info(
+            "authentication attempt",
+            metadata: ["tenant": "\(tenant.name)", "activation_id": "\(activation.id)", "outcome": "\(outcome.result.rawValue)"])
+        return JSONResponse.make(outcome)
+    }
+
+    struct Verification {
+        let passed: Bool
+        let totpStep: Int64?
+    }
+
+    private func verifyFactors(
+        _ combination: FactorCombination, claims: AuthenticationProofClaims, proof: UnverifiedJWS, biometricProof: String?,
+        activation: ActivationRecord, now: Date
+    ) throws -> Verification {
+        var passed = true
+        var totpStep: Int64?
+        for factor in combination.factors {
+            switch factor {
+            case .device:
+                break  // the envelope's signature, checked before the transaction
+            case .pin:
+                let key = SymmetricKey(data: try state.box.open(activation.sealedPinKey, context: "pin-key:\(activation.id)"))
+                let proofBytes = claims.pin.flatMap { Base64URL.decode($0) } ?? Data()
+                if !PinProof.verify(proof: proofBytes, key: key, requestID: claims.rid, challenge: claims.chal) { passed = false }
+            case .biometric:
+                guard let keyJSON = activation.biometricKey, let biometricProof,
+                    let second = try? CompactJWS.parse(biometricProof), second.unverifiedPayload == proof.unverifiedPayload,
+                    let key = try? JSONCoding.decode(PublicJWK.self, keyJSON).publicKey(),
+                    (try? second.verifiedPayload(with: key)) != nil
+                else {
+                    passed = false
+                    continue
+                }
+            case .otp:
+                guard let sealed = activation.sealedTOTPSecret, let code = claims.otp else {
+                    passed = false
+                    continue
+                }
+                let totp = TOTP(secret: try state.box.open(sealed, context: "totp:\(activation.id)"))
+                if let step = totp.matchingStep(for: code, at: now, lastUsedStep: activation.totpLastStep) {
+                    totpStep = step
+                } else {
+                    passed = false
+                }
+            }
+        }
+        return Verification(passed: passed, totpStep: totpStep)
+    }
+
+    @Sendable func deny(_ request: Request, context: BasicRequestContext) async throws -> Response {
+        let tenant = try await state.tenant(named: context.parameters.get("tenant") ?? "")
+        let requestID = context.parameters.get("request") ?? ""
+        let activation = try await authenticateDevice(request, tenant: tenant)
+        let now = state.epochNow()
+        try await state.store.transaction { tx in
+            let authRequest = try await pendingRequest(requestID, tenant: tenant, tx: tx, now: now)
+            guard authRequest.activationID == activation.id else {
+                throw OAuthError(.conflict, "request_claimed", "this device has not taken up the request")
+            }
+            try await tx.setAuthRequestStatus(id: requestID, status: "denied")
+            _ = try await tx.rotateChallenge(requestID: requestID, expected: authRequest.challenge ?? "", next: nil)
+        }
+        return JSONResponse.make(["status": AuthenticationStatus.denied.rawValue])
+    }
+
+    // MARK: Device authentication
+
+    /// Checks `Authorization: Tessera-Device <JWS>`: signed by the activation's device key,
+    /// for this issuer, method and path, short-lived, and never seen before.
+    func authenticateDevice(_ request: Request, tenant: TenantRecord) async throws -> ActivationRecord {
+        guard let header = request.headers[.authorization], header.hasPrefix("Tessera-Device ") else {
+            throw OAuthError(.unauthorized, "invalid_token", "the device API needs a Tessera-Device token")
+        }
+        let jws = try parseJWS(String(header.dropFirst("Tessera-Device ".count)))
+        guard let claims = try? jws.unverifiedClaims(as: DeviceRequestClaims.self),
+            let activation = try await state.store.read({ try await $0.activation(id: claims.sub) }),
+            activation.tenantID == tenant.id, activation.status == "active",
+            (try? jws.verifiedPayload(with: try deviceKey(of: activation))) != nil
+        else { throw OAuthError(.unauthorized, "invalid_token", "the device token is not valid") }
+        try checkTimes(iat: Int64(claims.iat), exp: Int64(claims.exp), audience: claims.aud, issuer: state.issuer(forTenantNamed: tenant.name))
+        guard claims.htm == request.method.rawValue, claims.htu == request.uri.path else {
+            throw OAuthError(.unauthorized, "invalid_token", "the device token is for another call")
+        }
+        let now = state.epochNow()
+        guard try await state.store.transaction({ tx in
+            try await tx.useDeviceTokenID(claims.jti, activationID: activation.id, expiresAt: Int64(claims.exp), now: now)
+        }) else { throw OAuthError(.unauthorized, "invalid_token", "the device token was used before") }
+        return activation
+    }
+
+    private func deviceKey(of activation: ActivationRecord) throws -> P256.Signing.PublicKey {
+        try JSONCoding.decode(PublicJWK.self, activation.deviceKey).publicKey()
+    }
+
+    private func parseJWS(_ text: String) throws -> UnverifiedJWS {
+        do {
+            return try CompactJWS.parse(text)
+        } catch {
+            throw OAuthError.invalidRequest("malformed JWS: \(error.message)")
+        }
+    }
+
+    private func publicKey(_ jwk: DeviceJWK, name: String) throws -> P256.Signing.PublicKey {
+        do {
+            return try PublicJWK(kty: jwk.kty, crv: jwk.crv, x: jwk.x, y: jwk.y).publicKey()
+        } catch {
+            throw OAuthError.invalidRequest("\(name) is not a P-256 public key")
+        }
+    }
+
+    private func checkTimes(iat: Int64, exp: Int64, audience: String, issuer: String) throws {
+        let now = state.epochNow()
+        guard audience == issuer else { throw OAuthError(.unauthorized, "invalid_token", "the token is for another audience") }
+        guard exp > now else { throw OAuthError(.unauthorized, "invalid_token", "the token has expired") }
+        guard iat <= now + Self.clockSkew, exp - iat <= Self.maximumTokenLifetime, exp > iat else {
+            throw OAuthError(.unauthorized, "invalid_token", "the token's lifetime is not acceptable")
+        }
+    }
+}
+
+/// The lock an activation is under right now, if any.
+struct LockState {
+    let information: LockoutInformation?
+
+    init(_ activation: ActivationRecord, now: Int64) {
+        if activation.permanentlyLocked == 1 {
+            information = LockoutInformation(isPermanent: true, lockedUntil: nil)
+        } else if let until = activation.lockedUntil, until > now {
+            information = LockoutInformation(isPermanent: false, lockedUntil: Date(timeIntervalSince1970: TimeInterval(until)))
+        } else {
+            information = nil
+        }
+    }
+}
+
+extension PublicJWK {
+    init(kty: String, crv: String, x: String, y: String) throws {
+        let data = try JSONEncoder().encode(["kty": kty, "crv": crv, "x": x, "y": y])
+        self = try JSONDecoder().decode(PublicJWK.self, from: data)
+    }
+}

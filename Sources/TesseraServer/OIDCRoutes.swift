@@ -1,0 +1,507 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import TesseraCore
+import TesseraCrypto
+import TesseraStore
+
+/// OpenID Connect per tenant, below its issuer `{public URL}/t/{tenant}`.
+struct OIDCRoutes {
+    let state: ServerState
+
+    static let codeLifetime: Int64 = 60
+    static let accessTokenLifetime: Int64 = 300
+    static let idTokenLifetime: Int64 = 300
+    static let refreshTokenLifetime: Int64 = 30 * 86_400
+
+    func register(on router: Router<BasicRequestContext>) {
+        let tenant = router.group("t/:tenant")
+        tenant.get(".well-known/openid-configuration", use: discovery)
+        tenant.get("jwks", use: jwks)
+        tenant.get("authorize", use: authorize)
+        tenant.get("authorize/status", use: status)
+        tenant.get("authorize/complete", use: complete)
+        tenant.post("token", use: token)
+        tenant.get("userinfo", use: userinfo)
+        tenant.post("userinfo", use: userinfo)
+        tenant.get("authenticate", use: authenticationLinkPage)
+        tenant.get("activate", use: activationLinkPage)
+    }
+
+    // MARK: Discovery and keys
+
+    struct Discovery: Codable {
+        let issuer: String
+        let authorizationEndpoint: String
+        let tokenEndpoint: String
+        let userinfoEndpoint: String
+        let jwksURI: String
+        let responseTypesSupported = ["code"]
+        let responseModesSupported = ["query"]
+        let grantTypesSupported = ["authorization_code", "refresh_token"]
+        let subjectTypesSupported = ["public"]
+        let idTokenSigningAlgValuesSupported = ["ES256"]
+        let tokenEndpointAuthMethodsSupported = ["client_secret_basic", "client_secret_post", "none"]
+        let codeChallengeMethodsSupported = ["S256"]
+        let scopesSupported: [String]
+        let claimsSupported: [String]
+        let acrValuesSupported: [String]
+        let authorizationResponseIssParameterSupported = true
+
+        enum CodingKeys: String, CodingKey {
+            case issuer
+            case authorizationEndpoint = "authorization_endpoint"
+            case tokenEndpoint = "token_endpoint"
+            case userinfoEndpoint = "userinfo_endpoint"
+            case jwksURI = "jwks_uri"
+            case responseTypesSupported = "response_types_supported"
+            case responseModesSupported = "response_modes_supported"
+            case grantTypesSupported = "grant_types_supported"
+            case subjectTypesSupported = "subject_types_supported"
+            case idTokenSigningAlgValuesSupported = "id_token_signing_alg_values_supported"
+            case tokenEndpointAuthMethodsSupported = "token_endpoint_auth_methods_supported"
+            case codeChallengeMethodsSupported = "code_challenge_methods_supported"
+            case scopesSupported = "scopes_supported"
+            case claimsSupported = "claims_supported"
+            case acrValuesSupported = "acr_values_supported"
+            case authorizationResponseIssParameterSupported = "authorization_response_iss_parameter_supported"
+        }
+    }
+
+    @Sendable func discovery(_ request: Request, context: BasicRequestContext) async throws -> Response {
+        let tenant = try await state.tenant(named: context.parameters.get("tenant") ?? "")
+        let issuer = state.issuer(forTenantNamed: tenant.name)
+        let services = try await state.store.read { try await $0.services(tenantID: tenant.id) }
+        var attributes = Set<String>()
+        var combinations = Set<String>()
+        for service in services {
+            attributes.formUnion((try? JSONCoding.decode([String].self, service.attributes)) ?? [])
+            for alternative in (try? AuthenticatorPolicy(parsing: service.policy))?.alternatives ?? [] {
+                combinations.insert(Self.acr(for: alternative))
+            }
+        }
+        return JSONResponse.make(
+            Discovery(
+                issuer: issuer, authorizationEndpoint: issuer + "/authorize", tokenEndpoint: issuer + "/token",
+                userinfoEndpoint: issuer + "/userinfo", jwksURI: issuer + "/jwks", scopesSupported: ["openid", "offline_access"],
+                claimsSupported: ["sub", "iss", "aud", "exp", "iat", "auth_time", "nonce", "amr", "acr", "sid"] + attributes.sorted(),
+                acrValuesSupported: combinations.sorted()))
+    }
+
+    @Sendable func jwks(_ request: Request, context: BasicRequestContext) async throws -> Response {
+        let tenant = try await state.tenant(named: context.parameters.get("tenant") ?? "")
+        var response = JSONResponse.make(["keys": try await state.publicKeys(for: tenant)])
+        response.headers[.cacheControl] = "public, max-age=300"
+        return response
+    }
+
+    static func acr(for combination: FactorCombination) -> String { "urn:tessera:acr:\(combination)" }
+
+    static func amr(for factors: [FactorType]) -> [String] {
+        factors.map(\.authenticationMethodReference) + (factors.count > 1 ? ["mfa"] : [])
+    }
+
+    // MARK: Authorization (browser)
+
+    @Sendable func authorize(_ request: Request, context: BasicRequestContext) async throws -> Response {
+        let tenantName = context.parameters.get("tenant") ?? ""
+        guard Validation.isTenantName(tenantName), let tenant = try await state.store.read({ try await $0.tenant(named: tenantName) })
+        else { throw BrowserError(status: .notFound, title: "Unknown realm", message: "This sign-in address does not exist.") }
+        let issuer = state.issuer(forTenantNamed: tenant.name)
+        let query: [String: String]
+        do {
+            query = try RequestDecoding.query(request)
+        } catch {
+            throw BrowserError(status: .badRequest, title: "Invalid request", message: "The sign-in request has malformed or repeated parameters.")
+        }
+        // Until client and redirect URI are known good, errors are shown here, never redirected.
+        guard let clientID = query["client_id"],
+            let service = try await state.store.read({ try await $0.service(clientID: clientID) }), service.tenantID == tenant.id
+        else { throw BrowserError(status: .badRequest, title: "Unknown service", message: "The service asking for sign-in is not registered here.") }
+        let registered = try JSONCoding.decode([String].self, service.redirectURIs)
+        // [REQ:DESIGN exact redirect URIs] string equality, no prefix or pattern matching.
+        guard let redirectURI = query["redirect_uri"], registered.contains(redirectURI) else {
+            throw BrowserError(status: .badRequest, title: "Invalid redirect", message: "The return address of this sign-in request is not registered for the service.")
+        }
+        let stateParameter = query["state"]
+        func fail(_ code: String, _ description: String) -> Response {
+            Self.redirect(to: redirectURI, parameters: [("error", code), ("error_description", description), ("state", stateParameter), ("iss", issuer)])
+        }
+        guard query["response_type"] == "code" else {
+            return fail("unsupported_response_type", "only response_type=code is supported")
+        }
+        let scopes = (query["scope"] ?? "").split(separator: " ").map(String.init)
+        guard scopes.contains("openid") else { return fail("invalid_scope", "the scope must include openid") }
+        guard (stateParameter?.count ?? 0) <= 1024, (query["nonce"]?.count ?? 0) <= 1024 else {
+            return fail("invalid_request", "state and nonce are limited to 1024 characters")
+        }
+        if query["request"] != nil || query["request_uri"] != nil {
+            return fail("request_not_supported", "request objects are not supported")
+        }
+        let challenge = query["code_challenge"]
+        if let method = query["code_challenge_method"], method != "S256" {
+            return fail("invalid_request", "only the S256 code challenge method is supported")
+        }
+        if let challenge {
+            guard PKCE.isWellFormedChallenge(challenge) else { return fail("invalid_request", "code_challenge is not an S256 challenge") }
+            guard query["code_challenge_method"] == "S256" else {
+                return fail("invalid_request", "code_challenge_method=S256 is required (plain is not supported)")
+            }
+        } else if service.isPublic == 1 {
+            return fail("invalid_request", "public clients must use PKCE with S256")
+        }
+
+        let now = state.now()
+        let requestID = Secrets.randomToken(byteCount: 16)
+        let browserSecret = Secrets.randomToken()
+        let expiresAt = now.addingTimeInterval(state.configuration.requestLifetime)
+        let record = AuthRequestRecord(
+            id: requestID, tenantID: tenant.id, serviceID: service.id, purpose: AuthenticationPurpose.login.rawValue,
+            status: AuthenticationStatus.pending.rawValue, challenge: nil, activationID: nil, userID: nil,
+            redirectURI: redirectURI, state: stateParameter, nonce: query["nonce"], codeChallenge: challenge,
+            scope: scopes.joined(separator: " "), browserDigest: Secrets.digest(browserSecret), confirmedAttributes: nil,
+            factors: nil, authTime: nil, createdAt: Int64(now.timeIntervalSince1970),
+            expiresAt: Int64(expiresAt.timeIntervalSince1970))
+        try await state.store.transaction { try await $0.insertAuthRequest(record) }
+
+        let page = Pages.login(
+            serviceName: service.name, attributes: try JSONCoding.decode([String].self, service.attributes),
+            authenticationURL: "\(issuer)/authenticate?request=\(requestID)",
+            statusURL: "\(issuer)/authorize/status?request=\(requestID)",
+            completeURL: "\(issuer)/authorize/complete?request=\(requestID)", requestID: requestID, expiresAt: expiresAt)
+        var response = HTMLResponse.make(page)
+        // The browser that started the request is the only one that can collect its code.
+        response.setCookie(
+            Cookie(
+                name: Self.cookieName(requestID), value: browserSecret, maxAge: Int(state.configuration.requestLifetime) + 60,
+                path: "/t/\(tenant.name)/authorize", secure: state.publicURL.hasPrefix("https:"), httpOnly: true,
+                sameSite: .lax))
+        return response
+    }
+
+    static func cookieName(_ requestID: String) -> String { "tessera_login_\(requestID)" }
+
+    static func redirect(to uri: String, parameters: [(String, String?)]) -> Response {
+        var components = URLComponents(string: uri) ?? URLComponents()
+        var items = components.queryItems ?? []
+        for (name, value) in parameters {
+            if let value { items.append(URLQueryItem(name: name, value: value)) }
+        }
+        components.percentEncodedQuery = items.map { item in
+            "\(formEncode(item.name))=\(formEncode(item.value ?? ""))"
+        }.joined(separator: "&")
+        return Response(status: .found, headers: [.location: components.string ?? uri, .cacheControl: "no-store"])
+    }
+
+    static func formEncode(_ text: String) -> String {
+        var allowed = CharacterSet.alphanumerics
+        allowed.insert(charactersIn: "-._~")
+        return text.addingPercentEncoding(withAllowedCharacters: allowed) ?? ""
+    }
+
+    /// The request a browser follows, if the browser holds its cookie.
+    private func browserRequest(_ request: Request, context: BasicRequestContext) async throws -> (TenantRecord, AuthRequestRecord) {
+        let tenant = try await state.tenant(named: context.parameters.get("tenant") ?? "")
+        let query = try RequestDecoding.query(request)
+        guard let requestID = query["request"],
+            let record = try await state.store.read({ try await $0.authRequest(id: requestID) }), record.tenantID == tenant.id
+        else { throw OAuthError.notFound("authentication request") }
+        guard let secret = request.cookies[Self.cookieName(requestID)]?.value,
+            Secrets.constantTimeEquals(Secrets.digest(secret), record.browserDigest)
+        else { throw OAuthError(.forbidden, "access_denied", "this browser did not start the sign-in request") }
+        return (tenant, record)
+    }
+
+    func effectiveStatus(_ record: AuthRequestRecord, now: Int64) -> AuthenticationStatus {
+        let status = AuthenticationStatus(rawValue: record.status) ?? .expired
+        if (status == .pending || status == .claimed) && record.expiresAt <= now { return .expired }
+        return status
+    }
+
+    struct StatusView: Codable {
+        let status: AuthenticationStatus
+        let lockedUntil: Int64?
+        let expiresAt: Int64
+        enum CodingKeys: String, CodingKey {
+            case status
+            case lockedUntil = "locked_until"
+            case expiresAt = "expires_at"
+        }
+    }
+
+    @Sendable func status(_ request: Request, context: BasicRequestContext) async throws -> Response {
+        let (_, record) = try await browserRequest(request, context: context)
+        let now = state.epochNow()
+        var lockedUntil: Int64?
+        if let activationID = record.activationID, let activation = try await state.store.read({ try await $0.activation(id: activationID) }) {
+            lockedUntil = LockState(activation, now: now).information?.lockedUntil.map { Int64($0.timeIntervalSince1970) }
+        }
+        return JSONResponse.make(StatusView(status: effectiveStatus(record, now: now), lockedUntil: lockedUntil, expiresAt: record.expiresAt))
+    }
+
+    @Sendable func complete(_ request: Request, context: BasicRequestContext) async throws -> Response {
+        let (tenant, record): (TenantRecord, AuthRequestRecord)
+        do {
+            (tenant, record) = try await browserRequest(request, context: context)
+        } catch let error as OAuthError {
+            throw BrowserError(status: error.status, title: "Sign-in not possible", message: error.description)
+        }
+        let issuer = state.issuer(forTenantNamed: tenant.name)
+        let now = state.epochNow()
+        switch effectiveStatus(record, now: now) {
+        case .approved:
+            let code = Secrets.randomToken()
+            let issued = try await state.store.transaction { tx -> Bool in
+                guard try await tx.completeAuthRequest(id: record.id) else { return false }
+                try await tx.insertGrant(
+                    GrantRecord(
+                        digest: Secrets.digest(code), kind: "code", familyID: Secrets.randomToken(byteCount: 16),
+                        tenantID: tenant.id, serviceID: record.serviceID, userID: record.userID ?? "",
+                        redirectURI: record.redirectURI, codeChallenge: record.codeChallenge, nonce: record.nonce,
+                        scope: record.scope, factors: record.factors ?? "[]", confirmedAttributes: record.confirmedAttributes ?? "[]",
+                        authTime: record.authTime ?? now, expiresAt: now + Self.codeLifetime, usedAt: nil, revoked: 0))
+                return true
+            }
+            guard issued else {
+                throw BrowserError(status: .badRequest, title: "Sign-in completed", message: "This sign-in was completed already.")
+            }
+            return Self.redirect(to: record.redirectURI, parameters: [("code", code), ("state", record.state), ("iss", issuer)])
+        case .denied, .expired, .locked:
+            let reason = effectiveStatus(record, now: now)
+            let description =
+                switch reason {
+                case .denied: "the user declined the sign-in on the device"
+                case .locked: "the device is locked after too many failed attempts"
+                default: "the sign-in request expired"
+                }
+            return Self.redirect(
+                to: record.redirectURI,
+                parameters: [("error", "access_denied"), ("error_description", description), ("state", record.state), ("iss", issuer)])
+        case .pending, .claimed:
+            throw BrowserError(status: .badRequest, title: "Not finished", message: "Confirm the sign-in on your device first.")
+        case .completed:
+            throw BrowserError(status: .badRequest, title: "Sign-in completed", message: "This sign-in was completed already.")
+        }
+    }
+
+    @Sendable func authenticationLinkPage(_ request: Request, context: BasicRequestContext) async throws -> Response {
+        let tenant = try await state.tenant(named: context.parameters.get("tenant") ?? "")
+        let requestID = (try? RequestDecoding.query(request))?["request"] ?? ""
+        let url = "\(state.issuer(forTenantNamed: tenant.name))/authenticate?request=\(Self.formEncode(requestID))"
+        return HTMLResponse.make(
+            Pages.deviceLink(
+                title: "Open with Tessera",
+                explanation: "This is a sign-in link for the Tessera app. Scan the code or open the link on your activated device.",
+                url: url))
+    }
+
+    @Sendable func activationLinkPage(_ request: Request, context: BasicRequestContext) async throws -> Response {
+        let tenant = try await state.tenant(named: context.parameters.get("tenant") ?? "")
+        let code = (try? RequestDecoding.query(request))?["code"] ?? ""
+        let url = "\(state.issuer(forTenantNamed: tenant.name))/activate?code=\(Self.formEncode(code))"
+        return HTMLResponse.make(
+            Pages.deviceLink(
+                title: "Activate a device",
+                explanation: "Scan this code with the Tessera app (or run `tessera device activate` with this link) to bind your device to your account.",
+                url: url))
+    }
+
+    // MARK: Token endpoint
+
+    @Sendable func token(_ request: Request, context: BasicRequestContext) async throws -> Response {
+        let tenant = try await state.tenant(named: context.parameters.get("tenant") ?? "")
+        let form = try await RequestDecoding.form(from: request)
+        let service = try await authenticateClient(request, form: form, tenant: tenant)
+        switch form["grant_type"] {
+        case "authorization_code":
+            return try await redeemCode(form: form, service: service, tenant: tenant)
+        case "refresh_token":
+            return try await refresh(form: form, service: service, tenant: tenant)
+        case nil:
+            throw OAuthError.invalidRequest("grant_type is missing")
+        default:
+            throw OAuthError(.badRequest, "unsupported_grant_type", "supported grant types: authorization_code, refresh_token")
+        }
+    }
+
+    /// client_secret_basic, client_secret_post, or a public client naming itself.
+    private func authenticateClient(_ request: Request, form: [String: String], tenant: TenantRecord) async throws -> ServiceRecord {
+        var clientID = form["client_id"]
+        var secret = form["client_secret"]
+        var usedBasic = false
+        if let header = request.headers[.authorization], header.lowercased().hasPrefix("basic ") {
+            guard form["client_secret"] == nil else {
+                throw OAuthError.invalidRequest("use one client authentication method, not two")
+            }
+            guard let decoded = Data(base64Encoded: String(header.dropFirst(6)).trimmingCharacters(in: .whitespaces)),
+                let text = String(data: decoded, encoding: .utf8), let colon = text.firstIndex(of: ":")
+            else { throw invalidClient(basic: true) }
+            let basicID = RequestDecoding.decodeComponent(text[..<colon]) ?? ""
+            if let clientID, clientID != basicID { throw invalidClient(basic: true) }
+            clientID = basicID
+            secret = RequestDecoding.decodeComponent(text[text.index(after: colon)...])
+            usedBasic = true
+        }
+        guard let clientID, let service = try await state.store.read({ try await $0.service(clientID: clientID) }),
+            service.tenantID == tenant.id
+        else { throw invalidClient(basic: usedBasic) }
+        if let digest = service.secretDigest {
+            guard let secret, Secrets.constantTimeEquals(Secrets.digest(secret), digest) else { throw invalidClient(basic: usedBasic) }
+        } else if secret != nil {
+            throw invalidClient(basic: usedBasic)
+        }
+        return service
+    }
+
+    private func invalidClient(basic: Bool) -> OAuthError {
+        var error = OAuthError(.unauthorized, "invalid_client", "client authentication failed")
+        if basic { error.headers = [.wwwAuthenticate: #"Basic realm="tessera""#] }
+        return error
+    }
+
+    private func redeemCode(form: [String: String], service: ServiceRecord, tenant: TenantRecord) async throws -> Response {
+        guard let code = form["code"] else { throw OAuthError.invalidRequest("code is missing") }
+        let now = state.epochNow()
+        let digest = Secrets.digest(code)
+        let grant: GrantRecord = try await state.store.transaction { tx in
+            guard let grant = try await tx.grant(digest: digest), grant.kind == "code", grant.tenantID == tenant.id else {
+                throw OAuthError.invalidGrant("the authorization code is not valid")
+            }
+            guard grant.serviceID == service.id else { throw OAuthError.invalidGrant("the code was issued to another client") }
+            // [REQ:RFC6749-4.1.2] a code used twice revokes everything issued from it.
+            guard try await tx.spendGrant(digest: digest, now: now) else {
+                try await tx.revokeFamily(grant.familyID)
+                throw OAuthError.invalidGrant("the authorization code was used already")
+            }
+            guard grant.expiresAt > now else { throw OAuthError.invalidGrant("the authorization code has expired") }
+            guard form["redirect_uri"] == grant.redirectURI else {
+                throw OAuthError.invalidGrant("redirect_uri does not match the authorization request")
+            }
+            if let challenge = grant.codeChallenge {
+                guard let verifier = form["code_verifier"] else { throw OAuthError.invalidGrant("code_verifier is missing") }
+                guard PKCE.verify(verifier: verifier, challenge: challenge) else {
+                    throw OAuthError.invalidGrant("code_verifier does not match the code challenge")
+                }
+            } else if form["code_verifier"] != nil {
+                throw OAuthError.invalidGrant("the authorization request had no code challenge")
+            }
+            return grant
+        }
+        return try await issueTokens(for: grant, service: service, tenant: tenant, includeNonce: true)
+    }
+
+    private func refresh(form: [String: String], service: ServiceRecord, tenant: TenantRecord) async throws -> Response {
+        guard let token = form["refresh_token"] else { throw OAuthError.invalidRequest("refresh_token is missing") }
+        let now = state.epochNow()
+        let digest = Secrets.digest(token)
+        let grant: GrantRecord = try await state.store.transaction { tx in
+            guard let grant = try await tx.grant(digest: digest), grant.kind == "refresh", grant.tenantID == tenant.id else {
+                throw OAuthError.invalidGrant("the refresh token is not valid")
+            }
+            guard grant.serviceID == service.id else { throw OAuthError.invalidGrant("the refresh token was issued to another client") }
+            guard grant.revoked == 0 else { throw OAuthError.invalidGrant("the refresh token was revoked") }
+            // Rotation: each refresh token works once; a second use means it was stolen,
+            // so the whole family goes.
+            guard try await tx.spendGrant(digest: digest, now: now) else {
+                try await tx.revokeFamily(grant.familyID)
+                throw OAuthError.invalidGrant("the refresh token was used already; its session is revoked")
+            }
+            guard grant.expiresAt > now else { throw OAuthError.invalidGrant("the refresh token has expired") }
+            if let requested = form["scope"] {
+                let granted = Set(grant.scope.split(separator: " "))
+                guard Set(requested.split(separator: " ")).isSubset(of: granted) else {
+                    throw OAuthError(.badRequest, "invalid_scope", "the scope exceeds the original grant")
+                }
+            }
+            return grant
+        }
+        return try await issueTokens(for: grant, service: service, tenant: tenant, includeNonce: false)
+    }
+
+    struct TokenResponse: Codable {
+        let accessToken: String
+        let tokenType = "Bearer"
+        let expiresIn: Int64
+        let idToken: String
+        let refreshToken: String
+        let scope: String
+
+        enum CodingKeys: String, CodingKey {
+            case scope
+            case accessToken = "access_token"
+            case tokenType = "token_type"
+            case expiresIn = "expires_in"
+            case idToken = "id_token"
+            case refreshToken = "refresh_token"
+        }
+    }
+
+    private func issueTokens(for grant: GrantRecord, service: ServiceRecord, tenant: TenantRecord, includeNonce: Bool) async throws
+        -> Response
+    {
+        let issuer = state.issuer(forTenantNamed: tenant.name)
+        let now = state.epochNow()
+        let factors = try JSONCoding.decode([FactorType].self, grant.factors)
+        let confirmed = try JSONCoding.decode([String].self, grant.confirmedAttributes)
+        let (user, refreshToken): (UserRecord?, String) = try await state.store.transaction { tx in
+            let refreshToken = Secrets.randomToken()
+            try await tx.insertGrant(
+                GrantRecord(
+                    digest: Secrets.digest(refreshToken), kind: "refresh", familyID: grant.familyID, tenantID: tenant.id,
+                    serviceID: service.id, userID: grant.userID, redirectURI: nil, codeChallenge: nil, nonce: nil,
+                    scope: grant.scope, factors: grant.factors, confirmedAttributes: grant.confirmedAttributes,
+                    authTime: grant.authTime, expiresAt: now + Self.refreshTokenLifetime, usedAt: nil, revoked: 0))
+            return (try await tx.user(id: grant.userID), refreshToken)
+        }
+        guard let user else { throw OAuthError.invalidGrant("the user no longer exists") }
+        let userAttributes = try JSONCoding.decode([String: String].self, user.attributes)
+        let released = userAttributes.filter { confirmed.contains($0.key) }
+        let combination = FactorCombination(factors)
+        let issuerKeys = try await state.tokenIssuer(for: tenant)
+        var idClaims = IDTokenClaims(
+            iss: issuer, sub: user.id, aud: service.clientID, exp: Int(now + Self.idTokenLifetime), iat: Int(now),
+            authTime: Int(grant.authTime), nonce: includeNonce ? grant.nonce : nil, amr: Self.amr(for: combination.factors),
+            acr: Self.acr(for: combination), attributes: released)
+        idClaims.sid = grant.familyID
+        let accessClaims = AccessTokenClaims(
+            iss: issuer, sub: user.id, aud: issuer, clientID: service.clientID, exp: Int(now + Self.accessTokenLifetime),
+            iat: Int(now), jti: Secrets.randomToken(byteCount: 16), scope: grant.scope, authTime: Int(grant.authTime),
+            amr: idClaims.amr, acr: idClaims.acr, sid: grant.familyID)
+        let response = TokenResponse(
+            accessToken: try await issuerKeys.sign(accessClaims, type: "at+jwt"), expiresIn: Self.accessTokenLifetime,
+            idToken: try await issuerKeys.sign(idClaims), refreshToken: refreshToken, scope: grant.scope)
+        var http = JSONResponse.make(response)
+        http.headers[.init("Pragma")!] = "no-cache"
+        return http
+    }
+
+    // MARK: UserInfo
+
+    @Sendable func userinfo(_ request: Request, context: BasicRequestContext) async throws -> Response {
+        let tenant = try await state.tenant(named: context.parameters.get("tenant") ?? "")
+        let issuer = state.issuer(forTenantNamed: tenant.name)
+        func invalidToken() -> OAuthError {
+            var error = OAuthError(.unauthorized, "invalid_token", "the access token is not valid")
+            error.headers = [.wwwAuthenticate: #"Bearer error="invalid_token""#]
+            return error
+        }
+        guard let header = request.headers[.authorization], header.hasPrefix("Bearer ") else { throw invalidToken() }
+        let claims: AccessTokenClaims
+        do {
+            claims = try await state.tokenIssuer(for: tenant).verify(String(header.dropFirst(7)), as: AccessTokenClaims.self)
+        } catch {
+            throw invalidToken()
+        }
+        guard claims.iss == issuer, claims.aud == issuer, claims.scope.split(separator: " ").contains("openid") else {
+            throw invalidToken()
+        }
+        let (family, user) = try await state.store.read { tx in
+            (try await tx.family(claims.sid), try await tx.user(id: claims.sub))
+        }
+        guard let family, !family.revoked, let user else { throw invalidToken() }
+        let confirmed = try JSONCoding.decode([String].self, family.latest.confirmedAttributes)
+        var body = try JSONCoding.decode([String: String].self, user.attributes).filter { confirmed.contains($0.key) }
+        body["sub"] = user.id
+        return JSONResponse.make(body)
+    }
+}

@@ -1,0 +1,76 @@
+import Foundation
+import Hummingbird
+import TesseraCore
+
+/// Bodies are read whole, up to a limit, and decoded strictly; anything else is a 400
+/// (or 413) before any handler logic runs.
+enum RequestDecoding {
+    static let maximumBodySize = 64 * 1024
+
+    static func body(_ request: inout Request) async throws -> ByteBuffer {
+        do {
+            return try await request.collectBody(upTo: maximumBodySize)
+        } catch {
+            throw OAuthError(.contentTooLarge, "invalid_request", "the request body is larger than \(maximumBodySize) bytes")
+        }
+    }
+
+    static func json<T: Decodable>(_ type: T.Type, from request: Request) async throws -> T {
+        var request = request
+        let buffer = try await body(&request)
+        guard buffer.readableBytes > 0 else { throw OAuthError.invalidRequest("the request needs a JSON body") }
+        do {
+            return try WireCoding.decoder().decode(T.self, from: Data(buffer.readableBytesView))
+        } catch let error as DecodingError {
+            throw OAuthError.invalidRequest("malformed JSON body: \(describe(error))")
+        } catch {
+            throw OAuthError.invalidRequest("malformed JSON body")
+        }
+    }
+
+    /// An `application/x-www-form-urlencoded` body; a parameter given twice is refused (RFC 6749 §3.1).
+    static func form(from request: Request) async throws -> [String: String] {
+        var request = request
+        let buffer = try await body(&request)
+        guard let text = String(bytes: buffer.readableBytesView, encoding: .utf8) else {
+            throw OAuthError.invalidRequest("the form body is not UTF-8")
+        }
+        return try parseForm(text)
+    }
+
+    static func parseForm(_ text: String) throws -> [String: String] {
+        var values: [String: String] = [:]
+        for pair in text.split(separator: "&", omittingEmptySubsequences: true) {
+            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            guard let name = decodeComponent(parts[0]), !name.isEmpty,
+                let value = decodeComponent(parts.count > 1 ? parts[1] : "")
+            else { throw OAuthError.invalidRequest("malformed form body") }
+            guard values[name] == nil else { throw OAuthError.invalidRequest("parameter '\(name)' is repeated") }
+            values[name] = value
+        }
+        return values
+    }
+
+    static func decodeComponent(_ text: Substring) -> String? {
+        text.replacingOccurrences(of: "+", with: " ").removingPercentEncoding
+    }
+
+    /// Query parameters, with the same no-repeats rule.
+    static func query(_ request: Request) throws -> [String: String] {
+        try parseForm(request.uri.query ?? "")
+    }
+
+    private static func describe(_ error: DecodingError) -> String {
+        switch error {
+        case .keyNotFound(let key, _): "missing field '\(key.stringValue)'"
+        case .typeMismatch(_, let context): "wrong type at '\(path(context))'"
+        case .valueNotFound(_, let context): "missing value at '\(path(context))'"
+        case .dataCorrupted(let context): context.codingPath.isEmpty ? "not valid JSON" : "invalid value at '\(path(context))'"
+        @unknown default: "invalid JSON"
+        }
+    }
+
+    private static func path(_ context: DecodingError.Context) -> String {
+        context.codingPath.map { $0.intValue.map(String.init) ?? $0.stringValue }.joined(separator: ".")
+    }
+}

@@ -1,0 +1,101 @@
+import Foundation
+import Hummingbird
+import TesseraCore
+
+/// An error the server shows its caller: OAuth-style JSON (`error`, `error_description`).
+///
+/// The description is written for the client and never carries secrets or which
+/// factor failed; details go to the request log.
+struct OAuthError: HTTPResponseError {
+    let status: HTTPResponse.Status
+    let code: String
+    let description: String
+    var lockout: LockoutInformation? = nil
+    var headers: HTTPFields = [:]
+
+    init(
+        _ status: HTTPResponse.Status, _ code: String, _ description: String, lockout: LockoutInformation? = nil
+    ) {
+        self.status = status
+        self.code = code
+        self.description = description
+        self.lockout = lockout
+    }
+
+    func response(from request: Request, context: some RequestContext) throws -> Response {
+        var response = JSONResponse.make(ErrorBody(error: code, errorDescription: description, lockout: lockout), status: status)
+        for field in headers { response.headers.append(field) }
+        return response
+    }
+
+    static func invalidRequest(_ description: String) -> OAuthError { .init(.badRequest, "invalid_request", description) }
+    static func notFound(_ what: String) -> OAuthError { .init(.notFound, "not_found", "\(what) does not exist") }
+    static func invalidGrant(_ description: String) -> OAuthError { .init(.badRequest, "invalid_grant", description) }
+
+    static func pendingLockout(_ information: LockoutInformation) -> OAuthError {
+        OAuthError(
+            HTTPResponse.Status(code: 423, reasonPhrase: "Locked"), "account_locked",
+            information.isPermanent
+                ? "this activation is locked permanently; an administrator must unlock it"
+                : "this activation is locked after failed attempts; try again later",
+            lockout: information)
+    }
+}
+
+/// An error on a page a person looks at: answered as a small HTML page.
+struct BrowserError: HTTPResponseError {
+    let status: HTTPResponse.Status
+    let title: String
+    let message: String
+
+    func response(from request: Request, context: some RequestContext) throws -> Response {
+        HTMLResponse.make(Pages.error(title: title, message: message), status: status)
+    }
+}
+
+enum JSONResponse {
+    static func make(_ value: some Encodable, status: HTTPResponse.Status = .ok) -> Response {
+        let data = (try? WireCoding.encoder().encode(value)) ?? Data(#"{"error":"server_error"}"#.utf8)
+        return Response(
+            status: status,
+            headers: [.contentType: "application/json; charset=utf-8", .cacheControl: "no-store"],
+            body: .init(byteBuffer: ByteBuffer(bytes: data)))
+    }
+}
+
+enum HTMLResponse {
+    static func make(_ html: String, status: HTTPResponse.Status = .ok) -> Response {
+        Response(
+            status: status,
+            headers: [
+                .contentType: "text/html; charset=utf-8", .cacheControl: "no-store",
+                .init("Content-Security-Policy")!:
+                    "default-src 'none'; script-src 'self' 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:; connect-src 'self'; frame-ancestors 'none'",
+                .init("X-Frame-Options")!: "DENY",
+            ],
+            body: .init(byteBuffer: ByteBuffer(string: html)))
+    }
+}
+
+/// Turns anything a handler did not map itself into an opaque 500, logged with its
+/// detail; HTTP errors raised by Hummingbird (oversize bodies, unknown routes) keep
+/// their status but get the OAuth-style body.
+struct ErrorMappingMiddleware<Context: RequestContext>: RouterMiddleware {
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws
+        -> Response
+    {
+        do {
+            return try await next(request, context)
+        } catch let error as OAuthError {
+            throw error
+        } catch let error as BrowserError {
+            throw error
+        } catch let error as HTTPError {
+            let code = error.status == .notFound ? "not_found" : "invalid_request"
+            throw OAuthError(error.status, code, error.status.reasonPhrase.lowercased())
+        } catch {
+            context.logger.error("request failed", metadata: ["error": "\(String(reflecting: type(of: error)))"])
+            throw OAuthError(.internalServerError, "server_error", "the server could not complete the request")
+        }
+    }
+}

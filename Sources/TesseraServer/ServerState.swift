@@ -1,0 +1,104 @@
+import Foundation
+import Logging
+import TesseraCore
+import TesseraCrypto
+import TesseraStore
+
+/// What every handler shares: the store, the master-key box, the clock and the
+/// tenants' token issuers.
+struct ServerState: Sendable {
+    let configuration: ServerConfiguration
+    let store: SQLStore
+    let box: SecretBox
+    let adminTokenDigest: String
+    let issuers: IssuerCache
+    let now: @Sendable () -> Date
+
+    var publicURL: String { configuration.publicURL }
+
+    func issuer(forTenantNamed name: String) -> String { "\(publicURL)/t/\(name)" }
+
+    func epochNow() -> Int64 { Int64(now().timeIntervalSince1970) }
+
+    /// The tenant a path names, or a 404.
+    func tenant(named name: String) async throws -> TenantRecord {
+        guard Validation.isTenantName(name), let tenant = try await store.read({ try await $0.tenant(named: name) })
+        else { throw OAuthError.notFound("tenant '\(name.prefix(64))'") }
+        return tenant
+    }
+
+    func lockoutPolicy(of tenant: TenantRecord) -> LockoutPolicy {
+        (try? JSONDecoder().decode(LockoutPolicy.self, from: Data(tenant.lockoutPolicy.utf8))) ?? .standard
+    }
+
+    func tokenIssuer(for tenant: TenantRecord) async throws -> TokenIssuer {
+        if let cached = await issuers.issuer(tenantID: tenant.id) { return cached }
+        let records = try await store.read { try await $0.signingKeys(tenantID: tenant.id) }
+        let keys = try records.map { record in
+            let raw = try box.open(record.sealedKey, context: "signing-key:\(record.kid)")
+            return ServerSigningKey(kid: record.kid, privateKey: try .init(rawRepresentation: raw))
+        }
+        guard let active = records.last(where: { $0.active == 1 }) else {
+            throw ServerStartupError("tenant \(tenant.name) has no active signing key")
+        }
+        let issuer = try await TokenIssuer(keys: keys, activeKid: active.kid)
+        await issuers.store(issuer, tenantID: tenant.id)
+        return issuer
+    }
+
+    func publicKeys(for tenant: TenantRecord) async throws -> [PublicJWK] {
+        let records = try await store.read { try await $0.signingKeys(tenantID: tenant.id) }
+        return try records.map { record in
+            let raw = try box.open(record.sealedKey, context: "signing-key:\(record.kid)")
+            return ServerSigningKey(kid: record.kid, privateKey: try .init(rawRepresentation: raw)).publicJWK
+        }
+    }
+}
+
+actor IssuerCache {
+    private var issuers: [String: TokenIssuer] = [:]
+    func issuer(tenantID: String) -> TokenIssuer? { issuers[tenantID] }
+    func store(_ issuer: TokenIssuer, tenantID: String) { issuers[tenantID] = issuer }
+}
+
+/// Checks on names and URIs that come from administrators and clients.
+enum Validation {
+    static func isTenantName(_ name: String) -> Bool {
+        let bytes = Array(name.utf8)
+        guard (1...63).contains(bytes.count) else { return false }
+        return bytes.enumerated().allSatisfy { index, byte in
+            (byte >= 0x61 && byte <= 0x7A) || (byte >= 0x30 && byte <= 0x39) || (index > 0 && byte == 0x2D)
+        }
+    }
+
+    static func isUsername(_ name: String) -> Bool {
+        (1...128).contains(name.count) && !name.unicodeScalars.contains { $0.properties.generalCategory == .control }
+            && name.trimmingCharacters(in: .whitespaces) == name
+    }
+
+    static let reservedClaims: Set<String> = [
+        "iss", "sub", "aud", "exp", "iat", "nbf", "jti", "auth_time", "nonce", "amr", "acr", "azp", "sid", "at_hash",
+        "c_hash", "scope", "client_id",
+    ]
+
+    static func isAttributeName(_ name: String) -> Bool {
+        let bytes = Array(name.utf8)
+        guard (1...64).contains(bytes.count), !reservedClaims.contains(name) else { return false }
+        return bytes.enumerated().allSatisfy { index, byte in
+            (byte >= 0x61 && byte <= 0x7A) || byte == 0x5F || (index > 0 && byte >= 0x30 && byte <= 0x39)
+        }
+    }
+
+    /// Redirect URIs are absolute, carry no fragment, and use https, http on a loopback
+    /// host, or a private-use scheme with a dot (RFC 8252 §7.1).
+    static func isRedirectURI(_ text: String) -> Bool {
+        guard text.count <= 2048, let components = URLComponents(string: text), let scheme = components.scheme?.lowercased(),
+            components.fragment == nil
+        else { return false }
+        switch scheme {
+        case "https": return !(components.host ?? "").isEmpty
+        case "http": return ["127.0.0.1", "localhost", "[::1]", "::1"].contains(components.host ?? "")
+        default: return scheme.contains(".")
+        }
+    }
+}

@@ -1,0 +1,199 @@
+import ArgumentParser
+import Foundation
+
+struct Admin: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Manage tenants, services, users, invitations and activations over the admin API.",
+        subcommands: [Tenant.self, Service.self, User.self, Invite.self, ActivationCommands.self])
+
+    struct Tenant: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Create and list tenants.", subcommands: [Create.self, List.self])
+
+        struct Create: AsyncParsableCommand {
+            static let configuration = CommandConfiguration(abstract: "Create a tenant; prints its issuer URL.")
+            @OptionGroup var options: AdminOptions
+            @Argument(help: "Tenant name: a-z, 0-9 and '-'.") var name: String
+            @Option(help: "Failed attempts before the first wait (0-5).") var lockoutFreeAttempts: Int?
+            @Option(help: "Waits in seconds, comma separated; the last repeats (e.g. 30,60,300).") var lockoutWaits: String?
+            @Option(help: "Failures that lock an activation for good (0 = never).") var lockoutPermanentAfter: Int?
+
+            func run() async throws {
+                var body: [String: Any] = ["name": name]
+                if lockoutFreeAttempts != nil || lockoutWaits != nil || lockoutPermanentAfter != nil {
+                    let waits = try (lockoutWaits ?? "30,60,300,900,3600").split(separator: ",").map { part -> Int in
+                        guard let value = Int(part.trimmingCharacters(in: .whitespaces)) else {
+                            throw ValidationError("--lockout-waits takes whole seconds separated by commas")
+                        }
+                        return value
+                    }
+                    var lockout: [String: Any] = ["free_attempts": lockoutFreeAttempts ?? 3, "waits": waits]
+                    let permanent = lockoutPermanentAfter ?? 10
+                    if permanent > 0 { lockout["permanent_after"] = permanent }
+                    body["lockout"] = lockout
+                }
+                let result = try await options.client().call("POST", "admin/tenants", body: body)
+                if options.json { return Output.json(result) }
+                print((result as? [String: Any])?["issuer"] ?? "")
+            }
+        }
+
+        struct List: AsyncParsableCommand {
+            static let configuration = CommandConfiguration(abstract: "List tenants with their issuer URLs.")
+            @OptionGroup var options: AdminOptions
+
+            func run() async throws {
+                let result = try await options.client().get("admin/tenants")
+                if options.json { return Output.json(result) }
+                for tenant in (result as? [String: Any])?["tenants"] as? [[String: Any]] ?? [] {
+                    print("\(tenant["name"] ?? "")\t\(tenant["issuer"] ?? "")")
+                }
+            }
+        }
+    }
+
+    struct Service: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Register and list services (OpenID Connect clients).", subcommands: [Create.self, List.self])
+
+        struct Create: AsyncParsableCommand {
+            static let configuration = CommandConfiguration(
+                abstract: "Register a service; prints client_id and, for confidential services, client_secret.")
+            @OptionGroup var options: AdminOptions
+            @Option(help: "Tenant name.") var tenant: String
+            @Option(help: "Service name shown to users.") var name: String
+            @Option(help: "Exact redirect URI (repeat for several).") var redirectUri: [String] = []
+            @Flag(help: "A public client (no secret; PKCE S256 required).") var `public` = false
+            @Option(help: "Factor policy: alternatives separated by ',', factors joined by '+'.") var policy = "device+pin,device+biometric"
+            @Option(help: "User attributes the service asks for, comma separated (e.g. email,name).") var attributes: String?
+
+            func validate() throws {
+                guard !redirectUri.isEmpty else { throw ValidationError("give at least one --redirect-uri") }
+            }
+
+            func run() async throws {
+                let body: [String: Any] = [
+                    "name": name, "redirect_uris": redirectUri, "public": `public`, "policy": policy,
+                    "attributes": (attributes ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+                        .filter { !$0.isEmpty },
+                ]
+                let result = try await options.client().call("POST", "admin/tenants/\(tenant)/services", body: body)
+                if options.json { return Output.json(result) }
+                Output.fields(result as? [String: Any] ?? [:], ["client_id", "client_secret", "issuer", "policy"])
+            }
+        }
+
+        struct List: AsyncParsableCommand {
+            static let configuration = CommandConfiguration(abstract: "List a tenant's services.")
+            @OptionGroup var options: AdminOptions
+            @Option(help: "Tenant name.") var tenant: String
+
+            func run() async throws {
+                let result = try await options.client().get("admin/tenants/\(tenant)/services")
+                if options.json { return Output.json(result) }
+                for service in (result as? [String: Any])?["services"] as? [[String: Any]] ?? [] {
+                    print("\(service["client_id"] ?? "")\t\(service["name"] ?? "")\t\(service["policy"] ?? "")")
+                }
+            }
+        }
+    }
+
+    struct User: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Create users.", subcommands: [Create.self])
+
+        struct Create: AsyncParsableCommand {
+            static let configuration = CommandConfiguration(abstract: "Create a user in a tenant.")
+            @OptionGroup var options: AdminOptions
+            @Option(help: "Tenant name.") var tenant: String
+            @Option(help: "Username, unique in the tenant.") var username: String
+            @Option(help: "An attribute as key=value (repeat for several).") var attribute: [String] = []
+
+            func run() async throws {
+                var attributes: [String: String] = [:]
+                for pair in attribute {
+                    guard let equals = pair.firstIndex(of: "=") else { throw ValidationError("--attribute takes key=value") }
+                    attributes[String(pair[..<equals])] = String(pair[pair.index(after: equals)...])
+                }
+                let result = try await options.client().call(
+                    "POST", "admin/tenants/\(tenant)/users", body: ["username": username, "attributes": attributes])
+                if options.json { return Output.json(result) }
+                Output.fields(result as? [String: Any] ?? [:], ["id", "username", "attributes"])
+            }
+        }
+    }
+
+    struct Invite: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Create a single-use, expiring activation link for a user; prints its url.")
+        @OptionGroup var options: AdminOptions
+        @Option(help: "Tenant name.") var tenant: String
+        @Option(help: "Username.") var username: String
+        @Option(help: "Lifetime in seconds (default 7 days).") var ttl: Int?
+
+        func run() async throws {
+            var body: [String: Any] = ["username": username]
+            if let ttl { body["ttl_seconds"] = ttl }
+            let result = try await options.client().call("POST", "admin/tenants/\(tenant)/invitations", body: body)
+            if options.json { return Output.json(result) }
+            var fields = result as? [String: Any] ?? [:]
+            if let expires = (fields["expires_at"] as? NSNumber)?.doubleValue {
+                fields["expires_at"] = ISO8601DateFormatter().string(from: Date(timeIntervalSince1970: expires))
+            }
+            Output.fields(fields, ["url", "expires_at"])
+        }
+    }
+
+    struct ActivationCommands: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "activation", abstract: "List and unlock activations.", subcommands: [List.self, Unlock.self])
+
+        struct List: AsyncParsableCommand {
+            static let configuration = CommandConfiguration(abstract: "List a tenant's activations, with their lock state.")
+            @OptionGroup var options: AdminOptions
+            @Option(help: "Tenant name.") var tenant: String
+            @Option(help: "Only this user's activations.") var username: String?
+
+            func run() async throws {
+                var path = "admin/tenants/\(tenant)/activations"
+                if let username, let encoded = username.addingPercentEncoding(withAllowedCharacters: .alphanumerics) {
+                    path += "?username=\(encoded)"
+                }
+                let client = try options.client()
+                guard let url = URL(string: client.base.absoluteString + "/" + path) else { throw ValidationError("bad server URL") }
+                let response = try await client.transport.send(
+                    .init(method: "GET", url: url, headers: ["Authorization": "Bearer \(client.token)"]))
+                guard response.status == 200, let result = try? JSONSerialization.jsonObject(with: response.body) else {
+                    throw CLIError("HTTP \(response.status) \(String(decoding: response.body, as: UTF8.self))")
+                }
+                if options.json { return Output.json(result) }
+                for activation in (result as? [String: Any])?["activations"] as? [[String: Any]] ?? [] {
+                    let lock: String
+                    if (activation["permanently_locked"] as? Bool) == true {
+                        lock = "locked permanently"
+                    } else if let until = (activation["locked_until"] as? NSNumber)?.doubleValue,
+                        until > Date().timeIntervalSince1970
+                    {
+                        lock = "locked until \(Date(timeIntervalSince1970: until))"
+                    } else {
+                        lock = "unlocked"
+                    }
+                    print(
+                        "\(activation["id"] ?? "")\t\(activation["username"] ?? "")\t\(Output.text(activation["factors"] ?? []))\t\(activation["failed_attempts"] ?? 0) failed\t\(lock)"
+                    )
+                }
+            }
+        }
+
+        struct Unlock: AsyncParsableCommand {
+            static let configuration = CommandConfiguration(abstract: "Clear an activation's failures and lock.")
+            @OptionGroup var options: AdminOptions
+            @Argument(help: "Activation id.") var id: String
+
+            func run() async throws {
+                let result = try await options.client().call("POST", "admin/activations/\(id)/unlock")
+                if options.json { return Output.json(result) }
+                Output.fields(result as? [String: Any] ?? [:], ["id", "username", "failed_attempts", "permanently_locked"])
+            }
+        }
+    }
+}

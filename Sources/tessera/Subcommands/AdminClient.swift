@@ -1,0 +1,83 @@
+import ArgumentParser
+import Foundation
+import TesseraCore
+import TesseraKit
+
+/// Options every `tessera admin` command takes.
+struct AdminOptions: ParsableArguments {
+    @Option(help: "Server URL (or TESSERA_SERVER; default http://127.0.0.1:8080).") var server: String?
+    @Option(help: "Admin token (or TESSERA_ADMIN_TOKEN).") var token: String?
+    @Flag(help: "Print the server's JSON answer.") var json = false
+
+    func client() throws -> AdminClient {
+        let environment = ProcessInfo.processInfo.environment
+        let base = server ?? environment["TESSERA_SERVER"] ?? "http://127.0.0.1:8080"
+        guard let url = URL(string: base.hasSuffix("/") ? String(base.dropLast()) : base), url.scheme != nil else {
+            throw ValidationError("--server must be a URL")
+        }
+        guard let token = token ?? environment["TESSERA_ADMIN_TOKEN"], !token.isEmpty else {
+            throw ValidationError("the admin token is missing: pass --token or set TESSERA_ADMIN_TOKEN")
+        }
+        return AdminClient(base: url, token: token)
+    }
+}
+
+/// A thin client of the admin REST API.
+struct AdminClient {
+    let base: URL
+    let token: String
+    let transport = URLSessionTransport()
+
+    func call(_ method: String, _ path: String, body: [String: Any]? = nil) async throws -> Any {
+        let data = try body.map { try JSONSerialization.data(withJSONObject: $0, options: [.sortedKeys]) }
+        let response = try await transport.send(
+            HTTPRequestData(
+                method: method, url: base.appendingPathComponent(path),
+                headers: ["Authorization": "Bearer \(token)", "Content-Type": "application/json"], body: data))
+        let object = try? JSONSerialization.jsonObject(with: response.body)
+        guard (200..<300).contains(response.status), let object else {
+            let error = (object as? [String: Any]).map { "\($0["error"] ?? "error"): \($0["error_description"] ?? "")" }
+            throw CLIError("HTTP \(response.status) \(error ?? String(decoding: response.body, as: UTF8.self))")
+        }
+        return object
+    }
+
+    func get(_ path: String) async throws -> Any { try await call("GET", path) }
+}
+
+struct CLIError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
+
+enum Output {
+    static func json(_ object: Any) {
+        if let data = try? JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]) {
+            print(String(decoding: data, as: UTF8.self))
+        }
+    }
+
+    static func encodable(_ value: some Encodable) {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        encoder.dateEncodingStrategy = .iso8601
+        if let data = try? encoder.encode(value) { print(String(decoding: data, as: UTF8.self)) }
+    }
+
+    /// `key: value` lines in the given order, for people.
+    static func fields(_ object: [String: Any], _ keys: [String]) {
+        for key in keys {
+            guard let value = object[key], !(value is NSNull) else { continue }
+            print("\(key): \(text(value))")
+        }
+    }
+
+    static func text(_ value: Any) -> String {
+        switch value {
+        case let array as [Any]: array.map(text).joined(separator: ",")
+        case let dictionary as [String: Any]: dictionary.keys.sorted().map { "\($0)=\(text(dictionary[$0]!))" }.joined(separator: " ")
+        case let bool as Bool where "\(type(of: value))".contains("Bool"): bool ? "true" : "false"
+        default: "\(value)"
+        }
+    }
+}

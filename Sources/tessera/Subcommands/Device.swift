@@ -1,0 +1,216 @@
+import ArgumentParser
+import Foundation
+import TesseraCore
+import TesseraKit
+
+/// Options every `tessera device` command takes.
+struct DeviceOptions: ParsableArguments {
+    @Option(help: "The device's key store directory (or TESSERA_DEVICE_STORE; default ~/.tessera/device).") var store: String?
+    @Flag(help: "Print JSON.") var json = false
+
+    var directory: URL {
+        if let store { return URL(fileURLWithPath: store) }
+        if let environment = ProcessInfo.processInfo.environment["TESSERA_DEVICE_STORE"], !environment.isEmpty {
+            return URL(fileURLWithPath: environment)
+        }
+        return FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".tessera/device")
+    }
+
+    func keyStore() throws -> FileKeyStore { try FileKeyStore(directory: directory) }
+
+    /// The terminal's stand-in for platform biometrics, its state kept beside the keys.
+    func biometrics() -> SoftwareBiometricGate {
+        SoftwareBiometricGate(stateFile: directory.appendingPathComponent("biometric-enrolment-state"))
+    }
+}
+
+struct Device: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "A terminal authenticator: activate this machine and answer logins with its factors.",
+        subcommands: [Activate.self, Login.self, Users.self])
+
+    struct Activate: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Activate this device with an invitation link.")
+        @OptionGroup var options: DeviceOptions
+        @Argument(help: "The activation url from `tessera admin invite`.") var url: String
+        @Option(help: "The PIN to enrol (checked by the server only).") var pin: String
+        @Option(help: "A name for this device.") var alias: String?
+        @Flag(help: "Also enrol a biometric key.") var biometric = false
+        @Flag(help: "Also enrol a TOTP secret (prints its otpauth:// URI once).") var otp = false
+
+        func run() async throws {
+            guard let link = URL(string: url) else { throw ValidationError("not a URL: \(url)") }
+            let personalizer = Personalizer(keyStore: try options.keyStore(), biometrics: options.biometrics())
+            let result = try await Device.reporting(json: options.json) {
+                try await personalizer.activate(url: link, pin: pin, alias: alias, enrollBiometric: biometric, enrollOTP: otp)
+            }
+            let activation = result.activation
+            let report = ActivationReport(
+                activationID: activation.id.rawValue, tenant: activation.tenant, issuer: activation.issuer,
+                username: activation.username, alias: activation.alias, factors: activation.factors.map(\.rawValue),
+                otpauthURI: result.otpProvisioningURI)
+            if options.json { return Output.encodable(report) }
+            print("activation_id: \(report.activationID)\ntenant: \(report.tenant)\nusername: \(report.username)")
+            print("factors: \(report.factors.joined(separator: ","))")
+            if let uri = report.otpauthURI { print("otpauth_uri: \(uri)") }
+        }
+    }
+
+    struct ActivationReport: Encodable {
+        let activationID: String
+        let tenant: String
+        let issuer: String
+        let username: String
+        let alias: String?
+        let factors: [String]
+        let otpauthURI: String?
+        enum CodingKeys: String, CodingKey {
+            case tenant, issuer, username, alias, factors
+            case activationID = "activation_id"
+            case otpauthURI = "otpauth_uri"
+        }
+    }
+
+    struct Login: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Answer a login: claim the request behind an authentication link and sign it.",
+            discussion: "Prints the result case as `result`: userLogin, or lockout with isPermanent and lockedUntil.")
+        @OptionGroup var options: DeviceOptions
+        @Argument(help: "The authentication link (the login page's QR code).") var url: String
+        @Option(help: "The PIN.") var pin: String?
+        @Option(help: "The factor combination to use, e.g. device,pin (default: the first one this device can supply).")
+        var factors: String?
+        @Option(help: "The user to log in as, when this device holds several activations for the issuer.") var user: String?
+        @Option(help: "A TOTP code (default: computed from the secret this device enrolled).") var otp: String?
+        @Flag(help: "Decline the request instead of approving it.") var deny = false
+
+        func run() async throws {
+            guard let link = URL(string: url) else { throw ValidationError("not a URL: \(url)") }
+            let authenticator = Authenticator(keyStore: try options.keyStore(), biometrics: options.biometrics())
+            var information = try await Device.reporting(json: options.json) {
+                try await authenticator.start(url: link, username: user)
+            }
+            if deny {
+                try await Device.reporting(json: options.json) { try await authenticator.deny(information) }
+                if options.json { return Output.encodable(LoginReport(result: "denied")) }
+                return print("result: denied")
+            }
+            let combination: [FactorType]
+            if let factors {
+                combination = try factors.split(separator: ",").map { name in
+                    guard let factor = FactorType(rawValue: name.trimmingCharacters(in: .whitespaces)) else {
+                        throw ValidationError("unknown factor '\(name)' (device, pin, biometric, otp)")
+                    }
+                    return factor
+                }
+            } else {
+                let enrolled = Set(information.activation.factors)
+                let usable = information.requestedAuthenticators.first {
+                    Set($0).isSubset(of: enrolled) && (pin != nil || !$0.contains(.pin))
+                }
+                guard let usable else {
+                    throw CLIError(
+                        "no requested combination fits: \(information.requestedAuthenticators.map { $0.map(\.rawValue).joined(separator: "+") })")
+                }
+                combination = usable
+            }
+            let result = try await Device.reporting(json: options.json) { () -> AuthenticationResult in
+                for factor in combination {
+                    switch factor {
+                    case .device: try information.sign(factor: DeviceFactor())
+                    case .pin:
+                        guard let pin else { throw ValidationError("the combination needs --pin") }
+                        try information.sign(factor: PinFactor(pin))
+                    case .biometric:
+                        try information.sign(factor: try await authenticator.biometricFactor(for: information, reason: "Sign in"))
+                    case .otp:
+                        if let otp {
+                            try information.sign(factor: OtpFactor(code: otp))
+                        } else {
+                            try information.sign(factor: try await authenticator.currentOtpFactor(for: information))
+                        }
+                    }
+                }
+                return try await authenticator.finish(information)
+            }
+            let report: LoginReport
+            switch result {
+            case .userLogin(let login):
+                report = LoginReport(
+                    result: "userLogin", service: login.service.name, username: login.username,
+                    factors: login.factors.map(\.rawValue))
+            case .lockout(let lockout, _):
+                report = LoginReport(result: "lockout", isPermanent: lockout.isPermanent, lockedUntil: lockout.lockedUntil)
+            }
+            if options.json {
+                Output.encodable(report)
+            } else {
+                print("result: \(report.result)")
+                if let service = report.service { print("service: \(service)\nusername: \(report.username ?? "")") }
+                if let factors = report.factors { print("factors: \(factors.joined(separator: ","))") }
+                if let permanent = report.isPermanent { print("isPermanent: \(permanent)") }
+                if let until = report.lockedUntil { print("lockedUntil: \(ISO8601DateFormatter().string(from: until))") }
+            }
+            if report.result == "lockout" { throw ExitCode(3) }
+        }
+    }
+
+    struct LoginReport: Encodable {
+        var result: String
+        var service: String? = nil
+        var username: String? = nil
+        var factors: [String]? = nil
+        var isPermanent: Bool? = nil
+        var lockedUntil: Date? = nil
+    }
+
+    struct Users: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "List the activations on this device.")
+        @OptionGroup var options: DeviceOptions
+
+        func run() async throws {
+            let activations = try await Personalizer(keyStore: try options.keyStore()).activations()
+            let rows = activations.map {
+                UserRow(
+                    tenant: $0.tenant, user: $0.username, activationID: $0.id.rawValue, issuer: $0.issuer, alias: $0.alias,
+                    factors: $0.factors.map(\.rawValue))
+            }
+            if options.json { return Output.encodable(rows) }
+            for row in rows { print("\(row.tenant)\t\(row.user)\t\(row.activationID)") }
+        }
+    }
+
+    struct UserRow: Encodable {
+        let tenant: String
+        let user: String
+        let activationID: String
+        let issuer: String
+        let alias: String?
+        let factors: [String]
+        enum CodingKeys: String, CodingKey {
+            case tenant, user, issuer, alias, factors
+            case activationID = "activation_id"
+        }
+    }
+
+    /// Runs an SDK call and turns its errors into the command's output: a pending lockout
+    /// prints `result: lockout` like an attempt lockout, with exit code 3.
+    static func reporting<T>(json: Bool, _ body: () async throws -> T) async throws -> T {
+        do {
+            return try await body()
+        } catch TesseraKitError.pendingLockout(let lockout) {
+            let report = LoginReport(
+                result: "lockout", isPermanent: lockout.isPermanent, lockedUntil: lockout.lockedUntil)
+            if json {
+                Output.encodable(report)
+            } else {
+                print("result: lockout\nisPermanent: \(lockout.isPermanent)")
+                if let until = lockout.lockedUntil { print("lockedUntil: \(ISO8601DateFormatter().string(from: until))") }
+                FileHandle.standardError.write(Data("error: the activation is locked (pending lockout)\n".utf8))
+            }
+            throw ExitCode(3)
+        } catch let error as TesseraKitError {
+            throw CLIError(error.description)
+        }
+    }
+}
