@@ -49,7 +49,13 @@ let package = Package(
             ]
         ),
         .target(name: "TesseraKit", dependencies: ["TesseraCore", "TesseraCrypto"]),
-        .target(name: "TesseraTesting", dependencies: ["TesseraCore", "TesseraServer", "TesseraKit"]),
+        .target(
+            name: "TesseraTesting",
+            dependencies: [
+                "TesseraCore", "TesseraCrypto", "TesseraServer", "TesseraKit",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         .executableTarget(
             name: "tessera",
             dependencies: [

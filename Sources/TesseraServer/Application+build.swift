@@ -2,31 +2,48 @@ import Foundation
 import Hummingbird
 import Logging
 import NIOCore
+import ServiceLifecycle
 import TesseraCrypto
 import TesseraStore
 
 /// A configured server: the Hummingbird application and the store behind it.
 /// `tessera serve` and the end-to-end tests build it the same way.
-public struct TesseraServerApp: Sendable {
+public final class TesseraServerApp: Sendable {
     public let application: Application<RouterResponder<BasicRequestContext>>
     /// The admin token generated at this start, when none existed; shown once.
     public let generatedAdminToken: String?
     let store: SQLStore
+    private let group: ServiceGroup
 
-    /// Runs until SIGTERM or SIGINT (or task cancellation), finishing in-flight requests,
-    /// then closes the database.
-    public func run(handlingSignals: Bool) async throws {
+    init(application: Application<RouterResponder<BasicRequestContext>>, generatedAdminToken: String?, store: SQLStore, handlingSignals: Bool) {
+        self.application = application
+        self.generatedAdminToken = generatedAdminToken
+        self.store = store
+        group = ServiceGroup(
+            configuration: .init(
+                services: [application], gracefulShutdownSignals: handlingSignals ? [.sigterm, .sigint] : [],
+                logger: application.logger))
+    }
+
+    /// Runs until SIGTERM or SIGINT (when handling signals) or `shutdown()`, finishing
+    /// in-flight requests, then closes the database.
+    public func run() async throws {
+        let result: Result<Void, any Error>
         do {
-            if handlingSignals {
-                try await application.runService(gracefulShutdownSignals: [.sigterm, .sigint])
-            } else {
-                try await application.runService(gracefulShutdownSignals: [])
-            }
+            try await group.run()
+            result = .success(())
         } catch {
-            try? await store.close()
-            throw error
+            result = .failure(error)
         }
-        try await store.close()
+        // Close even if this task was cancelled: in a task that does not inherit it.
+        let store = self.store
+        try await Task { try await store.close() }.value
+        try result.get()
+    }
+
+    /// Stops accepting connections and lets `run()` return once in-flight requests finish.
+    public func shutdown() async {
+        await group.triggerGracefulShutdown()
     }
 }
 
@@ -36,6 +53,7 @@ public func buildApplication(
     configuration: ServerConfiguration,
     logger: Logger,
     now: @escaping @Sendable () -> Date = { Date() },
+    handlingSignals: Bool = true,
     onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
 ) async throws -> TesseraServerApp {
     let directory = DataDirectory(path: configuration.dataDirectory)
@@ -59,7 +77,7 @@ public func buildApplication(
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "tessera"),
         onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? configuration.port) },
         logger: logger)
-    return TesseraServerApp(application: application, generatedAdminToken: generated, store: store)
+    return TesseraServerApp(application: application, generatedAdminToken: generated, store: store, handlingSignals: handlingSignals)
 }
 
 /// One line per request: method, path (never the query, which can hold codes) and status.

@@ -52,6 +52,6 @@ struct Serve: AsyncParsableCommand {
             FileHandle.standardOutput.write(
                 Data("Generated the admin token (shown only this once; keep it):\n  export TESSERA_ADMIN_TOKEN=\(token)\n".utf8))
         }
-        try await server.run(handlingSignals: true)
+        try await server.run()
     }
 }

@@ -1,0 +1,172 @@
+import Foundation
+import TesseraCore
+import TesseraCrypto
+import TesseraKit
+
+/// A tenant with a service and users on a `TestServer`, set up over the admin API the
+/// way an administrator would.
+public struct Scenario: Sendable {
+    public let server: TestServer
+    public let tenant: String
+    public let http = TestHTTP()
+
+    public var issuer: String { server.issuer(tenant) }
+    var admin: [String: String] { ["Authorization": "Bearer \(server.adminToken)"] }
+
+    public static func make(
+        on server: TestServer, lockout: [String: Any]? = nil
+    ) async throws -> Scenario {
+        let tenant = "t\(UUID().uuidString.prefix(8).lowercased())"
+        var body: [String: Any] = ["name": tenant]
+        if let lockout { body["lockout"] = lockout }
+        let response = try await TestHTTP().postJSON("\(server.baseURL)/admin/tenants", body, headers: ["Authorization": "Bearer \(server.adminToken)"])
+        guard response.status == 201 else { throw TestSupportError("tenant create: \(response.status) \(response.text)") }
+        return Scenario(server: server, tenant: tenant)
+    }
+
+    public struct Service: Sendable {
+        public let clientID: String
+        public let clientSecret: String?
+        public let redirectURI: String
+    }
+
+    public func createService(
+        policy: String = "device+pin,device+biometric", attributes: [String] = ["email", "name"], isPublic: Bool = false,
+        redirectURI: String = "http://127.0.0.1:9/callback"
+    ) async throws -> Service {
+        let response = try await http.postJSON(
+            "\(server.baseURL)/admin/tenants/\(tenant)/services",
+            ["name": "Test Service", "redirect_uris": [redirectURI], "public": isPublic, "policy": policy, "attributes": attributes],
+            headers: admin)
+        guard response.status == 201 else { throw TestSupportError("service create: \(response.status) \(response.text)") }
+        let json = try response.json()
+        return Service(clientID: json["client_id"] as? String ?? "", clientSecret: json["client_secret"] as? String, redirectURI: redirectURI)
+    }
+
+    public func createUser(_ username: String, attributes: [String: String] = [:]) async throws {
+        let response = try await http.postJSON(
+            "\(server.baseURL)/admin/tenants/\(tenant)/users", ["username": username, "attributes": attributes], headers: admin)
+        guard response.status == 201 else { throw TestSupportError("user create: \(response.status) \(response.text)") }
+    }
+
+    public func invite(_ username: String, ttl: Int? = nil) async throws -> URL {
+        var body: [String: Any] = ["username": username]
+        if let ttl { body["ttl_seconds"] = ttl }
+        let response = try await http.postJSON("\(server.baseURL)/admin/tenants/\(tenant)/invitations", body, headers: admin)
+        guard response.status == 201, let url = URL(string: try response.json()["url"] as? String ?? "") else {
+            throw TestSupportError("invite: \(response.status) \(response.text)")
+        }
+        return url
+    }
+
+    public func activations(username: String? = nil) async throws -> [[String: Any]] {
+        let query = username.map { "?username=\(TestHTTP.encode($0))" } ?? ""
+        let response = try await http.get("\(server.baseURL)/admin/tenants/\(tenant)/activations\(query)", headers: admin)
+        guard response.status == 200 else { throw TestSupportError("activations: \(response.status) \(response.text)") }
+        return try response.json()["activations"] as? [[String: Any]] ?? []
+    }
+
+    public func unlock(_ activationID: String) async throws {
+        let response = try await http.send("POST", "\(server.baseURL)/admin/activations/\(activationID)/unlock", headers: admin)
+        guard response.status == 200 else { throw TestSupportError("unlock: \(response.status) \(response.text)") }
+    }
+
+    /// A browser on the login page: the page, its cookie and the links it holds.
+    public struct BrowserLogin: Sendable {
+        public let page: String
+        public let cookie: String
+        public let authenticationURL: URL
+        public let statusURL: String
+        public let completeURL: String
+        public let verifier: String?
+        public let state: String
+        public let nonce: String
+    }
+
+    /// Opens `/authorize` as a browser would and reads the login page.
+    public func openLogin(
+        _ service: Service, pkce: Bool = true, extra: [String: String] = [:]
+    ) async throws -> BrowserLogin {
+        let verifier = pkce ? PKCE.makeVerifier() : nil
+        let state = UUID().uuidString
+        let nonce = UUID().uuidString
+        var parameters = [
+            "response_type": "code", "client_id": service.clientID, "redirect_uri": service.redirectURI,
+            "scope": "openid", "state": state, "nonce": nonce,
+        ]
+        if let verifier {
+            parameters["code_challenge"] = PKCE.challenge(forVerifier: verifier)
+            parameters["code_challenge_method"] = "S256"
+        }
+        for (key, value) in extra { parameters[key] = value }
+        let response = try await http.get("\(issuer)/authorize?\(Self.query(parameters))")
+        guard response.status == 200 else { throw TestSupportError("authorize: \(response.status) \(response.text)") }
+        let page = response.text
+        guard let setCookie = response.header("Set-Cookie"), let cookie = setCookie.split(separator: ";").first,
+            let link = Self.attribute("data-status-url", in: page), let complete = Self.attribute("data-complete-url", in: page),
+            let authentication = Self.element("authentication-url", in: page).flatMap(URL.init(string:))
+        else { throw TestSupportError("the login page lacks its parts") }
+        return BrowserLogin(
+            page: page, cookie: String(cookie), authenticationURL: authentication, statusURL: link, completeURL: complete,
+            verifier: verifier, state: state, nonce: nonce)
+    }
+
+    public func status(_ login: BrowserLogin) async throws -> [String: Any] {
+        try await http.get(login.statusURL, headers: ["Cookie": login.cookie]).json()
+    }
+
+    /// Follows the page's completion link; returns the redirect's query parameters.
+    public func complete(_ login: BrowserLogin) async throws -> [String: String] {
+        let response = try await http.get(login.completeURL, headers: ["Cookie": login.cookie])
+        guard response.status == 302, let location = response.header("Location"),
+            let components = URLComponents(string: location)
+        else { throw TestSupportError("complete: \(response.status) \(response.text)") }
+        var result: [String: String] = [:]
+        for item in components.queryItems ?? [] { result[item.name] = item.value }
+        return result
+    }
+
+    public func redeem(
+        code: String, service: Service, verifier: String?, redirectURI: String? = nil
+    ) async throws -> TestHTTP.Response {
+        var fields = ["grant_type": "authorization_code", "code": code, "redirect_uri": redirectURI ?? service.redirectURI]
+        if let verifier { fields["code_verifier"] = verifier }
+        return try await tokenRequest(fields, service: service)
+    }
+
+    public func tokenRequest(_ fields: [String: String], service: Service) async throws -> TestHTTP.Response {
+        var fields = fields
+        var headers: [String: String] = [:]
+        if let secret = service.clientSecret {
+            let credentials = Data("\(TestHTTP.encode(service.clientID)):\(TestHTTP.encode(secret))".utf8).base64EncodedString()
+            headers["Authorization"] = "Basic \(credentials)"
+        } else {
+            fields["client_id"] = service.clientID
+        }
+        return try await http.postForm("\(issuer)/token", fields, headers: headers)
+    }
+
+    static func query(_ parameters: [String: String]) -> String {
+        parameters.sorted { $0.key < $1.key }.map { "\(TestHTTP.encode($0.key))=\(TestHTTP.encode($0.value))" }.joined(separator: "&")
+    }
+
+    static func attribute(_ name: String, in page: String) -> String? {
+        guard let start = page.range(of: "\(name)=\"") else { return nil }
+        let rest = page[start.upperBound...]
+        guard let end = rest.firstIndex(of: "\"") else { return nil }
+        return unescape(String(rest[..<end]))
+    }
+
+    static func element(_ id: String, in page: String) -> String? {
+        guard let start = page.range(of: "id=\"\(id)\">") else { return nil }
+        let rest = page[start.upperBound...]
+        guard let end = rest.firstIndex(of: "<") else { return nil }
+        return unescape(String(rest[..<end]))
+    }
+
+    static func unescape(_ text: String) -> String {
+        text.replacingOccurrences(of: "&quot;", with: "\"").replacingOccurrences(of: "&#39;", with: "'")
+            .replacingOccurrences(of: "&lt;", with: "<").replacingOccurrences(of: "&gt;", with: ">")
+            .replacingOccurrences(of: "&amp;", with: "&")
+    }
+}

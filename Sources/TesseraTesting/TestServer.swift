@@ -1,0 +1,82 @@
+import Foundation
+import Logging
+import TesseraServer
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A real `tessera serve` inside the test process: its own data directory with a real
+/// SQLite file, listening on 127.0.0.1 on a free port.
+public final class TestServer: Sendable {
+    public let baseURL: String
+    public let adminToken: String
+    public let dataDirectory: URL
+    private let app: TesseraServerApp
+    private let task: Task<Void, any Error>
+
+    private init(baseURL: String, adminToken: String, dataDirectory: URL, app: TesseraServerApp, task: Task<Void, any Error>) {
+        self.baseURL = baseURL
+        self.adminToken = adminToken
+        self.dataDirectory = dataDirectory
+        self.app = app
+        self.task = task
+    }
+
+    public static func start(requestLifetime: TimeInterval = 300) async throws -> TestServer {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tessera-test-\(UUID().uuidString)")
+        let port = try freePort()
+        let token = "test-admin-token-\(UUID().uuidString)"
+        let configuration = ServerConfiguration(
+            host: "127.0.0.1", port: port, dataDirectory: directory.path, adminToken: token, requestLifetime: requestLifetime)
+        var logger = Logger(label: "tessera-test", factory: { label in StreamLogHandler.standardError(label: label) })
+        logger.logLevel = .error
+        let (running, continuation) = AsyncStream<Void>.makeStream()
+        let app = try await buildApplication(
+            configuration: configuration, logger: logger, handlingSignals: false, onServerRunning: { _ in continuation.yield() })
+        let task = Task { try await app.run() }
+        for await _ in running { break }
+        return TestServer(baseURL: configuration.publicURL, adminToken: token, dataDirectory: directory, app: app, task: task)
+    }
+
+    /// Stops the server (graceful shutdown) and removes its data directory.
+    public func stop() async {
+        await app.shutdown()
+        _ = try? await task.value
+        try? FileManager.default.removeItem(at: dataDirectory)
+    }
+
+    public func issuer(_ tenant: String) -> String { "\(baseURL)/t/\(tenant)" }
+
+    /// Asks the kernel for a free loopback port.
+    static func freePort() throws -> Int {
+        #if canImport(Glibc)
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        #else
+        let descriptor = socket(AF_INET, SOCK_STREAM, 0)
+        #endif
+        guard descriptor >= 0 else { throw TestSupportError("socket() failed") }
+        defer { close(descriptor) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = 0
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, length) }
+        }
+        guard bound == 0 else { throw TestSupportError("bind() failed") }
+        let named = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(descriptor, $0, &length) }
+        }
+        guard named == 0 else { throw TestSupportError("getsockname() failed") }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+}
+
+public struct TestSupportError: Error, CustomStringConvertible {
+    public let description: String
+    public init(_ description: String) { self.description = description }
+}

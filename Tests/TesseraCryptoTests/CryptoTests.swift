@@ -1,0 +1,112 @@
+import Foundation
+import Testing
+import TesseraCrypto
+import TesseraTesting
+
+@Suite("PKCE (RFC 7636)")
+struct PKCETests {
+    @Test("the appendix B example verifier gives the appendix B challenge")
+    func appendixB() {
+        let verifier = "dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk"
+        #expect(PKCE.challenge(forVerifier: verifier) == "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM")
+        #expect(PKCE.verify(verifier: verifier, challenge: "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM"))
+    }
+
+    @Test("malformed or wrong verifiers are refused")
+    func refusals() {
+        let challenge = PKCE.challenge(forVerifier: "dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk")
+        #expect(!PKCE.verify(verifier: "short", challenge: challenge))
+        #expect(!PKCE.verify(verifier: String(repeating: "a", count: 43), challenge: challenge))
+        #expect(!PKCE.verify(verifier: "dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk!", challenge: challenge))
+        #expect(PKCE.isWellFormedChallenge(challenge))
+        #expect(!PKCE.isWellFormedChallenge("plain-text-challenge"))
+    }
+}
+
+@Suite("TOTP (RFC 6238 appendix B, SHA-1)")
+struct TOTPTests {
+    static let vectors: [(Int64, String)] = [
+        (59, "94287082"), (1_111_111_109, "07081804"), (1_111_111_111, "14050471"), (1_234_567_890, "89005924"),
+        (2_000_000_000, "69279037"), (20_000_000_000, "65353130"),
+    ]
+
+    @Test("the RFC's eight-digit codes", arguments: vectors)
+    func vector(time: Int64, code: String) {
+        let totp = TOTP(secret: Data("12345678901234567890".utf8), digits: 8)
+        #expect(totp.code(at: Date(timeIntervalSince1970: TimeInterval(time))) == code)
+    }
+
+    @Test("a step is accepted once, with one step of drift either way")
+    func singleUse() {
+        let totp = TOTP(secret: Data("12345678901234567890".utf8))
+        let now = Date(timeIntervalSince1970: 1_111_111_111)
+        let previous = totp.code(at: now.addingTimeInterval(-30))
+        let step = totp.matchingStep(for: previous, at: now, lastUsedStep: nil)
+        #expect(step == totp.step(at: now) - 1)
+        #expect(totp.matchingStep(for: previous, at: now, lastUsedStep: step) == nil)
+        #expect(totp.matchingStep(for: totp.code(at: now.addingTimeInterval(-90)), at: now, lastUsedStep: nil) == nil)
+    }
+}
+
+@Suite("PIN proofs and sealed secrets")
+struct PinAndBoxTests {
+    @Test("a PIN proof verifies only for its PIN, request and challenge")
+    func pinProof() throws {
+        let salt = Data("per-activation-salt".utf8)
+        let key = try PinProof.deriveKeyData(pin: "2468", salt: salt)
+        let proof = PinProof.proof(keyData: key, requestID: "r1", challenge: "c1")
+        #expect(PinProof.proof(keyData: key, requestID: "r1", challenge: "c1") == proof)
+        #expect(PinProof.proof(keyData: key, requestID: "r1", challenge: "c2") != proof)
+        #expect(PinProof.proof(keyData: try PinProof.deriveKeyData(pin: "2469", salt: salt), requestID: "r1", challenge: "c1") != proof)
+    }
+
+    @Test("a sealed value opens only under its master key and context")
+    func secretBox() throws {
+        let box = try SecretBox(masterKey: SecretBox.makeMasterKey())
+        let sealed = try box.seal(Data("secret".utf8), context: "pin-key:a")
+        #expect(try box.open(sealed, context: "pin-key:a") == Data("secret".utf8))
+        #expect(throws: CryptoError.self) { try box.open(sealed, context: "pin-key:b") }
+        let other = try SecretBox(masterKey: SecretBox.makeMasterKey())
+        #expect(throws: CryptoError.self) { try other.open(sealed, context: "pin-key:a") }
+    }
+}
+
+@Suite("ES256 compact JWS against joserfc")
+struct JWSInteropTests {
+    @Test("joserfc verifies what Tessera signs")
+    func tesseraToJoserfc() async throws {
+        let key = SoftwareSigningKey()
+        let payload = #"{"hello":"world","n":1}"#
+        let token = try CompactJWS.sign(payload: Data(payload.utf8), header: JWSHeader(typ: "test"), signer: key)
+        let jwk = String(decoding: try JSONEncoder().encode(key.publicJWK), as: UTF8.self)
+        let result = try await Python.run("jws_interop.py", ["verify", jwk, token])
+        #expect(result.status == 0, "\(result.errors)")
+        #expect(result.output == payload)
+    }
+
+    @Test("Tessera verifies what joserfc signs, and refuses it under another key")
+    func joserfcToTessera() async throws {
+        let result = try await Python.run("jws_interop.py", ["sign", "from python"])
+        #expect(result.status == 0, "\(result.errors)")
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(result.output.utf8)) as? [String: Any])
+        let jwkData = try JSONSerialization.data(withJSONObject: try #require(object["jwk"]))
+        let key = try JSONDecoder().decode(PublicJWK.self, from: jwkData).publicKey()
+        let jws = try CompactJWS.parse(try #require(object["token"] as? String))
+        #expect(String(decoding: try jws.verifiedPayload(with: key), as: UTF8.self) == "from python")
+        #expect(throws: CryptoError.self) { try jws.verifiedPayload(with: SoftwareSigningKey().publicKey) }
+    }
+
+    @Test("alg none, HMAC and tampered tokens are refused")
+    func refusals() throws {
+        let key = SoftwareSigningKey()
+        let token = try CompactJWS.sign(payload: Data("x".utf8), header: JWSHeader(), signer: key)
+        let parts = token.split(separator: ".").map(String.init)
+        let none = Base64URL.encode(Data(#"{"alg":"none"}"#.utf8)) + "." + parts[1] + "."
+        #expect(throws: CryptoError.self) { try CompactJWS.parse(none) }
+        let hmac = Base64URL.encode(Data(#"{"alg":"HS256"}"#.utf8)) + "." + parts[1] + "." + parts[2]
+        #expect(throws: CryptoError.self) { try CompactJWS.parse(hmac) }
+        let tampered = parts[0] + "." + Base64URL.encode(Data("y".utf8)) + "." + parts[2]
+        #expect(throws: CryptoError.self) { try CompactJWS.parse(tampered).verifiedPayload(with: key.publicKey) }
+        #expect(throws: CryptoError.self) { try CompactJWS.parse("not a token") }
+    }
+}

@@ -1,0 +1,74 @@
+import Foundation
+import Testing
+import TesseraCore
+import TesseraCrypto
+import TesseraKit
+import TesseraTesting
+
+/// Activates a fresh test device for `username`.
+func activateDevice(
+    _ scenario: Scenario, username: String, pin: String = "2468", biometric: Bool = false, otp: Bool = false,
+    device: TestDevice? = nil
+) async throws -> (TestDevice, Personalizer.ActivationResult) {
+    let device = try device ?? TestDevice()
+    let url = try await scenario.invite(username)
+    let result = try await device.personalizer.activate(url: url, pin: pin, alias: "test", enrollBiometric: biometric, enrollOTP: otp)
+    return (device, result)
+}
+
+/// Signs a claimed request with the given factors and finishes it.
+func signAndFinish(
+    _ information: AuthenticationUserInformation, device: TestDevice, factors: [FactorType], pin: String = "2468"
+) async throws -> AuthenticationResult {
+    var information = information
+    for factor in factors {
+        switch factor {
+        case .device: try information.sign(factor: DeviceFactor())
+        case .pin: try information.sign(factor: PinFactor(pin))
+        case .biometric: try information.sign(factor: try await device.authenticator.biometricFactor(for: information, reason: "test"))
+        case .otp: try information.sign(factor: try await device.authenticator.currentOtpFactor(for: information))
+        }
+    }
+    return try await device.authenticator.finish(information)
+}
+
+/// Checks an ID token offline: signature against the tenant's JWKS, then the claims.
+func verifyIDToken(_ token: String, scenario: Scenario, clientID: String) async throws -> [String: Any] {
+    let jws = try CompactJWS.parse(token)
+    let jwks = try await scenario.http.get("\(scenario.issuer)/jwks").json()
+    let keys = try JSONDecoder().decode(
+        [PublicJWK].self, from: try JSONSerialization.data(withJSONObject: try #require(jwks["keys"])))
+    let key = try #require(keys.first { $0.kid == jws.header.kid })
+    let payload = try jws.verifiedPayload(with: try key.publicKey())
+    let claims = try #require(try JSONSerialization.jsonObject(with: payload) as? [String: Any])
+    #expect(claims["iss"] as? String == scenario.issuer)
+    #expect(claims["aud"] as? String == clientID)
+    let expiry = try #require((claims["exp"] as? NSNumber)?.doubleValue)
+    #expect(expiry > Date().timeIntervalSince1970)
+    return claims
+}
+
+extension AuthenticationResult {
+    var isUserLogin: Bool {
+        if case .userLogin = self { return true }
+        return false
+    }
+
+    var lockout: (LockoutInformation, AuthenticationUserInformation)? {
+        if case .lockout(let information, let retry) = self { return (information, retry) }
+        return nil
+    }
+}
+
+/// Runs `body` with a fresh server that is stopped afterwards.
+func withServer<T>(requestLifetime: TimeInterval = 300, _ body: (TestServer) async throws -> T) async throws -> T {
+    let server = try await TestServer.start(requestLifetime: requestLifetime)
+    do {
+        let result = try await body(server)
+        await server.stop()
+        return result
+    } catch {
+        await server.stop()
+        throw error
+    }
+}
