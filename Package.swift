@@ -18,6 +18,7 @@ let package = Package(
         .package(url: "https://github.com/vapor/sqlite-kit.git", from: "4.5.2"),
         .package(url: "https://github.com/vapor/sql-kit.git", from: "3.36.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
     ],
     targets: [
         .target(name: "TesseraCore"),
@@ -54,6 +55,7 @@ let package = Package(
             dependencies: [
                 "TesseraCore", "TesseraCrypto", "TesseraServer", "TesseraKit",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ]
         ),
         .executableTarget(

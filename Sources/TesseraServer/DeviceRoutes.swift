@@ -352,8 +352,8 @@ struct DeviceRoutes {
         guard let header = request.headers[.authorization], header.hasPrefix("Tessera-Device ") else {
             throw OAuthError(.unauthorized, "invalid_token", "the device API needs a Tessera-Device token")
         }
-        let jws = try parseJWS(String(header.dropFirst("Tessera-Device ".count)))
-        guard let claims = try? jws.unverifiedClaims(as: DeviceRequestClaims.self),
+        guard let jws = try? CompactJWS.parse(String(header.dropFirst("Tessera-Device ".count))),
+            let claims = try? jws.unverifiedClaims(as: DeviceRequestClaims.self),
             let activation = try await state.store.read({ try await $0.activation(id: claims.sub) }),
             activation.tenantID == tenant.id, activation.status == "active",
             (try? jws.verifiedPayload(with: try deviceKey(of: activation))) != nil

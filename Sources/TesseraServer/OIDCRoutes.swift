@@ -363,15 +363,16 @@ struct OIDCRoutes {
         guard let code = form["code"] else { throw OAuthError.invalidRequest("code is missing") }
         let now = state.epochNow()
         let digest = Secrets.digest(code)
-        let grant: GrantRecord = try await state.store.transaction { tx in
+        let outcome: GrantOutcome = try await state.store.transaction { tx in
             guard let grant = try await tx.grant(digest: digest), grant.kind == "code", grant.tenantID == tenant.id else {
                 throw OAuthError.invalidGrant("the authorization code is not valid")
             }
             guard grant.serviceID == service.id else { throw OAuthError.invalidGrant("the code was issued to another client") }
-            // [REQ:RFC6749-4.1.2] a code used twice revokes everything issued from it.
+            // [REQ:RFC6749-4.1.2] a code used twice revokes everything issued from it; the
+            // revocation commits, the error follows.
             guard try await tx.spendGrant(digest: digest, now: now) else {
                 try await tx.revokeFamily(grant.familyID)
-                throw OAuthError.invalidGrant("the authorization code was used already")
+                return .reused
             }
             guard grant.expiresAt > now else { throw OAuthError.invalidGrant("the authorization code has expired") }
             guard form["redirect_uri"] == grant.redirectURI else {
@@ -385,8 +386,9 @@ struct OIDCRoutes {
             } else if form["code_verifier"] != nil {
                 throw OAuthError.invalidGrant("the authorization request had no code challenge")
             }
-            return grant
+            return .usable(grant)
         }
+        guard case .usable(let grant) = outcome else { throw OAuthError.invalidGrant("the authorization code was used already") }
         return try await issueTokens(for: grant, service: service, tenant: tenant, includeNonce: true)
     }
 
@@ -394,17 +396,17 @@ struct OIDCRoutes {
         guard let token = form["refresh_token"] else { throw OAuthError.invalidRequest("refresh_token is missing") }
         let now = state.epochNow()
         let digest = Secrets.digest(token)
-        let grant: GrantRecord = try await state.store.transaction { tx in
+        let outcome: GrantOutcome = try await state.store.transaction { tx in
             guard let grant = try await tx.grant(digest: digest), grant.kind == "refresh", grant.tenantID == tenant.id else {
                 throw OAuthError.invalidGrant("the refresh token is not valid")
             }
             guard grant.serviceID == service.id else { throw OAuthError.invalidGrant("the refresh token was issued to another client") }
             guard grant.revoked == 0 else { throw OAuthError.invalidGrant("the refresh token was revoked") }
-            // Rotation: each refresh token works once; a second use means it was stolen,
-            // so the whole family goes.
+            // Rotation: each refresh token works once; a second use means it was copied, so
+            // the whole family is revoked (committed before the error is returned).
             guard try await tx.spendGrant(digest: digest, now: now) else {
                 try await tx.revokeFamily(grant.familyID)
-                throw OAuthError.invalidGrant("the refresh token was used already; its session is revoked")
+                return .reused
             }
             guard grant.expiresAt > now else { throw OAuthError.invalidGrant("the refresh token has expired") }
             if let requested = form["scope"] {
@@ -413,9 +415,17 @@ struct OIDCRoutes {
                     throw OAuthError(.badRequest, "invalid_scope", "the scope exceeds the original grant")
                 }
             }
-            return grant
+            return .usable(grant)
+        }
+        guard case .usable(let grant) = outcome else {
+            throw OAuthError.invalidGrant("the refresh token was used already; its session is revoked")
         }
         return try await issueTokens(for: grant, service: service, tenant: tenant, includeNonce: false)
+    }
+
+    enum GrantOutcome: Sendable {
+        case usable(GrantRecord)
+        case reused
     }
 
     struct TokenResponse: Codable {

@@ -1,11 +1,10 @@
+import AsyncHTTPClient
 import Foundation
+import NIOCore
+import NIOHTTP1
 
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
-
-/// A plain HTTP client for tests: follows no redirects and keeps no cookies, so a
-/// test sees each response exactly as the server sent it.
+/// A plain HTTP client for tests (AsyncHTTPClient): follows no redirects and keeps no
+/// cookies, so a test sees each response exactly as the server sent it.
 public struct TestHTTP: Sendable {
     public struct Response: Sendable {
         public let status: Int
@@ -26,38 +25,23 @@ public struct TestHTTP: Sendable {
         }
     }
 
-    private final class NoRedirects: NSObject, URLSessionTaskDelegate, Sendable {
-        func urlSession(
-            _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
-            newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void
-        ) {
-            completionHandler(nil)
-        }
-    }
+    /// One client for the whole test process; it lives as long as the process.
+    private static let client = HTTPClient(
+        eventLoopGroupProvider: .singleton,
+        configuration: HTTPClient.Configuration(redirectConfiguration: .disallow, timeout: .init(connect: .seconds(5), read: .seconds(60))))
 
-    private let session: URLSession
-
-    public init() {
-        let configuration = URLSessionConfiguration.ephemeral
-        configuration.httpShouldSetCookies = false
-        configuration.httpCookieAcceptPolicy = .never
-        session = URLSession(configuration: configuration, delegate: NoRedirects(), delegateQueue: nil)
-    }
+    public init() {}
 
     public func send(_ method: String, _ url: String, headers: [String: String] = [:], body: Data? = nil) async throws -> Response {
-        guard let target = URL(string: url) else { throw TestSupportError("bad URL \(url)") }
-        var request = URLRequest(url: target)
-        request.httpMethod = method
-        request.httpBody = body
-        request.httpShouldHandleCookies = false
-        for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
-        let (data, response) = try await session.data(for: request)
-        guard let http = response as? HTTPURLResponse else { throw TestSupportError("not HTTP") }
+        var request = HTTPClientRequest(url: url)
+        request.method = HTTPMethod(rawValue: method)
+        for (name, value) in headers { request.headers.add(name: name, value: value) }
+        if let body { request.body = .bytes(ByteBuffer(bytes: body)) }
+        let response = try await Self.client.execute(request, timeout: .seconds(60))
+        let data = try await response.body.collect(upTo: 16 * 1024 * 1024)
         var fields: [String: String] = [:]
-        for (name, value) in http.allHeaderFields {
-            if let name = name as? String, let value = value as? String { fields[name] = value }
-        }
-        return Response(status: http.statusCode, headers: fields, body: data)
+        for header in response.headers { fields[header.name] = header.value }
+        return Response(status: Int(response.status.code), headers: fields, body: Data(data.readableBytesView))
     }
 
     public func get(_ url: String, headers: [String: String] = [:]) async throws -> Response {

@@ -28,6 +28,12 @@ public struct Scenario: Sendable {
         public let clientID: String
         public let clientSecret: String?
         public let redirectURI: String
+
+        public init(clientID: String, clientSecret: String?, redirectURI: String) {
+            self.clientID = clientID
+            self.clientSecret = clientSecret
+            self.redirectURI = redirectURI
+        }
     }
 
     public func createService(
