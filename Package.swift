@@ -65,7 +65,7 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
-        .testTarget(name: "TesseraCoreTests", dependencies: ["TesseraCore"]),
+        .testTarget(name: "TesseraCoreTests", dependencies: ["TesseraCore", "TesseraTesting"]),
         .testTarget(name: "TesseraCryptoTests", dependencies: ["TesseraCrypto", "TesseraTesting"]),
         .testTarget(name: "TesseraEndToEndTests", dependencies: ["TesseraServer", "TesseraKit", "TesseraTesting", "tessera"]),
     ],

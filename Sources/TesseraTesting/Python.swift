@@ -3,12 +3,6 @@ import Foundation
 /// Runs the interop scripts in `Tests/interop` with the machine's python3 (their
 /// packages are installed by `scripts/test.sh`).
 public enum Python {
-    public struct Result: Sendable {
-        public let status: Int32
-        public let output: String
-        public let errors: String
-    }
-
     /// The `Tests/interop` directory, found from a test file's path.
     public static func interopDirectory(from file: String = #filePath) -> URL {
         var url = URL(fileURLWithPath: file)
@@ -19,10 +13,28 @@ public enum Python {
     public static func run(
         _ script: String, _ arguments: [String], environment: [String: String] = [:], file: String = #filePath,
         onLine: (@Sendable (String) -> Void)? = nil
+    ) async throws -> Subprocess.Result {
+        try await Subprocess.run(
+            "/usr/bin/env", ["python3", interopDirectory(from: file).appendingPathComponent(script).path] + arguments,
+            environment: environment, onLine: onLine)
+    }
+}
+
+/// Runs a program to its end, collecting its output (and handing over each line as it comes).
+public enum Subprocess {
+    public struct Result: Sendable {
+        public let status: Int32
+        public let output: String
+        public let errors: String
+    }
+
+    public static func run(
+        _ executable: String, _ arguments: [String], environment: [String: String] = [:],
+        onLine: (@Sendable (String) -> Void)? = nil
     ) async throws -> Result {
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", interopDirectory(from: file).appendingPathComponent(script).path] + arguments
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
         var merged = ProcessInfo.processInfo.environment
         for (key, value) in environment { merged[key] = value }
         process.environment = merged

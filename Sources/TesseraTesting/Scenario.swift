@@ -6,12 +6,19 @@ import TesseraKit
 /// A tenant with a service and users on a `TestServer`, set up over the admin API the
 /// way an administrator would.
 public struct Scenario: Sendable {
-    public let server: TestServer
+    public let baseURL: String
+    public let adminToken: String
     public let tenant: String
     public let http = TestHTTP()
 
-    public var issuer: String { server.issuer(tenant) }
-    var admin: [String: String] { ["Authorization": "Bearer \(server.adminToken)"] }
+    public var issuer: String { "\(baseURL)/t/\(tenant)" }
+    var admin: [String: String] { ["Authorization": "Bearer \(adminToken)"] }
+
+    public init(baseURL: String, adminToken: String, tenant: String) {
+        self.baseURL = baseURL
+        self.adminToken = adminToken
+        self.tenant = tenant
+    }
 
     public static func make(
         on server: TestServer, lockout: [String: Any]? = nil
@@ -21,7 +28,7 @@ public struct Scenario: Sendable {
         if let lockout { body["lockout"] = lockout }
         let response = try await TestHTTP().postJSON("\(server.baseURL)/admin/tenants", body, headers: ["Authorization": "Bearer \(server.adminToken)"])
         guard response.status == 201 else { throw TestSupportError("tenant create: \(response.status) \(response.text)") }
-        return Scenario(server: server, tenant: tenant)
+        return Scenario(baseURL: server.baseURL, adminToken: server.adminToken, tenant: tenant)
     }
 
     public struct Service: Sendable {
@@ -41,7 +48,7 @@ public struct Scenario: Sendable {
         redirectURI: String = "http://127.0.0.1:9/callback"
     ) async throws -> Service {
         let response = try await http.postJSON(
-            "\(server.baseURL)/admin/tenants/\(tenant)/services",
+            "\(baseURL)/admin/tenants/\(tenant)/services",
             ["name": "Test Service", "redirect_uris": [redirectURI], "public": isPublic, "policy": policy, "attributes": attributes],
             headers: admin)
         guard response.status == 201 else { throw TestSupportError("service create: \(response.status) \(response.text)") }
@@ -51,14 +58,14 @@ public struct Scenario: Sendable {
 
     public func createUser(_ username: String, attributes: [String: String] = [:]) async throws {
         let response = try await http.postJSON(
-            "\(server.baseURL)/admin/tenants/\(tenant)/users", ["username": username, "attributes": attributes], headers: admin)
+            "\(baseURL)/admin/tenants/\(tenant)/users", ["username": username, "attributes": attributes], headers: admin)
         guard response.status == 201 else { throw TestSupportError("user create: \(response.status) \(response.text)") }
     }
 
     public func invite(_ username: String, ttl: Int? = nil) async throws -> URL {
         var body: [String: Any] = ["username": username]
         if let ttl { body["ttl_seconds"] = ttl }
-        let response = try await http.postJSON("\(server.baseURL)/admin/tenants/\(tenant)/invitations", body, headers: admin)
+        let response = try await http.postJSON("\(baseURL)/admin/tenants/\(tenant)/invitations", body, headers: admin)
         guard response.status == 201, let url = URL(string: try response.json()["url"] as? String ?? "") else {
             throw TestSupportError("invite: \(response.status) \(response.text)")
         }
@@ -67,13 +74,13 @@ public struct Scenario: Sendable {
 
     public func activations(username: String? = nil) async throws -> [[String: Any]] {
         let query = username.map { "?username=\(TestHTTP.encode($0))" } ?? ""
-        let response = try await http.get("\(server.baseURL)/admin/tenants/\(tenant)/activations\(query)", headers: admin)
+        let response = try await http.get("\(baseURL)/admin/tenants/\(tenant)/activations\(query)", headers: admin)
         guard response.status == 200 else { throw TestSupportError("activations: \(response.status) \(response.text)") }
         return try response.json()["activations"] as? [[String: Any]] ?? []
     }
 
     public func unlock(_ activationID: String) async throws {
-        let response = try await http.send("POST", "\(server.baseURL)/admin/activations/\(activationID)/unlock", headers: admin)
+        let response = try await http.send("POST", "\(baseURL)/admin/activations/\(activationID)/unlock", headers: admin)
         guard response.status == 200 else { throw TestSupportError("unlock: \(response.status) \(response.text)") }
     }
 

@@ -27,7 +27,7 @@ public final class TestServer: Sendable {
 
     public static func start(requestLifetime: TimeInterval = 300) async throws -> TestServer {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tessera-test-\(UUID().uuidString)")
-        let port = try freePort()
+        let port = try TestServerPort.free()
         let token = "test-admin-token-\(UUID().uuidString)"
         let configuration = ServerConfiguration(
             host: "127.0.0.1", port: port, dataDirectory: directory.path, adminToken: token, requestLifetime: requestLifetime)
@@ -50,8 +50,11 @@ public final class TestServer: Sendable {
 
     public func issuer(_ tenant: String) -> String { "\(baseURL)/t/\(tenant)" }
 
+}
+
+public enum TestServerPort {
     /// Asks the kernel for a free loopback port.
-    static func freePort() throws -> Int {
+    public static func free() throws -> Int {
         #if canImport(Glibc)
         let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         #else

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TesseraCore
+import TesseraTesting
 
 @Suite("QR codes decode with zbarimg")
 struct QRCodeTests {
@@ -23,33 +24,5 @@ struct QRCodeTests {
         #expect(try QRCode("A").version == 1)
         #expect(try QRCode(String(repeating: "x", count: 100)).version > 4)
         #expect(throws: QRCode.EncodingError.self) { try QRCode(String(repeating: "x", count: 300)) }
-    }
-}
-
-enum ZBar {
-    struct Failure: Error, CustomStringConvertible {
-        let description: String
-    }
-
-    /// Runs `zbarimg` on a PGM image and returns the decoded text.
-    static func decode(_ pgm: [UInt8]) throws -> String {
-        let file = FileManager.default.temporaryDirectory.appendingPathComponent("qr-\(UUID().uuidString).pgm")
-        try Data(pgm).write(to: file)
-        defer { try? FileManager.default.removeItem(at: file) }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["zbarimg", "--quiet", "--raw", "-Sbinary", file.path]
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = Pipe()
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            throw Failure(description: "zbarimg exited \(process.terminationStatus) (is zbar-tools installed?)")
-        }
-        var text = String(decoding: data, as: UTF8.self)
-        if text.hasSuffix("\n") { text.removeLast() }
-        return text
     }
 }

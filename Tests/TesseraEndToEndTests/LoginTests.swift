@@ -18,7 +18,11 @@ struct LoginTests {
             #expect(try await device.personalizer.activations().map(\.username) == ["alice"])
 
             let login = try await scenario.openLogin(service)
-            #expect(login.page.contains("<svg"))
+            // The page's QR code is the authentication link, as an outside decoder reads it.
+            #expect(try ZBar.decode(try ZBar.pgm(fromSVGIn: login.page)) == login.authenticationURL.absoluteString)
+            #expect(login.page.contains("href=\"\(login.authenticationURL.absoluteString)\""), "same-device link")
+            #expect(login.page.contains("Test Service"))
+            #expect(!login.page.contains("https://cdn"), "no external resources")
             #expect(try await scenario.status(login)["status"] as? String == "pending")
 
             var information = try await device.authenticator.start(url: login.authenticationURL)

@@ -1,0 +1,51 @@
+import Foundation
+
+/// Decodes QR codes with `zbarimg` (Debian's zbar-tools), an implementation that owes
+/// nothing to Tessera's encoder.
+public enum ZBar {
+    /// Runs `zbarimg` on a PGM image and returns the decoded text.
+    public static func decode(_ pgm: [UInt8]) throws -> String {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("qr-\(UUID().uuidString).pgm")
+        try Data(pgm).write(to: file)
+        defer { try? FileManager.default.removeItem(at: file) }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["zbarimg", "--quiet", "--raw", "-Sbinary", file.path]
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = Pipe()
+        try process.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else {
+            throw TestSupportError("zbarimg exited \(process.terminationStatus) (is zbar-tools installed?)")
+        }
+        var text = String(decoding: data, as: UTF8.self)
+        if text.hasSuffix("\n") { text.removeLast() }
+        return text
+    }
+
+    /// Rasterises the QR code a page shows as inline SVG (as the server draws it: one
+    /// `M x y h1v1h-1z` square per dark module) into a PGM image.
+    public static func pgm(fromSVGIn page: String, scale: Int = 4) throws -> [UInt8] {
+        guard let viewBox = page.range(of: #"viewBox="0 0 (\d+) \d+""#, options: .regularExpression) else {
+            throw TestSupportError("no SVG on the page")
+        }
+        let size = Int(page[viewBox].split(separator: " ")[2]) ?? 0
+        guard let pathStart = page.range(of: ##"<path fill="#000" d=""##) else { throw TestSupportError("no QR path") }
+        let rest = page[pathStart.upperBound...]
+        let path = rest[..<(rest.firstIndex(of: "\"") ?? rest.endIndex)]
+        var dark = Array(repeating: Array(repeating: false, count: size), count: size)
+        for square in path.split(separator: "z") {
+            let numbers = square.dropFirst().split(separator: "h").first?.split(separator: " ").compactMap { Int($0) } ?? []
+            guard numbers.count == 2, numbers[0] < size, numbers[1] < size else { throw TestSupportError("unexpected path") }
+            dark[numbers[1]][numbers[0]] = true
+        }
+        let dimension = size * scale
+        var bytes = Array("P5\n\(dimension) \(dimension)\n255\n".utf8)
+        for row in 0..<dimension {
+            for column in 0..<dimension { bytes.append(dark[row / scale][column / scale] ? 0 : 255) }
+        }
+        return bytes
+    }
+}

@@ -1,0 +1,121 @@
+import Foundation
+import Testing
+import TesseraTesting
+
+/// The `tessera` executable built next to this test bundle.
+let tesseraBinary = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("tessera").path
+
+/// Runs `tessera` and decodes its `--json` output.
+func tessera(_ arguments: [String], environment: [String: String] = [:]) async throws -> (Int32, [String: Any], String) {
+    let result = try await Subprocess.run(tesseraBinary, arguments, environment: environment)
+    let object = (try? JSONSerialization.jsonObject(with: Data(result.output.utf8))) as? [String: Any] ?? [:]
+    return (result.status, object, result.output + result.errors)
+}
+
+@Suite("The tessera command line against tessera serve")
+struct CommandLineTests {
+    /// `tessera serve` in a child process; returns it with the admin token it printed.
+    func startServe(dataDirectory: URL, port: Int) async throws -> (Process, String?, LineBuffer) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: tesseraBinary)
+        process.arguments = ["serve", "--port", "\(port)", "--data-dir", dataDirectory.path, "--log-level", "warning"]
+        var environment = ProcessInfo.processInfo.environment
+        environment.removeValue(forKey: "TESSERA_ADMIN_TOKEN")
+        process.environment = environment
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        let lines = LineBuffer()
+        output.fileHandleForReading.readabilityHandler = { lines.append($0.availableData) }
+        try process.run()
+        let http = TestHTTP()
+        for _ in 0..<100 {
+            if (try? await http.get("http://127.0.0.1:\(port)/health"))?.status == 200 { break }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        let token = lines.text.split(separator: "\n").first { $0.contains("TESSERA_ADMIN_TOKEN=") }
+            .map { String($0.split(separator: "=").last ?? "") }
+        return (process, token, lines)
+    }
+
+    @Test("serve, admin and device commands: invite, activate, lockout, login, unlock, restart")
+    func walkthrough() async throws {
+        let dataDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("tessera-cli-\(UUID().uuidString)")
+        let store = dataDirectory.appendingPathComponent("device").path
+        let port = try TestServerPort.free()
+        let server = "http://127.0.0.1:\(port)"
+        defer { try? FileManager.default.removeItem(at: dataDirectory) }
+
+        let (process, generated, _) = try await startServe(dataDirectory: dataDirectory, port: port)
+        let token = try #require(generated, "the first start prints a generated admin token")
+        let attributes = try FileManager.default.attributesOfItem(atPath: dataDirectory.appendingPathComponent("master.key").path)
+        #expect((attributes[.posixPermissions] as? NSNumber)?.intValue == 0o600)
+        let admin = ["TESSERA_SERVER": server, "TESSERA_ADMIN_TOKEN": token]
+
+        let tenant = try await tessera(["admin", "tenant", "create", "demo", "--lockout-free-attempts", "0", "--lockout-waits", "1"], environment: admin)
+        #expect(tenant.0 == 0, "\(tenant.2)")
+        #expect(tenant.2.trimmingCharacters(in: .whitespacesAndNewlines) == "\(server)/t/demo")
+        let service = try await tessera(
+            ["admin", "service", "create", "--tenant", "demo", "--name", "Demo", "--redirect-uri", "http://127.0.0.1:9/cb",
+             "--policy", "device+pin", "--attributes", "email", "--json"], environment: admin)
+        let clientID = try #require(service.1["client_id"] as? String, "\(service.2)")
+        let clientSecret = try #require(service.1["client_secret"] as? String)
+        #expect(try await tessera(["admin", "user", "create", "--tenant", "demo", "--username", "alice", "--attribute", "email=a@example.com"], environment: admin).0 == 0)
+        let invite = try await tessera(["admin", "invite", "--tenant", "demo", "--username", "alice", "--json"], environment: admin)
+        let url = try #require(invite.1["url"] as? String, "\(invite.2)")
+
+        let activation = try await tessera(["device", "activate", url, "--pin", "2468", "--alias", "laptop", "--store", store, "--json"])
+        #expect(activation.0 == 0, "\(activation.2)")
+        let activationID = try #require(activation.1["activation_id"] as? String)
+        let reused = try await tessera(["device", "activate", url, "--pin", "2468", "--store", store + "2"])
+        #expect(reused.0 != 0, "an invitation works once")
+        let users = try await Subprocess.run(tesseraBinary, ["device", "users", "--store", store])
+        #expect(users.output.contains("demo\talice\t\(activationID)"))
+
+        let scenario = Scenario(baseURL: server, adminToken: token, tenant: "demo")
+        let login = try await scenario.openLogin(.init(clientID: clientID, clientSecret: clientSecret, redirectURI: "http://127.0.0.1:9/cb"))
+        let wrong = try await tessera(["device", "login", login.authenticationURL.absoluteString, "--pin", "0000", "--store", store, "--json"])
+        #expect(wrong.0 == 3)
+        #expect(wrong.1["result"] as? String == "lockout")
+        #expect(wrong.1["isPermanent"] as? Bool == false)
+        #expect(wrong.1["lockedUntil"] != nil)
+        let listed = try await tessera(["admin", "activation", "list", "--tenant", "demo", "--username", "alice", "--json"], environment: admin)
+        #expect(((listed.1["activations"] as? [[String: Any]])?.first?["failed_attempts"] as? Int) == 1)
+        #expect(try await tessera(["admin", "activation", "unlock", activationID], environment: admin).0 == 0)
+        let right = try await tessera(["device", "login", login.authenticationURL.absoluteString, "--pin", "2468", "--factors", "device,pin", "--store", store, "--json"])
+        #expect(right.0 == 0, "\(right.2)")
+        #expect(right.1["result"] as? String == "userLogin")
+        let code = try #require(try await scenario.complete(login)["code"])
+        let tokens = try await scenario.redeem(code: code, service: .init(clientID: clientID, clientSecret: clientSecret, redirectURI: "http://127.0.0.1:9/cb"), verifier: login.verifier)
+        #expect(tokens.status == 200)
+
+        // SIGTERM stops the server cleanly; a restart keeps everything and prints no new token.
+        process.terminate()
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0)
+        let (again, secondToken, _) = try await startServe(dataDirectory: dataDirectory, port: port)
+        #expect(secondToken == nil)
+        let tenants = try await tessera(["admin", "tenant", "list"], environment: admin)
+        #expect(tenants.2.contains("demo\t\(server)/t/demo"))
+        again.terminate()
+        again.waitUntilExit()
+    }
+}
+
+final class LineBuffer: @unchecked Sendable {
+    // @unchecked: every access goes through `lock`.
+    private let lock = NSLock()
+    private var data = Data()
+
+    func append(_ chunk: Data) {
+        lock.lock()
+        data.append(chunk)
+        lock.unlock()
+    }
+
+    var text: String {
+        lock.lock()
+        defer { lock.unlock() }
+        return String(decoding: data, as: UTF8.self)
+    }
+}

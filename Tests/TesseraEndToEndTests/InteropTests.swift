@@ -1,0 +1,45 @@
+import Foundation
+import Testing
+import TesseraCore
+import TesseraKit
+import TesseraTesting
+
+@Suite("Interoperability with outside implementations")
+struct InteropTests {
+    @Test("Authlib completes the code flow with PKCE and verifies the ID token against JWKS (joserfc)")
+    func authlibCodeFlow() async throws {
+        try await withServer { server in
+            let scenario = try await Scenario.make(on: server)
+            let service = try await scenario.createService(attributes: ["email"], redirectURI: "http://127.0.0.1:9/authlib")
+            try await scenario.createUser("ivy", attributes: ["email": "ivy@example.com"])
+            let (device, _) = try await activateDevice(scenario, username: "ivy")
+
+            let (links, continuation) = AsyncStream<String>.makeStream()
+            let approval = Task {
+                for await line in links where line.hasPrefix("AUTHENTICATION_URL ") {
+                    let url = try #require(URL(string: String(line.dropFirst("AUTHENTICATION_URL ".count))))
+                    let information = try await device.authenticator.start(url: url)
+                    return try await signAndFinish(information, device: device, factors: [.device, .pin]).isUserLogin
+                }
+                return false
+            }
+            let result = try await Python.run(
+                "oidc_client.py", [],
+                environment: [
+                    "TESSERA_ISSUER": scenario.issuer, "CLIENT_ID": service.clientID, "CLIENT_SECRET": service.clientSecret ?? "",
+                    "REDIRECT_URI": service.redirectURI,
+                ],
+                onLine: { continuation.yield($0) })
+            continuation.finish()
+            #expect(try await approval.value, "the device approved the login")
+            #expect(result.status == 0, "\(result.errors)")
+            let line = try #require(result.output.split(separator: "\n").first { $0.hasPrefix("RESULT ") })
+            let object = try #require(try JSONSerialization.jsonObject(with: Data(line.dropFirst(7).utf8)) as? [String: Any])
+            let claims = try #require(object["claims"] as? [String: Any])
+            #expect(claims["acr"] as? String == "urn:tessera:acr:device+pin")
+            #expect(claims["email"] as? String == "ivy@example.com")
+            #expect((object["userinfo"] as? [String: Any])?["email"] as? String == "ivy@example.com")
+            device.remove()
+        }
+    }
+}

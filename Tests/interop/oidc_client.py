@@ -1,0 +1,97 @@
+"""A relying party built on Authlib (OAuth2Session with PKCE S256) and joserfc.
+
+Discovers the issuer, opens the authorization URL like a browser (requests, with
+cookies), prints the authentication link the login page shows, follows the page's
+status until the device approved, takes the redirect, exchanges the code with
+client_secret_basic and the PKCE verifier, verifies the ID token against the JWKS,
+and reads userinfo. Environment: TESSERA_ISSUER, CLIENT_ID, CLIENT_SECRET, REDIRECT_URI.
+"""
+import html
+import json
+import os
+import re
+import sys
+import time
+
+import requests
+from authlib.common.security import generate_token
+from authlib.integrations.requests_client import OAuth2Session
+from joserfc import jwt
+from joserfc.jwk import KeySet
+
+
+def page_value(pattern: str, text: str) -> str:
+    match = re.search(pattern, text)
+    if not match:
+        raise SystemExit(f"login page lacks {pattern}")
+    return html.unescape(match.group(1))
+
+
+def main() -> int:
+    issuer = os.environ["TESSERA_ISSUER"]
+    client_id = os.environ["CLIENT_ID"]
+    redirect_uri = os.environ["REDIRECT_URI"]
+    metadata = requests.get(issuer + "/.well-known/openid-configuration", timeout=10).json()
+    assert metadata["issuer"] == issuer, metadata["issuer"]
+    assert "S256" in metadata["code_challenge_methods_supported"]
+
+    session = OAuth2Session(
+        client_id,
+        os.environ["CLIENT_SECRET"],
+        scope="openid",
+        redirect_uri=redirect_uri,
+        code_challenge_method="S256",
+        token_endpoint_auth_method="client_secret_basic",
+    )
+    verifier = generate_token(48)
+    nonce = generate_token(20)
+    url, state = session.create_authorization_url(
+        metadata["authorization_endpoint"], code_verifier=verifier, nonce=nonce
+    )
+
+    browser = requests.Session()
+    page = browser.get(url, timeout=10)
+    page.raise_for_status()
+    print("AUTHENTICATION_URL " + page_value(r'id="authentication-url">([^<]*)<', page.text), flush=True)
+    status_url = page_value(r'data-status-url="([^"]*)"', page.text)
+    complete_url = page_value(r'data-complete-url="([^"]*)"', page.text)
+
+    deadline = time.time() + 60
+    while True:
+        status = browser.get(status_url, timeout=10).json()["status"]
+        if status == "approved":
+            break
+        if status not in ("pending", "claimed") or time.time() > deadline:
+            raise SystemExit(f"login ended as {status}")
+        time.sleep(0.2)
+
+    redirect = browser.get(complete_url, allow_redirects=False, timeout=10)
+    assert redirect.status_code == 302, redirect.status_code
+    location = redirect.headers["Location"]
+    assert location.startswith(redirect_uri + "?"), location
+
+    # Authlib checks that the redirect carries the state it sent.
+    token = session.fetch_token(
+        metadata["token_endpoint"], authorization_response=location, code_verifier=verifier, state=state
+    )
+
+    keys = KeySet.import_key_set(requests.get(metadata["jwks_uri"], timeout=10).json())
+    id_token = jwt.decode(token["id_token"], keys, algorithms=["ES256"])
+    jwt.JWTClaimsRegistry(
+        iss={"essential": True, "value": issuer},
+        aud={"essential": True, "value": client_id},
+        nonce={"essential": True, "value": nonce},
+        exp={"essential": True},
+        sub={"essential": True},
+        auth_time={"essential": True},
+    ).validate(id_token.claims)
+    assert id_token.header["alg"] == "ES256"
+
+    userinfo = session.get(metadata["userinfo_endpoint"], timeout=10).json()
+    assert userinfo["sub"] == id_token.claims["sub"]
+    print("RESULT " + json.dumps({"claims": id_token.claims, "userinfo": userinfo}), flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
