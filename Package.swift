@@ -66,6 +66,10 @@ let package = Package(
             ]
         ),
         .testTarget(name: "TesseraCoreTests", dependencies: ["TesseraCore", "TesseraTesting"]),
+        .testTarget(
+            name: "TesseraStoreTests",
+            dependencies: ["TesseraStore", .product(name: "Logging", package: "swift-log")]
+        ),
         .testTarget(name: "TesseraCryptoTests", dependencies: ["TesseraCrypto", "TesseraTesting"]),
         .testTarget(name: "TesseraEndToEndTests", dependencies: ["TesseraServer", "TesseraKit", "TesseraTesting", "tessera"]),
     ],

@@ -248,7 +248,7 @@ public struct QRCode: Sendable {
                     }
                 }
                 if run >= 5 { score += run - 2 }
-                for start in 0...(size - 7) where Array(line[start..<start + 7]) == finderLike {
+                for start in 0...(size - 7) where (0..<7).allSatisfy({ line[start + $0] == finderLike[$0] }) {
                     let before = (max(0, start - 4)..<start).allSatisfy { !line[$0] }
                     let after = ((start + 7)..<min(size, start + 11)).allSatisfy { !line[$0] }
                     if before || after { score += 40 }

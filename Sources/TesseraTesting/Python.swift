@@ -44,7 +44,7 @@ public enum Subprocess {
         process.standardError = errors
         let collected = LineCollector(onLine: onLine)
         output.fileHandleForReading.readabilityHandler = { handle in collected.append(handle.availableData) }
-        let errorData = ErrorCollector()
+        let errorData = OutputBuffer()
         errors.fileHandleForReading.readabilityHandler = { handle in errorData.append(handle.availableData) }
         try process.run()
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
@@ -92,18 +92,21 @@ final class LineCollector: @unchecked Sendable {
     }
 }
 
-final class ErrorCollector: @unchecked Sendable {
+/// Bytes appended from several threads (a child's output), read as text at the end.
+public final class OutputBuffer: @unchecked Sendable {
     // @unchecked: every access goes through `lock`.
     private let lock = NSLock()
     private var data = Data()
 
-    func append(_ chunk: Data) {
+    public init() {}
+
+    public func append(_ chunk: Data) {
         lock.lock()
         data.append(chunk)
         lock.unlock()
     }
 
-    var text: String {
+    public var text: String {
         lock.lock()
         defer { lock.unlock() }
         return String(decoding: data, as: UTF8.self)

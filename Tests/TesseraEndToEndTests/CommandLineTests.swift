@@ -15,7 +15,7 @@ func tessera(_ arguments: [String], environment: [String: String] = [:]) async t
 @Suite("The tessera command line against tessera serve")
 struct CommandLineTests {
     /// `tessera serve` in a child process; returns it with the admin token it printed.
-    func startServe(dataDirectory: URL, port: Int) async throws -> (Process, String?, LineBuffer) {
+    func startServe(dataDirectory: URL, port: Int) async throws -> (Process, String?, OutputBuffer) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: tesseraBinary)
         process.arguments = ["serve", "--port", "\(port)", "--data-dir", dataDirectory.path, "--log-level", "warning"]
@@ -25,7 +25,7 @@ struct CommandLineTests {
         let output = Pipe()
         process.standardOutput = output
         process.standardError = FileHandle.nullDevice
-        let lines = LineBuffer()
+        let lines = OutputBuffer()
         output.fileHandleForReading.readabilityHandler = { lines.append($0.availableData) }
         try process.run()
         let http = TestHTTP()
@@ -99,23 +99,5 @@ struct CommandLineTests {
         #expect(tenants.2.contains("demo\t\(server)/t/demo"))
         again.terminate()
         again.waitUntilExit()
-    }
-}
-
-final class LineBuffer: @unchecked Sendable {
-    // @unchecked: every access goes through `lock`.
-    private let lock = NSLock()
-    private var data = Data()
-
-    func append(_ chunk: Data) {
-        lock.lock()
-        data.append(chunk)
-        lock.unlock()
-    }
-
-    var text: String {
-        lock.lock()
-        defer { lock.unlock() }
-        return String(decoding: data, as: UTF8.self)
     }
 }

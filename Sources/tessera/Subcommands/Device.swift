@@ -142,15 +142,7 @@ struct Device: AsyncParsableCommand {
             case .lockout(let lockout, _):
                 report = LoginReport(result: "lockout", isPermanent: lockout.isPermanent, lockedUntil: lockout.lockedUntil)
             }
-            if options.json {
-                Output.encodable(report)
-            } else {
-                print("result: \(report.result)")
-                if let service = report.service { print("service: \(service)\nusername: \(report.username ?? "")") }
-                if let factors = report.factors { print("factors: \(factors.joined(separator: ","))") }
-                if let permanent = report.isPermanent { print("isPermanent: \(permanent)") }
-                if let until = report.lockedUntil { print("lockedUntil: \(ISO8601DateFormatter().string(from: until))") }
-            }
+            report.show(json: options.json)
             if report.result == "lockout" { throw ExitCode(3) }
         }
     }
@@ -162,6 +154,15 @@ struct Device: AsyncParsableCommand {
         var factors: [String]? = nil
         var isPermanent: Bool? = nil
         var lockedUntil: Date? = nil
+
+        func show(json: Bool) {
+            if json { return Output.encodable(self) }
+            print("result: \(result)")
+            if let service { print("service: \(service)\nusername: \(username ?? "")") }
+            if let factors { print("factors: \(factors.joined(separator: ","))") }
+            if let isPermanent { print("isPermanent: \(isPermanent)") }
+            if let lockedUntil { print("lockedUntil: \(ISO8601DateFormatter().string(from: lockedUntil))") }
+        }
     }
 
     struct Users: AsyncParsableCommand {
@@ -199,15 +200,8 @@ struct Device: AsyncParsableCommand {
         do {
             return try await body()
         } catch TesseraKitError.pendingLockout(let lockout) {
-            let report = LoginReport(
-                result: "lockout", isPermanent: lockout.isPermanent, lockedUntil: lockout.lockedUntil)
-            if json {
-                Output.encodable(report)
-            } else {
-                print("result: lockout\nisPermanent: \(lockout.isPermanent)")
-                if let until = lockout.lockedUntil { print("lockedUntil: \(ISO8601DateFormatter().string(from: until))") }
-                FileHandle.standardError.write(Data("error: the activation is locked (pending lockout)\n".utf8))
-            }
+            LoginReport(result: "lockout", isPermanent: lockout.isPermanent, lockedUntil: lockout.lockedUntil).show(json: json)
+            FileHandle.standardError.write(Data("error: the activation is locked (pending lockout)\n".utf8))
             throw ExitCode(3)
         } catch let error as TesseraKitError {
             throw CLIError(error.description)

@@ -1,0 +1,109 @@
+import Foundation
+import Logging
+import Testing
+import TesseraStore
+
+@Suite("SQLite store")
+struct SQLStoreTests {
+    func withStore(path: String = temporaryPath(), _ body: (SQLStore) async throws -> Void) async throws {
+        let store = try await SQLStore.openSQLite(path: path, logger: Logger(label: "test"))
+        do {
+            try await body(store)
+            try await store.close()
+        } catch {
+            try? await store.close()
+            throw error
+        }
+    }
+
+    static func temporaryPath() -> String {
+        FileManager.default.temporaryDirectory.appendingPathComponent("store-\(UUID().uuidString).sqlite").path
+    }
+
+    func seed(_ tx: StoreTransaction) async throws {
+        try await tx.insertTenant(TenantRecord(id: "t1", name: "demo", lockoutPolicy: "{}", createdAt: 1))
+        try await tx.insertUser(UserRecord(id: "u1", tenantID: "t1", username: "alice", attributes: "{}", createdAt: 1))
+        try await tx.insertService(
+            ServiceRecord(
+                id: "s1", tenantID: "t1", clientID: "c1", name: "S", secretDigest: nil, isPublic: 1,
+                redirectURIs: "[]", policy: "device+pin", attributes: "[]", createdAt: 1))
+    }
+
+    @Test("migrations are applied once and the schema survives a reopen")
+    func migrations() async throws {
+        let path = Self.temporaryPath()
+        try await withStore(path: path) { store in
+            #expect(try await store.schemaVersion() == 1)
+            try await store.transaction { try await seed($0) }
+        }
+        let reopened = try await SQLStore.openSQLite(path: path, logger: Logger(label: "test"))
+        #expect(try await reopened.schemaVersion() == 1)
+        #expect(try await reopened.read { try await $0.tenant(named: "demo") }?.id == "t1")
+        try await reopened.close()
+    }
+
+    @Test("a failed transaction writes nothing")
+    func rollback() async throws {
+        struct Abort: Error {}
+        try await withStore { store in
+            await #expect(throws: Abort.self) {
+                try await store.transaction { tx in
+                    try await seed(tx)
+                    throw Abort()
+                }
+            }
+            let tenants = try await store.read { try await $0.tenants() }
+            #expect(tenants.isEmpty)
+        }
+    }
+
+    @Test("duplicate keys are conflicts")
+    func conflicts() async throws {
+        try await withStore { store in
+            try await store.transaction { try await seed($0) }
+            await #expect(throws: StoreError.self) {
+                try await store.transaction { tx in
+                    try await tx.insertTenant(TenantRecord(id: "t2", name: "demo", lockoutPolicy: "{}", createdAt: 1))
+                }
+            }
+        }
+    }
+
+    @Test("codes and invitations are spent exactly once, even when spent in parallel")
+    func singleUse() async throws {
+        try await withStore { store in
+            try await store.transaction { tx in
+                try await seed(tx)
+                try await tx.insertInvitation(
+                    InvitationRecord(
+                        id: "i1", tenantID: "t1", userID: "u1", codeDigest: "d", pinSalt: "s", expiresAt: 100, usedAt: nil,
+                        createdAt: 1))
+                try await tx.insertGrant(
+                    GrantRecord(
+                        digest: "g1", kind: "code", familyID: "f1", tenantID: "t1", serviceID: "s1", userID: "u1",
+                        redirectURI: nil, codeChallenge: nil, nonce: nil, scope: "openid", factors: "[]",
+                        confirmedAttributes: "[]", authTime: 1, expiresAt: 100, usedAt: nil, revoked: 0))
+            }
+            let spends = try await withThrowingTaskGroup(of: Bool.self) { group in
+                for _ in 0..<8 { group.addTask { try await store.transaction { try await $0.spendGrant(digest: "g1", now: 2) } } }
+                return try await group.reduce(into: 0) { $0 += $1 ? 1 : 0 }
+            }
+            #expect(spends == 1)
+            #expect(try await store.transaction { try await $0.consumeInvitation(id: "i1", now: 200) } == false, "expired")
+            #expect(try await store.transaction { try await $0.consumeInvitation(id: "i1", now: 50) } == true)
+            #expect(try await store.transaction { try await $0.consumeInvitation(id: "i1", now: 51) } == false, "spent")
+            try await store.transaction { try await $0.revokeFamily("f1") }
+            #expect(try await store.read { try await $0.family("f1") }?.revoked == true)
+        }
+    }
+
+    @Test("a device token id is accepted once")
+    func tokenIDs() async throws {
+        try await withStore { store in
+            let first = try await store.transaction { try await $0.useDeviceTokenID("j", activationID: "a", expiresAt: 10, now: 1) }
+            let second = try await store.transaction { try await $0.useDeviceTokenID("j", activationID: "a", expiresAt: 10, now: 2) }
+            #expect(first)
+            #expect(!second, "a replayed token id")
+        }
+    }
+}

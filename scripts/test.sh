@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Runs Tessera's whole test suite. Installs what the tests need first:
+#   zbar-tools (zbarimg decodes the login page's QR code) from Debian,
+#   Authlib, joserfc and requests (the interop relying party) from PyPI.
+# Extra arguments go to `swift test` (e.g. --filter LockoutTests).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+if ! command -v zbarimg >/dev/null 2>&1; then
+    sudo=""
+    if [ "$(id -u)" != "0" ]; then sudo="sudo"; fi
+    echo "Installing zbar-tools (zbarimg)…"
+    $sudo apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq zbar-tools >/dev/null
+fi
+
+if ! python3 -c "import authlib, joserfc, requests" >/dev/null 2>&1; then
+    echo "Installing the Python interop packages…"
+    python3 -m pip install --quiet --disable-pip-version-check -r Tests/interop/requirements.txt
+fi
+
+swift build --build-tests
+swift test --skip-build "$@"
