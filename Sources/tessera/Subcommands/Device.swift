@@ -74,7 +74,11 @@ struct Device: AsyncParsableCommand {
     struct Login: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Answer a login: claim the request behind an authentication link and sign it.",
-            discussion: "Prints the result case as `result`: userLogin, or lockout with isPermanent and lockedUntil.")
+            discussion: """
+                Prints the result case as `result`: userLogin, or lockout with isPermanent and lockedUntil \
+                (also when a lock from earlier attempts is still running). Exit code 0 for userLogin, \
+                3 for lockout, 1 for other errors.
+                """)
         @OptionGroup var options: DeviceOptions
         @Argument(help: "The authentication link (the login page's QR code).") var url: String
         @Option(help: "The PIN.") var pin: String?

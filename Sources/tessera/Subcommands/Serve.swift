@@ -13,13 +13,13 @@ struct Serve: AsyncParsableCommand {
             """)
 
     @Option(help: "Address to listen on.") var host = "127.0.0.1"
-    @Option(help: "Port to listen on (0 picks a free one).") var port = 8080
+    @Option(help: "Port to listen on.") var port = 8080
     @Option(help: "The URL clients reach the server at (default http://HOST:PORT).") var publicURL: String?
     @Option(help: "Directory for the database, master key and admin token digest.") var dataDir = "./tessera-data"
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.") var logLevel = "info"
 
     func validate() throws {
-        guard (0...65_535).contains(port) else { throw ValidationError("--port must be between 0 and 65535") }
+        guard (1...65_535).contains(port) else { throw ValidationError("--port must be between 1 and 65535") }
         if let publicURL {
             guard let url = URL(string: publicURL), ["http", "https"].contains(url.scheme ?? ""), url.host != nil,
                 url.query == nil, !publicURL.hasSuffix("/")
