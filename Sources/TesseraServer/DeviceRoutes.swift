@@ -122,9 +122,11 @@ struct DeviceRoutes {
     @Sendable func claim(_ request: Request, context: BasicRequestContext) async throws -> Response {
         let tenant = try await state.tenant(named: context.parameters.get("tenant") ?? "")
         let requestID = context.parameters.get("request") ?? ""
-        let activation = try await authenticateDevice(request, tenant: tenant)
+        let caller = try await authenticateDevice(request, tenant: tenant)
+        let activation = caller.activation
         let now = state.epochNow()
         let challenge = try await state.store.transaction { tx -> AuthenticationChallenge in
+            try await caller.spendToken(tx, now: now)
             guard let current = try await tx.activation(id: activation.id), current.status == "active" else {
                 throw OAuthError(.unauthorized, "invalid_token", "the activation is not active")
             }
@@ -331,9 +333,11 @@ struct DeviceRoutes {
     @Sendable func deny(_ request: Request, context: BasicRequestContext) async throws -> Response {
         let tenant = try await state.tenant(named: context.parameters.get("tenant") ?? "")
         let requestID = context.parameters.get("request") ?? ""
-        let activation = try await authenticateDevice(request, tenant: tenant)
+        let caller = try await authenticateDevice(request, tenant: tenant)
+        let activation = caller.activation
         let now = state.epochNow()
         try await state.store.transaction { tx in
+            try await caller.spendToken(tx, now: now)
             let authRequest = try await pendingRequest(requestID, tenant: tenant, tx: tx, now: now)
             guard authRequest.activationID == activation.id else {
                 throw OAuthError(.conflict, "request_claimed", "this device has not taken up the request")
@@ -346,9 +350,24 @@ struct DeviceRoutes {
 
     // MARK: Device authentication
 
+    /// A device whose token checked out; its token id is spent in the caller's transaction.
+    struct DeviceCaller {
+        let activation: ActivationRecord
+        let tokenID: String
+        let tokenExpiry: Int64
+
+        /// Records the token id; a second use of the same token is refused.
+        func spendToken(_ tx: StoreTransaction, now: Int64) async throws {
+            guard try await tx.useDeviceTokenID(tokenID, activationID: activation.id, expiresAt: tokenExpiry, now: now) else {
+                throw OAuthError(.unauthorized, "invalid_token", "the device token was used before")
+            }
+        }
+    }
+
     /// Checks `Authorization: Tessera-Device <JWS>`: signed by the activation's device key,
-    /// for this issuer, method and path, short-lived, and never seen before.
-    func authenticateDevice(_ request: Request, tenant: TenantRecord) async throws -> ActivationRecord {
+    /// for this issuer, method and path, and short-lived. The caller spends its `jti`
+    /// in the transaction that does the work, so a token is good for one call.
+    func authenticateDevice(_ request: Request, tenant: TenantRecord) async throws -> DeviceCaller {
         guard let header = request.headers[.authorization], header.hasPrefix("Tessera-Device ") else {
             throw OAuthError(.unauthorized, "invalid_token", "the device API needs a Tessera-Device token")
         }
@@ -362,11 +381,7 @@ struct DeviceRoutes {
         guard claims.htm == request.method.rawValue, claims.htu == request.uri.path else {
             throw OAuthError(.unauthorized, "invalid_token", "the device token is for another call")
         }
-        let now = state.epochNow()
-        guard try await state.store.transaction({ tx in
-            try await tx.useDeviceTokenID(claims.jti, activationID: activation.id, expiresAt: Int64(claims.exp), now: now)
-        }) else { throw OAuthError(.unauthorized, "invalid_token", "the device token was used before") }
-        return activation
+        return DeviceCaller(activation: activation, tokenID: claims.jti, tokenExpiry: Int64(claims.exp))
     }
 
     private func deviceKey(of activation: ActivationRecord) throws -> P256.Signing.PublicKey {

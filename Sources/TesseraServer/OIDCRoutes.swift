@@ -105,8 +105,12 @@ struct OIDCRoutes {
 
     @Sendable func authorize(_ request: Request, context: BasicRequestContext) async throws -> Response {
         let tenantName = context.parameters.get("tenant") ?? ""
-        guard Validation.isTenantName(tenantName), let tenant = try await state.store.read({ try await $0.tenant(named: tenantName) })
-        else { throw BrowserError(status: .notFound, title: "Unknown realm", message: "This sign-in address does not exist.") }
+        let tenant: TenantRecord
+        do {
+            tenant = try await state.tenant(named: tenantName)
+        } catch let error as OAuthError where error.status == .notFound {
+            throw BrowserError(status: .notFound, title: "Unknown realm", message: "This sign-in address does not exist.")
+        }
         let issuer = state.issuer(forTenantNamed: tenant.name)
         let query: [String: String]
         do {

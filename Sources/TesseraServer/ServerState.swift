@@ -12,6 +12,7 @@ struct ServerState: Sendable {
     let box: SecretBox
     let adminTokenDigest: String
     let issuers: IssuerCache
+    let tenants = TenantCache()
     let now: @Sendable () -> Date
 
     var publicURL: String { configuration.publicURL }
@@ -20,10 +21,15 @@ struct ServerState: Sendable {
 
     func epochNow() -> Int64 { Int64(now().timeIntervalSince1970) }
 
-    /// The tenant a path names, or a 404.
+    /// The tenant a path names, or a 404. Tenants never change once created, so they are
+    /// kept in memory after the first lookup (unknown names are not remembered).
     func tenant(named name: String) async throws -> TenantRecord {
-        guard Validation.isTenantName(name), let tenant = try await store.read({ try await $0.tenant(named: name) })
-        else { throw OAuthError.notFound("tenant '\(name.prefix(64))'") }
+        guard Validation.isTenantName(name) else { throw OAuthError.notFound("tenant '\(name.prefix(64))'") }
+        if let cached = await tenants.tenant(named: name) { return cached }
+        guard let tenant = try await store.read({ try await $0.tenant(named: name) }) else {
+            throw OAuthError.notFound("tenant '\(name)'")
+        }
+        await tenants.remember(tenant)
         return tenant
     }
 
@@ -53,6 +59,12 @@ struct ServerState: Sendable {
             return ServerSigningKey(kid: record.kid, privateKey: try .init(rawRepresentation: raw)).publicJWK
         }
     }
+}
+
+actor TenantCache {
+    private var byName: [String: TenantRecord] = [:]
+    func tenant(named name: String) -> TenantRecord? { byName[name] }
+    func remember(_ tenant: TenantRecord) { byName[tenant.name] = tenant }
 }
 
 actor IssuerCache {
