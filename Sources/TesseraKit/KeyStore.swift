@@ -4,9 +4,18 @@ import TesseraCrypto
 
 /// Where the SDK keeps private keys and small secrets. Keys never leave it: callers
 /// get a signer, not key bytes.
+/// What must happen before a key may sign.
+public enum KeyProtection: Sendable {
+    /// The device must be unlocked; the key never leaves this device.
+    case deviceBound
+    /// In addition, the platform's biometrics must succeed for each use, and the key
+    /// becomes unusable when the enrolled biometrics change.
+    case currentBiometrics
+}
+
 public protocol KeyStore: Sendable {
     /// Creates and keeps a new P-256 signing key under `label`.
-    func generateKey(label: String) async throws -> any P256Signer
+    func generateKey(label: String, protection: KeyProtection) async throws -> any P256Signer
     /// The key kept under `label`, if any.
     func key(label: String) async throws -> (any P256Signer)?
     /// Keeps `data` under `label`; `nil` removes it (and any key of the same label).
@@ -46,7 +55,9 @@ public struct FileKeyStore: KeyStore {
         if rename(temporary.path, url.path) != 0 { throw TesseraKitError.keyStore("cannot write \(url.lastPathComponent)") }
     }
 
-    public func generateKey(label: String) async throws -> any P256Signer {
+    /// Software keys: `protection` cannot be enforced by a file; the biometric gate is
+    /// checked by the SDK before the biometric key is used.
+    public func generateKey(label: String, protection: KeyProtection) async throws -> any P256Signer {
         let key = SoftwareSigningKey()
         try write(key.rawRepresentation, to: try url("key", label))
         return key

@@ -40,9 +40,17 @@ public struct KeychainKeyStore: KeyStore {
         return result as? Data
     }
 
-    public func generateKey(label: String) async throws -> any P256Signer {
+    public func generateKey(label: String, protection: KeyProtection) async throws -> any P256Signer {
         if SecureEnclaveSigningKey.isAvailable {
-            let key = try SecureEnclaveSigningKey()
+            var flags: SecAccessControlCreateFlags = [.privateKeyUsage]
+            // A biometric key is released by the Secure Enclave only after Face ID / Touch ID,
+            // and is invalidated when the enrolled biometrics change.
+            if protection == .currentBiometrics { flags.insert(.biometryCurrentSet) }
+            var error: Unmanaged<CFError>?
+            guard let access = SecAccessControlCreateWithFlags(
+                nil, kSecAttrAccessibleWhenUnlockedThisDeviceOnly, flags, &error)
+            else { throw TesseraKitError.keyStore("cannot create the key's access control") }
+            let key = try SecureEnclaveSigningKey(accessControl: access)
             try write(Data([1]) + key.dataRepresentation, account: "key-\(label)")
             return key
         }

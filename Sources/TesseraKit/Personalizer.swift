@@ -48,13 +48,13 @@ public struct Personalizer: Sendable {
 
         let storageLabel = Secrets.randomToken(byteCount: 12).replacingOccurrences(of: "-", with: "x") + "."
         do {
-            let deviceKey = try await keyStore.generateKey(label: storageLabel + "device")
+            let deviceKey = try await keyStore.generateKey(label: storageLabel + "device", protection: .deviceBound)
             var biometricKey: (any P256Signer)?
             if enrollBiometric {
                 guard let biometrics else { throw TesseraKitError.biometricsUnavailable }
                 let state = try await biometrics.evaluate(reason: "Enrol biometrics for \(offer.username)")
                 try await keyStore.setItem(state, label: storageLabel + "biometric-state")
-                biometricKey = try await keyStore.generateKey(label: storageLabel + "biometric")
+                biometricKey = try await keyStore.generateKey(label: storageLabel + "biometric", protection: .currentBiometrics)
             }
             var totpSecret: Data?
             if enrollOTP {

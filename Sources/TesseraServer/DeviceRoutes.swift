@@ -144,7 +144,7 @@ struct DeviceRoutes {
         return JSONResponse.make(challenge)
     }
 
-    /// The request if it can still be answered; marks it expired when its time is up.
+    /// The request if it can still be answered (not answered yet and not expired).
     private func pendingRequest(_ id: String, tenant: TenantRecord, tx: StoreTransaction, now: Int64) async throws
         -> AuthRequestRecord
     {
@@ -408,7 +408,10 @@ struct DeviceRoutes {
         let now = state.epochNow()
         guard audience == issuer else { throw OAuthError(.unauthorized, "invalid_token", "the token is for another audience") }
         guard exp > now else { throw OAuthError(.unauthorized, "invalid_token", "the token has expired") }
-        guard iat <= now + Self.clockSkew, exp - iat <= Self.maximumTokenLifetime, exp > iat else {
+        // Bounds first, so that no arithmetic below can overflow on hostile values.
+        guard iat <= now + Self.clockSkew, iat >= now - Self.maximumTokenLifetime - Self.clockSkew, exp > iat,
+            exp <= now + Self.maximumTokenLifetime + Self.clockSkew, exp - iat <= Self.maximumTokenLifetime
+        else {
             throw OAuthError(.unauthorized, "invalid_token", "the token's lifetime is not acceptable")
         }
     }

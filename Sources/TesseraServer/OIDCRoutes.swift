@@ -372,28 +372,28 @@ struct OIDCRoutes {
                 throw OAuthError.invalidGrant("the authorization code is not valid")
             }
             guard grant.serviceID == service.id else { throw OAuthError.invalidGrant("the code was issued to another client") }
-            // [REQ:RFC6749-4.1.2] a code used twice revokes everything issued from it; the
-            // revocation commits, the error follows.
+            // [REQ:RFC6749-4.1.2] a code used twice revokes everything issued from it. The
+            // revocation, like the spending of a code that fails its checks, commits before
+            // the error is answered: a code gets exactly one try.
             guard try await tx.spendGrant(digest: digest, now: now) else {
                 try await tx.revokeFamily(grant.familyID)
-                return .reused
+                return .refused(OAuthError.invalidGrant("the authorization code was used already"))
             }
-            guard grant.expiresAt > now else { throw OAuthError.invalidGrant("the authorization code has expired") }
+            guard grant.expiresAt > now else { return .refused(OAuthError.invalidGrant("the authorization code has expired")) }
             guard form["redirect_uri"] == grant.redirectURI else {
-                throw OAuthError.invalidGrant("redirect_uri does not match the authorization request")
+                return .refused(OAuthError.invalidGrant("redirect_uri does not match the authorization request"))
             }
             if let challenge = grant.codeChallenge {
-                guard let verifier = form["code_verifier"] else { throw OAuthError.invalidGrant("code_verifier is missing") }
+                guard let verifier = form["code_verifier"] else { return .refused(OAuthError.invalidGrant("code_verifier is missing")) }
                 guard PKCE.verify(verifier: verifier, challenge: challenge) else {
-                    throw OAuthError.invalidGrant("code_verifier does not match the code challenge")
+                    return .refused(OAuthError.invalidGrant("code_verifier does not match the code challenge"))
                 }
             } else if form["code_verifier"] != nil {
-                throw OAuthError.invalidGrant("the authorization request had no code challenge")
+                return .refused(OAuthError.invalidGrant("the authorization request had no code challenge"))
             }
-            return .usable(grant)
+            return try await rotate(grant, scope: grant.scope, service: service, tx: tx, now: now)
         }
-        guard case .usable(let grant) = outcome else { throw OAuthError.invalidGrant("the authorization code was used already") }
-        return try await issueTokens(for: grant, service: service, tenant: tenant, includeNonce: true)
+        return try await issueTokens(outcome, service: service, tenant: tenant, includeNonce: true)
     }
 
     private func refresh(form: [String: String], service: ServiceRecord, tenant: TenantRecord) async throws -> Response {
@@ -405,31 +405,60 @@ struct OIDCRoutes {
                 throw OAuthError.invalidGrant("the refresh token is not valid")
             }
             guard grant.serviceID == service.id else { throw OAuthError.invalidGrant("the refresh token was issued to another client") }
-            guard grant.revoked == 0 else { throw OAuthError.invalidGrant("the refresh token was revoked") }
             // Rotation: each refresh token works once; a second use means it was copied, so
-            // the whole family is revoked (committed before the error is returned).
+            // the whole family is revoked (committed before the error is answered).
             guard try await tx.spendGrant(digest: digest, now: now) else {
                 try await tx.revokeFamily(grant.familyID)
-                return .reused
+                return .refused(OAuthError.invalidGrant("the refresh token was used already; its session is revoked"))
             }
-            guard grant.expiresAt > now else { throw OAuthError.invalidGrant("the refresh token has expired") }
+            guard try await tx.family(grant.familyID)?.revoked == false else {
+                return .refused(OAuthError.invalidGrant("the refresh token was revoked"))
+            }
+            guard grant.expiresAt > now else { return .refused(OAuthError.invalidGrant("the refresh token has expired")) }
+            var scope = grant.scope
             if let requested = form["scope"] {
                 let granted = Set(grant.scope.split(separator: " "))
-                guard Set(requested.split(separator: " ")).isSubset(of: granted) else {
-                    throw OAuthError(.badRequest, "invalid_scope", "the scope exceeds the original grant")
+                let asked = requested.split(separator: " ")
+                guard !asked.isEmpty, Set(asked).isSubset(of: granted) else {
+                    return .refused(OAuthError(.badRequest, "invalid_scope", "the scope exceeds the original grant"))
                 }
+                scope = asked.joined(separator: " ")
             }
-            return .usable(grant)
+            return try await rotate(grant, scope: scope, service: service, tx: tx, now: now)
         }
-        guard case .usable(let grant) = outcome else {
-            throw OAuthError.invalidGrant("the refresh token was used already; its session is revoked")
+        return try await issueTokens(outcome, service: service, tenant: tenant, includeNonce: false)
+    }
+
+    /// Writes the next refresh token of the grant's family in the same transaction that
+    /// spent the code or the previous token, so a concurrent reuse either sees it (and
+    /// revokes it with the family) or comes before it (and this spend fails).
+    private func rotate(_ grant: GrantRecord, scope: String, service: ServiceRecord, tx: StoreTransaction, now: Int64) async throws
+        -> GrantOutcome
+    {
+        guard let user = try await tx.user(id: grant.userID) else {
+            return .refused(OAuthError.invalidGrant("the user no longer exists"))
         }
-        return try await issueTokens(for: grant, service: service, tenant: tenant, includeNonce: false)
+        let refreshToken = Secrets.randomToken()
+        try await tx.insertGrant(
+            GrantRecord(
+                digest: Secrets.digest(refreshToken), kind: "refresh", familyID: grant.familyID, tenantID: grant.tenantID,
+                serviceID: service.id, userID: grant.userID, redirectURI: nil, codeChallenge: nil, nonce: nil, scope: scope,
+                factors: grant.factors, confirmedAttributes: grant.confirmedAttributes, authTime: grant.authTime,
+                expiresAt: now + Self.refreshTokenLifetime, usedAt: nil, revoked: 0))
+        return .issued(Issuance(grant: grant, scope: scope, user: user, refreshToken: refreshToken))
+    }
+
+    struct Issuance: Sendable {
+        let grant: GrantRecord
+        let scope: String
+        let user: UserRecord
+        let refreshToken: String
     }
 
     enum GrantOutcome: Sendable {
-        case usable(GrantRecord)
-        case reused
+        case issued(Issuance)
+        /// Refused after something was committed (a spent code, a revoked family).
+        case refused(OAuthError)
     }
 
     struct TokenResponse: Codable {
@@ -450,40 +479,35 @@ struct OIDCRoutes {
         }
     }
 
-    private func issueTokens(for grant: GrantRecord, service: ServiceRecord, tenant: TenantRecord, includeNonce: Bool) async throws
+    private func issueTokens(_ outcome: GrantOutcome, service: ServiceRecord, tenant: TenantRecord, includeNonce: Bool) async throws
         -> Response
     {
+        let issuance: Issuance
+        switch outcome {
+        case .refused(let error): throw error
+        case .issued(let issued): issuance = issued
+        }
+        let grant = issuance.grant
         let issuer = state.issuer(forTenantNamed: tenant.name)
         let now = state.epochNow()
         let factors = try JSONCoding.decode([FactorType].self, grant.factors)
         let confirmed = try JSONCoding.decode([String].self, grant.confirmedAttributes)
-        let (user, refreshToken): (UserRecord?, String) = try await state.store.transaction { tx in
-            let refreshToken = Secrets.randomToken()
-            try await tx.insertGrant(
-                GrantRecord(
-                    digest: Secrets.digest(refreshToken), kind: "refresh", familyID: grant.familyID, tenantID: tenant.id,
-                    serviceID: service.id, userID: grant.userID, redirectURI: nil, codeChallenge: nil, nonce: nil,
-                    scope: grant.scope, factors: grant.factors, confirmedAttributes: grant.confirmedAttributes,
-                    authTime: grant.authTime, expiresAt: now + Self.refreshTokenLifetime, usedAt: nil, revoked: 0))
-            return (try await tx.user(id: grant.userID), refreshToken)
-        }
-        guard let user else { throw OAuthError.invalidGrant("the user no longer exists") }
-        let userAttributes = try JSONCoding.decode([String: String].self, user.attributes)
+        let userAttributes = try JSONCoding.decode([String: String].self, issuance.user.attributes)
         let released = userAttributes.filter { confirmed.contains($0.key) }
         let combination = FactorCombination(factors)
         let issuerKeys = try await state.tokenIssuer(for: tenant)
         var idClaims = IDTokenClaims(
-            iss: issuer, sub: user.id, aud: service.clientID, exp: Int(now + Self.idTokenLifetime), iat: Int(now),
+            iss: issuer, sub: issuance.user.id, aud: service.clientID, exp: Int(now + Self.idTokenLifetime), iat: Int(now),
             authTime: Int(grant.authTime), nonce: includeNonce ? grant.nonce : nil, amr: Self.amr(for: combination.factors),
             acr: Self.acr(for: combination), attributes: released)
         idClaims.sid = grant.familyID
         let accessClaims = AccessTokenClaims(
-            iss: issuer, sub: user.id, aud: issuer, clientID: service.clientID, exp: Int(now + Self.accessTokenLifetime),
-            iat: Int(now), jti: Secrets.randomToken(byteCount: 16), scope: grant.scope, authTime: Int(grant.authTime),
+            iss: issuer, sub: issuance.user.id, aud: issuer, clientID: service.clientID, exp: Int(now + Self.accessTokenLifetime),
+            iat: Int(now), jti: Secrets.randomToken(byteCount: 16), scope: issuance.scope, authTime: Int(grant.authTime),
             amr: idClaims.amr, acr: idClaims.acr, sid: grant.familyID)
         let response = TokenResponse(
             accessToken: try await issuerKeys.sign(accessClaims, type: "at+jwt"), expiresIn: Self.accessTokenLifetime,
-            idToken: try await issuerKeys.sign(idClaims), refreshToken: refreshToken, scope: grant.scope)
+            idToken: try await issuerKeys.sign(idClaims), refreshToken: issuance.refreshToken, scope: issuance.scope)
         var http = JSONResponse.make(response)
         http.headers[.init("Pragma")!] = "no-cache"
         return http

@@ -14,16 +14,16 @@ struct Serve: AsyncParsableCommand {
 
     @Option(help: "Address to listen on.") var host = "127.0.0.1"
     @Option(help: "Port to listen on.") var port = 8080
-    @Option(help: "The URL clients reach the server at (default http://HOST:PORT).") var publicURL: String?
+    @Option(help: "The origin clients reach the server at, without a path (default http://HOST:PORT).") var publicURL: String?
     @Option(help: "Directory for the database, master key and admin token digest.") var dataDir = "./tessera-data"
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.") var logLevel = "info"
 
     func validate() throws {
         guard (1...65_535).contains(port) else { throw ValidationError("--port must be between 1 and 65535") }
         if let publicURL {
-            guard let url = URL(string: publicURL), ["http", "https"].contains(url.scheme ?? ""), url.host != nil,
-                url.query == nil, !publicURL.hasSuffix("/")
-            else { throw ValidationError("--public-url must be an http(s) URL without a trailing slash or query") }
+            guard let url = URLComponents(string: publicURL), ["http", "https"].contains(url.scheme ?? ""),
+                !(url.host ?? "").isEmpty, url.query == nil, url.fragment == nil, url.path.isEmpty
+            else { throw ValidationError("--public-url must be an http(s) origin such as https://id.example.com, without a path") }
         }
         guard Logger.Level(rawValue: logLevel) != nil else { throw ValidationError("unknown --log-level \(logLevel)") }
     }
