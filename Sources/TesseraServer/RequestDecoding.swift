@@ -23,6 +23,8 @@ enum RequestDecoding {
             return try WireCoding.decoder().decode(T.self, from: Data(buffer.readableBytesView))
         } catch let error as DecodingError {
             throw OAuthError.invalidRequest("malformed JSON body: \(describe(error))")
+        } catch let error as PolicyError {
+            throw OAuthError.invalidRequest(error.description)
         } catch {
             throw OAuthError.invalidRequest("malformed JSON body")
         }

@@ -213,6 +213,7 @@ struct RefusalTests {
                 ("POST", "\(server.baseURL)/admin/tenants", admin, Data("{".utf8), 400),
                 ("POST", "\(server.baseURL)/admin/tenants", admin, Data(#"{"name": 12}"#.utf8), 400),
                 ("POST", "\(server.baseURL)/admin/tenants", admin, Data(#"{"name": "Bad Name"}"#.utf8), 400),
+                ("POST", "\(server.baseURL)/admin/tenants", admin, Data(#"{"name": "x", "lockout": {"free_attempts": 9, "waits": [1]}}"#.utf8), 400),
                 ("POST", "\(server.baseURL)/admin/tenants", ["Authorization": "Bearer wrong"], Data(#"{"name":"x"}"#.utf8), 401),
                 ("POST", "\(server.baseURL)/admin/tenants/nope/users", admin, Data(#"{"username":"a"}"#.utf8), 404),
                 ("POST", "\(server.baseURL)/admin/activations/unknown/unlock", admin, nil, 404),
