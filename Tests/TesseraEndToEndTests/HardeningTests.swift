@@ -34,10 +34,7 @@ struct HardeningTests {
             let service = try await scenario.createService()
             try await scenario.createUser("alice")
             let (device, _) = try await activateDevice(scenario, username: "alice")
-            let login = try await scenario.openLogin(service)
-            let information = try await device.authenticator.start(url: login.authenticationURL)
-            #expect(try await signAndFinish(information, device: device, factors: [.device, .pin]).isUserLogin)
-            let code = try #require(try await scenario.complete(login)["code"])
+            let (login, code) = try await approvedLogin(scenario, service, device: device)
             let refresh = try #require(try await scenario.redeem(code: code, service: service, verifier: login.verifier).json()["refresh_token"] as? String)
 
             let answers = try await withThrowingTaskGroup(of: TestHTTP.Response.self) { group in
@@ -65,19 +62,14 @@ struct HardeningTests {
             let service = try await scenario.createService()
             try await scenario.createUser("bob")
             let (device, _) = try await activateDevice(scenario, username: "bob")
-            let login = try await scenario.openLogin(service)
-            let information = try await device.authenticator.start(url: login.authenticationURL)
-            #expect(try await signAndFinish(information, device: device, factors: [.device, .pin]).isUserLogin)
-            let code = try #require(try await scenario.complete(login)["code"])
+            let (login, code) = try await approvedLogin(scenario, service, device: device)
             let wrong = try await scenario.redeem(code: code, service: service, verifier: PKCE.makeVerifier())
             #expect(try wrong.json()["error"] as? String == "invalid_grant")
             let right = try await scenario.redeem(code: code, service: service, verifier: login.verifier)
             #expect(right.status == 400, "the code was spent by the failed try")
 
-            let second = try await scenario.openLogin(service, extra: ["scope": "openid offline_access"])
-            let claim = try await device.authenticator.start(url: second.authenticationURL)
-            #expect(try await signAndFinish(claim, device: device, factors: [.device, .pin]).isUserLogin)
-            let secondCode = try #require(try await scenario.complete(second)["code"])
+            let (second, secondCode) = try await approvedLogin(
+                scenario, service, device: device, extra: ["scope": "openid offline_access"])
             let tokens = try await scenario.redeem(code: secondCode, service: service, verifier: second.verifier).json()
             #expect(tokens["scope"] as? String == "openid offline_access")
             let narrowed = try await scenario.tokenRequest(

@@ -7,16 +7,6 @@ import TesseraTesting
 
 @Suite("Replays, expiry and OAuth refusals")
 struct RefusalTests {
-    /// Logs in to the point of a redirect with a code.
-    func approvedLogin(_ scenario: Scenario, _ service: Scenario.Service, device: TestDevice, pkce: Bool = true) async throws
-        -> (Scenario.BrowserLogin, String)
-    {
-        let login = try await scenario.openLogin(service, pkce: pkce)
-        let information = try await device.authenticator.start(url: login.authenticationURL)
-        #expect(try await signAndFinish(information, device: device, factors: [.device, .pin]).isUserLogin)
-        return (login, try #require(try await scenario.complete(login)["code"]))
-    }
-
     @Test("a replayed proof is refused and changes nothing")
     func replayedProof() async throws {
         try await withServer { server in
@@ -157,16 +147,14 @@ struct RefusalTests {
 
             try await scenario.createUser("frank")
             let (device, _) = try await activateDevice(scenario, username: "frank")
-            let (login, code) = try await approvedLogin(scenario, publicService, device: device)
+            let (_, code) = try await approvedLogin(scenario, publicService, device: device)
             let noVerifier = try await scenario.redeem(code: code, service: publicService, verifier: nil)
             #expect(noVerifier.status == 400)
             #expect(try noVerifier.json()["error"] as? String == "invalid_grant")
 
-            let (login2, code2) = try await approvedLogin(scenario, publicService, device: device)
+            let (_, code2) = try await approvedLogin(scenario, publicService, device: device)
             let wrong = try await scenario.redeem(code: code2, service: publicService, verifier: PKCE.makeVerifier())
             #expect(try wrong.json()["error"] as? String == "invalid_grant")
-            _ = login2
-            _ = login
 
             let (login3, code3) = try await approvedLogin(scenario, publicService, device: device)
             let right = try await scenario.redeem(code: code3, service: publicService, verifier: login3.verifier)

@@ -72,3 +72,13 @@ func withServer<T>(requestLifetime: TimeInterval = 300, _ body: (TestServer) asy
         throw error
     }
 }
+
+/// Logs in with device + PIN up to the redirect with a code.
+func approvedLogin(
+    _ scenario: Scenario, _ service: Scenario.Service, device: TestDevice, pkce: Bool = true, extra: [String: String] = [:]
+) async throws -> (Scenario.BrowserLogin, String) {
+    let login = try await scenario.openLogin(service, pkce: pkce, extra: extra)
+    let information = try await device.authenticator.start(url: login.authenticationURL)
+    #expect(try await signAndFinish(information, device: device, factors: [.device, .pin]).isUserLogin)
+    return (login, try #require(try await scenario.complete(login)["code"]))
+}
