@@ -29,6 +29,7 @@ extension P256Signer {
 
 #if canImport(CryptoKit) && canImport(Security)
 import CryptoKit
+import Security
 
 /// A key inside the Secure Enclave: the private key never exists outside the chip;
 /// `dataRepresentation` is an opaque handle only this device can use.

@@ -53,7 +53,7 @@ public struct PlatformBiometricGate: BiometricGate {
             throw TesseraKitError.biometricsUnavailable
         }
         do {
-            try await context.evaluatePolicy(.deviceOwnerAuthenticationWithBiometrics, localizedReason: reason)
+            _ = try await context.evaluatePolicy(.deviceOwnerAuthenticationWithBiometrics, localizedReason: reason)
         } catch {
             throw TesseraKitError.biometricsUnavailable
         }
