@@ -9,7 +9,9 @@ struct LockoutTests {
     @Test("wrong PIN → lockout result → pending lockout while it runs → success after the wait")
     func waitThenSuccess() async throws {
         try await withServer { server in
-            let scenario = try await Scenario.make(on: server, lockout: ["free_attempts": 1, "waits": [2], "permanent_after": 6])
+            // A five-second wait: long enough that the checks below run inside it even on a
+            // loaded machine (the device derives its PIN key with PBKDF2 for each attempt).
+            let scenario = try await Scenario.make(on: server, lockout: ["free_attempts": 1, "waits": [5], "permanent_after": 6])
             let service = try await scenario.createService()
             try await scenario.createUser("alice")
             let (device, activation) = try await activateDevice(scenario, username: "alice")
@@ -21,13 +23,20 @@ struct LockoutTests {
             #expect(first.0.isPermanent == false)
             #expect((first.0.lockedUntil ?? .distantFuture) <= Date().addingTimeInterval(1))
 
-            // The second starts a two-second wait, announced on the failed attempt.
+            // The second starts the wait, announced on the failed attempt.
             let second = try #require(try await signAndFinish(first.1, device: device, factors: [.device, .pin], pin: "1111").lockout)
             let lockedUntil = try #require(second.0.lockedUntil)
             #expect(second.0.isPermanent == false)
             #expect(lockedUntil > Date().addingTimeInterval(1))
 
-            // While it runs, even the right PIN gets the pending-lockout error with the same information.
+            // While it runs, a new claim and even the right PIN get the pending-lockout error
+            // with the same information.
+            do {
+                _ = try await device.authenticator.start(url: login.authenticationURL)
+                Issue.record("a locked activation claimed the request")
+            } catch TesseraKitError.pendingLockout(let pending) {
+                #expect(abs((pending.lockedUntil ?? .distantPast).timeIntervalSince(lockedUntil)) < 1.5)
+            }
             do {
                 _ = try await signAndFinish(second.1, device: device, factors: [.device, .pin])
                 Issue.record("an attempt during the lock was accepted")
