@@ -14,7 +14,7 @@ if ! command -v zbarimg >/dev/null 2>&1; then
     DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq zbar-tools >/dev/null
 fi
 
-if ! python3 -c "import authlib, joserfc, requests" >/dev/null 2>&1; then
+if ! python3 -c "import authlib, joserfc, requests, cryptography" >/dev/null 2>&1; then
     echo "Installing the Python interop packages…"
     python3 -m pip install --quiet --disable-pip-version-check -r Tests/interop/requirements.txt
 fi

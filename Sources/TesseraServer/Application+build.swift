@@ -1,5 +1,7 @@
 import Foundation
 import Hummingbird
+import HummingbirdCore
+import HummingbirdTLS
 import Logging
 import NIOCore
 import ServiceLifecycle
@@ -41,6 +43,11 @@ public final class TesseraServerApp: Sendable {
         try result.get()
     }
 
+    /// Closes the database of a server that was built but will not run.
+    public func closeWithoutRunning() async throws {
+        try await store.close()
+    }
+
     /// Stops accepting connections and lets `run()` return once in-flight requests finish.
     public func shutdown() async {
         await group.triggerGracefulShutdown()
@@ -56,6 +63,21 @@ public func buildApplication(
     handlingSignals: Bool = true,
     onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
 ) async throws -> TesseraServerApp {
+    try configuration.checkTransportSecurity()
+    let server: HTTPServerBuilder
+    if let files = configuration.tls {
+        let tlsConfiguration: TLSConfiguration
+        do {
+            tlsConfiguration = TLSConfiguration.makeServerConfiguration(
+                certificateChain: try NIOSSLCertificate.fromPEMFile(files.certificateChain).map { .certificate($0) },
+                privateKey: .privateKey(try NIOSSLPrivateKey(file: files.privateKey, format: .pem)))
+        } catch {
+            throw ServerStartupError("cannot load the TLS certificate or key: \(error)")
+        }
+        server = try .tls(.http1(), tlsConfiguration: tlsConfiguration)
+    } else {
+        server = .http1()
+    }
     let directory = DataDirectory(path: configuration.dataDirectory)
     try directory.prepare()
     let box = try SecretBox(masterKey: try directory.masterKey(logger: logger))
@@ -68,12 +90,20 @@ public func buildApplication(
     router.add(middleware: ErrorMappingMiddleware())
     router.add(middleware: RequestLogging())
     router.get("health") { _, _ in JSONResponse.make(["status": "ok"]) }
+    router.get("ready") { _, _ in
+        // Ready when the database answers and every migration this build knows is applied.
+        guard let version = try? await store.schemaVersion(), version == SQLStore.latestSchemaVersion else {
+            return JSONResponse.make(["status": "unavailable"], status: .serviceUnavailable)
+        }
+        return JSONResponse.make(["status": "ready"])
+    }
     AdminRoutes(state: state).register(on: router)
     OIDCRoutes(state: state).register(on: router)
     DeviceRoutes(state: state).register(on: router)
 
     let application = Application(
         router: router,
+        server: server,
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "tessera"),
         onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? configuration.port) },
         logger: logger)

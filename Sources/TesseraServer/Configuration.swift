@@ -15,18 +15,52 @@ public struct ServerConfiguration: Sendable {
     public var requestLifetime: TimeInterval
     /// How long an invitation link stays usable unless the admin says otherwise.
     public var invitationLifetime: TimeInterval
+    /// PEM files of the certificate chain and private key: the server speaks HTTPS itself.
+    public var tls: TLSFiles?
+    /// Allows a plain-HTTP public URL on a non-loopback host (only behind a proxy that
+    /// terminates TLS and forwards to this server over a trusted network).
+    public var allowInsecureHTTP: Bool
+
+    public struct TLSFiles: Sendable {
+        public var certificateChain: String
+        public var privateKey: String
+        public init(certificateChain: String, privateKey: String) {
+            self.certificateChain = certificateChain
+            self.privateKey = privateKey
+        }
+    }
 
     public init(
         host: String = "127.0.0.1", port: Int = 8080, publicURL: String? = nil, dataDirectory: String = "./tessera-data",
-        adminToken: String? = nil, requestLifetime: TimeInterval = 300, invitationLifetime: TimeInterval = 7 * 86_400
+        adminToken: String? = nil, requestLifetime: TimeInterval = 300, invitationLifetime: TimeInterval = 7 * 86_400,
+        tls: TLSFiles? = nil, allowInsecureHTTP: Bool = false
     ) {
         self.host = host
         self.port = port
-        self.publicURL = publicURL ?? "http://\(host):\(port)"
+        self.tls = tls
+        self.allowInsecureHTTP = allowInsecureHTTP
+        self.publicURL = publicURL ?? "\(tls == nil ? "http" : "https")://\(host):\(port)"
         self.dataDirectory = dataDirectory
         self.adminToken = adminToken
         self.requestLifetime = requestLifetime
         self.invitationLifetime = invitationLifetime
+    }
+}
+
+extension ServerConfiguration {
+    /// Refuses a plain-HTTP public URL that is not on a loopback host: PINs' proofs,
+    /// codes and tokens would cross a network in clear.
+    func checkTransportSecurity() throws {
+        guard let url = URLComponents(string: publicURL), let scheme = url.scheme?.lowercased(), let host = url.host else {
+            throw ServerStartupError("the public URL \(publicURL) is not a URL")
+        }
+        if scheme == "https" || allowInsecureHTTP { return }
+        let loopback = host == "localhost" || host == "::1" || host == "[::1]" || host.hasPrefix("127.")
+        guard loopback else {
+            throw ServerStartupError(
+                "the public URL \(publicURL) is plain HTTP on a non-loopback host: serve HTTPS (--tls-certificate, --tls-key), "
+                    + "give an https --public-url behind a TLS-terminating proxy, or pass --allow-insecure-http")
+        }
     }
 }
 

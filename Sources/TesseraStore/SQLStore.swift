@@ -53,6 +53,9 @@ public final class SQLStore: Sendable {
         try await connection.close()
     }
 
+    /// The newest schema version this build knows.
+    public static var latestSchemaVersion: Int { Schema.migrations.map(\.version).max() ?? 0 }
+
     /// The newest schema version applied.
     public func schemaVersion() async throws -> Int {
         try await read { tx in

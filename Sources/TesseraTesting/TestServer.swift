@@ -25,12 +25,15 @@ public final class TestServer: Sendable {
         self.task = task
     }
 
-    public static func start(requestLifetime: TimeInterval = 300) async throws -> TestServer {
+    public static func start(
+        requestLifetime: TimeInterval = 300, tls: ServerConfiguration.TLSFiles? = nil
+    ) async throws -> TestServer {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tessera-test-\(UUID().uuidString)")
         let port = try TestServerPort.free()
         let token = "test-admin-token-\(UUID().uuidString)"
         let configuration = ServerConfiguration(
-            host: "127.0.0.1", port: port, dataDirectory: directory.path, adminToken: token, requestLifetime: requestLifetime)
+            host: "127.0.0.1", port: port, dataDirectory: directory.path, adminToken: token, requestLifetime: requestLifetime,
+            tls: tls)
         var logger = Logger(label: "tessera-test", factory: { label in StreamLogHandler.standardError(label: label) })
         logger.logLevel = .error
         let (running, continuation) = AsyncStream<Void>.makeStream()

@@ -17,6 +17,10 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "The origin clients reach the server at, without a path (default http://HOST:PORT).") var publicURL: String?
     @Option(help: "Directory for the database, master key and admin token digest.") var dataDir = "./tessera-data"
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.") var logLevel = "info"
+    @Option(help: "PEM certificate chain: serve HTTPS (with --tls-key).") var tlsCertificate: String?
+    @Option(help: "PEM private key of --tls-certificate.") var tlsKey: String?
+    @Flag(help: "Allow a plain-HTTP public URL on a non-loopback host (behind a TLS-terminating proxy only).")
+    var allowInsecureHttp = false
 
     func validate() throws {
         guard (1...65_535).contains(port) else { throw ValidationError("--port must be between 1 and 65535") }
@@ -26,6 +30,9 @@ struct Serve: AsyncParsableCommand {
             else { throw ValidationError("--public-url must be an http(s) origin such as https://id.example.com, without a path") }
         }
         guard Logger.Level(rawValue: logLevel) != nil else { throw ValidationError("unknown --log-level \(logLevel)") }
+        guard (tlsCertificate == nil) == (tlsKey == nil) else {
+            throw ValidationError("--tls-certificate and --tls-key go together")
+        }
     }
 
     func run() async throws {
@@ -41,7 +48,11 @@ struct Serve: AsyncParsableCommand {
         let environment = ProcessInfo.processInfo.environment
         let configuration = ServerConfiguration(
             host: host, port: port, publicURL: publicURL, dataDirectory: dataDir,
-            adminToken: environment["TESSERA_ADMIN_TOKEN"].flatMap { $0.isEmpty ? nil : $0 })
+            adminToken: environment["TESSERA_ADMIN_TOKEN"].flatMap { $0.isEmpty ? nil : $0 },
+            tls: tlsCertificate.flatMap { certificate in
+                tlsKey.map { ServerConfiguration.TLSFiles(certificateChain: certificate, privateKey: $0) }
+            },
+            allowInsecureHTTP: allowInsecureHttp)
         let server = try await buildApplication(
             configuration: configuration, logger: logger,
             onServerRunning: { boundPort in

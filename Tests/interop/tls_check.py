@@ -1,0 +1,58 @@
+"""TLS helpers for the operations tests, built on `cryptography` and `requests`.
+
+  tls_check.py make DIR            -> writes DIR/cert.pem and DIR/key.pem (self-signed, 127.0.0.1/localhost)
+  tls_check.py get URL CAFILE      -> prints the body of an HTTPS GET verified against CAFILE
+"""
+import datetime
+import sys
+
+import requests
+from cryptography import x509
+from cryptography.hazmat.primitives import hashes, serialization
+from cryptography.hazmat.primitives.asymmetric import ec
+from cryptography.x509.oid import NameOID
+import ipaddress
+
+
+def make(directory: str) -> None:
+    key = ec.generate_private_key(ec.SECP256R1())
+    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "tessera-test")])
+    now = datetime.datetime.now(datetime.timezone.utc)
+    certificate = (
+        x509.CertificateBuilder()
+        .subject_name(name)
+        .issuer_name(name)
+        .public_key(key.public_key())
+        .serial_number(x509.random_serial_number())
+        .not_valid_before(now - datetime.timedelta(minutes=5))
+        .not_valid_after(now + datetime.timedelta(days=1))
+        .add_extension(
+            x509.SubjectAlternativeName([x509.DNSName("localhost"), x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]),
+            critical=False,
+        )
+        .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
+        .sign(key, hashes.SHA256())
+    )
+    with open(f"{directory}/cert.pem", "wb") as out:
+        out.write(certificate.public_bytes(serialization.Encoding.PEM))
+    with open(f"{directory}/key.pem", "wb") as out:
+        out.write(
+            key.private_bytes(
+                serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
+            )
+        )
+
+
+def main() -> int:
+    if sys.argv[1] == "make":
+        make(sys.argv[2])
+        return 0
+    if sys.argv[1] == "get":
+        response = requests.get(sys.argv[2], verify=sys.argv[3], timeout=10)
+        sys.stdout.write(response.text)
+        return 0 if response.ok else 1
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())
