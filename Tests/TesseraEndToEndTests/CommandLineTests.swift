@@ -82,7 +82,10 @@ struct CommandLineTests {
         let listed = try await tessera(["admin", "activation", "list", "--tenant", "demo", "--username", "alice", "--json"], environment: admin)
         #expect(((listed.1["activations"] as? [[String: Any]])?.first?["failed_attempts"] as? Int) == 1)
         #expect(try await tessera(["admin", "activation", "unlock", activationID], environment: admin).0 == 0)
-        let right = try await tessera(["device", "login", login.authenticationURL.absoluteString, "--pin", "2468", "--factors", "device,pin", "--store", store, "--json"])
+        // The right PIN, with the link read from the page's QR code as a camera would.
+        let image = dataDirectory.appendingPathComponent("login-qr.pgm")
+        try Data(try ZBar.pgm(fromSVGIn: login.page)).write(to: image)
+        let right = try await tessera(["device", "login", "--qr-image", image.path, "--pin", "2468", "--factors", "device,pin", "--store", store, "--json"])
         #expect(right.0 == 0, "\(right.2)")
         #expect(right.1["result"] as? String == "userLogin")
         let code = try #require(try await scenario.complete(login)["code"])

@@ -80,7 +80,9 @@ struct Device: AsyncParsableCommand {
                 3 for lockout, 1 for other errors.
                 """)
         @OptionGroup var options: DeviceOptions
-        @Argument(help: "The authentication link (the login page's QR code).") var url: String
+        @Argument(help: "The authentication link (the login page's QR code).") var url: String?
+        @Option(help: "Scan the QR code in this image instead of giving the link (needs zbarimg, Debian's zbar-tools).")
+        var qrImage: String?
         @Option(help: "The PIN.") var pin: String?
         @Option(help: "The factor combination to use, e.g. device,pin (default: the first one this device can supply).")
         var factors: String?
@@ -88,8 +90,13 @@ struct Device: AsyncParsableCommand {
         @Option(help: "A TOTP code (default: computed from the secret this device enrolled).") var otp: String?
         @Flag(help: "Decline the request instead of approving it.") var deny = false
 
+        func validate() throws {
+            guard (url == nil) != (qrImage == nil) else { throw ValidationError("give the link or --qr-image, one of them") }
+        }
+
         func run() async throws {
-            guard let link = URL(string: url) else { throw ValidationError("not a URL: \(url)") }
+            let text = try url ?? QRScanner.scan(imageAt: qrImage ?? "")
+            guard let link = URL(string: text) else { throw ValidationError("not a URL: \(text)") }
             let authenticator = Authenticator(keyStore: try options.keyStore(), biometrics: options.biometrics())
             var information = try await Device.reporting(json: options.json) {
                 try await authenticator.start(url: link, username: user)
@@ -210,5 +217,31 @@ struct Device: AsyncParsableCommand {
         } catch let error as TesseraKitError {
             throw CLIError(error.description)
         }
+    }
+}
+
+/// Reads a QR code from an image file with `zbarimg`, as a phone's camera would read
+/// the login page.
+enum QRScanner {
+    static func scan(imageAt path: String) throws -> String {
+        guard FileManager.default.fileExists(atPath: path) else { throw CLIError("no image at \(path)") }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["zbarimg", "--quiet", "--raw", "-Sdisable", "-Sqrcode.enable", path]
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        do {
+            try process.run()
+        } catch {
+            throw CLIError("cannot run zbarimg (install Debian's zbar-tools)")
+        }
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        let text = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        guard process.terminationStatus == 0, let first = text.split(separator: "\n").first else {
+            throw CLIError("no QR code found in \(path) (is zbarimg installed?)")
+        }
+        return String(first)
     }
 }
