@@ -14,12 +14,17 @@ public enum Base64URL {
         encode(Data(digest))
     }
 
-    /// Decodes strictly: only the url-safe alphabet, no padding, no white space.
-    public static func decode(_ text: some StringProtocol) -> Data? {
-        guard text.utf8.allSatisfy({ byte in
+    /// Whether `text` uses only the base64url alphabet (A–Z, a–z, 0–9, '-', '_').
+    public static func isURLSafe(_ text: some StringProtocol) -> Bool {
+        text.utf8.allSatisfy { byte in
             (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A) || (byte >= 0x30 && byte <= 0x39)
                 || byte == 0x2D || byte == 0x5F
-        }) else { return nil }
+        }
+    }
+
+    /// Decodes strictly: only the url-safe alphabet, no padding, no white space.
+    public static func decode(_ text: some StringProtocol) -> Data? {
+        guard isURLSafe(text) else { return nil }
         var base64 = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
         let remainder = base64.count % 4
         if remainder == 1 { return nil }

@@ -24,8 +24,11 @@ public struct ServerSigningKey: Sendable {
 public struct TokenIssuer: Sendable {
     private let keys: JWTKeyCollection
     public let activeKid: String
+    /// The public halves of every key, as the tenant's JWKS publishes them.
+    public let publicJWKs: [PublicJWK]
 
     public init(keys: [ServerSigningKey], activeKid: String) async throws {
+        publicJWKs = keys.map(\.publicJWK)
         let collection = JWTKeyCollection()
         for key in keys {
             await collection.add(ecdsa: try ES256PrivateKey(backing: key.privateKey), kid: JWKIdentifier(string: key.kid))

@@ -68,10 +68,7 @@ enum DeviceLink {
             components.path.hasSuffix("/" + endpoint),
             let value = components.queryItems?.first(where: { $0.name == parameter })?.value, (1...256).contains(value.utf8.count),
             // Codes and request ids are base64url: nothing else may reach a request path.
-            value.utf8.allSatisfy({ byte in
-                (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A) || (byte >= 0x30 && byte <= 0x39)
-                    || byte == 0x2D || byte == 0x5F
-            })
+            Base64URL.isURLSafe(value)
         else { throw TesseraKitError.invalidLink("expected {issuer}/\(endpoint)?\(parameter)=…") }
         var issuer = components
         issuer.query = nil

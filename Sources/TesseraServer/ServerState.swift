@@ -52,12 +52,9 @@ struct ServerState: Sendable {
         return issuer
     }
 
+    /// The tenant's public keys, from the same cached issuer that signs its tokens.
     func publicKeys(for tenant: TenantRecord) async throws -> [PublicJWK] {
-        let records = try await store.read { try await $0.signingKeys(tenantID: tenant.id) }
-        return try records.map { record in
-            let raw = try box.open(record.sealedKey, context: "signing-key:\(record.kid)")
-            return ServerSigningKey(kid: record.kid, privateKey: try .init(rawRepresentation: raw)).publicJWK
-        }
+        try await tokenIssuer(for: tenant).publicJWKs
     }
 }
 
