@@ -21,6 +21,11 @@ public enum Python {
 }
 
 /// Runs a program to its end, collecting its output (and handing over each line as it comes).
+///
+/// Nothing here blocks a thread of Swift's cooperative pool: the test processes run
+/// many servers on two such threads, and one thread stuck in `waitUntilExit` or a
+/// blocking read would starve them all. A child that outlives `timeout` is killed,
+/// so a hang becomes a failing test instead of a run that never ends.
 public enum Subprocess {
     public struct Result: Sendable {
         public let status: Int32
@@ -30,7 +35,7 @@ public enum Subprocess {
 
     public static func run(
         _ executable: String, _ arguments: [String], environment: [String: String] = [:],
-        onLine: (@Sendable (String) -> Void)? = nil
+        timeout: Duration = .seconds(180), onLine: (@Sendable (String) -> Void)? = nil
     ) async throws -> Result {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
@@ -38,26 +43,106 @@ public enum Subprocess {
         var merged = ProcessInfo.processInfo.environment
         for (key, value) in environment { merged[key] = value }
         process.environment = merged
+        process.standardInput = FileHandle.nullDevice
         let output = Pipe()
         let errors = Pipe()
         process.standardOutput = output
         process.standardError = errors
         let collected = LineCollector(onLine: onLine)
-        output.fileHandleForReading.readabilityHandler = { handle in collected.append(handle.availableData) }
         let errorData = OutputBuffer()
-        errors.fileHandleForReading.readabilityHandler = { handle in errorData.append(handle.availableData) }
-        try process.run()
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            DispatchQueue.global().async {
-                process.waitUntilExit()
-                continuation.resume()
+        let outputClosed = Signal()
+        let errorsClosed = Signal()
+        output.fileHandleForReading.readabilityHandler = { handle in
+            let chunk = handle.availableData
+            if chunk.isEmpty {
+                handle.readabilityHandler = nil
+                outputClosed.fire()
+            } else {
+                collected.append(chunk)
             }
         }
+        errors.fileHandleForReading.readabilityHandler = { handle in
+            let chunk = handle.availableData
+            if chunk.isEmpty {
+                handle.readabilityHandler = nil
+                errorsClosed.fire()
+            } else {
+                errorData.append(chunk)
+            }
+        }
+        let exited = Signal()
+        process.terminationHandler = { _ in exited.fire() }
+        try process.run()
+        // Our copies of the write ends must go, or the pipes never reach end of file.
+        try? output.fileHandleForWriting.close()
+        try? errors.fileHandleForWriting.close()
+
+        let finished = await exited.wait(timeout: timeout)
+        if !finished {
+            process.terminate()
+            _ = await exited.wait(timeout: .seconds(5))
+        }
+        // A grandchild that inherited the pipes may keep them open: wait a little, not forever.
+        _ = await outputClosed.wait(timeout: .seconds(5))
+        _ = await errorsClosed.wait(timeout: .seconds(5))
         output.fileHandleForReading.readabilityHandler = nil
         errors.fileHandleForReading.readabilityHandler = nil
-        collected.append(output.fileHandleForReading.readDataToEndOfFile())
-        errorData.append(errors.fileHandleForReading.readDataToEndOfFile())
+        guard finished else {
+            throw TestSupportError("\(executable) \(arguments.first ?? "") did not finish within \(timeout): \(errorData.text)")
+        }
         return Result(status: process.terminationStatus, output: collected.text, errors: errorData.text)
+    }
+
+    /// Waits, without blocking a thread, until a process started elsewhere has exited.
+    public static func waitForExit(_ process: Process, timeout: Duration = .seconds(30)) async throws {
+        let deadline = ContinuousClock.now + timeout
+        while process.isRunning {
+            guard ContinuousClock.now < deadline else {
+                process.terminate()
+                throw TestSupportError("the process \(process.processIdentifier) did not exit within \(timeout)")
+            }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+    }
+}
+
+/// A one-shot event that async code can wait for with a deadline.
+final class Signal: @unchecked Sendable {
+    // @unchecked: every access goes through `lock`.
+    private let lock = NSLock()
+    private var fired = false
+    private var waiters: [UUID: CheckedContinuation<Bool, Never>] = [:]
+
+    func fire() {
+        lock.lock()
+        fired = true
+        let pending = waiters
+        waiters = [:]
+        lock.unlock()
+        for (_, continuation) in pending { continuation.resume(returning: true) }
+    }
+
+    /// True when the event happened, false when the deadline came first.
+    func wait(timeout: Duration) async -> Bool {
+        let id = UUID()
+        return await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
+            lock.lock()
+            if fired {
+                lock.unlock()
+                continuation.resume(returning: true)
+                return
+            }
+            waiters[id] = continuation
+            lock.unlock()
+            let nanoseconds = UInt64(max(0, timeout.components.seconds)) * 1_000_000_000
+                + UInt64(max(0, timeout.components.attoseconds / 1_000_000_000))
+            DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(Int(nanoseconds))) { [self] in
+                lock.lock()
+                let waiter = waiters.removeValue(forKey: id)
+                lock.unlock()
+                waiter?.resume(returning: false)
+            }
+        }
     }
 }
 

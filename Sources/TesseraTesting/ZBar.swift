@@ -4,23 +4,15 @@ import Foundation
 /// nothing to Tessera's encoder.
 public enum ZBar {
     /// Runs `zbarimg` on a PGM image and returns the decoded text.
-    public static func decode(_ pgm: [UInt8]) throws -> String {
+    public static func decode(_ pgm: [UInt8]) async throws -> String {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("qr-\(UUID().uuidString).pgm")
         try Data(pgm).write(to: file)
         defer { try? FileManager.default.removeItem(at: file) }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["zbarimg", "--quiet", "--raw", "-Sbinary", file.path]
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = Pipe()
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            throw TestSupportError("zbarimg exited \(process.terminationStatus) (is zbar-tools installed?)")
+        let result = try await Subprocess.run("/usr/bin/env", ["zbarimg", "--quiet", "--raw", "-Sbinary", file.path], timeout: .seconds(60))
+        guard result.status == 0 else {
+            throw TestSupportError("zbarimg exited \(result.status) (is zbar-tools installed?)")
         }
-        var text = String(decoding: data, as: UTF8.self)
+        var text = result.output
         if text.hasSuffix("\n") { text.removeLast() }
         return text
     }

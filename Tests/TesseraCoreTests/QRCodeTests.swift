@@ -13,9 +13,9 @@ struct QRCodeTests {
     ]
 
     @Test("every version up to 10 round-trips through zbarimg", arguments: samples)
-    func roundTrip(text: String) throws {
+    func roundTrip(text: String) async throws {
         let code = try QRCode(text)
-        let decoded = try ZBar.decode(code.pgm(scale: 4))
+        let decoded = try await ZBar.decode(code.pgm(scale: 4))
         #expect(decoded == text)
     }
 

@@ -12,7 +12,7 @@ func tessera(_ arguments: [String], environment: [String: String] = [:]) async t
     return (result.status, object, result.output + result.errors)
 }
 
-@Suite("The tessera command line against tessera serve")
+@Suite("The tessera command line against tessera serve", .timeLimit(.minutes(5)))
 struct CommandLineTests {
     /// `tessera serve` in a child process; returns it with the admin token it printed.
     func startServe(dataDirectory: URL, port: Int) async throws -> (Process, String?, OutputBuffer) {
@@ -25,6 +25,7 @@ struct CommandLineTests {
         let output = Pipe()
         process.standardOutput = output
         process.standardError = FileHandle.nullDevice
+        process.standardInput = FileHandle.nullDevice
         let lines = OutputBuffer()
         output.fileHandleForReading.readabilityHandler = { lines.append($0.availableData) }
         try process.run()
@@ -47,6 +48,8 @@ struct CommandLineTests {
         defer { try? FileManager.default.removeItem(at: dataDirectory) }
 
         let (process, generated, _) = try await startServe(dataDirectory: dataDirectory, port: port)
+        // Whatever fails below, no server is left running after the test.
+        defer { if process.isRunning { process.terminate() } }
         let token = try #require(generated, "the first start prints a generated admin token")
         let attributes = try FileManager.default.attributesOfItem(atPath: dataDirectory.appendingPathComponent("master.key").path)
         #expect((attributes[.posixPermissions] as? NSNumber)?.intValue == 0o600)
@@ -81,7 +84,8 @@ struct CommandLineTests {
         #expect(wrong.1["lockedUntil"] != nil)
         let listed = try await tessera(["admin", "activation", "list", "--tenant", "demo", "--username", "alice", "--json"], environment: admin)
         #expect(((listed.1["activations"] as? [[String: Any]])?.first?["failed_attempts"] as? Int) == 1)
-        #expect(try await tessera(["admin", "activation", "unlock", activationID], environment: admin).0 == 0)
+        let unlocked = try await tessera(["admin", "activation", "unlock", activationID], environment: admin)
+        #expect(unlocked.0 == 0, "\(unlocked.2)")
         // The right PIN, with the link read from the page's QR code as a camera would.
         let image = dataDirectory.appendingPathComponent("login-qr.pgm")
         try Data(try ZBar.pgm(fromSVGIn: login.page)).write(to: image)
@@ -94,13 +98,14 @@ struct CommandLineTests {
 
         // SIGTERM stops the server cleanly; a restart keeps everything and prints no new token.
         process.terminate()
-        process.waitUntilExit()
+        try await Subprocess.waitForExit(process)
         #expect(process.terminationStatus == 0)
         let (again, secondToken, _) = try await startServe(dataDirectory: dataDirectory, port: port)
+        defer { if again.isRunning { again.terminate() } }
         #expect(secondToken == nil)
         let tenants = try await tessera(["admin", "tenant", "list"], environment: admin)
         #expect(tenants.2.contains("demo\t\(server)/t/demo"))
         again.terminate()
-        again.waitUntilExit()
+        try await Subprocess.waitForExit(again)
     }
 }

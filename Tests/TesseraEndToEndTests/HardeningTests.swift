@@ -5,7 +5,7 @@ import TesseraCrypto
 import TesseraKit
 import TesseraTesting
 
-@Suite("Hostile timing values and racing token requests")
+@Suite("Hostile timing values and racing token requests", .timeLimit(.minutes(5)))
 struct HardeningTests {
     @Test("a registration with extreme iat/exp is refused and the server keeps running")
     func extremeTimes() async throws {

@@ -4,7 +4,7 @@ import TesseraCore
 import TesseraKit
 import TesseraTesting
 
-@Suite("Interoperability with outside implementations")
+@Suite("Interoperability with outside implementations", .timeLimit(.minutes(5)))
 struct InteropTests {
     @Test("Authlib completes the code flow with PKCE and verifies the ID token against JWKS (joserfc)")
     func authlibCodeFlow() async throws {

@@ -4,7 +4,7 @@ import TesseraCore
 import TesseraKit
 import TesseraTesting
 
-@Suite("Lockout per activation")
+@Suite("Lockout per activation", .timeLimit(.minutes(5)))
 struct LockoutTests {
     @Test("wrong PIN → lockout result → pending lockout while it runs → success after the wait")
     func waitThenSuccess() async throws {

@@ -4,7 +4,7 @@ import Testing
 import TesseraServer
 import TesseraTesting
 
-@Suite("Readiness and transport security")
+@Suite("Readiness and transport security", .timeLimit(.minutes(5)))
 struct OperationsTests {
     @Test("/ready answers once the database is open and migrated")
     func ready() async throws {

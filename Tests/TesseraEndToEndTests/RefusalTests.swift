@@ -5,7 +5,7 @@ import TesseraCrypto
 import TesseraKit
 import TesseraTesting
 
-@Suite("Replays, expiry and OAuth refusals")
+@Suite("Replays, expiry and OAuth refusals", .timeLimit(.minutes(5)))
 struct RefusalTests {
     @Test("a replayed proof is refused and changes nothing")
     func replayedProof() async throws {
