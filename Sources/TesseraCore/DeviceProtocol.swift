@@ -5,8 +5,25 @@ import Foundation
 // docs/PROTOCOL.md describes the exchanges.
 
 /// Why an authentication request exists; decides the result case of `finish`.
-public enum AuthenticationPurpose: String, Codable, Sendable {
+public enum AuthenticationPurpose: String, Codable, Sendable, CaseIterable {
+    /// A browser (OIDC) login started by a QR code or link.
     case login
+    /// Enrol a further factor, or re-enrol biometrics after the platform's set changed.
+    case addFactor = "add_factor"
+    case changePin = "change_pin"
+    /// Activation data (a link) for moving to a new device.
+    case requestNewActivationData = "new_activation_data"
+    /// Remove this activation.
+    case delete
+    /// Join an invitation to this activation instead of creating a second one.
+    case merge
+    /// List the activations of my account.
+    case listDevices = "list_devices"
+    /// Remove another activation of my account.
+    case unregisterDevice = "unregister_device"
+
+    /// Account processes are started by the device itself, not by a service.
+    public var isAccountProcess: Bool { self != .login }
 }
 
 /// Where a request stands, as the browser page and the device see it.
@@ -196,15 +213,19 @@ public struct AuthenticationChallenge: Codable, Sendable {
     public let challenge: Challenge
     public let audience: String
     public let expiresAt: Date
-    public let service: ServiceInformation
+    /// The service a login is for; nil for an account process.
+    public let service: ServiceInformation?
+    /// What an account process will do, for the user to read before approving.
+    public let process: ProcessDescription?
     public let requestedAttributes: [RequestedAttribute]
     public let requestedAuthenticators: [FactorCombination]
 
     public init(
         requestID: RequestID, purpose: AuthenticationPurpose, challenge: Challenge, audience: String,
-        expiresAt: Date, service: ServiceInformation, requestedAttributes: [RequestedAttribute],
-        requestedAuthenticators: [FactorCombination]
+        expiresAt: Date, service: ServiceInformation?, requestedAttributes: [RequestedAttribute],
+        requestedAuthenticators: [FactorCombination], process: ProcessDescription? = nil
     ) {
+        self.process = process
         self.requestID = requestID
         self.purpose = purpose
         self.challenge = challenge
@@ -216,7 +237,7 @@ public struct AuthenticationChallenge: Codable, Sendable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case purpose, challenge, audience, service
+        case purpose, challenge, audience, service, process
         case requestID = "request_id"
         case expiresAt = "expires_at"
         case requestedAttributes = "requested_attributes"
@@ -276,6 +297,27 @@ public struct FinishRequest: Codable, Sendable {
 public enum FinishOutcome: String, Codable, Sendable {
     case userLogin
     case lockout
+    case apiAccessAddFactor
+    case apiAccessChangePin
+    case apiAccessRequestNewActivationData
+    case apiAccessDelete
+    case apiAccessMergeComplete
+    case apiAccessListDevices
+    case apiAccessUnregisterDevice
+
+    /// The result case an approved request of this purpose answers.
+    public init(approved purpose: AuthenticationPurpose) {
+        switch purpose {
+        case .login: self = .userLogin
+        case .addFactor: self = .apiAccessAddFactor
+        case .changePin: self = .apiAccessChangePin
+        case .requestNewActivationData: self = .apiAccessRequestNewActivationData
+        case .delete: self = .apiAccessDelete
+        case .merge: self = .apiAccessMergeComplete
+        case .listDevices: self = .apiAccessListDevices
+        case .unregisterDevice: self = .apiAccessUnregisterDevice
+        }
+    }
 }
 
 public struct LoginSummary: Codable, Sendable {
@@ -301,19 +343,25 @@ public struct FinishResponse: Codable, Sendable {
     public let lockout: LockoutInformation?
     /// After a failed attempt: the request with a fresh challenge, to sign again after the wait.
     public let userInformation: AuthenticationChallenge?
+    /// For an approved account process: what the device completes it with.
+    public let process: ProcessGrant?
+    /// For a merge: the user the activation now also stands for.
+    public let merged: MergeSummary?
 
     public init(
-        result: FinishOutcome, login: LoginSummary?, lockout: LockoutInformation?,
-        userInformation: AuthenticationChallenge?
+        result: FinishOutcome, login: LoginSummary? = nil, lockout: LockoutInformation? = nil,
+        userInformation: AuthenticationChallenge? = nil, process: ProcessGrant? = nil, merged: MergeSummary? = nil
     ) {
         self.result = result
         self.login = login
         self.lockout = lockout
         self.userInformation = userInformation
+        self.process = process
+        self.merged = merged
     }
 
     enum CodingKeys: String, CodingKey {
-        case result, login, lockout
+        case result, login, lockout, process, merged
         case userInformation = "user_information"
     }
 }

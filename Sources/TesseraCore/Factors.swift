@@ -61,6 +61,9 @@ public struct AuthenticatorPolicy: Hashable, Codable, Sendable, CustomStringConv
         FactorCombination([.device, .biometric]),
     ])
 
+    /// What a tenant asks for account processes unless it says otherwise.
+    public static let accountProcessDefault = "device+pin,device+biometric"
+
     init(unchecked alternatives: [FactorCombination]) { self.alternatives = alternatives }
 
     public init(_ alternatives: [FactorCombination]) throws(PolicyError) {

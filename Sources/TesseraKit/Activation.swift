@@ -10,18 +10,35 @@ public struct Activation: Codable, Sendable, Hashable {
     public let userID: UserID
     public let username: String
     public let alias: String?
-    public let factors: [FactorType]
+    public internal(set) var factors: [FactorType]
     public let createdAt: Date
-    /// The server's per-activation salt for the PIN key (base64url).
-    let pinSalt: String
+    /// Users merged into this activation by invitations (it signs in as any of them).
+    public internal(set) var linkedUsers: [LinkedUser]?
+    /// The server's per-activation salt for the PIN key (base64url); a PIN change brings a new one.
+    var pinSalt: String
     /// The key store's label prefix for this activation's keys and items.
     let storageLabel: String
+    /// Bumped when a factor is enrolled again, so the new key or secret is kept beside
+    /// the old one until the server has accepted it.
+    var biometricGeneration: Int?
+    var totpGeneration: Int?
 
     var deviceKeyLabel: String { storageLabel + "device" }
-    var biometricKeyLabel: String { storageLabel + "biometric" }
-    var biometricStateLabel: String { storageLabel + "biometric-state" }
-    var totpSecretLabel: String { storageLabel + "totp" }
+    var biometricKeyLabel: String { storageLabel + "biometric" + Self.suffix(biometricGeneration) }
+    var biometricStateLabel: String { storageLabel + "biometric-state" + Self.suffix(biometricGeneration) }
+    var totpSecretLabel: String { storageLabel + "totp" + Self.suffix(totpGeneration) }
     static let recordSuffix = "record"
+
+    static func suffix(_ generation: Int?) -> String { (generation ?? 0) == 0 ? "" : "-\(generation ?? 0)" }
+
+    /// Every username this activation signs in as: its own first, then merged ones.
+    public var usernames: [String] { [username] + (linkedUsers ?? []).map(\.username) }
+}
+
+/// A user an invitation merged into an existing activation.
+public struct LinkedUser: Codable, Sendable, Hashable {
+    public let userID: UserID
+    public let username: String
 }
 
 /// Reads and writes the activation records in the key store.
@@ -46,12 +63,27 @@ struct ActivationRegistry: Sendable {
             try WireCoding.encoder().encode(activation), label: activation.storageLabel + Activation.recordSuffix)
     }
 
-    /// The activation for an issuer, optionally of one user.
-    func find(issuer: String, username: String?) async throws -> Activation {
-        let matching = try await all().filter { $0.issuer == issuer && (username == nil || $0.username == username) }
+    /// The activation for an issuer, optionally of one user, and the merged user it
+    /// stands for when `username` names one.
+    func find(issuer: String, username: String?) async throws -> (Activation, LinkedUser?) {
+        let matching = try await all().filter { $0.issuer == issuer && (username == nil || $0.usernames.contains(username ?? "")) }
         guard let first = matching.first else { throw TesseraKitError.noActivation(issuer: issuer) }
-        guard matching.count == 1 else { throw TesseraKitError.severalActivations(usernames: matching.map(\.username)) }
-        return first
+        guard matching.count == 1 else { throw TesseraKitError.severalActivations(usernames: matching.flatMap(\.usernames)) }
+        let linked = username.flatMap { name in name == first.username ? nil : first.linkedUsers?.first { $0.username == name } }
+        return (first, linked)
+    }
+
+    /// The activation with this id.
+    func activation(id: ActivationID) async throws -> Activation {
+        guard let found = try await all().first(where: { $0.id == id }) else {
+            throw TesseraKitError.keyStore("no activation \(id.rawValue) on this device")
+        }
+        return found
+    }
+
+    /// Removes an activation's record, keys and items from the device.
+    func remove(_ activation: Activation) async throws {
+        try await keyStore.removeAll(withPrefix: activation.storageLabel)
     }
 
     func signer(_ label: String) async throws -> any P256Signer {

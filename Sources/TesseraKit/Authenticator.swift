@@ -2,15 +2,38 @@ import Foundation
 import TesseraCore
 import TesseraCrypto
 
-/// What finishing an authentication led to. Further cases (service login and the
-/// account processes: add factor, change PIN, new activation data, delete, merge)
-/// arrive with those features.
+/// What finishing an authentication led to; the case follows from the request's purpose.
 public enum AuthenticationResult: Sendable {
     /// A browser or QR login succeeded.
     case userLogin(UserLoginResult)
     /// A factor was wrong (which one is not disclosed). Wait for `lockedUntil`, then sign
     /// the fresh `AuthenticationUserInformation` again with all factors.
     case lockout(LockoutInformation, AuthenticationUserInformation)
+    /// Approved: complete with `Personalizer.finishAddFactor`.
+    case apiAccessAddFactor(AccountProcess)
+    /// Approved: complete with `Personalizer.finishChangePin`.
+    case apiAccessChangePin(AccountProcess)
+    /// Approved: complete with `Personalizer.finishRequestNewActivationData`.
+    case apiAccessRequestNewActivationData(AccountProcess)
+    /// Approved: complete with `Personalizer.finishDeletion`.
+    case apiAccessDelete(AccountProcess)
+    /// The invitation was merged: this activation now also signs in as that user.
+    case apiAccessMergeComplete(idmIdentifier: UserID)
+    /// Approved: complete with `Personalizer.finishListDevices`.
+    case apiAccessListDevices(AccountProcess)
+    /// Approved: complete with `Personalizer.finishUnregisterDevice`.
+    case apiAccessUnregisterDevice(AccountProcess)
+}
+
+/// An approved account process, to be completed once, by this activation, before
+/// `expiresAt`.
+public struct AccountProcess: Sendable {
+    public let requestID: RequestID
+    public let purpose: AuthenticationPurpose
+    public let expiresAt: Date
+    public let description: ProcessDescription?
+    public let activation: Activation
+    let pinSalt: String?
 }
 
 public struct UserLoginResult: Sendable {
@@ -40,8 +63,12 @@ public struct Authenticator: Sendable {
         keyStore: any KeyStore, transport: any HTTPTransport = URLSessionTransport(), biometrics: (any BiometricGate)? = nil,
         now: @escaping @Sendable () -> Date = { Date() }
     ) {
+        self.init(keyStore: keyStore, client: ServerClient(transport: transport), biometrics: biometrics, now: now)
+    }
+
+    init(keyStore: any KeyStore, client: ServerClient, biometrics: (any BiometricGate)?, now: @escaping @Sendable () -> Date) {
         self.keyStore = keyStore
-        self.client = ServerClient(transport: transport)
+        self.client = client
         self.biometrics = biometrics
         self.now = now
     }
@@ -49,10 +76,10 @@ public struct Authenticator: Sendable {
     /// Claims the request behind an authentication link (a scanned QR code or a deep link).
     public func start(url: URL, username: String? = nil) async throws -> AuthenticationUserInformation {
         let (issuer, requestID) = try DeviceLink.parse(url, endpoint: "authenticate", parameter: "request")
-        let activation = try await registry.find(issuer: issuer, username: username)
+        let (activation, linked) = try await registry.find(issuer: issuer, username: username)
         let path = "device/authentications/\(requestID)/claim"
         let wire = try await client.post(
-            try endpoint(activation, path), body: EmptyBody(),
+            try endpoint(activation, path), body: ClaimRequest(userID: linked?.userID),
             headers: ["Authorization": try await deviceToken(activation, method: "POST", path: path)],
             as: AuthenticationChallenge.self)
         guard wire.audience == activation.issuer, wire.requestID.rawValue == requestID else {
@@ -126,7 +153,29 @@ public struct Authenticator: Sendable {
         let path = "device/authentications/\(information.requestID.rawValue)/finish"
         let response = try await client.post(
             try endpoint(activation, path), body: FinishRequest(proof: proof, biometricProof: biometricProof), as: FinishResponse.self)
+        let process = response.process.map {
+            AccountProcess(
+                requestID: $0.requestID, purpose: $0.purpose, expiresAt: $0.expiresAt, description: $0.description,
+                activation: activation, pinSalt: $0.pinSalt)
+        }
+        guard response.result == .userLogin || response.result == .lockout || response.result == .apiAccessMergeComplete
+            || (process?.purpose == information.purpose && process?.requestID == information.requestID)
+        else { throw TesseraKitError.transport("the server's result does not match the request") }
         switch response.result {
+        case .apiAccessAddFactor: return .apiAccessAddFactor(try process.unwrapped())
+        case .apiAccessChangePin: return .apiAccessChangePin(try process.unwrapped())
+        case .apiAccessRequestNewActivationData: return .apiAccessRequestNewActivationData(try process.unwrapped())
+        case .apiAccessDelete: return .apiAccessDelete(try process.unwrapped())
+        case .apiAccessListDevices: return .apiAccessListDevices(try process.unwrapped())
+        case .apiAccessUnregisterDevice: return .apiAccessUnregisterDevice(try process.unwrapped())
+        case .apiAccessMergeComplete:
+            guard let merged = response.merged else { throw TesseraKitError.transport("merge result without details") }
+            var updated = try await registry.activation(id: activation.id)
+            var linked = updated.linkedUsers ?? []
+            linked.append(LinkedUser(userID: merged.idmIdentifier, username: merged.username))
+            updated.linkedUsers = linked
+            try await registry.save(updated)
+            return .apiAccessMergeComplete(idmIdentifier: merged.idmIdentifier)
         case .userLogin:
             guard let login = response.login else { throw TesseraKitError.transport("login result without details") }
             return .userLogin(
@@ -150,13 +199,13 @@ public struct Authenticator: Sendable {
             headers: ["Authorization": try await deviceToken(activation, method: "POST", path: path)], as: [String: String].self)
     }
 
-    private func endpoint(_ activation: Activation, _ path: String) throws -> URL {
+    func endpoint(_ activation: Activation, _ path: String) throws -> URL {
         guard let url = URL(string: activation.issuer + "/" + path) else { throw TesseraKitError.invalidLink("bad issuer") }
         return url
     }
 
     /// A one-minute, single-use token signed by the device key for one call.
-    private func deviceToken(_ activation: Activation, method: String, path: String) async throws -> String {
+    func deviceToken(_ activation: Activation, method: String, path: String) async throws -> String {
         guard let url = URL(string: activation.issuer + "/" + path) else { throw TesseraKitError.invalidLink("bad issuer") }
         let issuedAt = Int(now().timeIntervalSince1970)
         let claims = DeviceRequestClaims(
@@ -166,5 +215,12 @@ public struct Authenticator: Sendable {
             claims: claims, header: JWSHeader(typ: "tessera-device+jwt", kid: activation.id.rawValue),
             signer: try await registry.signer(activation.deviceKeyLabel))
         return "Tessera-Device " + token
+    }
+}
+
+extension Optional where Wrapped == AccountProcess {
+    func unwrapped() throws -> AccountProcess {
+        guard let self else { throw TesseraKitError.transport("process result without details") }
+        return self
     }
 }

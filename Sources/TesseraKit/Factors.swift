@@ -40,7 +40,10 @@ public struct OtpFactor: AuthenticationFactor {
 public struct AuthenticationUserInformation: Sendable {
     public let requestID: RequestID
     public let purpose: AuthenticationPurpose
-    public let service: ServiceInformation
+    /// The service of a login; nil for an account process.
+    public let service: ServiceInformation?
+    /// What an account process will do (the factor to add, the user to merge, the device to remove).
+    public let process: ProcessDescription?
     public let requestedAttributes: [RequestedAttribute]
     /// Alternatives of factor combinations: supply every factor of one of them.
     /// Filtered to what this activation has enrolled, or the whole policy if nothing fits.
@@ -58,6 +61,7 @@ public struct AuthenticationUserInformation: Sendable {
         requestID = wire.requestID
         purpose = wire.purpose
         service = wire.service
+        process = wire.process
         requestedAttributes = wire.requestedAttributes
         requestedAuthenticators = wire.requestedAuthenticators.map(\.factors)
         expiresAt = wire.expiresAt

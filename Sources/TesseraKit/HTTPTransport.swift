@@ -64,11 +64,20 @@ struct ServerClient: Sendable {
     func post<Response: Decodable>(
         _ url: URL, body: some Encodable, headers: [String: String] = [:], as type: Response.Type
     ) async throws -> Response {
+        try await send("POST", url, body: try WireCoding.encoder().encode(body), headers: headers, as: type)
+    }
+
+    func get<Response: Decodable>(_ url: URL, headers: [String: String] = [:], as type: Response.Type) async throws -> Response {
+        try await send("GET", url, body: nil, headers: headers, as: type)
+    }
+
+    private func send<Response: Decodable>(
+        _ method: String, _ url: URL, body: Data?, headers: [String: String], as type: Response.Type
+    ) async throws -> Response {
         var allHeaders = headers
-        allHeaders["Content-Type"] = "application/json"
+        if body != nil { allHeaders["Content-Type"] = "application/json" }
         allHeaders["Accept"] = "application/json"
-        let response = try await transport.send(
-            HTTPRequestData(method: "POST", url: url, headers: allHeaders, body: try WireCoding.encoder().encode(body)))
+        let response = try await transport.send(HTTPRequestData(method: method, url: url, headers: allHeaders, body: body))
         guard (200..<300).contains(response.status) else {
             if let error = try? WireCoding.decoder().decode(ErrorBody.self, from: response.body) {
                 if response.status == 423, let lockout = error.lockout { throw TesseraKitError.pendingLockout(lockout) }

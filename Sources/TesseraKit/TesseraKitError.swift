@@ -24,6 +24,8 @@ public enum TesseraKitError: Error, Sendable, CustomStringConvertible {
     case server(status: Int, error: String, description: String)
     case transport(String)
     case keyStore(String)
+    /// An approved process was handed to the completion of another purpose.
+    case wrongProcess(String)
 
     public var description: String {
         switch self {
@@ -39,6 +41,7 @@ public enum TesseraKitError: Error, Sendable, CustomStringConvertible {
         case .server(let status, let error, let description): "server error \(status) \(error): \(description)"
         case .transport(let reason): "network: \(reason)"
         case .keyStore(let reason): "key store: \(reason)"
+        case .wrongProcess(let reason): reason
         }
     }
 }

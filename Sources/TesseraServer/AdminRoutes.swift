@@ -19,6 +19,8 @@ struct AdminRoutes {
         admin.post("tenants/:tenant/invitations", use: invite)
         admin.get("tenants/:tenant/activations", use: listActivations)
         admin.post("activations/:activation/unlock", use: unlock)
+        admin.post("activations/:activation/revoke", use: revoke)
+        admin.get("audit", use: audit)
     }
 
     // MARK: Tenants
@@ -26,6 +28,11 @@ struct AdminRoutes {
     struct CreateTenant: Decodable {
         let name: String
         let lockout: LockoutPolicy?
+        let processPolicy: String?
+        enum CodingKeys: String, CodingKey {
+            case name, lockout
+            case processPolicy = "process_policy"
+        }
     }
 
     struct TenantView: Codable {
@@ -33,10 +40,17 @@ struct AdminRoutes {
         let name: String
         let issuer: String
         let lockout: LockoutPolicy
+        let processPolicy: String
+        enum CodingKeys: String, CodingKey {
+            case id, name, issuer, lockout
+            case processPolicy = "process_policy"
+        }
     }
 
     func tenantView(_ record: TenantRecord) -> TenantView {
-        TenantView(id: record.id, name: record.name, issuer: state.issuer(forTenantNamed: record.name), lockout: state.lockoutPolicy(of: record))
+        TenantView(
+            id: record.id, name: record.name, issuer: state.issuer(forTenantNamed: record.name), lockout: state.lockoutPolicy(of: record),
+            processPolicy: record.processPolicy)
     }
 
     @Sendable func createTenant(_ request: Request, context: BasicRequestContext) async throws -> Response {
@@ -45,10 +59,17 @@ struct AdminRoutes {
             throw OAuthError.invalidRequest("a tenant name is 1 to 63 characters of a-z, 0-9 and '-', not starting with '-'")
         }
         let policy = input.lockout ?? .standard
+        let processPolicy: AuthenticatorPolicy
+        do {
+            processPolicy = try AuthenticatorPolicy(parsing: input.processPolicy ?? AuthenticatorPolicy.accountProcessDefault)
+        } catch {
+            throw OAuthError.invalidRequest("process_policy: \(error)")
+        }
         let now = state.epochNow()
         let tenant = TenantRecord(
             id: Secrets.randomToken(byteCount: 12), name: input.name,
-            lockoutPolicy: String(decoding: try JSONEncoder().encode(policy), as: UTF8.self), createdAt: now)
+            lockoutPolicy: String(decoding: try JSONEncoder().encode(policy), as: UTF8.self), processPolicy: processPolicy.description,
+            createdAt: now)
         let key = ServerSigningKey.generate()
         let sealed = try state.box.seal(key.privateKey.rawRepresentation, context: "signing-key:\(key.kid)")
         try await state.store.transaction { tx in
@@ -57,6 +78,9 @@ struct AdminRoutes {
             }
             try await tx.insertTenant(tenant)
             try await tx.insertSigningKey(SigningKeyRecord(kid: key.kid, tenantID: tenant.id, sealedKey: sealed, active: 1, createdAt: now))
+            try await Audit.record(
+                tx, tenantID: tenant.id, actor: .admin, action: "tenant.create", target: tenant.name,
+                details: ["process_policy": processPolicy.description], at: now)
         }
         context.logger.info("tenant created", metadata: ["tenant": "\(tenant.name)"])
         return JSONResponse.make(tenantView(tenant), status: .created)
@@ -129,7 +153,12 @@ struct AdminRoutes {
             name: name, secretDigest: secret.map(Secrets.digest), isPublic: isPublic ? 1 : 0,
             redirectURIs: try JSONCoding.string(input.redirectURIs), policy: policy.description,
             attributes: try JSONCoding.string(attributes), createdAt: state.epochNow())
-        try await state.store.transaction { try await $0.insertService(record) }
+        try await state.store.transaction { tx in
+            try await tx.insertService(record)
+            try await Audit.record(
+                tx, tenantID: tenant.id, actor: .admin, action: "service.create", target: record.clientID,
+                details: ["name": name, "policy": policy.description, "public": String(isPublic)], at: record.createdAt)
+        }
         context.logger.info("service created", metadata: ["tenant": "\(tenant.name)", "client_id": "\(record.clientID)"])
         return JSONResponse.make(
             ServiceView(
@@ -183,6 +212,9 @@ struct AdminRoutes {
                 throw OAuthError(.conflict, "conflict", "the user exists in this tenant")
             }
             try await tx.insertUser(record)
+            try await Audit.record(
+                tx, tenantID: tenant.id, actor: .admin, action: "user.create", target: record.id,
+                details: ["username": record.username, "attributes": attributes.keys.sorted().joined(separator: ",")], at: record.createdAt)
         }
         context.logger.info("user created", metadata: ["tenant": "\(tenant.name)", "user_id": "\(record.id)"])
         return JSONResponse.make(UserView(id: record.id, username: record.username, attributes: attributes), status: .created)
@@ -222,7 +254,12 @@ struct AdminRoutes {
             id: Secrets.randomToken(byteCount: 12), tenantID: tenant.id, userID: user.id, codeDigest: Secrets.digest(code),
             pinSalt: Secrets.randomToken(byteCount: 16), expiresAt: Int64(expiresAt.timeIntervalSince1970), usedAt: nil,
             createdAt: Int64(now.timeIntervalSince1970))
-        try await state.store.transaction { try await $0.insertInvitation(record) }
+        try await state.store.transaction { tx in
+            try await tx.insertInvitation(record)
+            try await Audit.record(
+                tx, tenantID: tenant.id, actor: .admin, action: "invitation.create", target: user.id,
+                details: ["username": user.username, "invitation_id": record.id], at: record.createdAt)
+        }
         context.logger.info("invitation created", metadata: ["tenant": "\(tenant.name)", "user_id": "\(user.id)"])
         let url = "\(state.issuer(forTenantNamed: tenant.name))/activate?code=\(code)"
         return JSONResponse.make(InvitationView(url: url, username: user.username, expiresAt: expiresAt), status: .created)
@@ -288,9 +325,13 @@ struct AdminRoutes {
 
     @Sendable func unlock(_ request: Request, context: BasicRequestContext) async throws -> Response {
         let id = context.parameters.get("activation") ?? ""
+        let now = state.epochNow()
         let result: ActivationView = try await state.store.transaction { tx in
             guard var activation = try await tx.activation(id: id) else { throw OAuthError.notFound("activation") }
             try await tx.updateLockout(activationID: id, failedAttempts: 0, lockedUntil: nil, permanentlyLocked: false)
+            try await Audit.record(
+                tx, tenantID: activation.tenantID, actor: .admin, action: "activation.unlock", target: id,
+                details: ["failed_attempts": String(activation.failedAttempts)], at: now)
             activation.failedAttempts = 0
             activation.lockedUntil = nil
             activation.permanentlyLocked = 0
@@ -298,6 +339,63 @@ struct AdminRoutes {
         }
         context.logger.notice("activation unlocked by admin", metadata: ["activation_id": "\(id)"])
         return JSONResponse.make(result)
+    }
+
+    /// Removes an activation and its keys: its proofs and tokens are refused from now on.
+    @Sendable func revoke(_ request: Request, context: BasicRequestContext) async throws -> Response {
+        let id = context.parameters.get("activation") ?? ""
+        let now = state.epochNow()
+        let result: ActivationView = try await state.store.transaction { tx in
+            guard let activation = try await tx.activation(id: id), try await tx.deleteActivation(id: id) else {
+                throw OAuthError.notFound("activation")
+            }
+            try await Audit.record(
+                tx, tenantID: activation.tenantID, actor: .admin, action: "activation.revoke", target: id,
+                details: ["user_id": activation.userID, "alias": activation.alias ?? ""], at: now)
+            var revoked = activation
+            revoked.status = "revoked"
+            return view(revoked, username: try await tx.user(id: activation.userID)?.username ?? "")
+        }
+        context.logger.notice("activation revoked by admin", metadata: ["activation_id": "\(id)"])
+        return JSONResponse.make(result)
+    }
+
+    // MARK: Audit
+
+    struct AuditView: Codable {
+        let id: String
+        let tenant: String?
+        let actor: String
+        let action: String
+        let target: String?
+        let details: [String: String]
+        let at: Date
+    }
+
+    /// `GET /admin/audit?tenant=T&since=EPOCH&limit=N`: newest first.
+    @Sendable func audit(_ request: Request, context: BasicRequestContext) async throws -> Response {
+        let query = try RequestDecoding.query(request)
+        var tenant: TenantRecord?
+        if let name = query["tenant"] { tenant = try await state.tenant(named: name) }
+        let limit = try query["limit"].map { text -> Int in
+            guard let value = Int(text), (1...1000).contains(value) else { throw OAuthError.invalidRequest("limit must be 1 to 1000") }
+            return value
+        } ?? 100
+        let since = try query["since"].map { text -> Int64 in
+            guard let value = Int64(text), value >= 0 else { throw OAuthError.invalidRequest("since must be seconds since 1970") }
+            return value
+        }
+        let (entries, tenants) = try await state.store.read { tx in
+            (try await tx.audit(tenantID: tenant?.id, since: since, limit: limit), try await tx.tenants())
+        }
+        let names = Dictionary(uniqueKeysWithValues: tenants.map { ($0.id, $0.name) })
+        let views = try entries.map { entry in
+            AuditView(
+                id: entry.id, tenant: entry.tenantID.flatMap { names[$0] }, actor: entry.actor, action: entry.action,
+                target: entry.target, details: try JSONCoding.decode([String: String].self, entry.details),
+                at: Date(timeIntervalSince1970: TimeInterval(entry.at)))
+        }
+        return JSONResponse.make(["entries": views])
     }
 }
 

@@ -21,6 +21,10 @@ struct DeviceRoutes {
         device.post("authentications/:request/claim", use: claim)
         device.post("authentications/:request/finish", use: finish)
         device.post("authentications/:request/deny", use: deny)
+        let processes = ProcessRoutes(state: state, device: self)
+        device.post("processes", use: processes.start)
+        device.post("processes/:request/complete", use: processes.complete)
+        device.get("history", use: processes.history)
     }
 
     // MARK: Activation
@@ -35,7 +39,7 @@ struct DeviceRoutes {
                 pinSalt: invitation.pinSalt, expiresAt: Date(timeIntervalSince1970: TimeInterval(invitation.expiresAt))))
     }
 
-    private func usableInvitation(code: String, tenant: TenantRecord) async throws -> (InvitationRecord, UserRecord) {
+    func usableInvitation(code: String, tenant: TenantRecord) async throws -> (InvitationRecord, UserRecord) {
         let now = state.epochNow()
         let found: (InvitationRecord, UserRecord)? = try await state.store.read { tx in
             guard let invitation = try await tx.invitation(codeDigest: Secrets.digest(code)), invitation.tenantID == tenant.id,
@@ -48,6 +52,9 @@ struct DeviceRoutes {
         }
         guard invitation.usedAt == nil else { throw OAuthError(.badRequest, "invalid_grant", "the activation code was used already") }
         guard invitation.expiresAt > now else { throw OAuthError(.badRequest, "expired_token", "the activation code has expired") }
+        guard invitation.failedAttempts < InvitationRecord.maximumFailures else {
+            throw OAuthError(.badRequest, "invalid_grant", "the activation code is void after too many wrong PINs")
+        }
         return (invitation, user)
     }
 
@@ -92,9 +99,18 @@ struct DeviceRoutes {
 
         let (invitation, user) = try await usableInvitation(code: registration.code, tenant: tenant)
         let now = state.epochNow()
+        // Activation data made on another device carries the PIN the user chose there:
+        // the link alone is not enough, and wrong guesses use the code up.
+        if let sealedExpected = invitation.sealedPinKey {
+            let expected = try state.box.open(sealedExpected, context: "invitation-pin-key:\(invitation.id)")
+            guard Secrets.constantTimeEquals(expected, pinKey) else {
+                try await state.store.transaction { try await $0.countInvitationFailure(id: invitation.id) }
+                throw OAuthError(.badRequest, "invalid_grant", "the PIN does not match the one chosen for this activation data")
+            }
+        }
         let activationID = Secrets.randomToken(byteCount: 16)
         let record = ActivationRecord(
-            id: activationID, tenantID: tenant.id, userID: user.id, alias: registration.alias,
+            id: activationID, tenantID: tenant.id, userID: user.id, alias: registration.alias ?? invitation.alias,
             deviceKey: try JSONCoding.string(PublicJWK(deviceKey)),
             biometricKey: try biometricKey.map { try JSONCoding.string(PublicJWK($0)) },
             sealedPinKey: try state.box.seal(pinKey, context: "pin-key:\(activationID)"),
@@ -108,6 +124,15 @@ struct DeviceRoutes {
                 throw OAuthError(.badRequest, "invalid_grant", "the activation code was used already")
             }
             try await tx.insertActivation(record)
+            try await Audit.record(
+                tx, tenantID: tenant.id, actor: .activation(activationID), action: "activation.create", target: activationID,
+                details: ["user_id": user.id, "factors": record.enrolledFactors.sorted().map(\.rawValue).joined(separator: ",")], at: now)
+            // Moving to a new device: the old activation goes once the new one exists.
+            if let retired = invitation.retiresActivationID, try await tx.deleteActivation(id: retired) {
+                try await Audit.record(
+                    tx, tenantID: tenant.id, actor: .activation(activationID), action: "activation.retire", target: retired,
+                    details: ["replaced_by": activationID], at: now)
+            }
         }
         context.logger.info("activation created", metadata: ["tenant": "\(tenant.name)", "activation_id": "\(activationID)"])
         return JSONResponse.make(
@@ -123,6 +148,7 @@ struct DeviceRoutes {
         let tenant = try await state.tenant(named: context.parameters.get("tenant") ?? "")
         let requestID = context.parameters.get("request") ?? ""
         let caller = try await authenticateDevice(request, tenant: tenant)
+        let selection = try await RequestDecoding.optionalJSON(ClaimRequest.self, from: request) ?? ClaimRequest(userID: nil)
         let activation = caller.activation
         let now = state.epochNow()
         let challenge = try await state.store.transaction { tx -> AuthenticationChallenge in
@@ -132,13 +158,24 @@ struct DeviceRoutes {
             }
             if let lock = LockState(current, now: now).information { throw OAuthError.pendingLockout(lock) }
             let authRequest = try await pendingRequest(requestID, tenant: tenant, tx: tx, now: now)
+            // Account processes are started and answered by their own device only.
+            guard authRequest.purpose == AuthenticationPurpose.login.rawValue else { throw OAuthError.notFound("authentication request") }
             if let owner = authRequest.activationID, owner != activation.id {
                 throw OAuthError(.conflict, "request_claimed", "another device has taken up this request")
             }
+            // An activation merged with invitations may sign in as any of its users.
+            var userID = current.userID
+            if let chosen = selection.userID?.rawValue, chosen != current.userID {
+                guard try await tx.linkedUsers(activationID: current.id).contains(where: { $0.id == chosen }) else {
+                    throw OAuthError.invalidRequest("the activation does not stand for that user")
+                }
+                userID = chosen
+            }
             let fresh = Secrets.randomToken()
-            try await tx.claimAuthRequest(id: authRequest.id, activationID: activation.id, userID: activation.userID, challenge: fresh)
+            try await tx.claimAuthRequest(id: authRequest.id, activationID: activation.id, userID: userID, challenge: fresh)
             var claimed = authRequest
             claimed.challenge = fresh
+            claimed.userID = userID
             return try await userInformation(claimed, activation: current, tenant: tenant, tx: tx)
         }
         return JSONResponse.make(challenge)
@@ -163,18 +200,34 @@ struct DeviceRoutes {
     func userInformation(
         _ authRequest: AuthRequestRecord, activation: ActivationRecord, tenant: TenantRecord, tx: StoreTransaction
     ) async throws -> AuthenticationChallenge {
-        guard let service = try await tx.service(id: authRequest.serviceID), let user = try await tx.user(id: activation.userID)
-        else { throw StoreError(.corrupt, "request without service or user") }
-        let userAttributes = try JSONCoding.decode([String: String].self, user.attributes)
-        let requested = try JSONCoding.decode([String].self, service.attributes)
-        let policy = try AuthenticatorPolicy(parsing: service.policy)
+        let purpose = AuthenticationPurpose(rawValue: authRequest.purpose) ?? .login
+        let policy = try await authenticatorPolicy(for: authRequest, tenant: tenant, tx: tx)
+        var service: ServiceInformation?
+        var requested: [RequestedAttribute] = []
+        if let serviceID = authRequest.serviceID {
+            guard let record = try await tx.service(id: serviceID), let user = try await tx.user(id: authRequest.userID ?? activation.userID)
+            else { throw StoreError(.corrupt, "request without service or user") }
+            let userAttributes = try JSONCoding.decode([String: String].self, user.attributes)
+            service = ServiceInformation(clientID: ClientID(record.clientID), name: record.name)
+            requested = try JSONCoding.decode([String].self, record.attributes).map { RequestedAttribute(name: $0, value: userAttributes[$0]) }
+        }
         return AuthenticationChallenge(
-            requestID: RequestID(authRequest.id), purpose: AuthenticationPurpose(rawValue: authRequest.purpose) ?? .login,
+            requestID: RequestID(authRequest.id), purpose: purpose,
             challenge: Challenge(authRequest.challenge ?? ""), audience: state.issuer(forTenantNamed: tenant.name),
-            expiresAt: Date(timeIntervalSince1970: TimeInterval(authRequest.expiresAt)),
-            service: ServiceInformation(clientID: ClientID(service.clientID), name: service.name),
-            requestedAttributes: requested.map { RequestedAttribute(name: $0, value: userAttributes[$0]) },
-            requestedAuthenticators: policy.filtered(toEnrolled: activation.enrolledFactors))
+            expiresAt: Date(timeIntervalSince1970: TimeInterval(authRequest.expiresAt)), service: service,
+            requestedAttributes: requested, requestedAuthenticators: policy.filtered(toEnrolled: activation.enrolledFactors),
+            process: try ProcessParameters.read(authRequest)?.description)
+    }
+
+    /// A login follows its service's policy; an account process the tenant's policy for processes.
+    func authenticatorPolicy(for authRequest: AuthRequestRecord, tenant: TenantRecord, tx: StoreTransaction) async throws
+        -> AuthenticatorPolicy
+    {
+        if let serviceID = authRequest.serviceID {
+            guard let service = try await tx.service(id: serviceID) else { throw StoreError(.corrupt, "request without service") }
+            return try AuthenticatorPolicy(parsing: service.policy)
+        }
+        return try AuthenticatorPolicy(parsing: tenant.processPolicy)
     }
 
     @Sendable func finish(_ request: Request, context: BasicRequestContext) async throws -> Response {
@@ -219,19 +272,18 @@ struct DeviceRoutes {
                 guard authRequest.activationID == current.id else {
                     throw OAuthError(.conflict, "request_claimed", "this device has not taken up the request")
                 }
-                guard let service = try await tx.service(id: authRequest.serviceID) else {
-                    throw StoreError(.corrupt, "request without service")
-                }
+                let service = try await authRequest.serviceID.asyncMap { try await tx.service(id: $0) } ?? nil
+                guard authRequest.serviceID == nil || service != nil else { throw StoreError(.corrupt, "request without service") }
                 // The combination is checked against the policy before any proof.
                 let combination = FactorCombination(claims.comb)
-                let servicePolicy = try AuthenticatorPolicy(parsing: service.policy)
-                guard servicePolicy.allows(combination) else {
-                    throw OAuthError.invalidRequest("the combination \(combination) is not allowed by the service's policy")
+                let factorPolicy = try await authenticatorPolicy(for: authRequest, tenant: tenant, tx: tx)
+                guard factorPolicy.allows(combination) else {
+                    throw OAuthError.invalidRequest("the combination \(combination) is not allowed by the policy")
                 }
                 guard Set(combination.factors).isSubset(of: current.enrolledFactors) else {
                     throw OAuthError.invalidRequest("the combination \(combination) needs factors this activation has not enrolled")
                 }
-                let requested = try JSONCoding.decode([String].self, service.attributes)
+                let requested = try service.map { try JSONCoding.decode([String].self, $0.attributes) } ?? []
                 guard Set(claims.attrs).isSubset(of: Set(requested)) else {
                     throw OAuthError.invalidRequest("the proof confirms attributes the service did not request")
                 }
@@ -242,6 +294,10 @@ struct DeviceRoutes {
                 let verification = try verifyFactors(
                     combination, claims: claims, proof: jws, biometricProof: input.biometricProof, activation: current,
                     now: now)
+                let history = HistoryRecord(
+                    id: Secrets.randomToken(byteCount: 12), tenantID: tenant.id, activationID: current.id,
+                    userID: authRequest.userID ?? current.userID, requestID: requestID, service: service?.name,
+                    purpose: authRequest.purpose, outcome: "approved", factors: try JSONCoding.string(combination.factors), at: epoch)
                 if verification.passed {
                     guard try await tx.rotateChallenge(requestID: requestID, expected: expected, next: nil) else {
                         throw OAuthError.invalidGrant("the proof's challenge was used or replaced")
@@ -250,13 +306,18 @@ struct DeviceRoutes {
                     try await tx.approveAuthRequest(
                         id: requestID, factors: try JSONCoding.string(combination.factors),
                         confirmedAttributes: try JSONCoding.string(claims.attrs.sorted()), authTime: epoch)
-                    let user = try await tx.user(id: current.userID)
+                    let purpose = AuthenticationPurpose(rawValue: authRequest.purpose) ?? .login
+                    guard let service, purpose == .login else {
+                        return try await ProcessRoutes(state: state, device: self).approved(
+                            authRequest, purpose: purpose, activation: current, tenant: tenant, history: history, tx: tx, now: epoch)
+                    }
+                    try await tx.insertHistory(history)
+                    let user = try await tx.user(id: authRequest.userID ?? current.userID)
                     return FinishResponse(
                         result: .userLogin,
                         login: LoginSummary(
                             service: ServiceInformation(clientID: ClientID(service.clientID), name: service.name),
-                            username: user?.username ?? "", factors: combination.factors, authenticatedAt: now),
-                        lockout: nil, userInformation: nil)
+                            username: user?.username ?? "", factors: combination.factors, authenticatedAt: now))
                 }
                 // A failed attempt counts once, whichever factor was wrong, and says nothing about which.
                 let failures = current.failedAttempts + 1
@@ -273,11 +334,13 @@ struct DeviceRoutes {
                 var retried = authRequest
                 retried.challenge = next
                 if lock?.isPermanent == true { try await tx.setAuthRequestStatus(id: requestID, status: "locked") }
+                var failedEntry = history
+                failedEntry.outcome = lock?.isPermanent == true ? "locked" : "failed"
+                try await tx.insertHistory(failedEntry)
                 var failed = current
                 failed.failedAttempts = failures
                 return FinishResponse(
-                    result: .lockout, login: nil,
-                    lockout: lock ?? LockoutInformation(isPermanent: false, lockedUntil: now),
+                    result: .lockout, lockout: lock ?? LockoutInformation(isPermanent: false, lockedUntil: now),
                     userInformation: try await userInformation(retried, activation: failed, tenant: tenant, tx: tx))
             }
         context.logger.info(
@@ -344,6 +407,12 @@ struct DeviceRoutes {
             }
             try await tx.setAuthRequestStatus(id: requestID, status: "denied")
             _ = try await tx.rotateChallenge(requestID: requestID, expected: authRequest.challenge ?? "", next: nil)
+            let service = try await authRequest.serviceID.asyncMap { try await tx.service(id: $0) } ?? nil
+            try await tx.insertHistory(
+                HistoryRecord(
+                    id: Secrets.randomToken(byteCount: 12), tenantID: tenant.id, activationID: activation.id,
+                    userID: authRequest.userID, requestID: requestID, service: service?.name, purpose: authRequest.purpose,
+                    outcome: "denied", factors: "[]", at: now))
         }
         return JSONResponse.make(["status": AuthenticationStatus.denied.rawValue])
     }
@@ -384,11 +453,11 @@ struct DeviceRoutes {
         return DeviceCaller(activation: activation, tokenID: claims.jti, tokenExpiry: Int64(claims.exp))
     }
 
-    private func deviceKey(of activation: ActivationRecord) throws -> P256.Signing.PublicKey {
+    func deviceKey(of activation: ActivationRecord) throws -> P256.Signing.PublicKey {
         try JSONCoding.decode(PublicJWK.self, activation.deviceKey).publicKey()
     }
 
-    private func parseJWS(_ text: String) throws -> UnverifiedJWS {
+    func parseJWS(_ text: String) throws -> UnverifiedJWS {
         do {
             return try CompactJWS.parse(text)
         } catch {
@@ -396,7 +465,7 @@ struct DeviceRoutes {
         }
     }
 
-    private func publicKey(_ jwk: DeviceJWK, name: String) throws -> P256.Signing.PublicKey {
+    func publicKey(_ jwk: DeviceJWK, name: String) throws -> P256.Signing.PublicKey {
         do {
             return try PublicJWK(kty: jwk.kty, crv: jwk.crv, x: jwk.x, y: jwk.y).publicKey()
         } catch {
@@ -404,7 +473,7 @@ struct DeviceRoutes {
         }
     }
 
-    private func checkTimes(iat: Int64, exp: Int64, audience: String, issuer: String) throws {
+    func checkTimes(iat: Int64, exp: Int64, audience: String, issuer: String) throws {
         let now = state.epochNow()
         guard audience == issuer else { throw OAuthError(.unauthorized, "invalid_token", "the token is for another audience") }
         guard exp > now else { throw OAuthError(.unauthorized, "invalid_token", "the token has expired") }
@@ -436,5 +505,13 @@ extension PublicJWK {
     init(kty: String, crv: String, x: String, y: String) throws {
         let data = try JSONEncoder().encode(["kty": kty, "crv": crv, "x": x, "y": y])
         self = try JSONDecoder().decode(PublicJWK.self, from: data)
+    }
+}
+
+extension Optional {
+    /// `map` for an async transform.
+    func asyncMap<T>(_ transform: (Wrapped) async throws -> T) async rethrows -> T? {
+        guard let self else { return nil }
+        return try await transform(self)
     }
 }

@@ -210,8 +210,12 @@ struct OIDCRoutes {
         guard let requestID = query["request"],
             let record = try await state.store.read({ try await $0.authRequest(id: requestID) }), record.tenantID == tenant.id
         else { throw OAuthError.notFound("authentication request") }
+        // Only browser logins have a browser; an account process is never completed here.
+        guard record.purpose == AuthenticationPurpose.login.rawValue, let browserDigest = record.browserDigest,
+            record.serviceID != nil, record.redirectURI != nil
+        else { throw OAuthError.notFound("authentication request") }
         guard let secret = request.cookies[Self.cookieName(requestID)]?.value,
-            Secrets.constantTimeEquals(Secrets.digest(secret), record.browserDigest)
+            Secrets.constantTimeEquals(Secrets.digest(secret), browserDigest)
         else { throw OAuthError(.forbidden, "access_denied", "this browser did not start the sign-in request") }
         return (tenant, record)
     }
@@ -252,6 +256,9 @@ struct OIDCRoutes {
         }
         let issuer = state.issuer(forTenantNamed: tenant.name)
         let now = state.epochNow()
+        guard let serviceID = record.serviceID, let redirectURI = record.redirectURI else {
+            throw BrowserError(status: .notFound, title: "Sign-in not possible", message: "There is no such sign-in request.")
+        }
         switch effectiveStatus(record, now: now) {
         case .approved:
             let code = Secrets.randomToken()
@@ -260,8 +267,8 @@ struct OIDCRoutes {
                 try await tx.insertGrant(
                     GrantRecord(
                         digest: Secrets.digest(code), kind: "code", familyID: Secrets.randomToken(byteCount: 16),
-                        tenantID: tenant.id, serviceID: record.serviceID, userID: record.userID ?? "",
-                        redirectURI: record.redirectURI, codeChallenge: record.codeChallenge, nonce: record.nonce,
+                        tenantID: tenant.id, serviceID: serviceID, userID: record.userID ?? "",
+                        redirectURI: redirectURI, codeChallenge: record.codeChallenge, nonce: record.nonce,
                         scope: record.scope, factors: record.factors ?? "[]", confirmedAttributes: record.confirmedAttributes ?? "[]",
                         authTime: record.authTime ?? now, expiresAt: now + Self.codeLifetime, usedAt: nil, revoked: 0))
                 return true
@@ -269,7 +276,7 @@ struct OIDCRoutes {
             guard issued else {
                 throw BrowserError(status: .badRequest, title: "Sign-in completed", message: "This sign-in was completed already.")
             }
-            return Self.redirect(to: record.redirectURI, parameters: [("code", code), ("state", record.state), ("iss", issuer)])
+            return Self.redirect(to: redirectURI, parameters: [("code", code), ("state", record.state), ("iss", issuer)])
         case .denied, .expired, .locked:
             let reason = effectiveStatus(record, now: now)
             let description =
@@ -279,7 +286,7 @@ struct OIDCRoutes {
                 default: "the sign-in request expired"
                 }
             return Self.redirect(
-                to: record.redirectURI,
+                to: redirectURI,
                 parameters: [("error", "access_denied"), ("error_description", description), ("state", record.state), ("iss", issuer)])
         case .pending, .claimed:
             throw BrowserError(status: .badRequest, title: "Not finished", message: "Confirm the sign-in on your device first.")

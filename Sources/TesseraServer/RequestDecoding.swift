@@ -16,9 +16,17 @@ enum RequestDecoding {
     }
 
     static func json<T: Decodable>(_ type: T.Type, from request: Request) async throws -> T {
+        guard let value = try await optionalJSON(type, from: request) else {
+            throw OAuthError.invalidRequest("the request needs a JSON body")
+        }
+        return value
+    }
+
+    /// A JSON body, or nil when the body is empty.
+    static func optionalJSON<T: Decodable>(_ type: T.Type, from request: Request) async throws -> T? {
         var request = request
         let buffer = try await body(&request)
-        guard buffer.readableBytes > 0 else { throw OAuthError.invalidRequest("the request needs a JSON body") }
+        guard buffer.readableBytes > 0 else { return nil }
         do {
             return try WireCoding.decoder().decode(T.self, from: Data(buffer.readableBytesView))
         } catch let error as DecodingError {

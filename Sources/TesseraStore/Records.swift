@@ -8,18 +8,22 @@ public struct TenantRecord: Codable, Sendable, Equatable {
     public var id: String
     public var name: String
     public var lockoutPolicy: String
+    /// The factor combinations account processes need (`device+pin,device+biometric`).
+    public var processPolicy: String
     public var createdAt: Int64
 
-    public init(id: String, name: String, lockoutPolicy: String, createdAt: Int64) {
+    public init(id: String, name: String, lockoutPolicy: String, processPolicy: String, createdAt: Int64) {
         self.id = id
         self.name = name
         self.lockoutPolicy = lockoutPolicy
+        self.processPolicy = processPolicy
         self.createdAt = createdAt
     }
 
     enum CodingKeys: String, CodingKey {
         case id, name
         case lockoutPolicy = "lockout_policy"
+        case processPolicy = "process_policy"
         case createdAt = "created_at"
     }
 }
@@ -117,11 +121,25 @@ public struct InvitationRecord: Codable, Sendable {
     public var expiresAt: Int64
     public var usedAt: Int64?
     public var createdAt: Int64
+    /// Activation data made by an account process: the PIN key the new device must
+    /// present (sealed), its alias, and the activation it replaces.
+    public var sealedPinKey: String?
+    public var alias: String?
+    public var retiresActivationID: String?
+    /// Wrong PINs presented with this code; at `InvitationRecord.maximumFailures` it is void.
+    public var failedAttempts: Int
+
+    public static let maximumFailures = 5
 
     public init(
         id: String, tenantID: String, userID: String, codeDigest: String, pinSalt: String, expiresAt: Int64,
-        usedAt: Int64?, createdAt: Int64
+        usedAt: Int64?, createdAt: Int64, sealedPinKey: String? = nil, alias: String? = nil,
+        retiresActivationID: String? = nil, failedAttempts: Int = 0
     ) {
+        self.sealedPinKey = sealedPinKey
+        self.alias = alias
+        self.retiresActivationID = retiresActivationID
+        self.failedAttempts = failedAttempts
         self.id = id
         self.tenantID = tenantID
         self.userID = userID
@@ -136,7 +154,11 @@ public struct InvitationRecord: Codable, Sendable {
         case id
         case tenantID = "tenant_id"
         case userID = "user_id"
+        case alias
         case codeDigest = "code_digest"
+        case sealedPinKey = "sealed_pin_key"
+        case retiresActivationID = "retires_activation_id"
+        case failedAttempts = "failed_attempts"
         case pinSalt = "pin_salt"
         case expiresAt = "expires_at"
         case usedAt = "used_at"
@@ -203,30 +225,33 @@ public struct ActivationRecord: Codable, Sendable {
 public struct AuthRequestRecord: Codable, Sendable {
     public var id: String
     public var tenantID: String
-    public var serviceID: String
+    public var serviceID: String?
     public var purpose: String
     public var status: String
     public var challenge: String?
     public var activationID: String?
     public var userID: String?
-    public var redirectURI: String
+    public var redirectURI: String?
     public var state: String?
     public var nonce: String?
     public var codeChallenge: String?
     public var scope: String
-    public var browserDigest: String
+    public var browserDigest: String?
     public var confirmedAttributes: String?
     public var factors: String?
     public var authTime: Int64?
+    /// An account process's parameters (JSON), e.g. the factor to add or the invitation to merge.
+    public var process: String?
     public var createdAt: Int64
     public var expiresAt: Int64
 
     public init(
-        id: String, tenantID: String, serviceID: String, purpose: String, status: String, challenge: String?,
-        activationID: String?, userID: String?, redirectURI: String, state: String?, nonce: String?,
-        codeChallenge: String?, scope: String, browserDigest: String, confirmedAttributes: String?, factors: String?,
-        authTime: Int64?, createdAt: Int64, expiresAt: Int64
+        id: String, tenantID: String, serviceID: String?, purpose: String, status: String, challenge: String?,
+        activationID: String?, userID: String?, redirectURI: String?, state: String?, nonce: String?,
+        codeChallenge: String?, scope: String, browserDigest: String?, confirmedAttributes: String?, factors: String?,
+        authTime: Int64?, process: String? = nil, createdAt: Int64, expiresAt: Int64
     ) {
+        self.process = process
         self.id = id
         self.tenantID = tenantID
         self.serviceID = serviceID
@@ -249,7 +274,7 @@ public struct AuthRequestRecord: Codable, Sendable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case id, purpose, status, challenge, state, nonce, scope, factors
+        case id, purpose, status, challenge, state, nonce, scope, factors, process
         case tenantID = "tenant_id"
         case serviceID = "service_id"
         case activationID = "activation_id"
@@ -318,5 +343,71 @@ public struct GrantRecord: Codable, Sendable {
         case authTime = "auth_time"
         case expiresAt = "expires_at"
         case usedAt = "used_at"
+    }
+}
+
+/// One attempt or process step of an activation, for its owner's history.
+public struct HistoryRecord: Codable, Sendable {
+    public var id: String
+    public var tenantID: String
+    public var activationID: String
+    public var userID: String?
+    public var requestID: String
+    public var service: String?
+    public var purpose: String
+    public var outcome: String
+    public var factors: String
+    public var at: Int64
+
+    public init(
+        id: String, tenantID: String, activationID: String, userID: String?, requestID: String, service: String?,
+        purpose: String, outcome: String, factors: String, at: Int64
+    ) {
+        self.id = id
+        self.tenantID = tenantID
+        self.activationID = activationID
+        self.userID = userID
+        self.requestID = requestID
+        self.service = service
+        self.purpose = purpose
+        self.outcome = outcome
+        self.factors = factors
+        self.at = at
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case id, service, purpose, outcome, factors, at
+        case tenantID = "tenant_id"
+        case activationID = "activation_id"
+        case userID = "user_id"
+        case requestID = "request_id"
+    }
+}
+
+/// One administrative or account change: who did what to what, when.
+public struct AuditRecord: Codable, Sendable {
+    public var id: String
+    public var tenantID: String?
+    /// `admin`, or `activation:{id}` for a change a device made.
+    public var actor: String
+    public var action: String
+    public var target: String?
+    /// A JSON object with the change's particulars (never a secret).
+    public var details: String
+    public var at: Int64
+
+    public init(id: String, tenantID: String?, actor: String, action: String, target: String?, details: String, at: Int64) {
+        self.id = id
+        self.tenantID = tenantID
+        self.actor = actor
+        self.action = action
+        self.target = target
+        self.details = details
+        self.at = at
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case id, actor, action, target, details, at
+        case tenantID = "tenant_id"
     }
 }

@@ -129,5 +129,84 @@ enum Schema {
             )
             """,
         ]),
+        // Account processes: requests without a service or browser, merged users,
+        // activation data for a new device, per-activation history and the audit log.
+        (2, [
+            """
+            CREATE TABLE auth_requests_v2 (
+                id TEXT PRIMARY KEY,
+                tenant_id TEXT NOT NULL REFERENCES tenants(id),
+                service_id TEXT REFERENCES services(id),
+                purpose TEXT NOT NULL,
+                status TEXT NOT NULL,
+                challenge TEXT,
+                activation_id TEXT,
+                user_id TEXT,
+                redirect_uri TEXT,
+                state TEXT,
+                nonce TEXT,
+                code_challenge TEXT,
+                scope TEXT NOT NULL,
+                browser_digest TEXT,
+                confirmed_attributes TEXT,
+                factors TEXT,
+                auth_time BIGINT,
+                process TEXT,
+                created_at BIGINT NOT NULL,
+                expires_at BIGINT NOT NULL
+            )
+            """,
+            """
+            INSERT INTO auth_requests_v2 (id, tenant_id, service_id, purpose, status, challenge, activation_id, user_id,
+                redirect_uri, state, nonce, code_challenge, scope, browser_digest, confirmed_attributes, factors, auth_time,
+                created_at, expires_at)
+            SELECT id, tenant_id, service_id, purpose, status, challenge, activation_id, user_id, redirect_uri, state, nonce,
+                code_challenge, scope, browser_digest, confirmed_attributes, factors, auth_time, created_at, expires_at
+            FROM auth_requests
+            """,
+            "DROP TABLE auth_requests",
+            "ALTER TABLE auth_requests_v2 RENAME TO auth_requests",
+            "CREATE INDEX auth_requests_by_activation ON auth_requests (activation_id)",
+            "ALTER TABLE tenants ADD COLUMN process_policy TEXT NOT NULL DEFAULT 'device+pin,device+biometric'",
+            "ALTER TABLE invitations ADD COLUMN sealed_pin_key TEXT",
+            "ALTER TABLE invitations ADD COLUMN alias TEXT",
+            "ALTER TABLE invitations ADD COLUMN retires_activation_id TEXT",
+            "ALTER TABLE invitations ADD COLUMN failed_attempts INTEGER NOT NULL DEFAULT 0",
+            """
+            CREATE TABLE activation_users (
+                activation_id TEXT NOT NULL,
+                user_id TEXT NOT NULL REFERENCES users(id),
+                created_at BIGINT NOT NULL,
+                PRIMARY KEY (activation_id, user_id)
+            )
+            """,
+            """
+            CREATE TABLE authentication_history (
+                id TEXT PRIMARY KEY,
+                tenant_id TEXT NOT NULL,
+                activation_id TEXT NOT NULL,
+                user_id TEXT,
+                request_id TEXT NOT NULL,
+                service TEXT,
+                purpose TEXT NOT NULL,
+                outcome TEXT NOT NULL,
+                factors TEXT NOT NULL,
+                at BIGINT NOT NULL
+            )
+            """,
+            "CREATE INDEX history_by_activation ON authentication_history (activation_id, at)",
+            """
+            CREATE TABLE audit_log (
+                id TEXT PRIMARY KEY,
+                tenant_id TEXT,
+                actor TEXT NOT NULL,
+                action TEXT NOT NULL,
+                target TEXT,
+                details TEXT NOT NULL,
+                at BIGINT NOT NULL
+            )
+            """,
+            "CREATE INDEX audit_by_time ON audit_log (at, id)",
+        ]),
     ]
 }

@@ -254,4 +254,121 @@ public struct StoreTransaction: Sendable {
     public func revokeFamily(_ familyID: String) async throws {
         try await db.raw("UPDATE grants SET revoked = 1 WHERE family_id = \(bind: familyID)").run()
     }
+
+    // MARK: Account processes
+
+    /// Moves an approved process of `purpose` owned by `activationID` to `completed`;
+    /// `false` when it is not (any more) such a process, or has expired.
+    public func completeProcess(id: String, purpose: String, activationID: String, now: Int64) async throws -> Bool {
+        let rows = try await db.raw(
+            """
+            UPDATE auth_requests SET status = 'completed'
+            WHERE id = \(bind: id) AND status = 'approved' AND purpose = \(bind: purpose)
+                AND activation_id = \(bind: activationID) AND expires_at > \(bind: now)
+            RETURNING id
+            """
+        ).all()
+        return rows.count == 1
+    }
+
+    public func updateBiometricKey(activationID: String, key: String?) async throws {
+        try await db.raw("UPDATE activations SET biometric_key = \(bind: key) WHERE id = \(bind: activationID)").run()
+    }
+
+    public func updateTOTPSecret(activationID: String, sealed: String?) async throws {
+        try await db.raw(
+            "UPDATE activations SET sealed_totp_secret = \(bind: sealed), totp_last_step = NULL WHERE id = \(bind: activationID)"
+        ).run()
+    }
+
+    public func updatePinKey(activationID: String, sealed: String) async throws {
+        try await db.raw("UPDATE activations SET sealed_pin_key = \(bind: sealed) WHERE id = \(bind: activationID)").run()
+    }
+
+    public func unlock(activationID: String) async throws -> Bool {
+        let rows = try await db.raw(
+            """
+            UPDATE activations SET failed_attempts = 0, locked_until = NULL, permanently_locked = 0
+            WHERE id = \(bind: activationID) RETURNING id
+            """
+        ).all()
+        return rows.count == 1
+    }
+
+    /// Removes an activation with its keys, merged users, history and pending requests;
+    /// `false` when it did not exist.
+    public func deleteActivation(id: String) async throws -> Bool {
+        let rows = try await db.raw("DELETE FROM activations WHERE id = \(bind: id) RETURNING id").all()
+        guard rows.count == 1 else { return false }
+        try await db.raw("DELETE FROM activation_users WHERE activation_id = \(bind: id)").run()
+        try await db.raw("DELETE FROM authentication_history WHERE activation_id = \(bind: id)").run()
+        try await db.raw("DELETE FROM device_token_ids WHERE activation_id = \(bind: id)").run()
+        try await db.raw(
+            """
+            UPDATE auth_requests SET status = 'expired', challenge = NULL
+            WHERE activation_id = \(bind: id) AND status IN ('pending', 'claimed', 'approved')
+            """
+        ).run()
+        return true
+    }
+
+    /// Counts a wrong PIN presented with an activation code; the code is void at the limit.
+    public func countInvitationFailure(id: String) async throws {
+        try await db.raw("UPDATE invitations SET failed_attempts = failed_attempts + 1 WHERE id = \(bind: id)").run()
+    }
+
+    // MARK: Merged users
+
+    public func linkUser(activationID: String, userID: String, now: Int64) async throws {
+        try await insert("activation_users", LinkedUserRow(activationID: activationID, userID: userID, createdAt: now))
+    }
+
+    /// The users an activation was merged with (besides its own).
+    public func linkedUsers(activationID: String) async throws -> [UserRecord] {
+        try await all(
+            """
+            SELECT users.* FROM users JOIN activation_users ON activation_users.user_id = users.id
+            WHERE activation_users.activation_id = \(bind: activationID) ORDER BY activation_users.created_at
+            """, as: UserRecord.self)
+    }
+
+    // MARK: History and audit
+
+    public func insertHistory(_ entry: HistoryRecord) async throws { try await insert("authentication_history", entry) }
+
+    public func history(activationID: String, limit: Int) async throws -> [HistoryRecord] {
+        try await all(
+            """
+            SELECT * FROM authentication_history WHERE activation_id = \(bind: activationID)
+            ORDER BY at DESC, id DESC LIMIT \(bind: limit)
+            """, as: HistoryRecord.self)
+    }
+
+    public func insertAudit(_ entry: AuditRecord) async throws { try await insert("audit_log", entry) }
+
+    /// Audit entries, newest first, optionally of one tenant and not older than `since`.
+    public func audit(tenantID: String?, since: Int64?, limit: Int) async throws -> [AuditRecord] {
+        let floor = since ?? 0
+        if let tenantID {
+            return try await all(
+                """
+                SELECT * FROM audit_log WHERE tenant_id = \(bind: tenantID) AND at >= \(bind: floor)
+                ORDER BY at DESC, id DESC LIMIT \(bind: limit)
+                """, as: AuditRecord.self)
+        }
+        return try await all(
+            "SELECT * FROM audit_log WHERE at >= \(bind: floor) ORDER BY at DESC, id DESC LIMIT \(bind: limit)",
+            as: AuditRecord.self)
+    }
+}
+
+struct LinkedUserRow: Codable, Sendable {
+    var activationID: String
+    var userID: String
+    var createdAt: Int64
+    enum CodingKeys: String, CodingKey {
+        case activationID = "activation_id"
+        case userID = "user_id"
+        case createdAt = "created_at"
+    }
 }

@@ -27,7 +27,7 @@ struct LoginTests {
             #expect(try await scenario.status(login)["status"] as? String == "pending")
 
             var information = try await device.authenticator.start(url: login.authenticationURL)
-            #expect(information.service.name == "Test Service")
+            #expect(information.service?.name == "Test Service")
             #expect(information.requestedAttributes.map(\.name) == ["email", "name"])
             #expect(information.requestedAttributes.first?.value == "alice@example.com")
             #expect(information.requestedAuthenticators == [[.device, .pin]])

@@ -21,7 +21,7 @@ struct SQLStoreTests {
     }
 
     func seed(_ tx: StoreTransaction) async throws {
-        try await tx.insertTenant(TenantRecord(id: "t1", name: "demo", lockoutPolicy: "{}", createdAt: 1))
+        try await tx.insertTenant(TenantRecord(id: "t1", name: "demo", lockoutPolicy: "{}", processPolicy: "device+pin", createdAt: 1))
         try await tx.insertUser(UserRecord(id: "u1", tenantID: "t1", username: "alice", attributes: "{}", createdAt: 1))
         try await tx.insertService(
             ServiceRecord(
@@ -33,11 +33,11 @@ struct SQLStoreTests {
     func migrations() async throws {
         let path = Self.temporaryPath()
         try await withStore(path: path) { store in
-            #expect(try await store.schemaVersion() == 1)
+            #expect(try await store.schemaVersion() == 2)
             try await store.transaction { try await seed($0) }
         }
         let reopened = try await SQLStore.openSQLite(path: path, logger: Logger(label: "test"))
-        #expect(try await reopened.schemaVersion() == 1)
+        #expect(try await reopened.schemaVersion() == 2)
         #expect(try await reopened.read { try await $0.tenant(named: "demo") }?.id == "t1")
         try await reopened.close()
     }
@@ -63,7 +63,7 @@ struct SQLStoreTests {
             try await store.transaction { try await seed($0) }
             await #expect(throws: StoreError.self) {
                 try await store.transaction { tx in
-                    try await tx.insertTenant(TenantRecord(id: "t2", name: "demo", lockoutPolicy: "{}", createdAt: 1))
+                    try await tx.insertTenant(TenantRecord(id: "t2", name: "demo", lockoutPolicy: "{}", processPolicy: "device+pin", createdAt: 1))
                 }
             }
         }

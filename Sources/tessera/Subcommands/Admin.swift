@@ -4,7 +4,7 @@ import Foundation
 struct Admin: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Manage tenants, services, users, invitations and activations over the admin API.",
-        subcommands: [Tenant.self, Service.self, User.self, Invite.self, ActivationCommands.self])
+        subcommands: [Tenant.self, Service.self, User.self, Invite.self, ActivationCommands.self, Audit.self])
 
     struct Tenant: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
@@ -17,9 +17,12 @@ struct Admin: AsyncParsableCommand {
             @Option(help: "Failed attempts before the first wait (0-5).") var lockoutFreeAttempts: Int?
             @Option(help: "Waits in seconds, comma separated; the last repeats (e.g. 30,60,300).") var lockoutWaits: String?
             @Option(help: "Failures that lock an activation for good (0 = never).") var lockoutPermanentAfter: Int?
+            @Option(help: "Factor combinations account processes need (default \"device+pin,device+biometric\").")
+            var processPolicy: String?
 
             func run() async throws {
                 var body: [String: Any] = ["name": name]
+                if let processPolicy { body["process_policy"] = processPolicy }
                 if lockoutFreeAttempts != nil || lockoutWaits != nil || lockoutPermanentAfter != nil {
                     let waits = try (lockoutWaits ?? "30,60,300,900,3600").split(separator: ",").map { part -> Int in
                         guard let value = Int(part.trimmingCharacters(in: .whitespaces)) else {
@@ -145,7 +148,8 @@ struct Admin: AsyncParsableCommand {
 
     struct ActivationCommands: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            commandName: "activation", abstract: "List and unlock activations.", subcommands: [List.self, Unlock.self])
+            commandName: "activation", abstract: "List, unlock and revoke activations.",
+            subcommands: [List.self, Unlock.self, Revoke.self])
 
         struct List: AsyncParsableCommand {
             static let configuration = CommandConfiguration(abstract: "List a tenant's activations, with their lock state.")
@@ -184,6 +188,19 @@ struct Admin: AsyncParsableCommand {
             }
         }
 
+        struct Revoke: AsyncParsableCommand {
+            static let configuration = CommandConfiguration(
+                abstract: "Remove an activation and its keys: its proofs are refused from now on.")
+            @OptionGroup var options: AdminOptions
+            @Argument(help: "Activation id.") var id: String
+
+            func run() async throws {
+                let result = try await options.client().call("POST", "admin/activations/\(id)/revoke")
+                if options.json { return Output.json(result) }
+                Output.fields(result as? [String: Any] ?? [:], ["id", "username", "status"])
+            }
+        }
+
         struct Unlock: AsyncParsableCommand {
             static let configuration = CommandConfiguration(abstract: "Clear an activation's failures and lock.")
             @OptionGroup var options: AdminOptions
@@ -193,6 +210,28 @@ struct Admin: AsyncParsableCommand {
                 let result = try await options.client().call("POST", "admin/activations/\(id)/unlock")
                 if options.json { return Output.json(result) }
                 Output.fields(result as? [String: Any] ?? [:], ["id", "username", "failed_attempts", "permanently_locked"])
+            }
+        }
+    }
+
+    struct Audit: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "The audit log: every administrative and account change (who, what, when), newest first.")
+        @OptionGroup var options: AdminOptions
+        @Option(help: "Only this tenant's entries.") var tenant: String?
+        @Option(help: "At most this many entries (1–1000).") var limit = 100
+        @Option(help: "Only entries since this time (seconds since 1970).") var since: Int?
+
+        func run() async throws {
+            var query = ["limit=\(limit)"]
+            if let tenant, let encoded = tenant.addingPercentEncoding(withAllowedCharacters: .alphanumerics) { query.append("tenant=\(encoded)") }
+            if let since { query.append("since=\(since)") }
+            let result = try await options.client().get("admin/audit?" + query.joined(separator: "&"))
+            if options.json { return Output.json(result) }
+            for entry in (result as? [String: Any])?["entries"] as? [[String: Any]] ?? [] {
+                let at = (entry["at"] as? NSNumber).map { ISO8601DateFormatter().string(from: Date(timeIntervalSince1970: $0.doubleValue)) } ?? ""
+                let details = (entry["details"] as? [String: Any] ?? [:]).sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
+                print("\(at)\t\(entry["tenant"] ?? "-")\t\(entry["actor"] ?? "")\t\(entry["action"] ?? "")\t\(entry["target"] ?? "-")\t\(details.joined(separator: " "))")
             }
         }
     }

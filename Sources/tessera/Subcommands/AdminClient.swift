@@ -30,9 +30,11 @@ struct AdminClient {
 
     func call(_ method: String, _ path: String, body: [String: Any]? = nil) async throws -> Any {
         let data = try body.map { try JSONSerialization.data(withJSONObject: $0, options: [.sortedKeys]) }
+        // The path may carry a query; its parts are percent-encoded by the callers.
+        guard let url = URL(string: base.absoluteString.trimmingSuffix("/") + "/" + path) else { throw CLIError("bad server URL") }
         let response = try await transport.send(
             HTTPRequestData(
-                method: method, url: base.appendingPathComponent(path),
+                method: method, url: url,
                 headers: ["Authorization": "Bearer \(token)", "Content-Type": "application/json"], body: data))
         let object = try? JSONSerialization.jsonObject(with: response.body)
         guard (200..<300).contains(response.status), let object else {
@@ -80,4 +82,8 @@ enum Output {
         default: "\(value)"
         }
     }
+}
+
+extension String {
+    func trimmingSuffix(_ suffix: String) -> String { hasSuffix(suffix) ? String(dropLast(suffix.count)) : self }
 }

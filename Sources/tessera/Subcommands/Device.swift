@@ -27,20 +27,31 @@ struct DeviceOptions: ParsableArguments {
 struct Device: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "A terminal authenticator: activate this machine and answer logins with its factors.",
-        subcommands: [Activate.self, Login.self, Users.self])
+        subcommands: [
+            Activate.self, Login.self, Users.self, AddFactor.self, ChangePin.self, NewActivation.self, Delete.self, Devices.self,
+            Unregister.self, History.self,
+        ])
 
     struct Activate: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Activate this device with an invitation link.")
+        static let configuration = CommandConfiguration(
+            abstract: "Activate this device with an invitation link.",
+            discussion: """
+                When this device already holds an activation for the link's issuer, the invitation is merged                 into it instead: --pin proves that activation's PIN, and `result: apiAccessMergeComplete` with                 the invited user's `idm_identifier` is printed. Use --new to create a second activation anyway.
+                """)
         @OptionGroup var options: DeviceOptions
         @Argument(help: "The activation url from `tessera admin invite`.") var url: String
         @Option(help: "The PIN to enrol (checked by the server only).") var pin: String
         @Option(help: "A name for this device.") var alias: String?
         @Flag(help: "Also enrol a biometric key.") var biometric = false
         @Flag(help: "Also enrol a TOTP secret (prints its otpauth:// URI once).") var otp = false
+        @Flag(help: "Create a new activation even when one for this issuer exists (no merge).") var new = false
 
         func run() async throws {
             guard let link = URL(string: url) else { throw ValidationError("not a URL: \(url)") }
             let personalizer = Personalizer(keyStore: try options.keyStore(), biometrics: options.biometrics())
+            if !new, let existing = try await Device.reporting(json: options.json, { try await personalizer.mergeCandidate(for: link) }) {
+                return try await merge(link, into: existing, personalizer: personalizer)
+            }
             let result = try await Device.reporting(json: options.json) {
                 try await personalizer.activate(url: link, pin: pin, alias: alias, enrollBiometric: biometric, enrollOTP: otp)
             }
@@ -106,42 +117,8 @@ struct Device: AsyncParsableCommand {
                 if options.json { return Output.encodable(LoginReport(result: "denied")) }
                 return print("result: denied")
             }
-            let combination: [FactorType]
-            if let factors {
-                combination = try factors.split(separator: ",").map { name in
-                    guard let factor = FactorType(rawValue: name.trimmingCharacters(in: .whitespaces)) else {
-                        throw ValidationError("unknown factor '\(name)' (device, pin, biometric, otp)")
-                    }
-                    return factor
-                }
-            } else {
-                let enrolled = Set(information.activation.factors)
-                let usable = information.requestedAuthenticators.first {
-                    Set($0).isSubset(of: enrolled) && (pin != nil || !$0.contains(.pin))
-                }
-                guard let usable else {
-                    throw CLIError(
-                        "no requested combination fits: \(information.requestedAuthenticators.map { $0.map(\.rawValue).joined(separator: "+") })")
-                }
-                combination = usable
-            }
             let result = try await Device.reporting(json: options.json) { () -> AuthenticationResult in
-                for factor in combination {
-                    switch factor {
-                    case .device: try information.sign(factor: DeviceFactor())
-                    case .pin:
-                        guard let pin else { throw ValidationError("the combination needs --pin") }
-                        try information.sign(factor: PinFactor(pin))
-                    case .biometric:
-                        try information.sign(factor: try await authenticator.biometricFactor(for: information, reason: "Sign in"))
-                    case .otp:
-                        if let otp {
-                            try information.sign(factor: OtpFactor(code: otp))
-                        } else {
-                            try information.sign(factor: try await authenticator.currentOtpFactor(for: information))
-                        }
-                    }
-                }
+                try await Device.sign(&information, factors: factors, pin: pin, otp: otp, authenticator: authenticator)
                 return try await authenticator.finish(information)
             }
             let report: LoginReport
@@ -152,9 +129,53 @@ struct Device: AsyncParsableCommand {
                     factors: login.factors.map(\.rawValue))
             case .lockout(let lockout, _):
                 report = LoginReport(result: "lockout", isPermanent: lockout.isPermanent, lockedUntil: lockout.lockedUntil)
+            default:
+                throw CLIError("the server answered a login with \(result)")
             }
             report.show(json: options.json)
             if report.result == "lockout" { throw ExitCode(3) }
+        }
+    }
+
+    /// Signs with the combination named by `factors` (default: the first requested one
+    /// this device can supply with what was given).
+    static func sign(
+        _ information: inout AuthenticationUserInformation, factors: String?, pin: String?, otp: String?, authenticator: Authenticator
+    ) async throws {
+        let combination: [FactorType]
+        if let factors {
+            combination = try factors.split(separator: ",").map { name in
+                guard let factor = FactorType(rawValue: name.trimmingCharacters(in: .whitespaces)) else {
+                    throw ValidationError("unknown factor '\(name)' (device, pin, biometric, otp)")
+                }
+                return factor
+            }
+        } else {
+            let enrolled = Set(information.activation.factors)
+            let usable = information.requestedAuthenticators.first {
+                Set($0).isSubset(of: enrolled) && (pin != nil || !$0.contains(.pin))
+            }
+            guard let usable else {
+                throw CLIError(
+                    "no requested combination fits: \(information.requestedAuthenticators.map { $0.map(\.rawValue).joined(separator: "+") })")
+            }
+            combination = usable
+        }
+        for factor in combination {
+            switch factor {
+            case .device: try information.sign(factor: DeviceFactor())
+            case .pin:
+                guard let pin else { throw ValidationError("the combination needs --pin") }
+                try information.sign(factor: PinFactor(pin))
+            case .biometric:
+                try information.sign(factor: try await authenticator.biometricFactor(for: information, reason: "Approve"))
+            case .otp:
+                if let otp {
+                    try information.sign(factor: OtpFactor(code: otp))
+                } else {
+                    try information.sign(factor: try await authenticator.currentOtpFactor(for: information))
+                }
+            }
         }
     }
 

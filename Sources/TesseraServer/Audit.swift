@@ -1,0 +1,33 @@
+import Foundation
+import TesseraCrypto
+import TesseraStore
+
+/// Writes the audit log: every administrative and account change, in the transaction
+/// that makes the change, so the log never claims what did not happen. Details name
+/// what changed, never a secret.
+enum Audit {
+    enum Actor {
+        case admin
+        case activation(String)
+
+        var text: String {
+            switch self {
+            case .admin: "admin"
+            case .activation(let id): "activation:\(id)"
+            }
+        }
+    }
+
+    static func record(
+        _ tx: StoreTransaction, tenantID: String?, actor: Actor, action: String, target: String?, details: [String: String],
+        at: Int64
+    ) async throws {
+        // Microseconds first in the id, so entries of one second keep their order.
+        let micros = UInt64(max(0, Date().timeIntervalSince1970 * 1_000_000))
+        let id = String(format: "%014llx", micros) + Secrets.randomToken(byteCount: 8)
+        try await tx.insertAudit(
+            AuditRecord(
+                id: id, tenantID: tenantID, actor: actor.text, action: action, target: target,
+                details: try JSONCoding.string(details), at: at))
+    }
+}

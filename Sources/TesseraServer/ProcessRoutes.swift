@@ -1,0 +1,353 @@
+import Crypto
+import Foundation
+import Hummingbird
+import TesseraCore
+import TesseraCrypto
+import TesseraStore
+
+/// What an account process was started with, kept on its request.
+struct ProcessParameters: Codable {
+    var factor: FactorType?
+    /// `merge`: the digest of the invitation's code.
+    var invitationDigest: String?
+    var username: String?
+    var target: String?
+    var targetAlias: String?
+    /// `change_pin` and `new_activation_data`: the salt of the new PIN key.
+    var pinSalt: String?
+
+    enum CodingKeys: String, CodingKey {
+        case factor, username, target
+        case invitationDigest = "invitation_digest"
+        case targetAlias = "target_alias"
+        case pinSalt = "pin_salt"
+    }
+
+    var description: ProcessDescription {
+        ProcessDescription(factor: factor, username: username, target: target.map(ActivationID.init), targetAlias: targetAlias)
+    }
+
+    static func read(_ record: AuthRequestRecord) throws -> ProcessParameters? {
+        try record.process.map { try JSONCoding.decode(ProcessParameters.self, $0) }
+    }
+}
+
+/// Account processes under `{issuer}/device/processes`: the device starts one for a
+/// purpose, finishes it like a login (`authentications/{id}/finish`, same proofs,
+/// same lockout counter), and completes the approved process once with its new data.
+struct ProcessRoutes {
+    let state: ServerState
+    let device: DeviceRoutes
+
+    // MARK: Start
+
+    @Sendable func start(_ request: Request, context: BasicRequestContext) async throws -> Response {
+        let tenant = try await state.tenant(named: context.parameters.get("tenant") ?? "")
+        let caller = try await device.authenticateDevice(request, tenant: tenant)
+        let input = try await RequestDecoding.json(ProcessStartRequest.self, from: request)
+        var parameters = ProcessParameters()
+        switch input.purpose {
+        case .login:
+            throw OAuthError.invalidRequest("a login is started by a service, not by the device")
+        case .addFactor:
+            guard let factor = input.factor, factor == .biometric || factor == .otp else {
+                throw OAuthError.invalidRequest("add_factor needs factor 'biometric' or 'otp'")
+            }
+            parameters.factor = factor
+        case .changePin, .requestNewActivationData:
+            parameters.pinSalt = Secrets.randomToken(byteCount: 16)
+        case .merge:
+            guard let code = input.code, (1...256).contains(code.utf8.count) else {
+                throw OAuthError.invalidRequest("merge needs the invitation's code")
+            }
+            let (invitation, user) = try await device.usableInvitation(code: code, tenant: tenant)
+            guard invitation.sealedPinKey == nil else {
+                throw OAuthError.invalidRequest("activation data for a new device cannot be merged")
+            }
+            parameters.invitationDigest = invitation.codeDigest
+            parameters.username = user.username
+        case .unregisterDevice:
+            guard let target = input.target?.rawValue, target != caller.activation.id else {
+                throw OAuthError.invalidRequest("unregister_device needs the id of another activation (target)")
+            }
+            let other = try await state.store.read { try await $0.activation(id: target) }
+            guard let other, other.tenantID == tenant.id, other.userID == caller.activation.userID else {
+                throw OAuthError.notFound("activation")
+            }
+            parameters.target = target
+            parameters.targetAlias = other.alias
+        case .delete, .listDevices:
+            break
+        }
+        let now = state.epochNow()
+        let lifetime = Int64(state.configuration.requestLifetime)
+        let requestID = Secrets.randomToken()
+        let information = try await state.store.transaction { tx -> AuthenticationChallenge in
+            try await caller.spendToken(tx, now: now)
+            guard let current = try await tx.activation(id: caller.activation.id), current.status == "active" else {
+                throw OAuthError(.unauthorized, "invalid_token", "the activation is not active")
+            }
+            // A running lock stops processes exactly as it stops logins.
+            if let lock = LockState(current, now: now).information { throw OAuthError.pendingLockout(lock) }
+            if input.purpose == .merge, let username = parameters.username {
+                guard let invited = try await tx.user(tenantID: tenant.id, username: username), invited.id != current.userID,
+                    try await !tx.linkedUsers(activationID: current.id).contains(where: { $0.id == invited.id })
+                else { throw OAuthError(.conflict, "conflict", "this activation stands for the invited user already") }
+            }
+            let record = AuthRequestRecord(
+                id: requestID, tenantID: tenant.id, serviceID: nil, purpose: input.purpose.rawValue, status: "claimed",
+                challenge: Secrets.randomToken(), activationID: current.id, userID: current.userID, redirectURI: nil, state: nil,
+                nonce: nil, codeChallenge: nil, scope: "", browserDigest: nil, confirmedAttributes: nil, factors: nil, authTime: nil,
+                process: try JSONCoding.string(parameters), createdAt: now, expiresAt: now + lifetime)
+            try await tx.insertAuthRequest(record)
+            return try await device.userInformation(record, activation: current, tenant: tenant, tx: tx)
+        }
+        context.logger.info(
+            "account process started",
+            metadata: ["tenant": "\(tenant.name)", "activation_id": "\(caller.activation.id)", "purpose": "\(input.purpose.rawValue)"])
+        return JSONResponse.make(information, status: .created)
+    }
+
+    // MARK: Approval (inside the finishing transaction)
+
+    /// The answer to a successful proof for an account process. A merge is carried out
+    /// here; every other process is approved and waits for its completion.
+    func approved(
+        _ authRequest: AuthRequestRecord, purpose: AuthenticationPurpose, activation: ActivationRecord, tenant: TenantRecord,
+        history: HistoryRecord, tx: StoreTransaction, now: Int64
+    ) async throws -> FinishResponse {
+        let parameters = try ProcessParameters.read(authRequest) ?? ProcessParameters()
+        var entry = history
+        if purpose == .merge {
+            guard let digest = parameters.invitationDigest, let invitation = try await tx.invitation(codeDigest: digest),
+                invitation.tenantID == tenant.id, invitation.expiresAt > now,
+                try await tx.consumeInvitation(id: invitation.id, now: now),
+                let user = try await tx.user(id: invitation.userID)
+            else { throw OAuthError.invalidGrant("the invitation was used or has expired") }
+            guard user.id != activation.userID, try await !tx.linkedUsers(activationID: activation.id).contains(where: { $0.id == user.id })
+            else { throw OAuthError(.conflict, "conflict", "this activation stands for the invited user already") }
+            try await tx.linkUser(activationID: activation.id, userID: user.id, now: now)
+            guard try await tx.completeProcess(id: authRequest.id, purpose: purpose.rawValue, activationID: activation.id, now: now - 1)
+            else { throw OAuthError.invalidGrant("the process was completed already") }
+            try await Audit.record(
+                tx, tenantID: tenant.id, actor: .activation(activation.id), action: "activation.merge", target: activation.id,
+                details: ["user_id": user.id, "username": user.username, "invitation_id": invitation.id], at: now)
+            entry.outcome = "completed"
+            try await tx.insertHistory(entry)
+            return FinishResponse(
+                result: .apiAccessMergeComplete, merged: MergeSummary(idmIdentifier: UserID(user.id), username: user.username))
+        }
+        try await tx.insertHistory(entry)
+        return FinishResponse(
+            result: FinishOutcome(approved: purpose),
+            process: ProcessGrant(
+                requestID: RequestID(authRequest.id), purpose: purpose,
+                expiresAt: Date(timeIntervalSince1970: TimeInterval(authRequest.expiresAt)), pinSalt: parameters.pinSalt,
+                description: parameters.description))
+    }
+
+    // MARK: Completion
+
+    @Sendable func complete(_ request: Request, context: BasicRequestContext) async throws -> Response {
+        let tenant = try await state.tenant(named: context.parameters.get("tenant") ?? "")
+        let issuer = state.issuer(forTenantNamed: tenant.name)
+        let requestID = context.parameters.get("request") ?? ""
+        let caller = try await device.authenticateDevice(request, tenant: tenant)
+        let input = try await RequestDecoding.json(ProcessCompletionRequest.self, from: request)
+        guard let record = try await state.store.read({ try await $0.authRequest(id: requestID) }), record.tenantID == tenant.id,
+            let purpose = AuthenticationPurpose(rawValue: record.purpose), purpose.isAccountProcess, purpose != .merge
+        else { throw OAuthError.notFound("account process") }
+        guard record.activationID == caller.activation.id else {
+            throw OAuthError(.forbidden, "access_denied", "this process belongs to another activation")
+        }
+        let now = state.epochNow()
+        try checkCompletable(record, now: now)
+        let parameters = try ProcessParameters.read(record) ?? ProcessParameters()
+        let activationID = caller.activation.id
+
+        // Everything the body carries is checked before the transaction.
+        var change = Change.none
+        switch purpose {
+        case .addFactor where parameters.factor == .biometric:
+            guard let jwk = input.biometricKey, let registration = input.biometricRegistration else {
+                throw OAuthError.invalidRequest("adding biometrics needs biometric_key and biometric_registration")
+            }
+            let key = try device.publicKey(jwk, name: "biometric_key")
+            let jws = try device.parseJWS(registration)
+            guard (try? jws.verifiedPayload(with: key)) != nil, let claims = try? jws.unverifiedClaims(as: ProcessKeyClaims.self),
+                claims.rid == requestID, claims.sub == activationID
+            else { throw OAuthError.invalidRequest("biometric_registration is not signed by the new key for this process") }
+            try device.checkTimes(iat: Int64(claims.iat), exp: Int64(claims.exp), audience: claims.aud, issuer: issuer)
+            change = .biometricKey(try JSONCoding.string(PublicJWK(key)))
+        case .addFactor:
+            guard let encoded = input.totpSecret, let secret = Base64URL.decode(encoded), (16...64).contains(secret.count) else {
+                throw OAuthError.invalidRequest("adding OTP needs totp_secret: 16 to 64 bytes, base64url")
+            }
+            change = .totpSecret(try state.box.seal(secret, context: "totp:\(activationID)"))
+        case .changePin:
+            change = .pinKey(try state.box.seal(try pinKey(input), context: "pin-key:\(activationID)"))
+        case .requestNewActivationData:
+            if let alias = input.alias, alias.count > 128 { throw OAuthError.invalidRequest("alias is longer than 128 characters") }
+            change = .activationData(pinKey: try pinKey(input), alias: input.alias, retire: input.retire ?? false)
+        case .delete, .listDevices, .unregisterDevice, .login, .merge:
+            break
+        }
+
+        let completion = try await state.store.transaction { tx -> ProcessCompletion in
+            try await caller.spendToken(tx, now: now)
+            guard let current = try await tx.activation(id: activationID), current.status == "active" else {
+                throw OAuthError(.unauthorized, "invalid_token", "the activation is not active")
+            }
+            // Spent first: of two parallel completions only one gets past this line.
+            guard try await tx.completeProcess(id: requestID, purpose: purpose.rawValue, activationID: activationID, now: now) else {
+                throw OAuthError.invalidGrant("the process was completed already or has expired")
+            }
+            let actor = Audit.Actor.activation(activationID)
+            var details: [String: String] = [:]
+            var result = ProcessCompletion(purpose: purpose)
+            switch change {
+            case .biometricKey(let key):
+                try await tx.updateBiometricKey(activationID: activationID, key: key)
+                details["factor"] = FactorType.biometric.rawValue
+            case .totpSecret(let sealed):
+                try await tx.updateTOTPSecret(activationID: activationID, sealed: sealed)
+                details["factor"] = FactorType.otp.rawValue
+            case .pinKey(let sealed):
+                try await tx.updatePinKey(activationID: activationID, sealed: sealed)
+            case .activationData(let key, let alias, let retire):
+                let code = Secrets.randomToken()
+                let invitationID = Secrets.randomToken(byteCount: 12)
+                let expiresAt = now + Int64(state.configuration.invitationLifetime)
+                try await tx.insertInvitation(
+                    InvitationRecord(
+                        id: invitationID, tenantID: tenant.id, userID: current.userID, codeDigest: Secrets.digest(code),
+                        pinSalt: parameters.pinSalt ?? Secrets.randomToken(byteCount: 16), expiresAt: expiresAt, usedAt: nil,
+                        createdAt: now, sealedPinKey: try state.box.seal(key, context: "invitation-pin-key:\(invitationID)"),
+                        alias: alias, retiresActivationID: retire ? activationID : nil))
+                details["invitation_id"] = invitationID
+                details["retire"] = String(retire)
+                result = ProcessCompletion(
+                    purpose: purpose, url: "\(issuer)/activate?code=\(code)",
+                    expiresAt: Date(timeIntervalSince1970: TimeInterval(expiresAt)))
+            case .none:
+                break
+            }
+            switch purpose {
+            case .addFactor:
+                guard let updated = try await tx.activation(id: activationID) else { throw StoreError(.corrupt, "activation vanished") }
+                result = ProcessCompletion(purpose: purpose, factors: updated.enrolledFactors.sorted())
+            case .delete:
+                _ = try await tx.deleteActivation(id: activationID)
+                result = ProcessCompletion(purpose: purpose, removed: ActivationID(activationID))
+            case .unregisterDevice:
+                guard let target = parameters.target, let other = try await tx.activation(id: target), other.userID == current.userID,
+                    try await tx.deleteActivation(id: target)
+                else { throw OAuthError.notFound("activation") }
+                details["target"] = target
+                result = ProcessCompletion(purpose: purpose, removed: ActivationID(target))
+            case .listDevices:
+                result = ProcessCompletion(
+                    purpose: purpose,
+                    devices: try await tx.activations(tenantID: tenant.id, userID: current.userID).map { activation in
+                        DeviceSummary(
+                            activationID: ActivationID(activation.id), alias: activation.alias,
+                            factors: activation.enrolledFactors.sorted(),
+                            createdAt: Date(timeIntervalSince1970: TimeInterval(activation.createdAt)),
+                            lastUsedAt: activation.lastUsedAt.map { Date(timeIntervalSince1970: TimeInterval($0)) },
+                            current: activation.id == activationID)
+                    })
+            default:
+                break
+            }
+            if purpose != .listDevices {
+                try await Audit.record(
+                    tx, tenantID: tenant.id, actor: actor, action: Self.auditAction(purpose),
+                    target: purpose == .unregisterDevice ? parameters.target : activationID, details: details, at: now)
+            }
+            if purpose != .delete {
+                try await tx.insertHistory(
+                    HistoryRecord(
+                        id: Secrets.randomToken(byteCount: 12), tenantID: tenant.id, activationID: activationID,
+                        userID: current.userID, requestID: requestID, service: nil, purpose: purpose.rawValue, outcome: "completed",
+                        factors: record.factors ?? "[]", at: now))
+            }
+            return result
+        }
+        context.logger.info(
+            "account process completed",
+            metadata: ["tenant": "\(tenant.name)", "activation_id": "\(activationID)", "purpose": "\(purpose.rawValue)"])
+        return JSONResponse.make(completion)
+    }
+
+    enum Change {
+        case none
+        case biometricKey(String)
+        case totpSecret(String)
+        case pinKey(String)
+        case activationData(pinKey: Data, alias: String?, retire: Bool)
+    }
+
+    static func auditAction(_ purpose: AuthenticationPurpose) -> String {
+        switch purpose {
+        case .addFactor: "factor.add"
+        case .changePin: "pin.change"
+        case .requestNewActivationData: "activation_data.create"
+        case .delete: "activation.delete"
+        case .unregisterDevice: "activation.unregister"
+        case .merge: "activation.merge"
+        case .listDevices: "devices.list"
+        case .login: "login"
+        }
+    }
+
+    private func pinKey(_ input: ProcessCompletionRequest) throws -> Data {
+        guard let encoded = input.pinKey, let key = Base64URL.decode(encoded), key.count == 32 else {
+            throw OAuthError.invalidRequest("pin_key must be 32 bytes, base64url")
+        }
+        return key
+    }
+
+    /// Clear errors for the stale objects: a process not yet approved, finished, or expired.
+    private func checkCompletable(_ record: AuthRequestRecord, now: Int64) throws {
+        switch record.status {
+        case "approved":
+            guard record.expiresAt > now else { throw OAuthError(.badRequest, "expired_token", "the process has expired") }
+        case "completed":
+            throw OAuthError.invalidGrant("the process was completed already")
+        case "pending", "claimed":
+            throw OAuthError(.badRequest, "invalid_grant", "the process has not been approved by an authentication")
+        default:
+            throw OAuthError(.badRequest, "invalid_grant", "the process ended as \(record.status)")
+        }
+    }
+
+    // MARK: History
+
+    /// `GET {issuer}/device/history?limit=N`: this activation's authentications, newest first.
+    @Sendable func history(_ request: Request, context: BasicRequestContext) async throws -> Response {
+        let tenant = try await state.tenant(named: context.parameters.get("tenant") ?? "")
+        let caller = try await device.authenticateDevice(request, tenant: tenant)
+        let query = try RequestDecoding.query(request)
+        let limit = try query["limit"].map { text -> Int in
+            guard let value = Int(text), (1...500).contains(value) else { throw OAuthError.invalidRequest("limit must be 1 to 500") }
+            return value
+        } ?? 100
+        let now = state.epochNow()
+        let entries = try await state.store.transaction { tx -> [HistoryEntry] in
+            try await caller.spendToken(tx, now: now)
+            var names: [String: String] = [:]
+            var entries: [HistoryEntry] = []
+            for record in try await tx.history(activationID: caller.activation.id, limit: limit) {
+                if let userID = record.userID, names[userID] == nil { names[userID] = try await tx.user(id: userID)?.username }
+                entries.append(
+                    HistoryEntry(
+                        requestID: RequestID(record.requestID), service: record.service,
+                        purpose: AuthenticationPurpose(rawValue: record.purpose) ?? .login, outcome: record.outcome,
+                        factors: try JSONCoding.decode([FactorType].self, record.factors),
+                        username: record.userID.flatMap { names[$0] }, at: Date(timeIntervalSince1970: TimeInterval(record.at))))
+            }
+            return entries
+        }
+        return JSONResponse.make(HistoryResponse(entries: entries))
+    }
+}
