@@ -136,10 +136,15 @@ extension Personalizer {
         }
         // The server holds the new key or secret now: keep it, drop the old one.
         if oldLabels != newLabels { for label in oldLabels { try? await keyStore.setItem(nil, label: label) } }
-        updated.factors = completion.factors ?? activation.factors
-        try await registry.save(updated)
+        let factors = completion.factors ?? activation.factors
+        let (biometricGeneration, totpGeneration) = (updated.biometricGeneration, updated.totpGeneration)
+        let saved = try await registry.update(activation.id) {
+            $0.factors = factors
+            $0.biometricGeneration = biometricGeneration
+            $0.totpGeneration = totpGeneration
+        }
         return AddFactorResult(
-            activation: updated,
+            activation: saved,
             otpProvisioningURI: secret.map { TOTP(secret: $0).provisioningURI(issuer: "Tessera \(activation.tenant)", account: activation.username) })
     }
 
@@ -153,9 +158,7 @@ extension Personalizer {
         let activation = try await registry.activation(id: process.activation.id)
         let key = try PinProof.deriveKeyData(pin: newPin, salt: salt)
         _ = try await complete(process, activation: activation, body: ProcessCompletionRequest(pinKey: Base64URL.encode(key)))
-        var updated = activation
-        updated.pinSalt = saltText
-        try await registry.save(updated)
+        _ = try await registry.update(activation.id) { $0.pinSalt = saltText }
     }
 
     public struct NewActivationData: Sendable {

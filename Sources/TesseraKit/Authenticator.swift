@@ -170,11 +170,8 @@ public struct Authenticator: Sendable {
         case .apiAccessUnregisterDevice: return .apiAccessUnregisterDevice(try process.unwrapped())
         case .apiAccessMergeComplete:
             guard let merged = response.merged else { throw TesseraKitError.transport("merge result without details") }
-            var updated = try await registry.activation(id: activation.id)
-            var linked = updated.linkedUsers ?? []
-            linked.append(LinkedUser(userID: merged.idmIdentifier, username: merged.username))
-            updated.linkedUsers = linked
-            try await registry.save(updated)
+            let user = LinkedUser(userID: merged.idmIdentifier, username: merged.username)
+            _ = try await registry.update(activation.id) { $0.linkedUsers = ($0.linkedUsers ?? []) + [user] }
             return .apiAccessMergeComplete(idmIdentifier: merged.idmIdentifier)
         case .userLogin:
             guard let login = response.login else { throw TesseraKitError.transport("login result without details") }

@@ -22,12 +22,16 @@ enum Audit {
         _ tx: StoreTransaction, tenantID: String?, actor: Actor, action: String, target: String?, details: [String: String],
         at: Int64
     ) async throws {
-        // Microseconds first in the id, so entries of one second keep their order.
-        let micros = UInt64(max(0, Date().timeIntervalSince1970 * 1_000_000))
-        let id = String(format: "%014llx", micros) + Secrets.randomToken(byteCount: 8)
         try await tx.insertAudit(
             AuditRecord(
-                id: id, tenantID: tenantID, actor: actor.text, action: action, target: target,
+                id: orderedID(), tenantID: tenantID, actor: actor.text, action: action, target: target,
                 details: try JSONCoding.string(details), at: at))
     }
+}
+
+/// An id that sorts by creation time (microseconds first), so log entries of one
+/// second keep their order.
+func orderedID() -> String {
+    let micros = UInt64(max(0, Date().timeIntervalSince1970 * 1_000_000))
+    return String(format: "%014llx", micros) + Secrets.randomToken(byteCount: 8)
 }

@@ -295,7 +295,7 @@ struct DeviceRoutes {
                     combination, claims: claims, proof: jws, biometricProof: input.biometricProof, activation: current,
                     now: now)
                 let history = HistoryRecord(
-                    id: Secrets.randomToken(byteCount: 12), tenantID: tenant.id, activationID: current.id,
+                    id: orderedID(), tenantID: tenant.id, activationID: current.id,
                     userID: authRequest.userID ?? current.userID, requestID: requestID, service: service?.name,
                     purpose: authRequest.purpose, outcome: "approved", factors: try JSONCoding.string(combination.factors), at: epoch)
                 if verification.passed {
@@ -410,7 +410,7 @@ struct DeviceRoutes {
             let service = try await authRequest.serviceID.asyncMap { try await tx.service(id: $0) } ?? nil
             try await tx.insertHistory(
                 HistoryRecord(
-                    id: Secrets.randomToken(byteCount: 12), tenantID: tenant.id, activationID: activation.id,
+                    id: orderedID(), tenantID: tenant.id, activationID: activation.id,
                     userID: authRequest.userID, requestID: requestID, service: service?.name, purpose: authRequest.purpose,
                     outcome: "denied", factors: "[]", at: now))
         }

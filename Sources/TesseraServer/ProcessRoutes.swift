@@ -267,7 +267,7 @@ struct ProcessRoutes {
             if purpose != .delete {
                 try await tx.insertHistory(
                     HistoryRecord(
-                        id: Secrets.randomToken(byteCount: 12), tenantID: tenant.id, activationID: activationID,
+                        id: orderedID(), tenantID: tenant.id, activationID: activationID,
                         userID: current.userID, requestID: requestID, service: nil, purpose: purpose.rawValue, outcome: "completed",
                         factors: record.factors ?? "[]", at: now))
             }

@@ -21,11 +21,12 @@ public struct Scenario: Sendable {
     }
 
     public static func make(
-        on server: TestServer, lockout: [String: Any]? = nil
+        on server: TestServer, lockout: [String: Any]? = nil, processPolicy: String? = nil
     ) async throws -> Scenario {
         let tenant = "t\(UUID().uuidString.prefix(8).lowercased())"
         var body: [String: Any] = ["name": tenant]
         if let lockout { body["lockout"] = lockout }
+        if let processPolicy { body["process_policy"] = processPolicy }
         let response = try await TestHTTP().postJSON("\(server.baseURL)/admin/tenants", body, headers: ["Authorization": "Bearer \(server.adminToken)"])
         guard response.status == 201 else { throw TestSupportError("tenant create: \(response.status) \(response.text)") }
         return Scenario(baseURL: server.baseURL, adminToken: server.adminToken, tenant: tenant)
@@ -82,6 +83,18 @@ public struct Scenario: Sendable {
     public func unlock(_ activationID: String) async throws {
         let response = try await http.send("POST", "\(baseURL)/admin/activations/\(activationID)/unlock", headers: admin)
         guard response.status == 200 else { throw TestSupportError("unlock: \(response.status) \(response.text)") }
+    }
+
+    public func revoke(_ activationID: String) async throws {
+        let response = try await http.send("POST", "\(baseURL)/admin/activations/\(activationID)/revoke", headers: admin)
+        guard response.status == 200 else { throw TestSupportError("revoke: \(response.status) \(response.text)") }
+    }
+
+    /// This tenant's audit log, newest first.
+    public func audit() async throws -> [[String: Any]] {
+        let response = try await http.get("\(baseURL)/admin/audit?tenant=\(tenant)&limit=1000", headers: admin)
+        guard response.status == 200 else { throw TestSupportError("audit: \(response.status) \(response.text)") }
+        return try response.json()["entries"] as? [[String: Any]] ?? []
     }
 
     /// A browser on the login page: the page, its cookie and the links it holds.

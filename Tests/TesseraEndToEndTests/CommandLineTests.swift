@@ -108,4 +108,77 @@ struct CommandLineTests {
         again.terminate()
         try await Subprocess.waitForExit(again)
     }
+
+    @Test("account processes from the command line: change-pin, add-factor, new-activation, devices, merge, history, unregister, delete, audit")
+    func accountProcesses() async throws {
+        let dataDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("tessera-cli-\(UUID().uuidString)")
+        let laptop = dataDirectory.appendingPathComponent("laptop").path
+        let phone = dataDirectory.appendingPathComponent("phone").path
+        let port = try TestServerPort.free()
+        let server = "http://127.0.0.1:\(port)"
+        defer { try? FileManager.default.removeItem(at: dataDirectory) }
+        let (process, generated, _) = try await startServe(dataDirectory: dataDirectory, port: port)
+        defer { if process.isRunning { process.terminate() } }
+        let admin = ["TESSERA_SERVER": server, "TESSERA_ADMIN_TOKEN": try #require(generated)]
+
+        #expect(try await tessera(["admin", "tenant", "create", "acme"], environment: admin).0 == 0)
+        #expect(try await tessera(["admin", "user", "create", "--tenant", "acme", "--username", "alice"], environment: admin).0 == 0)
+        #expect(try await tessera(["admin", "user", "create", "--tenant", "acme", "--username", "alice.work"], environment: admin).0 == 0)
+        let invite = try await tessera(["admin", "invite", "--tenant", "acme", "--username", "alice", "--json"], environment: admin)
+        let activated = try await tessera(["device", "activate", try #require(invite.1["url"] as? String), "--pin", "2468", "--alias", "laptop", "--store", laptop, "--json"])
+        let laptopID = try #require(activated.1["activation_id"] as? String, "\(activated.2)")
+
+        // A wrong PIN in a process is a lockout like in a login (exit code 3).
+        let wrong = try await tessera(["device", "change-pin", "--pin", "0000", "--new-pin", "1111", "--store", laptop, "--json"])
+        #expect(wrong.0 == 3 && wrong.1["result"] as? String == "lockout", "\(wrong.2)")
+        let changed = try await tessera(["device", "change-pin", "--pin", "2468", "--new-pin", "13579", "--store", laptop, "--json"])
+        #expect(changed.1["result"] as? String == "apiAccessChangePin", "\(changed.2)")
+        let otp = try await tessera(["device", "add-factor", "otp", "--pin", "13579", "--store", laptop, "--json"])
+        #expect(otp.1["result"] as? String == "apiAccessAddFactor", "\(otp.2)")
+        #expect(Set(otp.1["factors"] as? [String] ?? []) == ["device", "otp", "pin"])
+        #expect((otp.1["otpauth_uri"] as? String)?.hasPrefix("otpauth://") == true)
+
+        let moved = try await tessera(["device", "new-activation", "--pin", "13579", "--new-pin", "97531", "--alias", "phone", "--store", laptop, "--json"])
+        #expect(moved.1["result"] as? String == "apiAccessRequestNewActivationData", "\(moved.2)")
+        let phoneActivation = try await tessera(["device", "activate", try #require(moved.1["url"] as? String), "--pin", "97531", "--store", phone, "--json"])
+        let phoneID = try #require(phoneActivation.1["activation_id"] as? String, "\(phoneActivation.2)")
+
+        let devices = try await tessera(["device", "devices", "--pin", "13579", "--store", laptop, "--json"])
+        #expect(devices.1["result"] as? String == "apiAccessListDevices", "\(devices.2)")
+        let rows = devices.1["devices"] as? [[String: Any]] ?? []
+        #expect(Set(rows.compactMap { $0["activation_id"] as? String }) == [laptopID, phoneID])
+        #expect(rows.first { $0["current"] as? Bool == true }?["alias"] as? String == "laptop")
+
+        // An invitation opened on a device that holds an activation is merged into it.
+        let work = try await tessera(["admin", "invite", "--tenant", "acme", "--username", "alice.work", "--json"], environment: admin)
+        let merged = try await tessera(["device", "activate", try #require(work.1["url"] as? String), "--pin", "13579", "--store", laptop, "--json"])
+        #expect(merged.1["result"] as? String == "apiAccessMergeComplete", "\(merged.2)")
+        #expect(merged.1["idm_identifier"] is String)
+        let users = try await Subprocess.run(tesseraBinary, ["device", "users", "--store", laptop])
+        #expect(users.output.contains("alice"))
+
+        let unregistered = try await tessera(["device", "unregister", phoneID, "--pin", "13579", "--store", laptop, "--json"])
+        #expect(unregistered.1["result"] as? String == "apiAccessUnregisterDevice", "\(unregistered.2)")
+        #expect(unregistered.1["removed"] as? String == phoneID)
+
+        let history = try await tessera(["device", "history", "--store", laptop, "--json"])
+        let purposes = (history.1["entries"] as? [[String: Any]] ?? []).compactMap { $0["purpose"] as? String }
+        for purpose in ["change_pin", "add_factor", "new_activation_data", "list_devices", "merge", "unregister_device"] {
+            #expect(purposes.contains(purpose), "history has \(purpose): \(history.2)")
+        }
+
+        let deleted = try await tessera(["device", "delete", "--pin", "13579", "--store", laptop, "--json"])
+        #expect(deleted.1["result"] as? String == "apiAccessDelete", "\(deleted.2)")
+        #expect(try await Subprocess.run(tesseraBinary, ["device", "users", "--store", laptop]).output.isEmpty)
+
+        let audit = try await tessera(["admin", "audit", "--tenant", "acme", "--json"], environment: admin)
+        let actions = (audit.1["entries"] as? [[String: Any]] ?? []).compactMap { $0["action"] as? String }
+        for action in ["pin.change", "factor.add", "activation_data.create", "activation.merge", "activation.unregister", "activation.delete"] {
+            #expect(actions.contains(action), "audit has \(action): \(audit.2)")
+        }
+        let text = try await tessera(["admin", "audit", "--tenant", "acme"], environment: admin)
+        #expect(text.2.contains("activation:\(laptopID)\tactivation.delete"))
+        process.terminate()
+        try await Subprocess.waitForExit(process)
+    }
 }
