@@ -151,14 +151,10 @@ extension Personalizer {
     /// Sets the new PIN: the old one stops working at once.
     public func finishChangePin(_ process: AccountProcess, newPin: String) async throws {
         try check(process, is: .changePin)
-        guard PinProof.isAcceptable(newPin) else { throw TesseraKitError.unacceptablePIN }
-        guard let saltText = process.pinSalt, let salt = Base64URL.decode(saltText) else {
-            throw TesseraKitError.transport("the process carries no PIN salt")
-        }
+        let (key, salt) = try newPinKey(newPin, process: process)
         let activation = try await registry.activation(id: process.activation.id)
-        let key = try PinProof.deriveKeyData(pin: newPin, salt: salt)
-        _ = try await complete(process, activation: activation, body: ProcessCompletionRequest(pinKey: Base64URL.encode(key)))
-        _ = try await registry.update(activation.id) { $0.pinSalt = saltText }
+        _ = try await complete(process, activation: activation, body: ProcessCompletionRequest(pinKey: key))
+        _ = try await registry.update(activation.id) { $0.pinSalt = salt }
     }
 
     public struct NewActivationData: Sendable {
@@ -173,14 +169,10 @@ extension Personalizer {
         _ process: AccountProcess, newPin: String, alias: String? = nil, retire: Bool = false
     ) async throws -> NewActivationData {
         try check(process, is: .requestNewActivationData)
-        guard PinProof.isAcceptable(newPin) else { throw TesseraKitError.unacceptablePIN }
-        guard let saltText = process.pinSalt, let salt = Base64URL.decode(saltText) else {
-            throw TesseraKitError.transport("the process carries no PIN salt")
-        }
+        let (key, _) = try newPinKey(newPin, process: process)
         let activation = try await registry.activation(id: process.activation.id)
-        let key = try PinProof.deriveKeyData(pin: newPin, salt: salt)
         let completion = try await complete(
-            process, activation: activation, body: ProcessCompletionRequest(pinKey: Base64URL.encode(key), alias: alias, retire: retire))
+            process, activation: activation, body: ProcessCompletionRequest(pinKey: key, alias: alias, retire: retire))
         guard let text = completion.url, let url = URL(string: text), let expiresAt = completion.expiresAt else {
             throw TesseraKitError.transport("the server returned no activation link")
         }
@@ -227,6 +219,15 @@ extension Personalizer {
     }
 
     // MARK: Plumbing
+
+    /// The PIN key of a new PIN under the salt the process brought (base64url), and that salt.
+    private func newPinKey(_ pin: String, process: AccountProcess) throws -> (key: String, salt: String) {
+        guard PinProof.isAcceptable(pin) else { throw TesseraKitError.unacceptablePIN }
+        guard let saltText = process.pinSalt, let salt = Base64URL.decode(saltText) else {
+            throw TesseraKitError.transport("the process carries no PIN salt")
+        }
+        return (Base64URL.encode(try PinProof.deriveKeyData(pin: pin, salt: salt)), saltText)
+    }
 
     private func check(_ process: AccountProcess, is purpose: AuthenticationPurpose) throws {
         guard process.purpose == purpose else {

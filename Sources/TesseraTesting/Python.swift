@@ -52,24 +52,8 @@ public enum Subprocess {
         let errorData = OutputBuffer()
         let outputClosed = Signal()
         let errorsClosed = Signal()
-        output.fileHandleForReading.readabilityHandler = { handle in
-            let chunk = handle.availableData
-            if chunk.isEmpty {
-                handle.readabilityHandler = nil
-                outputClosed.fire()
-            } else {
-                collected.append(chunk)
-            }
-        }
-        errors.fileHandleForReading.readabilityHandler = { handle in
-            let chunk = handle.availableData
-            if chunk.isEmpty {
-                handle.readabilityHandler = nil
-                errorsClosed.fire()
-            } else {
-                errorData.append(chunk)
-            }
-        }
+        drain(output, into: collected.append, closed: outputClosed)
+        drain(errors, into: errorData.append, closed: errorsClosed)
         let exited = Signal()
         process.terminationHandler = { _ in exited.fire() }
         try process.run()
@@ -91,6 +75,19 @@ public enum Subprocess {
             throw TestSupportError("\(executable) \(arguments.first ?? "") did not finish within \(timeout): \(errorData.text)")
         }
         return Result(status: process.terminationStatus, output: collected.text, errors: errorData.text)
+    }
+
+    /// Hands each chunk a pipe delivers to `sink` and fires `closed` at end of file.
+    private static func drain(_ pipe: Pipe, into sink: @escaping @Sendable (Data) -> Void, closed: Signal) {
+        pipe.fileHandleForReading.readabilityHandler = { handle in
+            let chunk = handle.availableData
+            if chunk.isEmpty {
+                handle.readabilityHandler = nil
+                closed.fire()
+            } else {
+                sink(chunk)
+            }
+        }
     }
 
     /// Waits, without blocking a thread, until a process started elsewhere has exited.
