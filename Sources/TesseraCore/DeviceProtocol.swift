@@ -50,8 +50,12 @@ public struct ActivationOffer: Codable, Sendable {
     /// The per-activation salt for the PIN key derivation (base64url).
     public let pinSalt: String
     public let expiresAt: Date
+    /// False for activation data made for a new device: it cannot be merged into an
+    /// existing activation.
+    public let mergeable: Bool?
 
-    public init(issuer: String, tenant: String, username: String, pinSalt: String, expiresAt: Date) {
+    public init(issuer: String, tenant: String, username: String, pinSalt: String, expiresAt: Date, mergeable: Bool? = nil) {
+        self.mergeable = mergeable
         self.issuer = issuer
         self.tenant = tenant
         self.username = username
@@ -60,7 +64,7 @@ public struct ActivationOffer: Codable, Sendable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case issuer, tenant, username
+        case issuer, tenant, username, mergeable
         case pinSalt = "pin_salt"
         case expiresAt = "expires_at"
     }

@@ -50,12 +50,17 @@ extension Personalizer {
         try await start(ProcessStartRequest(purpose: .unregisterDevice, target: target), activation: activation)
     }
 
-    /// The activation an invitation link could be merged into: one on this device for
-    /// the link's issuer. Nil when the link needs a fresh activation.
+    /// The activation an invitation link could be merged into: the one on this device
+    /// for the link's issuer, when the invitation is for another user and is not
+    /// activation data for a new device. Nil when the link needs a fresh activation.
     public func mergeCandidate(for url: URL) async throws -> Activation? {
-        let (issuer, _) = try DeviceLink.parse(url, endpoint: "activate", parameter: "code")
+        let (issuer, code) = try DeviceLink.parse(url, endpoint: "activate", parameter: "code")
         let matching = try await registry.all().filter { $0.issuer == issuer }
-        return matching.count == 1 ? matching.first : nil
+        guard matching.count == 1, let activation = matching.first, let base = URL(string: issuer) else { return nil }
+        let offer = try await client.post(
+            base.appendingPathComponent("device/activation/start"), body: ActivationStartRequest(code: code), as: ActivationOffer.self)
+        guard offer.mergeable != false, !activation.usernames.contains(offer.username) else { return nil }
+        return activation
     }
 
     /// Merge an invitation into an existing activation instead of creating a second one;
@@ -97,52 +102,58 @@ extension Personalizer {
     public func finishAddFactor(_ process: AccountProcess) async throws -> AddFactorResult {
         try check(process, is: .addFactor)
         let activation = try await registry.activation(id: process.activation.id)
-        var updated = activation
-        var body: ProcessCompletionRequest
-        var newLabels: [String] = []
-        var oldLabels: [String] = []
-        var secret: Data?
-        switch process.description?.factor {
-        case .biometric:
-            guard let biometrics else { throw TesseraKitError.biometricsUnavailable }
-            updated.biometricGeneration = (activation.biometricGeneration ?? 0) + 1
-            let state = try await biometrics.evaluate(reason: "Enrol biometrics for \(activation.username)")
-            try await keyStore.setItem(state, label: updated.biometricStateLabel)
-            let key = try await keyStore.generateKey(label: updated.biometricKeyLabel, protection: .currentBiometrics)
-            newLabels = [updated.biometricStateLabel, updated.biometricKeyLabel]
-            oldLabels = [activation.biometricStateLabel, activation.biometricKeyLabel]
-            let issuedAt = Int(now().timeIntervalSince1970)
-            let claims = ProcessKeyClaims(
-                rid: process.requestID.rawValue, sub: activation.id.rawValue, aud: activation.issuer, iat: issuedAt, exp: issuedAt + 120)
-            let registration = try CompactJWS.sign(claims: claims, header: JWSHeader(typ: "tessera-key+jwt"), signer: key)
-            body = ProcessCompletionRequest(biometricKey: key.publicJWK.wire, biometricRegistration: registration)
-        case .otp:
-            updated.totpGeneration = (activation.totpGeneration ?? 0) + 1
-            let fresh = TOTP.makeSecret()
-            try await keyStore.setItem(fresh, label: updated.totpSecretLabel)
-            newLabels = [updated.totpSecretLabel]
-            oldLabels = [activation.totpSecretLabel]
-            secret = fresh
-            body = ProcessCompletionRequest(totpSecret: Base64URL.encode(fresh))
-        default:
+        guard let factor = process.description?.factor, factor == .biometric || factor == .otp else {
             throw TesseraKitError.transport("the process does not name a factor to add")
         }
-        let completion: ProcessCompletion
+        // The new key or secret is kept under new labels beside the old one until the
+        // server has accepted it and the record points at it.
+        var updated = activation
+        let newLabels: [String]
+        let oldLabels: [String]
+        if factor == .biometric {
+            updated.biometricGeneration = (activation.biometricGeneration ?? 0) + 1
+            newLabels = [updated.biometricStateLabel, updated.biometricKeyLabel]
+            oldLabels = [activation.biometricStateLabel, activation.biometricKeyLabel]
+        } else {
+            updated.totpGeneration = (activation.totpGeneration ?? 0) + 1
+            newLabels = [updated.totpSecretLabel]
+            oldLabels = [activation.totpSecretLabel]
+        }
+        var secret: Data?
+        let saved: Activation
         do {
-            completion = try await complete(process, activation: activation, body: body)
+            let body: ProcessCompletionRequest
+            if factor == .biometric {
+                guard let biometrics else { throw TesseraKitError.biometricsUnavailable }
+                let state = try await biometrics.evaluate(reason: "Enrol biometrics for \(activation.username)")
+                try await keyStore.setItem(state, label: updated.biometricStateLabel)
+                let key = try await keyStore.generateKey(label: updated.biometricKeyLabel, protection: .currentBiometrics)
+                let issuedAt = Int(now().timeIntervalSince1970)
+                let claims = ProcessKeyClaims(
+                    rid: process.requestID.rawValue, sub: activation.id.rawValue, aud: activation.issuer, iat: issuedAt,
+                    exp: issuedAt + 120)
+                let registration = try CompactJWS.sign(claims: claims, header: JWSHeader(typ: "tessera-key+jwt"), signer: key)
+                body = ProcessCompletionRequest(biometricKey: key.publicJWK.wire, biometricRegistration: registration)
+            } else {
+                let fresh = TOTP.makeSecret()
+                try await keyStore.setItem(fresh, label: updated.totpSecretLabel)
+                secret = fresh
+                body = ProcessCompletionRequest(totpSecret: Base64URL.encode(fresh))
+            }
+            let completion = try await complete(process, activation: activation, body: body)
+            let factors = completion.factors ?? activation.factors
+            let (biometricGeneration, totpGeneration) = (updated.biometricGeneration, updated.totpGeneration)
+            saved = try await registry.update(activation.id) {
+                $0.factors = factors
+                $0.biometricGeneration = biometricGeneration
+                $0.totpGeneration = totpGeneration
+            }
         } catch {
             for label in newLabels { try? await keyStore.setItem(nil, label: label) }
             throw error
         }
-        // The server holds the new key or secret now: keep it, drop the old one.
-        if oldLabels != newLabels { for label in oldLabels { try? await keyStore.setItem(nil, label: label) } }
-        let factors = completion.factors ?? activation.factors
-        let (biometricGeneration, totpGeneration) = (updated.biometricGeneration, updated.totpGeneration)
-        let saved = try await registry.update(activation.id) {
-            $0.factors = factors
-            $0.biometricGeneration = biometricGeneration
-            $0.totpGeneration = totpGeneration
-        }
+        // The record points at the new key or secret now: the old one can go.
+        for label in oldLabels where !newLabels.contains(label) { try? await keyStore.setItem(nil, label: label) }
         return AddFactorResult(
             activation: saved,
             otpProvisioningURI: secret.map { TOTP(secret: $0).provisioningURI(issuer: "Tessera \(activation.tenant)", account: activation.username) })

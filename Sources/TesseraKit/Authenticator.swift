@@ -158,7 +158,8 @@ public struct Authenticator: Sendable {
                 requestID: $0.requestID, purpose: $0.purpose, expiresAt: $0.expiresAt, description: $0.description,
                 activation: activation, pinSalt: $0.pinSalt)
         }
-        guard response.result == .userLogin || response.result == .lockout || response.result == .apiAccessMergeComplete
+        guard (response.result == .userLogin && information.purpose == .login) || response.result == .lockout
+            || (response.result == .apiAccessMergeComplete && information.purpose == .merge)
             || (process?.purpose == information.purpose && process?.requestID == information.requestID)
         else { throw TesseraKitError.transport("the server's result does not match the request") }
         switch response.result {

@@ -278,9 +278,12 @@ struct AdminRoutes {
         let permanentlyLocked: Bool
         let createdAt: Date
         let lastUsedAt: Date?
+        /// Users merged into this activation by invitations: it signs in as them too.
+        var mergedUsers: [String] = []
 
         enum CodingKeys: String, CodingKey {
             case id, username, alias, factors, status
+            case mergedUsers = "merged_users"
             case failedAttempts = "failed_attempts"
             case lockedUntil = "locked_until"
             case permanentlyLocked = "permanently_locked"
@@ -312,11 +315,20 @@ struct AdminRoutes {
             }
             var names: [String: String] = [:]
             var views: [ActivationView] = []
-            for activation in try await tx.activations(tenantID: tenant.id, userID: userID) {
+            var activations = try await tx.activations(tenantID: tenant.id, userID: userID)
+            // Activations merged with the user stand for it too: list them, so they can be revoked.
+            if let userID {
+                for id in try await tx.activationIDs(linkedTo: userID) where !activations.contains(where: { $0.id == id }) {
+                    if let merged = try await tx.activation(id: id) { activations.append(merged) }
+                }
+            }
+            for activation in activations {
                 if names[activation.userID] == nil {
                     names[activation.userID] = try await tx.user(id: activation.userID)?.username ?? ""
                 }
-                views.append(view(activation, username: names[activation.userID] ?? ""))
+                var entry = view(activation, username: names[activation.userID] ?? "")
+                entry.mergedUsers = try await tx.linkedUsers(activationID: activation.id).map(\.username)
+                views.append(entry)
             }
             return views
         }

@@ -36,7 +36,8 @@ struct DeviceRoutes {
         return JSONResponse.make(
             ActivationOffer(
                 issuer: state.issuer(forTenantNamed: tenant.name), tenant: tenant.name, username: user.username,
-                pinSalt: invitation.pinSalt, expiresAt: Date(timeIntervalSince1970: TimeInterval(invitation.expiresAt))))
+                pinSalt: invitation.pinSalt, expiresAt: Date(timeIntervalSince1970: TimeInterval(invitation.expiresAt)),
+                mergeable: invitation.sealedPinKey == nil))
     }
 
     func usableInvitation(code: String, tenant: TenantRecord) async throws -> (InvitationRecord, UserRecord) {
@@ -102,9 +103,11 @@ struct DeviceRoutes {
         // Activation data made on another device carries the PIN the user chose there:
         // the link alone is not enough, and wrong guesses use the code up.
         if let sealedExpected = invitation.sealedPinKey {
+            guard try await state.store.transaction({ try await $0.reserveInvitationAttempt(id: invitation.id) }) else {
+                throw OAuthError(.badRequest, "invalid_grant", "the activation code is void after too many wrong PINs")
+            }
             let expected = try state.box.open(sealedExpected, context: "invitation-pin-key:\(invitation.id)")
             guard Secrets.constantTimeEquals(expected, pinKey) else {
-                try await state.store.transaction { try await $0.countInvitationFailure(id: invitation.id) }
                 throw OAuthError(.badRequest, "invalid_grant", "the PIN does not match the one chosen for this activation data")
             }
         }
@@ -128,7 +131,9 @@ struct DeviceRoutes {
                 tx, tenantID: tenant.id, actor: .activation(activationID), action: "activation.create", target: activationID,
                 details: ["user_id": user.id, "factors": record.enrolledFactors.sorted().map(\.rawValue).joined(separator: ",")], at: now)
             // Moving to a new device: the old activation goes once the new one exists.
-            if let retired = invitation.retiresActivationID, try await tx.deleteActivation(id: retired) {
+            if let retired = invitation.retiresActivationID, try await tx.activation(id: retired) != nil {
+                try await tx.copyLinkedUsers(from: retired, to: activationID)
+                _ = try await tx.deleteActivation(id: retired)
                 try await Audit.record(
                     tx, tenantID: tenant.id, actor: .activation(activationID), action: "activation.retire", target: retired,
                     details: ["replaced_by": activationID], at: now)

@@ -198,6 +198,7 @@ struct ProcessRoutes {
             guard let current = try await tx.activation(id: activationID), current.status == "active" else {
                 throw OAuthError(.unauthorized, "invalid_token", "the activation is not active")
             }
+            if let lock = LockState(current, now: now).information { throw OAuthError.pendingLockout(lock) }
             // Spent first: of two parallel completions only one gets past this line.
             guard try await tx.completeProcess(id: requestID, purpose: purpose.rawValue, activationID: activationID, now: now) else {
                 throw OAuthError.invalidGrant("the process was completed already or has expired")
@@ -223,7 +224,7 @@ struct ProcessRoutes {
                         id: invitationID, tenantID: tenant.id, userID: current.userID, codeDigest: Secrets.digest(code),
                         pinSalt: parameters.pinSalt ?? Secrets.randomToken(byteCount: 16), expiresAt: expiresAt, usedAt: nil,
                         createdAt: now, sealedPinKey: try state.box.seal(key, context: "invitation-pin-key:\(invitationID)"),
-                        alias: alias, retiresActivationID: retire ? activationID : nil))
+                        alias: alias, retiresActivationID: retire ? activationID : nil, createdByActivationID: activationID))
                 details["invitation_id"] = invitationID
                 details["retire"] = String(retire)
                 result = ProcessCompletion(

@@ -126,7 +126,10 @@ public struct InvitationRecord: Codable, Sendable {
     public var sealedPinKey: String?
     public var alias: String?
     public var retiresActivationID: String?
-    /// Wrong PINs presented with this code; at `InvitationRecord.maximumFailures` it is void.
+    /// The activation whose process made this activation data; voided with it.
+    public var createdByActivationID: String?
+    /// PIN attempts made with this code (activation data only); at
+    /// `InvitationRecord.maximumFailures` it is void.
     public var failedAttempts: Int
 
     public static let maximumFailures = 5
@@ -134,8 +137,9 @@ public struct InvitationRecord: Codable, Sendable {
     public init(
         id: String, tenantID: String, userID: String, codeDigest: String, pinSalt: String, expiresAt: Int64,
         usedAt: Int64?, createdAt: Int64, sealedPinKey: String? = nil, alias: String? = nil,
-        retiresActivationID: String? = nil, failedAttempts: Int = 0
+        retiresActivationID: String? = nil, createdByActivationID: String? = nil, failedAttempts: Int = 0
     ) {
+        self.createdByActivationID = createdByActivationID
         self.sealedPinKey = sealedPinKey
         self.alias = alias
         self.retiresActivationID = retiresActivationID
@@ -158,6 +162,7 @@ public struct InvitationRecord: Codable, Sendable {
         case codeDigest = "code_digest"
         case sealedPinKey = "sealed_pin_key"
         case retiresActivationID = "retires_activation_id"
+        case createdByActivationID = "created_by_activation_id"
         case failedAttempts = "failed_attempts"
         case pinSalt = "pin_salt"
         case expiresAt = "expires_at"

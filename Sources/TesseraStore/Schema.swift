@@ -171,6 +171,7 @@ enum Schema {
             "ALTER TABLE invitations ADD COLUMN sealed_pin_key TEXT",
             "ALTER TABLE invitations ADD COLUMN alias TEXT",
             "ALTER TABLE invitations ADD COLUMN retires_activation_id TEXT",
+            "ALTER TABLE invitations ADD COLUMN created_by_activation_id TEXT",
             "ALTER TABLE invitations ADD COLUMN failed_attempts INTEGER NOT NULL DEFAULT 0",
             """
             CREATE TABLE activation_users (

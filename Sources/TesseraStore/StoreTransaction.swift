@@ -92,7 +92,8 @@ public struct StoreTransaction: Sendable {
         let rows = try await db.raw(
             """
             UPDATE invitations SET used_at = \(bind: now)
-            WHERE id = \(bind: id) AND used_at IS NULL AND expires_at > \(bind: now) RETURNING id
+            WHERE id = \(bind: id) AND used_at IS NULL AND expires_at > \(bind: now)
+                AND failed_attempts <= \(bind: InvitationRecord.maximumFailures) RETURNING id
             """
         ).all()
         return rows.count == 1
@@ -303,6 +304,13 @@ public struct StoreTransaction: Sendable {
         try await db.raw("DELETE FROM activation_users WHERE activation_id = \(bind: id)").run()
         try await db.raw("DELETE FROM authentication_history WHERE activation_id = \(bind: id)").run()
         try await db.raw("DELETE FROM device_token_ids WHERE activation_id = \(bind: id)").run()
+        // Activation data it made is void with it (a stolen device cannot leave a way back in).
+        try await db.raw(
+            """
+            UPDATE invitations SET failed_attempts = \(bind: InvitationRecord.maximumFailures + 1)
+            WHERE created_by_activation_id = \(bind: id) AND used_at IS NULL
+            """
+        ).run()
         try await db.raw(
             """
             UPDATE auth_requests SET status = 'expired', challenge = NULL
@@ -312,12 +320,38 @@ public struct StoreTransaction: Sendable {
         return true
     }
 
-    /// Counts a wrong PIN presented with an activation code; the code is void at the limit.
-    public func countInvitationFailure(id: String) async throws {
-        try await db.raw("UPDATE invitations SET failed_attempts = failed_attempts + 1 WHERE id = \(bind: id)").run()
+    /// Takes one of an activation code's PIN attempts before the PIN is compared, so
+    /// parallel guesses cannot all pass one read of the counter; `false` when none is left.
+    public func reserveInvitationAttempt(id: String) async throws -> Bool {
+        let rows = try await db.raw(
+            """
+            UPDATE invitations SET failed_attempts = failed_attempts + 1
+            WHERE id = \(bind: id) AND used_at IS NULL AND failed_attempts < \(bind: InvitationRecord.maximumFailures)
+            RETURNING id
+            """
+        ).all()
+        return rows.count == 1
     }
 
     // MARK: Merged users
+
+    /// Gives a new activation the merged users of the one it replaces.
+    public func copyLinkedUsers(from source: String, to target: String) async throws {
+        try await db.raw(
+            """
+            INSERT INTO activation_users (activation_id, user_id, created_at)
+            SELECT \(bind: target), user_id, created_at FROM activation_users WHERE activation_id = \(bind: source)
+            """
+        ).run()
+    }
+
+    /// The activations that stand for a user by a merge.
+    public func activationIDs(linkedTo userID: String) async throws -> [String] {
+        struct Row: Decodable { let activation_id: String }
+        return try await all(
+            "SELECT activation_id FROM activation_users WHERE user_id = \(bind: userID)", as: Row.self
+        ).map(\.activation_id)
+    }
 
     public func linkUser(activationID: String, userID: String, now: Int64) async throws {
         try await insert("activation_users", LinkedUserRow(activationID: activationID, userID: userID, createdAt: now))

@@ -206,6 +206,8 @@ struct AccountProcessTests {
             #expect(claims["email"] as? String == "erin@corp.example")
             #expect(try await logsIn(scenario, service, device: device, username: "erin").isUserLogin)
             #expect(try await scenario.activations(username: "erin").count == 1)
+            // The admin sees the merge (and can revoke the activation) under either user.
+            #expect(try await scenario.activations(username: "erin.work").first?["merged_users"] as? [String] == ["erin.work"])
             device.remove()
         }
     }
@@ -344,6 +346,54 @@ struct AccountProcessTests {
             #expect(try await logsIn(scenario, service, device: device, pin: newPin).isUserLogin)
             #expect(try await logsIn(scenario, service, device: device, factors: [.device, .otp]).isUserLogin)
             device.remove()
+        }
+    }
+
+    @Test("activation data: parallel PIN guesses get five tries in all; it dies with the activation that made it; a locked activation completes nothing")
+    func activationDataLimits() async throws {
+        try await withServer { server in
+            let scenario = try await Scenario.make(on: server, lockout: ["free_attempts": 0, "waits": [60], "permanent_after": 9])
+            let service = try await scenario.createService()
+            try await scenario.createUser("ida")
+            let (device, activated) = try await activateDevice(scenario, username: "ida")
+            let personalizer = device.personalizer
+            let activation = activated.activation
+
+            let first = try #require(try await approve(try await personalizer.startRequestNewActivationData(activation: activation), device: device).process)
+            let guessed = try await personalizer.finishRequestNewActivationData(first, newPin: "13579")
+            let refusals = try await withThrowingTaskGroup(of: Bool.self) { group in
+                for guess in 0..<8 {
+                    group.addTask {
+                        let thief = try TestDevice()
+                        defer { thief.remove() }
+                        return (try? await thief.personalizer.activate(url: guessed.url, pin: "1000\(guess)")) == nil
+                    }
+                }
+                return try await group.reduce(0) { $0 + ($1 ? 1 : 0) }
+            }
+            #expect(refusals == 8)
+            #expect(
+                await serverError { _ = try await TestDevice().personalizer.activate(url: guessed.url, pin: "13579") } == "invalid_grant",
+                "after five attempts even the right PIN is refused")
+
+            // Activation data outlives nothing: deleting the activation that made it voids it.
+            let second = try #require(try await approve(try await personalizer.startRequestNewActivationData(activation: activation), device: device).process)
+            let orphan = try await personalizer.finishRequestNewActivationData(second, newPin: "24680")
+            let (other, _) = try await activateDevice(scenario, username: "ida")
+            let unregister = try await approve(
+                try await other.personalizer.startUnregisterDevice(activation.id, activation: try #require(try await other.personalizer.activations().first)),
+                device: other)
+            _ = try await other.personalizer.finishUnregisterDevice(try #require(unregister.process))
+            #expect(await serverError { _ = try await TestDevice().personalizer.activate(url: orphan.url, pin: "24680") } == "invalid_grant")
+
+            // An approved process is not completed while the activation is locked.
+            let otherActivation = try #require(try await other.personalizer.activations().first)
+            let approved = try #require(try await approve(try await other.personalizer.startDeletion(activation: otherActivation), device: other).process)
+            #expect(try await logsIn(scenario, service, device: other, pin: "0000").lockout != nil)
+            await #expect(throws: TesseraKitError.self) { try await other.personalizer.finishDeletion(approved) }
+            #expect(try await scenario.activations(username: "ida").count == 1, "nothing was deleted")
+            device.remove()
+            other.remove()
         }
     }
 }

@@ -26,7 +26,7 @@ struct DeviceOptions: ParsableArguments {
 
 struct Device: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "A terminal authenticator: activate this machine and answer logins with its factors.",
+        abstract: "A terminal authenticator: activate this machine, answer logins, and run account processes.",
         subcommands: [
             Activate.self, Login.self, Users.self, AddFactor.self, ChangePin.self, NewActivation.self, Delete.self, Devices.self,
             Unregister.self, History.self,
