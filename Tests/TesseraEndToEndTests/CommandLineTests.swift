@@ -155,7 +155,7 @@ struct CommandLineTests {
         #expect(merged.1["result"] as? String == "apiAccessMergeComplete", "\(merged.2)")
         #expect(merged.1["idm_identifier"] is String)
         let users = try await Subprocess.run(tesseraBinary, ["device", "users", "--store", laptop])
-        #expect(users.output.contains("alice"))
+        #expect(users.output.contains("acme\talice\t\(laptopID)") && users.output.contains("acme\talice.work\t\(laptopID)"), "\(users.output)")
 
         let unregistered = try await tessera(["device", "unregister", phoneID, "--pin", "13579", "--store", laptop, "--json"])
         #expect(unregistered.1["result"] as? String == "apiAccessUnregisterDevice", "\(unregistered.2)")

@@ -3,7 +3,7 @@ import Foundation
 
 struct Admin: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Manage tenants, services, users, invitations and activations over the admin API.",
+        abstract: "Manage tenants, services, users, invitations and activations, and read the audit log, over the admin API.",
         subcommands: [Tenant.self, Service.self, User.self, Invite.self, ActivationCommands.self, Audit.self])
 
     struct Tenant: AsyncParsableCommand {

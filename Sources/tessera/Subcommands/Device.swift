@@ -198,15 +198,19 @@ struct Device: AsyncParsableCommand {
     }
 
     struct Users: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "List the activations on this device.")
+        static let configuration = CommandConfiguration(
+            abstract: "List the activations on this device, one line per user they sign in as.")
         @OptionGroup var options: DeviceOptions
 
         func run() async throws {
             let activations = try await Personalizer(keyStore: try options.keyStore()).activations()
-            let rows = activations.map {
-                UserRow(
-                    tenant: $0.tenant, user: $0.username, activationID: $0.id.rawValue, issuer: $0.issuer, alias: $0.alias,
-                    factors: $0.factors.map(\.rawValue))
+            // One row per user: an activation merged with invitations signs in as each of them.
+            let rows = activations.flatMap { activation in
+                activation.usernames.map {
+                    UserRow(
+                        tenant: activation.tenant, user: $0, activationID: activation.id.rawValue, issuer: activation.issuer,
+                        alias: activation.alias, factors: activation.factors.map(\.rawValue))
+                }
             }
             if options.json { return Output.encodable(rows) }
             for row in rows { print("\(row.tenant)\t\(row.user)\t\(row.activationID)") }
