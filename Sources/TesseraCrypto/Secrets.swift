@@ -8,6 +8,15 @@ public enum Secrets {
         Base64URL.encode(randomBytes(byteCount))
     }
 
+    /// A random id that people copy into commands: base64url that never starts with
+    /// `-` or `_`, so no command-line parser takes it for an option.
+    public static func identifier(byteCount: Int = 16) -> String {
+        while true {
+            let token = randomToken(byteCount: byteCount)
+            if let first = token.unicodeScalars.first, first.properties.isAlphabetic || ("0"..."9").contains(first) { return token }
+        }
+    }
+
     public static func randomBytes(_ count: Int) -> Data {
         var generator = SystemRandomNumberGenerator()
         return Data((0..<count).map { _ in UInt8.random(in: .min ... .max, using: &generator) })

@@ -67,7 +67,7 @@ struct AdminRoutes {
         }
         let now = state.epochNow()
         let tenant = TenantRecord(
-            id: Secrets.randomToken(byteCount: 12), name: input.name,
+            id: Secrets.identifier(byteCount: 12), name: input.name,
             lockoutPolicy: String(decoding: try JSONEncoder().encode(policy), as: UTF8.self), processPolicy: processPolicy.description,
             createdAt: now)
         let key = ServerSigningKey.generate()
@@ -149,7 +149,7 @@ struct AdminRoutes {
         let isPublic = input.isPublic ?? false
         let secret = isPublic ? nil : Secrets.randomToken()
         let record = ServiceRecord(
-            id: Secrets.randomToken(byteCount: 12), tenantID: tenant.id, clientID: Secrets.randomToken(byteCount: 16),
+            id: Secrets.identifier(byteCount: 12), tenantID: tenant.id, clientID: Secrets.identifier(byteCount: 16),
             name: name, secretDigest: secret.map(Secrets.digest), isPublic: isPublic ? 1 : 0,
             redirectURIs: try JSONCoding.string(input.redirectURIs), policy: policy.description,
             attributes: try JSONCoding.string(attributes), createdAt: state.epochNow())
@@ -205,7 +205,7 @@ struct AdminRoutes {
             attributes.values.allSatisfy({ $0.count <= 1024 })
         else { throw OAuthError.invalidRequest("attribute names are lower-case identifiers and values at most 1024 characters") }
         let record = UserRecord(
-            id: Secrets.randomToken(byteCount: 12), tenantID: tenant.id, username: input.username,
+            id: Secrets.identifier(byteCount: 12), tenantID: tenant.id, username: input.username,
             attributes: try JSONCoding.string(attributes), createdAt: state.epochNow())
         try await state.store.transaction { tx in
             if try await tx.user(tenantID: tenant.id, username: input.username) != nil {
@@ -251,7 +251,7 @@ struct AdminRoutes {
         let now = state.now()
         let expiresAt = now.addingTimeInterval(lifetime)
         let record = InvitationRecord(
-            id: Secrets.randomToken(byteCount: 12), tenantID: tenant.id, userID: user.id, codeDigest: Secrets.digest(code),
+            id: Secrets.identifier(byteCount: 12), tenantID: tenant.id, userID: user.id, codeDigest: Secrets.digest(code),
             pinSalt: Secrets.randomToken(byteCount: 16), expiresAt: Int64(expiresAt.timeIntervalSince1970), usedAt: nil,
             createdAt: Int64(now.timeIntervalSince1970))
         try await state.store.transaction { tx in

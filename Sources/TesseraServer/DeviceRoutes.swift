@@ -111,7 +111,7 @@ struct DeviceRoutes {
                 throw OAuthError(.badRequest, "invalid_grant", "the PIN does not match the one chosen for this activation data")
             }
         }
-        let activationID = Secrets.randomToken(byteCount: 16)
+        let activationID = Secrets.identifier(byteCount: 16)
         let record = ActivationRecord(
             id: activationID, tenantID: tenant.id, userID: user.id, alias: registration.alias ?? invitation.alias,
             deviceKey: try JSONCoding.string(PublicJWK(deviceKey)),

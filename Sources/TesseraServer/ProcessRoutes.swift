@@ -217,7 +217,7 @@ struct ProcessRoutes {
                 try await tx.updatePinKey(activationID: activationID, sealed: sealed)
             case .activationData(let key, let alias, let retire):
                 let code = Secrets.randomToken()
-                let invitationID = Secrets.randomToken(byteCount: 12)
+                let invitationID = Secrets.identifier(byteCount: 12)
                 let expiresAt = now + Int64(state.configuration.invitationLifetime)
                 try await tx.insertInvitation(
                     InvitationRecord(
