@@ -22,6 +22,8 @@ struct OIDCRoutes {
         tenant.get("authorize/status", use: status)
         tenant.get("authorize/complete", use: complete)
         tenant.post("token", use: token)
+        tenant.post("revoke", use: revoke)
+        tenant.post("introspect", use: introspect)
         tenant.get("userinfo", use: userinfo)
         tenant.post("userinfo", use: userinfo)
         tenant.get("authenticate", use: authenticationLinkPage)
@@ -36,6 +38,10 @@ struct OIDCRoutes {
         let tokenEndpoint: String
         let userinfoEndpoint: String
         let jwksURI: String
+        let revocationEndpoint: String
+        let introspectionEndpoint: String
+        let revocationEndpointAuthMethodsSupported = ["client_secret_basic", "client_secret_post", "none"]
+        let introspectionEndpointAuthMethodsSupported = ["client_secret_basic", "client_secret_post"]
         let responseTypesSupported = ["code"]
         let responseModesSupported = ["query"]
         let grantTypesSupported = ["authorization_code", "refresh_token"]
@@ -54,6 +60,10 @@ struct OIDCRoutes {
             case tokenEndpoint = "token_endpoint"
             case userinfoEndpoint = "userinfo_endpoint"
             case jwksURI = "jwks_uri"
+            case revocationEndpoint = "revocation_endpoint"
+            case introspectionEndpoint = "introspection_endpoint"
+            case revocationEndpointAuthMethodsSupported = "revocation_endpoint_auth_methods_supported"
+            case introspectionEndpointAuthMethodsSupported = "introspection_endpoint_auth_methods_supported"
             case responseTypesSupported = "response_types_supported"
             case responseModesSupported = "response_modes_supported"
             case grantTypesSupported = "grant_types_supported"
@@ -83,7 +93,8 @@ struct OIDCRoutes {
         return JSONResponse.make(
             Discovery(
                 issuer: issuer, authorizationEndpoint: issuer + "/authorize", tokenEndpoint: issuer + "/token",
-                userinfoEndpoint: issuer + "/userinfo", jwksURI: issuer + "/jwks", scopesSupported: ["openid", "offline_access"],
+                userinfoEndpoint: issuer + "/userinfo", jwksURI: issuer + "/jwks", revocationEndpoint: issuer + "/revoke",
+                introspectionEndpoint: issuer + "/introspect", scopesSupported: ["openid", "offline_access"],
                 claimsSupported: ["sub", "iss", "aud", "exp", "iat", "auth_time", "nonce", "amr", "acr", "sid"] + attributes.sorted(),
                 acrValuesSupported: combinations.sorted()))
     }
@@ -336,7 +347,7 @@ struct OIDCRoutes {
     }
 
     /// client_secret_basic, client_secret_post, or a public client naming itself.
-    private func authenticateClient(_ request: Request, form: [String: String], tenant: TenantRecord) async throws -> ServiceRecord {
+    func authenticateClient(_ request: Request, form: [String: String], tenant: TenantRecord) async throws -> ServiceRecord {
         var clientID = form["client_id"]
         var secret = form["client_secret"]
         var usedBasic = false

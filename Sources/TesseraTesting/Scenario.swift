@@ -160,7 +160,9 @@ public struct Scenario: Sendable {
         return try await tokenRequest(fields, service: service)
     }
 
-    public func tokenRequest(_ fields: [String: String], service: Service) async throws -> TestHTTP.Response {
+    /// A form POST to one of the tenant's OAuth endpoints (`token`, `revoke`, `introspect`)
+    /// with the service's client authentication.
+    public func tokenRequest(_ fields: [String: String], service: Service, endpoint: String = "token") async throws -> TestHTTP.Response {
         var fields = fields
         var headers: [String: String] = [:]
         if let secret = service.clientSecret {
@@ -169,7 +171,7 @@ public struct Scenario: Sendable {
         } else {
             fields["client_id"] = service.clientID
         }
-        return try await http.postForm("\(issuer)/token", fields, headers: headers)
+        return try await http.postForm("\(issuer)/\(endpoint)", fields, headers: headers)
     }
 
     static func query(_ parameters: [String: String]) -> String {

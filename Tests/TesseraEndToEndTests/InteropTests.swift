@@ -6,7 +6,7 @@ import TesseraTesting
 
 @Suite("Interoperability with outside implementations", .timeLimit(.minutes(5)))
 struct InteropTests {
-    @Test("Authlib completes the code flow with PKCE and verifies the ID token against JWKS (joserfc)")
+    @Test("Authlib completes the code flow with PKCE, verifies the ID token against JWKS (joserfc), introspects and revokes")
     func authlibCodeFlow() async throws {
         try await withServer { server in
             let scenario = try await Scenario.make(on: server)
@@ -39,6 +39,9 @@ struct InteropTests {
             #expect(claims["acr"] as? String == "urn:tessera:acr:device+pin")
             #expect(claims["email"] as? String == "ivy@example.com")
             #expect((object["userinfo"] as? [String: Any])?["email"] as? String == "ivy@example.com")
+            // Authlib introspected the access token (RFC 7662), revoked the refresh token (RFC 7009)
+            // and saw the access token inactive afterwards.
+            #expect((object["introspected"] as? [String: Any])?["username"] as? String == "ivy")
             device.remove()
         }
     }

@@ -89,7 +89,18 @@ def main() -> int:
 
     userinfo = session.get(metadata["userinfo_endpoint"], timeout=10).json()
     assert userinfo["sub"] == id_token.claims["sub"]
-    print("RESULT " + json.dumps({"claims": id_token.claims, "userinfo": userinfo}), flush=True)
+    # RFC 7662 and RFC 7009 through Authlib, with the same client authentication.
+    introspected = session.introspect_token(
+        metadata["introspection_endpoint"], token=token["access_token"], token_type_hint="access_token", timeout=10
+    ).json()
+    assert introspected["active"] is True and introspected["sub"] == id_token.claims["sub"], introspected
+    revoked = session.revoke_token(
+        metadata["revocation_endpoint"], token=token["refresh_token"], token_type_hint="refresh_token", timeout=10
+    )
+    assert revoked.status_code == 200, revoked.status_code
+    after = session.introspect_token(metadata["introspection_endpoint"], token=token["access_token"], timeout=10).json()
+    assert after == {"active": False}, after
+    print("RESULT " + json.dumps({"claims": id_token.claims, "userinfo": userinfo, "introspected": introspected}), flush=True)
     return 0
 
 
