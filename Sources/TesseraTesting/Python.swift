@@ -69,8 +69,6 @@ public enum Subprocess {
         // A grandchild that inherited the pipes may keep them open: wait a little, not forever.
         _ = await outputClosed.wait(timeout: .seconds(5))
         _ = await errorsClosed.wait(timeout: .seconds(5))
-        output.fileHandleForReading.readabilityHandler = nil
-        errors.fileHandleForReading.readabilityHandler = nil
         guard finished else {
             throw TestSupportError("\(executable) \(arguments.first ?? "") did not finish within \(timeout): \(errorData.text)")
         }
@@ -78,16 +76,27 @@ public enum Subprocess {
     }
 
     /// Hands each chunk a pipe delivers to `sink` and fires `closed` at end of file.
+    ///
+    /// A plain thread of its own does the blocking reads: not the cooperative pool (a
+    /// stuck child would starve it), and not a dispatch source (`readabilityHandler`),
+    /// whose teardown raced the pipe's close and crashed libdispatch once in a few dozen runs.
     private static func drain(_ pipe: Pipe, into sink: @escaping @Sendable (Data) -> Void, closed: Signal) {
-        pipe.fileHandleForReading.readabilityHandler = { handle in
-            let chunk = handle.availableData
-            if chunk.isEmpty {
-                handle.readabilityHandler = nil
-                closed.fire()
-            } else {
+        let handle = pipe.fileHandleForReading
+        let reader = Thread {
+            while true {
+                let chunk = handle.availableData
+                if chunk.isEmpty { break }
                 sink(chunk)
             }
+            closed.fire()
         }
+        reader.start()
+    }
+
+    /// Collects what a pipe delivers into `buffer`, on a reader thread of its own (for
+    /// children a test starts and stops by itself, like `tessera serve`).
+    public static func collect(_ pipe: Pipe, into buffer: OutputBuffer) {
+        drain(pipe, into: buffer.append, closed: Signal())
     }
 
     /// Waits, without blocking a thread, until a process started elsewhere has exited.

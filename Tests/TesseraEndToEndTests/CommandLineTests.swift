@@ -27,8 +27,9 @@ struct CommandLineTests {
         process.standardError = FileHandle.nullDevice
         process.standardInput = FileHandle.nullDevice
         let lines = OutputBuffer()
-        output.fileHandleForReading.readabilityHandler = { lines.append($0.availableData) }
+        Subprocess.collect(output, into: lines)
         try process.run()
+        try? output.fileHandleForWriting.close()
         let http = TestHTTP()
         for _ in 0..<100 {
             if (try? await http.get("http://127.0.0.1:\(port)/health"))?.status == 200 { break }
