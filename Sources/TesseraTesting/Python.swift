@@ -1,4 +1,9 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// Runs the interop scripts in `Tests/interop` with the machine's python3 (their
 /// packages are installed by `scripts/test.sh`).
@@ -52,14 +57,13 @@ public enum Subprocess {
         let errorData = OutputBuffer()
         let outputClosed = Signal()
         let errorsClosed = Signal()
-        drain(output, into: collected.append, closed: outputClosed)
-        drain(errors, into: errorData.append, closed: errorsClosed)
         let exited = Signal()
         process.terminationHandler = { _ in exited.fire() }
         try process.run()
-        // Our copies of the write ends must go, or the pipes never reach end of file.
-        try? output.fileHandleForWriting.close()
-        try? errors.fileHandleForWriting.close()
+        // Readers start once the child exists (a failed start leaves no thread behind);
+        // the pipes hold what the child wrote meanwhile.
+        drain(output, into: collected.append, closed: outputClosed)
+        drain(errors, into: errorData.append, closed: errorsClosed)
 
         let finished = await exited.wait(timeout: timeout)
         if !finished {
@@ -83,10 +87,12 @@ public enum Subprocess {
     private static func drain(_ pipe: Pipe, into sink: @escaping @Sendable (Data) -> Void, closed: Signal) {
         let handle = pipe.fileHandleForReading
         let reader = Thread {
+            var buffer = [UInt8](repeating: 0, count: 16 * 1024)
             while true {
-                let chunk = handle.availableData
-                if chunk.isEmpty { break }
-                sink(chunk)
+                let count = buffer.withUnsafeMutableBytes { read(handle.fileDescriptor, $0.baseAddress, $0.count) }
+                if count < 0 && errno == EINTR { continue }
+                if count <= 0 { break }
+                sink(Data(buffer[0..<count]))
             }
             closed.fire()
         }

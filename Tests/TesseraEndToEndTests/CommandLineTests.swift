@@ -27,9 +27,8 @@ struct CommandLineTests {
         process.standardError = FileHandle.nullDevice
         process.standardInput = FileHandle.nullDevice
         let lines = OutputBuffer()
-        Subprocess.collect(output, into: lines)
         try process.run()
-        try? output.fileHandleForWriting.close()
+        Subprocess.collect(output, into: lines)
         let http = TestHTTP()
         for _ in 0..<100 {
             if (try? await http.get("http://127.0.0.1:\(port)/health"))?.status == 200 { break }
