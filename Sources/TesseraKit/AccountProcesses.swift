@@ -74,10 +74,7 @@ extension Personalizer {
     private func start(_ request: ProcessStartRequest, activation: Activation) async throws -> AuthenticationUserInformation {
         let current = try await registry.activation(id: activation.id)
         let path = "device/processes"
-        let wire = try await client.post(
-            try authenticator.endpoint(current, path), body: request,
-            headers: ["Authorization": try await authenticator.deviceToken(current, method: "POST", path: path)],
-            as: AuthenticationChallenge.self)
+        let wire = try await authenticator.devicePost(current, path, body: request, as: AuthenticationChallenge.self)
         guard wire.audience == current.issuer, wire.purpose == request.purpose else {
             throw TesseraKitError.transport("the server answered for another process")
         }
@@ -250,10 +247,7 @@ extension Personalizer {
         -> ProcessCompletion
     {
         let path = "device/processes/\(process.requestID.rawValue)/complete"
-        let completion = try await client.post(
-            try authenticator.endpoint(activation, path), body: body,
-            headers: ["Authorization": try await authenticator.deviceToken(activation, method: "POST", path: path)],
-            as: ProcessCompletion.self)
+        let completion = try await authenticator.devicePost(activation, path, body: body, as: ProcessCompletion.self)
         guard completion.purpose == process.purpose else { throw TesseraKitError.transport("the server completed another process") }
         return completion
     }

@@ -78,10 +78,7 @@ public struct Authenticator: Sendable {
         let (issuer, requestID) = try DeviceLink.parse(url, endpoint: "authenticate", parameter: "request")
         let (activation, linked) = try await registry.find(issuer: issuer, username: username)
         let path = "device/authentications/\(requestID)/claim"
-        let wire = try await client.post(
-            try endpoint(activation, path), body: ClaimRequest(userID: linked?.userID),
-            headers: ["Authorization": try await deviceToken(activation, method: "POST", path: path)],
-            as: AuthenticationChallenge.self)
+        let wire = try await devicePost(activation, path, body: ClaimRequest(userID: linked?.userID), as: AuthenticationChallenge.self)
         guard wire.audience == activation.issuer, wire.requestID.rawValue == requestID else {
             throw TesseraKitError.transport("the server answered for another request")
         }
@@ -192,9 +189,16 @@ public struct Authenticator: Sendable {
     public func deny(_ information: AuthenticationUserInformation) async throws {
         let activation = information.activation
         let path = "device/authentications/\(information.requestID.rawValue)/deny"
-        let _: [String: String] = try await client.post(
-            try endpoint(activation, path), body: EmptyBody(),
-            headers: ["Authorization": try await deviceToken(activation, method: "POST", path: path)], as: [String: String].self)
+        _ = try await devicePost(activation, path, body: EmptyBody(), as: [String: String].self)
+    }
+
+    /// A POST the activation signs with a device token for exactly this call.
+    func devicePost<Response: Decodable>(
+        _ activation: Activation, _ path: String, body: some Encodable, as type: Response.Type
+    ) async throws -> Response {
+        try await client.post(
+            try endpoint(activation, path), body: body,
+            headers: ["Authorization": try await deviceToken(activation, method: "POST", path: path)], as: type)
     }
 
     func endpoint(_ activation: Activation, _ path: String) throws -> URL {

@@ -389,10 +389,7 @@ struct AdminRoutes {
         let query = try RequestDecoding.query(request)
         var tenant: TenantRecord?
         if let name = query["tenant"] { tenant = try await state.tenant(named: name) }
-        let limit = try query["limit"].map { text -> Int in
-            guard let value = Int(text), (1...1000).contains(value) else { throw OAuthError.invalidRequest("limit must be 1 to 1000") }
-            return value
-        } ?? 100
+        let limit = try RequestDecoding.limit(query, maximum: 1000)
         let since = try query["since"].map { text -> Int64 in
             guard let value = Int64(text), value >= 0 else { throw OAuthError.invalidRequest("since must be seconds since 1970") }
             return value

@@ -86,16 +86,8 @@ struct DeviceRoutes {
             else { throw OAuthError.invalidRequest("the registration is not signed by the biometric key") }
             biometricKey = key
         }
-        guard let pinKey = Base64URL.decode(registration.pinKey), pinKey.count == 32 else {
-            throw OAuthError.invalidRequest("pin_key must be 32 bytes, base64url")
-        }
-        var totpSecret: Data?
-        if let encoded = registration.totpSecret {
-            guard let secret = Base64URL.decode(encoded), (16...64).contains(secret.count) else {
-                throw OAuthError.invalidRequest("totp_secret must be 16 to 64 bytes, base64url")
-            }
-            totpSecret = secret
-        }
+        let pinKey = try Self.pinKey(registration.pinKey)
+        let totpSecret = try registration.totpSecret.map(Self.totpSecret)
         if let alias = registration.alias, alias.count > 128 { throw OAuthError.invalidRequest("alias is longer than 128 characters") }
 
         let (invitation, user) = try await usableInvitation(code: registration.code, tenant: tenant)
@@ -157,11 +149,7 @@ struct DeviceRoutes {
         let activation = caller.activation
         let now = state.epochNow()
         let challenge = try await state.store.transaction { tx -> AuthenticationChallenge in
-            try await caller.spendToken(tx, now: now)
-            guard let current = try await tx.activation(id: activation.id), current.status == "active" else {
-                throw OAuthError(.unauthorized, "invalid_token", "the activation is not active")
-            }
-            if let lock = LockState(current, now: now).information { throw OAuthError.pendingLockout(lock) }
+            let current = try await caller.begin(tx, now: now)
             let authRequest = try await pendingRequest(requestID, tenant: tenant, tx: tx, now: now)
             // Account processes are started and answered by their own device only.
             guard authRequest.purpose == AuthenticationPurpose.login.rawValue else { throw OAuthError.notFound("authentication request") }
@@ -267,10 +255,7 @@ struct DeviceRoutes {
         let outcome = try await state.store.transaction { tx -> FinishResponse in
                 // Read the counter, refuse a locked activation, verify, and write the outcome
                 // and the spent challenge in one transaction: parallel attempts queue here.
-                guard let current = try await tx.activation(id: activation.id), current.status == "active" else {
-                    throw OAuthError(.unauthorized, "invalid_token", "the activation is not active")
-                }
-                if let lock = LockState(current, now: epoch).information { throw OAuthError.pendingLockout(lock) }
+                let current = try await Self.usableActivation(activation.id, tx: tx, now: epoch)
                 guard try await tx.useDeviceTokenID(claims.jti, activationID: current.id, expiresAt: Int64(claims.exp), now: epoch)
                 else { throw OAuthError.invalidGrant("this proof was submitted before") }
                 let authRequest = try await pendingRequest(requestID, tenant: tenant, tx: tx, now: epoch)
@@ -436,6 +421,22 @@ struct DeviceRoutes {
                 throw OAuthError(.unauthorized, "invalid_token", "the device token was used before")
             }
         }
+
+        /// Spends the token and reads the activation as it is now, refusing it when it
+        /// was removed or is locked (the pending lockout).
+        func begin(_ tx: StoreTransaction, now: Int64) async throws -> ActivationRecord {
+            try await spendToken(tx, now: now)
+            return try await DeviceRoutes.usableActivation(activation.id, tx: tx, now: now)
+        }
+    }
+
+    /// The activation inside a transaction: still there, active and not locked.
+    static func usableActivation(_ id: String, tx: StoreTransaction, now: Int64) async throws -> ActivationRecord {
+        guard let current = try await tx.activation(id: id), current.status == "active" else {
+            throw OAuthError(.unauthorized, "invalid_token", "the activation is not active")
+        }
+        if let lock = LockState(current, now: now).information { throw OAuthError.pendingLockout(lock) }
+        return current
     }
 
     /// Checks `Authorization: Tessera-Device <JWS>`: signed by the activation's device key,
@@ -456,6 +457,22 @@ struct DeviceRoutes {
             throw OAuthError(.unauthorized, "invalid_token", "the device token is for another call")
         }
         return DeviceCaller(activation: activation, tokenID: claims.jti, tokenExpiry: Int64(claims.exp))
+    }
+
+    /// A PIN key as the device sends it: PBKDF2 output, 32 bytes, base64url.
+    static func pinKey(_ encoded: String?) throws -> Data {
+        guard let encoded, let key = Base64URL.decode(encoded), key.count == 32 else {
+            throw OAuthError.invalidRequest("pin_key must be 32 bytes, base64url")
+        }
+        return key
+    }
+
+    /// A TOTP secret as the device sends it: 16 to 64 bytes, base64url.
+    static func totpSecret(_ encoded: String?) throws -> Data {
+        guard let encoded, let secret = Base64URL.decode(encoded), (16...64).contains(secret.count) else {
+            throw OAuthError.invalidRequest("totp_secret must be 16 to 64 bytes, base64url")
+        }
+        return secret
     }
 
     func deviceKey(of activation: ActivationRecord) throws -> P256.Signing.PublicKey {

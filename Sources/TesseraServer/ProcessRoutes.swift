@@ -83,12 +83,8 @@ struct ProcessRoutes {
         let lifetime = Int64(state.configuration.requestLifetime)
         let requestID = Secrets.randomToken()
         let information = try await state.store.transaction { tx -> AuthenticationChallenge in
-            try await caller.spendToken(tx, now: now)
-            guard let current = try await tx.activation(id: caller.activation.id), current.status == "active" else {
-                throw OAuthError(.unauthorized, "invalid_token", "the activation is not active")
-            }
             // A running lock stops processes exactly as it stops logins.
-            if let lock = LockState(current, now: now).information { throw OAuthError.pendingLockout(lock) }
+            let current = try await caller.begin(tx, now: now)
             if input.purpose == .merge, let username = parameters.username {
                 guard let invited = try await tx.user(tenantID: tenant.id, username: username), invited.id != current.userID,
                     try await !tx.linkedUsers(activationID: current.id).contains(where: { $0.id == invited.id })
@@ -127,7 +123,7 @@ struct ProcessRoutes {
             guard user.id != activation.userID, try await !tx.linkedUsers(activationID: activation.id).contains(where: { $0.id == user.id })
             else { throw OAuthError(.conflict, "conflict", "this activation stands for the invited user already") }
             try await tx.linkUser(activationID: activation.id, userID: user.id, now: now)
-            guard try await tx.completeProcess(id: authRequest.id, purpose: purpose.rawValue, activationID: activation.id, now: now - 1)
+            guard try await tx.completeProcess(id: authRequest.id, purpose: purpose.rawValue, activationID: activation.id, now: now)
             else { throw OAuthError.invalidGrant("the process was completed already") }
             try await Audit.record(
                 tx, tenantID: tenant.id, actor: .activation(activation.id), action: "activation.merge", target: activation.id,
@@ -180,25 +176,19 @@ struct ProcessRoutes {
             try device.checkTimes(iat: Int64(claims.iat), exp: Int64(claims.exp), audience: claims.aud, issuer: issuer)
             change = .biometricKey(try JSONCoding.string(PublicJWK(key)))
         case .addFactor:
-            guard let encoded = input.totpSecret, let secret = Base64URL.decode(encoded), (16...64).contains(secret.count) else {
-                throw OAuthError.invalidRequest("adding OTP needs totp_secret: 16 to 64 bytes, base64url")
-            }
+            let secret = try DeviceRoutes.totpSecret(input.totpSecret)
             change = .totpSecret(try state.box.seal(secret, context: "totp:\(activationID)"))
         case .changePin:
-            change = .pinKey(try state.box.seal(try pinKey(input), context: "pin-key:\(activationID)"))
+            change = .pinKey(try state.box.seal(try DeviceRoutes.pinKey(input.pinKey), context: "pin-key:\(activationID)"))
         case .requestNewActivationData:
             if let alias = input.alias, alias.count > 128 { throw OAuthError.invalidRequest("alias is longer than 128 characters") }
-            change = .activationData(pinKey: try pinKey(input), alias: input.alias, retire: input.retire ?? false)
+            change = .activationData(pinKey: try DeviceRoutes.pinKey(input.pinKey), alias: input.alias, retire: input.retire ?? false)
         case .delete, .listDevices, .unregisterDevice, .login, .merge:
             break
         }
 
         let completion = try await state.store.transaction { tx -> ProcessCompletion in
-            try await caller.spendToken(tx, now: now)
-            guard let current = try await tx.activation(id: activationID), current.status == "active" else {
-                throw OAuthError(.unauthorized, "invalid_token", "the activation is not active")
-            }
-            if let lock = LockState(current, now: now).information { throw OAuthError.pendingLockout(lock) }
+            let current = try await caller.begin(tx, now: now)
             // Spent first: of two parallel completions only one gets past this line.
             guard try await tx.completeProcess(id: requestID, purpose: purpose.rawValue, activationID: activationID, now: now) else {
                 throw OAuthError.invalidGrant("the process was completed already or has expired")
@@ -301,13 +291,6 @@ struct ProcessRoutes {
         }
     }
 
-    private func pinKey(_ input: ProcessCompletionRequest) throws -> Data {
-        guard let encoded = input.pinKey, let key = Base64URL.decode(encoded), key.count == 32 else {
-            throw OAuthError.invalidRequest("pin_key must be 32 bytes, base64url")
-        }
-        return key
-    }
-
     /// Clear errors for the stale objects: a process not yet approved, finished, or expired.
     private func checkCompletable(_ record: AuthRequestRecord, now: Int64) throws {
         switch record.status {
@@ -329,10 +312,7 @@ struct ProcessRoutes {
         let tenant = try await state.tenant(named: context.parameters.get("tenant") ?? "")
         let caller = try await device.authenticateDevice(request, tenant: tenant)
         let query = try RequestDecoding.query(request)
-        let limit = try query["limit"].map { text -> Int in
-            guard let value = Int(text), (1...500).contains(value) else { throw OAuthError.invalidRequest("limit must be 1 to 500") }
-            return value
-        } ?? 100
+        let limit = try RequestDecoding.limit(query, maximum: 500)
         let now = state.epochNow()
         let entries = try await state.store.transaction { tx -> [HistoryEntry] in
             try await caller.spendToken(tx, now: now)

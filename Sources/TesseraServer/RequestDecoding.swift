@@ -22,6 +22,15 @@ enum RequestDecoding {
         return value
     }
 
+    /// A `limit` query parameter: 1 to `maximum`, `standard` when absent.
+    static func limit(_ query: [String: String], maximum: Int, standard: Int = 100) throws -> Int {
+        guard let text = query["limit"] else { return standard }
+        guard let value = Int(text), (1...maximum).contains(value) else {
+            throw OAuthError.invalidRequest("limit must be 1 to \(maximum)")
+        }
+        return value
+    }
+
     /// A JSON body, or nil when the body is empty.
     static func optionalJSON<T: Decodable>(_ type: T.Type, from request: Request) async throws -> T? {
         var request = request
