@@ -49,6 +49,7 @@ let package = Package(
                 .product(name: "HummingbirdTLS", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ]
         ),
         .target(name: "TesseraKit", dependencies: ["TesseraCore", "TesseraCrypto"]),
@@ -58,6 +59,7 @@ let package = Package(
                 "TesseraCore", "TesseraCrypto", "TesseraServer", "TesseraKit",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Hummingbird", package: "hummingbird"),
             ]
         ),
         .executableTarget(

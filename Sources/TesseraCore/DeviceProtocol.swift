@@ -223,13 +223,16 @@ public struct AuthenticationChallenge: Codable, Sendable {
     public let process: ProcessDescription?
     public let requestedAttributes: [RequestedAttribute]
     public let requestedAuthenticators: [FactorCombination]
+    /// The text a service's backchannel request carries, to compare with what the service shows.
+    public let bindingMessage: String?
 
     public init(
         requestID: RequestID, purpose: AuthenticationPurpose, challenge: Challenge, audience: String,
         expiresAt: Date, service: ServiceInformation?, requestedAttributes: [RequestedAttribute],
-        requestedAuthenticators: [FactorCombination], process: ProcessDescription? = nil
+        requestedAuthenticators: [FactorCombination], process: ProcessDescription? = nil, bindingMessage: String? = nil
     ) {
         self.process = process
+        self.bindingMessage = bindingMessage
         self.requestID = requestID
         self.purpose = purpose
         self.challenge = challenge
@@ -244,6 +247,7 @@ public struct AuthenticationChallenge: Codable, Sendable {
         case purpose, challenge, audience, service, process
         case requestID = "request_id"
         case expiresAt = "expires_at"
+        case bindingMessage = "binding_message"
         case requestedAttributes = "requested_attributes"
         case requestedAuthenticators = "requested_authenticators"
     }

@@ -179,3 +179,13 @@ struct AnyKey: CodingKey {
     var intValue: Int? { nil }
     init?(intValue: Int) { nil }
 }
+
+/// An ID token presented back as a hint (`id_token_hint`): only who issued it and whom
+/// it names matter. Its signature is checked; its expiry is not, since a hint names a
+/// user the issuer once authenticated, however long ago (OpenID CIBA §7.1).
+public struct IDTokenHintClaims: JWTPayload {
+    public let iss: String
+    public let sub: String
+
+    public func verify(using algorithm: some JWTAlgorithm) async throws {}
+}

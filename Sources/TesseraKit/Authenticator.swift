@@ -201,6 +201,15 @@ public struct Authenticator: Sendable {
             headers: ["Authorization": try await deviceToken(activation, method: "POST", path: path)], as: type)
     }
 
+    /// A GET the activation signs with a device token for exactly this call.
+    func deviceGet<Response: Decodable>(
+        _ activation: Activation, _ path: String, query: String = "", timeout: TimeInterval = 0, as type: Response.Type
+    ) async throws -> Response {
+        try await client.get(
+            try endpoint(activation, path + query),
+            headers: ["Authorization": try await deviceToken(activation, method: "GET", path: path)], timeout: timeout, as: type)
+    }
+
     func endpoint(_ activation: Activation, _ path: String) throws -> URL {
         guard let url = URL(string: activation.issuer + "/" + path) else { throw TesseraKitError.invalidLink("bad issuer") }
         return url

@@ -45,6 +45,9 @@ public struct AuthenticationUserInformation: Sendable {
     /// What an account process will do (the factor to add, the user to merge, the device to remove).
     public let process: ProcessDescription?
     public let requestedAttributes: [RequestedAttribute]
+    /// The text of a service's backchannel (push) request: show it, so the user can
+    /// check it matches what the service displays.
+    public let bindingMessage: String?
     /// Alternatives of factor combinations: supply every factor of one of them.
     /// Filtered to what this activation has enrolled, or the whole policy if nothing fits.
     public let requestedAuthenticators: [[FactorType]]
@@ -63,6 +66,7 @@ public struct AuthenticationUserInformation: Sendable {
         service = wire.service
         process = wire.process
         requestedAttributes = wire.requestedAttributes
+        bindingMessage = wire.bindingMessage
         requestedAuthenticators = wire.requestedAuthenticators.map(\.factors)
         expiresAt = wire.expiresAt
         challenge = wire.challenge

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import TesseraCore
 
 #if canImport(FoundationNetworking)
@@ -10,12 +11,43 @@ public struct HTTPRequestData: Sendable {
     public var url: URL
     public var headers: [String: String]
     public var body: Data?
+    /// Seconds to wait for the answer; 0 for the transport's default. Long polls set it
+    /// beyond the time the server may hold them.
+    public var timeout: TimeInterval
 
-    public init(method: String, url: URL, headers: [String: String] = [:], body: Data? = nil) {
+    public init(method: String, url: URL, headers: [String: String] = [:], body: Data? = nil, timeout: TimeInterval = 0) {
         self.method = method
         self.url = url
         self.headers = headers
         self.body = body
+        self.timeout = timeout
+    }
+}
+
+/// The data task of one request, cancelled when its caller is (also before it started).
+private final class DataTaskBox: Sendable {
+    private struct State {
+        var task: URLSessionDataTask?
+        var cancelled = false
+    }
+
+    private let state = Mutex(State())
+
+    func start(_ task: URLSessionDataTask) {
+        let cancelled = state.withLock { state in
+            state.task = task
+            return state.cancelled
+        }
+        if cancelled { task.cancel() }
+        task.resume()
+    }
+
+    func cancel() {
+        let task = state.withLock { state in
+            state.cancelled = true
+            return state.task
+        }
+        task?.cancel()
     }
 }
 
@@ -45,14 +77,25 @@ public struct URLSessionTransport: HTTPTransport {
         urlRequest.httpBody = request.body
         urlRequest.timeoutInterval = 30
         for (name, value) in request.headers { urlRequest.setValue(value, forHTTPHeaderField: name) }
-        do {
-            let (data, response) = try await session.data(for: urlRequest)
-            guard let http = response as? HTTPURLResponse else { throw TesseraKitError.transport("not an HTTP response") }
-            return HTTPResponseData(status: http.statusCode, body: data)
-        } catch let error as TesseraKitError {
-            throw error
-        } catch {
-            throw TesseraKitError.transport(error.localizedDescription)
+        if request.timeout > 0 { urlRequest.timeoutInterval = request.timeout }
+        let session = self.session
+        let box = DataTaskBox()
+        // A cancelled caller (a pending-request stream the app stopped) cancels the request.
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<HTTPResponseData, any Error>) in
+                let task = session.dataTask(with: urlRequest) { data, response, error in
+                    if let error {
+                        return continuation.resume(throwing: TesseraKitError.transport(error.localizedDescription))
+                    }
+                    guard let http = response as? HTTPURLResponse else {
+                        return continuation.resume(throwing: TesseraKitError.transport("not an HTTP response"))
+                    }
+                    continuation.resume(returning: HTTPResponseData(status: http.statusCode, body: data ?? Data()))
+                }
+                box.start(task)
+            }
+        } onCancel: {
+            box.cancel()
         }
     }
 }
@@ -67,17 +110,20 @@ struct ServerClient: Sendable {
         try await send("POST", url, body: try WireCoding.encoder().encode(body), headers: headers, as: type)
     }
 
-    func get<Response: Decodable>(_ url: URL, headers: [String: String] = [:], as type: Response.Type) async throws -> Response {
-        try await send("GET", url, body: nil, headers: headers, as: type)
+    func get<Response: Decodable>(
+        _ url: URL, headers: [String: String] = [:], timeout: TimeInterval = 0, as type: Response.Type
+    ) async throws -> Response {
+        try await send("GET", url, body: nil, headers: headers, timeout: timeout, as: type)
     }
 
     private func send<Response: Decodable>(
-        _ method: String, _ url: URL, body: Data?, headers: [String: String], as type: Response.Type
+        _ method: String, _ url: URL, body: Data?, headers: [String: String], timeout: TimeInterval = 0, as type: Response.Type
     ) async throws -> Response {
         var allHeaders = headers
         if body != nil { allHeaders["Content-Type"] = "application/json" }
         allHeaders["Accept"] = "application/json"
-        let response = try await transport.send(HTTPRequestData(method: method, url: url, headers: allHeaders, body: body))
+        let response = try await transport.send(
+            HTTPRequestData(method: method, url: url, headers: allHeaders, body: body, timeout: timeout))
         guard (200..<300).contains(response.status) else {
             if let error = try? WireCoding.decoder().decode(ErrorBody.self, from: response.body) {
                 if response.status == 423, let lockout = error.lockout { throw TesseraKitError.pendingLockout(lockout) }

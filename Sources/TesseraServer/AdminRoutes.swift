@@ -99,11 +99,15 @@ struct AdminRoutes {
         let isPublic: Bool?
         let policy: String?
         let attributes: [String]?
+        let backchannelMode: String?
+        let notificationEndpoint: String?
 
         enum CodingKeys: String, CodingKey {
             case name, policy, attributes
             case redirectURIs = "redirect_uris"
             case isPublic = "public"
+            case backchannelMode = "backchannel_token_delivery_mode"
+            case notificationEndpoint = "backchannel_client_notification_endpoint"
         }
     }
 
@@ -115,6 +119,8 @@ struct AdminRoutes {
         let redirectURIs: [String]
         let policy: String
         let attributes: [String]
+        let backchannelMode: String?
+        let notificationEndpoint: String?
         let issuer: String
 
         enum CodingKeys: String, CodingKey {
@@ -123,6 +129,21 @@ struct AdminRoutes {
             case clientSecret = "client_secret"
             case isPublic = "public"
             case redirectURIs = "redirect_uris"
+            case backchannelMode = "backchannel_token_delivery_mode"
+            case notificationEndpoint = "backchannel_client_notification_endpoint"
+        }
+
+        init(_ service: ServiceRecord, secret: String?, issuer: String) throws {
+            clientID = service.clientID
+            clientSecret = secret
+            name = service.name
+            isPublic = service.isPublic == 1
+            redirectURIs = try JSONCoding.decode([String].self, service.redirectURIs)
+            policy = service.policy
+            attributes = try JSONCoding.decode([String].self, service.attributes)
+            backchannelMode = service.backchannelMode
+            notificationEndpoint = service.notificationEndpoint
+            self.issuer = issuer
         }
     }
 
@@ -131,10 +152,33 @@ struct AdminRoutes {
         let input = try await RequestDecoding.json(CreateService.self, from: request)
         let name = input.name.trimmingCharacters(in: .whitespaces)
         guard (1...128).contains(name.count) else { throw OAuthError.invalidRequest("a service needs a name of 1 to 128 characters") }
-        guard !input.redirectURIs.isEmpty, input.redirectURIs.count <= 20, input.redirectURIs.allSatisfy(Validation.isRedirectURI)
+        let mode = try input.backchannelMode.map { text in
+            guard let mode = BackchannelRoutes.Mode(rawValue: text) else {
+                throw OAuthError.invalidRequest("backchannel_token_delivery_mode is poll or ping")
+            }
+            return mode
+        }
+        // A backchannel-only service needs no redirect URI; every other one needs at least one.
+        guard !input.redirectURIs.isEmpty || mode != nil, input.redirectURIs.count <= 20,
+            input.redirectURIs.allSatisfy(Validation.isRedirectURI)
         else {
             throw OAuthError.invalidRequest(
                 "redirect URIs must be absolute, without fragment, and https, http on a loopback host, or a private-use scheme")
+        }
+        switch (mode, input.notificationEndpoint) {
+        case (.ping, let endpoint?):
+            guard Validation.isNotificationEndpoint(endpoint) else {
+                throw OAuthError.invalidRequest("the notification endpoint must be an https URL (http only on a loopback host)")
+            }
+        case (.ping, nil):
+            throw OAuthError.invalidRequest("ping mode needs backchannel_client_notification_endpoint")
+        case (_, .some):
+            throw OAuthError.invalidRequest("a notification endpoint is for ping mode only")
+        default:
+            break
+        }
+        if mode != nil && input.isPublic == true {
+            throw OAuthError.invalidRequest("backchannel authentication is for confidential services (it needs client authentication)")
         }
         let policy: AuthenticatorPolicy
         do {
@@ -152,32 +196,26 @@ struct AdminRoutes {
             id: Secrets.identifier(byteCount: 12), tenantID: tenant.id, clientID: Secrets.identifier(byteCount: 16),
             name: name, secretDigest: secret.map(Secrets.digest), isPublic: isPublic ? 1 : 0,
             redirectURIs: try JSONCoding.string(input.redirectURIs), policy: policy.description,
-            attributes: try JSONCoding.string(attributes), createdAt: state.epochNow())
+            attributes: try JSONCoding.string(attributes), backchannelMode: mode?.rawValue,
+            notificationEndpoint: input.notificationEndpoint, createdAt: state.epochNow())
         try await state.store.transaction { tx in
             try await tx.insertService(record)
             try await Audit.record(
                 tx, tenantID: tenant.id, actor: .admin, action: "service.create", target: record.clientID,
-                details: ["name": name, "policy": policy.description, "public": String(isPublic)], at: record.createdAt)
+                details: [
+                    "name": name, "policy": policy.description, "public": String(isPublic),
+                    "backchannel_token_delivery_mode": mode?.rawValue ?? "none",
+                ], at: record.createdAt)
         }
         context.logger.info("service created", metadata: ["tenant": "\(tenant.name)", "client_id": "\(record.clientID)"])
         return JSONResponse.make(
-            ServiceView(
-                clientID: record.clientID, clientSecret: secret, name: name, isPublic: isPublic,
-                redirectURIs: input.redirectURIs, policy: policy.description, attributes: attributes,
-                issuer: state.issuer(forTenantNamed: tenant.name)),
-            status: .created)
+            try ServiceView(record, secret: secret, issuer: state.issuer(forTenantNamed: tenant.name)), status: .created)
     }
 
     @Sendable func listServices(_ request: Request, context: BasicRequestContext) async throws -> Response {
         let tenant = try await state.tenant(named: context.parameters.get("tenant") ?? "")
         let services = try await state.store.read { try await $0.services(tenantID: tenant.id) }
-        let views = try services.map { service in
-            ServiceView(
-                clientID: service.clientID, clientSecret: nil, name: service.name, isPublic: service.isPublic == 1,
-                redirectURIs: try JSONCoding.decode([String].self, service.redirectURIs), policy: service.policy,
-                attributes: try JSONCoding.decode([String].self, service.attributes),
-                issuer: state.issuer(forTenantNamed: tenant.name))
-        }
+        let views = try services.map { try ServiceView($0, secret: nil, issuer: state.issuer(forTenantNamed: tenant.name)) }
         return JSONResponse.make(["services": views])
     }
 

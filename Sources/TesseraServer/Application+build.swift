@@ -17,14 +17,19 @@ public final class TesseraServerApp: Sendable {
     let store: SQLStore
     private let group: ServiceGroup
 
-    init(application: Application<RouterResponder<BasicRequestContext>>, generatedAdminToken: String?, store: SQLStore, handlingSignals: Bool) {
+    init(
+        application: Application<RouterResponder<BasicRequestContext>>, generatedAdminToken: String?, store: SQLStore,
+        requestEvents: RequestEvents, handlingSignals: Bool
+    ) {
         self.application = application
         self.generatedAdminToken = generatedAdminToken
         self.store = store
+        // Services shut down in reverse order: long polls are released first, so that the
+        // server's wait for in-flight requests is not a wait for their timeouts.
         group = ServiceGroup(
             configuration: .init(
-                services: [application], gracefulShutdownSignals: handlingSignals ? [.sigterm, .sigint] : [],
-                logger: application.logger))
+                services: [application, LongPollRelease(events: requestEvents)],
+                gracefulShutdownSignals: handlingSignals ? [.sigterm, .sigint] : [], logger: application.logger))
     }
 
     /// Runs until SIGTERM or SIGINT (when handling signals) or `shutdown()`, finishing
@@ -107,7 +112,19 @@ public func buildApplication(
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "tessera"),
         onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? configuration.port) },
         logger: logger)
-    return TesseraServerApp(application: application, generatedAdminToken: generated, store: store, handlingSignals: handlingSignals)
+    return TesseraServerApp(
+        application: application, generatedAdminToken: generated, store: store, requestEvents: state.requestEvents,
+        handlingSignals: handlingSignals)
+}
+
+/// Ends every waiting long poll when the server shuts down.
+struct LongPollRelease: Service {
+    let events: RequestEvents
+
+    func run() async throws {
+        try? await gracefulShutdown()
+        await events.close()
+    }
 }
 
 /// One line per request: method, path (never the query, which can hold codes) and status.

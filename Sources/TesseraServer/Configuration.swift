@@ -20,6 +20,9 @@ public struct ServerConfiguration: Sendable {
     /// Allows a plain-HTTP public URL on a non-loopback host (only behind a proxy that
     /// terminates TLS and forwards to this server over a trusted network).
     public var allowInsecureHTTP: Bool
+    /// Seconds a backchannel (CIBA) client waits between token requests at first
+    /// (`interval`); each `slow_down` adds five.
+    public var backchannelInterval: Int
 
     public struct TLSFiles: Sendable {
         public var certificateChain: String
@@ -33,8 +36,9 @@ public struct ServerConfiguration: Sendable {
     public init(
         host: String = "127.0.0.1", port: Int = 8080, publicURL: String? = nil, dataDirectory: String = "./tessera-data",
         adminToken: String? = nil, requestLifetime: TimeInterval = 300, invitationLifetime: TimeInterval = 7 * 86_400,
-        tls: TLSFiles? = nil, allowInsecureHTTP: Bool = false
+        tls: TLSFiles? = nil, allowInsecureHTTP: Bool = false, backchannelInterval: Int = 5
     ) {
+        self.backchannelInterval = backchannelInterval
         self.host = host
         self.port = port
         self.tls = tls

@@ -21,6 +21,8 @@ struct DeviceRoutes {
         device.post("authentications/:request/claim", use: claim)
         device.post("authentications/:request/finish", use: finish)
         device.post("authentications/:request/deny", use: deny)
+        device.get("authentications/:request", use: requestState)
+        device.get("pending", use: pending)
         let processes = ProcessRoutes(state: state, device: self)
         device.post("processes", use: processes.start)
         device.post("processes/:request/complete", use: processes.complete)
@@ -148,7 +150,7 @@ struct DeviceRoutes {
         let selection = try await RequestDecoding.optionalJSON(ClaimRequest.self, from: request) ?? ClaimRequest(userID: nil)
         let activation = caller.activation
         let now = state.epochNow()
-        let challenge = try await state.store.transaction { tx -> AuthenticationChallenge in
+        let (challenge, notice) = try await state.store.transaction { tx -> (AuthenticationChallenge, BackchannelNotice?) in
             let current = try await caller.begin(tx, now: now)
             let authRequest = try await pendingRequest(requestID, tenant: tenant, tx: tx, now: now)
             // Account processes are started and answered by their own device only.
@@ -156,9 +158,15 @@ struct DeviceRoutes {
             if let owner = authRequest.activationID, owner != activation.id {
                 throw OAuthError(.conflict, "request_claimed", "another device has taken up this request")
             }
-            // An activation merged with invitations may sign in as any of its users.
+            // An activation merged with invitations may sign in as any of its users; a
+            // service's backchannel request names its user, and only that user's devices see it.
             var userID = current.userID
-            if let chosen = selection.userID?.rawValue, chosen != current.userID {
+            if authRequest.flow == BackchannelRoutes.flow {
+                guard let bound = authRequest.userID, try await Self.users(of: current, tx: tx).contains(bound) else {
+                    throw OAuthError.notFound("authentication request")
+                }
+                userID = bound
+            } else if let chosen = selection.userID?.rawValue, chosen != current.userID {
                 guard try await tx.linkedUsers(activationID: current.id).contains(where: { $0.id == chosen }) else {
                     throw OAuthError.invalidRequest("the activation does not stand for that user")
                 }
@@ -169,8 +177,13 @@ struct DeviceRoutes {
             var claimed = authRequest
             claimed.challenge = fresh
             claimed.userID = userID
-            return try await userInformation(claimed, activation: current, tenant: tenant, tx: tx)
+            return (
+                try await userInformation(claimed, activation: current, tenant: tenant, tx: tx),
+                // The user's other devices now show the request as taken up here.
+                try BackchannelNotice(claimed, service: nil, box: state.box, answered: false)
+            )
         }
+        await notice?.deliver(state: state, logger: context.logger)
         return JSONResponse.make(challenge)
     }
 
@@ -209,13 +222,15 @@ struct DeviceRoutes {
             challenge: Challenge(authRequest.challenge ?? ""), audience: state.issuer(forTenantNamed: tenant.name),
             expiresAt: Date(timeIntervalSince1970: TimeInterval(authRequest.expiresAt)), service: service,
             requestedAttributes: requested, requestedAuthenticators: policy.filtered(toEnrolled: activation.enrolledFactors),
-            process: try ProcessParameters.read(authRequest)?.description)
+            process: try ProcessParameters.read(authRequest)?.description, bindingMessage: authRequest.bindingMessage)
     }
 
-    /// A login follows its service's policy; an account process the tenant's policy for processes.
+    /// A login follows its service's policy (narrowed to the `acr_values` of a backchannel
+    /// request); an account process the tenant's policy for processes.
     func authenticatorPolicy(for authRequest: AuthRequestRecord, tenant: TenantRecord, tx: StoreTransaction) async throws
         -> AuthenticatorPolicy
     {
+        if let requested = authRequest.acrPolicy { return try AuthenticatorPolicy(parsing: requested) }
         if let serviceID = authRequest.serviceID {
             guard let service = try await tx.service(id: serviceID) else { throw StoreError(.corrupt, "request without service") }
             return try AuthenticatorPolicy(parsing: service.policy)
@@ -252,7 +267,7 @@ struct DeviceRoutes {
         let policy = state.lockoutPolicy(of: tenant)
         let now = state.now()
         let epoch = Int64(now.timeIntervalSince1970)
-        let outcome = try await state.store.transaction { tx -> FinishResponse in
+        let (outcome, notice) = try await state.store.transaction { tx -> (FinishResponse, BackchannelNotice?) in
                 // Read the counter, refuse a locked activation, verify, and write the outcome
                 // and the spent challenge in one transaction: parallel attempts queue here.
                 let current = try await Self.usableActivation(activation.id, tx: tx, now: epoch)
@@ -298,16 +313,18 @@ struct DeviceRoutes {
                         confirmedAttributes: try JSONCoding.string(claims.attrs.sorted()), authTime: epoch)
                     let purpose = AuthenticationPurpose(rawValue: authRequest.purpose) ?? .login
                     guard let service, purpose == .login else {
-                        return try await ProcessRoutes(state: state, device: self).approved(
+                        let result = try await ProcessRoutes(state: state, device: self).approved(
                             authRequest, purpose: purpose, activation: current, tenant: tenant, history: history, tx: tx, now: epoch)
+                        return (result, nil)
                     }
                     try await tx.insertHistory(history)
                     let user = try await tx.user(id: authRequest.userID ?? current.userID)
-                    return FinishResponse(
+                    let result = FinishResponse(
                         result: .userLogin,
                         login: LoginSummary(
                             service: ServiceInformation(clientID: ClientID(service.clientID), name: service.name),
                             username: user?.username ?? "", factors: combination.factors, authenticatedAt: now))
+                    return (result, try BackchannelNotice(authRequest, service: service, box: state.box, answered: true))
                 }
                 // A failed attempt counts once, whichever factor was wrong, and says nothing about which.
                 let failures = current.failedAttempts + 1
@@ -329,10 +346,16 @@ struct DeviceRoutes {
                 try await tx.insertHistory(failedEntry)
                 var failed = current
                 failed.failedAttempts = failures
-                return FinishResponse(
+                let result = FinishResponse(
                     result: .lockout, lockout: lock ?? LockoutInformation(isPermanent: false, lockedUntil: now),
                     userInformation: try await userInformation(retried, activation: failed, tenant: tenant, tx: tx))
+                // A permanent lock ends a backchannel request: its service learns so.
+                return (
+                    result,
+                    try BackchannelNotice(authRequest, service: service, box: state.box, answered: lock?.isPermanent == true)
+                )
             }
+        await notice?.deliver(state: state, logger: context.logger)
         context.logger.info(
             "authentication attempt",
             metadata: ["tenant": "\(tenant.name)", "activation_id": "\(activation.id)", "outcome": "\(outcome.result.rawValue)"])
@@ -389,7 +412,7 @@ struct DeviceRoutes {
         let caller = try await authenticateDevice(request, tenant: tenant)
         let activation = caller.activation
         let now = state.epochNow()
-        try await state.store.transaction { tx in
+        let notice = try await state.store.transaction { tx -> BackchannelNotice? in
             try await caller.spendToken(tx, now: now)
             let authRequest = try await pendingRequest(requestID, tenant: tenant, tx: tx, now: now)
             guard authRequest.activationID == activation.id else {
@@ -403,7 +426,9 @@ struct DeviceRoutes {
                     id: orderedID(), tenantID: tenant.id, activationID: activation.id,
                     userID: authRequest.userID, requestID: requestID, service: service?.name, purpose: authRequest.purpose,
                     outcome: "denied", factors: "[]", at: now))
+            return try BackchannelNotice(authRequest, service: service, box: state.box, answered: true)
         }
+        await notice?.deliver(state: state, logger: context.logger)
         return JSONResponse.make(["status": AuthenticationStatus.denied.rawValue])
     }
 

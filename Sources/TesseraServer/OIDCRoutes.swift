@@ -22,6 +22,7 @@ struct OIDCRoutes {
         tenant.get("authorize/status", use: status)
         tenant.get("authorize/complete", use: complete)
         tenant.post("token", use: token)
+        tenant.post("bc-authorize", use: BackchannelRoutes(state: state, oidc: self).authenticate)
         tenant.post("revoke", use: revoke)
         tenant.post("introspect", use: introspect)
         tenant.get("userinfo", use: userinfo)
@@ -40,11 +41,14 @@ struct OIDCRoutes {
         let jwksURI: String
         let revocationEndpoint: String
         let introspectionEndpoint: String
+        let backchannelAuthenticationEndpoint: String
+        let backchannelTokenDeliveryModesSupported = ["poll", "ping"]
+        let backchannelUserCodeParameterSupported = false
         let revocationEndpointAuthMethodsSupported = ["client_secret_basic", "client_secret_post", "none"]
         let introspectionEndpointAuthMethodsSupported = ["client_secret_basic", "client_secret_post"]
         let responseTypesSupported = ["code"]
         let responseModesSupported = ["query"]
-        let grantTypesSupported = ["authorization_code", "refresh_token"]
+        let grantTypesSupported = ["authorization_code", "refresh_token", BackchannelRoutes.grantType]
         let subjectTypesSupported = ["public"]
         let idTokenSigningAlgValuesSupported = ["ES256"]
         let tokenEndpointAuthMethodsSupported = ["client_secret_basic", "client_secret_post", "none"]
@@ -62,6 +66,9 @@ struct OIDCRoutes {
             case jwksURI = "jwks_uri"
             case revocationEndpoint = "revocation_endpoint"
             case introspectionEndpoint = "introspection_endpoint"
+            case backchannelAuthenticationEndpoint = "backchannel_authentication_endpoint"
+            case backchannelTokenDeliveryModesSupported = "backchannel_token_delivery_modes_supported"
+            case backchannelUserCodeParameterSupported = "backchannel_user_code_parameter_supported"
             case revocationEndpointAuthMethodsSupported = "revocation_endpoint_auth_methods_supported"
             case introspectionEndpointAuthMethodsSupported = "introspection_endpoint_auth_methods_supported"
             case responseTypesSupported = "response_types_supported"
@@ -94,7 +101,8 @@ struct OIDCRoutes {
             Discovery(
                 issuer: issuer, authorizationEndpoint: issuer + "/authorize", tokenEndpoint: issuer + "/token",
                 userinfoEndpoint: issuer + "/userinfo", jwksURI: issuer + "/jwks", revocationEndpoint: issuer + "/revoke",
-                introspectionEndpoint: issuer + "/introspect", scopesSupported: ["openid", "offline_access"],
+                introspectionEndpoint: issuer + "/introspect", backchannelAuthenticationEndpoint: issuer + "/bc-authorize",
+                scopesSupported: ["openid", "offline_access"],
                 claimsSupported: ["sub", "iss", "aud", "exp", "iat", "auth_time", "nonce", "amr", "acr", "sid"] + attributes.sorted(),
                 acrValuesSupported: combinations.sorted()))
     }
@@ -339,10 +347,14 @@ struct OIDCRoutes {
             return try await redeemCode(form: form, service: service, tenant: tenant)
         case "refresh_token":
             return try await refresh(form: form, service: service, tenant: tenant)
+        case BackchannelRoutes.grantType:
+            return try await BackchannelRoutes(state: state, oidc: self).redeem(form: form, service: service, tenant: tenant)
         case nil:
             throw OAuthError.invalidRequest("grant_type is missing")
         default:
-            throw OAuthError(.badRequest, "unsupported_grant_type", "supported grant types: authorization_code, refresh_token")
+            throw OAuthError(
+                .badRequest, "unsupported_grant_type",
+                "supported grant types: authorization_code, refresh_token, \(BackchannelRoutes.grantType)")
         }
     }
 
@@ -450,7 +462,7 @@ struct OIDCRoutes {
     /// Writes the next refresh token of the grant's family in the same transaction that
     /// spent the code or the previous token, so a concurrent reuse either sees it (and
     /// revokes it with the family) or comes before it (and this spend fails).
-    private func rotate(_ grant: GrantRecord, scope: String, service: ServiceRecord, tx: StoreTransaction, now: Int64) async throws
+    func rotate(_ grant: GrantRecord, scope: String, service: ServiceRecord, tx: StoreTransaction, now: Int64) async throws
         -> GrantOutcome
     {
         guard let user = try await tx.user(id: grant.userID) else {
@@ -497,7 +509,7 @@ struct OIDCRoutes {
         }
     }
 
-    private func issueTokens(_ outcome: GrantOutcome, service: ServiceRecord, tenant: TenantRecord, includeNonce: Bool) async throws
+    func issueTokens(_ outcome: GrantOutcome, service: ServiceRecord, tenant: TenantRecord, includeNonce: Bool) async throws
         -> Response
     {
         let issuance: Issuance

@@ -13,6 +13,8 @@ struct ServerState: Sendable {
     let adminTokenDigest: String
     let issuers: IssuerCache
     let tenants = TenantCache()
+    /// Wakes devices waiting for their users' pending requests to change.
+    let requestEvents = RequestEvents()
     let now: @Sendable () -> Date
 
     var publicURL: String { configuration.publicURL }
@@ -109,5 +111,14 @@ enum Validation {
         case "http": return ["127.0.0.1", "localhost", "[::1]", "::1"].contains(components.host ?? "")
         default: return scheme.contains(".")
         }
+    }
+
+    /// Where a server posts to a service: https, or http on a loopback host (CIBA §4
+    /// requires TLS; loopback serves development).
+    static func isNotificationEndpoint(_ text: String) -> Bool {
+        guard let components = URLComponents(string: text), let scheme = components.scheme?.lowercased(), components.fragment == nil,
+            text.count <= 2048
+        else { return false }
+        return (scheme == "https" && !(components.host ?? "").isEmpty) || (scheme == "http" && isRedirectURI(text))
     }
 }

@@ -61,12 +61,19 @@ public struct ServiceRecord: Codable, Sendable {
     public var redirectURIs: String
     public var policy: String
     public var attributes: String
+    /// `poll` or `ping` when the service may start backchannel (CIBA) authentications.
+    public var backchannelMode: String?
+    /// Where ping-mode notifications go (`backchannel_client_notification_endpoint`).
+    public var notificationEndpoint: String?
     public var createdAt: Int64
 
     public init(
         id: String, tenantID: String, clientID: String, name: String, secretDigest: String?, isPublic: Int,
-        redirectURIs: String, policy: String, attributes: String, createdAt: Int64
+        redirectURIs: String, policy: String, attributes: String, backchannelMode: String? = nil,
+        notificationEndpoint: String? = nil, createdAt: Int64
     ) {
+        self.backchannelMode = backchannelMode
+        self.notificationEndpoint = notificationEndpoint
         self.id = id
         self.tenantID = tenantID
         self.clientID = clientID
@@ -86,6 +93,8 @@ public struct ServiceRecord: Codable, Sendable {
         case secretDigest = "secret_digest"
         case isPublic = "is_public"
         case redirectURIs = "redirect_uris"
+        case backchannelMode = "backchannel_mode"
+        case notificationEndpoint = "notification_endpoint"
         case createdAt = "created_at"
     }
 }
@@ -247,6 +256,18 @@ public struct AuthRequestRecord: Codable, Sendable {
     public var authTime: Int64?
     /// An account process's parameters (JSON), e.g. the factor to add or the invitation to merge.
     public var process: String?
+    /// How the request was started: nil for a browser login or an account process,
+    /// `ciba` for a service's backchannel request (bound to its user from the start).
+    public var flow: String?
+    /// A backchannel request's text, shown on the device and by the service.
+    public var bindingMessage: String?
+    /// The factor combinations a backchannel request asked for (`acr_values`), as a policy.
+    public var acrPolicy: String?
+    /// A ping-mode client's `client_notification_token`, sealed under the master key.
+    public var sealedNotificationToken: String?
+    /// Seconds a backchannel client must wait between token requests, and its last one.
+    public var pollInterval: Int?
+    public var lastPolledAt: Int64?
     public var createdAt: Int64
     public var expiresAt: Int64
 
@@ -254,9 +275,17 @@ public struct AuthRequestRecord: Codable, Sendable {
         id: String, tenantID: String, serviceID: String?, purpose: String, status: String, challenge: String?,
         activationID: String?, userID: String?, redirectURI: String?, state: String?, nonce: String?,
         codeChallenge: String?, scope: String, browserDigest: String?, confirmedAttributes: String?, factors: String?,
-        authTime: Int64?, process: String? = nil, createdAt: Int64, expiresAt: Int64
+        authTime: Int64?, process: String? = nil, flow: String? = nil, bindingMessage: String? = nil,
+        acrPolicy: String? = nil, sealedNotificationToken: String? = nil, pollInterval: Int? = nil,
+        lastPolledAt: Int64? = nil, createdAt: Int64, expiresAt: Int64
     ) {
         self.process = process
+        self.flow = flow
+        self.bindingMessage = bindingMessage
+        self.acrPolicy = acrPolicy
+        self.sealedNotificationToken = sealedNotificationToken
+        self.pollInterval = pollInterval
+        self.lastPolledAt = lastPolledAt
         self.id = id
         self.tenantID = tenantID
         self.serviceID = serviceID
@@ -279,7 +308,12 @@ public struct AuthRequestRecord: Codable, Sendable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case id, purpose, status, challenge, state, nonce, scope, factors, process
+        case id, purpose, status, challenge, state, nonce, scope, factors, process, flow
+        case bindingMessage = "binding_message"
+        case acrPolicy = "acr_policy"
+        case sealedNotificationToken = "sealed_notification_token"
+        case pollInterval = "poll_interval"
+        case lastPolledAt = "last_polled_at"
         case tenantID = "tenant_id"
         case serviceID = "service_id"
         case activationID = "activation_id"

@@ -209,5 +209,19 @@ enum Schema {
             """,
             "CREATE INDEX audit_by_time ON audit_log (at, id)",
         ]),
+        // Client-initiated backchannel authentication (OpenID CIBA): services that may
+        // ask for a user's approval from their server, and the requests they start,
+        // which are bound to a user from the outset and seen by all of its devices.
+        (3, [
+            "ALTER TABLE services ADD COLUMN backchannel_mode TEXT",
+            "ALTER TABLE services ADD COLUMN notification_endpoint TEXT",
+            "ALTER TABLE auth_requests ADD COLUMN flow TEXT",
+            "ALTER TABLE auth_requests ADD COLUMN binding_message TEXT",
+            "ALTER TABLE auth_requests ADD COLUMN acr_policy TEXT",
+            "ALTER TABLE auth_requests ADD COLUMN sealed_notification_token TEXT",
+            "ALTER TABLE auth_requests ADD COLUMN poll_interval INTEGER",
+            "ALTER TABLE auth_requests ADD COLUMN last_polled_at BIGINT",
+            "CREATE INDEX auth_requests_by_user ON auth_requests (user_id, status)",
+        ]),
     ]
 }

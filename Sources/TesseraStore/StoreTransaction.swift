@@ -224,6 +224,44 @@ public struct StoreTransaction: Sendable {
         return rows.count == 1
     }
 
+    // MARK: Backchannel (CIBA) requests
+
+    /// The backchannel requests still open for any of `userIDs`: not answered and not expired.
+    public func openBackchannelRequests(userIDs: [String], now: Int64) async throws -> [AuthRequestRecord] {
+        guard !userIDs.isEmpty else { return [] }
+        return try await all(
+            """
+            SELECT * FROM auth_requests
+            WHERE user_id IN (\(binds: userIDs)) AND flow = 'ciba' AND status IN ('pending', 'claimed')
+                AND expires_at > \(bind: now)
+            ORDER BY created_at, id
+            """, as: AuthRequestRecord.self)
+    }
+
+    /// Records a client's token request for a backchannel request and the interval it
+    /// must keep from now on.
+    public func recordPoll(id: String, at now: Int64, interval: Int) async throws {
+        try await db.raw(
+            """
+            UPDATE auth_requests SET last_polled_at = \(bind: now), poll_interval = \(bind: interval)
+            WHERE id = \(bind: id)
+            """
+        ).run()
+    }
+
+    /// The ids of the active activations that stand for a user: its own and those merged with it.
+    public func activeActivationIDs(userID: String) async throws -> [String] {
+        struct Row: Decodable { let id: String }
+        return try await all(
+            """
+            SELECT id FROM activations WHERE user_id = \(bind: userID) AND status = 'active'
+            UNION
+            SELECT activations.id FROM activations JOIN activation_users ON activation_users.activation_id = activations.id
+            WHERE activation_users.user_id = \(bind: userID) AND activations.status = 'active'
+            """, as: Row.self
+        ).map(\.id)
+    }
+
     // MARK: Codes and refresh tokens
 
     public func insertGrant(_ grant: GrantRecord) async throws { try await insert("grants", grant) }

@@ -46,12 +46,15 @@ public struct Scenario: Sendable {
 
     public func createService(
         policy: String = "device+pin,device+biometric", attributes: [String] = ["email", "name"], isPublic: Bool = false,
-        redirectURI: String = "http://127.0.0.1:9/callback"
+        redirectURI: String = "http://127.0.0.1:9/callback", backchannelMode: String? = nil, notificationEndpoint: String? = nil,
+        name: String = "Test Service"
     ) async throws -> Service {
-        let response = try await http.postJSON(
-            "\(baseURL)/admin/tenants/\(tenant)/services",
-            ["name": "Test Service", "redirect_uris": [redirectURI], "public": isPublic, "policy": policy, "attributes": attributes],
-            headers: admin)
+        var body: [String: Any] = [
+            "name": name, "redirect_uris": [redirectURI], "public": isPublic, "policy": policy, "attributes": attributes,
+        ]
+        if let backchannelMode { body["backchannel_token_delivery_mode"] = backchannelMode }
+        if let notificationEndpoint { body["backchannel_client_notification_endpoint"] = notificationEndpoint }
+        let response = try await http.postJSON("\(baseURL)/admin/tenants/\(tenant)/services", body, headers: admin)
         guard response.status == 201 else { throw TestSupportError("service create: \(response.status) \(response.text)") }
         let json = try response.json()
         return Service(clientID: json["client_id"] as? String ?? "", clientSecret: json["client_secret"] as? String, redirectURI: redirectURI)

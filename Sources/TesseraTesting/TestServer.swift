@@ -26,14 +26,14 @@ public final class TestServer: Sendable {
     }
 
     public static func start(
-        requestLifetime: TimeInterval = 300, tls: ServerConfiguration.TLSFiles? = nil
+        requestLifetime: TimeInterval = 300, tls: ServerConfiguration.TLSFiles? = nil, backchannelInterval: Int = 5
     ) async throws -> TestServer {
         // The free port can be taken by someone else's connection before the server binds
         // it (many tests run at once): then try another one instead of waiting forever.
         var lastError: any Error = TestSupportError("the server did not start")
         for _ in 0..<5 {
             do {
-                return try await startOnce(requestLifetime: requestLifetime, tls: tls)
+                return try await startOnce(requestLifetime: requestLifetime, tls: tls, backchannelInterval: backchannelInterval)
             } catch {
                 lastError = error
             }
@@ -41,13 +41,15 @@ public final class TestServer: Sendable {
         throw lastError
     }
 
-    private static func startOnce(requestLifetime: TimeInterval, tls: ServerConfiguration.TLSFiles?) async throws -> TestServer {
+    private static func startOnce(
+        requestLifetime: TimeInterval, tls: ServerConfiguration.TLSFiles?, backchannelInterval: Int
+    ) async throws -> TestServer {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tessera-test-\(UUID().uuidString)")
         let port = try TestServerPort.free()
         let token = "test-admin-token-\(UUID().uuidString)"
         let configuration = ServerConfiguration(
             host: "127.0.0.1", port: port, dataDirectory: directory.path, adminToken: token, requestLifetime: requestLifetime,
-            tls: tls)
+            tls: tls, backchannelInterval: backchannelInterval)
         var logger = Logger(label: "tessera-test", factory: { label in StreamLogHandler.standardError(label: label) })
         logger.logLevel = .error
         let (running, continuation) = AsyncStream<Void>.makeStream()

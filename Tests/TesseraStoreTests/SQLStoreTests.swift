@@ -33,11 +33,11 @@ struct SQLStoreTests {
     func migrations() async throws {
         let path = Self.temporaryPath()
         try await withStore(path: path) { store in
-            #expect(try await store.schemaVersion() == 2)
+            #expect(try await store.schemaVersion() == SQLStore.latestSchemaVersion)
             try await store.transaction { try await seed($0) }
         }
         let reopened = try await SQLStore.openSQLite(path: path, logger: Logger(label: "test"))
-        #expect(try await reopened.schemaVersion() == 2)
+        #expect(try await reopened.schemaVersion() == SQLStore.latestSchemaVersion)
         #expect(try await reopened.read { try await $0.tenant(named: "demo") }?.id == "t1")
         try await reopened.close()
     }

@@ -69,20 +69,36 @@ struct Admin: AsyncParsableCommand {
             @Flag(help: "A public client (no secret; PKCE S256 required).") var `public` = false
             @Option(help: "Factor policy: alternatives separated by ',', factors joined by '+'.") var policy = "device+pin,device+biometric"
             @Option(help: "User attributes the service asks for, comma separated (e.g. email,name).") var attributes: String?
+            @Option(help: "Let the service start backchannel authentications (OpenID CIBA) in this token delivery mode: poll or ping.")
+            var backchannelMode: String?
+            @Option(help: "Ping mode: the service's URL for notifications (backchannel_client_notification_endpoint).")
+            var notificationEndpoint: String?
 
             func validate() throws {
-                guard !redirectUri.isEmpty else { throw ValidationError("give at least one --redirect-uri") }
+                guard !redirectUri.isEmpty || backchannelMode != nil else {
+                    throw ValidationError("give at least one --redirect-uri (or --backchannel-mode for a backchannel-only service)")
+                }
+                if let backchannelMode, !["poll", "ping"].contains(backchannelMode) {
+                    throw ValidationError("--backchannel-mode is poll or ping")
+                }
+                if (backchannelMode == "ping") != (notificationEndpoint != nil) {
+                    throw ValidationError("--notification-endpoint goes with --backchannel-mode ping, and only with it")
+                }
             }
 
             func run() async throws {
-                let body: [String: Any] = [
+                var body: [String: Any] = [
                     "name": name, "redirect_uris": redirectUri, "public": `public`, "policy": policy,
                     "attributes": (attributes ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
                         .filter { !$0.isEmpty },
                 ]
+                if let backchannelMode { body["backchannel_token_delivery_mode"] = backchannelMode }
+                if let notificationEndpoint { body["backchannel_client_notification_endpoint"] = notificationEndpoint }
                 let result = try await options.client().call("POST", "admin/tenants/\(tenant)/services", body: body)
                 if options.json { return Output.json(result) }
-                Output.fields(result as? [String: Any] ?? [:], ["client_id", "client_secret", "issuer", "policy"])
+                Output.fields(
+                    result as? [String: Any] ?? [:],
+                    ["client_id", "client_secret", "issuer", "policy", "backchannel_token_delivery_mode"])
             }
         }
 

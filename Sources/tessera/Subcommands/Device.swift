@@ -29,7 +29,7 @@ struct Device: AsyncParsableCommand {
         abstract: "A terminal authenticator: activate this machine, answer logins, and run account processes.",
         subcommands: [
             Activate.self, Login.self, Users.self, AddFactor.self, ChangePin.self, NewActivation.self, Delete.self, Devices.self,
-            Unregister.self, History.self,
+            Unregister.self, History.self, Pending.self, Approve.self, Deny.self,
         ])
 
     struct Activate: AsyncParsableCommand {
@@ -109,32 +109,42 @@ struct Device: AsyncParsableCommand {
             let text = try url ?? QRScanner.scan(imageAt: qrImage ?? "")
             guard let link = URL(string: text) else { throw ValidationError("not a URL: \(text)") }
             let authenticator = Authenticator(keyStore: try options.keyStore(), biometrics: options.biometrics())
-            var information = try await Device.reporting(json: options.json) {
+            let information = try await Device.reporting(json: options.json) {
                 try await authenticator.start(url: link, username: user)
             }
-            if deny {
-                try await Device.reporting(json: options.json) { try await authenticator.deny(information) }
-                if options.json { return Output.encodable(LoginReport(result: "denied")) }
-                return print("result: denied")
-            }
-            let result = try await Device.reporting(json: options.json) { () -> AuthenticationResult in
-                try await Device.sign(&information, factors: factors, pin: pin, otp: otp, authenticator: authenticator)
-                return try await authenticator.finish(information)
-            }
-            let report: LoginReport
-            switch result {
-            case .userLogin(let login):
-                report = LoginReport(
-                    result: "userLogin", service: login.service.name, username: login.username,
-                    factors: login.factors.map(\.rawValue))
-            case .lockout(let lockout, _):
-                report = LoginReport(result: "lockout", isPermanent: lockout.isPermanent, lockedUntil: lockout.lockedUntil)
-            default:
-                throw CLIError("the server answered a login with \(result)")
-            }
-            report.show(json: options.json)
-            if report.result == "lockout" { throw ExitCode(3) }
+            try await Device.answer(
+                information, deny: deny, factors: factors, pin: pin, otp: otp, authenticator: authenticator, json: options.json)
         }
+    }
+
+    /// Approves (signs and finishes) or denies a claimed login and prints the result;
+    /// a lockout exits with code 3.
+    static func answer(
+        _ claimed: AuthenticationUserInformation, deny: Bool, factors: String?, pin: String?, otp: String?,
+        authenticator: Authenticator, json: Bool
+    ) async throws {
+        var information = claimed
+        if deny {
+            try await Device.reporting(json: json) { try await authenticator.deny(information) }
+            if json { return Output.encodable(LoginReport(result: "denied")) }
+            return print("result: denied")
+        }
+        let result = try await Device.reporting(json: json) { () -> AuthenticationResult in
+            try await Device.sign(&information, factors: factors, pin: pin, otp: otp, authenticator: authenticator)
+            return try await authenticator.finish(information)
+        }
+        let report: LoginReport
+        switch result {
+        case .userLogin(let login):
+            report = LoginReport(
+                result: "userLogin", service: login.service.name, username: login.username, factors: login.factors.map(\.rawValue))
+        case .lockout(let lockout, _):
+            report = LoginReport(result: "lockout", isPermanent: lockout.isPermanent, lockedUntil: lockout.lockedUntil)
+        default:
+            throw CLIError("the server answered a login with \(result)")
+        }
+        report.show(json: json)
+        if report.result == "lockout" { throw ExitCode(3) }
     }
 
     /// Signs with the combination named by `factors` (default: the first requested one

@@ -1,0 +1,120 @@
+import Foundation
+import TesseraCore
+
+/// A request a service started from its server for one of this device's users (a push
+/// step-up, OpenID CIBA): show the service, the binding message and the expiry, then
+/// approve it with `Authenticator.start(pending:)` and the usual sign/finish, or `deny` it.
+public struct PendingAuthentication: Sendable, Hashable {
+    public let requestID: RequestID
+    public let service: ServiceInformation
+    public let bindingMessage: String?
+    public let username: String
+    public let expiresAt: Date
+    /// `pending`, or `ongoingOnAnotherDevice` when another device of the user took it up.
+    public let status: PendingRequestStatus
+    /// The activation that sees the request (and answers it).
+    public let activation: Activation
+
+    init(_ wire: PendingRequest, activation: Activation) {
+        requestID = wire.requestID
+        service = wire.service
+        bindingMessage = wire.bindingMessage
+        username = wire.username
+        expiresAt = wire.expiresAt
+        status = wire.status
+        self.activation = activation
+    }
+}
+
+extension Authenticator {
+    /// The requests waiting for any activation on this device, soonest expiry first.
+    public func pendingRequests() async throws -> [PendingAuthentication] {
+        var result: [PendingAuthentication] = []
+        for activation in try await registry.all() {
+            let list = try await pendingList(activation, wait: 0, version: nil)
+            result += list.requests.map { PendingAuthentication($0, activation: activation) }
+        }
+        return result.sorted { ($0.expiresAt, $0.requestID.rawValue) < ($1.expiresAt, $1.requestID.rawValue) }
+    }
+
+    /// The pending requests now and after every change, for as long as it is iterated.
+    /// Each activation long-polls its server (`wait` seconds at a time), so this works
+    /// without any push service; a push only makes the app start listening sooner.
+    public func pendingRequestUpdates(wait: Int = 25) -> AsyncThrowingStream<[PendingAuthentication], any Error> {
+        let wait = min(max(wait, 1), 30)
+        let (stream, continuation) = AsyncThrowingStream<[PendingAuthentication], any Error>.makeStream()
+        let task = Task {
+            do {
+                let activations = try await registry.all()
+                let snapshot = PendingSnapshot(expected: activations.count)
+                if activations.isEmpty { continuation.yield([]) }
+                try await withThrowingTaskGroup(of: Void.self) { group in
+                    for activation in activations {
+                        group.addTask {
+                            var version: String?
+                            while !Task.isCancelled {
+                                let list = try await pendingList(activation, wait: version == nil ? 0 : wait, version: version)
+                                guard list.version != version else { continue }
+                                version = list.version
+                                let requests = list.requests.map { PendingAuthentication($0, activation: activation) }
+                                if let all = await snapshot.update(activation.id, requests) { continuation.yield(all) }
+                            }
+                        }
+                    }
+                    try await group.waitForAll()
+                }
+                continuation.finish()
+            } catch {
+                continuation.finish(throwing: error)
+            }
+        }
+        continuation.onTermination = { _ in task.cancel() }
+        return stream
+    }
+
+    /// Claims a pending request for this device; the others then see it as
+    /// `ongoingOnAnotherDevice`. Sign the result and `finish` it as any login.
+    public func start(pending: PendingAuthentication) async throws -> AuthenticationUserInformation {
+        let activation = pending.activation
+        let path = "device/authentications/\(pending.requestID.rawValue)/claim"
+        let wire = try await devicePost(activation, path, body: ClaimRequest(userID: nil), as: AuthenticationChallenge.self)
+        guard wire.audience == activation.issuer, wire.requestID == pending.requestID else {
+            throw TesseraKitError.transport("the server answered for another request")
+        }
+        return AuthenticationUserInformation(wire, activation: activation)
+    }
+
+    /// Declines a pending request: the service's token request gets `access_denied`.
+    public func deny(pending: PendingAuthentication) async throws {
+        try await deny(try await start(pending: pending))
+    }
+
+    /// Where a pending request stands now, as this device sees it: authenticated,
+    /// ongoing on another device, canceled, failed, timeout, or still pending.
+    public func status(of pending: PendingAuthentication) async throws -> PendingRequestStatus {
+        let path = "device/authentications/\(pending.requestID.rawValue)"
+        return try await deviceGet(pending.activation, path, as: PendingRequestState.self).status
+    }
+
+    func pendingList(_ activation: Activation, wait: Int, version: String?) async throws -> PendingRequestList {
+        var query = ""
+        if let version, wait > 0 { query = "?wait=\(wait)&version=\(version)" }
+        // The server holds a long poll up to `wait` seconds: give the answer time beyond that.
+        return try await deviceGet(
+            activation, "device/pending", query: query, timeout: TimeInterval(wait + 15), as: PendingRequestList.self)
+    }
+}
+
+/// The latest list of each activation; complete once every activation has reported.
+private actor PendingSnapshot {
+    let expected: Int
+    var lists: [ActivationID: [PendingAuthentication]] = [:]
+
+    init(expected: Int) { self.expected = expected }
+
+    func update(_ id: ActivationID, _ requests: [PendingAuthentication]) -> [PendingAuthentication]? {
+        lists[id] = requests
+        guard lists.count == expected else { return nil }
+        return lists.values.flatMap { $0 }.sorted { ($0.expiresAt, $0.requestID.rawValue) < ($1.expiresAt, $1.requestID.rawValue) }
+    }
+}

@@ -1,0 +1,286 @@
+import AsyncHTTPClient
+import Foundation
+import Hummingbird
+import Logging
+import TesseraCore
+import TesseraCrypto
+import TesseraStore
+
+/// OpenID Connect Client-Initiated Backchannel Authentication (CIBA 1.0), poll and ping
+/// modes: a service asks from its server for a known user's approval; every device
+/// of the user sees the request; the service collects the tokens at the token endpoint.
+struct BackchannelRoutes {
+    let state: ServerState
+    let oidc: OIDCRoutes
+
+    static let grantType = "urn:openid:params:grant-type:ciba"
+    static let flow = "ciba"
+    /// The longest `requested_expiry` a service may ask for, in seconds.
+    static let maximumExpiry = 600
+    static let maximumBindingMessage = 128
+    static let maximumNotificationToken = 1024
+    /// What each `slow_down` adds to a request's interval (CIBA §11 and RFC 8628 §3.5).
+    static let slowDownStep = 5
+
+    enum Mode: String {
+        case poll, ping
+    }
+
+    struct AuthenticationResponse: Codable {
+        let authReqID: String
+        let expiresIn: Int
+        let interval: Int
+
+        enum CodingKeys: String, CodingKey {
+            case interval
+            case authReqID = "auth_req_id"
+            case expiresIn = "expires_in"
+        }
+    }
+
+    // MARK: Backchannel authentication endpoint
+
+    /// `POST {issuer}/bc-authorize` (CIBA §7): client authentication, one hint, scope,
+    /// `binding_message`, `acr_values`, `requested_expiry` and, for ping, `client_notification_token`.
+    @Sendable func authenticate(_ request: Request, context: BasicRequestContext) async throws -> Response {
+        let tenant = try await state.tenant(named: context.parameters.get("tenant") ?? "")
+        let form = try await RequestDecoding.form(from: request)
+        let service = try await oidc.authenticateClient(request, form: form, tenant: tenant)
+        guard service.secretDigest != nil, let mode = service.backchannelMode.flatMap(Mode.init(rawValue:)) else {
+            throw OAuthError(.badRequest, "unauthorized_client", "this client is not registered for backchannel authentication")
+        }
+        if form["request"] != nil { throw OAuthError.invalidRequest("signed authentication requests are not supported") }
+        let scopes = (form["scope"] ?? "").split(separator: " ").map(String.init)
+        guard scopes.contains("openid") else { throw OAuthError(.badRequest, "invalid_scope", "the scope must include openid") }
+
+        let user = try await hintedUser(form, tenant: tenant)
+        let bindingMessage = try Self.bindingMessage(form["binding_message"])
+        let servicePolicy = try AuthenticatorPolicy(parsing: service.policy)
+        let policy = try Self.requestedPolicy(form["acr_values"], allowedBy: servicePolicy)
+        var lifetime = Int(state.configuration.requestLifetime)
+        if let requested = form["requested_expiry"] {
+            guard let seconds = Int(requested), (1...Self.maximumExpiry).contains(seconds) else {
+                throw OAuthError.invalidRequest("requested_expiry must be 1 to \(Self.maximumExpiry) seconds")
+            }
+            lifetime = seconds
+        }
+        let requestID = Secrets.randomToken(byteCount: 16)
+        var sealedToken: String?
+        if mode == .ping {
+            guard let token = form["client_notification_token"], (1...Self.maximumNotificationToken).contains(token.count) else {
+                throw OAuthError.invalidRequest("ping mode needs a client_notification_token of at most \(Self.maximumNotificationToken) characters")
+            }
+            sealedToken = try state.box.seal(Data(token.utf8), context: "ciba-notification:\(requestID)")
+        }
+        let now = state.epochNow()
+        let interval = state.configuration.backchannelInterval
+        try await state.store.transaction { tx in
+            guard !(try await tx.activeActivationIDs(userID: user.id)).isEmpty else {
+                throw OAuthError(.badRequest, "unknown_user_id", "the user has no activated device")
+            }
+            try await tx.insertAuthRequest(
+                AuthRequestRecord(
+                    id: requestID, tenantID: tenant.id, serviceID: service.id, purpose: AuthenticationPurpose.login.rawValue,
+                    status: AuthenticationStatus.pending.rawValue, challenge: nil, activationID: nil, userID: user.id,
+                    redirectURI: nil, state: nil, nonce: nil, codeChallenge: nil, scope: scopes.joined(separator: " "),
+                    browserDigest: nil, confirmedAttributes: nil, factors: nil, authTime: nil, flow: Self.flow,
+                    bindingMessage: bindingMessage, acrPolicy: policy?.description, sealedNotificationToken: sealedToken,
+                    pollInterval: interval, lastPolledAt: nil, createdAt: now, expiresAt: now + Int64(lifetime)))
+        }
+        await state.requestEvents.publish(userID: user.id)
+        context.logger.info(
+            "backchannel authentication requested",
+            metadata: ["tenant": "\(tenant.name)", "client_id": "\(service.clientID)", "mode": "\(mode.rawValue)"])
+        return JSONResponse.make(AuthenticationResponse(authReqID: requestID, expiresIn: lifetime, interval: interval))
+    }
+
+    /// The user named by exactly one hint: `login_hint` (the username) or `id_token_hint`
+    /// (an ID token this issuer signed).
+    private func hintedUser(_ form: [String: String], tenant: TenantRecord) async throws -> UserRecord {
+        let hints = ["login_hint", "id_token_hint", "login_hint_token"].filter { form[$0] != nil }
+        guard hints.count == 1 else {
+            throw OAuthError.invalidRequest("give exactly one of login_hint and id_token_hint")
+        }
+        let userID: String
+        switch hints[0] {
+        case "login_hint":
+            let username = form["login_hint"] ?? ""
+            guard let user = try await state.store.read({ try await $0.user(tenantID: tenant.id, username: username) }) else {
+                throw OAuthError(.badRequest, "unknown_user_id", "login_hint names no user of this tenant")
+            }
+            return user
+        case "id_token_hint":
+            let claims: IDTokenHintClaims
+            do {
+                claims = try await state.tokenIssuer(for: tenant).verify(form["id_token_hint"] ?? "", as: IDTokenHintClaims.self)
+            } catch {
+                throw OAuthError.invalidRequest("id_token_hint is not an ID token signed by this issuer")
+            }
+            guard claims.iss == state.issuer(forTenantNamed: tenant.name) else {
+                throw OAuthError.invalidRequest("id_token_hint was issued by another issuer")
+            }
+            userID = claims.sub
+        default:
+            throw OAuthError.invalidRequest("login_hint_token is not supported; use login_hint or id_token_hint")
+        }
+        guard let user = try await state.store.read({ try await $0.user(id: userID) }), user.tenantID == tenant.id else {
+            throw OAuthError(.badRequest, "unknown_user_id", "id_token_hint names a user who no longer exists")
+        }
+        return user
+    }
+
+    static func bindingMessage(_ text: String?) throws -> String? {
+        guard let text else { return nil }
+        guard (1...maximumBindingMessage).contains(text.count),
+            !text.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
+        else {
+            throw OAuthError(
+                .badRequest, "invalid_binding_message",
+                "binding_message must be 1 to \(maximumBindingMessage) characters without control characters")
+        }
+        return text
+    }
+
+    /// `acr_values` as factor combinations (`urn:tessera:acr:device+pin …`), each of
+    /// which the service's policy must allow; nil when absent (the service's policy applies).
+    static func requestedPolicy(_ text: String?, allowedBy servicePolicy: AuthenticatorPolicy) throws -> AuthenticatorPolicy? {
+        guard let text else { return nil }
+        let prefix = OIDCRoutes.acr(for: FactorCombination([]))
+        var combinations: [String] = []
+        for value in text.split(separator: " ") {
+            guard value.hasPrefix(prefix) else {
+                throw OAuthError.invalidRequest("acr_values: \(value.prefix(64)) is not a factor combination of this server")
+            }
+            combinations.append(String(value.dropFirst(prefix.count)))
+        }
+        let policy: AuthenticatorPolicy
+        do {
+            policy = try AuthenticatorPolicy(parsing: combinations.joined(separator: ","))
+        } catch {
+            throw OAuthError.invalidRequest("acr_values: \(error)")
+        }
+        for combination in policy.alternatives where !servicePolicy.allows(combination) {
+            throw OAuthError.invalidRequest("acr_values: \(combination) is not allowed by the service's policy")
+        }
+        return policy
+    }
+
+    // MARK: Token endpoint grant
+
+    /// The `urn:openid:params:grant-type:ciba` grant (CIBA §10.1, §11): the tokens once
+    /// the user approved, or why not yet (`authorization_pending`, `slow_down`) or not at all.
+    func redeem(form: [String: String], service: ServiceRecord, tenant: TenantRecord) async throws -> Response {
+        guard service.backchannelMode != nil, service.secretDigest != nil else {
+            throw OAuthError(.badRequest, "unauthorized_client", "this client is not registered for backchannel authentication")
+        }
+        guard let requestID = form["auth_req_id"] else { throw OAuthError.invalidRequest("auth_req_id is missing") }
+        let now = state.epochNow()
+        let outcome: OIDCRoutes.GrantOutcome = try await state.store.transaction { tx in
+            guard let record = try await tx.authRequest(id: requestID), record.flow == Self.flow, record.tenantID == tenant.id,
+                record.serviceID == service.id, let userID = record.userID
+            else { throw OAuthError.invalidGrant("auth_req_id is not valid for this client") }
+            switch AuthenticationStatus(rawValue: record.status) ?? .expired {
+            case .pending, .claimed:
+                guard record.expiresAt > now else { throw Self.expired }
+                let interval = record.pollInterval ?? state.configuration.backchannelInterval
+                // Polling faster than the interval earns a longer one; either answer commits
+                // the time of this request.
+                if let last = record.lastPolledAt, now < last + Int64(interval) {
+                    try await tx.recordPoll(id: record.id, at: now, interval: interval + Self.slowDownStep)
+                    return .refused(
+                        OAuthError(.badRequest, "slow_down", "poll at most every \(interval + Self.slowDownStep) seconds"))
+                }
+                try await tx.recordPoll(id: record.id, at: now, interval: interval)
+                return .refused(OAuthError(.badRequest, "authorization_pending", "the user has not answered yet"))
+            case .approved:
+                guard try await tx.completeAuthRequest(id: record.id) else { throw Self.used }
+                let grant = GrantRecord(
+                    digest: "", kind: "ciba", familyID: Secrets.randomToken(byteCount: 16), tenantID: tenant.id,
+                    serviceID: service.id, userID: userID, redirectURI: nil, codeChallenge: nil, nonce: nil, scope: record.scope,
+                    factors: record.factors ?? "[]", confirmedAttributes: record.confirmedAttributes ?? "[]",
+                    authTime: record.authTime ?? now, expiresAt: now, usedAt: nil, revoked: 0)
+                return try await oidc.rotate(grant, scope: record.scope, service: service, tx: tx, now: now)
+            case .denied:
+                throw OAuthError(.badRequest, "access_denied", "the user declined the request")
+            case .locked:
+                throw OAuthError(.badRequest, "access_denied", "the device is locked after too many failed attempts")
+            case .expired:
+                throw Self.expired
+            case .completed:
+                throw Self.used
+            }
+        }
+        return try await oidc.issueTokens(outcome, service: service, tenant: tenant, includeNonce: false)
+    }
+
+    static let expired = OAuthError(.badRequest, "expired_token", "the backchannel request expired before the user answered")
+    static let used = OAuthError.invalidGrant("the tokens for this auth_req_id were issued already")
+}
+
+// MARK: Notices and pings
+
+/// What taking up or answering a backchannel request owes: a wake-up for the devices
+/// of its user and, once answered in ping mode, the service's ping. Built inside the
+/// transaction, delivered after it commits.
+struct BackchannelNotice: Sendable {
+    let userID: String
+    let ping: BackchannelPing?
+
+    /// Nil for anything but a backchannel request.
+    init?(_ record: AuthRequestRecord, service: ServiceRecord?, box: SecretBox, answered: Bool) throws {
+        guard record.flow == BackchannelRoutes.flow, let userID = record.userID else { return nil }
+        self.userID = userID
+        ping = answered ? try BackchannelPing.owed(for: record, service: service, box: box) : nil
+    }
+
+    func deliver(state: ServerState, logger: Logger) async {
+        await state.requestEvents.publish(userID: userID)
+        ping?.send(logger: logger)
+    }
+}
+
+// MARK: Ping notifications
+
+/// A ping-mode notification owed to a service: its request was answered.
+struct BackchannelPing: Sendable {
+    let endpoint: String
+    let token: String
+    let authReqID: String
+
+    /// The ping for a backchannel request of a ping-mode service, read inside the
+    /// transaction that answered it.
+    static func owed(for record: AuthRequestRecord, service: ServiceRecord?, box: SecretBox) throws -> BackchannelPing? {
+        guard record.flow == BackchannelRoutes.flow, let service, service.backchannelMode == BackchannelRoutes.Mode.ping.rawValue,
+            let endpoint = service.notificationEndpoint, let sealed = record.sealedNotificationToken
+        else { return nil }
+        let token = try box.open(sealed, context: "ciba-notification:\(record.id)")
+        return BackchannelPing(endpoint: endpoint, token: String(decoding: token, as: UTF8.self), authReqID: record.id)
+    }
+
+    /// Posts `{"auth_req_id": …}` with the client's bearer token (CIBA §10.2), retrying
+    /// a few times. A ping that never arrives costs the service nothing but time: it
+    /// may still poll the token endpoint.
+    func send(logger: Logger) {
+        let ping = self
+        Task {
+            var request = HTTPClientRequest(url: ping.endpoint)
+            request.method = .POST
+            request.headers.add(name: "Authorization", value: "Bearer \(ping.token)")
+            request.headers.add(name: "Content-Type", value: "application/json")
+            let body = (try? JSONEncoder().encode(["auth_req_id": ping.authReqID])) ?? Data()
+            request.body = .bytes(ByteBuffer(bytes: body))
+            for attempt in 0..<3 {
+                if attempt > 0 { try? await Task.sleep(for: .seconds(1 << attempt)) }
+                do {
+                    let response = try await HTTPClient.shared.execute(request, timeout: .seconds(10))
+                    _ = try? await response.body.collect(upTo: 64 * 1024)
+                    if (200..<300).contains(response.status.code) { return }
+                    logger.warning(
+                        "backchannel ping refused", metadata: ["status": "\(response.status.code)", "endpoint": "\(ping.endpoint)"])
+                } catch {
+                    logger.warning("backchannel ping failed", metadata: ["endpoint": "\(ping.endpoint)", "error": "\(error)"])
+                }
+            }
+        }
+    }
+}

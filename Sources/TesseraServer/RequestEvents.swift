@@ -1,0 +1,69 @@
+import Foundation
+
+/// Tells devices that wait on their pending list (a long poll) that a user's requests
+/// changed: a service started one, or a device took one up or answered it.
+///
+/// A waiter registers before it reads the list, so a change that lands between the
+/// read and the wait still wakes it.
+actor RequestEvents {
+    private struct Waiter {
+        let users: Set<String>
+        var fired = false
+        var continuation: CheckedContinuation<Void, Never>?
+    }
+
+    private var waiters: [UUID: Waiter] = [:]
+    private var closed = false
+
+    func register(users: Set<String>) -> UUID {
+        let id = UUID()
+        waiters[id] = Waiter(users: users, fired: closed)
+        return id
+    }
+
+    /// Releases every waiter, now and from now on (the server is shutting down).
+    func close() {
+        closed = true
+        for id in waiters.keys { fire(id) }
+    }
+
+    func publish(userID: String) {
+        for (id, waiter) in waiters where waiter.users.contains(userID) { fire(id) }
+    }
+
+    /// Returns when the waiter's users changed since it registered, or after `timeout`
+    /// (or at once when the calling task is cancelled). The waiter is gone afterwards.
+    func wait(_ id: UUID, timeout: Duration) async {
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { await self.suspend(id) }
+            group.addTask {
+                try? await Task.sleep(for: timeout)
+                await self.fire(id)
+            }
+            await group.next()
+            group.cancelAll()
+            await group.waitForAll()
+        }
+        waiters[id] = nil
+    }
+
+    func discard(_ id: UUID) { waiters.removeValue(forKey: id)?.continuation?.resume() }
+
+    private func fire(_ id: UUID) {
+        guard var waiter = waiters[id] else { return }
+        if let continuation = waiter.continuation {
+            waiters[id] = nil
+            continuation.resume()
+        } else {
+            waiter.fired = true
+            waiters[id] = waiter
+        }
+    }
+
+    private func suspend(_ id: UUID) async {
+        await withCheckedContinuation { continuation in
+            guard let waiter = waiters[id], !waiter.fired else { return continuation.resume() }
+            waiters[id]?.continuation = continuation
+        }
+    }
+}
