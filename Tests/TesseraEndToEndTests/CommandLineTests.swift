@@ -181,4 +181,65 @@ struct CommandLineTests {
         process.terminate()
         try await Subprocess.waitForExit(process)
     }
+
+    @Test("push step-up from the command line: service --backchannel-mode, device pending --wait, approve, deny")
+    func backchannel() async throws {
+        let dataDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("tessera-cli-\(UUID().uuidString)")
+        let phone = dataDirectory.appendingPathComponent("phone").path
+        let port = try TestServerPort.free()
+        let server = "http://127.0.0.1:\(port)"
+        defer { try? FileManager.default.removeItem(at: dataDirectory) }
+        let (process, generated, _) = try await startServe(dataDirectory: dataDirectory, port: port)
+        defer { if process.isRunning { process.terminate() } }
+        let token = try #require(generated)
+        let admin = ["TESSERA_SERVER": server, "TESSERA_ADMIN_TOKEN": token]
+
+        #expect(try await tessera(["admin", "tenant", "create", "bank"], environment: admin).0 == 0)
+        let refused = try await tessera(
+            ["admin", "service", "create", "--tenant", "bank", "--name", "Teller", "--backchannel-mode", "ping"], environment: admin)
+        #expect(refused.0 != 0, "ping mode needs --notification-endpoint")
+        let created = try await tessera(
+            ["admin", "service", "create", "--tenant", "bank", "--name", "Teller", "--backchannel-mode", "poll", "--policy", "device+pin",
+             "--json"], environment: admin)
+        #expect(created.1["backchannel_token_delivery_mode"] as? String == "poll", "\(created.2)")
+        let service = Scenario.Service(
+            clientID: try #require(created.1["client_id"] as? String), clientSecret: created.1["client_secret"] as? String, redirectURI: "")
+        #expect(try await tessera(["admin", "user", "create", "--tenant", "bank", "--username", "olga"], environment: admin).0 == 0)
+        let invite = try await tessera(["admin", "invite", "--tenant", "bank", "--username", "olga", "--json"], environment: admin)
+        let activated = try await tessera(["device", "activate", try #require(invite.1["url"] as? String), "--pin", "2468", "--store", phone])
+        #expect(activated.0 == 0, "\(activated.2)")
+
+        // The device waits for a request; the service's server starts one meanwhile.
+        let waiting = Task { try await Subprocess.run(tesseraBinary, ["device", "pending", "--wait", "60", "--store", phone, "--json"]) }
+        try await Task.sleep(for: .milliseconds(500))
+        let scenario = Scenario(baseURL: server, adminToken: token, tenant: "bank")
+        let started = try await scenario.tokenRequest(
+            ["scope": "openid", "login_hint": "olga", "binding_message": "Withdraw 100"], service: service, endpoint: "bc-authorize")
+        let id = try #require(try started.json()["auth_req_id"] as? String, "\(started.text)")
+        let listed = try await waiting.value
+        let object = (try? JSONSerialization.jsonObject(with: Data(listed.output.utf8))) as? [String: Any] ?? [:]
+        let rows = object["requests"] as? [[String: Any]] ?? []
+        #expect(rows.count == 1 && rows.first?["id"] as? String == id, "\(listed.output)\(listed.errors)")
+        #expect(rows.first?["service"] as? String == "Teller")
+        #expect(rows.first?["binding_message"] as? String == "Withdraw 100")
+        let text = try await tessera(["device", "pending", "--store", phone])
+        #expect(text.2.hasPrefix("\(id)\tTeller\tWithdraw 100\tolga\t"), "\(text.2)")
+
+        let approved = try await tessera(["device", "approve", id, "--pin", "2468", "--store", phone, "--json"])
+        #expect(approved.0 == 0 && approved.1["result"] as? String == "userLogin", "\(approved.2)")
+        let tokens = try await scenario.tokenRequest(["grant_type": "urn:openid:params:grant-type:ciba", "auth_req_id": id], service: service)
+        let idToken = try tokens.json()["id_token"] as? String
+        #expect(tokens.status == 200 && idToken != nil, "\(tokens.text)")
+        #expect(try await tessera(["device", "approve", id, "--pin", "2468", "--store", phone]).0 == 1, "answered already")
+
+        let second = try await scenario.tokenRequest(["scope": "openid", "login_hint": "olga"], service: service, endpoint: "bc-authorize")
+        let secondID = try #require(try second.json()["auth_req_id"] as? String)
+        let denied = try await tessera(["device", "deny", secondID, "--store", phone, "--json"])
+        #expect(denied.0 == 0 && denied.1["result"] as? String == "denied", "\(denied.2)")
+        let refusal = try await scenario.tokenRequest(["grant_type": "urn:openid:params:grant-type:ciba", "auth_req_id": secondID], service: service)
+        #expect(try refusal.json()["error"] as? String == "access_denied")
+        #expect(try await tessera(["device", "pending", "--store", phone, "--json"]).1["requests"] as? [Any] != nil)
+        process.terminate()
+        try await Subprocess.waitForExit(process)
+    }
 }
