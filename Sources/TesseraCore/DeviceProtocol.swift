@@ -304,6 +304,8 @@ public struct FinishRequest: Codable, Sendable {
 
 public enum FinishOutcome: String, Codable, Sendable {
     case userLogin
+    /// An in-app login was approved: the app fetches its authorization code next.
+    case serviceLogin
     case lockout
     case apiAccessAddFactor
     case apiAccessChangePin

@@ -186,6 +186,21 @@ struct AnyKey: CodingKey {
 public struct IDTokenHintClaims: JWTPayload {
     public let iss: String
     public let sub: String
+    /// The audience (one client id or several).
+    public let aud: [String]
+
+    enum CodingKeys: String, CodingKey { case iss, sub, aud }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        iss = try container.decode(String.self, forKey: .iss)
+        sub = try container.decode(String.self, forKey: .sub)
+        if let single = try? container.decode(String.self, forKey: .aud) {
+            aud = [single]
+        } else {
+            aud = try container.decode([String].self, forKey: .aud)
+        }
+    }
 
     public func verify(using algorithm: some JWTAlgorithm) async throws {}
 }

@@ -6,6 +6,8 @@ import TesseraCrypto
 public enum AuthenticationResult: Sendable {
     /// A browser or QR login succeeded.
     case userLogin(UserLoginResult)
+    /// An in-app login was approved: get its code with `Authenticator.fetchAuthorizationCode`.
+    case serviceLogin(ServiceLoginResult)
     /// A factor was wrong (which one is not disclosed). Wait for `lockedUntil`, then sign
     /// the fresh `AuthenticationUserInformation` again with all factors.
     case lockout(LockoutInformation, AuthenticationUserInformation)
@@ -155,7 +157,8 @@ public struct Authenticator: Sendable {
                 requestID: $0.requestID, purpose: $0.purpose, expiresAt: $0.expiresAt, description: $0.description,
                 activation: activation, pinSalt: $0.pinSalt)
         }
-        guard (response.result == .userLogin && information.purpose == .login) || response.result == .lockout
+        guard (response.result == .userLogin && information.purpose == .login && !information.inApp)
+            || (response.result == .serviceLogin && information.inApp) || response.result == .lockout
             || (response.result == .apiAccessMergeComplete && information.purpose == .merge)
             || (process?.purpose == information.purpose && process?.requestID == information.requestID)
         else { throw TesseraKitError.transport("the server's result does not match the request") }
@@ -171,6 +174,12 @@ public struct Authenticator: Sendable {
             let user = LinkedUser(userID: merged.idmIdentifier, username: merged.username)
             _ = try await registry.update(activation.id) { $0.linkedUsers = ($0.linkedUsers ?? []) + [user] }
             return .apiAccessMergeComplete(idmIdentifier: merged.idmIdentifier)
+        case .serviceLogin:
+            guard let login = response.login else { throw TesseraKitError.transport("login result without details") }
+            return .serviceLogin(
+                ServiceLoginResult(
+                    requestID: information.requestID, service: login.service, username: login.username, factors: login.factors,
+                    authenticatedAt: login.authenticatedAt, activation: activation))
         case .userLogin:
             guard let login = response.login else { throw TesseraKitError.transport("login result without details") }
             return .userLogin(
@@ -181,6 +190,7 @@ public struct Authenticator: Sendable {
             }
             var retry = AuthenticationUserInformation(fresh, activation: activation)
             retry.confirmedAttributes = information.confirmedAttributes
+            retry.inApp = information.inApp
             return .lockout(lockout, retry)
         }
     }

@@ -55,6 +55,8 @@ public struct AuthenticationUserInformation: Sendable {
     public let activation: Activation
     let challenge: Challenge
     let audience: String
+    /// Started by `fetchInAppAuthenticationInitializationData`: ends in `serviceLogin`.
+    var inApp = false
 
     /// The attributes the user agrees to release; all requested ones unless changed.
     public var confirmedAttributes: Set<String>

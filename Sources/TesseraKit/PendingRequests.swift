@@ -27,13 +27,22 @@ public struct PendingAuthentication: Sendable, Hashable {
 }
 
 extension Authenticator {
-    /// The requests waiting for any activation on this device, soonest expiry first.
+    /// The requests waiting for any activation on this device, soonest expiry first. An
+    /// activation that cannot ask (removed on the server, locked) does not hide the
+    /// others' requests; only when none can ask is its error thrown.
     public func pendingRequests() async throws -> [PendingAuthentication] {
         var result: [PendingAuthentication] = []
-        for activation in try await registry.all() {
-            let list = try await pendingList(activation, wait: 0, version: nil)
-            result += list.requests.map { PendingAuthentication($0, activation: activation) }
+        var failures: [any Error] = []
+        let activations = try await registry.all()
+        for activation in activations {
+            do {
+                let list = try await pendingList(activation, wait: 0, version: nil)
+                result += list.requests.map { PendingAuthentication($0, activation: activation) }
+            } catch {
+                failures.append(error)
+            }
         }
+        if let failure = failures.first, failures.count == activations.count { throw failure }
         return result.sorted { ($0.expiresAt, $0.requestID.rawValue) < ($1.expiresAt, $1.requestID.rawValue) }
     }
 
@@ -52,8 +61,22 @@ extension Authenticator {
                     for activation in activations {
                         group.addTask {
                             var version: String?
+                            var backOff = 1
                             while !Task.isCancelled {
-                                let list = try await pendingList(activation, wait: version == nil ? 0 : wait, version: version)
+                                let list: PendingRequestList
+                                do {
+                                    list = try await pendingList(activation, wait: version == nil ? 0 : wait, version: version)
+                                    backOff = 1
+                                } catch {
+                                    // One activation that cannot ask (offline, locked, removed) shows
+                                    // nothing and tries again later; the others go on.
+                                    if Task.isCancelled { return }
+                                    if version != "", let all = await snapshot.update(activation.id, []) { continuation.yield(all) }
+                                    version = ""
+                                    try await Task.sleep(for: .seconds(backOff))
+                                    backOff = min(backOff * 2, 60)
+                                    continue
+                                }
                                 guard list.version != version else { continue }
                                 version = list.version
                                 let requests = list.requests.map { PendingAuthentication($0, activation: activation) }

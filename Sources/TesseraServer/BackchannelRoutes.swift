@@ -53,7 +53,7 @@ struct BackchannelRoutes {
         let scopes = (form["scope"] ?? "").split(separator: " ").map(String.init)
         guard scopes.contains("openid") else { throw OAuthError(.badRequest, "invalid_scope", "the scope must include openid") }
 
-        let user = try await hintedUser(form, tenant: tenant)
+        let user = try await hintedUser(form, tenant: tenant, service: service)
         let bindingMessage = try Self.bindingMessage(form["binding_message"])
         let servicePolicy = try AuthenticatorPolicy(parsing: service.policy)
         let policy = try Self.requestedPolicy(form["acr_values"], allowedBy: servicePolicy)
@@ -67,8 +67,11 @@ struct BackchannelRoutes {
         let requestID = Secrets.randomToken(byteCount: 16)
         var sealedToken: String?
         if mode == .ping {
-            guard let token = form["client_notification_token"], (1...Self.maximumNotificationToken).contains(token.count) else {
-                throw OAuthError.invalidRequest("ping mode needs a client_notification_token of at most \(Self.maximumNotificationToken) characters")
+            guard let token = form["client_notification_token"], (1...Self.maximumNotificationToken).contains(token.count),
+                Self.isBearerToken(token)
+            else {
+                throw OAuthError.invalidRequest(
+                    "ping mode needs a client_notification_token: a bearer token (RFC 6750 §2.1) of at most \(Self.maximumNotificationToken) characters")
             }
             sealedToken = try state.box.seal(Data(token.utf8), context: "ciba-notification:\(requestID)")
         }
@@ -96,7 +99,7 @@ struct BackchannelRoutes {
 
     /// The user named by exactly one hint: `login_hint` (the username) or `id_token_hint`
     /// (an ID token this issuer signed).
-    private func hintedUser(_ form: [String: String], tenant: TenantRecord) async throws -> UserRecord {
+    private func hintedUser(_ form: [String: String], tenant: TenantRecord, service: ServiceRecord) async throws -> UserRecord {
         let hints = ["login_hint", "id_token_hint", "login_hint_token"].filter { form[$0] != nil }
         guard hints.count == 1 else {
             throw OAuthError.invalidRequest("give exactly one of login_hint and id_token_hint")
@@ -119,6 +122,10 @@ struct BackchannelRoutes {
             guard claims.iss == state.issuer(forTenantNamed: tenant.name) else {
                 throw OAuthError.invalidRequest("id_token_hint was issued by another issuer")
             }
+            // An ID token issued to this client (CIBA §7.1), not an access token or another client's token.
+            guard claims.aud.contains(service.clientID) else {
+                throw OAuthError.invalidRequest("id_token_hint was not issued to this client")
+            }
             userID = claims.sub
         default:
             throw OAuthError.invalidRequest("login_hint_token is not supported; use login_hint or id_token_hint")
@@ -129,10 +136,23 @@ struct BackchannelRoutes {
         return user
     }
 
+    /// RFC 6750 §2.1 `b64token`: what can travel in an `Authorization: Bearer` header.
+    static func isBearerToken(_ text: String) -> Bool {
+        let body = text.drop(while: { $0 != "=" })
+        let head = text.prefix(text.count - body.count)
+        return !head.isEmpty && body.allSatisfy { $0 == "=" }
+            && head.unicodeScalars.allSatisfy { scalar in
+                (scalar.isASCII && (scalar.properties.isAlphabetic || ("0"..."9").contains(scalar))) || "-._~+/".unicodeScalars.contains(scalar)
+            }
+    }
+
     static func bindingMessage(_ text: String?) throws -> String? {
         guard let text else { return nil }
+        // No control, format (bidirectional overrides, zero-width) or separator characters:
+        // the device must show exactly what the service shows.
+        let hidden: Set<Unicode.GeneralCategory> = [.control, .format, .lineSeparator, .paragraphSeparator]
         guard (1...maximumBindingMessage).contains(text.count),
-            !text.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
+            !text.unicodeScalars.contains(where: { hidden.contains($0.properties.generalCategory) })
         else {
             throw OAuthError(
                 .badRequest, "invalid_binding_message",
@@ -184,8 +204,9 @@ struct BackchannelRoutes {
                 guard record.expiresAt > now else { throw Self.expired }
                 let interval = record.pollInterval ?? state.configuration.backchannelInterval
                 // Polling faster than the interval earns a longer one; either answer commits
-                // the time of this request.
-                if let last = record.lastPolledAt, now < last + Int64(interval) {
+                // the time of this request. Times are whole seconds: one second of slack
+                // keeps a client that waits exactly the interval out of trouble.
+                if let last = record.lastPolledAt, now + 1 < last + Int64(interval) {
                     try await tx.recordPoll(id: record.id, at: now, interval: interval + Self.slowDownStep)
                     return .refused(
                         OAuthError(.badRequest, "slow_down", "poll at most every \(interval + Self.slowDownStep) seconds"))
@@ -193,6 +214,7 @@ struct BackchannelRoutes {
                 try await tx.recordPoll(id: record.id, at: now, interval: interval)
                 return .refused(OAuthError(.badRequest, "authorization_pending", "the user has not answered yet"))
             case .approved:
+                guard record.expiresAt > now else { throw Self.expired }
                 guard try await tx.completeAuthRequest(id: record.id) else { throw Self.used }
                 let grant = GrantRecord(
                     digest: "", kind: "ciba", familyID: Secrets.randomToken(byteCount: 16), tenantID: tenant.id,
@@ -227,15 +249,15 @@ struct BackchannelNotice: Sendable {
     let ping: BackchannelPing?
 
     /// Nil for anything but a backchannel request.
-    init?(_ record: AuthRequestRecord, service: ServiceRecord?, box: SecretBox, answered: Bool) throws {
+    init?(_ record: AuthRequestRecord, service: ServiceRecord?, answered: Bool) {
         guard record.flow == BackchannelRoutes.flow, let userID = record.userID else { return nil }
         self.userID = userID
-        ping = answered ? try BackchannelPing.owed(for: record, service: service, box: box) : nil
+        ping = answered ? BackchannelPing.owed(for: record, service: service) : nil
     }
 
     func deliver(state: ServerState, logger: Logger) async {
         await state.requestEvents.publish(userID: userID)
-        ping?.send(logger: logger)
+        ping?.send(box: state.box, logger: logger)
     }
 }
 
@@ -244,41 +266,52 @@ struct BackchannelNotice: Sendable {
 /// A ping-mode notification owed to a service: its request was answered.
 struct BackchannelPing: Sendable {
     let endpoint: String
-    let token: String
+    let sealedToken: String
     let authReqID: String
 
     /// The ping for a backchannel request of a ping-mode service, read inside the
-    /// transaction that answered it.
-    static func owed(for record: AuthRequestRecord, service: ServiceRecord?, box: SecretBox) throws -> BackchannelPing? {
+    /// transaction that answered it. The token stays sealed until the transaction has
+    /// committed: nothing about the ping can undo the answer (or its lockout count).
+    static func owed(for record: AuthRequestRecord, service: ServiceRecord?) -> BackchannelPing? {
         guard record.flow == BackchannelRoutes.flow, let service, service.backchannelMode == BackchannelRoutes.Mode.ping.rawValue,
             let endpoint = service.notificationEndpoint, let sealed = record.sealedNotificationToken
         else { return nil }
-        let token = try box.open(sealed, context: "ciba-notification:\(record.id)")
-        return BackchannelPing(endpoint: endpoint, token: String(decoding: token, as: UTF8.self), authReqID: record.id)
+        return BackchannelPing(endpoint: endpoint, sealedToken: sealed, authReqID: record.id)
     }
+
+    /// Pings go out without following redirects (CIBA §10.2).
+    static let client = HTTPClient(
+        eventLoopGroupProvider: .singleton, configuration: HTTPClient.Configuration(redirectConfiguration: .disallow))
 
     /// Posts `{"auth_req_id": …}` with the client's bearer token (CIBA §10.2), retrying
     /// a few times. A ping that never arrives costs the service nothing but time: it
     /// may still poll the token endpoint.
-    func send(logger: Logger) {
+    func send(box: SecretBox, logger: Logger) {
         let ping = self
+        let token: String
+        do {
+            token = String(decoding: try box.open(sealedToken, context: "ciba-notification:\(authReqID)"), as: UTF8.self)
+        } catch {
+            return logger.error("backchannel ping not sent: its token does not open", metadata: ["auth_req_id": "\(authReqID)"])
+        }
         Task {
             var request = HTTPClientRequest(url: ping.endpoint)
             request.method = .POST
-            request.headers.add(name: "Authorization", value: "Bearer \(ping.token)")
+            request.headers.add(name: "Authorization", value: "Bearer \(token)")
             request.headers.add(name: "Content-Type", value: "application/json")
             let body = (try? JSONEncoder().encode(["auth_req_id": ping.authReqID])) ?? Data()
             request.body = .bytes(ByteBuffer(bytes: body))
             for attempt in 0..<3 {
                 if attempt > 0 { try? await Task.sleep(for: .seconds(1 << attempt)) }
                 do {
-                    let response = try await HTTPClient.shared.execute(request, timeout: .seconds(10))
+                    let response = try await Self.client.execute(request, timeout: .seconds(10))
                     _ = try? await response.body.collect(upTo: 64 * 1024)
                     if (200..<300).contains(response.status.code) { return }
                     logger.warning(
                         "backchannel ping refused", metadata: ["status": "\(response.status.code)", "endpoint": "\(ping.endpoint)"])
                 } catch {
-                    logger.warning("backchannel ping failed", metadata: ["endpoint": "\(ping.endpoint)", "error": "\(error)"])
+                    // The error's type only: some errors quote the request's headers, which hold the token.
+                    logger.warning("backchannel ping failed", metadata: ["endpoint": "\(ping.endpoint)", "error": "\(type(of: error))"])
                 }
             }
         }

@@ -23,6 +23,8 @@ struct DeviceRoutes {
         device.post("authentications/:request/deny", use: deny)
         device.get("authentications/:request", use: requestState)
         device.get("pending", use: pending)
+        device.post("in-app", use: startInApp)
+        device.post("in-app/:request/code", use: inAppCode)
         let processes = ProcessRoutes(state: state, device: self)
         device.post("processes", use: processes.start)
         device.post("processes/:request/complete", use: processes.complete)
@@ -173,14 +175,16 @@ struct DeviceRoutes {
                 userID = chosen
             }
             let fresh = Secrets.randomToken()
-            try await tx.claimAuthRequest(id: authRequest.id, activationID: activation.id, userID: userID, challenge: fresh)
+            guard try await tx.claimAuthRequest(id: authRequest.id, activationID: activation.id, userID: userID, challenge: fresh) else {
+                throw OAuthError(.conflict, "request_claimed", "another device has taken up this request")
+            }
             var claimed = authRequest
             claimed.challenge = fresh
             claimed.userID = userID
             return (
                 try await userInformation(claimed, activation: current, tenant: tenant, tx: tx),
                 // The user's other devices now show the request as taken up here.
-                try BackchannelNotice(claimed, service: nil, box: state.box, answered: false)
+                BackchannelNotice(claimed, service: nil, answered: false)
             )
         }
         await notice?.deliver(state: state, logger: context.logger)
@@ -319,12 +323,13 @@ struct DeviceRoutes {
                     }
                     try await tx.insertHistory(history)
                     let user = try await tx.user(id: authRequest.userID ?? current.userID)
+                    // An in-app login goes on to its authorization code; the others are done.
                     let result = FinishResponse(
-                        result: .userLogin,
+                        result: authRequest.flow == Self.inAppFlow ? .serviceLogin : .userLogin,
                         login: LoginSummary(
                             service: ServiceInformation(clientID: ClientID(service.clientID), name: service.name),
                             username: user?.username ?? "", factors: combination.factors, authenticatedAt: now))
-                    return (result, try BackchannelNotice(authRequest, service: service, box: state.box, answered: true))
+                    return (result, BackchannelNotice(authRequest, service: service, answered: true))
                 }
                 // A failed attempt counts once, whichever factor was wrong, and says nothing about which.
                 let failures = current.failedAttempts + 1
@@ -352,7 +357,7 @@ struct DeviceRoutes {
                 // A permanent lock ends a backchannel request: its service learns so.
                 return (
                     result,
-                    try BackchannelNotice(authRequest, service: service, box: state.box, answered: lock?.isPermanent == true)
+                    BackchannelNotice(authRequest, service: service, answered: lock?.isPermanent == true)
                 )
             }
         await notice?.deliver(state: state, logger: context.logger)
@@ -426,7 +431,7 @@ struct DeviceRoutes {
                     id: orderedID(), tenantID: tenant.id, activationID: activation.id,
                     userID: authRequest.userID, requestID: requestID, service: service?.name, purpose: authRequest.purpose,
                     outcome: "denied", factors: "[]", at: now))
-            return try BackchannelNotice(authRequest, service: service, box: state.box, answered: true)
+            return BackchannelNotice(authRequest, service: service, answered: true)
         }
         await notice?.deliver(state: state, logger: context.logger)
         return JSONResponse.make(["status": AuthenticationStatus.denied.rawValue])

@@ -202,6 +202,25 @@ struct OIDCRoutes {
         return response
     }
 
+    /// Completes an approved login and writes its single-use authorization code, bound to
+    /// the request's client, redirect URI, PKCE challenge and nonce; nil when the request
+    /// was completed already (its code was issued).
+    static func issueCode(for record: AuthRequestRecord, tx: StoreTransaction, now: Int64) async throws -> String? {
+        guard let serviceID = record.serviceID, let redirectURI = record.redirectURI, let userID = record.userID else {
+            throw StoreError(.corrupt, "an approved login without service, redirect URI or user")
+        }
+        guard try await tx.completeAuthRequest(id: record.id) else { return nil }
+        let code = Secrets.randomToken()
+        try await tx.insertGrant(
+            GrantRecord(
+                digest: Secrets.digest(code), kind: "code", familyID: Secrets.randomToken(byteCount: 16), tenantID: record.tenantID,
+                serviceID: serviceID, userID: userID, redirectURI: redirectURI, codeChallenge: record.codeChallenge,
+                nonce: record.nonce, scope: record.scope, factors: record.factors ?? "[]",
+                confirmedAttributes: record.confirmedAttributes ?? "[]", authTime: record.authTime ?? now,
+                expiresAt: now + codeLifetime, usedAt: nil, revoked: 0))
+        return code
+    }
+
     static func cookieName(_ requestID: String) -> String { "tessera_login_\(requestID)" }
 
     static func redirect(to uri: String, parameters: [(String, String?)]) -> Response {
@@ -275,24 +294,13 @@ struct OIDCRoutes {
         }
         let issuer = state.issuer(forTenantNamed: tenant.name)
         let now = state.epochNow()
-        guard let serviceID = record.serviceID, let redirectURI = record.redirectURI else {
+        guard record.serviceID != nil, let redirectURI = record.redirectURI else {
             throw BrowserError(status: .notFound, title: "Sign-in not possible", message: "There is no such sign-in request.")
         }
         switch effectiveStatus(record, now: now) {
         case .approved:
-            let code = Secrets.randomToken()
-            let issued = try await state.store.transaction { tx -> Bool in
-                guard try await tx.completeAuthRequest(id: record.id) else { return false }
-                try await tx.insertGrant(
-                    GrantRecord(
-                        digest: Secrets.digest(code), kind: "code", familyID: Secrets.randomToken(byteCount: 16),
-                        tenantID: tenant.id, serviceID: serviceID, userID: record.userID ?? "",
-                        redirectURI: redirectURI, codeChallenge: record.codeChallenge, nonce: record.nonce,
-                        scope: record.scope, factors: record.factors ?? "[]", confirmedAttributes: record.confirmedAttributes ?? "[]",
-                        authTime: record.authTime ?? now, expiresAt: now + Self.codeLifetime, usedAt: nil, revoked: 0))
-                return true
-            }
-            guard issued else {
+            let code = try await state.store.transaction { tx in try await Self.issueCode(for: record, tx: tx, now: now) }
+            guard let code else {
                 throw BrowserError(status: .badRequest, title: "Sign-in completed", message: "This sign-in was completed already.")
             }
             return Self.redirect(to: redirectURI, parameters: [("code", code), ("state", record.state), ("iss", issuer)])

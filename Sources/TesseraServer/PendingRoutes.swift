@@ -31,7 +31,13 @@ extension DeviceRoutes {
         }
         // Registered before the first read, so that a change between read and wait still wakes it.
         let waiter = await state.requestEvents.register(users: Set(users))
-        var list = try await pendingList(activation: activation, users: users, tenant: tenant)
+        var list: PendingRequestList
+        do {
+            list = try await pendingList(activation: activation, users: users, tenant: tenant)
+        } catch {
+            await state.requestEvents.discard(waiter)
+            throw error
+        }
         if wait > 0, let known = query["version"], known == list.version {
             // Wake up no later than the first request expires, so the list never shows a dead one for long.
             let now = state.epochNow()

@@ -179,14 +179,19 @@ public struct StoreTransaction: Sendable {
         try await first("SELECT * FROM auth_requests WHERE id = \(bind: id)", as: AuthRequestRecord.self)
     }
 
-    public func claimAuthRequest(id: String, activationID: String, userID: String, challenge: String) async throws {
-        try await db.raw(
+    /// Takes up an open request for an activation; `false` when another activation took
+    /// it first or it was answered meanwhile (a condition, not a read, so that it holds
+    /// with concurrent writers too).
+    public func claimAuthRequest(id: String, activationID: String, userID: String, challenge: String) async throws -> Bool {
+        let rows = try await db.raw(
             """
             UPDATE auth_requests SET status = 'claimed', activation_id = \(bind: activationID),
                 user_id = \(bind: userID), challenge = \(bind: challenge)
-            WHERE id = \(bind: id)
+            WHERE id = \(bind: id) AND status IN ('pending', 'claimed')
+                AND (activation_id IS NULL OR activation_id = \(bind: activationID)) RETURNING id
             """
-        ).run()
+        ).all()
+        return rows.count == 1
     }
 
     /// Replaces the challenge only if it is still `expected`; `false` when it was used already.

@@ -100,8 +100,14 @@ struct BackchannelTests {
             let again = try await poll(scenario, service, id)
             #expect(try error(again) == "invalid_grant")
 
-            // The ID token names the user again as a hint for the next step-up.
-            let hinted = try await startRequest(scenario, service, ["id_token_hint": try #require(json["id_token"] as? String)])
+            // The ID token names the user again as a hint for the next step-up, for this client only;
+            // an access token is no hint.
+            let idToken = try #require(json["id_token"] as? String)
+            let otherService = try await scenario.createService(backchannelMode: "poll")
+            #expect(try error(try await startRequest(scenario, otherService, ["id_token_hint": idToken])) == "invalid_request")
+            let accessHint = try await startRequest(scenario, service, ["id_token_hint": try #require(json["access_token"] as? String)])
+            #expect(try error(accessHint) == "invalid_request")
+            let hinted = try await startRequest(scenario, service, ["id_token_hint": idToken])
             #expect(hinted.status == 200, "\(hinted.text)")
             let next = try await pending(try #require(try hinted.json()["auth_req_id"] as? String), on: device)
             #expect(next.username == "rosa")
@@ -122,6 +128,8 @@ struct BackchannelTests {
 
             #expect(try error(try await startRequest(scenario, service, ["login_hint": "sam"])) == "invalid_request",
                 "ping mode needs client_notification_token")
+            let badToken = try await startRequest(scenario, service, ["login_hint": "sam", "client_notification_token": "a\r\nX-Injected: 1"])
+            #expect(try error(badToken) == "invalid_request", "a token that cannot travel in a header")
             let started = try await startRequest(scenario, service, ["login_hint": "sam", "client_notification_token": "nt-approve-1"])
             let id = try #require(try started.json()["auth_req_id"] as? String)
             let information = try await device.authenticator.start(pending: try await pending(id, on: device))
@@ -148,6 +156,32 @@ struct BackchannelTests {
             #expect(try await device.authenticator.status(of: request) == .canceled)
             // Nothing else was sent.
             #expect(await receiver.pending().isEmpty)
+            device.remove()
+        }
+    }
+
+    @Test("a wrong PIN that locks the device for good ends the request: ping, access_denied, failed")
+    func permanentLock() async throws {
+        let receiver = try await CallbackReceiver.start()
+        defer { Task { await receiver.stop() } }
+        try await withCIBAServer { server in
+            let scenario = try await Scenario.make(on: server, lockout: ["free_attempts": 0, "waits": [1], "permanent_after": 1])
+            let service = try await scenario.createService(backchannelMode: "ping", notificationEndpoint: "\(receiver.baseURL)/n")
+            try await scenario.createUser("yan")
+            let (device, _) = try await activateDevice(scenario, username: "yan")
+            let started = try await startRequest(scenario, service, ["login_hint": "yan", "client_notification_token": "nt-lock"])
+            let id = try #require(try started.json()["auth_req_id"] as? String)
+            let request = try await pending(id, on: device)
+            let information = try await device.authenticator.start(pending: request)
+            let result = try await signAndFinish(information, device: device, factors: [.device, .pin], pin: "0000")
+            #expect(result.lockout?.0.isPermanent == true)
+            let ping = try await receiver.next()
+            #expect(try ping.json()["auth_req_id"] as? String == id)
+            #expect(try error(try await poll(scenario, service, id)) == "access_denied")
+            // The locked device still learns how the request ended.
+            #expect(try await device.authenticator.status(of: request) == .failed)
+            let activations = try await scenario.activations(username: "yan")
+            #expect(activations.first?["permanently_locked"] as? Bool == true)
             device.remove()
         }
     }
@@ -261,6 +295,7 @@ struct BackchannelTests {
                 (["login_hint": "xia", "scope": "profile"], "invalid_scope"),
                 (["login_hint": "xia", "binding_message": String(repeating: "x", count: 200)], "invalid_binding_message"),
                 (["login_hint": "xia", "binding_message": "line\nbreak"], "invalid_binding_message"),
+                (["login_hint": "xia", "binding_message": "Pay 10 EUR\u{202E}0001"], "invalid_binding_message"),
                 (["login_hint": "xia", "requested_expiry": "0"], "invalid_request"),
                 (["login_hint": "xia", "requested_expiry": "soon"], "invalid_request"),
                 (["login_hint": "xia", "acr_values": "urn:tessera:acr:device+biometric"], "invalid_request"),

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TesseraCrypto
 import TesseraTesting
 
 /// The `tessera` executable built next to this test bundle.
@@ -239,6 +240,59 @@ struct CommandLineTests {
         let refusal = try await scenario.tokenRequest(["grant_type": "urn:openid:params:grant-type:ciba", "auth_req_id": secondID], service: service)
         #expect(try refusal.json()["error"] as? String == "access_denied")
         #expect(try await tessera(["device", "pending", "--store", phone, "--json"]).1["requests"] as? [Any] != nil)
+        process.terminate()
+        try await Subprocess.waitForExit(process)
+    }
+
+    @Test("in-app login and tokens from the command line: in-app-login prints the backend's code, token keeps and refreshes")
+    func inAppAndTokens() async throws {
+        let dataDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("tessera-cli-\(UUID().uuidString)")
+        let phone = dataDirectory.appendingPathComponent("phone").path
+        let port = try TestServerPort.free()
+        let server = "http://127.0.0.1:\(port)"
+        defer { try? FileManager.default.removeItem(at: dataDirectory) }
+        let (process, generated, _) = try await startServe(dataDirectory: dataDirectory, port: port)
+        defer { if process.isRunning { process.terminate() } }
+        let token = try #require(generated)
+        let admin = ["TESSERA_SERVER": server, "TESSERA_ADMIN_TOKEN": token]
+
+        #expect(try await tessera(["admin", "tenant", "create", "shop"], environment: admin).0 == 0)
+        let backend = try await tessera(
+            ["admin", "service", "create", "--tenant", "shop", "--name", "Shop backend", "--redirect-uri", "https://shop.example/cb",
+             "--json"], environment: admin)
+        let backendService = Scenario.Service(
+            clientID: try #require(backend.1["client_id"] as? String), clientSecret: backend.1["client_secret"] as? String,
+            redirectURI: "https://shop.example/cb")
+        let app = try await tessera(
+            ["admin", "service", "create", "--tenant", "shop", "--name", "Shop app", "--redirect-uri", "com.shop.app:/cb", "--public",
+             "--json"], environment: admin)
+        let appID = try #require(app.1["client_id"] as? String)
+        #expect(try await tessera(["admin", "user", "create", "--tenant", "shop", "--username", "pia"], environment: admin).0 == 0)
+        let invite = try await tessera(["admin", "invite", "--tenant", "shop", "--username", "pia", "--json"], environment: admin)
+        #expect(try await tessera(["device", "activate", try #require(invite.1["url"] as? String), "--pin", "2468", "--store", phone]).0 == 0)
+
+        let verifier = PKCE.makeVerifier()
+        let login = try await tessera(
+            ["device", "in-app-login", "--client-id", backendService.clientID, "--redirect-uri", backendService.redirectURI,
+             "--code-challenge", PKCE.challenge(forVerifier: verifier), "--state", "st", "--pin", "2468", "--store", phone, "--json"])
+        #expect(login.0 == 0 && login.1["result"] as? String == "serviceLogin", "\(login.2)")
+        #expect(login.1["state"] as? String == "st")
+        let code = try #require(login.1["code"] as? String)
+        let scenario = Scenario(baseURL: server, adminToken: token, tenant: "shop")
+        let redeemed = try await scenario.redeem(code: code, service: backendService, verifier: verifier)
+        #expect(redeemed.status == 200, "\(redeemed.text)")
+
+        let none = try await tessera(["device", "token", "--user", "pia", "--store", phone, "--json"])
+        #expect(none.0 == 4 && none.1["status"] as? String == "noTokenDataAvailable", "\(none.2)")
+        let first = try await tessera(
+            ["device", "token", "--user", "pia", "--client-id", appID, "--redirect-uri", "com.shop.app:/cb", "--pin", "2468", "--store", phone,
+             "--json"])
+        #expect(first.0 == 0 && first.1["status"] as? String == "ok", "\(first.2)")
+        let access = try #require(first.1["access_token"] as? String)
+        let userinfo = try await TestHTTP().get("\(server)/t/shop/userinfo", headers: ["Authorization": "Bearer \(access)"])
+        #expect(userinfo.status == 200)
+        let kept = try await tessera(["device", "token", "--user", "pia", "--store", phone])
+        #expect(kept.0 == 0 && kept.2.hasPrefix("status: ok\naccess_token: "), "\(kept.2)")
         process.terminate()
         try await Subprocess.waitForExit(process)
     }

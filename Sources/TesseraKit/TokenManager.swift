@@ -1,0 +1,266 @@
+import Foundation
+import TesseraCore
+import TesseraCrypto
+
+/// Where an app's login stands for one user, as `TokenManager` reports it.
+public enum LoginStatus: String, Codable, Sendable, CaseIterable {
+    /// A valid access token is at hand (refreshed if it had to be).
+    case ok
+    /// No tokens are kept for this user: log in first.
+    case noTokenDataAvailable
+    /// The kept tokens can no longer be refreshed (the session expired or was revoked): log in again.
+    case tokenDataIsOutdated
+    /// The in-app login did not end in an authorization code (declined, locked, refused).
+    case cannotAcquireAuthorizationCode
+    /// The token endpoint refused the authorization code.
+    case cannotAcquireAccessTokenForAuthorizationCode
+    /// The tokens could not be refreshed for now (no connection, server error); try later.
+    case cannotAcquireTokenData
+}
+
+/// The tokens kept for one user of one service.
+public struct TokenData: Codable, Sendable {
+    public let issuer: String
+    public let clientID: String
+    public let username: String
+    public let subject: String?
+    public internal(set) var accessToken: String
+    public internal(set) var refreshToken: String?
+    public internal(set) var idToken: String?
+    public internal(set) var scope: String
+    public internal(set) var accessTokenExpiresAt: Date
+    /// Set when a refresh was refused: the tokens are kept only to report the status.
+    public internal(set) var outdated: Bool
+
+    var label: String { TokenManager.label(issuer: issuer, clientID: clientID, username: username) }
+}
+
+/// Keeps an app's tokens per issuer, service and user in the key store, gets them with
+/// an in-app login (the app as a public client with its own PKCE pair), and refreshes
+/// them with rotation. Several users may be logged in on one device.
+///
+/// ```swift
+/// let tokens = TokenManager(keyStore: keyStore)
+/// let status = await tokens.login(authenticator: authenticator, clientID: "app", redirectURI: "com.example.app:/cb") { info in
+///     try info.sign(factor: DeviceFactor())
+///     try info.sign(factor: PinFactor(pin))
+/// }
+/// let (current, token) = await tokens.accessToken(clientID: "app", username: "alice")
+/// ```
+public struct TokenManager: Sendable {
+    let keyStore: any KeyStore
+    let transport: any HTTPTransport
+    let now: @Sendable () -> Date
+
+    /// Refreshes are serialised: two at once would present one refresh token twice,
+    /// which the server takes for theft and answers by revoking the session.
+    static let lock = RegistryLock()
+    static let labelPrefix = "tokens."
+    /// An access token this close to its expiry is refreshed first.
+    static let expiryMargin: TimeInterval = 30
+
+    public init(keyStore: any KeyStore, transport: any HTTPTransport = URLSessionTransport(), now: @escaping @Sendable () -> Date = { Date() }) {
+        self.keyStore = keyStore
+        self.transport = transport
+        self.now = now
+    }
+
+    static func label(issuer: String, clientID: String, username: String) -> String {
+        labelPrefix + Secrets.digest("\(issuer)\n\(clientID)\n\(username)")
+    }
+
+    /// Logs the activation's user in to the app itself: an in-app login whose code this
+    /// device redeems with its own verifier. `sign` supplies the factors (as after
+    /// `start`), and may show the user what is asked.
+    public func login(
+        authenticator: Authenticator, clientID: String, redirectURI: String, scope: String = "openid offline_access",
+        issuer: String? = nil, username: String? = nil, sign: (inout AuthenticationUserInformation) async throws -> Void
+    ) async -> LoginStatus {
+        let verifier = PKCE.makeVerifier()
+        let login: ServiceLoginResult
+        let code: AuthorizationCode
+        do {
+            var information = try await authenticator.fetchInAppAuthenticationInitializationData(
+                InAppAuthenticationRequest(
+                    clientID: clientID, redirectURI: redirectURI, codeChallenge: PKCE.challenge(forVerifier: verifier), scope: scope,
+                    issuer: issuer, username: username))
+            try await sign(&information)
+            guard case .serviceLogin(let result) = try await authenticator.finish(information) else {
+                return .cannotAcquireAuthorizationCode
+            }
+            login = result
+            code = try await authenticator.fetchAuthorizationCode(result)
+        } catch {
+            return .cannotAcquireAuthorizationCode
+        }
+        let fields = [
+            "grant_type": "authorization_code", "code": code.code, "redirect_uri": code.redirectURI, "client_id": clientID,
+            "code_verifier": verifier,
+        ]
+        guard case .success(let response) = await tokenRequest(issuer: code.issuer, fields) else {
+            return .cannotAcquireAccessTokenForAuthorizationCode
+        }
+        let data = TokenData(
+            issuer: code.issuer, clientID: clientID, username: login.username, subject: Self.subject(of: response.idToken),
+            accessToken: response.accessToken, refreshToken: response.refreshToken, idToken: response.idToken, scope: response.scope ?? scope,
+            accessTokenExpiresAt: now().addingTimeInterval(TimeInterval(response.expiresIn ?? 300)), outdated: false)
+        do {
+            try await save(data)
+        } catch {
+            return .cannotAcquireTokenData
+        }
+        return .ok
+    }
+
+    /// A valid access token for the user, refreshed (and the refresh token rotated) when
+    /// it is about to expire; the status says why there is none.
+    public func accessToken(clientID: String? = nil, username: String, issuer: String? = nil) async -> (LoginStatus, String?) {
+        await Self.lock.acquire()
+        let result = await currentToken(clientID: clientID, username: username, issuer: issuer)
+        await Self.lock.release()
+        return result
+    }
+
+    /// The status alone (refreshing if needed, as `accessToken` does).
+    public func status(clientID: String? = nil, username: String, issuer: String? = nil) async -> LoginStatus {
+        await accessToken(clientID: clientID, username: username, issuer: issuer).0
+    }
+
+    /// Everyone with tokens on this device, one entry per issuer, service and user.
+    public func users() async throws -> [TokenData] {
+        var result: [TokenData] = []
+        for label in try await keyStore.itemLabels() where label.hasPrefix(Self.labelPrefix) {
+            guard let data = try await keyStore.item(label: label) else { continue }
+            guard let entry = try? WireCoding.decoder().decode(TokenData.self, from: data) else {
+                throw TesseraKitError.keyStore("a token record is damaged")
+            }
+            result.append(entry)
+        }
+        return result.sorted { ($0.issuer, $0.username, $0.clientID) < ($1.issuer, $1.username, $1.clientID) }
+    }
+
+    /// Ends the user's session: revokes the refresh token (RFC 7009), which ends its
+    /// access tokens too, and forgets the tokens. Forgets them even when offline.
+    public func logout(clientID: String? = nil, username: String, issuer: String? = nil) async throws {
+        guard let entry = try await find(clientID: clientID, username: username, issuer: issuer) else { return }
+        if let refresh = entry.refreshToken {
+            _ = try? await transport.send(
+                formRequest(url: entry.issuer + "/revoke", ["token": refresh, "token_type_hint": "refresh_token", "client_id": entry.clientID]))
+        }
+        try await keyStore.setItem(nil, label: entry.label)
+    }
+
+    // MARK: Internals
+
+    private func currentToken(clientID: String?, username: String, issuer: String?) async -> (LoginStatus, String?) {
+        let found: TokenData?
+        do {
+            found = try await find(clientID: clientID, username: username, issuer: issuer)
+        } catch {
+            return (.cannotAcquireTokenData, nil)
+        }
+        guard var entry = found else { return (.noTokenDataAvailable, nil) }
+        if entry.outdated { return (.tokenDataIsOutdated, nil) }
+        if entry.accessTokenExpiresAt.timeIntervalSince(now()) > Self.expiryMargin { return (.ok, entry.accessToken) }
+        guard let refresh = entry.refreshToken else {
+            entry.outdated = true
+            try? await save(entry)
+            return (.tokenDataIsOutdated, nil)
+        }
+        switch await tokenRequest(issuer: entry.issuer, ["grant_type": "refresh_token", "refresh_token": refresh, "client_id": entry.clientID]) {
+        case .success(let response):
+            entry.accessToken = response.accessToken
+            entry.refreshToken = response.refreshToken ?? refresh
+            entry.idToken = response.idToken ?? entry.idToken
+            entry.scope = response.scope ?? entry.scope
+            entry.accessTokenExpiresAt = now().addingTimeInterval(TimeInterval(response.expiresIn ?? 300))
+            do {
+                try await save(entry)
+            } catch {
+                return (.cannotAcquireTokenData, nil)
+            }
+            return (.ok, entry.accessToken)
+        case .refused:
+            // The session is over (expired, revoked, or its token was used elsewhere).
+            entry.outdated = true
+            try? await save(entry)
+            return (.tokenDataIsOutdated, nil)
+        case .unavailable:
+            return (.cannotAcquireTokenData, nil)
+        }
+    }
+
+    private func find(clientID: String?, username: String, issuer: String?) async throws -> TokenData? {
+        let matches = try await users().filter {
+            $0.username == username && (clientID == nil || $0.clientID == clientID) && (issuer == nil || $0.issuer == issuer)
+        }
+        guard matches.count <= 1 else {
+            throw TesseraKitError.keyStore("tokens of several services or issuers are kept for \(username): name one")
+        }
+        return matches.first
+    }
+
+    private func save(_ entry: TokenData) async throws {
+        try await keyStore.setItem(try WireCoding.encoder().encode(entry), label: entry.label)
+    }
+
+    struct TokenResponse: Decodable {
+        let accessToken: String
+        let refreshToken: String?
+        let idToken: String?
+        let expiresIn: Int?
+        let scope: String?
+        enum CodingKeys: String, CodingKey {
+            case scope
+            case accessToken = "access_token"
+            case refreshToken = "refresh_token"
+            case idToken = "id_token"
+            case expiresIn = "expires_in"
+        }
+    }
+
+    enum TokenAnswer {
+        case success(TokenResponse)
+        /// The server said no (`invalid_grant` and friends): asking again will not help.
+        case refused
+        /// No answer, or a server error: asking later may help.
+        case unavailable
+    }
+
+    private func tokenRequest(issuer: String, _ fields: [String: String]) async -> TokenAnswer {
+        let response: HTTPResponseData
+        do {
+            response = try await transport.send(formRequest(url: issuer + "/token", fields))
+        } catch {
+            return .unavailable
+        }
+        switch response.status {
+        case 200:
+            guard let tokens = try? JSONDecoder().decode(TokenResponse.self, from: response.body) else { return .unavailable }
+            return .success(tokens)
+        case 400, 401: return .refused
+        default: return .unavailable
+        }
+    }
+
+    private func formRequest(url: String, _ fields: [String: String]) throws -> HTTPRequestData {
+        guard let endpoint = URL(string: url) else { throw TesseraKitError.invalidLink("bad issuer") }
+        var allowed = CharacterSet.alphanumerics
+        allowed.insert(charactersIn: "-._~")
+        let body = fields.sorted { $0.key < $1.key }.map { key, value in
+            "\(key)=\(value.addingPercentEncoding(withAllowedCharacters: allowed) ?? "")"
+        }.joined(separator: "&")
+        return HTTPRequestData(
+            method: "POST", url: endpoint,
+            headers: ["Content-Type": "application/x-www-form-urlencoded", "Accept": "application/json"], body: Data(body.utf8))
+    }
+
+    /// The `sub` of an ID token, read without verification (it came from the token
+    /// endpoint over the same connection as the tokens; it only labels the entry).
+    static func subject(of idToken: String?) -> String? {
+        guard let idToken, let jws = try? CompactJWS.parse(idToken),
+            let claims = try? JSONSerialization.jsonObject(with: jws.unverifiedPayload) as? [String: Any]
+        else { return nil }
+        return claims["sub"] as? String
+    }
+}

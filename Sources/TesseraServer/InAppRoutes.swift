@@ -1,0 +1,92 @@
+import Foundation
+import Hummingbird
+import TesseraCore
+import TesseraCrypto
+import TesseraStore
+
+/// In-app login: an app on the device logs its user in to the app's own backend. The
+/// request is the browser login's, minus the browser: started and claimed by the device
+/// in one call, signed and finished as usual, and ending in an authorization code bound
+/// to the backend's PKCE challenge, which only the backend (holding the verifier) redeems.
+extension DeviceRoutes {
+    static let inAppFlow = "in_app"
+    static let maximumStateLength = 1024
+
+    /// `POST {issuer}/device/in-app`: creates the request, already taken up by the calling
+    /// activation, and answers with what to sign.
+    @Sendable func startInApp(_ request: Request, context: BasicRequestContext) async throws -> Response {
+        let tenant = try await state.tenant(named: context.parameters.get("tenant") ?? "")
+        let caller = try await authenticateDevice(request, tenant: tenant)
+        let input = try await RequestDecoding.json(InAppAuthenticationStart.self, from: request)
+        guard let service = try await state.store.read({ try await $0.service(clientID: input.clientID) }), service.tenantID == tenant.id
+        else { throw OAuthError(.badRequest, "invalid_client", "the service is not registered with this issuer") }
+        // [REQ:DESIGN exact redirect URIs] the code is bound to a registered URI, compared exactly.
+        guard try JSONCoding.decode([String].self, service.redirectURIs).contains(input.redirectURI) else {
+            throw OAuthError.invalidRequest("redirect_uri is not registered for the service")
+        }
+        guard input.codeChallengeMethod == "S256", PKCE.isWellFormedChallenge(input.codeChallenge) else {
+            throw OAuthError.invalidRequest("an in-app login needs an S256 code_challenge from the app's backend")
+        }
+        let scopes = input.scope.split(separator: " ").map(String.init)
+        guard scopes.contains("openid") else { throw OAuthError(.badRequest, "invalid_scope", "the scope must include openid") }
+        guard (input.state?.count ?? 0) <= Self.maximumStateLength, (input.nonce?.count ?? 0) <= Self.maximumStateLength else {
+            throw OAuthError.invalidRequest("state and nonce are limited to \(Self.maximumStateLength) characters")
+        }
+        let now = state.epochNow()
+        let challenge = try await state.store.transaction { tx -> AuthenticationChallenge in
+            let current = try await caller.begin(tx, now: now)
+            var userID = current.userID
+            if let chosen = input.userID?.rawValue, chosen != current.userID {
+                guard try await Self.users(of: current, tx: tx).contains(chosen) else {
+                    throw OAuthError.invalidRequest("the activation does not stand for that user")
+                }
+                userID = chosen
+            }
+            let record = AuthRequestRecord(
+                id: Secrets.randomToken(byteCount: 16), tenantID: tenant.id, serviceID: service.id,
+                purpose: AuthenticationPurpose.login.rawValue, status: AuthenticationStatus.claimed.rawValue,
+                challenge: Secrets.randomToken(), activationID: current.id, userID: userID, redirectURI: input.redirectURI,
+                state: input.state, nonce: input.nonce, codeChallenge: input.codeChallenge, scope: scopes.joined(separator: " "),
+                browserDigest: nil, confirmedAttributes: nil, factors: nil, authTime: nil, flow: Self.inAppFlow,
+                createdAt: now, expiresAt: now + Int64(state.configuration.requestLifetime))
+            try await tx.insertAuthRequest(record)
+            return try await userInformation(record, activation: current, tenant: tenant, tx: tx)
+        }
+        return JSONResponse.make(challenge, status: .created)
+    }
+
+    /// `POST {issuer}/device/in-app/{request}/code`: the approved request's authorization
+    /// code, once, to the activation that signed it.
+    @Sendable func inAppCode(_ request: Request, context: BasicRequestContext) async throws -> Response {
+        let tenant = try await state.tenant(named: context.parameters.get("tenant") ?? "")
+        let requestID = context.parameters.get("request") ?? ""
+        let caller = try await authenticateDevice(request, tenant: tenant)
+        let now = state.epochNow()
+        let (code, record) = try await state.store.transaction { tx -> (String, AuthRequestRecord) in
+            try await caller.spendToken(tx, now: now)
+            guard let record = try await tx.authRequest(id: requestID), record.tenantID == tenant.id, record.flow == Self.inAppFlow,
+                record.activationID == caller.activation.id
+            else { throw OAuthError.notFound("in-app authentication request") }
+            switch AuthenticationStatus(rawValue: record.status) ?? .expired {
+            case .approved:
+                guard let code = try await OIDCRoutes.issueCode(for: record, tx: tx, now: now) else {
+                    throw OAuthError.invalidGrant("the authorization code was fetched already")
+                }
+                return (code, record)
+            case .completed:
+                throw OAuthError.invalidGrant("the authorization code was fetched already")
+            case .pending, .claimed:
+                guard record.expiresAt > now else { throw OAuthError(.badRequest, "expired_token", "the in-app login expired") }
+                throw OAuthError.invalidRequest("the in-app login is not approved yet")
+            case .denied, .locked:
+                throw OAuthError(.badRequest, "access_denied", "the in-app login was not approved")
+            case .expired:
+                throw OAuthError(.badRequest, "expired_token", "the in-app login expired")
+            }
+        }
+        return JSONResponse.make(
+            InAppAuthorizationCode(
+                code: code, state: record.state, issuer: state.issuer(forTenantNamed: tenant.name), redirectURI: record.redirectURI ?? "",
+                expiresAt: Date(timeIntervalSince1970: TimeInterval(now + OIDCRoutes.codeLifetime))))
+    }
+}
