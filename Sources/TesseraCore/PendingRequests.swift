@@ -77,3 +77,16 @@ public struct PendingRequestState: Codable, Sendable {
         case requestID = "request_id"
     }
 }
+
+/// `POST {issuer}/device/push`: where this activation wants its wake-up pushes. A push
+/// only says "look"; the device then reads `device/pending` with a signed call.
+public struct PushRegistration: Codable, Sendable {
+    /// `apns` (an APNs device token, hex) or `webhook` (a token the server's push gateway knows).
+    public let kind: String
+    public let token: String
+
+    public init(kind: String, token: String) {
+        self.kind = kind
+        self.token = token
+    }
+}

@@ -116,6 +116,10 @@ struct ServerClient: Sendable {
         try await send("GET", url, body: nil, headers: headers, timeout: timeout, as: type)
     }
 
+    func delete<Response: Decodable>(_ url: URL, headers: [String: String] = [:], as type: Response.Type) async throws -> Response {
+        try await send("DELETE", url, body: nil, headers: headers, as: type)
+    }
+
     private func send<Response: Decodable>(
         _ method: String, _ url: URL, body: Data?, headers: [String: String], timeout: TimeInterval = 0, as type: Response.Type
     ) async throws -> Response {

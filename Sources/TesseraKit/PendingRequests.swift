@@ -119,6 +119,25 @@ extension Authenticator {
         return try await deviceGet(pending.activation, path, as: PendingRequestState.self).status
     }
 
+    /// Asks every activation's server to wake this device through a push service when a
+    /// request arrives: `apns` with the APNs device token, or `webhook` with a token the
+    /// server's push gateway knows. Without it the app finds requests by asking.
+    public func registerPush(kind: String, token: String) async throws {
+        for activation in try await registry.all() {
+            _ = try await devicePost(activation, "device/push", body: PushRegistration(kind: kind, token: token), as: [String: String].self)
+        }
+    }
+
+    /// No more pushes for any activation on this device.
+    public func unregisterPush() async throws {
+        for activation in try await registry.all() {
+            let path = "device/push"
+            _ = try await client.delete(
+                try endpoint(activation, path),
+                headers: ["Authorization": try await deviceToken(activation, method: "DELETE", path: path)], as: [String: String].self)
+        }
+    }
+
     func pendingList(_ activation: Activation, wait: Int, version: String?) async throws -> PendingRequestList {
         var query = ""
         if let version, wait > 0 { query = "?wait=\(wait)&version=\(version)" }

@@ -19,7 +19,7 @@ public final class TesseraServerApp: Sendable {
 
     init(
         application: Application<RouterResponder<BasicRequestContext>>, generatedAdminToken: String?, store: SQLStore,
-        requestEvents: RequestEvents, handlingSignals: Bool
+        services: [any Service], handlingSignals: Bool
     ) {
         self.application = application
         self.generatedAdminToken = generatedAdminToken
@@ -28,7 +28,7 @@ public final class TesseraServerApp: Sendable {
         // server's wait for in-flight requests is not a wait for their timeouts.
         group = ServiceGroup(
             configuration: .init(
-                services: [application, LongPollRelease(events: requestEvents)],
+                services: [application] + services,
                 gracefulShutdownSignals: handlingSignals ? [.sigterm, .sigint] : [], logger: application.logger))
     }
 
@@ -87,9 +87,11 @@ public func buildApplication(
     try directory.prepare()
     let box = try SecretBox(masterKey: try directory.masterKey(logger: logger))
     let (digest, generated) = try directory.adminTokenDigest(configured: configuration.adminToken)
+    let pusher = try Pusher(configuration.push)
     let store = try await SQLStore.openSQLite(path: directory.databasePath, logger: logger)
     let state = ServerState(
-        configuration: configuration, store: store, box: box, adminTokenDigest: digest, issuers: IssuerCache(), now: now)
+        configuration: configuration, store: store, box: box, adminTokenDigest: digest, issuers: IssuerCache(), pusher: pusher,
+        now: now)
 
     let router = Router(context: BasicRequestContext.self)
     router.add(middleware: ErrorMappingMiddleware())
@@ -113,8 +115,8 @@ public func buildApplication(
         onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? configuration.port) },
         logger: logger)
     return TesseraServerApp(
-        application: application, generatedAdminToken: generated, store: store, requestEvents: state.requestEvents,
-        handlingSignals: handlingSignals)
+        application: application, generatedAdminToken: generated, store: store,
+        services: [LongPollRelease(events: state.requestEvents), PushShutdown(pusher: pusher)], handlingSignals: handlingSignals)
 }
 
 /// Ends every waiting long poll when the server shuts down.

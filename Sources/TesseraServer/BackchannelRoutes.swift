@@ -91,6 +91,11 @@ struct BackchannelRoutes {
                     pollInterval: interval, lastPolledAt: nil, createdAt: now, expiresAt: now + Int64(lifetime)))
         }
         await state.requestEvents.publish(userID: user.id)
+        let issuer = state.issuer(forTenantNamed: tenant.name)
+        await state.pusher.wake(
+            userID: user.id,
+            message: { PushMessage(token: $0, issuer: issuer, requestID: requestID, serviceName: service.name, expiresAt: now + Int64(lifetime)) },
+            store: state.store, logger: context.logger)
         context.logger.info(
             "backchannel authentication requested",
             metadata: ["tenant": "\(tenant.name)", "client_id": "\(service.clientID)", "mode": "\(mode.rawValue)"])

@@ -23,6 +23,8 @@ public struct ServerConfiguration: Sendable {
     /// Seconds a backchannel (CIBA) client waits between token requests at first
     /// (`interval`); each `slow_down` adds five.
     public var backchannelInterval: Int
+    /// Wake-up pushes for devices (none by default: devices long-poll).
+    public var push: PushConfiguration
 
     public struct TLSFiles: Sendable {
         public var certificateChain: String
@@ -36,8 +38,9 @@ public struct ServerConfiguration: Sendable {
     public init(
         host: String = "127.0.0.1", port: Int = 8080, publicURL: String? = nil, dataDirectory: String = "./tessera-data",
         adminToken: String? = nil, requestLifetime: TimeInterval = 300, invitationLifetime: TimeInterval = 7 * 86_400,
-        tls: TLSFiles? = nil, allowInsecureHTTP: Bool = false, backchannelInterval: Int = 5
+        tls: TLSFiles? = nil, allowInsecureHTTP: Bool = false, backchannelInterval: Int = 5, push: PushConfiguration = .init()
     ) {
+        self.push = push
         self.backchannelInterval = backchannelInterval
         self.host = host
         self.port = port

@@ -23,6 +23,8 @@ struct DeviceRoutes {
         device.post("authentications/:request/deny", use: deny)
         device.get("authentications/:request", use: requestState)
         device.get("pending", use: pending)
+        device.post("push", use: registerPush)
+        device.delete("push", use: removePush)
         device.post("in-app", use: startInApp)
         device.post("in-app/:request/code", use: inAppCode)
         let processes = ProcessRoutes(state: state, device: self)

@@ -106,4 +106,40 @@ extension DeviceRoutes {
     static func users(of activation: ActivationRecord, tx: StoreTransaction) async throws -> [String] {
         [activation.userID] + (try await tx.linkedUsers(activationID: activation.id)).map(\.id)
     }
+
+    /// `POST {issuer}/device/push`: sets the activation's push target.
+    @Sendable func registerPush(_ request: Request, context: BasicRequestContext) async throws -> Response {
+        let tenant = try await state.tenant(named: context.parameters.get("tenant") ?? "")
+        let caller = try await authenticateDevice(request, tenant: tenant)
+        let input = try await RequestDecoding.json(PushRegistration.self, from: request)
+        guard Pusher.kinds.contains(input.kind) else { throw OAuthError.invalidRequest("kind is apns or webhook") }
+        let printable = input.token.unicodeScalars.allSatisfy { $0.isASCII && $0.value > 0x20 && $0.value < 0x7F }
+        guard (1...4096).contains(input.token.count), printable else {
+            throw OAuthError.invalidRequest("the push token must be 1 to 4096 printable ASCII characters")
+        }
+        if input.kind == "apns" {
+            guard input.token.count <= 200, input.token.allSatisfy(\.isHexDigit) else {
+                throw OAuthError.invalidRequest("an APNs device token is hexadecimal")
+            }
+        }
+        let now = state.epochNow()
+        try await state.store.transaction { tx in
+            let current = try await caller.begin(tx, now: now)
+            try await tx.setPushTarget(
+                PushTargetRecord(activationID: current.id, tenantID: tenant.id, kind: input.kind, token: input.token, createdAt: now))
+        }
+        return JSONResponse.make(["status": "registered", "kind": input.kind])
+    }
+
+    /// `DELETE {issuer}/device/push`: no more pushes for this activation.
+    @Sendable func removePush(_ request: Request, context: BasicRequestContext) async throws -> Response {
+        let tenant = try await state.tenant(named: context.parameters.get("tenant") ?? "")
+        let caller = try await authenticateDevice(request, tenant: tenant)
+        let now = state.epochNow()
+        try await state.store.transaction { tx in
+            try await caller.spendToken(tx, now: now)
+            try await tx.removePushTarget(activationID: caller.activation.id)
+        }
+        return JSONResponse.make(["status": "removed"])
+    }
 }

@@ -15,6 +15,8 @@ struct ServerState: Sendable {
     let tenants = TenantCache()
     /// Wakes devices waiting for their users' pending requests to change.
     let requestEvents = RequestEvents()
+    /// Wakes devices that sleep, through their push service.
+    let pusher: Pusher
     let now: @Sendable () -> Date
 
     var publicURL: String { configuration.publicURL }

@@ -450,3 +450,27 @@ public struct AuditRecord: Codable, Sendable {
         case tenantID = "tenant_id"
     }
 }
+
+/// A device's push registration: the wake-up channel (`apns` or `webhook`) and its token.
+public struct PushTargetRecord: Codable, Sendable {
+    public var activationID: String
+    public var tenantID: String
+    public var kind: String
+    public var token: String
+    public var createdAt: Int64
+
+    public init(activationID: String, tenantID: String, kind: String, token: String, createdAt: Int64) {
+        self.activationID = activationID
+        self.tenantID = tenantID
+        self.kind = kind
+        self.token = token
+        self.createdAt = createdAt
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case kind, token
+        case activationID = "activation_id"
+        case tenantID = "tenant_id"
+        case createdAt = "created_at"
+    }
+}

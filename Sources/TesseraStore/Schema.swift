@@ -222,6 +222,16 @@ enum Schema {
             "ALTER TABLE auth_requests ADD COLUMN poll_interval INTEGER",
             "ALTER TABLE auth_requests ADD COLUMN last_polled_at BIGINT",
             "CREATE INDEX auth_requests_by_user ON auth_requests (user_id, status)",
+            // Where to send a device its wake-up push: one target per activation.
+            """
+            CREATE TABLE push_targets (
+                activation_id TEXT PRIMARY KEY,
+                tenant_id TEXT NOT NULL,
+                kind TEXT NOT NULL,
+                token TEXT NOT NULL,
+                created_at BIGINT NOT NULL
+            )
+            """,
         ]),
     ]
 }

@@ -267,6 +267,32 @@ public struct StoreTransaction: Sendable {
         ).map(\.id)
     }
 
+    // MARK: Push targets
+
+    /// Sets (or replaces) an activation's push target.
+    public func setPushTarget(_ target: PushTargetRecord) async throws {
+        try await removePushTarget(activationID: target.activationID)
+        try await insert("push_targets", target)
+    }
+
+    /// Removes an activation's push target; with `token`, only if it is still that token.
+    public func removePushTarget(activationID: String, token: String? = nil) async throws {
+        if let token {
+            try await db.raw(
+                "DELETE FROM push_targets WHERE activation_id = \(bind: activationID) AND token = \(bind: token)"
+            ).run()
+        } else {
+            try await db.raw("DELETE FROM push_targets WHERE activation_id = \(bind: activationID)").run()
+        }
+    }
+
+    public func pushTargets(activationIDs: [String]) async throws -> [PushTargetRecord] {
+        guard !activationIDs.isEmpty else { return [] }
+        return try await all(
+            "SELECT * FROM push_targets WHERE activation_id IN (\(binds: activationIDs)) ORDER BY activation_id",
+            as: PushTargetRecord.self)
+    }
+
     // MARK: Codes and refresh tokens
 
     public func insertGrant(_ grant: GrantRecord) async throws { try await insert("grants", grant) }
@@ -347,6 +373,7 @@ public struct StoreTransaction: Sendable {
         try await db.raw("DELETE FROM activation_users WHERE activation_id = \(bind: id)").run()
         try await db.raw("DELETE FROM authentication_history WHERE activation_id = \(bind: id)").run()
         try await db.raw("DELETE FROM device_token_ids WHERE activation_id = \(bind: id)").run()
+        try await removePushTarget(activationID: id)
         // Activation data it made is void with it (a stolen device cannot leave a way back in).
         try await db.raw(
             """

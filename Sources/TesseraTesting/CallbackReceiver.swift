@@ -55,7 +55,8 @@ public final class CallbackReceiver: Sendable {
             return Response(status: status)
         }
         var logger = Logger(label: "callback-receiver")
-        logger.logLevel = .error
+        // Stopping by cancellation logs errors that mean nothing here.
+        logger.logLevel = .critical
         let (running, continuation) = AsyncStream<Void>.makeStream()
         let app = Application(
             router: router, configuration: .init(address: .hostname("127.0.0.1", port: port)),

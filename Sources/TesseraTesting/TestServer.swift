@@ -26,14 +26,16 @@ public final class TestServer: Sendable {
     }
 
     public static func start(
-        requestLifetime: TimeInterval = 300, tls: ServerConfiguration.TLSFiles? = nil, backchannelInterval: Int = 5
+        requestLifetime: TimeInterval = 300, tls: ServerConfiguration.TLSFiles? = nil, backchannelInterval: Int = 5,
+        push: PushConfiguration = .init()
     ) async throws -> TestServer {
         // The free port can be taken by someone else's connection before the server binds
         // it (many tests run at once): then try another one instead of waiting forever.
         var lastError: any Error = TestSupportError("the server did not start")
         for _ in 0..<5 {
             do {
-                return try await startOnce(requestLifetime: requestLifetime, tls: tls, backchannelInterval: backchannelInterval)
+                return try await startOnce(
+                    requestLifetime: requestLifetime, tls: tls, backchannelInterval: backchannelInterval, push: push)
             } catch {
                 lastError = error
             }
@@ -42,14 +44,14 @@ public final class TestServer: Sendable {
     }
 
     private static func startOnce(
-        requestLifetime: TimeInterval, tls: ServerConfiguration.TLSFiles?, backchannelInterval: Int
+        requestLifetime: TimeInterval, tls: ServerConfiguration.TLSFiles?, backchannelInterval: Int, push: PushConfiguration
     ) async throws -> TestServer {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tessera-test-\(UUID().uuidString)")
         let port = try TestServerPort.free()
         let token = "test-admin-token-\(UUID().uuidString)"
         let configuration = ServerConfiguration(
             host: "127.0.0.1", port: port, dataDirectory: directory.path, adminToken: token, requestLifetime: requestLifetime,
-            tls: tls, backchannelInterval: backchannelInterval)
+            tls: tls, backchannelInterval: backchannelInterval, push: push)
         var logger = Logger(label: "tessera-test", factory: { label in StreamLogHandler.standardError(label: label) })
         logger.logLevel = .error
         let (running, continuation) = AsyncStream<Void>.makeStream()

@@ -21,6 +21,18 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "PEM private key of --tls-certificate.") var tlsKey: String?
     @Flag(help: "Allow a plain-HTTP public URL on a non-loopback host (behind a TLS-terminating proxy only).")
     var allowInsecureHttp = false
+    @Option(help: "Seconds a backchannel (CIBA) client waits between token requests (the announced interval).")
+    var backchannelInterval = 5
+    @Option(help: "Push gateway URL for devices registered with kind webhook (bearer token from TESSERA_PUSH_WEBHOOK_TOKEN).")
+    var pushWebhook: String?
+    @Option(help: "APNs: the .p8 provider key file (PKCS#8 PEM); with --apns-key-id, --apns-team-id and --apns-topic.")
+    var apnsKeyFile: String?
+    @Option(help: "APNs: the key id of --apns-key-file.") var apnsKeyId: String?
+    @Option(help: "APNs: the Apple developer team id.") var apnsTeamId: String?
+    @Option(help: "APNs: the app's bundle id (apns-topic).") var apnsTopic: String?
+    @Option(help: "APNs: the endpoint (https://api.sandbox.push.apple.com for development builds).")
+    var apnsServer = "https://api.push.apple.com"
+    @Option(help: "APNs: PEM certificates to trust instead of the system's (a private endpoint).") var apnsTrustRoots: String?
 
     func validate() throws {
         guard (1...65_535).contains(port) else { throw ValidationError("--port must be between 1 and 65535") }
@@ -32,6 +44,14 @@ struct Serve: AsyncParsableCommand {
         guard Logger.Level(rawValue: logLevel) != nil else { throw ValidationError("unknown --log-level \(logLevel)") }
         guard (tlsCertificate == nil) == (tlsKey == nil) else {
             throw ValidationError("--tls-certificate and --tls-key go together")
+        }
+        guard (1...60).contains(backchannelInterval) else { throw ValidationError("--backchannel-interval is 1 to 60 seconds") }
+        let apns = [apnsKeyFile, apnsKeyId, apnsTeamId, apnsTopic]
+        guard apns.allSatisfy({ $0 == nil }) || apns.allSatisfy({ $0 != nil }) else {
+            throw ValidationError("--apns-key-file, --apns-key-id, --apns-team-id and --apns-topic go together")
+        }
+        if let pushWebhook, URLComponents(string: pushWebhook)?.host == nil {
+            throw ValidationError("--push-webhook must be an http(s) URL")
         }
     }
 
@@ -52,7 +72,14 @@ struct Serve: AsyncParsableCommand {
             tls: tlsCertificate.flatMap { certificate in
                 tlsKey.map { ServerConfiguration.TLSFiles(certificateChain: certificate, privateKey: $0) }
             },
-            allowInsecureHTTP: allowInsecureHttp)
+            allowInsecureHTTP: allowInsecureHttp, backchannelInterval: backchannelInterval,
+            push: PushConfiguration(
+                webhookURL: pushWebhook, webhookToken: environment["TESSERA_PUSH_WEBHOOK_TOKEN"].flatMap { $0.isEmpty ? nil : $0 },
+                apns: apnsKeyFile.map { file in
+                    APNsConfiguration(
+                        keyFile: file, keyID: apnsKeyId ?? "", teamID: apnsTeamId ?? "", topic: apnsTopic ?? "", server: apnsServer,
+                        trustRootsFile: apnsTrustRoots)
+                }))
         let server = try await buildApplication(
             configuration: configuration, logger: logger,
             onServerRunning: { boundPort in
