@@ -29,11 +29,18 @@ struct AdminRoutes {
         let name: String
         let lockout: LockoutPolicy?
         let processPolicy: String?
+        let ssoLifetime: Int?
+        let ssoPolicy: String?
         enum CodingKeys: String, CodingKey {
             case name, lockout
             case processPolicy = "process_policy"
+            case ssoLifetime = "sso_lifetime"
+            case ssoPolicy = "sso_policy"
         }
     }
+
+    /// The longest single sign-on session a tenant may have: one day.
+    static let maximumSSOLifetime = 86_400
 
     struct TenantView: Codable {
         let id: String
@@ -41,16 +48,20 @@ struct AdminRoutes {
         let issuer: String
         let lockout: LockoutPolicy
         let processPolicy: String
+        let ssoLifetime: Int
+        let ssoPolicy: String?
         enum CodingKeys: String, CodingKey {
             case id, name, issuer, lockout
             case processPolicy = "process_policy"
+            case ssoLifetime = "sso_lifetime"
+            case ssoPolicy = "sso_policy"
         }
     }
 
     func tenantView(_ record: TenantRecord) -> TenantView {
         TenantView(
             id: record.id, name: record.name, issuer: state.issuer(forTenantNamed: record.name), lockout: state.lockoutPolicy(of: record),
-            processPolicy: record.processPolicy)
+            processPolicy: record.processPolicy, ssoLifetime: record.ssoLifetime, ssoPolicy: record.ssoPolicy)
     }
 
     @Sendable func createTenant(_ request: Request, context: BasicRequestContext) async throws -> Response {
@@ -65,11 +76,25 @@ struct AdminRoutes {
         } catch {
             throw OAuthError.invalidRequest("process_policy: \(error)")
         }
+        let ssoLifetime = input.ssoLifetime ?? 0
+        guard (0...Self.maximumSSOLifetime).contains(ssoLifetime) else {
+            throw OAuthError.invalidRequest("sso_lifetime is 0 (off) to \(Self.maximumSSOLifetime) seconds")
+        }
+        var ssoPolicy: AuthenticatorPolicy?
+        if ssoLifetime > 0 {
+            do {
+                ssoPolicy = try AuthenticatorPolicy(parsing: input.ssoPolicy ?? "device")
+            } catch {
+                throw OAuthError.invalidRequest("sso_policy: \(error)")
+            }
+        } else if input.ssoPolicy != nil {
+            throw OAuthError.invalidRequest("sso_policy needs an sso_lifetime")
+        }
         let now = state.epochNow()
         let tenant = TenantRecord(
             id: Secrets.identifier(byteCount: 12), name: input.name,
             lockoutPolicy: String(decoding: try JSONEncoder().encode(policy), as: UTF8.self), processPolicy: processPolicy.description,
-            createdAt: now)
+            ssoLifetime: ssoLifetime, ssoPolicy: ssoPolicy?.description, createdAt: now)
         let key = ServerSigningKey.generate()
         let sealed = try state.box.seal(key.privateKey.rawRepresentation, context: "signing-key:\(key.kid)")
         try await state.store.transaction { tx in

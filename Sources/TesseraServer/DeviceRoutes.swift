@@ -183,6 +183,7 @@ struct DeviceRoutes {
             var claimed = authRequest
             claimed.challenge = fresh
             claimed.userID = userID
+            claimed.activationID = activation.id
             return (
                 try await userInformation(claimed, activation: current, tenant: tenant, tx: tx),
                 // The user's other devices now show the request as taken up here.
@@ -232,16 +233,36 @@ struct DeviceRoutes {
     }
 
     /// A login follows its service's policy (narrowed to the `acr_values` of a backchannel
-    /// request); an account process the tenant's policy for processes.
+    /// request), plus the tenant's single sign-on combinations while the activation's
+    /// session lasts; an account process the tenant's policy for processes.
     func authenticatorPolicy(for authRequest: AuthRequestRecord, tenant: TenantRecord, tx: StoreTransaction) async throws
         -> AuthenticatorPolicy
     {
-        if let requested = authRequest.acrPolicy { return try AuthenticatorPolicy(parsing: requested) }
-        if let serviceID = authRequest.serviceID {
-            guard let service = try await tx.service(id: serviceID) else { throw StoreError(.corrupt, "request without service") }
-            return try AuthenticatorPolicy(parsing: service.policy)
-        }
-        return try AuthenticatorPolicy(parsing: tenant.processPolicy)
+        let (base, sso) = try await loginPolicies(for: authRequest, tenant: tenant, tx: tx)
+        guard let (ssoPolicy, _) = sso else { return base }
+        // The fewer factors first: within the session they are what the device is asked for.
+        return try AuthenticatorPolicy(ssoPolicy.alternatives + base.alternatives.filter { !ssoPolicy.allows($0) })
+    }
+
+    /// The request's own policy, and the single sign-on policy with the session that
+    /// allows it, when one applies: a browser or in-app login that did not ask for a fresh
+    /// login (`prompt=login`), on an activation whose session for the user is live and
+    /// not older than the request's `max_age`.
+    func loginPolicies(for authRequest: AuthRequestRecord, tenant: TenantRecord, tx: StoreTransaction) async throws
+        -> (base: AuthenticatorPolicy, sso: (AuthenticatorPolicy, SSOSessionRecord)?)
+    {
+        if let requested = authRequest.acrPolicy { return (try AuthenticatorPolicy(parsing: requested), nil) }
+        guard let serviceID = authRequest.serviceID else { return (try AuthenticatorPolicy(parsing: tenant.processPolicy), nil) }
+        guard let service = try await tx.service(id: serviceID) else { throw StoreError(.corrupt, "request without service") }
+        let base = try AuthenticatorPolicy(parsing: service.policy)
+        let now = state.epochNow()
+        guard tenant.ssoLifetime > 0, let ssoText = tenant.ssoPolicy, authRequest.purpose == AuthenticationPurpose.login.rawValue,
+            authRequest.flow == nil || authRequest.flow == Self.inAppFlow, authRequest.ssoAllowed != 0,
+            let activationID = authRequest.activationID, let userID = authRequest.userID,
+            let session = try await tx.ssoSession(activationID: activationID, userID: userID, now: now),
+            authRequest.maxAge.map({ now - session.authTime <= $0 }) ?? true
+        else { return (base, nil) }
+        return (base, (try AuthenticatorPolicy(parsing: ssoText), session))
     }
 
     @Sendable func finish(_ request: Request, context: BasicRequestContext) async throws -> Response {
@@ -287,8 +308,10 @@ struct DeviceRoutes {
                 guard authRequest.serviceID == nil || service != nil else { throw StoreError(.corrupt, "request without service") }
                 // The combination is checked against the policy before any proof.
                 let combination = FactorCombination(claims.comb)
-                let factorPolicy = try await authenticatorPolicy(for: authRequest, tenant: tenant, tx: tx)
-                guard factorPolicy.allows(combination) else {
+                let policies = try await loginPolicies(for: authRequest, tenant: tenant, tx: tx)
+                // Fewer factors than the service asks for stand on the single sign-on session.
+                let session = policies.base.allows(combination) ? nil : policies.sso.flatMap { $0.0.allows(combination) ? $0.1 : nil }
+                guard policies.base.allows(combination) || session != nil else {
                     throw OAuthError.invalidRequest("the combination \(combination) is not allowed by the policy")
                 }
                 guard Set(combination.factors).isSubset(of: current.enrolledFactors) else {
@@ -314,9 +337,22 @@ struct DeviceRoutes {
                         throw OAuthError.invalidGrant("the proof's challenge was used or replaced")
                     }
                     try await tx.recordSuccessfulUse(activationID: current.id, now: epoch, totpStep: verification.totpStep)
+                    // Within a single sign-on session the login stands on the session's full
+                    // login: its factors and its time (OpenID `auth_time`); a full login
+                    // starts the session (or starts it again).
                     try await tx.approveAuthRequest(
-                        id: requestID, factors: try JSONCoding.string(combination.factors),
-                        confirmedAttributes: try JSONCoding.string(claims.attrs.sorted()), authTime: epoch)
+                        id: requestID, factors: session?.factors ?? (try JSONCoding.string(combination.factors)),
+                        confirmedAttributes: try JSONCoding.string(claims.attrs.sorted()), authTime: session?.authTime ?? epoch)
+                    if session == nil, tenant.ssoLifetime > 0, tenant.ssoPolicy != nil, authRequest.serviceID != nil,
+                        authRequest.purpose == AuthenticationPurpose.login.rawValue,
+                        authRequest.flow == nil || authRequest.flow == Self.inAppFlow
+                    {
+                        try await tx.startSSOSession(
+                            SSOSessionRecord(
+                                activationID: current.id, userID: authRequest.userID ?? current.userID, tenantID: tenant.id,
+                                factors: try JSONCoding.string(combination.factors), authTime: epoch,
+                                expiresAt: epoch + Int64(tenant.ssoLifetime)))
+                    }
                     let purpose = AuthenticationPurpose(rawValue: authRequest.purpose) ?? .login
                     guard let service, purpose == .login else {
                         let result = try await ProcessRoutes(state: state, device: self).approved(
@@ -333,7 +369,9 @@ struct DeviceRoutes {
                             username: user?.username ?? "", factors: combination.factors, authenticatedAt: now))
                     return (result, BackchannelNotice(authRequest, service: service, answered: true))
                 }
-                // A failed attempt counts once, whichever factor was wrong, and says nothing about which.
+                // A failed attempt counts once, whichever factor was wrong, and says nothing about
+                // which; it also ends the activation's single sign-on sessions.
+                try await tx.endSSOSessions(activationID: current.id)
                 let failures = current.failedAttempts + 1
                 let lock = policy.lock(afterFailures: failures, at: now)
                 try await tx.updateLockout(

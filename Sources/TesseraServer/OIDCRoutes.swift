@@ -161,6 +161,15 @@ struct OIDCRoutes {
         if query["request"] != nil || query["request_uri"] != nil {
             return fail("request_not_supported", "request objects are not supported")
         }
+        // prompt=login and max_age=0 ask for a full login: no single sign-on (OpenID Core §3.1.2.1).
+        let prompts = Set((query["prompt"] ?? "").split(separator: " ").map(String.init))
+        if prompts.contains("none") { return fail("login_required", "a login always needs the user's device") }
+        var maxAge: Int64?
+        if let text = query["max_age"] {
+            guard let value = Int64(text), value >= 0 else { return fail("invalid_request", "max_age must be a non-negative integer") }
+            maxAge = value
+        }
+        let ssoAllowed = !prompts.contains("login") && maxAge != 0
         let challenge = query["code_challenge"]
         if let method = query["code_challenge_method"], method != "S256" {
             return fail("invalid_request", "only the S256 code challenge method is supported")
@@ -183,7 +192,7 @@ struct OIDCRoutes {
             status: AuthenticationStatus.pending.rawValue, challenge: nil, activationID: nil, userID: nil,
             redirectURI: redirectURI, state: stateParameter, nonce: query["nonce"], codeChallenge: challenge,
             scope: scopes.joined(separator: " "), browserDigest: Secrets.digest(browserSecret), confirmedAttributes: nil,
-            factors: nil, authTime: nil, createdAt: Int64(now.timeIntervalSince1970),
+            factors: nil, authTime: nil, ssoAllowed: ssoAllowed ? 1 : 0, maxAge: maxAge, createdAt: Int64(now.timeIntervalSince1970),
             expiresAt: Int64(expiresAt.timeIntervalSince1970))
         try await state.store.transaction { try await $0.insertAuthRequest(record) }
 

@@ -10,9 +10,18 @@ public struct TenantRecord: Codable, Sendable, Equatable {
     public var lockoutPolicy: String
     /// The factor combinations account processes need (`device+pin,device+biometric`).
     public var processPolicy: String
+    /// Seconds a full login lets the same activation log in to other services with the
+    /// `ssoPolicy` combinations (0: no single sign-on).
+    public var ssoLifetime: Int
+    public var ssoPolicy: String?
     public var createdAt: Int64
 
-    public init(id: String, name: String, lockoutPolicy: String, processPolicy: String, createdAt: Int64) {
+    public init(
+        id: String, name: String, lockoutPolicy: String, processPolicy: String, ssoLifetime: Int = 0, ssoPolicy: String? = nil,
+        createdAt: Int64
+    ) {
+        self.ssoLifetime = ssoLifetime
+        self.ssoPolicy = ssoPolicy
         self.id = id
         self.name = name
         self.lockoutPolicy = lockoutPolicy
@@ -24,7 +33,38 @@ public struct TenantRecord: Codable, Sendable, Equatable {
         case id, name
         case lockoutPolicy = "lockout_policy"
         case processPolicy = "process_policy"
+        case ssoLifetime = "sso_lifetime"
+        case ssoPolicy = "sso_policy"
         case createdAt = "created_at"
+    }
+}
+
+/// A single sign-on session: a full login of `userID` on `activationID` at `authTime`.
+public struct SSOSessionRecord: Codable, Sendable {
+    public var activationID: String
+    public var userID: String
+    public var tenantID: String
+    /// The factors of the full login (JSON), which later logins in the session stand on.
+    public var factors: String
+    public var authTime: Int64
+    public var expiresAt: Int64
+
+    public init(activationID: String, userID: String, tenantID: String, factors: String, authTime: Int64, expiresAt: Int64) {
+        self.activationID = activationID
+        self.userID = userID
+        self.tenantID = tenantID
+        self.factors = factors
+        self.authTime = authTime
+        self.expiresAt = expiresAt
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case factors
+        case activationID = "activation_id"
+        case userID = "user_id"
+        case tenantID = "tenant_id"
+        case authTime = "auth_time"
+        case expiresAt = "expires_at"
     }
 }
 
@@ -268,6 +308,10 @@ public struct AuthRequestRecord: Codable, Sendable {
     /// Seconds a backchannel client must wait between token requests, and its last one.
     public var pollInterval: Int?
     public var lastPolledAt: Int64?
+    /// 0 when the request asked for a fresh login (`prompt=login`); nil or 1 otherwise.
+    public var ssoAllowed: Int?
+    /// The request's `max_age`: a single sign-on session older than this does not count.
+    public var maxAge: Int64?
     public var createdAt: Int64
     public var expiresAt: Int64
 
@@ -277,8 +321,10 @@ public struct AuthRequestRecord: Codable, Sendable {
         codeChallenge: String?, scope: String, browserDigest: String?, confirmedAttributes: String?, factors: String?,
         authTime: Int64?, process: String? = nil, flow: String? = nil, bindingMessage: String? = nil,
         acrPolicy: String? = nil, sealedNotificationToken: String? = nil, pollInterval: Int? = nil,
-        lastPolledAt: Int64? = nil, createdAt: Int64, expiresAt: Int64
+        lastPolledAt: Int64? = nil, ssoAllowed: Int? = nil, maxAge: Int64? = nil, createdAt: Int64, expiresAt: Int64
     ) {
+        self.ssoAllowed = ssoAllowed
+        self.maxAge = maxAge
         self.process = process
         self.flow = flow
         self.bindingMessage = bindingMessage
@@ -314,6 +360,8 @@ public struct AuthRequestRecord: Codable, Sendable {
         case sealedNotificationToken = "sealed_notification_token"
         case pollInterval = "poll_interval"
         case lastPolledAt = "last_polled_at"
+        case ssoAllowed = "sso_allowed"
+        case maxAge = "max_age"
         case tenantID = "tenant_id"
         case serviceID = "service_id"
         case activationID = "activation_id"

@@ -232,6 +232,23 @@ enum Schema {
                 created_at BIGINT NOT NULL
             )
             """,
+            // Single sign-on: within a tenant's SSO lifetime after a full login, the same
+            // activation may log its user in to another service with fewer factors.
+            "ALTER TABLE tenants ADD COLUMN sso_lifetime INTEGER NOT NULL DEFAULT 0",
+            "ALTER TABLE tenants ADD COLUMN sso_policy TEXT",
+            "ALTER TABLE auth_requests ADD COLUMN sso_allowed INTEGER",
+            "ALTER TABLE auth_requests ADD COLUMN max_age BIGINT",
+            """
+            CREATE TABLE sso_sessions (
+                activation_id TEXT NOT NULL,
+                user_id TEXT NOT NULL,
+                tenant_id TEXT NOT NULL,
+                factors TEXT NOT NULL,
+                auth_time BIGINT NOT NULL,
+                expires_at BIGINT NOT NULL,
+                PRIMARY KEY (activation_id, user_id)
+            )
+            """,
         ]),
     ]
 }

@@ -267,6 +267,32 @@ public struct StoreTransaction: Sendable {
         ).map(\.id)
     }
 
+    // MARK: Single sign-on
+
+    /// Starts (or restarts) the activation's single sign-on session for a user.
+    public func startSSOSession(_ session: SSOSessionRecord) async throws {
+        try await db.raw(
+            """
+            DELETE FROM sso_sessions WHERE activation_id = \(bind: session.activationID) AND user_id = \(bind: session.userID)
+            """
+        ).run()
+        try await insert("sso_sessions", session)
+    }
+
+    /// The live session of an activation for a user, if any.
+    public func ssoSession(activationID: String, userID: String, now: Int64) async throws -> SSOSessionRecord? {
+        try await first(
+            """
+            SELECT * FROM sso_sessions WHERE activation_id = \(bind: activationID) AND user_id = \(bind: userID)
+                AND expires_at > \(bind: now)
+            """, as: SSOSessionRecord.self)
+    }
+
+    /// Ends every single sign-on session of an activation.
+    public func endSSOSessions(activationID: String) async throws {
+        try await db.raw("DELETE FROM sso_sessions WHERE activation_id = \(bind: activationID)").run()
+    }
+
     // MARK: Push targets
 
     /// Sets (or replaces) an activation's push target.
@@ -374,6 +400,7 @@ public struct StoreTransaction: Sendable {
         try await db.raw("DELETE FROM authentication_history WHERE activation_id = \(bind: id)").run()
         try await db.raw("DELETE FROM device_token_ids WHERE activation_id = \(bind: id)").run()
         try await removePushTarget(activationID: id)
+        try await endSSOSessions(activationID: id)
         // Activation data it made is void with it (a stolen device cannot leave a way back in).
         try await db.raw(
             """

@@ -21,10 +21,13 @@ public struct Scenario: Sendable {
     }
 
     public static func make(
-        on server: TestServer, lockout: [String: Any]? = nil, processPolicy: String? = nil
+        on server: TestServer, lockout: [String: Any]? = nil, processPolicy: String? = nil, ssoLifetime: Int? = nil,
+        ssoPolicy: String? = nil
     ) async throws -> Scenario {
         let tenant = "t\(UUID().uuidString.prefix(8).lowercased())"
         var body: [String: Any] = ["name": tenant]
+        if let ssoLifetime { body["sso_lifetime"] = ssoLifetime }
+        if let ssoPolicy { body["sso_policy"] = ssoPolicy }
         if let lockout { body["lockout"] = lockout }
         if let processPolicy { body["process_policy"] = processPolicy }
         let response = try await TestHTTP().postJSON("\(server.baseURL)/admin/tenants", body, headers: ["Authorization": "Bearer \(server.adminToken)"])

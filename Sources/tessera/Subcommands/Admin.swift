@@ -19,10 +19,16 @@ struct Admin: AsyncParsableCommand {
             @Option(help: "Failures that lock an activation for good (0 = never).") var lockoutPermanentAfter: Int?
             @Option(help: "Factor combinations account processes need (default \"device+pin,device+biometric\").")
             var processPolicy: String?
+            @Option(help: "Single sign-on: seconds after a full login during which the same device logs in to other services with --sso-policy (0 = off).")
+            var ssoLifetime: Int?
+            @Option(help: "Single sign-on: the factor combinations enough within the session (default \"device\").")
+            var ssoPolicy: String?
 
             func run() async throws {
                 var body: [String: Any] = ["name": name]
                 if let processPolicy { body["process_policy"] = processPolicy }
+                if let ssoLifetime { body["sso_lifetime"] = ssoLifetime }
+                if let ssoPolicy { body["sso_policy"] = ssoPolicy }
                 if lockoutFreeAttempts != nil || lockoutWaits != nil || lockoutPermanentAfter != nil {
                     let waits = try (lockoutWaits ?? "30,60,300,900,3600").split(separator: ",").map { part -> Int in
                         guard let value = Int(part.trimmingCharacters(in: .whitespaces)) else {
