@@ -123,9 +123,16 @@ extension Authenticator {
     /// request arrives: `apns` with the APNs device token, or `webhook` with a token the
     /// server's push gateway knows. Without it the app finds requests by asking.
     public func registerPush(kind: String, token: String) async throws {
+        // Every activation is asked, even after one fails; the first failure is thrown after.
+        var failure: (any Error)?
         for activation in try await registry.all() {
-            _ = try await devicePost(activation, "device/push", body: PushRegistration(kind: kind, token: token), as: [String: String].self)
+            do {
+                _ = try await devicePost(activation, "device/push", body: PushRegistration(kind: kind, token: token), as: [String: String].self)
+            } catch {
+                failure = failure ?? error
+            }
         }
+        if let failure { throw failure }
     }
 
     /// No more pushes for any activation on this device.

@@ -37,7 +37,10 @@ public struct TokenData: Codable, Sendable {
 
 /// Keeps an app's tokens per issuer, service and user in the key store, gets them with
 /// an in-app login (the app as a public client with its own PKCE pair), and refreshes
-/// them with rotation. Several users may be logged in on one device.
+/// them with rotation. Several users may be logged in on one device. Calls are
+/// serialised within one process; processes that share a key store (an app and its
+/// extension) must not refresh the same user's tokens at once, since presenting one
+/// refresh token twice makes the server end the session.
 ///
 /// ```swift
 /// let tokens = TokenManager(keyStore: keyStore)
@@ -76,6 +79,18 @@ public struct TokenManager: Sendable {
         authenticator: Authenticator, clientID: String, redirectURI: String, scope: String = "openid offline_access",
         issuer: String? = nil, username: String? = nil, sign: (inout AuthenticationUserInformation) async throws -> Void
     ) async -> LoginStatus {
+        await Self.lock.acquire()
+        let status = await unlockedLogin(
+            authenticator: authenticator, clientID: clientID, redirectURI: redirectURI, scope: scope, issuer: issuer,
+            username: username, sign: sign)
+        await Self.lock.release()
+        return status
+    }
+
+    private func unlockedLogin(
+        authenticator: Authenticator, clientID: String, redirectURI: String, scope: String, issuer: String?, username: String?,
+        sign: (inout AuthenticationUserInformation) async throws -> Void
+    ) async -> LoginStatus {
         let verifier = PKCE.makeVerifier()
         let login: ServiceLoginResult
         let code: AuthorizationCode
@@ -104,12 +119,7 @@ public struct TokenManager: Sendable {
             issuer: code.issuer, clientID: clientID, username: login.username, subject: Self.subject(of: response.idToken),
             accessToken: response.accessToken, refreshToken: response.refreshToken, idToken: response.idToken, scope: response.scope ?? scope,
             accessTokenExpiresAt: now().addingTimeInterval(TimeInterval(response.expiresIn ?? 300)), outdated: false)
-        do {
-            try await save(data)
-        } catch {
-            return .cannotAcquireTokenData
-        }
-        return .ok
+        return await save(data) ? .ok : .cannotAcquireTokenData
     }
 
     /// A valid access token for the user, refreshed (and the refresh token rotated) when
@@ -126,14 +136,14 @@ public struct TokenManager: Sendable {
         await accessToken(clientID: clientID, username: username, issuer: issuer).0
     }
 
-    /// Everyone with tokens on this device, one entry per issuer, service and user.
+    /// Everyone with tokens on this device, one entry per issuer, service and user (a
+    /// damaged record is left out rather than hiding the others).
     public func users() async throws -> [TokenData] {
         var result: [TokenData] = []
         for label in try await keyStore.itemLabels() where label.hasPrefix(Self.labelPrefix) {
-            guard let data = try await keyStore.item(label: label) else { continue }
-            guard let entry = try? WireCoding.decoder().decode(TokenData.self, from: data) else {
-                throw TesseraKitError.keyStore("a token record is damaged")
-            }
+            guard let data = try await keyStore.item(label: label),
+                let entry = try? WireCoding.decoder().decode(TokenData.self, from: data)
+            else { continue }
             result.append(entry)
         }
         return result.sorted { ($0.issuer, $0.username, $0.clientID) < ($1.issuer, $1.username, $1.clientID) }
@@ -142,12 +152,20 @@ public struct TokenManager: Sendable {
     /// Ends the user's session: revokes the refresh token (RFC 7009), which ends its
     /// access tokens too, and forgets the tokens. Forgets them even when offline.
     public func logout(clientID: String? = nil, username: String, issuer: String? = nil) async throws {
-        guard let entry = try await find(clientID: clientID, username: username, issuer: issuer) else { return }
-        if let refresh = entry.refreshToken {
-            _ = try? await transport.send(
-                formRequest(url: entry.issuer + "/revoke", ["token": refresh, "token_type_hint": "refresh_token", "client_id": entry.clientID]))
+        await Self.lock.acquire()
+        do {
+            if let entry = try await find(clientID: clientID, username: username, issuer: issuer) {
+                if let refresh = entry.refreshToken {
+                    let fields = ["token": refresh, "token_type_hint": "refresh_token", "client_id": entry.clientID]
+                    _ = try? await transport.send(formRequest(url: entry.issuer + "/revoke", fields))
+                }
+                try await keyStore.setItem(nil, label: entry.label)
+            }
+            await Self.lock.release()
+        } catch {
+            await Self.lock.release()
+            throw error
         }
-        try await keyStore.setItem(nil, label: entry.label)
     }
 
     // MARK: Internals
@@ -164,7 +182,7 @@ public struct TokenManager: Sendable {
         if entry.accessTokenExpiresAt.timeIntervalSince(now()) > Self.expiryMargin { return (.ok, entry.accessToken) }
         guard let refresh = entry.refreshToken else {
             entry.outdated = true
-            try? await save(entry)
+            _ = await save(entry)
             return (.tokenDataIsOutdated, nil)
         }
         switch await tokenRequest(issuer: entry.issuer, ["grant_type": "refresh_token", "refresh_token": refresh, "client_id": entry.clientID]) {
@@ -174,16 +192,15 @@ public struct TokenManager: Sendable {
             entry.idToken = response.idToken ?? entry.idToken
             entry.scope = response.scope ?? entry.scope
             entry.accessTokenExpiresAt = now().addingTimeInterval(TimeInterval(response.expiresIn ?? 300))
-            do {
-                try await save(entry)
-            } catch {
-                return (.cannotAcquireTokenData, nil)
-            }
+            // The server has rotated: the old refresh token is spent, so the fresh access
+            // token is the caller's even if the key store cannot keep the new one (the
+            // next refresh will then find the session outdated).
+            _ = await save(entry)
             return (.ok, entry.accessToken)
         case .refused:
             // The session is over (expired, revoked, or its token was used elsewhere).
             entry.outdated = true
-            try? await save(entry)
+            _ = await save(entry)
             return (.tokenDataIsOutdated, nil)
         case .unavailable:
             return (.cannotAcquireTokenData, nil)
@@ -200,8 +217,13 @@ public struct TokenManager: Sendable {
         return matches.first
     }
 
-    private func save(_ entry: TokenData) async throws {
-        try await keyStore.setItem(try WireCoding.encoder().encode(entry), label: entry.label)
+    /// Writes the entry, trying three times; `false` when the key store would not keep it.
+    private func save(_ entry: TokenData) async -> Bool {
+        guard let data = try? WireCoding.encoder().encode(entry) else { return false }
+        for _ in 0..<3 {
+            if (try? await keyStore.setItem(data, label: entry.label)) != nil { return true }
+        }
+        return false
     }
 
     struct TokenResponse: Decodable {
@@ -238,8 +260,12 @@ public struct TokenManager: Sendable {
         case 200:
             guard let tokens = try? JSONDecoder().decode(TokenResponse.self, from: response.body) else { return .unavailable }
             return .success(tokens)
-        case 400, 401: return .refused
-        default: return .unavailable
+        default:
+            // Only the authorization server's own refusal ends the session; a proxy's error
+            // page or an outage does not.
+            struct Refusal: Decodable { let error: String }
+            let error = try? JSONDecoder().decode(Refusal.self, from: response.body).error
+            return ["invalid_grant", "invalid_client", "unauthorized_client"].contains(error ?? "") ? .refused : .unavailable
         }
     }
 

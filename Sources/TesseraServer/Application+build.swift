@@ -15,20 +15,23 @@ public final class TesseraServerApp: Sendable {
     /// The admin token generated at this start, when none existed; shown once.
     public let generatedAdminToken: String?
     let store: SQLStore
+    let pusher: Pusher
     private let group: ServiceGroup
 
     init(
         application: Application<RouterResponder<BasicRequestContext>>, generatedAdminToken: String?, store: SQLStore,
-        services: [any Service], handlingSignals: Bool
+        pusher: Pusher, before: [any Service], after: [any Service], handlingSignals: Bool
     ) {
         self.application = application
         self.generatedAdminToken = generatedAdminToken
         self.store = store
-        // Services shut down in reverse order: long polls are released first, so that the
-        // server's wait for in-flight requests is not a wait for their timeouts.
+        self.pusher = pusher
+        // Services shut down in reverse order: what comes `after` the application stops
+        // before it (long polls, so that its wait for in-flight requests is not a wait for
+        // their timeouts), what comes `before` it stops after it (the pushes it started).
         group = ServiceGroup(
             configuration: .init(
-                services: [application] + services,
+                services: before + [application] + after,
                 gracefulShutdownSignals: handlingSignals ? [.sigterm, .sigint] : [], logger: application.logger))
     }
 
@@ -50,6 +53,7 @@ public final class TesseraServerApp: Sendable {
 
     /// Closes the database of a server that was built but will not run.
     public func closeWithoutRunning() async throws {
+        await pusher.shutdown()
         try await store.close()
     }
 
@@ -87,8 +91,14 @@ public func buildApplication(
     try directory.prepare()
     let box = try SecretBox(masterKey: try directory.masterKey(logger: logger))
     let (digest, generated) = try directory.adminTokenDigest(configured: configuration.adminToken)
-    let pusher = try Pusher(configuration.push)
     let store = try await SQLStore.openSQLite(path: directory.databasePath, logger: logger)
+    let pusher: Pusher
+    do {
+        pusher = try Pusher(configuration.push)
+    } catch {
+        try? await store.close()
+        throw error
+    }
     let state = ServerState(
         configuration: configuration, store: store, box: box, adminTokenDigest: digest, issuers: IssuerCache(), pusher: pusher,
         now: now)
@@ -114,9 +124,12 @@ public func buildApplication(
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "tessera"),
         onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? configuration.port) },
         logger: logger)
+    // Services stop in reverse order: long polls first, then the HTTP server (finishing
+    // in-flight requests), then the pushes those requests started.
     return TesseraServerApp(
-        application: application, generatedAdminToken: generated, store: store,
-        services: [LongPollRelease(events: state.requestEvents), PushShutdown(pusher: pusher)], handlingSignals: handlingSignals)
+        application: application, generatedAdminToken: generated, store: store, pusher: pusher,
+        before: [PushShutdown(pusher: pusher)], after: [LongPollRelease(events: state.requestEvents)],
+        handlingSignals: handlingSignals)
 }
 
 /// Ends every waiting long poll when the server shuts down.

@@ -245,9 +245,9 @@ struct DeviceRoutes {
     }
 
     /// The request's own policy, and the single sign-on policy with the session that
-    /// allows it, when one applies: a browser or in-app login that did not ask for a fresh
-    /// login (`prompt=login`), on an activation whose session for the user is live and
-    /// not older than the request's `max_age`.
+    /// allows it, when one applies: a browser login that did not ask for a fresh login
+    /// (`prompt=login`), on an activation whose session for the user is live, not older
+    /// than the request's `max_age`, and stands on factors this service's policy allows.
     func loginPolicies(for authRequest: AuthRequestRecord, tenant: TenantRecord, tx: StoreTransaction) async throws
         -> (base: AuthenticatorPolicy, sso: (AuthenticatorPolicy, SSOSessionRecord)?)
     {
@@ -256,13 +256,20 @@ struct DeviceRoutes {
         guard let service = try await tx.service(id: serviceID) else { throw StoreError(.corrupt, "request without service") }
         let base = try AuthenticatorPolicy(parsing: service.policy)
         let now = state.epochNow()
-        guard tenant.ssoLifetime > 0, let ssoText = tenant.ssoPolicy, authRequest.purpose == AuthenticationPurpose.login.rawValue,
-            authRequest.flow == nil || authRequest.flow == Self.inAppFlow, authRequest.ssoAllowed != 0,
+        guard Self.takesPartInSSO(authRequest, tenant: tenant), let ssoText = tenant.ssoPolicy, authRequest.ssoAllowed != 0,
             let activationID = authRequest.activationID, let userID = authRequest.userID,
             let session = try await tx.ssoSession(activationID: activationID, userID: userID, now: now),
-            authRequest.maxAge.map({ now - session.authTime <= $0 }) ?? true
+            authRequest.maxAge.map({ now - session.authTime <= $0 }) ?? true,
+            base.allows(FactorCombination(try JSONCoding.decode([FactorType].self, session.factors)))
         else { return (base, nil) }
         return (base, (try AuthenticatorPolicy(parsing: ssoText), session))
+    }
+
+    /// Single sign-on is for browser logins of tenants that allow it; in-app logins,
+    /// backchannel step-ups and account processes neither start nor use a session.
+    static func takesPartInSSO(_ authRequest: AuthRequestRecord, tenant: TenantRecord) -> Bool {
+        tenant.ssoLifetime > 0 && tenant.ssoPolicy != nil && authRequest.serviceID != nil && authRequest.flow == nil
+            && authRequest.purpose == AuthenticationPurpose.login.rawValue
     }
 
     @Sendable func finish(_ request: Request, context: BasicRequestContext) async throws -> Response {
@@ -343,9 +350,10 @@ struct DeviceRoutes {
                     try await tx.approveAuthRequest(
                         id: requestID, factors: session?.factors ?? (try JSONCoding.string(combination.factors)),
                         confirmedAttributes: try JSONCoding.string(claims.attrs.sorted()), authTime: session?.authTime ?? epoch)
-                    if session == nil, tenant.ssoLifetime > 0, tenant.ssoPolicy != nil, authRequest.serviceID != nil,
-                        authRequest.purpose == AuthenticationPurpose.login.rawValue,
-                        authRequest.flow == nil || authRequest.flow == Self.inAppFlow
+                    // Only a login beyond the single sign-on policy starts a session: one that the
+                    // session's own combinations would allow proves nothing more.
+                    if session == nil, Self.takesPartInSSO(authRequest, tenant: tenant),
+                        let ssoPolicy = tenant.ssoPolicy.flatMap({ try? AuthenticatorPolicy(parsing: $0) }), !ssoPolicy.allows(combination)
                     {
                         try await tx.startSSOSession(
                             SSOSessionRecord(

@@ -69,6 +69,7 @@ extension DeviceRoutes {
             else { throw OAuthError.notFound("in-app authentication request") }
             switch AuthenticationStatus(rawValue: record.status) ?? .expired {
             case .approved:
+                guard record.expiresAt > now else { throw OAuthError(.badRequest, "expired_token", "the in-app login expired") }
                 guard let code = try await OIDCRoutes.issueCode(for: record, tx: tx, now: now) else {
                     throw OAuthError.invalidGrant("the authorization code was fetched already")
                 }

@@ -205,6 +205,8 @@ struct ProcessRoutes {
                 details["factor"] = FactorType.otp.rawValue
             case .pinKey(let sealed):
                 try await tx.updatePinKey(activationID: activationID, sealed: sealed)
+                // A new PIN ends the sessions the old one started.
+                try await tx.endSSOSessions(activationID: activationID)
             case .activationData(let key, let alias, let retire):
                 let code = Secrets.randomToken()
                 let invitationID = Secrets.identifier(byteCount: 12)

@@ -59,8 +59,10 @@ struct PushMessage: Sendable {
     let serviceName: String
     let expiresAt: Int64
 
+    /// The alert shows on a lock screen and passes through the push service: it says
+    /// only that there is something to look at.
     var title: String { "Sign-in request" }
-    var body: String { serviceName }
+    var body: String { "Open the app to review it." }
 }
 
 enum PushOutcome: Sendable, Equatable {
@@ -109,9 +111,11 @@ struct WebhookNotifier: PushNotifier {
         request.body = .bytes(ByteBuffer(bytes: try JSONEncoder().encode(payload)))
         let response = try await BackchannelPing.client.execute(request, timeout: .seconds(10))
         _ = try? await response.body.collect(upTo: 64 * 1024)
+        // Only 410 says the token is gone: a 404 is as likely a wrong gateway URL, which
+        // must not wipe every registration.
         switch response.status.code {
         case 200..<300: return .delivered
-        case 404, 410: return .tokenGone
+        case 410: return .tokenGone
         default: throw PushError(description: "the push gateway answered \(response.status.code)")
         }
     }
@@ -158,22 +162,25 @@ struct APNsNotifier: PushNotifier {
     actor ProviderTokenCache {
         private var current: (token: String, issuedAt: Date)?
 
-        func token(make: () throws -> String, now: Date, renew: Bool) rethrows -> String {
-            if !renew, let current, now.timeIntervalSince(current.issuedAt) < 50 * 60 { return current.token }
+        /// The cached token, or a new one when it is 50 minutes old or is the one APNs
+        /// just called expired (only once for many pushes that saw the same refusal:
+        /// APNs limits how often a provider token may change).
+        func token(make: () throws -> String, now: Date, replacing expired: String?) rethrows -> String {
+            if let current, current.token != expired, now.timeIntervalSince(current.issuedAt) < 50 * 60 { return current.token }
             let token = try make()
             current = (token, now)
             return token
         }
     }
 
-    func providerToken(renew: Bool = false) async throws -> String {
+    func providerToken(replacing expired: String? = nil) async throws -> String {
         let now = Date()
         return try await tokens.token(
             make: {
                 try CompactJWS.sign(
                     claims: ProviderClaims(iss: configuration.teamID, iat: Int(now.timeIntervalSince1970)),
                     header: JWSHeader(kid: configuration.keyID), signer: key)
-            }, now: now, renew: renew)
+            }, now: now, replacing: expired)
     }
 
     struct Payload: Encodable {
@@ -201,14 +208,17 @@ struct APNsNotifier: PushNotifier {
     func deliver(_ message: PushMessage) async throws -> PushOutcome {
         // APNs device tokens are hex; anything else never reaches the request path.
         guard !message.token.isEmpty, message.token.allSatisfy(\.isHexDigit) else { return .tokenGone }
-        var (status, reason) = try await post(message, token: try await providerToken())
+        let token = try await providerToken()
+        var (status, reason) = try await post(message, token: token)
         if status == 403 && reason == "ExpiredProviderToken" {
-            (status, reason) = try await post(message, token: try await providerToken(renew: true))
+            (status, reason) = try await post(message, token: try await providerToken(replacing: token))
         }
+        // Only 410 Unregistered forgets the token; BadDeviceToken or DeviceTokenNotForTopic
+        // are as likely a wrong --apns-server or --apns-topic, which must not wipe every
+        // registration.
         switch status {
         case 200: return .delivered
         case 410: return .tokenGone
-        case 400 where reason == "BadDeviceToken" || reason == "DeviceTokenNotForTopic": return .tokenGone
         default: throw PushError(description: "APNs answered \(status) \(reason ?? "")")
         }
     }
@@ -246,6 +256,8 @@ struct APNsNotifier: PushNotifier {
 /// service calls gone.
 struct Pusher: Sendable {
     let notifiers: [String: any PushNotifier]
+    /// Pushes under way; shutdown waits for them before closing the clients.
+    let inFlight = InFlight()
 
     init(_ configuration: PushConfiguration) throws {
         var notifiers: [String: any PushNotifier] = [:]
@@ -271,6 +283,8 @@ struct Pusher: Sendable {
         for target in targets {
             guard let notifier = notifiers[target.kind] else { continue }
             let push = message(target.token)
+            guard await inFlight.enter() else { return }
+            let inFlight = self.inFlight
             Task {
                 do {
                     if try await notifier.deliver(push) == .tokenGone {
@@ -285,12 +299,62 @@ struct Pusher: Sendable {
                     logger.warning(
                         "push not delivered", metadata: ["kind": "\(target.kind)", "activation_id": "\(target.activationID)", "error": "\(reason)"])
                 }
+                await inFlight.leave()
             }
         }
     }
 
+    /// Lets the pushes under way finish (up to 15 seconds), refuses new ones, and closes
+    /// the clients.
     func shutdown() async {
+        await inFlight.drain(timeout: .seconds(15))
         for notifier in notifiers.values { await notifier.shutdown() }
+    }
+}
+
+/// Counts work under way and lets shutdown wait for it.
+actor InFlight {
+    private var count = 0
+    private var closed = false
+    private var waiters: [CheckedContinuation<Void, Never>] = []
+
+    /// `false` once shutdown began: start nothing new.
+    func enter() -> Bool {
+        guard !closed else { return false }
+        count += 1
+        return true
+    }
+
+    func leave() {
+        count -= 1
+        if count == 0 {
+            for waiter in waiters { waiter.resume() }
+            waiters = []
+        }
+    }
+
+    func drain(timeout: Duration) async {
+        closed = true
+        guard count > 0 else { return }
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { await self.waitForZero() }
+            group.addTask {
+                try? await Task.sleep(for: timeout)
+                await self.releaseWaiters()
+            }
+            await group.next()
+            group.cancelAll()
+        }
+    }
+
+    private func releaseWaiters() {
+        for waiter in waiters { waiter.resume() }
+        waiters = []
+    }
+
+    private func waitForZero() async {
+        guard count > 0 else { return }
+        await withCheckedContinuation { waiters.append($0) }
     }
 }
 

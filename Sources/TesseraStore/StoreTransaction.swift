@@ -273,10 +273,13 @@ public struct StoreTransaction: Sendable {
     public func startSSOSession(_ session: SSOSessionRecord) async throws {
         try await db.raw(
             """
-            DELETE FROM sso_sessions WHERE activation_id = \(bind: session.activationID) AND user_id = \(bind: session.userID)
+            INSERT INTO sso_sessions (activation_id, user_id, tenant_id, factors, auth_time, expires_at)
+            VALUES (\(bind: session.activationID), \(bind: session.userID), \(bind: session.tenantID), \(bind: session.factors),
+                \(bind: session.authTime), \(bind: session.expiresAt))
+            ON CONFLICT (activation_id, user_id) DO UPDATE SET tenant_id = excluded.tenant_id, factors = excluded.factors,
+                auth_time = excluded.auth_time, expires_at = excluded.expires_at
             """
         ).run()
-        try await insert("sso_sessions", session)
     }
 
     /// The live session of an activation for a user, if any.
@@ -297,8 +300,15 @@ public struct StoreTransaction: Sendable {
 
     /// Sets (or replaces) an activation's push target.
     public func setPushTarget(_ target: PushTargetRecord) async throws {
-        try await removePushTarget(activationID: target.activationID)
-        try await insert("push_targets", target)
+        try await db.raw(
+            """
+            INSERT INTO push_targets (activation_id, tenant_id, kind, token, created_at)
+            VALUES (\(bind: target.activationID), \(bind: target.tenantID), \(bind: target.kind), \(bind: target.token),
+                \(bind: target.createdAt))
+            ON CONFLICT (activation_id) DO UPDATE SET tenant_id = excluded.tenant_id, kind = excluded.kind,
+                token = excluded.token, created_at = excluded.created_at
+            """
+        ).run()
     }
 
     /// Removes an activation's push target; with `token`, only if it is still that token.

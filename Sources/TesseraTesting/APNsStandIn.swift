@@ -27,10 +27,10 @@ public final class APNsStandIn: Sendable {
     }
 
     public let baseURL: String
-    private let inbox: Inbox
+    private let inbox: Inbox<Push>
     private let task: Task<Void, any Error>
 
-    private init(baseURL: String, inbox: Inbox, task: Task<Void, any Error>) {
+    private init(baseURL: String, inbox: Inbox<Push>, task: Task<Void, any Error>) {
         self.baseURL = baseURL
         self.inbox = inbox
         self.task = task
@@ -42,13 +42,14 @@ public final class APNsStandIn: Sendable {
         certificate: String, privateKey: String, teamKey: P256.Signing.PublicKey, keyID: String, teamID: String, topic: String,
         goneTokens: Set<String> = []
     ) async throws -> APNsStandIn {
-        let inbox = Inbox()
+        let inbox = Inbox<Push>()
         let tls = TLSConfiguration.makeServerConfiguration(
             certificateChain: try NIOSSLCertificate.fromPEMFile(certificate).map { .certificate($0) },
             privateKey: .privateKey(try NIOSSLPrivateKey(file: privateKey, format: .pem)))
-        var lastError: any Error = TestSupportError("the APNs stand-in did not start")
-        for _ in 0..<5 {
-            let port = try TestServerPort.free()
+        let (port, task) = try await LocalServer.start { port, onRunning in
+            var logger = Logger(label: "apns-stand-in")
+            // Stopping by cancellation logs errors that mean nothing here.
+            logger.logLevel = .critical
             let router = Router()
             router.post("3/device/:token") { request, context -> Response in
                 var request = request
@@ -62,7 +63,7 @@ public final class APNsStandIn: Sendable {
                 guard let authorization = headers["authorization"], authorization.hasPrefix("bearer ") else {
                     return refuse(.forbidden, "MissingProviderToken")
                 }
-                guard Self.validProviderToken(String(authorization.dropFirst(7)), key: teamKey, keyID: keyID, teamID: teamID) else {
+                guard validProviderToken(String(authorization.dropFirst(7)), key: teamKey, keyID: keyID, teamID: teamID) else {
                     return refuse(.forbidden, "InvalidProviderToken")
                 }
                 guard headers["apns-topic"] == topic else { return refuse(.badRequest, "DeviceTokenNotForTopic") }
@@ -73,27 +74,13 @@ public final class APNsStandIn: Sendable {
                 if goneTokens.contains(token) { return refuse(.gone, "Unregistered") }
                 return Response(status: .ok, headers: [.init("apns-id")!: UUID().uuidString])
             }
-            var logger = Logger(label: "apns-stand-in")
-            // Stopping by cancellation logs errors that mean nothing here.
-            logger.logLevel = .critical
-            let (running, continuation) = AsyncStream<Void>.makeStream()
             let app = Application(
                 router: router, server: try .http2Upgrade(tlsConfiguration: tls),
-                configuration: .init(address: .hostname("127.0.0.1", port: port)), onServerRunning: { _ in continuation.yield() },
+                configuration: .init(address: .hostname("127.0.0.1", port: port)), onServerRunning: { _ in onRunning() },
                 logger: logger)
-            let task = Task {
-                defer { continuation.finish() }
-                try await app.runService()
-            }
-            var started = false
-            for await _ in running {
-                started = true
-                break
-            }
-            if started { return APNsStandIn(baseURL: "https://127.0.0.1:\(port)", inbox: inbox, task: task) }
-            do { try await task.value } catch { lastError = error }
+            try await app.runService()
         }
-        throw lastError
+        return APNsStandIn(baseURL: "https://127.0.0.1:\(port)", inbox: inbox, task: task)
     }
 
     static func validProviderToken(_ token: String, key: P256.Signing.PublicKey, keyID: String, teamID: String) -> Bool {
@@ -110,12 +97,7 @@ public final class APNsStandIn: Sendable {
 
     /// Waits for the next push not yet taken, up to `timeout`.
     public func next(timeout: Duration = .seconds(10)) async throws -> Push {
-        let deadline = ContinuousClock.now + timeout
-        while ContinuousClock.now < deadline {
-            if let push = await inbox.take() { return push }
-            try await Task.sleep(for: .milliseconds(20))
-        }
-        throw TestSupportError("no push arrived at the APNs stand-in within \(timeout)")
+        try await inbox.next(timeout: timeout, from: "the APNs stand-in")
     }
 
     public func pending() async -> [Push] { await inbox.all() }
@@ -123,12 +105,5 @@ public final class APNsStandIn: Sendable {
     public func stop() async {
         task.cancel()
         _ = try? await task.value
-    }
-
-    private actor Inbox {
-        var items: [Push] = []
-        func add(_ item: Push) { items.append(item) }
-        func take() -> Push? { items.isEmpty ? nil : items.removeFirst() }
-        func all() -> [Push] { items }
     }
 }

@@ -12,15 +12,7 @@ struct BackchannelTests {
 
     /// Runs `body` with a server whose backchannel interval is one second.
     func withCIBAServer<T>(_ body: (TestServer) async throws -> T) async throws -> T {
-        let server = try await TestServer.start(backchannelInterval: 1)
-        do {
-            let result = try await body(server)
-            await server.stop()
-            return result
-        } catch {
-            await server.stop()
-            throw error
-        }
+        try await withServer(backchannelInterval: 1, body)
     }
 
     func startRequest(

@@ -40,6 +40,33 @@ struct CommandLineTests {
         return (process, token, lines)
     }
 
+    /// A `tessera serve` of its own for one test: its URL, the generated admin token, the
+    /// environment `tessera admin` needs, and a directory for device stores.
+    struct Serve {
+        let server: String
+        let token: String
+        let admin: [String: String]
+        let directory: URL
+        func store(_ name: String) -> String { directory.appendingPathComponent(name).path }
+    }
+
+    /// Runs `body` against a fresh `tessera serve`, which is stopped (and its data removed)
+    /// whatever happens.
+    func withServe(_ body: (Serve) async throws -> Void) async throws {
+        let dataDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("tessera-cli-\(UUID().uuidString)")
+        let port = try TestServerPort.free()
+        let server = "http://127.0.0.1:\(port)"
+        defer { try? FileManager.default.removeItem(at: dataDirectory) }
+        let (process, generated, _) = try await startServe(dataDirectory: dataDirectory, port: port)
+        defer { if process.isRunning { process.terminate() } }
+        let token = try #require(generated, "the first start prints a generated admin token")
+        try await body(
+            Serve(
+                server: server, token: token, admin: ["TESSERA_SERVER": server, "TESSERA_ADMIN_TOKEN": token], directory: dataDirectory))
+        process.terminate()
+        try await Subprocess.waitForExit(process)
+    }
+
     @Test("serve, admin and device commands: invite, activate, lockout, login, unlock, restart")
     func walkthrough() async throws {
         let dataDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("tessera-cli-\(UUID().uuidString)")
@@ -112,188 +139,164 @@ struct CommandLineTests {
 
     @Test("account processes from the command line: change-pin, add-factor, new-activation, devices, merge, history, unregister, delete, audit")
     func accountProcesses() async throws {
-        let dataDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("tessera-cli-\(UUID().uuidString)")
-        let laptop = dataDirectory.appendingPathComponent("laptop").path
-        let phone = dataDirectory.appendingPathComponent("phone").path
-        let port = try TestServerPort.free()
-        let server = "http://127.0.0.1:\(port)"
-        defer { try? FileManager.default.removeItem(at: dataDirectory) }
-        let (process, generated, _) = try await startServe(dataDirectory: dataDirectory, port: port)
-        defer { if process.isRunning { process.terminate() } }
-        let admin = ["TESSERA_SERVER": server, "TESSERA_ADMIN_TOKEN": try #require(generated)]
+        try await withServe { serve in
+            let (laptop, phone, admin) = (serve.store("laptop"), serve.store("phone"), serve.admin)
 
-        #expect(try await tessera(["admin", "tenant", "create", "acme"], environment: admin).0 == 0)
-        #expect(try await tessera(["admin", "user", "create", "--tenant", "acme", "--username", "alice"], environment: admin).0 == 0)
-        #expect(try await tessera(["admin", "user", "create", "--tenant", "acme", "--username", "alice.work"], environment: admin).0 == 0)
-        let invite = try await tessera(["admin", "invite", "--tenant", "acme", "--username", "alice", "--json"], environment: admin)
-        let activated = try await tessera(["device", "activate", try #require(invite.1["url"] as? String), "--pin", "2468", "--alias", "laptop", "--store", laptop, "--json"])
-        let laptopID = try #require(activated.1["activation_id"] as? String, "\(activated.2)")
+            #expect(try await tessera(["admin", "tenant", "create", "acme"], environment: admin).0 == 0)
+            #expect(try await tessera(["admin", "user", "create", "--tenant", "acme", "--username", "alice"], environment: admin).0 == 0)
+            #expect(try await tessera(["admin", "user", "create", "--tenant", "acme", "--username", "alice.work"], environment: admin).0 == 0)
+            let invite = try await tessera(["admin", "invite", "--tenant", "acme", "--username", "alice", "--json"], environment: admin)
+            let activated = try await tessera(["device", "activate", try #require(invite.1["url"] as? String), "--pin", "2468", "--alias", "laptop", "--store", laptop, "--json"])
+            let laptopID = try #require(activated.1["activation_id"] as? String, "\(activated.2)")
 
-        // A wrong PIN in a process is a lockout like in a login (exit code 3).
-        let wrong = try await tessera(["device", "change-pin", "--pin", "0000", "--new-pin", "1111", "--store", laptop, "--json"])
-        #expect(wrong.0 == 3 && wrong.1["result"] as? String == "lockout", "\(wrong.2)")
-        let changed = try await tessera(["device", "change-pin", "--pin", "2468", "--new-pin", "13579", "--store", laptop, "--json"])
-        #expect(changed.1["result"] as? String == "apiAccessChangePin", "\(changed.2)")
-        let otp = try await tessera(["device", "add-factor", "otp", "--pin", "13579", "--store", laptop, "--json"])
-        #expect(otp.1["result"] as? String == "apiAccessAddFactor", "\(otp.2)")
-        #expect(Set(otp.1["factors"] as? [String] ?? []) == ["device", "otp", "pin"])
-        #expect((otp.1["otpauth_uri"] as? String)?.hasPrefix("otpauth://") == true)
+            // A wrong PIN in a process is a lockout like in a login (exit code 3).
+            let wrong = try await tessera(["device", "change-pin", "--pin", "0000", "--new-pin", "1111", "--store", laptop, "--json"])
+            #expect(wrong.0 == 3 && wrong.1["result"] as? String == "lockout", "\(wrong.2)")
+            let changed = try await tessera(["device", "change-pin", "--pin", "2468", "--new-pin", "13579", "--store", laptop, "--json"])
+            #expect(changed.1["result"] as? String == "apiAccessChangePin", "\(changed.2)")
+            let otp = try await tessera(["device", "add-factor", "otp", "--pin", "13579", "--store", laptop, "--json"])
+            #expect(otp.1["result"] as? String == "apiAccessAddFactor", "\(otp.2)")
+            #expect(Set(otp.1["factors"] as? [String] ?? []) == ["device", "otp", "pin"])
+            #expect((otp.1["otpauth_uri"] as? String)?.hasPrefix("otpauth://") == true)
 
-        let moved = try await tessera(["device", "new-activation", "--pin", "13579", "--new-pin", "97531", "--alias", "phone", "--store", laptop, "--json"])
-        #expect(moved.1["result"] as? String == "apiAccessRequestNewActivationData", "\(moved.2)")
-        let phoneActivation = try await tessera(["device", "activate", try #require(moved.1["url"] as? String), "--pin", "97531", "--store", phone, "--json"])
-        let phoneID = try #require(phoneActivation.1["activation_id"] as? String, "\(phoneActivation.2)")
+            let moved = try await tessera(["device", "new-activation", "--pin", "13579", "--new-pin", "97531", "--alias", "phone", "--store", laptop, "--json"])
+            #expect(moved.1["result"] as? String == "apiAccessRequestNewActivationData", "\(moved.2)")
+            let phoneActivation = try await tessera(["device", "activate", try #require(moved.1["url"] as? String), "--pin", "97531", "--store", phone, "--json"])
+            let phoneID = try #require(phoneActivation.1["activation_id"] as? String, "\(phoneActivation.2)")
 
-        let devices = try await tessera(["device", "devices", "--pin", "13579", "--store", laptop, "--json"])
-        #expect(devices.1["result"] as? String == "apiAccessListDevices", "\(devices.2)")
-        let rows = devices.1["devices"] as? [[String: Any]] ?? []
-        #expect(Set(rows.compactMap { $0["activation_id"] as? String }) == [laptopID, phoneID])
-        #expect(rows.first { $0["current"] as? Bool == true }?["alias"] as? String == "laptop")
+            let devices = try await tessera(["device", "devices", "--pin", "13579", "--store", laptop, "--json"])
+            #expect(devices.1["result"] as? String == "apiAccessListDevices", "\(devices.2)")
+            let rows = devices.1["devices"] as? [[String: Any]] ?? []
+            #expect(Set(rows.compactMap { $0["activation_id"] as? String }) == [laptopID, phoneID])
+            #expect(rows.first { $0["current"] as? Bool == true }?["alias"] as? String == "laptop")
 
-        // An invitation opened on a device that holds an activation is merged into it.
-        let work = try await tessera(["admin", "invite", "--tenant", "acme", "--username", "alice.work", "--json"], environment: admin)
-        let merged = try await tessera(["device", "activate", try #require(work.1["url"] as? String), "--pin", "13579", "--store", laptop, "--json"])
-        #expect(merged.1["result"] as? String == "apiAccessMergeComplete", "\(merged.2)")
-        #expect(merged.1["idm_identifier"] is String)
-        let users = try await Subprocess.run(tesseraBinary, ["device", "users", "--store", laptop])
-        #expect(users.output.contains("acme\talice\t\(laptopID)") && users.output.contains("acme\talice.work\t\(laptopID)"), "\(users.output)")
+            // An invitation opened on a device that holds an activation is merged into it.
+            let work = try await tessera(["admin", "invite", "--tenant", "acme", "--username", "alice.work", "--json"], environment: admin)
+            let merged = try await tessera(["device", "activate", try #require(work.1["url"] as? String), "--pin", "13579", "--store", laptop, "--json"])
+            #expect(merged.1["result"] as? String == "apiAccessMergeComplete", "\(merged.2)")
+            #expect(merged.1["idm_identifier"] is String)
+            let users = try await Subprocess.run(tesseraBinary, ["device", "users", "--store", laptop])
+            #expect(users.output.contains("acme\talice\t\(laptopID)") && users.output.contains("acme\talice.work\t\(laptopID)"), "\(users.output)")
 
-        let unregistered = try await tessera(["device", "unregister", phoneID, "--pin", "13579", "--store", laptop, "--json"])
-        #expect(unregistered.1["result"] as? String == "apiAccessUnregisterDevice", "\(unregistered.2)")
-        #expect(unregistered.1["removed"] as? String == phoneID)
+            let unregistered = try await tessera(["device", "unregister", phoneID, "--pin", "13579", "--store", laptop, "--json"])
+            #expect(unregistered.1["result"] as? String == "apiAccessUnregisterDevice", "\(unregistered.2)")
+            #expect(unregistered.1["removed"] as? String == phoneID)
 
-        let history = try await tessera(["device", "history", "--store", laptop, "--json"])
-        let purposes = (history.1["entries"] as? [[String: Any]] ?? []).compactMap { $0["purpose"] as? String }
-        for purpose in ["change_pin", "add_factor", "new_activation_data", "list_devices", "merge", "unregister_device"] {
-            #expect(purposes.contains(purpose), "history has \(purpose): \(history.2)")
+            let history = try await tessera(["device", "history", "--store", laptop, "--json"])
+            let purposes = (history.1["entries"] as? [[String: Any]] ?? []).compactMap { $0["purpose"] as? String }
+            for purpose in ["change_pin", "add_factor", "new_activation_data", "list_devices", "merge", "unregister_device"] {
+                #expect(purposes.contains(purpose), "history has \(purpose): \(history.2)")
+            }
+
+            let deleted = try await tessera(["device", "delete", "--pin", "13579", "--store", laptop, "--json"])
+            #expect(deleted.1["result"] as? String == "apiAccessDelete", "\(deleted.2)")
+            #expect(try await Subprocess.run(tesseraBinary, ["device", "users", "--store", laptop]).output.isEmpty)
+
+            let audit = try await tessera(["admin", "audit", "--tenant", "acme", "--json"], environment: admin)
+            let actions = (audit.1["entries"] as? [[String: Any]] ?? []).compactMap { $0["action"] as? String }
+            for action in ["pin.change", "factor.add", "activation_data.create", "activation.merge", "activation.unregister", "activation.delete"] {
+                #expect(actions.contains(action), "audit has \(action): \(audit.2)")
+            }
+            let text = try await tessera(["admin", "audit", "--tenant", "acme"], environment: admin)
+            #expect(text.2.contains("activation:\(laptopID)\tactivation.delete"))
         }
-
-        let deleted = try await tessera(["device", "delete", "--pin", "13579", "--store", laptop, "--json"])
-        #expect(deleted.1["result"] as? String == "apiAccessDelete", "\(deleted.2)")
-        #expect(try await Subprocess.run(tesseraBinary, ["device", "users", "--store", laptop]).output.isEmpty)
-
-        let audit = try await tessera(["admin", "audit", "--tenant", "acme", "--json"], environment: admin)
-        let actions = (audit.1["entries"] as? [[String: Any]] ?? []).compactMap { $0["action"] as? String }
-        for action in ["pin.change", "factor.add", "activation_data.create", "activation.merge", "activation.unregister", "activation.delete"] {
-            #expect(actions.contains(action), "audit has \(action): \(audit.2)")
-        }
-        let text = try await tessera(["admin", "audit", "--tenant", "acme"], environment: admin)
-        #expect(text.2.contains("activation:\(laptopID)\tactivation.delete"))
-        process.terminate()
-        try await Subprocess.waitForExit(process)
     }
 
     @Test("push step-up from the command line: service --backchannel-mode, device pending --wait, approve, deny")
     func backchannel() async throws {
-        let dataDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("tessera-cli-\(UUID().uuidString)")
-        let phone = dataDirectory.appendingPathComponent("phone").path
-        let port = try TestServerPort.free()
-        let server = "http://127.0.0.1:\(port)"
-        defer { try? FileManager.default.removeItem(at: dataDirectory) }
-        let (process, generated, _) = try await startServe(dataDirectory: dataDirectory, port: port)
-        defer { if process.isRunning { process.terminate() } }
-        let token = try #require(generated)
-        let admin = ["TESSERA_SERVER": server, "TESSERA_ADMIN_TOKEN": token]
+        try await withServe { serve in
+            let (phone, server, token, admin) = (serve.store("phone"), serve.server, serve.token, serve.admin)
 
-        #expect(try await tessera(["admin", "tenant", "create", "bank"], environment: admin).0 == 0)
-        let refused = try await tessera(
-            ["admin", "service", "create", "--tenant", "bank", "--name", "Teller", "--backchannel-mode", "ping"], environment: admin)
-        #expect(refused.0 != 0, "ping mode needs --notification-endpoint")
-        let created = try await tessera(
-            ["admin", "service", "create", "--tenant", "bank", "--name", "Teller", "--backchannel-mode", "poll", "--policy", "device+pin",
-             "--json"], environment: admin)
-        #expect(created.1["backchannel_token_delivery_mode"] as? String == "poll", "\(created.2)")
-        let service = Scenario.Service(
-            clientID: try #require(created.1["client_id"] as? String), clientSecret: created.1["client_secret"] as? String, redirectURI: "")
-        #expect(try await tessera(["admin", "user", "create", "--tenant", "bank", "--username", "olga"], environment: admin).0 == 0)
-        let invite = try await tessera(["admin", "invite", "--tenant", "bank", "--username", "olga", "--json"], environment: admin)
-        let activated = try await tessera(["device", "activate", try #require(invite.1["url"] as? String), "--pin", "2468", "--store", phone])
-        #expect(activated.0 == 0, "\(activated.2)")
+            #expect(try await tessera(["admin", "tenant", "create", "bank"], environment: admin).0 == 0)
+            let refused = try await tessera(
+                ["admin", "service", "create", "--tenant", "bank", "--name", "Teller", "--backchannel-mode", "ping"], environment: admin)
+            #expect(refused.0 != 0, "ping mode needs --notification-endpoint")
+            let created = try await tessera(
+                ["admin", "service", "create", "--tenant", "bank", "--name", "Teller", "--backchannel-mode", "poll", "--policy", "device+pin",
+                 "--json"], environment: admin)
+            #expect(created.1["backchannel_token_delivery_mode"] as? String == "poll", "\(created.2)")
+            let service = Scenario.Service(
+                clientID: try #require(created.1["client_id"] as? String), clientSecret: created.1["client_secret"] as? String, redirectURI: "")
+            #expect(try await tessera(["admin", "user", "create", "--tenant", "bank", "--username", "olga"], environment: admin).0 == 0)
+            let invite = try await tessera(["admin", "invite", "--tenant", "bank", "--username", "olga", "--json"], environment: admin)
+            let activated = try await tessera(["device", "activate", try #require(invite.1["url"] as? String), "--pin", "2468", "--store", phone])
+            #expect(activated.0 == 0, "\(activated.2)")
 
-        // The device waits for a request; the service's server starts one meanwhile.
-        let waiting = Task { try await Subprocess.run(tesseraBinary, ["device", "pending", "--wait", "60", "--store", phone, "--json"]) }
-        try await Task.sleep(for: .milliseconds(500))
-        let scenario = Scenario(baseURL: server, adminToken: token, tenant: "bank")
-        let started = try await scenario.tokenRequest(
-            ["scope": "openid", "login_hint": "olga", "binding_message": "Withdraw 100"], service: service, endpoint: "bc-authorize")
-        let id = try #require(try started.json()["auth_req_id"] as? String, "\(started.text)")
-        let listed = try await waiting.value
-        let object = (try? JSONSerialization.jsonObject(with: Data(listed.output.utf8))) as? [String: Any] ?? [:]
-        let rows = object["requests"] as? [[String: Any]] ?? []
-        #expect(rows.count == 1 && rows.first?["id"] as? String == id, "\(listed.output)\(listed.errors)")
-        #expect(rows.first?["service"] as? String == "Teller")
-        #expect(rows.first?["binding_message"] as? String == "Withdraw 100")
-        let text = try await tessera(["device", "pending", "--store", phone])
-        #expect(text.2.hasPrefix("\(id)\tTeller\tWithdraw 100\tolga\t"), "\(text.2)")
+            // The device waits for a request; the service's server starts one meanwhile.
+            let waiting = Task { try await Subprocess.run(tesseraBinary, ["device", "pending", "--wait", "60", "--store", phone, "--json"]) }
+            try await Task.sleep(for: .milliseconds(500))
+            let scenario = Scenario(baseURL: server, adminToken: token, tenant: "bank")
+            let started = try await scenario.tokenRequest(
+                ["scope": "openid", "login_hint": "olga", "binding_message": "Withdraw 100"], service: service, endpoint: "bc-authorize")
+            let id = try #require(try started.json()["auth_req_id"] as? String, "\(started.text)")
+            let listed = try await waiting.value
+            let object = (try? JSONSerialization.jsonObject(with: Data(listed.output.utf8))) as? [String: Any] ?? [:]
+            let rows = object["requests"] as? [[String: Any]] ?? []
+            #expect(rows.count == 1 && rows.first?["id"] as? String == id, "\(listed.output)\(listed.errors)")
+            #expect(rows.first?["service"] as? String == "Teller")
+            #expect(rows.first?["binding_message"] as? String == "Withdraw 100")
+            let text = try await tessera(["device", "pending", "--store", phone])
+            #expect(text.2.hasPrefix("\(id)\tTeller\tWithdraw 100\tolga\t"), "\(text.2)")
 
-        let approved = try await tessera(["device", "approve", id, "--pin", "2468", "--store", phone, "--json"])
-        #expect(approved.0 == 0 && approved.1["result"] as? String == "userLogin", "\(approved.2)")
-        let tokens = try await scenario.tokenRequest(["grant_type": "urn:openid:params:grant-type:ciba", "auth_req_id": id], service: service)
-        let idToken = try tokens.json()["id_token"] as? String
-        #expect(tokens.status == 200 && idToken != nil, "\(tokens.text)")
-        #expect(try await tessera(["device", "approve", id, "--pin", "2468", "--store", phone]).0 == 1, "answered already")
+            let approved = try await tessera(["device", "approve", id, "--pin", "2468", "--store", phone, "--json"])
+            #expect(approved.0 == 0 && approved.1["result"] as? String == "userLogin", "\(approved.2)")
+            let tokens = try await scenario.tokenRequest(["grant_type": "urn:openid:params:grant-type:ciba", "auth_req_id": id], service: service)
+            let idToken = try tokens.json()["id_token"] as? String
+            #expect(tokens.status == 200 && idToken != nil, "\(tokens.text)")
+            #expect(try await tessera(["device", "approve", id, "--pin", "2468", "--store", phone]).0 == 1, "answered already")
 
-        let second = try await scenario.tokenRequest(["scope": "openid", "login_hint": "olga"], service: service, endpoint: "bc-authorize")
-        let secondID = try #require(try second.json()["auth_req_id"] as? String)
-        let denied = try await tessera(["device", "deny", secondID, "--store", phone, "--json"])
-        #expect(denied.0 == 0 && denied.1["result"] as? String == "denied", "\(denied.2)")
-        let refusal = try await scenario.tokenRequest(["grant_type": "urn:openid:params:grant-type:ciba", "auth_req_id": secondID], service: service)
-        #expect(try refusal.json()["error"] as? String == "access_denied")
-        #expect(try await tessera(["device", "pending", "--store", phone, "--json"]).1["requests"] as? [Any] != nil)
-        process.terminate()
-        try await Subprocess.waitForExit(process)
+            let second = try await scenario.tokenRequest(["scope": "openid", "login_hint": "olga"], service: service, endpoint: "bc-authorize")
+            let secondID = try #require(try second.json()["auth_req_id"] as? String)
+            let denied = try await tessera(["device", "deny", secondID, "--store", phone, "--json"])
+            #expect(denied.0 == 0 && denied.1["result"] as? String == "denied", "\(denied.2)")
+            let refusal = try await scenario.tokenRequest(["grant_type": "urn:openid:params:grant-type:ciba", "auth_req_id": secondID], service: service)
+            #expect(try refusal.json()["error"] as? String == "access_denied")
+            #expect(try await tessera(["device", "pending", "--store", phone, "--json"]).1["requests"] as? [Any] != nil)
+        }
     }
 
     @Test("in-app login and tokens from the command line: in-app-login prints the backend's code, token keeps and refreshes")
     func inAppAndTokens() async throws {
-        let dataDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("tessera-cli-\(UUID().uuidString)")
-        let phone = dataDirectory.appendingPathComponent("phone").path
-        let port = try TestServerPort.free()
-        let server = "http://127.0.0.1:\(port)"
-        defer { try? FileManager.default.removeItem(at: dataDirectory) }
-        let (process, generated, _) = try await startServe(dataDirectory: dataDirectory, port: port)
-        defer { if process.isRunning { process.terminate() } }
-        let token = try #require(generated)
-        let admin = ["TESSERA_SERVER": server, "TESSERA_ADMIN_TOKEN": token]
+        try await withServe { serve in
+            let (phone, server, token, admin) = (serve.store("phone"), serve.server, serve.token, serve.admin)
 
-        #expect(try await tessera(["admin", "tenant", "create", "shop"], environment: admin).0 == 0)
-        let backend = try await tessera(
-            ["admin", "service", "create", "--tenant", "shop", "--name", "Shop backend", "--redirect-uri", "https://shop.example/cb",
-             "--json"], environment: admin)
-        let backendService = Scenario.Service(
-            clientID: try #require(backend.1["client_id"] as? String), clientSecret: backend.1["client_secret"] as? String,
-            redirectURI: "https://shop.example/cb")
-        let app = try await tessera(
-            ["admin", "service", "create", "--tenant", "shop", "--name", "Shop app", "--redirect-uri", "com.shop.app:/cb", "--public",
-             "--json"], environment: admin)
-        let appID = try #require(app.1["client_id"] as? String)
-        #expect(try await tessera(["admin", "user", "create", "--tenant", "shop", "--username", "pia"], environment: admin).0 == 0)
-        let invite = try await tessera(["admin", "invite", "--tenant", "shop", "--username", "pia", "--json"], environment: admin)
-        #expect(try await tessera(["device", "activate", try #require(invite.1["url"] as? String), "--pin", "2468", "--store", phone]).0 == 0)
+            #expect(try await tessera(["admin", "tenant", "create", "shop"], environment: admin).0 == 0)
+            let backend = try await tessera(
+                ["admin", "service", "create", "--tenant", "shop", "--name", "Shop backend", "--redirect-uri", "https://shop.example/cb",
+                 "--json"], environment: admin)
+            let backendService = Scenario.Service(
+                clientID: try #require(backend.1["client_id"] as? String), clientSecret: backend.1["client_secret"] as? String,
+                redirectURI: "https://shop.example/cb")
+            let app = try await tessera(
+                ["admin", "service", "create", "--tenant", "shop", "--name", "Shop app", "--redirect-uri", "com.shop.app:/cb", "--public",
+                 "--json"], environment: admin)
+            let appID = try #require(app.1["client_id"] as? String)
+            #expect(try await tessera(["admin", "user", "create", "--tenant", "shop", "--username", "pia"], environment: admin).0 == 0)
+            let invite = try await tessera(["admin", "invite", "--tenant", "shop", "--username", "pia", "--json"], environment: admin)
+            #expect(try await tessera(["device", "activate", try #require(invite.1["url"] as? String), "--pin", "2468", "--store", phone]).0 == 0)
 
-        let verifier = PKCE.makeVerifier()
-        let login = try await tessera(
-            ["device", "in-app-login", "--client-id", backendService.clientID, "--redirect-uri", backendService.redirectURI,
-             "--code-challenge", PKCE.challenge(forVerifier: verifier), "--state", "st", "--pin", "2468", "--store", phone, "--json"])
-        #expect(login.0 == 0 && login.1["result"] as? String == "serviceLogin", "\(login.2)")
-        #expect(login.1["state"] as? String == "st")
-        let code = try #require(login.1["code"] as? String)
-        let scenario = Scenario(baseURL: server, adminToken: token, tenant: "shop")
-        let redeemed = try await scenario.redeem(code: code, service: backendService, verifier: verifier)
-        #expect(redeemed.status == 200, "\(redeemed.text)")
+            let verifier = PKCE.makeVerifier()
+            let login = try await tessera(
+                ["device", "in-app-login", "--client-id", backendService.clientID, "--redirect-uri", backendService.redirectURI,
+                 "--code-challenge", PKCE.challenge(forVerifier: verifier), "--state", "st", "--pin", "2468", "--store", phone, "--json"])
+            #expect(login.0 == 0 && login.1["result"] as? String == "serviceLogin", "\(login.2)")
+            #expect(login.1["state"] as? String == "st")
+            let code = try #require(login.1["code"] as? String)
+            let scenario = Scenario(baseURL: server, adminToken: token, tenant: "shop")
+            let redeemed = try await scenario.redeem(code: code, service: backendService, verifier: verifier)
+            #expect(redeemed.status == 200, "\(redeemed.text)")
 
-        let none = try await tessera(["device", "token", "--user", "pia", "--store", phone, "--json"])
-        #expect(none.0 == 4 && none.1["status"] as? String == "noTokenDataAvailable", "\(none.2)")
-        let first = try await tessera(
-            ["device", "token", "--user", "pia", "--client-id", appID, "--redirect-uri", "com.shop.app:/cb", "--pin", "2468", "--store", phone,
-             "--json"])
-        #expect(first.0 == 0 && first.1["status"] as? String == "ok", "\(first.2)")
-        let access = try #require(first.1["access_token"] as? String)
-        let userinfo = try await TestHTTP().get("\(server)/t/shop/userinfo", headers: ["Authorization": "Bearer \(access)"])
-        #expect(userinfo.status == 200)
-        let kept = try await tessera(["device", "token", "--user", "pia", "--store", phone])
-        #expect(kept.0 == 0 && kept.2.hasPrefix("status: ok\naccess_token: "), "\(kept.2)")
-        process.terminate()
-        try await Subprocess.waitForExit(process)
+            let none = try await tessera(["device", "token", "--user", "pia", "--store", phone, "--json"])
+            #expect(none.0 == 4 && none.1["status"] as? String == "noTokenDataAvailable", "\(none.2)")
+            let first = try await tessera(
+                ["device", "token", "--user", "pia", "--client-id", appID, "--redirect-uri", "com.shop.app:/cb", "--pin", "2468", "--store", phone,
+                 "--json"])
+            #expect(first.0 == 0 && first.1["status"] as? String == "ok", "\(first.2)")
+            let access = try #require(first.1["access_token"] as? String)
+            let userinfo = try await TestHTTP().get("\(server)/t/shop/userinfo", headers: ["Authorization": "Bearer \(access)"])
+            #expect(userinfo.status == 200)
+            let kept = try await tessera(["device", "token", "--user", "pia", "--store", phone])
+            #expect(kept.0 == 0 && kept.2.hasPrefix("status: ok\naccess_token: "), "\(kept.2)")
+        }
     }
 }

@@ -37,7 +37,8 @@ struct PushTests {
             #expect(body["token"] as? String == "up-kim-phone")
             #expect(body["request_id"] as? String == id)
             #expect(body["issuer"] as? String == scenario.issuer)
-            #expect(body["body"] as? String == "Web Shop")
+            #expect(body["title"] as? String == "Sign-in request")
+            #expect(!String(decoding: push.body, as: UTF8.self).contains("Web Shop"), "a push names neither the service nor the request's text")
             #expect(body["binding_message"] == nil, "a push wakes; it does not carry the request")
             try await Task.sleep(for: .milliseconds(300))
             #expect(await gateway.pending().isEmpty, "the laptop registered no push target")
@@ -103,7 +104,8 @@ struct PushTests {
                 #expect(push.headers["apns-priority"] == "10")
                 let body = try push.json()
                 let alert = (body["aps"] as? [String: Any])?["alert"] as? [String: Any]
-                #expect(alert?["body"] as? String == "Bank")
+                #expect(alert?["title"] as? String == "Sign-in request")
+                #expect(!String(decoding: push.body, as: UTF8.self).contains("Bank"))
                 #expect((body["tessera"] as? [String: Any])?["request_id"] as? String == id)
             }
             // The gone token is forgotten: the next request reaches only the phone.

@@ -89,7 +89,22 @@ struct SingleSignOnTests {
             let request = try #require(try await phone.authenticator.pendingRequests().first { $0.requestID.rawValue == id })
             let stepUp = try await phone.authenticator.start(pending: request)
             #expect(stepUp.requestedAuthenticators == [[.device, .pin]], "a step-up always asks for the full policy")
-            for device in [device, phone, tablet] { device.remove() }
+
+            // A login that the single sign-on policy itself allows starts no session: a
+            // device-only service never opens the way to one that asks for a PIN.
+            let mixed = try await Scenario.make(on: server, ssoLifetime: 600, ssoPolicy: "device")
+            let weak = try await mixed.createService(policy: "device")
+            let strong = try await mixed.createService(policy: "device+pin")
+            try await mixed.createUser("hal")
+            let (laptop, _) = try await activateDevice(mixed, username: "hal")
+            let (_, weakInfo) = try await claim(mixed, weak, device: laptop)
+            #expect(try await signAndFinish(weakInfo, device: laptop, factors: [.device]).isUserLogin)
+            let (_, strongInfo) = try await claim(mixed, strong, device: laptop)
+            #expect(strongInfo.requestedAuthenticators == [[.device, .pin]])
+            var deviceOnly = strongInfo
+            try deviceOnly.sign(factor: DeviceFactor())
+            await #expect(throws: TesseraKitError.self) { _ = try await laptop.authenticator.finish(deviceOnly) }
+            for device in [device, phone, tablet, laptop] { device.remove() }
         }
     }
 }

@@ -61,8 +61,10 @@ extension AuthenticationResult {
 }
 
 /// Runs `body` with a fresh server that is stopped afterwards.
-func withServer<T>(requestLifetime: TimeInterval = 300, _ body: (TestServer) async throws -> T) async throws -> T {
-    let server = try await TestServer.start(requestLifetime: requestLifetime)
+func withServer<T>(
+    requestLifetime: TimeInterval = 300, backchannelInterval: Int = 5, _ body: (TestServer) async throws -> T
+) async throws -> T {
+    let server = try await TestServer.start(requestLifetime: requestLifetime, backchannelInterval: backchannelInterval)
     do {
         let result = try await body(server)
         await server.stop()

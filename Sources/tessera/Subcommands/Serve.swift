@@ -50,8 +50,12 @@ struct Serve: AsyncParsableCommand {
         guard apns.allSatisfy({ $0 == nil }) || apns.allSatisfy({ $0 != nil }) else {
             throw ValidationError("--apns-key-file, --apns-key-id, --apns-team-id and --apns-topic go together")
         }
-        if let pushWebhook, URLComponents(string: pushWebhook)?.host == nil {
-            throw ValidationError("--push-webhook must be an http(s) URL")
+        if let pushWebhook {
+            let url = URLComponents(string: pushWebhook)
+            let loopback = ["127.0.0.1", "localhost", "::1", "[::1]"].contains(url?.host ?? "")
+            guard url?.scheme == "https" || (url?.scheme == "http" && loopback), !(url?.host ?? "").isEmpty else {
+                throw ValidationError("--push-webhook must be an https URL (http only on a loopback host): it carries a bearer token")
+            }
         }
     }
 
