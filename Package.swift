@@ -17,6 +17,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/vapor/sqlite-kit.git", from: "4.5.2"),
         .package(url: "https://github.com/vapor/sql-kit.git", from: "3.36.0"),
+        .package(url: "https://github.com/vapor/postgres-kit.git", from: "2.17.0"),
+        .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
     ],
@@ -37,6 +39,8 @@ let package = Package(
                 "TesseraCore",
                 .product(name: "SQLKit", package: "sql-kit"),
                 .product(name: "SQLiteKit", package: "sqlite-kit"),
+                .product(name: "PostgresKit", package: "postgres-kit"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -61,6 +65,7 @@ let package = Package(
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdHTTP2", package: "hummingbird"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
             ]
         ),
         .executableTarget(
@@ -73,7 +78,7 @@ let package = Package(
         .testTarget(name: "TesseraCoreTests", dependencies: ["TesseraCore", "TesseraTesting"]),
         .testTarget(
             name: "TesseraStoreTests",
-            dependencies: ["TesseraStore", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["TesseraStore", "TesseraTesting", .product(name: "Logging", package: "swift-log")]
         ),
         .testTarget(name: "TesseraCryptoTests", dependencies: ["TesseraCrypto", "TesseraTesting"]),
         .testTarget(name: "TesseraEndToEndTests", dependencies: ["TesseraServer", "TesseraKit", "TesseraTesting", "tessera"]),

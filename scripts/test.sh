@@ -2,6 +2,8 @@
 # Runs Tessera's whole test suite. Installs what the tests need first:
 #   zbar-tools (zbarimg decodes the login page's QR code) from Debian,
 #   Authlib, joserfc and requests (the interop relying party) from PyPI.
+# The servers the tests start use SQLite; with TESSERA_TEST_DATABASE_URL set to a
+# PostgreSQL URL (see scripts/postgres.sh) each gets a fresh database there instead.
 # Extra arguments go to `swift test` (e.g. --filter LockoutTests).
 set -euo pipefail
 cd "$(dirname "$0")/.."

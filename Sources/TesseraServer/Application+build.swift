@@ -91,7 +91,12 @@ public func buildApplication(
     try directory.prepare()
     let box = try SecretBox(masterKey: try directory.masterKey(logger: logger))
     let (digest, generated) = try directory.adminTokenDigest(configured: configuration.adminToken)
-    let store = try await SQLStore.openSQLite(path: directory.databasePath, logger: logger)
+    let store: SQLStore
+    if let url = configuration.databaseURL {
+        store = try await SQLStore.openPostgres(url: url, logger: logger)
+    } else {
+        store = try await SQLStore.openSQLite(path: directory.databasePath, logger: logger)
+    }
     let pusher: Pusher
     do {
         pusher = try Pusher(configuration.push)

@@ -9,6 +9,9 @@ public struct ServerConfiguration: Sendable {
     /// The URL clients reach the server at; tenants' issuers live below it.
     public var publicURL: String
     public var dataDirectory: String
+    /// A PostgreSQL URL: the database several nodes share. Nil for the SQLite file in
+    /// the data directory (the master key and admin token digest stay there either way).
+    public var databaseURL: String?
     /// When set (from `TESSERA_ADMIN_TOKEN`), the admin API accepts exactly this token.
     public var adminToken: String?
     /// How long an authentication request (a QR code) stays usable.
@@ -38,8 +41,10 @@ public struct ServerConfiguration: Sendable {
     public init(
         host: String = "127.0.0.1", port: Int = 8080, publicURL: String? = nil, dataDirectory: String = "./tessera-data",
         adminToken: String? = nil, requestLifetime: TimeInterval = 300, invitationLifetime: TimeInterval = 7 * 86_400,
-        tls: TLSFiles? = nil, allowInsecureHTTP: Bool = false, backchannelInterval: Int = 5, push: PushConfiguration = .init()
+        tls: TLSFiles? = nil, allowInsecureHTTP: Bool = false, backchannelInterval: Int = 5, push: PushConfiguration = .init(),
+        databaseURL: String? = nil
     ) {
+        self.databaseURL = databaseURL
         self.push = push
         self.backchannelInterval = backchannelInterval
         self.host = host

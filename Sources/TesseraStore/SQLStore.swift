@@ -1,5 +1,7 @@
 import Foundation
 import Logging
+import PostgresKit
+import PostgresNIO
 import SQLKit
 import SQLiteKit
 
@@ -22,35 +24,97 @@ public struct StoreError: Error, CustomStringConvertible, Sendable {
     public var description: String { "\(code.rawValue): \(message)" }
 }
 
-/// The SQL store. On SQLite one connection does all the work, one transaction at a
-/// time (`BEGIN IMMEDIATE`), which is what keeps lockout counters and single-use
-/// codes exact: two writers on one file only trade `SQLITE_BUSY` errors.
+/// The SQL store: SQLite (one file, the zero-set-up default) or PostgreSQL (several
+/// server processes on one database), with the same queries and migrations.
+///
+/// On SQLite one connection does all the work, one transaction at a time (`BEGIN
+/// IMMEDIATE`), which is what keeps lockout counters and single-use codes exact: two
+/// writers on one file only trade `SQLITE_BUSY` errors. On PostgreSQL every write
+/// transaction is SERIALIZABLE and is run again when the database reports a
+/// serialization failure, so concurrent transactions on any number of nodes behave as
+/// if they ran one after the other: the same guarantee.
 public final class SQLStore: Sendable {
-    private let connection: SQLiteConnection
-    private let database: any SQLDatabase
-    private let mutex = AsyncMutex()
+    private enum Backend: Sendable {
+        case sqlite(SQLiteConnection, AsyncMutex)
+        case postgres(PostgresClient, Task<Void, Never>)
+    }
 
-    private init(connection: SQLiteConnection) {
-        self.connection = connection
-        self.database = connection.sql()
+    private let backend: Backend
+    private let logger: Logger
+    /// How often a transaction is tried when PostgreSQL reports a serialization failure.
+    static let serializationAttempts = 10
+
+    private init(backend: Backend, logger: Logger) {
+        self.backend = backend
+        self.logger = logger
+    }
+
+    public var kind: String {
+        switch backend {
+        case .sqlite: "sqlite"
+        case .postgres: "postgres"
+        }
     }
 
     /// Opens (creating if needed) the SQLite file and brings its schema up to date.
     public static func openSQLite(path: String, logger: Logger) async throws -> SQLStore {
         let connection = try await SQLiteConnection.open(storage: .file(path: path), logger: logger)
-        let store = SQLStore(connection: connection)
-        let db = store.database
+        let store = SQLStore(backend: .sqlite(connection, AsyncMutex()), logger: logger)
+        // Queries are not logged: their binds hold digests and sealed secrets.
+        let db = connection.sql(queryLogLevel: nil)
         // WAL keeps readers off the writer's back; FULL makes every commit durable.
         try await db.raw("PRAGMA journal_mode = WAL").run()
         try await db.raw("PRAGMA synchronous = FULL").run()
         try await db.raw("PRAGMA busy_timeout = 5000").run()
         try await db.raw("PRAGMA foreign_keys = ON").run()
-        try await store.migrate(logger: logger)
+        try await store.migrate()
         return store
     }
 
+    /// Connects to PostgreSQL (`postgres://user:password@host:port/database[?sslmode=…]`)
+    /// and brings the schema up to date; several nodes may do this at once.
+    public static func openPostgres(url: String, logger: Logger, maximumConnections: Int = 20) async throws -> SQLStore {
+        var configuration = try PostgresURL.configuration(url)
+        configuration.options.maximumConnections = maximumConnections
+        configuration.options.connectionIdleTimeout = .seconds(60)
+        let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
+        let task = Task { await client.run() }
+        let store = SQLStore(backend: .postgres(client, task), logger: logger)
+        do {
+            try await store.reachable(within: .seconds(15))
+            try await store.migrate()
+        } catch {
+            try? await store.close()
+            throw error
+        }
+        return store
+    }
+
+    /// Fails unless the database answers within `limit` (a wrong host must not hang the start).
+    private func reachable(within limit: Duration) async throws {
+        try await withThrowingTaskGroup(of: Bool.self) { group in
+            group.addTask {
+                _ = try await self.read { tx in try await tx.db.raw("SELECT 1 AS one").first() }
+                return true
+            }
+            group.addTask {
+                try await Task.sleep(for: limit)
+                return false
+            }
+            let answered = try await group.next() ?? false
+            group.cancelAll()
+            guard answered else { throw StoreError(.unavailable, "the database did not answer within \(limit)") }
+        }
+    }
+
     public func close() async throws {
-        try await connection.close()
+        switch backend {
+        case .sqlite(let connection, _):
+            try await connection.close()
+        case .postgres(_, let task):
+            task.cancel()
+            await task.value
+        }
     }
 
     /// The newest schema version this build knows.
@@ -64,47 +128,154 @@ public final class SQLStore: Sendable {
         } ?? 0
     }
 
-    private func migrate(logger: Logger) async throws {
-        try await database.raw(
-            "CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at BIGINT NOT NULL)"
-        ).run()
-        let applied = Set(
-            try await database.raw("SELECT version FROM schema_migrations").all().map {
-                try $0.decode(column: "version", as: Int.self)
-            })
-        for migration in Schema.migrations where !applied.contains(migration.version) {
-            try await transaction { tx in
-                for statement in migration.statements {
-                    try await tx.db.raw(SQLQueryString(statement)).run()
+    /// Applies the migrations this database lacks, each in its own transaction. On
+    /// PostgreSQL a session advisory lock makes nodes that start together take turns,
+    /// and each turn reads what the one before committed.
+    private func migrate() async throws {
+        try await withMigrationConnection { db in
+            try await db.raw(
+                "CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at BIGINT NOT NULL)"
+            ).run()
+            let applied = Set(
+                try await db.raw("SELECT version FROM schema_migrations").all().map { try $0.decode(column: "version", as: Int.self) })
+            for migration in Schema.migrations where !applied.contains(migration.version) {
+                try await db.raw("BEGIN").run()
+                do {
+                    for statement in migration.statements {
+                        try await db.raw(SQLQueryString(statement)).run()
+                    }
+                    let now = Int64(Date().timeIntervalSince1970)
+                    try await db.raw(
+                        "INSERT INTO schema_migrations (version, applied_at) VALUES (\(bind: migration.version), \(bind: now))"
+                    ).run()
+                    try await db.raw("COMMIT").run()
+                } catch {
+                    try? await db.raw("ROLLBACK").run()
+                    throw error
                 }
-                let now = Int64(Date().timeIntervalSince1970)
-                try await tx.db.raw(
-                    "INSERT INTO schema_migrations (version, applied_at) VALUES (\(bind: migration.version), \(bind: now))"
-                ).run()
+                logger.info("applied schema migration", metadata: ["version": "\(migration.version)"])
             }
-            logger.info("applied schema migration", metadata: ["version": "\(migration.version)"])
         }
     }
 
+    /// One connection for the migrations: SQLite's, or a PostgreSQL one holding the lock.
+    private func withMigrationConnection(_ body: (any SQLDatabase) async throws -> Void) async throws {
+        switch backend {
+        case .sqlite(let connection, let mutex):
+            try await mutex.withLock { try await body(connection.sql(queryLogLevel: nil)) }
+        case .postgres(let client, _):
+            try await client.withConnection { connection in
+                let db = connection.sql(queryLogLevel: nil)
+                try await db.raw("SELECT pg_advisory_lock(\(literal: Self.migrationLock))").run()
+                do {
+                    try await body(db)
+                    try await db.raw("SELECT pg_advisory_unlock(\(literal: Self.migrationLock))").run()
+                } catch {
+                    try? await db.raw("SELECT pg_advisory_unlock(\(literal: Self.migrationLock))").run()
+                    throw error
+                }
+            }
+        }
+    }
+
+    /// The advisory lock key of migrations (any constant; "tessera" in ASCII).
+    static let migrationLock: Int64 = 0x74_6573_7365_7261
+
     /// Runs `body` in one write transaction: all of it commits, or none of it.
     public func transaction<R: Sendable>(_ body: (StoreTransaction) async throws -> R) async throws -> R {
-        try await mutex.withLock {
-            try await database.raw("BEGIN IMMEDIATE").run()
-            do {
-                let result = try await body(StoreTransaction(db: database))
-                try await database.raw("COMMIT").run()
-                return result
-            } catch {
-                try? await database.raw("ROLLBACK").run()
-                throw error
+        switch backend {
+        case .sqlite(let connection, let mutex):
+            return try await mutex.withLock {
+                let database = connection.sql(queryLogLevel: nil)
+                try await database.raw("BEGIN IMMEDIATE").run()
+                do {
+                    let result = try await body(StoreTransaction(db: database))
+                    try await database.raw("COMMIT").run()
+                    return result
+                } catch {
+                    try? await database.raw("ROLLBACK").run()
+                    throw error
+                }
+            }
+        case .postgres(let client, _):
+            var attempt = 1
+            while true {
+                do {
+                    return try await client.withConnection { connection in
+                        let database = connection.sql(queryLogLevel: nil)
+                        try await database.raw("BEGIN ISOLATION LEVEL SERIALIZABLE").run()
+                        do {
+                            let result = try await body(StoreTransaction(db: database))
+                            try await database.raw("COMMIT").run()
+                            return result
+                        } catch {
+                            try? await database.raw("ROLLBACK").run()
+                            throw error
+                        }
+                    }
+                } catch where PostgresErrors.mustRetry(error) && attempt < Self.serializationAttempts {
+                    // Another transaction got there first: run again on what it committed.
+                    attempt += 1
+                    try await Task.sleep(for: .milliseconds(Int.random(in: 1...(5 * attempt))))
+                }
             }
         }
     }
 
     /// Runs `body` for reading; it sees one consistent snapshot.
     public func read<R: Sendable>(_ body: (StoreTransaction) async throws -> R) async throws -> R {
-        try await mutex.withLock {
-            try await body(StoreTransaction(db: database))
+        switch backend {
+        case .sqlite(let connection, let mutex):
+            return try await mutex.withLock {
+                try await body(StoreTransaction(db: connection.sql(queryLogLevel: nil)))
+            }
+        case .postgres(let client, _):
+            return try await client.withConnection { connection in
+                let database = connection.sql(queryLogLevel: nil)
+                try await database.raw("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY").run()
+                do {
+                    let result = try await body(StoreTransaction(db: database))
+                    try await database.raw("COMMIT").run()
+                    return result
+                } catch {
+                    try? await database.raw("ROLLBACK").run()
+                    throw error
+                }
+            }
         }
+    }
+}
+
+/// What PostgreSQL's errors mean to the store.
+enum PostgresErrors {
+    /// A serialization failure or deadlock: the transaction may simply be run again.
+    static func mustRetry(_ error: any Error) -> Bool {
+        guard let state = (error as? PSQLError)?.serverInfo?[.sqlState] else { return false }
+        return state == "40001" || state == "40P01"
+    }
+
+    static func isUniqueViolation(_ error: any Error) -> Bool {
+        (error as? PSQLError)?.serverInfo?[.sqlState] == "23505"
+    }
+}
+
+/// `postgres://user:password@host:port/database?sslmode=disable|prefer|require`.
+enum PostgresURL {
+    static func configuration(_ text: String) throws -> PostgresClient.Configuration {
+        guard let url = URLComponents(string: text), ["postgres", "postgresql"].contains(url.scheme ?? ""),
+            let host = url.host, !host.isEmpty, let user = url.user, !user.isEmpty
+        else { throw StoreError(.unavailable, "the database URL is not postgres://user:password@host:port/database") }
+        let database = String(url.path.drop(while: { $0 == "/" }))
+        let mode = url.queryItems?.first(where: { $0.name == "sslmode" })?.value ?? "prefer"
+        let tls: PostgresClient.Configuration.TLS
+        switch mode {
+        case "disable": tls = .disable
+        case "prefer", "allow": tls = .prefer(.makeClientConfiguration())
+        case "require", "verify-ca", "verify-full": tls = .require(.makeClientConfiguration())
+        default: throw StoreError(.unavailable, "sslmode \(mode) is not one of disable, prefer, require")
+        }
+        return PostgresClient.Configuration(
+            host: host, port: url.port ?? 5432, username: user.removingPercentEncoding ?? user,
+            password: url.password?.removingPercentEncoding, database: database.isEmpty ? nil : database, tls: tls)
     }
 }

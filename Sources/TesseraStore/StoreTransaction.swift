@@ -9,7 +9,7 @@ public struct StoreTransaction: Sendable {
         do {
             try await db.insert(into: table).model(model, keyEncodingStrategy: .useDefaultKeys).run()
         } catch {
-            if "\(error)".localizedCaseInsensitiveContains("constraint") {
+            if PostgresErrors.isUniqueViolation(error) || "\(error)".localizedCaseInsensitiveContains("constraint") {
                 throw StoreError(.conflict, "\(table): a row with this key exists")
             }
             throw error

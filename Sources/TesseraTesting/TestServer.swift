@@ -48,10 +48,11 @@ public final class TestServer: Sendable {
     ) async throws -> TestServer {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tessera-test-\(UUID().uuidString)")
         let port = try TestServerPort.free()
+        let databaseURL = try await TestDatabase.fresh()
         let token = "test-admin-token-\(UUID().uuidString)"
         let configuration = ServerConfiguration(
             host: "127.0.0.1", port: port, dataDirectory: directory.path, adminToken: token, requestLifetime: requestLifetime,
-            tls: tls, backchannelInterval: backchannelInterval, push: push)
+            tls: tls, backchannelInterval: backchannelInterval, push: push, databaseURL: databaseURL)
         var logger = Logger(label: "tessera-test", factory: { label in StreamLogHandler.standardError(label: label) })
         logger.logLevel = .error
         let (running, continuation) = AsyncStream<Void>.makeStream()

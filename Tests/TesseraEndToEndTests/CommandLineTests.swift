@@ -16,10 +16,13 @@ func tessera(_ arguments: [String], environment: [String: String] = [:]) async t
 @Suite("The tessera command line against tessera serve", .timeLimit(.minutes(5)))
 struct CommandLineTests {
     /// `tessera serve` in a child process; returns it with the admin token it printed.
-    func startServe(dataDirectory: URL, port: Int) async throws -> (Process, String?, OutputBuffer) {
+    /// `database`: a PostgreSQL URL (from `TestDatabase.fresh()`), or nil for SQLite.
+    func startServe(dataDirectory: URL, port: Int, database: String?) async throws -> (Process, String?, OutputBuffer) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: tesseraBinary)
-        process.arguments = ["serve", "--port", "\(port)", "--data-dir", dataDirectory.path, "--log-level", "warning"]
+        process.arguments =
+            ["serve", "--port", "\(port)", "--data-dir", dataDirectory.path, "--log-level", "warning"]
+            + (database.map { ["--database", $0] } ?? [])
         var environment = ProcessInfo.processInfo.environment
         environment.removeValue(forKey: "TESSERA_ADMIN_TOKEN")
         process.environment = environment
@@ -57,7 +60,8 @@ struct CommandLineTests {
         let port = try TestServerPort.free()
         let server = "http://127.0.0.1:\(port)"
         defer { try? FileManager.default.removeItem(at: dataDirectory) }
-        let (process, generated, _) = try await startServe(dataDirectory: dataDirectory, port: port)
+        let (process, generated, _) = try await startServe(
+            dataDirectory: dataDirectory, port: port, database: try await TestDatabase.fresh())
         defer { if process.isRunning { process.terminate() } }
         let token = try #require(generated, "the first start prints a generated admin token")
         try await body(
@@ -75,7 +79,8 @@ struct CommandLineTests {
         let server = "http://127.0.0.1:\(port)"
         defer { try? FileManager.default.removeItem(at: dataDirectory) }
 
-        let (process, generated, _) = try await startServe(dataDirectory: dataDirectory, port: port)
+        let database = try await TestDatabase.fresh()
+        let (process, generated, _) = try await startServe(dataDirectory: dataDirectory, port: port, database: database)
         // Whatever fails below, no server is left running after the test.
         defer { if process.isRunning { process.terminate() } }
         let token = try #require(generated, "the first start prints a generated admin token")
@@ -128,7 +133,7 @@ struct CommandLineTests {
         process.terminate()
         try await Subprocess.waitForExit(process)
         #expect(process.terminationStatus == 0)
-        let (again, secondToken, _) = try await startServe(dataDirectory: dataDirectory, port: port)
+        let (again, secondToken, _) = try await startServe(dataDirectory: dataDirectory, port: port, database: database)
         defer { if again.isRunning { again.terminate() } }
         #expect(secondToken == nil)
         let tenants = try await tessera(["admin", "tenant", "list"], environment: admin)

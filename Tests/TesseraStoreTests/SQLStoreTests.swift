@@ -2,11 +2,25 @@ import Foundation
 import Logging
 import Testing
 import TesseraStore
+import TesseraTesting
 
-@Suite("SQLite store")
+/// The store on SQLite, or on a fresh PostgreSQL database when `TESSERA_TEST_DATABASE_URL`
+/// is set (as `.ci/run` does for its second pass).
+@Suite("SQL store")
 struct SQLStoreTests {
-    func withStore(path: String = temporaryPath(), _ body: (SQLStore) async throws -> Void) async throws {
-        let store = try await SQLStore.openSQLite(path: path, logger: Logger(label: "test"))
+    /// Where a test's store lives: a SQLite file, or a PostgreSQL database.
+    static func temporaryPath() async throws -> String {
+        if let url = try await TestDatabase.fresh() { return url }
+        return FileManager.default.temporaryDirectory.appendingPathComponent("store-\(UUID().uuidString).sqlite").path
+    }
+
+    static func open(_ location: String) async throws -> SQLStore {
+        if location.hasPrefix("postgres") { return try await SQLStore.openPostgres(url: location, logger: Logger(label: "test")) }
+        return try await SQLStore.openSQLite(path: location, logger: Logger(label: "test"))
+    }
+
+    func withStore(path: String? = nil, _ body: (SQLStore) async throws -> Void) async throws {
+        let store = try await Self.open(try await path.asyncDefault { try await Self.temporaryPath() })
         do {
             try await body(store)
             try await store.close()
@@ -14,10 +28,6 @@ struct SQLStoreTests {
             try? await store.close()
             throw error
         }
-    }
-
-    static func temporaryPath() -> String {
-        FileManager.default.temporaryDirectory.appendingPathComponent("store-\(UUID().uuidString).sqlite").path
     }
 
     func seed(_ tx: StoreTransaction) async throws {
@@ -31,12 +41,12 @@ struct SQLStoreTests {
 
     @Test("migrations are applied once and the schema survives a reopen")
     func migrations() async throws {
-        let path = Self.temporaryPath()
+        let path = try await Self.temporaryPath()
         try await withStore(path: path) { store in
             #expect(try await store.schemaVersion() == SQLStore.latestSchemaVersion)
             try await store.transaction { try await seed($0) }
         }
-        let reopened = try await SQLStore.openSQLite(path: path, logger: Logger(label: "test"))
+        let reopened = try await Self.open(path)
         #expect(try await reopened.schemaVersion() == SQLStore.latestSchemaVersion)
         #expect(try await reopened.read { try await $0.tenant(named: "demo") }?.id == "t1")
         try await reopened.close()
@@ -105,5 +115,12 @@ struct SQLStoreTests {
             #expect(first)
             #expect(!second, "a replayed token id")
         }
+    }
+}
+
+extension Optional {
+    func asyncDefault(_ make: () async throws -> Wrapped) async rethrows -> Wrapped {
+        if let self { return self }
+        return try await make()
     }
 }

@@ -15,7 +15,13 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "Address to listen on.") var host = "127.0.0.1"
     @Option(help: "Port to listen on.") var port = 8080
     @Option(help: "The origin clients reach the server at, without a path (default http://HOST:PORT).") var publicURL: String?
-    @Option(help: "Directory for the database, master key and admin token digest.") var dataDir = "./tessera-data"
+    @Option(help: "Directory for the SQLite database, master key and admin token digest.") var dataDir = "./tessera-data"
+    @Option(
+        help: """
+            PostgreSQL instead of SQLite: postgres://user:password@host:port/database[?sslmode=disable|prefer|require] \
+            (or TESSERA_DATABASE_URL). Nodes sharing it must share the master key too.
+            """)
+    var database: String?
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.") var logLevel = "info"
     @Option(help: "PEM certificate chain: serve HTTPS (with --tls-key).") var tlsCertificate: String?
     @Option(help: "PEM private key of --tls-certificate.") var tlsKey: String?
@@ -83,7 +89,8 @@ struct Serve: AsyncParsableCommand {
                     APNsConfiguration(
                         keyFile: file, keyID: apnsKeyId ?? "", teamID: apnsTeamId ?? "", topic: apnsTopic ?? "", server: apnsServer,
                         trustRootsFile: apnsTrustRoots)
-                }))
+                }),
+            databaseURL: database ?? environment["TESSERA_DATABASE_URL"].flatMap { $0.isEmpty ? nil : $0 })
         let server = try await buildApplication(
             configuration: configuration, logger: logger,
             onServerRunning: { boundPort in
