@@ -18,6 +18,14 @@ version="$(ls /usr/lib/postgresql | sort -n | tail -1)"
 if ! pg_lsclusters -h | awk -v v="$version" '$1 == v && $2 == "main"' | grep -q .; then
     $sudo pg_createcluster "$version" main >&2
 fi
+# The suite runs many servers at once, each with its own small pool.
+conf="/etc/postgresql/$version/main/postgresql.conf"
+if ! grep -q "^max_connections = 400" "$conf"; then
+    echo "max_connections = 400" | $sudo tee -a "$conf" >/dev/null
+    if pg_lsclusters -h | awk -v v="$version" '$1 == v && $2 == "main" && $4 == "online"' | grep -q .; then
+        $sudo pg_ctlcluster "$version" main restart >&2
+    fi
+fi
 if ! pg_lsclusters -h | awk -v v="$version" '$1 == v && $2 == "main" && $4 == "online"' | grep -q .; then
     $sudo pg_ctlcluster "$version" main start >&2
 fi

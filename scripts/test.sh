@@ -2,8 +2,9 @@
 # Runs Tessera's whole test suite. Installs what the tests need first:
 #   zbar-tools (zbarimg decodes the login page's QR code) from Debian,
 #   Authlib, joserfc and requests (the interop relying party) from PyPI.
-# The servers the tests start use SQLite; with TESSERA_TEST_DATABASE_URL set to a
-# PostgreSQL URL (see scripts/postgres.sh) each gets a fresh database there instead.
+# The suite runs twice: on SQLite, then on PostgreSQL 15, which scripts/postgres.sh
+# installs (Debian's postgresql) and starts unless TESSERA_TEST_DATABASE_URL names a
+# server already; every test server then gets a fresh database of its own there.
 # Extra arguments go to `swift test` (e.g. --filter LockoutTests).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -23,5 +24,10 @@ fi
 
 swift build --build-tests
 # A hung test must fail the run, not stall it: the suites set per-test time limits,
-# and this bounds the whole run.
-timeout --kill-after=30 1500 swift test --skip-build "$@"
+# and this bounds each pass.
+echo "== The suite on SQLite =="
+env -u TESSERA_TEST_DATABASE_URL timeout --kill-after=30 900 swift test --skip-build "$@"
+echo "== The suite again, on PostgreSQL =="
+TESSERA_TEST_DATABASE_URL="${TESSERA_TEST_DATABASE_URL:-$(scripts/postgres.sh)}"
+export TESSERA_TEST_DATABASE_URL
+timeout --kill-after=30 900 swift test --skip-build "$@"

@@ -93,7 +93,7 @@ public func buildApplication(
     let (digest, generated) = try directory.adminTokenDigest(configured: configuration.adminToken)
     let store: SQLStore
     if let url = configuration.databaseURL {
-        store = try await SQLStore.openPostgres(url: url, logger: logger)
+        store = try await SQLStore.openPostgres(url: url, logger: logger, maximumConnections: configuration.databaseConnections)
     } else {
         store = try await SQLStore.openSQLite(path: directory.databasePath, logger: logger)
     }
@@ -133,8 +133,25 @@ public func buildApplication(
     // in-flight requests), then the pushes those requests started.
     return TesseraServerApp(
         application: application, generatedAdminToken: generated, store: store, pusher: pusher,
-        before: [PushShutdown(pusher: pusher)], after: [LongPollRelease(events: state.requestEvents)],
+        before: [PushShutdown(pusher: pusher)],
+        after: [EventRelay(store: store, events: state.requestEvents), LongPollRelease(events: state.requestEvents)],
         handlingSignals: handlingSignals)
+}
+
+/// Publishes what other nodes announce (PostgreSQL LISTEN), until shutdown.
+struct EventRelay: Service {
+    let store: SQLStore
+    let events: RequestEvents
+
+    func run() async throws {
+        let events = self.events
+        await cancelWhenGracefulShutdown {
+            await store.listen(ServerState.eventChannel) { key in await events.publish(key) }
+        }
+        // On SQLite there is nothing to listen to. A service that returns early would
+        // stop the whole group: wait for the shutdown like the others.
+        try? await gracefulShutdown()
+    }
 }
 
 /// Ends every waiting long poll when the server shuts down.

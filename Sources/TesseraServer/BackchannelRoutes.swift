@@ -90,7 +90,7 @@ struct BackchannelRoutes {
                     bindingMessage: bindingMessage, acrPolicy: policy?.description, sealedNotificationToken: sealedToken,
                     pollInterval: interval, lastPolledAt: nil, createdAt: now, expiresAt: now + Int64(lifetime)))
         }
-        await state.requestEvents.publish(userID: user.id)
+        await state.announce([RequestEvents.user(user.id)])
         let issuer = state.issuer(forTenantNamed: tenant.name)
         await state.pusher.wake(
             userID: user.id,
@@ -246,22 +246,22 @@ struct BackchannelRoutes {
 
 // MARK: Notices and pings
 
-/// What taking up or answering a backchannel request owes: a wake-up for the devices
-/// of its user and, once answered in ping mode, the service's ping. Built inside the
-/// transaction, delivered after it commits.
-struct BackchannelNotice: Sendable {
-    let userID: String
+/// What taking up or answering a request owes once it is committed: a wake-up for
+/// whoever watches it (the login page; for a backchannel request also the devices of
+/// its user) and, for a backchannel request answered in ping mode, the service's ping.
+struct RequestNotice: Sendable {
+    let keys: [String]
     let ping: BackchannelPing?
 
-    /// Nil for anything but a backchannel request.
-    init?(_ record: AuthRequestRecord, service: ServiceRecord?, answered: Bool) {
-        guard record.flow == BackchannelRoutes.flow, let userID = record.userID else { return nil }
-        self.userID = userID
+    init(_ record: AuthRequestRecord, service: ServiceRecord?, answered: Bool) {
+        var keys = [RequestEvents.request(record.id)]
+        if record.flow == BackchannelRoutes.flow, let userID = record.userID { keys.append(RequestEvents.user(userID)) }
+        self.keys = keys
         ping = answered ? BackchannelPing.owed(for: record, service: service) : nil
     }
 
     func deliver(state: ServerState, logger: Logger) async {
-        await state.requestEvents.publish(userID: userID)
+        await state.announce(keys)
         ping?.send(box: state.box, logger: logger)
     }
 }

@@ -12,6 +12,9 @@ public struct ServerConfiguration: Sendable {
     /// A PostgreSQL URL: the database several nodes share. Nil for the SQLite file in
     /// the data directory (the master key and admin token digest stay there either way).
     public var databaseURL: String?
+    /// The most connections this node keeps to PostgreSQL (one of them listens for the
+    /// other nodes' notifications).
+    public var databaseConnections: Int
     /// When set (from `TESSERA_ADMIN_TOKEN`), the admin API accepts exactly this token.
     public var adminToken: String?
     /// How long an authentication request (a QR code) stays usable.
@@ -42,9 +45,10 @@ public struct ServerConfiguration: Sendable {
         host: String = "127.0.0.1", port: Int = 8080, publicURL: String? = nil, dataDirectory: String = "./tessera-data",
         adminToken: String? = nil, requestLifetime: TimeInterval = 300, invitationLifetime: TimeInterval = 7 * 86_400,
         tls: TLSFiles? = nil, allowInsecureHTTP: Bool = false, backchannelInterval: Int = 5, push: PushConfiguration = .init(),
-        databaseURL: String? = nil
+        databaseURL: String? = nil, databaseConnections: Int = 20
     ) {
         self.databaseURL = databaseURL
+        self.databaseConnections = databaseConnections
         self.push = push
         self.backchannelInterval = backchannelInterval
         self.host = host

@@ -154,7 +154,7 @@ struct DeviceRoutes {
         let selection = try await RequestDecoding.optionalJSON(ClaimRequest.self, from: request) ?? ClaimRequest(userID: nil)
         let activation = caller.activation
         let now = state.epochNow()
-        let (challenge, notice) = try await state.store.transaction { tx -> (AuthenticationChallenge, BackchannelNotice?) in
+        let (challenge, notice) = try await state.store.transaction { tx -> (AuthenticationChallenge, RequestNotice?) in
             let current = try await caller.begin(tx, now: now)
             let authRequest = try await pendingRequest(requestID, tenant: tenant, tx: tx, now: now)
             // Account processes are started and answered by their own device only.
@@ -187,7 +187,7 @@ struct DeviceRoutes {
             return (
                 try await userInformation(claimed, activation: current, tenant: tenant, tx: tx),
                 // The user's other devices now show the request as taken up here.
-                BackchannelNotice(claimed, service: nil, answered: false)
+                RequestNotice(claimed, service: nil, answered: false)
             )
         }
         await notice?.deliver(state: state, logger: context.logger)
@@ -301,7 +301,7 @@ struct DeviceRoutes {
         let policy = state.lockoutPolicy(of: tenant)
         let now = state.now()
         let epoch = Int64(now.timeIntervalSince1970)
-        let (outcome, notice) = try await state.store.transaction { tx -> (FinishResponse, BackchannelNotice?) in
+        let (outcome, notice) = try await state.store.transaction { tx -> (FinishResponse, RequestNotice?) in
                 // Read the counter, refuse a locked activation, verify, and write the outcome
                 // and the spent challenge in one transaction: parallel attempts queue here.
                 let current = try await Self.usableActivation(activation.id, tx: tx, now: epoch)
@@ -375,7 +375,7 @@ struct DeviceRoutes {
                         login: LoginSummary(
                             service: ServiceInformation(clientID: ClientID(service.clientID), name: service.name),
                             username: user?.username ?? "", factors: combination.factors, authenticatedAt: now))
-                    return (result, BackchannelNotice(authRequest, service: service, answered: true))
+                    return (result, RequestNotice(authRequest, service: service, answered: true))
                 }
                 // A failed attempt counts once, whichever factor was wrong, and says nothing about
                 // which; it also ends the activation's single sign-on sessions.
@@ -405,7 +405,7 @@ struct DeviceRoutes {
                 // A permanent lock ends a backchannel request: its service learns so.
                 return (
                     result,
-                    BackchannelNotice(authRequest, service: service, answered: lock?.isPermanent == true)
+                    RequestNotice(authRequest, service: service, answered: lock?.isPermanent == true)
                 )
             }
         await notice?.deliver(state: state, logger: context.logger)
@@ -465,7 +465,7 @@ struct DeviceRoutes {
         let caller = try await authenticateDevice(request, tenant: tenant)
         let activation = caller.activation
         let now = state.epochNow()
-        let notice = try await state.store.transaction { tx -> BackchannelNotice? in
+        let notice = try await state.store.transaction { tx -> RequestNotice? in
             try await caller.spendToken(tx, now: now)
             let authRequest = try await pendingRequest(requestID, tenant: tenant, tx: tx, now: now)
             guard authRequest.activationID == activation.id else {
@@ -479,7 +479,7 @@ struct DeviceRoutes {
                     id: orderedID(), tenantID: tenant.id, activationID: activation.id,
                     userID: authRequest.userID, requestID: requestID, service: service?.name, purpose: authRequest.purpose,
                     outcome: "denied", factors: "[]", at: now))
-            return BackchannelNotice(authRequest, service: service, answered: true)
+            return RequestNotice(authRequest, service: service, answered: true)
         }
         await notice?.deliver(state: state, logger: context.logger)
         return JSONResponse.make(["status": AuthenticationStatus.denied.rawValue])

@@ -277,6 +277,8 @@ struct OIDCRoutes {
         let status: AuthenticationStatus
         let lockedUntil: Int64?
         let expiresAt: Int64
+        /// What the page passes back as `known` to wait for a change.
+        var key: String { status.rawValue + (lockedUntil.map { ":\($0)" } ?? "") }
         enum CodingKeys: String, CodingKey {
             case status
             case lockedUntil = "locked_until"
@@ -284,14 +286,46 @@ struct OIDCRoutes {
         }
     }
 
+    /// The login page's view of its request. With `wait` (up to 30 s) and the `known`
+    /// view the page shows (`status` or `status:locked_until`), the answer comes when the
+    /// view changes — a device claimed, answered or failed, on any node — or the request
+    /// expires, or the wait is over.
     @Sendable func status(_ request: Request, context: BasicRequestContext) async throws -> Response {
         let (_, record) = try await browserRequest(request, context: context)
-        let now = state.epochNow()
-        var lockedUntil: Int64?
-        if let activationID = record.activationID, let activation = try await state.store.read({ try await $0.activation(id: activationID) }) {
-            lockedUntil = LockState(activation, now: now).information?.lockedUntil.map { Int64($0.timeIntervalSince1970) }
+        let query = try RequestDecoding.query(request)
+        var wait: Int64 = 0
+        if let text = query["wait"] {
+            guard let seconds = Int64(text), (0...30).contains(seconds) else { throw OAuthError.invalidRequest("wait must be 0 to 30 seconds") }
+            wait = seconds
         }
-        return JSONResponse.make(StatusView(status: effectiveStatus(record, now: now), lockedUntil: lockedUntil, expiresAt: record.expiresAt))
+        let waiter = await state.requestEvents.register(keys: [RequestEvents.request(record.id)])
+        var view: StatusView
+        do {
+            view = try await statusView(record.id)
+        } catch {
+            await state.requestEvents.discard(waiter)
+            throw error
+        }
+        if wait > 0, query["known"] == view.key, view.status == .pending || view.status == .claimed {
+            let untilExpiry = max(0, view.expiresAt - state.epochNow())
+            await state.requestEvents.wait(waiter, timeout: .seconds(min(wait, untilExpiry + 1)))
+            view = try await statusView(record.id)
+        } else {
+            await state.requestEvents.discard(waiter)
+        }
+        return JSONResponse.make(view)
+    }
+
+    private func statusView(_ requestID: String) async throws -> StatusView {
+        let now = state.epochNow()
+        return try await state.store.read { tx in
+            guard let record = try await tx.authRequest(id: requestID) else { throw OAuthError.notFound("authentication request") }
+            var lockedUntil: Int64?
+            if let activationID = record.activationID, let activation = try await tx.activation(id: activationID) {
+                lockedUntil = LockState(activation, now: now).information?.lockedUntil.map { Int64($0.timeIntervalSince1970) }
+            }
+            return StatusView(status: effectiveStatus(record, now: now), lockedUntil: lockedUntil, expiresAt: record.expiresAt)
+        }
     }
 
     @Sendable func complete(_ request: Request, context: BasicRequestContext) async throws -> Response {

@@ -79,15 +79,19 @@ enum Pages {
                 locked: 'The device is locked after too many wrong attempts.'
               };
               function show(text, kind) { box.textContent = text; box.className = 'status ' + (kind || ''); }
+              // A long poll: the server answers when the request changes (or after 25 s).
+              var known = '';
               function poll() {
-                fetch(login.dataset.statusUrl, { credentials: 'same-origin', cache: 'no-store' })
+                var url = login.dataset.statusUrl + (known ? '&wait=25&known=' + encodeURIComponent(known) : '');
+                fetch(url, { credentials: 'same-origin', cache: 'no-store' })
                   .then(function (r) { return r.json(); })
                   .then(function (s) {
+                    known = s.status + (s.locked_until ? ':' + s.locked_until : '');
                     if (s.status === 'approved') { show(messages.approved, 'done'); window.location.assign(login.dataset.completeUrl); return; }
                     if (s.status === 'pending' || s.status === 'claimed') {
                       var text = messages[s.status];
                       if (s.locked_until) { text = 'Wrong factors. Your device can try again after ' + new Date(s.locked_until * 1000).toLocaleTimeString() + '.'; }
-                      show(text, s.locked_until ? 'failed' : ''); setTimeout(poll, 1000); return;
+                      show(text, s.locked_until ? 'failed' : ''); setTimeout(poll, 100); return;
                     }
                     show(messages[s.status] || s.error_description || 'The sign-in failed.', 'failed');
                     if (s.status === 'denied' || s.status === 'expired' || s.status === 'locked') {

@@ -30,7 +30,7 @@ extension DeviceRoutes {
             return (current, try await Self.users(of: current, tx: tx))
         }
         // Registered before the first read, so that a change between read and wait still wakes it.
-        let waiter = await state.requestEvents.register(users: Set(users))
+        let waiter = await state.requestEvents.register(keys: Set(users.map(RequestEvents.user)))
         var list: PendingRequestList
         do {
             list = try await pendingList(activation: activation, users: users, tenant: tenant)

@@ -1,13 +1,18 @@
 import Foundation
 
-/// Tells devices that wait on their pending list (a long poll) that a user's requests
-/// changed: a service started one, or a device took one up or answered it.
+/// Wakes long polls when what they watch changed: a user's pending requests (`user:{id}`,
+/// watched by devices) or one request's status (`request:{id}`, watched by the login page).
 ///
-/// A waiter registers before it reads the list, so a change that lands between the
-/// read and the wait still wakes it.
+/// A waiter registers before it reads, so a change that lands between the read and the
+/// wait still wakes it. Within one node `publish` is called directly; across nodes on
+/// PostgreSQL, `ServerState.announce` also sends the key by NOTIFY and every node's
+/// `EventRelay` publishes what it hears.
 actor RequestEvents {
+    static func user(_ id: String) -> String { "user:\(id)" }
+    static func request(_ id: String) -> String { "request:\(id)" }
+
     private struct Waiter {
-        let users: Set<String>
+        let keys: Set<String>
         var fired = false
         var continuation: CheckedContinuation<Void, Never>?
     }
@@ -15,9 +20,9 @@ actor RequestEvents {
     private var waiters: [UUID: Waiter] = [:]
     private var closed = false
 
-    func register(users: Set<String>) -> UUID {
+    func register(keys: Set<String>) -> UUID {
         let id = UUID()
-        waiters[id] = Waiter(users: users, fired: closed)
+        waiters[id] = Waiter(keys: keys, fired: closed)
         return id
     }
 
@@ -27,8 +32,8 @@ actor RequestEvents {
         for id in waiters.keys { fire(id) }
     }
 
-    func publish(userID: String) {
-        for (id, waiter) in waiters where waiter.users.contains(userID) { fire(id) }
+    func publish(_ key: String) {
+        for (id, waiter) in waiters where waiter.keys.contains(key) { fire(id) }
     }
 
     /// Returns when the waiter's users changed since it registered, or after `timeout`

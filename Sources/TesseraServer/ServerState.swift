@@ -37,6 +37,17 @@ struct ServerState: Sendable {
         return tenant
     }
 
+    /// The PostgreSQL channel nodes tell each other about changes on.
+    static let eventChannel = "tessera_events"
+
+    /// Wakes this node's long polls watching `keys`, and every other node's (on
+    /// PostgreSQL, by NOTIFY; a node hears its own notification too, which only wakes a
+    /// poll that then finds nothing new).
+    func announce(_ keys: [String]) async {
+        for key in keys { await requestEvents.publish(key) }
+        await store.notify(Self.eventChannel, keys)
+    }
+
     func lockoutPolicy(of tenant: TenantRecord) -> LockoutPolicy {
         (try? JSONDecoder().decode(LockoutPolicy.self, from: Data(tenant.lockoutPolicy.utf8))) ?? .standard
     }

@@ -117,6 +117,42 @@ public final class SQLStore: Sendable {
         }
     }
 
+    /// Sends each payload on a PostgreSQL notification channel (nothing on SQLite, where
+    /// there is one process). A notification that cannot be sent is dropped: listeners
+    /// only wake up sooner with it.
+    public func notify(_ channel: String, _ payloads: [String]) async {
+        guard case .postgres(let client, _) = backend, !payloads.isEmpty else { return }
+        do {
+            try await client.withConnection { connection in
+                let db = connection.sql(queryLogLevel: nil)
+                for payload in payloads {
+                    try await db.raw("SELECT pg_notify(\(bind: channel), \(bind: payload))").run()
+                }
+            }
+        } catch {
+            logger.warning("notification not sent", metadata: ["channel": "\(channel)", "error": "\(type(of: error))"])
+        }
+    }
+
+    /// Hands every payload on `channel` to `handler` until the calling task is cancelled,
+    /// listening again after a lost connection. Returns at once on SQLite.
+    public func listen(_ channel: String, _ handler: @escaping @Sendable (String) async -> Void) async {
+        guard case .postgres(let client, _) = backend else { return }
+        while !Task.isCancelled {
+            do {
+                try await client.withConnection { connection in
+                    try await connection.listen(on: channel) { notifications in
+                        for try await notification in notifications { await handler(notification.payload) }
+                    }
+                }
+            } catch {
+                if Task.isCancelled { return }
+                logger.warning("listening again", metadata: ["channel": "\(channel)", "error": "\(type(of: error))"])
+                try? await Task.sleep(for: .seconds(1))
+            }
+        }
+    }
+
     /// The newest schema version this build knows.
     public static var latestSchemaVersion: Int { Schema.migrations.map(\.version).max() ?? 0 }
 

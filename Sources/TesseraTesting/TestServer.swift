@@ -52,7 +52,9 @@ public final class TestServer: Sendable {
         let token = "test-admin-token-\(UUID().uuidString)"
         let configuration = ServerConfiguration(
             host: "127.0.0.1", port: port, dataDirectory: directory.path, adminToken: token, requestLifetime: requestLifetime,
-            tls: tls, backchannelInterval: backchannelInterval, push: push, databaseURL: databaseURL)
+            tls: tls, backchannelInterval: backchannelInterval, push: push, databaseURL: databaseURL,
+            // Many test servers run at once against one PostgreSQL server: small pools.
+            databaseConnections: 4)
         var logger = Logger(label: "tessera-test", factory: { label in StreamLogHandler.standardError(label: label) })
         logger.logLevel = .error
         let (running, continuation) = AsyncStream<Void>.makeStream()

@@ -22,7 +22,7 @@ struct CommandLineTests {
         process.executableURL = URL(fileURLWithPath: tesseraBinary)
         process.arguments =
             ["serve", "--port", "\(port)", "--data-dir", dataDirectory.path, "--log-level", "warning"]
-            + (database.map { ["--database", $0] } ?? [])
+            + (database.map { ["--database", $0, "--database-connections", "4"] } ?? [])
         var environment = ProcessInfo.processInfo.environment
         environment.removeValue(forKey: "TESSERA_ADMIN_TOKEN")
         process.environment = environment

@@ -22,6 +22,7 @@ struct Serve: AsyncParsableCommand {
             (or TESSERA_DATABASE_URL). Nodes sharing it must share the master key too.
             """)
     var database: String?
+    @Option(help: "With --database: the most connections this node opens to PostgreSQL.") var databaseConnections = 20
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.") var logLevel = "info"
     @Option(help: "PEM certificate chain: serve HTTPS (with --tls-key).") var tlsCertificate: String?
     @Option(help: "PEM private key of --tls-certificate.") var tlsKey: String?
@@ -52,6 +53,7 @@ struct Serve: AsyncParsableCommand {
             throw ValidationError("--tls-certificate and --tls-key go together")
         }
         guard (1...60).contains(backchannelInterval) else { throw ValidationError("--backchannel-interval is 1 to 60 seconds") }
+        guard (2...500).contains(databaseConnections) else { throw ValidationError("--database-connections is 2 to 500") }
         let apns = [apnsKeyFile, apnsKeyId, apnsTeamId, apnsTopic]
         guard apns.allSatisfy({ $0 == nil }) || apns.allSatisfy({ $0 != nil }) else {
             throw ValidationError("--apns-key-file, --apns-key-id, --apns-team-id and --apns-topic go together")
@@ -90,7 +92,8 @@ struct Serve: AsyncParsableCommand {
                         keyFile: file, keyID: apnsKeyId ?? "", teamID: apnsTeamId ?? "", topic: apnsTopic ?? "", server: apnsServer,
                         trustRootsFile: apnsTrustRoots)
                 }),
-            databaseURL: database ?? environment["TESSERA_DATABASE_URL"].flatMap { $0.isEmpty ? nil : $0 })
+            databaseURL: database ?? environment["TESSERA_DATABASE_URL"].flatMap { $0.isEmpty ? nil : $0 },
+            databaseConnections: databaseConnections)
         let server = try await buildApplication(
             configuration: configuration, logger: logger,
             onServerRunning: { boundPort in
