@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs Tessera's whole test suite. Installs what the tests need first:
-#   zbar-tools (zbarimg decodes the login page's QR code) from Debian,
+#   zbar-tools (zbarimg decodes the login page's QR code) and nginx (in front of the
+#   multi-node test's servers) from Debian,
 #   Authlib, joserfc and requests (the interop relying party) from PyPI.
 # The suite runs twice: on SQLite, then on PostgreSQL 15, which scripts/postgres.sh
 # installs (Debian's postgresql) and starts unless TESSERA_TEST_DATABASE_URL names a
@@ -15,6 +16,14 @@ if ! command -v zbarimg >/dev/null 2>&1; then
     echo "Installing zbar-tools (zbarimg)…"
     $sudo apt-get update -qq
     DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq zbar-tools >/dev/null
+fi
+
+if [ ! -x /usr/sbin/nginx ]; then
+    sudo=""
+    if [ "$(id -u)" != "0" ]; then sudo="sudo"; fi
+    echo "Installing nginx (the load balancer in front of the multi-node test's servers)…"
+    $sudo apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq nginx >/dev/null
 fi
 
 if ! python3 -c "import authlib, joserfc, requests, cryptography" >/dev/null 2>&1; then

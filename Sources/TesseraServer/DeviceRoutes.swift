@@ -301,7 +301,10 @@ struct DeviceRoutes {
         let policy = state.lockoutPolicy(of: tenant)
         let now = state.now()
         let epoch = Int64(now.timeIntervalSince1970)
-        let (outcome, notice) = try await state.store.transaction { tx -> (FinishResponse, RequestNotice?) in
+        // Attempts on one activation take turns: its failure counter is exact however many
+        // arrive at once, on however many nodes.
+        let (outcome, notice) = try await state.store.transaction(queue: "activation:\(activation.id)") {
+            tx -> (FinishResponse, RequestNotice?) in
                 // Read the counter, refuse a locked activation, verify, and write the outcome
                 // and the spent challenge in one transaction: parallel attempts queue here.
                 let current = try await Self.usableActivation(activation.id, tx: tx, now: epoch)

@@ -218,7 +218,12 @@ public final class SQLStore: Sendable {
     static let migrationLock: Int64 = 0x74_6573_7365_7261
 
     /// Runs `body` in one write transaction: all of it commits, or none of it.
-    public func transaction<R: Sendable>(_ body: (StoreTransaction) async throws -> R) async throws -> R {
+    ///
+    /// `queue` names a hot row many transactions write at once (an activation's failure
+    /// counter): on PostgreSQL they then wait their turn on an advisory lock taken before
+    /// the transaction begins, so each one's snapshot already holds the previous one's
+    /// commit, instead of failing and being run again.
+    public func transaction<R: Sendable>(queue: String? = nil, _ body: (StoreTransaction) async throws -> R) async throws -> R {
         switch backend {
         case .sqlite(let connection, let mutex):
             return try await mutex.withLock {
@@ -239,13 +244,21 @@ public final class SQLStore: Sendable {
                 do {
                     return try await client.withConnection { connection in
                         let database = connection.sql(queryLogLevel: nil)
-                        try await database.raw("BEGIN ISOLATION LEVEL SERIALIZABLE").run()
+                        if let queue { try await database.raw("SELECT pg_advisory_lock(hashtext(\(bind: queue)))").run() }
                         do {
-                            let result = try await body(StoreTransaction(db: database))
-                            try await database.raw("COMMIT").run()
+                            try await database.raw("BEGIN ISOLATION LEVEL SERIALIZABLE").run()
+                            let result: R
+                            do {
+                                result = try await body(StoreTransaction(db: database))
+                                try await database.raw("COMMIT").run()
+                            } catch {
+                                try? await database.raw("ROLLBACK").run()
+                                throw error
+                            }
+                            if let queue { try await database.raw("SELECT pg_advisory_unlock(hashtext(\(bind: queue)))").run() }
                             return result
                         } catch {
-                            try? await database.raw("ROLLBACK").run()
+                            if let queue { try? await database.raw("SELECT pg_advisory_unlock(hashtext(\(bind: queue)))").run() }
                             throw error
                         }
                     }

@@ -24,15 +24,25 @@ public struct Scenario: Sendable {
         on server: TestServer, lockout: [String: Any]? = nil, processPolicy: String? = nil, ssoLifetime: Int? = nil,
         ssoPolicy: String? = nil
     ) async throws -> Scenario {
+        try await make(
+            baseURL: server.baseURL, adminToken: server.adminToken, lockout: lockout, processPolicy: processPolicy,
+            ssoLifetime: ssoLifetime, ssoPolicy: ssoPolicy)
+    }
+
+    /// A new tenant on the server (or proxy) at `baseURL`.
+    public static func make(
+        baseURL: String, adminToken: String, lockout: [String: Any]? = nil, processPolicy: String? = nil, ssoLifetime: Int? = nil,
+        ssoPolicy: String? = nil
+    ) async throws -> Scenario {
         let tenant = "t\(UUID().uuidString.prefix(8).lowercased())"
         var body: [String: Any] = ["name": tenant]
         if let ssoLifetime { body["sso_lifetime"] = ssoLifetime }
         if let ssoPolicy { body["sso_policy"] = ssoPolicy }
         if let lockout { body["lockout"] = lockout }
         if let processPolicy { body["process_policy"] = processPolicy }
-        let response = try await TestHTTP().postJSON("\(server.baseURL)/admin/tenants", body, headers: ["Authorization": "Bearer \(server.adminToken)"])
+        let response = try await TestHTTP().postJSON("\(baseURL)/admin/tenants", body, headers: ["Authorization": "Bearer \(adminToken)"])
         guard response.status == 201 else { throw TestSupportError("tenant create: \(response.status) \(response.text)") }
-        return Scenario(baseURL: server.baseURL, adminToken: server.adminToken, tenant: tenant)
+        return Scenario(baseURL: baseURL, adminToken: adminToken, tenant: tenant)
     }
 
     public struct Service: Sendable {
@@ -113,6 +123,14 @@ public struct Scenario: Sendable {
         public let verifier: String?
         public let state: String
         public let nonce: String
+
+        /// The same browser login, its links pointed at another origin (one node of a cluster).
+        public func via(_ origin: String, instead proxy: String) -> BrowserLogin {
+            BrowserLogin(
+                page: page, cookie: cookie, authenticationURL: authenticationURL,
+                statusURL: statusURL.replacingOccurrences(of: proxy, with: origin),
+                completeURL: completeURL.replacingOccurrences(of: proxy, with: origin), verifier: verifier, state: state, nonce: nonce)
+        }
     }
 
     /// Opens `/authorize` as a browser would and reads the login page.

@@ -151,7 +151,7 @@ struct CommandLineTests {
             #expect(try await tessera(["admin", "user", "create", "--tenant", "acme", "--username", "alice"], environment: admin).0 == 0)
             #expect(try await tessera(["admin", "user", "create", "--tenant", "acme", "--username", "alice.work"], environment: admin).0 == 0)
             let invite = try await tessera(["admin", "invite", "--tenant", "acme", "--username", "alice", "--json"], environment: admin)
-            let activated = try await tessera(["device", "activate", try #require(invite.1["url"] as? String), "--pin", "2468", "--alias", "laptop", "--store", laptop, "--json"])
+            let activated = try await tessera(["device", "activate", try #require(invite.1["url"] as? String, "\(invite.2)"), "--pin", "2468", "--alias", "laptop", "--store", laptop, "--json"])
             let laptopID = try #require(activated.1["activation_id"] as? String, "\(activated.2)")
 
             // A wrong PIN in a process is a lockout like in a login (exit code 3).
@@ -224,7 +224,7 @@ struct CommandLineTests {
                 clientID: try #require(created.1["client_id"] as? String), clientSecret: created.1["client_secret"] as? String, redirectURI: "")
             #expect(try await tessera(["admin", "user", "create", "--tenant", "bank", "--username", "olga"], environment: admin).0 == 0)
             let invite = try await tessera(["admin", "invite", "--tenant", "bank", "--username", "olga", "--json"], environment: admin)
-            let activated = try await tessera(["device", "activate", try #require(invite.1["url"] as? String), "--pin", "2468", "--store", phone])
+            let activated = try await tessera(["device", "activate", try #require(invite.1["url"] as? String, "\(invite.2)"), "--pin", "2468", "--store", phone])
             #expect(activated.0 == 0, "\(activated.2)")
 
             // The device waits for a request; the service's server starts one meanwhile.
@@ -278,7 +278,7 @@ struct CommandLineTests {
             let appID = try #require(app.1["client_id"] as? String)
             #expect(try await tessera(["admin", "user", "create", "--tenant", "shop", "--username", "pia"], environment: admin).0 == 0)
             let invite = try await tessera(["admin", "invite", "--tenant", "shop", "--username", "pia", "--json"], environment: admin)
-            #expect(try await tessera(["device", "activate", try #require(invite.1["url"] as? String), "--pin", "2468", "--store", phone]).0 == 0)
+            #expect(try await tessera(["device", "activate", try #require(invite.1["url"] as? String, "\(invite.2)"), "--pin", "2468", "--store", phone]).0 == 0)
 
             let verifier = PKCE.makeVerifier()
             let login = try await tessera(

@@ -1,0 +1,152 @@
+import Foundation
+import Testing
+import TesseraCore
+import TesseraCrypto
+@testable import TesseraKit
+import TesseraTesting
+
+/// Sends a device's calls to one node directly instead of through the proxy, so that a
+/// test knows which node answered.
+struct NodeTransport: HTTPTransport {
+    let proxy: String
+    let node: String
+    let inner = URLSessionTransport()
+
+    func send(_ request: HTTPRequestData) async throws -> HTTPResponseData {
+        var request = request
+        request.url = URL(string: request.url.absoluteString.replacingOccurrences(of: proxy, with: node)) ?? request.url
+        return try await inner.send(request)
+    }
+}
+
+/// Two nodes on one PostgreSQL database behind nginx behave as one server. Runs in the
+/// PostgreSQL pass of scripts/test.sh (a cluster needs a shared database).
+@Suite(
+    "Several nodes as one server", .timeLimit(.minutes(5)),
+    .enabled(if: TestDatabase.postgresURL != nil, "needs PostgreSQL; runs in the suite's PostgreSQL pass"))
+struct MultiNodeTests {
+    func withCluster(_ body: (TestCluster) async throws -> Void) async throws {
+        let cluster = try await TestCluster.start(nodes: 2)
+        do {
+            try await body(cluster)
+            await cluster.stop()
+        } catch {
+            await cluster.stop()
+            throw error
+        }
+    }
+
+    func authenticator(_ device: TestDevice, _ cluster: TestCluster, node: Int) -> Authenticator {
+        Authenticator(
+            keyStore: device.keyStore, transport: NodeTransport(proxy: cluster.baseURL, node: cluster.nodeURLs[node]),
+            biometrics: device.biometrics)
+    }
+
+    @Test("a login started on one node finishes on the other; the page, the device and codes see one server")
+    func oneServer() async throws {
+        try await withCluster { cluster in
+            let scenario = try await Scenario.make(baseURL: cluster.baseURL, adminToken: cluster.adminToken)
+            let nodeA = Scenario(baseURL: cluster.nodeURLs[0], adminToken: cluster.adminToken, tenant: scenario.tenant)
+            let nodeB = Scenario(baseURL: cluster.nodeURLs[1], adminToken: cluster.adminToken, tenant: scenario.tenant)
+            let service = try await scenario.createService(backchannelMode: "poll")
+            try await scenario.createUser("ann")
+            let (device, _) = try await activateDevice(scenario, username: "ann")
+            let onB = authenticator(device, cluster, node: 1)
+            let onA = authenticator(device, cluster, node: 0)
+
+            // The browser opens the login on node A and long-polls its status there.
+            let login = try await nodeA.openLogin(service)
+            let statusOnA = login.via(cluster.nodeURLs[0], instead: cluster.baseURL).statusURL
+            let started = ContinuousClock.now
+            let waiting = Task {
+                try await nodeA.http.get(statusOnA + "&wait=25&known=pending", headers: ["Cookie": login.cookie]).json()["status"] as? String
+            }
+            try await Task.sleep(for: .milliseconds(300))
+            // The device takes it up on node B: node A's long poll hears of it (LISTEN/NOTIFY).
+            let information = try await onB.start(url: login.authenticationURL)
+            #expect(try await waiting.value == "claimed")
+            #expect(ContinuousClock.now - started < .seconds(20), "woken by the other node, not by the wait's end")
+            // Finished through the proxy, on whichever node it picks.
+            #expect(try await signAndFinish(information, device: device, factors: [.device, .pin]).isUserLogin)
+
+            // The browser completes on node B; the code is spent once across both nodes.
+            let pageOnB = login.via(cluster.nodeURLs[1], instead: cluster.baseURL)
+            #expect(try await nodeB.status(pageOnB)["status"] as? String == "approved")
+            let code = try #require(try await nodeB.complete(pageOnB)["code"])
+            async let first = nodeA.redeem(code: code, service: service, verifier: login.verifier)
+            async let second = nodeB.redeem(code: code, service: service, verifier: login.verifier)
+            let statuses = try await [first.status, second.status].sorted()
+            #expect(statuses == [200, 400], "one node redeems the code, the other refuses it")
+
+            // A device long-polling node A hears of a step-up started on node B.
+            var updates = onA.pendingRequestUpdates(wait: 20).makeAsyncIterator()
+            #expect(try await updates.next()?.isEmpty == true)
+            let asked = ContinuousClock.now
+            let response = try await nodeB.tokenRequest(["scope": "openid", "login_hint": "ann"], service: service, endpoint: "bc-authorize")
+            let id = try #require(try response.json()["auth_req_id"] as? String)
+            #expect(try await updates.next()?.map(\.requestID.rawValue) == [id])
+            #expect(ContinuousClock.now - asked < .seconds(15), "woken by the other node, not by the wait's end")
+            device.remove()
+        }
+    }
+
+    @Test("100 wrong PINs at once on two nodes: exactly the policy's allowance counts, then the lock holds")
+    func parallelLockout() async throws {
+        try await withCluster { cluster in
+            let scenario = try await Scenario.make(
+                baseURL: cluster.baseURL, adminToken: cluster.adminToken, lockout: ["free_attempts": 3, "waits": [600]])
+            let service = try await scenario.createService(policy: "device+pin")
+            try await scenario.createUser("bea")
+            let (device, _) = try await activateDevice(scenario, username: "bea")
+
+            // 100 logins, each claimed (a challenge of its own), then all answered at once.
+            var claimed: [AuthenticationUserInformation] = []
+            for _ in 0..<100 {
+                let login = try await scenario.openLogin(service)
+                claimed.append(try await device.authenticator.start(url: login.authenticationURL))
+            }
+            // The proofs are made first (one PBKDF2 of the wrong PIN serves them all, as the
+            // salt is the activation's), then sent together, alternating between the nodes.
+            let activation = try #require(claimed.first?.activation)
+            let wrongKey = try PinProof.deriveKeyData(pin: "0000", salt: try #require(Base64URL.decode(activation.pinSalt)))
+            let signer = try await device.authenticator.registry.signer(activation.deviceKeyLabel)
+            let requests = try claimed.map { information in
+                let now = Int(Date().timeIntervalSince1970)
+                let claims = AuthenticationProofClaims(
+                    rid: information.requestID.rawValue, chal: information.challenge.rawValue, aud: information.audience,
+                    sub: activation.id.rawValue, comb: [.device, .pin], attrs: [],
+                    pin: Base64URL.encode(
+                        PinProof.proof(keyData: wrongKey, requestID: information.requestID.rawValue, challenge: information.challenge.rawValue)),
+                    otp: nil, iat: now, exp: now + 120, jti: Secrets.randomToken(byteCount: 16))
+                let proof = try CompactJWS.sign(
+                    payload: try WireCoding.encoder().encode(claims), header: JWSHeader(typ: "tessera-proof+jwt", kid: activation.id.rawValue),
+                    signer: signer)
+                return (information.requestID.rawValue, try WireCoding.encoder().encode(FinishRequest(proof: proof, biometricProof: nil)))
+            }
+            let http = TestHTTP()
+            let outcomes = await withTaskGroup(of: String.self) { group -> [String] in
+                for (index, (requestID, body)) in requests.enumerated() {
+                    group.addTask {
+                        let node = cluster.nodeURLs[index % 2]
+                        let url = "\(node)/t/\(scenario.tenant)/device/authentications/\(requestID)/finish"
+                        guard let response = try? await http.send("POST", url, headers: ["Content-Type": "application/json"], body: body)
+                        else { return "no answer" }
+                        switch (response.status, (try? response.json())?["result"] as? String) {
+                        case (200, "lockout"): return "counted"
+                        case (423, _): return "refused while locked"
+                        default: return "\(response.status) \(response.text)"
+                        }
+                    }
+                }
+                return await group.reduce(into: []) { $0.append($1) }
+            }
+            let counts = Dictionary(outcomes.map { ($0, 1) }, uniquingKeysWith: +)
+            #expect(counts["counted"] == 4, "three free attempts and the one that locks: \(counts)")
+            #expect(counts["refused while locked"] == 96, "\(counts)")
+            let record = try #require(try await scenario.activations(username: "bea").first)
+            #expect(record["failed_attempts"] as? Int == 4)
+            #expect(record["locked_until"] != nil)
+            device.remove()
+        }
+    }
+}
