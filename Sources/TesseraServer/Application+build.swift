@@ -110,8 +110,14 @@ public func buildApplication(
 
     let router = Router(context: BasicRequestContext.self)
     router.add(middleware: ErrorMappingMiddleware())
-    router.add(middleware: RequestLogging())
+    router.add(middleware: RequestLogging(metrics: state.metrics))
     router.get("health") { _, _ in JSONResponse.make(["status": "ok"]) }
+    router.get("metrics") { _, _ in
+        let text = await state.metrics.render(store: store, now: state.epochNow())
+        return Response(
+            status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8", .cacheControl: "no-store"],
+            body: .init(byteBuffer: ByteBuffer(string: text)))
+    }
     router.get("ready") { _, _ in
         // Ready when the database answers and every migration this build knows is applied.
         guard let version = try? await store.schemaVersion(), version == SQLStore.latestSchemaVersion else {
@@ -164,8 +170,11 @@ struct LongPollRelease: Service {
     }
 }
 
-/// One line per request: method, path (never the query, which can hold codes) and status.
+/// One line per request: method, path (never the query, which can hold codes) and status;
+/// and the request's count and latency by route in the metrics.
 struct RequestLogging<Context: RequestContext>: RouterMiddleware {
+    let metrics: ServerMetrics
+
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         let start = ContinuousClock.now
         do {
@@ -180,6 +189,8 @@ struct RequestLogging<Context: RequestContext>: RouterMiddleware {
 
     private func log(_ request: Request, context: Context, status: Int, start: ContinuousClock.Instant) {
         let elapsed = ContinuousClock.now - start
+        // The route pattern (`/t/{tenant}/token`), never the path, which names tenants and requests.
+        metrics.request(method: request.method.rawValue, route: context.endpointPath ?? "unmatched", status: status, duration: elapsed)
         context.logger.info(
             "request",
             metadata: [

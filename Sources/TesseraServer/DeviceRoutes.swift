@@ -412,10 +412,31 @@ struct DeviceRoutes {
                 )
             }
         await notice?.deliver(state: state, logger: context.logger)
+        recordMetrics(outcome, purpose: unverifiedPurpose(outcome), now: now)
         context.logger.info(
             "authentication attempt",
             metadata: ["tenant": "\(tenant.name)", "activation_id": "\(activation.id)", "outcome": "\(outcome.result.rawValue)"])
         return JSONResponse.make(outcome)
+    }
+
+    /// Counts an answered attempt (and a lock it set) in the metrics.
+    func recordMetrics(_ outcome: FinishResponse, purpose: String, now: Date) {
+        guard outcome.result == .lockout, let lockout = outcome.lockout else {
+            return state.metrics.authentication(purpose: purpose, outcome: "approved")
+        }
+        if lockout.isPermanent {
+            state.metrics.authentication(purpose: purpose, outcome: "locked")
+            state.metrics.lockout(permanent: true)
+        } else {
+            state.metrics.authentication(purpose: purpose, outcome: "failed")
+            if let until = lockout.lockedUntil, until > now { state.metrics.lockout(permanent: false) }
+        }
+    }
+
+    /// The purpose an answer is for, as far as it tells (a login, or an account process).
+    func unverifiedPurpose(_ outcome: FinishResponse) -> String {
+        if let purpose = outcome.process?.purpose ?? outcome.userInformation?.purpose { return purpose.rawValue }
+        return outcome.result == .apiAccessMergeComplete ? AuthenticationPurpose.merge.rawValue : AuthenticationPurpose.login.rawValue
     }
 
     struct Verification {
@@ -468,7 +489,7 @@ struct DeviceRoutes {
         let caller = try await authenticateDevice(request, tenant: tenant)
         let activation = caller.activation
         let now = state.epochNow()
-        let notice = try await state.store.transaction { tx -> RequestNotice? in
+        let (notice, purpose) = try await state.store.transaction { tx -> (RequestNotice?, String) in
             try await caller.spendToken(tx, now: now)
             let authRequest = try await pendingRequest(requestID, tenant: tenant, tx: tx, now: now)
             guard authRequest.activationID == activation.id else {
@@ -482,9 +503,10 @@ struct DeviceRoutes {
                     id: orderedID(), tenantID: tenant.id, activationID: activation.id,
                     userID: authRequest.userID, requestID: requestID, service: service?.name, purpose: authRequest.purpose,
                     outcome: "denied", factors: "[]", at: now))
-            return RequestNotice(authRequest, service: service, answered: true)
+            return (RequestNotice(authRequest, service: service, answered: true), authRequest.purpose)
         }
         await notice?.deliver(state: state, logger: context.logger)
+        state.metrics.authentication(purpose: purpose, outcome: "denied")
         return JSONResponse.make(["status": AuthenticationStatus.denied.rawValue])
     }
 

@@ -17,6 +17,7 @@ struct ServerState: Sendable {
     let requestEvents = RequestEvents()
     /// Wakes devices that sleep, through their push service.
     let pusher: Pusher
+    let metrics = ServerMetrics()
     let now: @Sendable () -> Date
 
     var publicURL: String { configuration.publicURL }

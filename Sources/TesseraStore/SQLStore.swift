@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import Synchronization
 import PostgresKit
 import PostgresNIO
 import SQLKit
@@ -41,13 +42,22 @@ public final class SQLStore: Sendable {
 
     private let backend: Backend
     private let logger: Logger
+    private let inUse = Atomic<Int>(0)
+    private let connectionLimit: Int
     /// How often a transaction is tried when PostgreSQL reports a serialization failure.
     static let serializationAttempts = 10
 
-    private init(backend: Backend, logger: Logger) {
+    private init(backend: Backend, logger: Logger, connectionLimit: Int) {
         self.backend = backend
         self.logger = logger
+        self.connectionLimit = connectionLimit
     }
+
+    /// Connections in use now, and the most there may be (for the metrics).
+    public func connectionUse() -> (inUse: Int, limit: Int) {
+        (inUse.load(ordering: .relaxed), connectionLimit)
+    }
+
 
     public var kind: String {
         switch backend {
@@ -59,7 +69,7 @@ public final class SQLStore: Sendable {
     /// Opens (creating if needed) the SQLite file and brings its schema up to date.
     public static func openSQLite(path: String, logger: Logger) async throws -> SQLStore {
         let connection = try await SQLiteConnection.open(storage: .file(path: path), logger: logger)
-        let store = SQLStore(backend: .sqlite(connection, AsyncMutex()), logger: logger)
+        let store = SQLStore(backend: .sqlite(connection, AsyncMutex()), logger: logger, connectionLimit: 1)
         // Queries are not logged: their binds hold digests and sealed secrets.
         let db = connection.sql(queryLogLevel: nil)
         // WAL keeps readers off the writer's back; FULL makes every commit durable.
@@ -79,7 +89,7 @@ public final class SQLStore: Sendable {
         configuration.options.connectionIdleTimeout = .seconds(60)
         let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
         let task = Task { await client.run() }
-        let store = SQLStore(backend: .postgres(client, task), logger: logger)
+        let store = SQLStore(backend: .postgres(client, task), logger: logger, connectionLimit: maximumConnections)
         do {
             try await store.reachable(within: .seconds(15))
             try await store.migrate()
@@ -227,6 +237,8 @@ public final class SQLStore: Sendable {
         switch backend {
         case .sqlite(let connection, let mutex):
             return try await mutex.withLock {
+                inUse.add(1, ordering: .relaxed)
+                defer { inUse.subtract(1, ordering: .relaxed) }
                 let database = connection.sql(queryLogLevel: nil)
                 try await database.raw("BEGIN IMMEDIATE").run()
                 do {
@@ -243,6 +255,8 @@ public final class SQLStore: Sendable {
             while true {
                 do {
                     return try await client.withConnection { connection in
+                        inUse.add(1, ordering: .relaxed)
+                        defer { inUse.subtract(1, ordering: .relaxed) }
                         let database = connection.sql(queryLogLevel: nil)
                         if let queue { try await database.raw("SELECT pg_advisory_lock(hashtext(\(bind: queue)))").run() }
                         do {
@@ -276,10 +290,14 @@ public final class SQLStore: Sendable {
         switch backend {
         case .sqlite(let connection, let mutex):
             return try await mutex.withLock {
-                try await body(StoreTransaction(db: connection.sql(queryLogLevel: nil)))
+                inUse.add(1, ordering: .relaxed)
+                defer { inUse.subtract(1, ordering: .relaxed) }
+                return try await body(StoreTransaction(db: connection.sql(queryLogLevel: nil)))
             }
         case .postgres(let client, _):
             return try await client.withConnection { connection in
+                inUse.add(1, ordering: .relaxed)
+                defer { inUse.subtract(1, ordering: .relaxed) }
                 let database = connection.sql(queryLogLevel: nil)
                 try await database.raw("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY").run()
                 do {

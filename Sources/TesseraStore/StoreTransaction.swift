@@ -243,6 +243,16 @@ public struct StoreTransaction: Sendable {
             """, as: AuthRequestRecord.self)
     }
 
+    /// How many backchannel requests are open now (for the metrics).
+    public func openBackchannelRequestCount(now: Int64) async throws -> Int {
+        try await db.raw(
+            """
+            SELECT COUNT(*) AS open FROM auth_requests
+            WHERE flow = 'ciba' AND status IN ('pending', 'claimed') AND expires_at > \(bind: now)
+            """
+        ).first(decodingColumn: "open", as: Int.self) ?? 0
+    }
+
     /// Records a client's token request for a backchannel request and the interval it
     /// must keep from now on.
     public func recordPoll(id: String, at now: Int64, interval: Int) async throws {

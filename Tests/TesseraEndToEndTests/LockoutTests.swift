@@ -9,9 +9,9 @@ struct LockoutTests {
     @Test("wrong PIN → lockout result → pending lockout while it runs → success after the wait")
     func waitThenSuccess() async throws {
         try await withServer { server in
-            // A five-second wait: long enough that the checks below run inside it even on a
+            // A ten-second wait: long enough that the checks below run inside it even on a
             // loaded machine (the device derives its PIN key with PBKDF2 for each attempt).
-            let scenario = try await Scenario.make(on: server, lockout: ["free_attempts": 1, "waits": [5], "permanent_after": 6])
+            let scenario = try await Scenario.make(on: server, lockout: ["free_attempts": 1, "waits": [10], "permanent_after": 6])
             let service = try await scenario.createService()
             try await scenario.createUser("alice")
             let (device, activation) = try await activateDevice(scenario, username: "alice")
@@ -28,6 +28,7 @@ struct LockoutTests {
             let lockedUntil = try #require(second.0.lockedUntil)
             #expect(second.0.isPermanent == false)
             #expect(lockedUntil > Date().addingTimeInterval(1))
+            #expect(try await scenario.status(login)["locked_until"] != nil, "the login page shows the lock")
 
             // While it runs, a new claim and even the right PIN get the pending-lockout error
             // with the same information.
@@ -47,7 +48,6 @@ struct LockoutTests {
             let listed = try #require(try await scenario.activations(username: "alice").first)
             #expect(listed["failed_attempts"] as? Int == 2)
             #expect(listed["id"] as? String == activation.activation.id.rawValue)
-            #expect(try await scenario.status(login)["locked_until"] != nil)
 
             try await Task.sleep(for: .seconds(Double(lockedUntil.timeIntervalSinceNow) + 1.2))
             #expect(try await signAndFinish(second.1, device: device, factors: [.device, .pin]).isUserLogin)

@@ -4,8 +4,44 @@ import Testing
 import TesseraServer
 import TesseraTesting
 
-@Suite("Readiness and transport security", .timeLimit(.minutes(5)))
+@Suite("Readiness, metrics and transport security", .timeLimit(.minutes(5)))
 struct OperationsTests {
+    @Test("/metrics counts requests per route, authentications by purpose and outcome, locks, open step-ups and connections")
+    func metrics() async throws {
+        try await withServer { server in
+            let scenario = try await Scenario.make(on: server, lockout: ["free_attempts": 0, "waits": [1]])
+            let service = try await scenario.createService(backchannelMode: "poll")
+            try await scenario.createUser("max")
+            let (device, _) = try await activateDevice(scenario, username: "max")
+            let login = try await scenario.openLogin(service)
+            let information = try await device.authenticator.start(url: login.authenticationURL)
+            #expect(try await signAndFinish(information, device: device, factors: [.device, .pin], pin: "0000").lockout != nil)
+            try await Task.sleep(for: .seconds(2.2))  // the one-second wait, rounded up to whole seconds
+            let (_, code) = try await approvedLogin(scenario, service, device: device)
+            #expect(!code.isEmpty)
+            _ = try await scenario.tokenRequest(["scope": "openid", "login_hint": "max"], service: service, endpoint: "bc-authorize")
+
+            let response = try await TestHTTP().get("\(server.baseURL)/metrics")
+            #expect(response.status == 200)
+            #expect(response.header("Content-Type")?.hasPrefix("text/plain") == true)
+            let text = response.text
+            let lines = text.split(separator: "\n").map(String.init)
+            func value(_ prefix: String) -> Double? {
+                lines.first { $0.hasPrefix(prefix) }.flatMap { Double($0.split(separator: " ").last ?? "") }
+            }
+            #expect(value(#"tessera_authentications_total{purpose="login",outcome="approved"}"#) == 1, "\(text)")
+            #expect(value(#"tessera_authentications_total{purpose="login",outcome="failed"}"#) == 1)
+            #expect(value(#"tessera_lockouts_total{kind="temporary"}"#) == 1)
+            #expect(value("tessera_backchannel_pending_requests") == 1)
+            #expect(value("tessera_database_connections_limit_connections") != nil)
+            #expect(lines.contains { $0.hasPrefix("tessera_http_requests_total{") && $0.contains(#"route="/t/"#) && $0.contains(#"status="201""#) })
+            #expect(lines.contains { $0.hasPrefix("tessera_http_request_duration_seconds_bucket{") })
+            // Routes, never paths: no tenant name or request id in a label.
+            #expect(!text.contains(scenario.tenant))
+            device.remove()
+        }
+    }
+
     @Test("/ready answers once the database is open and migrated")
     func ready() async throws {
         try await withServer { server in

@@ -1,0 +1,60 @@
+import Foundation
+import Hummingbird
+import Prometheus
+import TesseraStore
+
+/// This node's metrics in the Prometheus text format at `GET /metrics`: requests and
+/// their latency per route, authentications by purpose and outcome, locks, open
+/// backchannel requests and database connections. Each server has its own registry (no
+/// process-wide state), so several servers in one process count apart.
+final class ServerMetrics: Sendable {
+    let registry = PrometheusCollectorRegistry()
+    static let latencyBuckets: [Duration] = [
+        .milliseconds(1), .milliseconds(2), .milliseconds(5), .milliseconds(10), .milliseconds(25), .milliseconds(50),
+        .milliseconds(100), .milliseconds(250), .milliseconds(500), .seconds(1), .seconds(2.5), .seconds(5), .seconds(30),
+    ]
+
+    private static func name(_ metric: String, _ unit: String, _ help: String) -> MetricNameDescriptor {
+        MetricNameDescriptor(namespace: "tessera", metricName: metric, unitName: unit, helpText: help)
+    }
+
+    func request(method: String, route: String, status: Int, duration: Duration) {
+        registry.makeCounter(
+            descriptor: Self.name("http_requests", "total", "HTTP requests by method, route and status."),
+            labels: [("method", method), ("route", route), ("status", String(status))]
+        ).increment()
+        registry.makeDurationHistogram(
+            descriptor: Self.name("http_request_duration", "seconds", "HTTP request latency by method and route."),
+            labels: [("method", method), ("route", route)], buckets: Self.latencyBuckets
+        ).recordNanoseconds(duration.components.seconds * 1_000_000_000 + duration.components.attoseconds / 1_000_000_000)
+    }
+
+    /// An answered authentication: `approved`, `failed`, `locked` or `denied`.
+    func authentication(purpose: String, outcome: String) {
+        registry.makeCounter(
+            descriptor: Self.name("authentications", "total", "Answered authentications by purpose and outcome."),
+            labels: [("purpose", purpose), ("outcome", outcome)]
+        ).increment()
+    }
+
+    func lockout(permanent: Bool) {
+        registry.makeCounter(
+            descriptor: Self.name("lockouts", "total", "Activations locked after failed attempts, by kind."),
+            labels: [("kind", permanent ? "permanent" : "temporary")]
+        ).increment()
+    }
+
+    /// The exposition, with the gauges read now.
+    func render(store: SQLStore, now: Int64) async -> String {
+        if let pending = try? await store.read({ try await $0.openBackchannelRequestCount(now: now) }) {
+            registry.makeGauge(descriptor: Self.name("backchannel_pending", "requests", "Open backchannel (CIBA) requests, all nodes."))
+                .set(Double(pending))
+        }
+        let pool = store.connectionUse()
+        registry.makeGauge(descriptor: Self.name("database_connections_in_use", "connections", "Database connections this node uses now."))
+            .set(Double(pool.inUse))
+        registry.makeGauge(descriptor: Self.name("database_connections_limit", "connections", "The most this node opens."))
+            .set(Double(pool.limit))
+        return registry.emitToString()
+    }
+}
