@@ -1,0 +1,171 @@
+import Foundation
+import Synchronization
+import Testing
+import TesseraCore
+import TesseraKit
+import TesseraTesting
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// What the server acknowledged before it died, collected by the load's workers.
+final class Acknowledged: Sendable {
+    struct State {
+        var activations: [String: URL] = [:]
+        var unacknowledged: [(username: String, url: URL)] = []
+        var wrongPins = 0
+        var codes: [(code: String, verifier: String?)] = []
+    }
+    let state = Mutex(State())
+}
+
+@Suite("Crash safety", .timeLimit(.minutes(5)))
+struct CrashTests {
+    /// `tessera serve` in a child process on `directory` (and the test database, if any).
+    func serve(directory: URL, port: Int, database: String?, token: String) async throws -> Process {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: tesseraBinary)
+        process.arguments =
+            ["serve", "--port", "\(port)", "--data-dir", directory.path, "--log-level", "critical"]
+            + (database.map { ["--database", $0, "--database-connections", "8"] } ?? [])
+        var environment = ProcessInfo.processInfo.environment
+        environment["TESSERA_ADMIN_TOKEN"] = token
+        process.environment = environment
+        process.standardInput = FileHandle.nullDevice
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        for _ in 0..<150 {
+            if (try? await TestHTTP().get("http://127.0.0.1:\(port)/ready"))?.status == 200 { return process }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        process.terminate()
+        throw TestSupportError("tessera serve did not get ready")
+    }
+
+    @Test("a node killed with SIGKILL under load keeps every activation, code and failed attempt it acknowledged")
+    func sigkill() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tessera-crash-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let port = try TestServerPort.free()
+        let base = "http://127.0.0.1:\(port)"
+        let database = try await TestDatabase.fresh()
+        let token = "crash-test-admin-token-\(UUID().uuidString)"
+        let first = try await serve(directory: directory, port: port, database: database, token: token)
+        defer { if first.isRunning { kill(first.processIdentifier, SIGKILL) } }
+
+        let scenario = try await Scenario.make(
+            baseURL: base, adminToken: token, lockout: ["free_attempts": 5, "waits": [1]])
+        let service = try await scenario.createService(policy: "device+pin")
+        try await scenario.createUser("victim")
+        let (victim, _) = try await activateDevice(scenario, username: "victim")
+        for index in 0..<40 { try await scenario.createUser("user\(index)") }
+
+        let acknowledged = Acknowledged()
+        let load = Task {
+            await withTaskGroup(of: Void.self) { group in
+                // Activations, one device each.
+                group.addTask {
+                    for index in 0..<40 {
+                        guard let url = try? await scenario.invite("user\(index)"), let device = try? TestDevice() else { return }
+                        do {
+                            let result = try await device.personalizer.activate(
+                                url: url, pin: "2468", alias: nil, enrollBiometric: false, enrollOTP: false)
+                            acknowledged.state.withLock { $0.activations[result.activation.id.rawValue] = url }
+                        } catch {
+                            acknowledged.state.withLock { $0.unacknowledged.append(("user\(index)", url)) }
+                            return
+                        }
+                    }
+                }
+                // Wrong PINs (five are free; each later one locks for a second, which the
+                // worker waits out).
+                group.addTask {
+                    while !Task.isCancelled {
+                        do {
+                            let login = try await scenario.openLogin(service)
+                            let information = try await victim.authenticator.start(url: login.authenticationURL)
+                            if try await signAndFinish(information, device: victim, factors: [.device, .pin], pin: "0000").lockout != nil {
+                                acknowledged.state.withLock { $0.wrongPins += 1 }
+                            }
+                        } catch TesseraKitError.pendingLockout {
+                            try? await Task.sleep(for: .milliseconds(300))
+                        } catch {
+                            return
+                        }
+                    }
+                }
+                // Logins up to their code (not redeemed yet).
+                group.addTask {
+                    while !Task.isCancelled {
+                        do {
+                            let (device, _) = try await activateDevice(scenario, username: "user39")
+                            while true {
+                                let login = try await scenario.openLogin(service)
+                                let information = try await device.authenticator.start(url: login.authenticationURL)
+                                guard try await signAndFinish(information, device: device, factors: [.device, .pin]).isUserLogin,
+                                    let code = try await scenario.complete(login)["code"]
+                                else { return }
+                                acknowledged.state.withLock { $0.codes.append((code, login.verifier)) }
+                            }
+                        } catch {
+                            return
+                        }
+                    }
+                }
+            }
+        }
+        // Let the load run until each kind of work has been acknowledged at least once
+        // (a loaded machine needs longer), then kill the node without warning mid-stream.
+        let deadline = ContinuousClock.now + .seconds(90)
+        while ContinuousClock.now < deadline {
+            let ready = acknowledged.state.withLock { !$0.activations.isEmpty && $0.wrongPins > 0 && !$0.codes.isEmpty }
+            if ready { break }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        try await Task.sleep(for: .milliseconds(700))
+        kill(first.processIdentifier, SIGKILL)
+        try await Subprocess.waitForExit(first)
+        load.cancel()
+        _ = await load.value
+
+        let second = try await serve(directory: directory, port: port, database: database, token: token)
+        defer { if second.isRunning { second.terminate() } }
+        let seen = acknowledged.state.withLock { $0 }
+        #expect(!seen.activations.isEmpty && seen.wrongPins > 0 && !seen.codes.isEmpty, "the load ran: \(seen.activations.count) activations, \(seen.wrongPins) wrong PINs, \(seen.codes.count) codes")
+
+        // Every acknowledged code still redeems, once (first: codes live a minute).
+        for (code, verifier) in seen.codes {
+            let redeemed = try await scenario.redeem(code: code, service: service, verifier: verifier)
+            #expect(redeemed.status == 200, "\(redeemed.text)")
+        }
+        // Every acknowledged activation is there, and its invitation is spent.
+        let listed = try await scenario.activations()
+        let ids = Set(listed.compactMap { $0["id"] as? String })
+        for (id, url) in seen.activations {
+            #expect(ids.contains(id), "activation \(id) was acknowledged")
+            let again = try TestDevice()
+            await #expect(throws: TesseraKitError.self) {
+                _ = try await again.personalizer.activate(url: url, pin: "2468", alias: nil, enrollBiometric: false, enrollOTP: false)
+            }
+            again.remove()
+        }
+        // An activation cut off by the kill is all there or not at all: its invitation is
+        // spent exactly when the activation exists.
+        for (username, url) in seen.unacknowledged {
+            let exists = listed.contains { $0["username"] as? String == username }
+            let device = try TestDevice()
+            let worked = (try? await device.personalizer.activate(url: url, pin: "2468", alias: nil, enrollBiometric: false, enrollOTP: false)) != nil
+            #expect(worked != exists, "\(username): activation \(exists ? "exists" : "missing"), invitation \(worked ? "unused" : "spent")")
+            device.remove()
+        }
+        // Every acknowledged failed attempt counted (one more may have committed unanswered).
+        let victimRecord = try #require(listed.first { $0["username"] as? String == "victim" })
+        let failures = try #require(victimRecord["failed_attempts"] as? Int)
+        #expect(failures >= seen.wrongPins && failures <= seen.wrongPins + 1, "\(failures) stored, \(seen.wrongPins) acknowledged")
+        victim.remove()
+        second.terminate()
+        try await Subprocess.waitForExit(second)
+    }
+}
