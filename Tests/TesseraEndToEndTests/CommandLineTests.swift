@@ -304,4 +304,24 @@ struct CommandLineTests {
             #expect(kept.0 == 0 && kept.2.hasPrefix("status: ok\naccess_token: "), "\(kept.2)")
         }
     }
+
+    @Test("tessera bench enrols devices and drives complete login, CIBA and refresh flows, with a summary")
+    func bench() async throws {
+        try await withServe { serve in
+            for flow in ["login", "ciba", "refresh"] {
+                let result = try await tessera(
+                    ["bench", "--tenant", "bench", "--devices", "2", "--concurrency", "2", "--duration", "2", "--flow", flow, "--json"],
+                    environment: serve.admin)
+                #expect(result.0 == 0, "\(result.2)")
+                #expect(result.1["flow"] as? String == flow)
+                #expect((result.1["completed"] as? Int ?? 0) > 0, "\(flow) completed flows: \(result.2)")
+                #expect((result.1["errors"] as? [String: Any])?.isEmpty == true, "\(flow): \(result.2)")
+                let latency = result.1["latency_ms"] as? [String: Any]
+                #expect((latency?["p99.9"] as? Double ?? 0) >= (latency?["p50"] as? Double ?? 1))
+            }
+            let text = try await tessera(
+                ["bench", "--tenant", "bench", "--devices", "1", "--concurrency", "1", "--duration", "1"], environment: serve.admin)
+            #expect(text.2.contains("completed: ") && text.2.contains("latency ms: p50"), "\(text.2)")
+        }
+    }
 }

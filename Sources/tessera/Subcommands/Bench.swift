@@ -1,0 +1,433 @@
+import ArgumentParser
+import AsyncHTTPClient
+import Crypto
+import Foundation
+import Histogram
+import NIOCore
+import Synchronization
+import TesseraCore
+import TesseraCrypto
+import TesseraKit
+
+/// `tessera bench`: enrols devices in a tenant, then drives complete flows against a
+/// server from many workers at once and reports throughput and latency.
+struct Bench: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Measure what a deployment sustains: complete login, CIBA or refresh flows from many workers.",
+        discussion: """
+            Authenticated like `tessera admin` (--server/TESSERA_SERVER, --token/TESSERA_ADMIN_TOKEN). Creates the \
+            tenant if needed, a service (device+biometric, CIBA poll), and --devices users with activated devices \
+            (kept in memory), then runs --concurrency workers for --duration seconds:
+              login:   authorize → device claim → sign → finish → code → token exchange
+              ciba:    backchannel request → device sees it and approves → token
+              refresh: refresh-token rotation (each worker logs in once first)
+            Only completed flows count; failures are listed by kind. Latency is per whole flow (HdrHistogram).
+            """)
+
+    @OptionGroup var admin: AdminOptions
+    @Option(help: "Tenant to use (created if it does not exist).") var tenant = "bench"
+    @Option(help: "How many users with an activated device to enrol.") var devices = 10
+    @Option(help: "How many workers run flows at once.") var concurrency = 8
+    @Option(help: "How long to run, in seconds.") var duration = 10
+    @Option(help: "login, ciba or refresh.") var flow = "login"
+
+    func validate() throws {
+        guard ["login", "ciba", "refresh"].contains(flow) else { throw ValidationError("--flow is login, ciba or refresh") }
+        guard (1...100_000).contains(devices) else { throw ValidationError("--devices is 1 to 100000") }
+        guard (1...1000).contains(concurrency) else { throw ValidationError("--concurrency is 1 to 1000") }
+        guard (1...3600).contains(duration) else { throw ValidationError("--duration is 1 to 3600 seconds") }
+    }
+
+    func run() async throws {
+        let adminClient = try admin.client()
+        var pool = HTTPClient.Configuration.ConnectionPool()
+        pool.concurrentHTTP1ConnectionsPerHostSoftLimit = max(8, concurrency * 2)
+        let http = HTTPClient(
+            eventLoopGroupProvider: .singleton,
+            configuration: HTTPClient.Configuration(redirectConfiguration: .disallow, connectionPool: pool))
+        do {
+            let report = try await measure(adminClient: adminClient, http: http)
+            try await http.shutdown()
+            report.show(json: admin.json)
+        } catch {
+            try? await http.shutdown()
+            throw error
+        }
+    }
+
+    private func measure(adminClient: AdminClient, http: HTTPClient) async throws -> BenchReport {
+        let (tenant, devices, concurrency, flow, duration) = (self.tenant, self.devices, self.concurrency, self.flow, self.duration)
+        let base = adminClient.base.absoluteString
+        let issuer = "\(base)/t/\(tenant)"
+        // Set-up: tenant, service, users and devices.
+        _ = try? await adminClient.call("POST", "admin/tenants", body: ["name": tenant])
+        let redirectURI = "http://127.0.0.1:9/bench"
+        let created = try await adminClient.call(
+            "POST", "admin/tenants/\(tenant)/services",
+            body: [
+                "name": "tessera bench", "redirect_uris": [redirectURI], "policy": "device+biometric", "attributes": [String](),
+                "backchannel_token_delivery_mode": "poll",
+            ]) as? [String: Any]
+        guard let clientID = created?["client_id"] as? String, let secret = created?["client_secret"] as? String else {
+            throw CLIError("the service was not created")
+        }
+        let service = BenchService(issuer: issuer, clientID: clientID, secret: secret, redirectURI: redirectURI)
+        let transport = ClientTransport(http: http)
+        let run = Secrets.identifier(byteCount: 4).lowercased()
+        let enrolled = BenchCounter()
+        let fleet = try await withThrowingTaskGroup(of: BenchDevice.self) { group -> [BenchDevice] in
+            var devicesMade: [BenchDevice] = []
+            var next = 0
+            func enrol(_ index: Int) {
+                group.addTask {
+                    let username = "bench-\(run)-\(index)"
+                    _ = try await adminClient.call("POST", "admin/tenants/\(tenant)/users", body: ["username": username])
+                    let invitation = try await adminClient.call(
+                        "POST", "admin/tenants/\(tenant)/invitations", body: ["username": username]) as? [String: Any]
+                    guard let link = (invitation?["url"] as? String).flatMap(URL.init(string:)) else { throw CLIError("no invitation url") }
+                    let store = MemoryKeyStore()
+                    let personalizer = Personalizer(keyStore: store, transport: transport, biometrics: FixedBiometrics())
+                    _ = try await personalizer.activate(url: link, pin: "2468", alias: nil, enrollBiometric: true, enrollOTP: false)
+                    let count = enrolled.increment()
+                    FileHandle.standardError.write(Data("\renrolling devices: \(count)/\(devices)".utf8))
+                    return BenchDevice(
+                        username: username,
+                        authenticator: Authenticator(keyStore: store, transport: transport, biometrics: FixedBiometrics()))
+                }
+            }
+            while next < min(devices, concurrency) {
+                enrol(next)
+                next += 1
+            }
+            while let device = try await group.next() {
+                devicesMade.append(device)
+                if next < devices {
+                    enrol(next)
+                    next += 1
+                }
+            }
+            return devicesMade
+        }
+        FileHandle.standardError.write(Data("\n".utf8))
+
+        // The flows.
+        let stats = BenchStats()
+        let deadline = ContinuousClock.now + .seconds(duration)
+        let started = ContinuousClock.now
+        let progress = Task {
+            while !Task.isCancelled {
+                try? await Task.sleep(for: .seconds(1))
+                let (done, failed) = stats.counts()
+                let elapsed = Double((ContinuousClock.now - started).components.seconds)
+                FileHandle.standardError.write(
+                    Data(String(format: "\r[%4.0fs] %d flows  %.1f/s  errors %d", elapsed, done, Double(done) / max(elapsed, 1), failed).utf8))
+            }
+        }
+        await withTaskGroup(of: Void.self) { group in
+            for worker in 0..<concurrency {
+                group.addTask {
+                    var refreshToken: String?
+                    var iteration = 0
+                    while ContinuousClock.now < deadline {
+                        let device = fleet[(iteration * concurrency + worker) % fleet.count]
+                        iteration += 1
+                        let start = ContinuousClock.now
+                        do {
+                            switch flow {
+                            case "login":
+                                _ = try await BenchFlows.login(device, service: service, http: http)
+                            case "ciba":
+                                try await BenchFlows.ciba(device, service: service, http: http)
+                            default:
+                                if refreshToken == nil {
+                                    refreshToken = try await BenchFlows.login(device, service: service, http: http)
+                                    continue
+                                }
+                                refreshToken = try await BenchFlows.refresh(refreshToken ?? "", service: service, http: http)
+                            }
+                            stats.completed(ContinuousClock.now - start)
+                        } catch {
+                            stats.failed(BenchFlows.kind(of: error))
+                            if flow == "refresh" { refreshToken = nil }
+                        }
+                    }
+                }
+            }
+        }
+        progress.cancel()
+        FileHandle.standardError.write(Data("\n".utf8))
+        let elapsed = ContinuousClock.now - started
+        return stats.report(flow: flow, elapsed: elapsed, concurrency: concurrency, devices: fleet.count)
+    }
+}
+
+struct BenchService: Sendable {
+    let issuer: String
+    let clientID: String
+    let secret: String
+    let redirectURI: String
+
+    var basic: String { "Basic " + Data("\(clientID):\(secret)".utf8).base64EncodedString() }
+}
+
+struct BenchDevice: Sendable {
+    let username: String
+    let authenticator: Authenticator
+}
+
+struct BenchError: Error, CustomStringConvertible {
+    let description: String
+}
+
+/// The flows, each from its first request to its tokens.
+enum BenchFlows {
+    /// authorize → claim → sign → finish → complete → token; returns the refresh token.
+    static func login(_ device: BenchDevice, service: BenchService, http: HTTPClient) async throws -> String {
+        let verifier = PKCE.makeVerifier()
+        let query = [
+            "response_type=code", "client_id=\(service.clientID)", "redirect_uri=\(encode(service.redirectURI))", "scope=openid",
+            "state=\(Secrets.randomToken(byteCount: 8))", "code_challenge=\(PKCE.challenge(forVerifier: verifier))",
+            "code_challenge_method=S256",
+        ].joined(separator: "&")
+        let page = try await send(http, "GET", "\(service.issuer)/authorize?\(query)")
+        guard page.status == 200, let cookie = page.cookie, let link = between(page.text, "id=\"authentication-url\">", "<"),
+            let complete = between(page.text, "data-complete-url=\"", "\"")
+        else { throw BenchError(description: "authorize \(page.status)") }
+        var information = try await device.authenticator.start(url: URL(string: unescape(link))!)
+        try information.sign(factor: DeviceFactor())
+        try information.sign(factor: try await device.authenticator.biometricFactor(for: information, reason: "bench"))
+        guard case .userLogin = try await device.authenticator.finish(information) else { throw BenchError(description: "not approved") }
+        let redirect = try await send(http, "GET", unescape(complete), headers: ["Cookie": cookie])
+        guard redirect.status == 302, let location = redirect.location,
+            let code = URLComponents(string: location)?.queryItems?.first(where: { $0.name == "code" })?.value
+        else { throw BenchError(description: "complete \(redirect.status)") }
+        return try await token(
+            ["grant_type": "authorization_code", "code": code, "redirect_uri": service.redirectURI, "code_verifier": verifier],
+            service: service, http: http)
+    }
+
+    /// bc-authorize → the device lists its requests and approves → token.
+    static func ciba(_ device: BenchDevice, service: BenchService, http: HTTPClient) async throws {
+        let started = try await send(
+            http, "POST", "\(service.issuer)/bc-authorize", headers: ["Authorization": service.basic],
+            form: ["scope": "openid", "login_hint": device.username])
+        guard started.status == 200, let id = (try? JSONSerialization.jsonObject(with: started.body) as? [String: Any])?["auth_req_id"] as? String
+        else { throw BenchError(description: "bc-authorize \(started.status)") }
+        guard let pending = try await device.authenticator.pendingRequests().first(where: { $0.requestID.rawValue == id }) else {
+            throw BenchError(description: "request not pending on the device")
+        }
+        var information = try await device.authenticator.start(pending: pending)
+        try information.sign(factor: DeviceFactor())
+        try information.sign(factor: try await device.authenticator.biometricFactor(for: information, reason: "bench"))
+        guard case .userLogin = try await device.authenticator.finish(information) else { throw BenchError(description: "not approved") }
+        _ = try await token(["grant_type": "urn:openid:params:grant-type:ciba", "auth_req_id": id], service: service, http: http)
+    }
+
+    static func refresh(_ refreshToken: String, service: BenchService, http: HTTPClient) async throws -> String {
+        try await token(["grant_type": "refresh_token", "refresh_token": refreshToken], service: service, http: http)
+    }
+
+    /// A token request with the service's client authentication; returns the refresh token.
+    static func token(_ fields: [String: String], service: BenchService, http: HTTPClient) async throws -> String {
+        let response = try await send(
+            http, "POST", "\(service.issuer)/token", headers: ["Authorization": service.basic], form: fields)
+        let json = try? JSONSerialization.jsonObject(with: response.body) as? [String: Any]
+        guard response.status == 200, let refresh = json?["refresh_token"] as? String else {
+            throw BenchError(description: "token \(response.status) \(json?["error"] as? String ?? "")")
+        }
+        return refresh
+    }
+
+    struct Answer {
+        let status: Int
+        let body: Data
+        let cookie: String?
+        let location: String?
+        var text: String { String(decoding: body, as: UTF8.self) }
+    }
+
+    static func send(
+        _ http: HTTPClient, _ method: String, _ url: String, headers: [String: String] = [:], form: [String: String]? = nil
+    ) async throws -> Answer {
+        var request = HTTPClientRequest(url: url)
+        request.method = .init(rawValue: method)
+        for (name, value) in headers { request.headers.add(name: name, value: value) }
+        if let form {
+            request.headers.add(name: "Content-Type", value: "application/x-www-form-urlencoded")
+            let body = form.map { "\($0.key)=\(encode($0.value))" }.joined(separator: "&")
+            request.body = .bytes(ByteBuffer(string: body))
+        }
+        let response = try await http.execute(request, timeout: .seconds(30))
+        let body = try await response.body.collect(upTo: 1 << 20)
+        return Answer(
+            status: Int(response.status.code), body: Data(body.readableBytesView),
+            cookie: response.headers["Set-Cookie"].first.flatMap { $0.split(separator: ";").first.map(String.init) },
+            location: response.headers["Location"].first)
+    }
+
+    static func encode(_ text: String) -> String {
+        var allowed = CharacterSet.alphanumerics
+        allowed.insert(charactersIn: "-._~")
+        return text.addingPercentEncoding(withAllowedCharacters: allowed) ?? text
+    }
+
+    static func between(_ text: String, _ start: String, _ end: String) -> String? {
+        guard let from = text.range(of: start), let to = text.range(of: end, range: from.upperBound..<text.endIndex) else { return nil }
+        return String(text[from.upperBound..<to.lowerBound])
+    }
+
+    static func unescape(_ text: String) -> String {
+        text.replacingOccurrences(of: "&amp;", with: "&").replacingOccurrences(of: "&quot;", with: "\"")
+            .replacingOccurrences(of: "&lt;", with: "<").replacingOccurrences(of: "&gt;", with: ">")
+            .replacingOccurrences(of: "&#39;", with: "'")
+    }
+
+    /// A failure's kind, for the summary.
+    static func kind(of error: any Error) -> String {
+        switch error {
+        case TesseraKitError.server(let status, let code, _): "device API \(status) \(code)"
+        case TesseraKitError.pendingLockout: "device locked"
+        case let error as TesseraKitError: "device: \(error)"
+        case let error as BenchError: error.description
+        case let error as HTTPClientError: "http client: \(error)"
+        default: "\(type(of: error))"
+        }
+    }
+}
+
+/// Completed flows' latencies (HdrHistogram, microseconds) and failures by kind.
+final class BenchStats: Sendable {
+    private struct State {
+        var histogram = Histogram<UInt64>(highestTrackableValue: 600_000_000, numberOfSignificantValueDigits: .three)
+        var completed = 0
+        var failures: [String: Int] = [:]
+    }
+
+    private let state = Mutex(State())
+
+    func completed(_ duration: Duration) {
+        let micros = UInt64(max(1, duration.components.seconds * 1_000_000 + duration.components.attoseconds / 1_000_000_000_000))
+        state.withLock {
+            _ = $0.histogram.record(micros)
+            $0.completed += 1
+        }
+    }
+
+    func failed(_ kind: String) { state.withLock { $0.failures[kind, default: 0] += 1 } }
+
+    func counts() -> (Int, Int) { state.withLock { ($0.completed, $0.failures.values.reduce(0, +)) } }
+
+    func report(flow: String, elapsed: Duration, concurrency: Int, devices: Int) -> BenchReport {
+        state.withLock { state in
+            let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+            func ms(_ percentile: Double) -> Double {
+                state.completed == 0 ? 0 : Double(state.histogram.valueAtPercentile(percentile)) / 1000
+            }
+            return BenchReport(
+                flow: flow, seconds: seconds, concurrency: concurrency, devices: devices, completed: state.completed,
+                perSecond: Double(state.completed) / max(seconds, 0.001),
+                latency: .init(p50: ms(50), p90: ms(90), p99: ms(99), p999: ms(99.9), max: state.completed == 0 ? 0 : Double(state.histogram.maxRecorded) / 1000),
+                errors: state.failures)
+        }
+    }
+}
+
+struct BenchReport: Encodable {
+    struct Latency: Encodable {
+        let p50: Double
+        let p90: Double
+        let p99: Double
+        let p999: Double
+        let max: Double
+        enum CodingKeys: String, CodingKey {
+            case p50, p90, p99, max
+            case p999 = "p99.9"
+        }
+    }
+    let flow: String
+    let seconds: Double
+    let concurrency: Int
+    let devices: Int
+    let completed: Int
+    let perSecond: Double
+    let latency: Latency
+    let errors: [String: Int]
+
+    enum CodingKeys: String, CodingKey {
+        case flow, seconds, concurrency, devices, completed, errors
+        case perSecond = "flows_per_second"
+        case latency = "latency_ms"
+    }
+
+    func show(json: Bool) {
+        if json { return Output.encodable(self) }
+        print(String(format: "flow: %@   duration: %.1f s   concurrency: %d   devices: %d", flow, seconds, concurrency, devices))
+        print(String(format: "completed: %d flows (%.1f/s)", completed, perSecond))
+        print(
+            String(
+                format: "latency ms: p50 %.2f  p90 %.2f  p99 %.2f  p99.9 %.2f  max %.2f", latency.p50, latency.p90, latency.p99,
+                latency.p999, latency.max))
+        if errors.isEmpty { return print("errors: none") }
+        print("errors:")
+        for (kind, count) in errors.sorted(by: { $0.value > $1.value }) { print("  \(count)  \(kind)") }
+    }
+}
+
+/// The SDK's HTTP over AsyncHTTPClient (URLSession on Linux would measure itself).
+struct ClientTransport: HTTPTransport {
+    let http: HTTPClient
+
+    func send(_ request: HTTPRequestData) async throws -> HTTPResponseData {
+        var outgoing = HTTPClientRequest(url: request.url.absoluteString)
+        outgoing.method = .init(rawValue: request.method)
+        for (name, value) in request.headers { outgoing.headers.add(name: name, value: value) }
+        if let body = request.body { outgoing.body = .bytes(ByteBuffer(bytes: body)) }
+        let response = try await http.execute(outgoing, timeout: .seconds(Int64(request.timeout > 0 ? request.timeout : 30)))
+        let body = try await response.body.collect(upTo: 1 << 20)
+        return HTTPResponseData(status: Int(response.status.code), body: Data(body.readableBytesView))
+    }
+}
+
+/// Device keys in memory: benchmark devices live as long as the run.
+actor MemoryKeyStore: KeyStore {
+    private var keys: [String: P256.Signing.PrivateKey] = [:]
+    private var items: [String: Data] = [:]
+
+    func generateKey(label: String, protection: KeyProtection) async throws -> any P256Signer {
+        let key = P256.Signing.PrivateKey()
+        keys[label] = key
+        return key
+    }
+
+    func key(label: String) async throws -> (any P256Signer)? { keys[label] }
+
+    func setItem(_ data: Data?, label: String) async throws {
+        items[label] = data
+        if data == nil { keys[label] = nil }
+    }
+
+    func item(label: String) async throws -> Data? { items[label] }
+    func itemLabels() async throws -> [String] { Array(items.keys) }
+
+    func removeAll(withPrefix prefix: String) async throws {
+        keys = keys.filter { !$0.key.hasPrefix(prefix) }
+        items = items.filter { !$0.key.hasPrefix(prefix) }
+    }
+}
+
+/// Biometrics that always pass with the same enrolment.
+struct FixedBiometrics: BiometricGate {
+    func evaluate(reason: String) async throws -> Data { Data("bench".utf8) }
+}
+
+/// A count shared by tasks.
+final class BenchCounter: Sendable {
+    private let value = Mutex(0)
+
+    func increment() -> Int {
+        value.withLock { value in
+            value += 1
+            return value
+        }
+    }
+}
