@@ -45,7 +45,7 @@ public final class SQLStore: Sendable {
     private let inUse = Atomic<Int>(0)
     private let connectionLimit: Int
     /// How often a transaction is tried when PostgreSQL reports a serialization failure.
-    static let serializationAttempts = 10
+    static let serializationAttempts = 30
 
     private init(backend: Backend, logger: Logger, connectionLimit: Int) {
         self.backend = backend
@@ -279,7 +279,7 @@ public final class SQLStore: Sendable {
                 } catch where PostgresErrors.mustRetry(error) && attempt < Self.serializationAttempts {
                     // Another transaction got there first: run again on what it committed.
                     attempt += 1
-                    try await Task.sleep(for: .milliseconds(Int.random(in: 1...(5 * attempt))))
+                    try await Task.sleep(for: .milliseconds(Int.random(in: 1...(2 * attempt))))
                 }
             }
         }

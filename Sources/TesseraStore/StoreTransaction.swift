@@ -158,7 +158,11 @@ public struct StoreTransaction: Sendable {
     public func useDeviceTokenID(_ jti: String, activationID: String, expiresAt: Int64, now: Int64) async throws
         -> Bool
     {
-        try await db.raw("DELETE FROM device_token_ids WHERE expires_at < \(bind: now)").run()
+        // Each activation clears its own expired ids: a table-wide sweep in every call
+        // would make all device calls conflict with each other on PostgreSQL.
+        try await db.raw(
+            "DELETE FROM device_token_ids WHERE activation_id = \(bind: activationID) AND expires_at < \(bind: now)"
+        ).run()
         let rows = try await db.raw(
             """
             INSERT INTO device_token_ids (jti, activation_id, expires_at)
