@@ -30,10 +30,14 @@ public struct StoreError: Error, CustomStringConvertible, Sendable {
 ///
 /// On SQLite one connection does all the work, one transaction at a time (`BEGIN
 /// IMMEDIATE`), which is what keeps lockout counters and single-use codes exact: two
-/// writers on one file only trade `SQLITE_BUSY` errors. On PostgreSQL every write
-/// transaction is SERIALIZABLE and is run again when the database reports a
-/// serialization failure, so concurrent transactions on any number of nodes behave as
-/// if they ran one after the other: the same guarantee.
+/// writers on one file only trade `SQLITE_BUSY` errors. On PostgreSQL transactions run
+/// at READ COMMITTED on pooled connections, and the same guarantees come from how the
+/// queries are written: everything single-use is spent by a conditional `UPDATE …
+/// RETURNING` or `INSERT … ON CONFLICT`, which a concurrent transaction waits for and
+/// then re-checks; existence checks stand on unique keys; and a hot counter (an
+/// activation's failures) is read and written under an advisory lock taken before the
+/// transaction begins (`queue`). A deadlock or serialization failure runs the
+/// transaction again.
 public final class SQLStore: Sendable {
     private enum Backend: Sendable {
         case sqlite(SQLiteConnection, AsyncMutex)
@@ -44,7 +48,7 @@ public final class SQLStore: Sendable {
     private let logger: Logger
     private let inUse = Atomic<Int>(0)
     private let connectionLimit: Int
-    /// How often a transaction is tried when PostgreSQL reports a serialization failure.
+    /// How often a transaction is tried when PostgreSQL reports a deadlock or serialization failure.
     static let serializationAttempts = 30
 
     private init(backend: Backend, logger: Logger, connectionLimit: Int) {
@@ -229,10 +233,10 @@ public final class SQLStore: Sendable {
 
     /// Runs `body` in one write transaction: all of it commits, or none of it.
     ///
-    /// `queue` names a hot row many transactions write at once (an activation's failure
-    /// counter): on PostgreSQL they then wait their turn on an advisory lock taken before
-    /// the transaction begins, so each one's snapshot already holds the previous one's
-    /// commit, instead of failing and being run again.
+    /// `queue` names a hot row many transactions read and then write (an activation's
+    /// failure counter): on PostgreSQL they take turns on an advisory lock held from
+    /// before the transaction begins until after it ends, so each one reads what the
+    /// previous one committed.
     public func transaction<R: Sendable>(queue: String? = nil, _ body: (StoreTransaction) async throws -> R) async throws -> R {
         switch backend {
         case .sqlite(let connection, let mutex):
@@ -260,7 +264,7 @@ public final class SQLStore: Sendable {
                         let database = connection.sql(queryLogLevel: nil)
                         if let queue { try await database.raw("SELECT pg_advisory_lock(hashtext(\(bind: queue)))").run() }
                         do {
-                            try await database.raw("BEGIN ISOLATION LEVEL SERIALIZABLE").run()
+                            try await database.raw("BEGIN").run()
                             let result: R
                             do {
                                 result = try await body(StoreTransaction(db: database))
@@ -277,7 +281,7 @@ public final class SQLStore: Sendable {
                         }
                     }
                 } catch where PostgresErrors.mustRetry(error) && attempt < Self.serializationAttempts {
-                    // Another transaction got there first: run again on what it committed.
+                    // A deadlock (or serialization failure): run again on what the other committed.
                     attempt += 1
                     try await Task.sleep(for: .milliseconds(Int.random(in: 1...(2 * attempt))))
                 }

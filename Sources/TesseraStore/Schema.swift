@@ -223,7 +223,7 @@ enum Schema {
             "ALTER TABLE auth_requests ADD COLUMN last_polled_at BIGINT",
             "CREATE INDEX auth_requests_by_user ON auth_requests (user_id, status)",
             // Hot lookups by an index of their own, so that concurrent transactions on
-            // PostgreSQL lock only the rows they touch (SERIALIZABLE predicate locks).
+            // PostgreSQL touch (and lock) only their own rows.
             "CREATE INDEX device_token_ids_by_activation ON device_token_ids (activation_id, expires_at)",
             "CREATE INDEX activations_by_user_id ON activations (user_id)",
             "CREATE INDEX activation_users_by_user ON activation_users (user_id)",
