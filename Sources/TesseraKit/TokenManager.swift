@@ -271,11 +271,7 @@ public struct TokenManager: Sendable {
 
     private func formRequest(url: String, _ fields: [String: String]) throws -> HTTPRequestData {
         guard let endpoint = URL(string: url) else { throw TesseraKitError.invalidLink("bad issuer") }
-        var allowed = CharacterSet.alphanumerics
-        allowed.insert(charactersIn: "-._~")
-        let body = fields.sorted { $0.key < $1.key }.map { key, value in
-            "\(key)=\(value.addingPercentEncoding(withAllowedCharacters: allowed) ?? "")"
-        }.joined(separator: "&")
+        let body = FormEncoding.body(fields)
         return HTTPRequestData(
             method: "POST", url: endpoint,
             headers: ["Content-Type": "application/x-www-form-urlencoded", "Accept": "application/json"], body: Data(body.utf8))

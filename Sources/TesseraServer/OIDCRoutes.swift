@@ -239,15 +239,9 @@ struct OIDCRoutes {
             if let value { items.append(URLQueryItem(name: name, value: value)) }
         }
         components.percentEncodedQuery = items.map { item in
-            "\(formEncode(item.name))=\(formEncode(item.value ?? ""))"
+            "\(FormEncoding.component(item.name))=\(FormEncoding.component(item.value ?? ""))"
         }.joined(separator: "&")
         return Response(status: .found, headers: [.location: components.string ?? uri, .cacheControl: "no-store"])
-    }
-
-    static func formEncode(_ text: String) -> String {
-        var allowed = CharacterSet.alphanumerics
-        allowed.insert(charactersIn: "-._~")
-        return text.addingPercentEncoding(withAllowedCharacters: allowed) ?? ""
     }
 
     /// The request a browser follows, if the browser holds its cookie.
@@ -293,25 +287,12 @@ struct OIDCRoutes {
     @Sendable func status(_ request: Request, context: BasicRequestContext) async throws -> Response {
         let (_, record) = try await browserRequest(request, context: context)
         let query = try RequestDecoding.query(request)
-        var wait: Int64 = 0
-        if let text = query["wait"] {
-            guard let seconds = Int64(text), (0...30).contains(seconds) else { throw OAuthError.invalidRequest("wait must be 0 to 30 seconds") }
-            wait = seconds
-        }
-        let waiter = await state.requestEvents.register(keys: [RequestEvents.request(record.id)])
-        var view: StatusView
-        do {
-            view = try await statusView(record.id)
-        } catch {
-            await state.requestEvents.discard(waiter)
-            throw error
-        }
-        if wait > 0, query["known"] == view.key, view.status == .pending || view.status == .claimed {
-            let untilExpiry = max(0, view.expiresAt - state.epochNow())
-            await state.requestEvents.wait(waiter, timeout: .seconds(min(wait, untilExpiry + 1)))
-            view = try await statusView(record.id)
-        } else {
-            await state.requestEvents.discard(waiter)
+        let wait = try RequestDecoding.wait(query)
+        let view = try await state.longPoll(watching: [RequestEvents.request(record.id)]) {
+            try await statusView(record.id)
+        } waitFor: { view in
+            guard wait > 0, query["known"] == view.key, view.status == .pending || view.status == .claimed else { return nil }
+            return .seconds(min(wait, max(0, view.expiresAt - state.epochNow()) + 1))
         }
         return JSONResponse.make(view)
     }
@@ -368,7 +349,7 @@ struct OIDCRoutes {
     @Sendable func authenticationLinkPage(_ request: Request, context: BasicRequestContext) async throws -> Response {
         let tenant = try await state.tenant(named: context.parameters.get("tenant") ?? "")
         let requestID = (try? RequestDecoding.query(request))?["request"] ?? ""
-        let url = "\(state.issuer(forTenantNamed: tenant.name))/authenticate?request=\(Self.formEncode(requestID))"
+        let url = "\(state.issuer(forTenantNamed: tenant.name))/authenticate?request=\(FormEncoding.component(requestID))"
         return HTMLResponse.make(
             Pages.deviceLink(
                 title: "Open with Tessera",
@@ -379,7 +360,7 @@ struct OIDCRoutes {
     @Sendable func activationLinkPage(_ request: Request, context: BasicRequestContext) async throws -> Response {
         let tenant = try await state.tenant(named: context.parameters.get("tenant") ?? "")
         let code = (try? RequestDecoding.query(request))?["code"] ?? ""
-        let url = "\(state.issuer(forTenantNamed: tenant.name))/activate?code=\(Self.formEncode(code))"
+        let url = "\(state.issuer(forTenantNamed: tenant.name))/activate?code=\(FormEncoding.component(code))"
         return HTMLResponse.make(
             Pages.deviceLink(
                 title: "Activate a device",

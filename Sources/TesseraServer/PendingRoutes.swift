@@ -7,46 +7,26 @@ import TesseraStore
 /// What a device learns about the backchannel requests services started for its users:
 /// the list (long-polled, so no push service is needed) and where one request stands.
 extension DeviceRoutes {
-    /// The longest a long poll of the pending list waits, in seconds.
-    static let maximumWait = 30
-
     /// `GET {issuer}/device/pending[?wait=SECONDS&version=V]`: the open requests of the
     /// activation's users. With `wait`, returns when the list differs from `version` or
     /// the wait is over, whichever comes first.
     @Sendable func pending(_ request: Request, context: BasicRequestContext) async throws -> Response {
         let tenant = try await state.tenant(named: context.parameters.get("tenant") ?? "")
         let query = try RequestDecoding.query(request)
-        var wait = 0
-        if let text = query["wait"] {
-            guard let seconds = Int(text), (0...Self.maximumWait).contains(seconds) else {
-                throw OAuthError.invalidRequest("wait must be 0 to \(Self.maximumWait) seconds")
-            }
-            wait = seconds
-        }
+        let wait = try RequestDecoding.wait(query)
         let caller = try await authenticateDevice(request, tenant: tenant)
         let start = state.epochNow()
         let (activation, users) = try await state.store.transaction { tx in
             let current = try await caller.begin(tx, now: start)
             return (current, try await Self.users(of: current, tx: tx))
         }
-        // Registered before the first read, so that a change between read and wait still wakes it.
-        let waiter = await state.requestEvents.register(keys: Set(users.map(RequestEvents.user)))
-        var list: PendingRequestList
-        do {
-            list = try await pendingList(activation: activation, users: users, tenant: tenant)
-        } catch {
-            await state.requestEvents.discard(waiter)
-            throw error
-        }
-        if wait > 0, let known = query["version"], known == list.version {
+        let list = try await state.longPoll(watching: Set(users.map(RequestEvents.user))) {
+            try await pendingList(activation: activation, users: users, tenant: tenant)
+        } waitFor: { list in
+            guard wait > 0, query["version"] == list.version else { return nil }
             // Wake up no later than the first request expires, so the list never shows a dead one for long.
-            let now = state.epochNow()
             let firstExpiry = list.requests.map { Int64($0.expiresAt.timeIntervalSince1970) }.min() ?? Int64.max
-            let seconds = max(0, min(Int64(wait), firstExpiry - now))
-            await state.requestEvents.wait(waiter, timeout: .seconds(seconds))
-            list = try await pendingList(activation: activation, users: users, tenant: tenant)
-        } else {
-            await state.requestEvents.discard(waiter)
+            return .seconds(max(0, min(wait, firstExpiry - state.epochNow())))
         }
         return JSONResponse.make(list)
     }

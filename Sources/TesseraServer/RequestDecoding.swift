@@ -31,6 +31,15 @@ enum RequestDecoding {
         return value
     }
 
+    /// A long poll's `wait` query parameter: 0 to `RequestEvents.maximumWait` seconds, 0 when absent.
+    static func wait(_ query: [String: String]) throws -> Int64 {
+        guard let text = query["wait"] else { return 0 }
+        guard let seconds = Int64(text), (0...Int64(RequestEvents.maximumWait)).contains(seconds) else {
+            throw OAuthError.invalidRequest("wait must be 0 to \(RequestEvents.maximumWait) seconds")
+        }
+        return seconds
+    }
+
     /// A JSON body, or nil when the body is empty.
     static func optionalJSON<T: Decodable>(_ type: T.Type, from request: Request) async throws -> T? {
         var request = request

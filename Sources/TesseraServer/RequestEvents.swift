@@ -52,6 +52,9 @@ actor RequestEvents {
         waiters[id] = nil
     }
 
+    /// The longest a long poll waits, in seconds.
+    static let maximumWait = 30
+
     func discard(_ id: UUID) { waiters.removeValue(forKey: id)?.continuation?.resume() }
 
     private func fire(_ id: UUID) {

@@ -38,6 +38,30 @@ struct ServerState: Sendable {
         return tenant
     }
 
+    /// A long poll: reads, and when `waitFor` says the caller has what was read already,
+    /// waits for a change to `keys` (up to the timeout it gives) and reads once more. The
+    /// waiter registers before the first read, so a change between read and wait still
+    /// wakes it.
+    func longPoll<T: Sendable>(
+        watching keys: Set<String>, isolation: isolated (any Actor)? = #isolation, read: () async throws -> T,
+        waitFor: (T) -> Duration?
+    ) async throws -> T {
+        let waiter = await requestEvents.register(keys: keys)
+        let first: T
+        do {
+            first = try await read()
+        } catch {
+            await requestEvents.discard(waiter)
+            throw error
+        }
+        guard let timeout = waitFor(first) else {
+            await requestEvents.discard(waiter)
+            return first
+        }
+        await requestEvents.wait(waiter, timeout: timeout)
+        return try await read()
+    }
+
     /// The PostgreSQL channel nodes tell each other about changes on.
     static let eventChannel = "tessera_events"
 

@@ -189,19 +189,14 @@ public final class SQLStore: Sendable {
             let applied = Set(
                 try await db.raw("SELECT version FROM schema_migrations").all().map { try $0.decode(column: "version", as: Int.self) })
             for migration in Schema.migrations where !applied.contains(migration.version) {
-                try await db.raw("BEGIN").run()
-                do {
+                try await Self.inTransaction(db, begin: "BEGIN") { tx in
                     for statement in migration.statements {
-                        try await db.raw(SQLQueryString(statement)).run()
+                        try await tx.db.raw(SQLQueryString(statement)).run()
                     }
                     let now = Int64(Date().timeIntervalSince1970)
-                    try await db.raw(
+                    try await tx.db.raw(
                         "INSERT INTO schema_migrations (version, applied_at) VALUES (\(bind: migration.version), \(bind: now))"
                     ).run()
-                    try await db.raw("COMMIT").run()
-                } catch {
-                    try? await db.raw("ROLLBACK").run()
-                    throw error
                 }
                 logger.info("applied schema migration", metadata: ["version": "\(migration.version)"])
             }
@@ -216,14 +211,10 @@ public final class SQLStore: Sendable {
         case .postgres(let client, _):
             try await client.withConnection { connection in
                 let db = connection.sql(queryLogLevel: nil)
-                try await db.raw("SELECT pg_advisory_lock(\(literal: Self.migrationLock))").run()
-                do {
-                    try await body(db)
-                    try await db.raw("SELECT pg_advisory_unlock(\(literal: Self.migrationLock))").run()
-                } catch {
-                    try? await db.raw("SELECT pg_advisory_unlock(\(literal: Self.migrationLock))").run()
-                    throw error
-                }
+                try await Self.holding(
+                    db, lock: "SELECT pg_advisory_lock(\(literal: Self.migrationLock))",
+                    unlock: "SELECT pg_advisory_unlock(\(literal: Self.migrationLock))"
+                ) { try await body(db) }
             }
         }
     }
@@ -241,43 +232,20 @@ public final class SQLStore: Sendable {
         switch backend {
         case .sqlite(let connection, let mutex):
             return try await mutex.withLock {
-                inUse.add(1, ordering: .relaxed)
-                defer { inUse.subtract(1, ordering: .relaxed) }
-                let database = connection.sql(queryLogLevel: nil)
-                try await database.raw("BEGIN IMMEDIATE").run()
-                do {
-                    let result = try await body(StoreTransaction(db: database))
-                    try await database.raw("COMMIT").run()
-                    return result
-                } catch {
-                    try? await database.raw("ROLLBACK").run()
-                    throw error
-                }
+                try await counted { try await Self.inTransaction(connection.sql(queryLogLevel: nil), begin: "BEGIN IMMEDIATE", body) }
             }
         case .postgres(let client, _):
             var attempt = 1
             while true {
                 do {
                     return try await client.withConnection { connection in
-                        inUse.add(1, ordering: .relaxed)
-                        defer { inUse.subtract(1, ordering: .relaxed) }
-                        let database = connection.sql(queryLogLevel: nil)
-                        if let queue { try await database.raw("SELECT pg_advisory_lock(hashtext(\(bind: queue)))").run() }
-                        do {
-                            try await database.raw("BEGIN").run()
-                            let result: R
-                            do {
-                                result = try await body(StoreTransaction(db: database))
-                                try await database.raw("COMMIT").run()
-                            } catch {
-                                try? await database.raw("ROLLBACK").run()
-                                throw error
-                            }
-                            if let queue { try await database.raw("SELECT pg_advisory_unlock(hashtext(\(bind: queue)))").run() }
-                            return result
-                        } catch {
-                            if let queue { try? await database.raw("SELECT pg_advisory_unlock(hashtext(\(bind: queue)))").run() }
-                            throw error
+                        try await counted {
+                            let database = connection.sql(queryLogLevel: nil)
+                            guard let queue else { return try await Self.inTransaction(database, begin: "BEGIN", body) }
+                            return try await Self.holding(
+                                database, lock: "SELECT pg_advisory_lock(hashtext(\(bind: queue)))",
+                                unlock: "SELECT pg_advisory_unlock(hashtext(\(bind: queue)))"
+                            ) { try await Self.inTransaction(database, begin: "BEGIN", body) }
                         }
                     }
                 } catch where PostgresErrors.mustRetry(error) && attempt < Self.serializationAttempts {
@@ -294,26 +262,55 @@ public final class SQLStore: Sendable {
         switch backend {
         case .sqlite(let connection, let mutex):
             return try await mutex.withLock {
-                inUse.add(1, ordering: .relaxed)
-                defer { inUse.subtract(1, ordering: .relaxed) }
-                return try await body(StoreTransaction(db: connection.sql(queryLogLevel: nil)))
+                try await counted { try await body(StoreTransaction(db: connection.sql(queryLogLevel: nil))) }
             }
         case .postgres(let client, _):
             return try await client.withConnection { connection in
-                inUse.add(1, ordering: .relaxed)
-                defer { inUse.subtract(1, ordering: .relaxed) }
-                let database = connection.sql(queryLogLevel: nil)
-                try await database.raw("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY").run()
-                do {
-                    let result = try await body(StoreTransaction(db: database))
-                    try await database.raw("COMMIT").run()
-                    return result
-                } catch {
-                    try? await database.raw("ROLLBACK").run()
-                    throw error
+                try await counted {
+                    try await Self.inTransaction(
+                        connection.sql(queryLogLevel: nil), begin: "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", body)
                 }
             }
         }
+    }
+
+    /// `begin`, `body`, then COMMIT; ROLLBACK when anything throws.
+    private static func inTransaction<R>(
+        _ database: any SQLDatabase, begin: SQLQueryString, isolation: isolated (any Actor)? = #isolation,
+        _ body: (StoreTransaction) async throws -> R
+    ) async throws -> R {
+        try await database.raw(begin).run()
+        do {
+            let result = try await body(StoreTransaction(db: database))
+            try await database.raw("COMMIT").run()
+            return result
+        } catch {
+            try? await database.raw("ROLLBACK").run()
+            throw error
+        }
+    }
+
+    /// `body` between `lock` and `unlock` on one connection; unlocked whatever happens.
+    private static func holding<R>(
+        _ database: any SQLDatabase, lock: SQLQueryString, unlock: SQLQueryString, isolation: isolated (any Actor)? = #isolation,
+        _ body: () async throws -> R
+    ) async throws -> R {
+        try await database.raw(lock).run()
+        do {
+            let result = try await body()
+            try await database.raw(unlock).run()
+            return result
+        } catch {
+            try? await database.raw(unlock).run()
+            throw error
+        }
+    }
+
+    /// Counts a connection as in use while `body` runs (for the metrics).
+    private func counted<R>(isolation: isolated (any Actor)? = #isolation, _ body: () async throws -> R) async rethrows -> R {
+        inUse.add(1, ordering: .relaxed)
+        defer { inUse.subtract(1, ordering: .relaxed) }
+        return try await body()
     }
 }
 

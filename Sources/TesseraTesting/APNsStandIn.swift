@@ -11,19 +11,12 @@ import TesseraCrypto
 /// provider token (ES256 JWT by the team's key, `kid`, `iss`, fresh `iat`) — and
 /// answering 200 with an `apns-id`, or 410 `Unregistered` for tokens marked gone.
 public final class APNsStandIn: Sendable {
-    public struct Push: Sendable {
+    public struct Push: ReceivedBody {
         public let deviceToken: String
         public let headers: [String: String]
         public let body: Data
         /// Whether the request came over HTTP/2 (its `:scheme` pseudo-header).
         public let overHTTP2: Bool
-
-        public func json() throws -> [String: Any] {
-            guard let object = try JSONSerialization.jsonObject(with: body) as? [String: Any] else {
-                throw TestSupportError("not a JSON object")
-            }
-            return object
-        }
     }
 
     public let baseURL: String

@@ -6,18 +6,11 @@ import Logging
 /// Hummingbird server on 127.0.0.1 that answers every POST with `status` and keeps
 /// what it received, for a test to inspect.
 public final class CallbackReceiver: Sendable {
-    public struct Received: Sendable {
+    public struct Received: ReceivedBody {
         public let path: String
         /// Header fields by lower-case name.
         public let headers: [String: String]
         public let body: Data
-
-        public func json() throws -> [String: Any] {
-            guard let object = try JSONSerialization.jsonObject(with: body) as? [String: Any] else {
-                throw TestSupportError("not a JSON object: \(String(decoding: body, as: UTF8.self))")
-            }
-            return object
-        }
     }
 
     public let baseURL: String

@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import Foundation
 import NIOCore
 import NIOHTTP1
+import TesseraCore
 
 /// A plain HTTP client for tests (AsyncHTTPClient): follows no redirects and keeps no
 /// cookies, so a test sees each response exactly as the server sent it.
@@ -57,13 +58,8 @@ public struct TestHTTP: Sendable {
     public func postForm(_ url: String, _ fields: [String: String], headers: [String: String] = [:]) async throws -> Response {
         var all = headers
         all["Content-Type"] = "application/x-www-form-urlencoded"
-        let body = fields.sorted { $0.key < $1.key }.map { "\(Self.encode($0.key))=\(Self.encode($0.value))" }.joined(separator: "&")
-        return try await send("POST", url, headers: all, body: Data(body.utf8))
+        return try await send("POST", url, headers: all, body: Data(FormEncoding.body(fields).utf8))
     }
 
-    public static func encode(_ text: String) -> String {
-        var allowed = CharacterSet.alphanumerics
-        allowed.insert(charactersIn: "-._~")
-        return text.addingPercentEncoding(withAllowedCharacters: allowed) ?? text
-    }
+    public static func encode(_ text: String) -> String { FormEncoding.component(text) }
 }

@@ -27,6 +27,20 @@ enum LocalServer {
     }
 }
 
+/// A request a stand-in received, whose body a test reads as JSON.
+public protocol ReceivedBody: Sendable {
+    var body: Data { get }
+}
+
+extension ReceivedBody {
+    public func json() throws -> [String: Any] {
+        guard let object = try JSONSerialization.jsonObject(with: body) as? [String: Any] else {
+            throw TestSupportError("not a JSON object: \(String(decoding: body, as: UTF8.self))")
+        }
+        return object
+    }
+}
+
 /// What a stand-in received, in order, for a test to take one by one.
 actor Inbox<Item: Sendable> {
     private var items: [Item] = []

@@ -185,7 +185,7 @@ enum BenchFlows {
     static func login(_ device: BenchDevice, service: BenchService, http: HTTPClient) async throws -> String {
         let verifier = PKCE.makeVerifier()
         let query = [
-            "response_type=code", "client_id=\(service.clientID)", "redirect_uri=\(encode(service.redirectURI))", "scope=openid",
+            "response_type=code", "client_id=\(service.clientID)", "redirect_uri=\(FormEncoding.component(service.redirectURI))", "scope=openid",
             "state=\(Secrets.randomToken(byteCount: 8))", "code_challenge=\(PKCE.challenge(forVerifier: verifier))",
             "code_challenge_method=S256",
         ].joined(separator: "&")
@@ -254,8 +254,7 @@ enum BenchFlows {
         for (name, value) in headers { request.headers.add(name: name, value: value) }
         if let form {
             request.headers.add(name: "Content-Type", value: "application/x-www-form-urlencoded")
-            let body = form.map { "\($0.key)=\(encode($0.value))" }.joined(separator: "&")
-            request.body = .bytes(ByteBuffer(string: body))
+            request.body = .bytes(ByteBuffer(string: FormEncoding.body(form)))
         }
         let response = try await http.execute(request, timeout: .seconds(30))
         let body = try await response.body.collect(upTo: 1 << 20)
@@ -263,12 +262,6 @@ enum BenchFlows {
             status: Int(response.status.code), body: Data(body.readableBytesView),
             cookie: response.headers["Set-Cookie"].first.flatMap { $0.split(separator: ";").first.map(String.init) },
             location: response.headers["Location"].first)
-    }
-
-    static func encode(_ text: String) -> String {
-        var allowed = CharacterSet.alphanumerics
-        allowed.insert(charactersIn: "-._~")
-        return text.addingPercentEncoding(withAllowedCharacters: allowed) ?? text
     }
 
     static func between(_ text: String, _ start: String, _ end: String) -> String? {
