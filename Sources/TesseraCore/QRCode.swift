@@ -44,7 +44,7 @@ public struct QRCode: Sendable {
         let codewords = Self.interleave(Self.dataBits(bytes, version: version), version: version)
         builder.drawCodewords(codewords)
         builder.applyBestMask()
-        self.modules = builder.modules
+        self.modules = builder.rows
         self.version = version
     }
 
@@ -97,24 +97,27 @@ public struct QRCode: Sendable {
         return result
     }
 
+    /// Draws one symbol. Modules live in flat row-major arrays (`y * size + x`): the
+    /// mask choice reads every module eight times, so this is on a login's hot path.
     private struct Builder {
         let version: Int
         let size: Int
-        var modules: [[Bool]]
-        var isFunction: [[Bool]]
+        var modules: [Bool]
+        var isFunction: [Bool]
 
         init(version: Int) {
             self.version = version
             size = version * 4 + 17
-            modules = Array(repeating: Array(repeating: false, count: size), count: size)
+            modules = Array(repeating: false, count: size * size)
             isFunction = modules
         }
 
-        mutating func set(_ x: Int, _ y: Int, _ dark: Bool) {
-            modules[y][x] = dark
-            isFunction[y][x] = true
-        }
+        var rows: [[Bool]] { (0..<size).map { y in Array(modules[(y * size)..<((y + 1) * size)]) } }
 
+        mutating func set(_ x: Int, _ y: Int, _ dark: Bool) {
+            modules[y * size + x] = dark
+            isFunction[y * size + x] = true
+        }
         mutating func drawFunctionPatterns() {
             for i in 0..<size {
                 set(6, i, i % 2 == 0)
@@ -184,8 +187,8 @@ public struct QRCode: Sendable {
                         let x = right - j
                         let upward = (right + 1) & 2 == 0
                         let y = upward ? size - 1 - vertical : vertical
-                        if !isFunction[y][x] && index < totalBits {
-                            modules[y][x] = (codewords[index >> 3] >> (7 - (index & 7))) & 1 == 1
+                        if !isFunction[y * size + x] && index < totalBits {
+                            modules[y * size + x] = (codewords[index >> 3] >> (7 - (index & 7))) & 1 == 1
                             index += 1
                         }
                     }
@@ -209,8 +212,8 @@ public struct QRCode: Sendable {
 
         mutating func applyMask(_ mask: Int) {
             for y in 0..<size {
-                for x in 0..<size where !isFunction[y][x] && Self.masked(mask, x, y) {
-                    modules[y][x].toggle()
+                for x in 0..<size where !isFunction[y * size + x] && Self.masked(mask, x, y) {
+                    modules[y * size + x].toggle()
                 }
             }
         }
@@ -234,38 +237,47 @@ public struct QRCode: Sendable {
 
         /// The four penalty rules of ISO/IEC 18004 §7.8.3.
         func penalty() -> Int {
-            var score = 0
-            let lines = modules + (0..<size).map { x in (0..<size).map { y in modules[y][x] } }
-            let finderLike: [Bool] = [true, false, true, true, true, false, true]
-            for line in lines {
-                var run = 1
-                for i in 1..<size {
-                    if line[i] == line[i - 1] {
-                        run += 1
-                    } else {
+            modules.withUnsafeBufferPointer { grid in
+                var score = 0
+                // Rules 1 and 3 along every row (step 1) and every column (step size).
+                for line in 0..<size {
+                    for (start, step) in [(line * size, 1), (line, size)] {
+                        var run = 1
+                        for i in 1..<size {
+                            if grid[start + i * step] == grid[start + (i - 1) * step] {
+                                run += 1
+                            } else {
+                                if run >= 5 { score += run - 2 }
+                                run = 1
+                            }
+                        }
                         if run >= 5 { score += run - 2 }
-                        run = 1
+                        // Dark-light-dark×3-light-dark with four light modules after or
+                        // before it; the 4-module quiet zone around the symbol is light.
+                        var window = 0
+                        for i in -4..<(size + 4) {
+                            let dark = i >= 0 && i < size && grid[start + i * step]
+                            window = (window << 1 | (dark ? 1 : 0)) & 0x7FF
+                            if i >= 6 && (window == 0b101_1101_0000 || window == 0b000_0101_1101) { score += 40 }
+                        }
                     }
                 }
-                if run >= 5 { score += run - 2 }
-                for start in 0...(size - 7) where (0..<7).allSatisfy({ line[start + $0] == finderLike[$0] }) {
-                    let before = (max(0, start - 4)..<start).allSatisfy { !line[$0] }
-                    let after = ((start + 7)..<min(size, start + 11)).allSatisfy { !line[$0] }
-                    if before || after { score += 40 }
-                }
-            }
-            for y in 0..<(size - 1) {
-                for x in 0..<(size - 1) {
-                    let colour = modules[y][x]
-                    if modules[y][x + 1] == colour && modules[y + 1][x] == colour && modules[y + 1][x + 1] == colour {
-                        score += 3
+                var dark = 0
+                for y in 0..<size {
+                    for x in 0..<size {
+                        let colour = grid[y * size + x]
+                        if colour { dark += 1 }
+                        if y < size - 1 && x < size - 1 && grid[y * size + x + 1] == colour
+                            && grid[(y + 1) * size + x] == colour && grid[(y + 1) * size + x + 1] == colour
+                        {
+                            score += 3
+                        }
                     }
                 }
+                let total = size * size
+                score += abs(dark * 100 / total - 50) / 5 * 10
+                return score
             }
-            let dark = modules.reduce(0) { $0 + $1.filter { $0 }.count }
-            let total = size * size
-            score += abs(dark * 100 / total - 50) / 5 * 10
-            return score
         }
     }
 }
@@ -316,10 +328,19 @@ extension QRCode {
     public func svg(moduleSize: Int = 6) -> String {
         let border = 4
         let dimension = (size + border * 2) * moduleSize
+        // One rectangle per horizontal run of dark modules.
         var path = ""
-        for y in 0..<size {
-            for x in 0..<size where modules[y][x] {
-                path += "M\(x + border) \(y + border)h1v1h-1z"
+        for (y, row) in modules.enumerated() {
+            var x = 0
+            while x < size {
+                guard row[x] else {
+                    x += 1
+                    continue
+                }
+                var end = x + 1
+                while end < size && row[end] { end += 1 }
+                path += "M\(x + border) \(y + border)h\(end - x)v1h-\(end - x)z"
+                x = end
             }
         }
         return """

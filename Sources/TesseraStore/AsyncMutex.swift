@@ -10,7 +10,7 @@ final class AsyncMutex: Sendable {
 
     private let state = Mutex(State())
 
-    func withLock<R>(_ body: () async throws -> R) async rethrows -> R {
+    func withLock<R>(isolation: isolated (any Actor)? = #isolation, _ body: () async throws -> R) async rethrows -> R {
         await lock()
         defer { unlock() }
         return try await body()

@@ -28,7 +28,8 @@ public struct StoreError: Error, CustomStringConvertible, Sendable {
 /// The SQL store: SQLite (one file, the zero-set-up default) or PostgreSQL (several
 /// server processes on one database), with the same queries and migrations.
 ///
-/// On SQLite one connection does all the work, one transaction at a time (`BEGIN
+/// On SQLite one connection, on its own thread (`SQLiteBackend`), does all the work,
+/// one transaction at a time (`BEGIN
 /// IMMEDIATE`), which is what keeps lockout counters and single-use codes exact: two
 /// writers on one file only trade `SQLITE_BUSY` errors. On PostgreSQL transactions run
 /// at READ COMMITTED on pooled connections, and the same guarantees come from how the
@@ -40,7 +41,7 @@ public struct StoreError: Error, CustomStringConvertible, Sendable {
 /// transaction again.
 public final class SQLStore: Sendable {
     private enum Backend: Sendable {
-        case sqlite(SQLiteConnection, AsyncMutex)
+        case sqlite(SQLiteBackend)
         case postgres(PostgresClient, Task<Void, Never>)
     }
 
@@ -72,10 +73,9 @@ public final class SQLStore: Sendable {
 
     /// Opens (creating if needed) the SQLite file and brings its schema up to date.
     public static func openSQLite(path: String, logger: Logger) async throws -> SQLStore {
-        let connection = try await SQLiteConnection.open(storage: .file(path: path), logger: logger)
-        let store = SQLStore(backend: .sqlite(connection, AsyncMutex()), logger: logger, connectionLimit: 1)
-        // Queries are not logged: their binds hold digests and sealed secrets.
-        let db = connection.sql(queryLogLevel: nil)
+        let sqlite = try SQLiteBackend(path: path, logger: logger)
+        let store = SQLStore(backend: .sqlite(sqlite), logger: logger, connectionLimit: 1)
+        let db = sqlite.database
         // WAL keeps readers off the writer's back; FULL makes every commit durable.
         try await db.raw("PRAGMA journal_mode = WAL").run()
         try await db.raw("PRAGMA synchronous = FULL").run()
@@ -123,8 +123,8 @@ public final class SQLStore: Sendable {
 
     public func close() async throws {
         switch backend {
-        case .sqlite(let connection, _):
-            try await connection.close()
+        case .sqlite(let sqlite):
+            await sqlite.close()
         case .postgres(_, let task):
             task.cancel()
             await task.value
@@ -206,8 +206,8 @@ public final class SQLStore: Sendable {
     /// One connection for the migrations: SQLite's, or a PostgreSQL one holding the lock.
     private func withMigrationConnection(_ body: (any SQLDatabase) async throws -> Void) async throws {
         switch backend {
-        case .sqlite(let connection, let mutex):
-            try await mutex.withLock { try await body(connection.sql(queryLogLevel: nil)) }
+        case .sqlite(let sqlite):
+            try await sqlite.exclusive { try await body($0) }
         case .postgres(let client, _):
             try await client.withConnection { connection in
                 let db = connection.sql(queryLogLevel: nil)
@@ -230,9 +230,9 @@ public final class SQLStore: Sendable {
     /// previous one committed.
     public func transaction<R: Sendable>(queue: String? = nil, _ body: (StoreTransaction) async throws -> R) async throws -> R {
         switch backend {
-        case .sqlite(let connection, let mutex):
-            return try await mutex.withLock {
-                try await counted { try await Self.inTransaction(connection.sql(queryLogLevel: nil), begin: "BEGIN IMMEDIATE", body) }
+        case .sqlite(let sqlite):
+            return try await sqlite.exclusive { database in
+                try await counted { try await Self.inTransaction(database, begin: "BEGIN IMMEDIATE", body) }
             }
         case .postgres(let client, _):
             var attempt = 1
@@ -260,9 +260,9 @@ public final class SQLStore: Sendable {
     /// Runs `body` for reading; it sees one consistent snapshot.
     public func read<R: Sendable>(_ body: (StoreTransaction) async throws -> R) async throws -> R {
         switch backend {
-        case .sqlite(let connection, let mutex):
-            return try await mutex.withLock {
-                try await counted { try await body(StoreTransaction(db: connection.sql(queryLogLevel: nil))) }
+        case .sqlite(let sqlite):
+            return try await sqlite.exclusive { database in
+                try await counted { try await body(StoreTransaction(db: database)) }
             }
         case .postgres(let client, _):
             return try await client.withConnection { connection in
@@ -347,3 +347,4 @@ enum PostgresURL {
             password: url.password?.removingPercentEncoding, database: database.isEmpty ? nil : database, tls: tls)
     }
 }
+

@@ -28,10 +28,15 @@ public enum ZBar {
         let rest = page[pathStart.upperBound...]
         let path = rest[..<(rest.firstIndex(of: "\"") ?? rest.endIndex)]
         var dark = Array(repeating: Array(repeating: false, count: size), count: size)
-        for square in path.split(separator: "z") {
-            let numbers = square.dropFirst().split(separator: "h").first?.split(separator: " ").compactMap { Int($0) } ?? []
-            guard numbers.count == 2, numbers[0] < size, numbers[1] < size else { throw TestSupportError("unexpected path") }
-            dark[numbers[1]][numbers[0]] = true
+        // Each piece is one run of dark modules: "M<x> <y>h<width>v1h-<width>".
+        for run in path.split(separator: "z") {
+            let parts = run.dropFirst().split(separator: "h")
+            let origin = parts.first?.split(separator: " ").compactMap { Int($0) } ?? []
+            let width = parts.count == 3 ? Int(parts[1].split(separator: "v").first ?? "") : nil
+            guard origin.count == 2, let width, width > 0, origin[0] + width <= size, origin[1] < size else {
+                throw TestSupportError("unexpected path")
+            }
+            for x in origin[0]..<(origin[0] + width) { dark[origin[1]][x] = true }
         }
         let dimension = size * scale
         var bytes = Array("P5\n\(dimension) \(dimension)\n255\n".utf8)

@@ -110,3 +110,28 @@ struct JWSInteropTests {
         #expect(throws: CryptoError.self) { try CompactJWS.parse("not a token") }
     }
 }
+
+@Suite("Base64url (RFC 4648 §5)")
+struct Base64URLTests {
+    @Test("every length from 0 to 64 bytes matches Foundation's base64 with the url alphabet, and decodes back")
+    func matchesFoundation() throws {
+        for length in 0...64 {
+            let bytes = Data((0..<length).map { _ in UInt8.random(in: 0...255) })
+            let expected = bytes.base64EncodedString()
+                .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+                .replacingOccurrences(of: "=", with: "")
+            let encoded = Base64URL.encode(bytes)
+            #expect(encoded == expected)
+            #expect(Base64URL.decode(encoded) == bytes)
+        }
+        #expect(Base64URL.encode(Data("foobar".utf8)) == "Zm9vYmFy")
+        #expect(Base64URL.decode("Zm9vYg") == Data("foob".utf8))
+    }
+
+    @Test("padding, the standard alphabet, white space, a stray length and non-zero unused bits are refused")
+    func strict() {
+        for text in ["Zm9vYg==", "a+b/", "Zm9v Yg", "Zm9vY", "Zm9vYh", "Zh", "Zm9vYmE=", "é"] {
+            #expect(Base64URL.decode(text) == nil, "\(text)")
+        }
+    }
+}
