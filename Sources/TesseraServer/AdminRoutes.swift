@@ -13,6 +13,9 @@ struct AdminRoutes {
         let admin = router.group("admin").add(middleware: AdminAuthentication(state: state))
         admin.post("tenants", use: createTenant)
         admin.get("tenants", use: listTenants)
+        admin.post("tenants/:tenant/signing-keys", use: rotateSigningKey)
+        admin.get("tenants/:tenant/signing-keys", use: listSigningKeys)
+        admin.delete("tenants/:tenant/signing-keys/:kid", use: retireSigningKey)
         admin.post("tenants/:tenant/services", use: createService)
         admin.get("tenants/:tenant/services", use: listServices)
         admin.post("tenants/:tenant/users", use: createUser)
@@ -96,7 +99,7 @@ struct AdminRoutes {
             lockoutPolicy: String(decoding: try JSONEncoder().encode(policy), as: UTF8.self), processPolicy: processPolicy.description,
             ssoLifetime: ssoLifetime, ssoPolicy: ssoPolicy?.description, createdAt: now)
         let key = ServerSigningKey.generate()
-        let sealed = try state.box.seal(key.privateKey.rawRepresentation, context: "signing-key:\(key.kid)")
+        let sealed = try state.box.seal(key.privateKey.rawRepresentation, context: SealingContext.signingKey(kid: key.kid))
         try await state.store.transaction { tx in
             if try await tx.tenant(named: input.name) != nil {
                 throw OAuthError(.conflict, "conflict", "a tenant named '\(input.name)' exists")

@@ -140,19 +140,18 @@ public func buildApplication(
     return TesseraServerApp(
         application: application, generatedAdminToken: generated, store: store, pusher: pusher,
         before: [PushShutdown(pusher: pusher)],
-        after: [EventRelay(store: store, events: state.requestEvents), LongPollRelease(events: state.requestEvents)],
+        after: [EventRelay(state: state), LongPollRelease(events: state.requestEvents)],
         handlingSignals: handlingSignals)
 }
 
-/// Publishes what other nodes announce (PostgreSQL LISTEN), until shutdown.
+/// Acts on what other nodes announce (PostgreSQL LISTEN), until shutdown.
 struct EventRelay: Service {
-    let store: SQLStore
-    let events: RequestEvents
+    let state: ServerState
 
     func run() async throws {
-        let events = self.events
+        let state = self.state
         await cancelWhenGracefulShutdown {
-            await store.listen(ServerState.eventChannel) { key in await events.publish(key) }
+            await state.store.listen(ServerState.eventChannel) { key in await state.receive(key) }
         }
         // On SQLite there is nothing to listen to. A service that returns early would
         // stop the whole group: wait for the shutdown like the others.

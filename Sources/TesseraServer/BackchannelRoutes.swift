@@ -73,7 +73,7 @@ struct BackchannelRoutes {
                 throw OAuthError.invalidRequest(
                     "ping mode needs a client_notification_token: a bearer token (RFC 6750 §2.1) of at most \(Self.maximumNotificationToken) characters")
             }
-            sealedToken = try state.box.seal(Data(token.utf8), context: "ciba-notification:\(requestID)")
+            sealedToken = try state.box.seal(Data(token.utf8), context: SealingContext.notificationToken(requestID: requestID))
         }
         let now = state.epochNow()
         let interval = state.configuration.backchannelInterval
@@ -295,7 +295,7 @@ struct BackchannelPing: Sendable {
         let ping = self
         let token: String
         do {
-            token = String(decoding: try box.open(sealedToken, context: "ciba-notification:\(authReqID)"), as: UTF8.self)
+            token = String(decoding: try box.open(sealedToken, context: SealingContext.notificationToken(requestID: authReqID)), as: UTF8.self)
         } catch {
             return logger.error("backchannel ping not sent: its token does not open", metadata: ["auth_req_id": "\(authReqID)"])
         }

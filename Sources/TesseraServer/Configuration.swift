@@ -96,15 +96,19 @@ struct DataDirectory {
 
     /// The master key, created on first start. It never enters the database.
     func masterKey(logger: Logger) throws -> Data {
-        if let data = FileManager.default.contents(atPath: masterKeyPath) {
-            guard let key = Base64URL.decode(String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)),
-                key.count == 32
-            else { throw ServerStartupError("\(masterKeyPath) does not hold a 32-byte base64url key") }
-            return key
-        }
+        if let key = try readKey(at: masterKeyPath) { return key }
         let key = SecretBox.makeMasterKey()
         try writeSecret(Base64URL.encode(key) + "\n", to: masterKeyPath)
         logger.notice("created master key", metadata: ["path": "\(masterKeyPath)"])
+        return key
+    }
+
+    /// The 32-byte base64url key in the file at `path`; nil when there is no such file.
+    func readKey(at path: String) throws -> Data? {
+        guard let data = FileManager.default.contents(atPath: path) else { return nil }
+        guard let key = Base64URL.decode(String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)),
+            key.count == 32
+        else { throw ServerStartupError("\(path) does not hold a 32-byte base64url key") }
         return key
     }
 

@@ -104,7 +104,7 @@ struct DeviceRoutes {
             guard try await state.store.transaction({ try await $0.reserveInvitationAttempt(id: invitation.id) }) else {
                 throw OAuthError(.badRequest, "invalid_grant", "the activation code is void after too many wrong PINs")
             }
-            let expected = try state.box.open(sealedExpected, context: "invitation-pin-key:\(invitation.id)")
+            let expected = try state.box.open(sealedExpected, context: SealingContext.invitationPinKey(invitationID: invitation.id))
             guard Secrets.constantTimeEquals(expected, pinKey) else {
                 throw OAuthError(.badRequest, "invalid_grant", "the PIN does not match the one chosen for this activation data")
             }
@@ -114,8 +114,8 @@ struct DeviceRoutes {
             id: activationID, tenantID: tenant.id, userID: user.id, alias: registration.alias ?? invitation.alias,
             deviceKey: try JSONCoding.string(PublicJWK(deviceKey)),
             biometricKey: try biometricKey.map { try JSONCoding.string(PublicJWK($0)) },
-            sealedPinKey: try state.box.seal(pinKey, context: "pin-key:\(activationID)"),
-            sealedTOTPSecret: try totpSecret.map { try state.box.seal($0, context: "totp:\(activationID)") },
+            sealedPinKey: try state.box.seal(pinKey, context: SealingContext.pinKey(activationID: activationID)),
+            sealedTOTPSecret: try totpSecret.map { try state.box.seal($0, context: SealingContext.totpSecret(activationID: activationID)) },
             totpLastStep: nil, failedAttempts: 0, lockedUntil: nil, permanentlyLocked: 0, status: "active",
             createdAt: now, lastUsedAt: nil)
         // The invitation is spent and the activation written in one transaction: a crash
@@ -455,7 +455,7 @@ struct DeviceRoutes {
             case .device:
                 break  // the envelope's signature, checked before the transaction
             case .pin:
-                let key = SymmetricKey(data: try state.box.open(activation.sealedPinKey, context: "pin-key:\(activation.id)"))
+                let key = SymmetricKey(data: try state.box.open(activation.sealedPinKey, context: SealingContext.pinKey(activationID: activation.id)))
                 let proofBytes = claims.pin.flatMap { Base64URL.decode($0) } ?? Data()
                 if !PinProof.verify(proof: proofBytes, key: key, requestID: claims.rid, challenge: claims.chal) { passed = false }
             case .biometric:
@@ -472,7 +472,7 @@ struct DeviceRoutes {
                     passed = false
                     continue
                 }
-                let totp = TOTP(secret: try state.box.open(sealed, context: "totp:\(activation.id)"))
+                let totp = TOTP(secret: try state.box.open(sealed, context: SealingContext.totpSecret(activationID: activation.id)))
                 if let step = totp.matchingStep(for: code, at: now, lastUsedStep: activation.totpLastStep) {
                     totpStep = step
                 } else {

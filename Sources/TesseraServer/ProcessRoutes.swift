@@ -177,9 +177,9 @@ struct ProcessRoutes {
             change = .biometricKey(try JSONCoding.string(PublicJWK(key)))
         case .addFactor:
             let secret = try DeviceRoutes.totpSecret(input.totpSecret)
-            change = .totpSecret(try state.box.seal(secret, context: "totp:\(activationID)"))
+            change = .totpSecret(try state.box.seal(secret, context: SealingContext.totpSecret(activationID: activationID)))
         case .changePin:
-            change = .pinKey(try state.box.seal(try DeviceRoutes.pinKey(input.pinKey), context: "pin-key:\(activationID)"))
+            change = .pinKey(try state.box.seal(try DeviceRoutes.pinKey(input.pinKey), context: SealingContext.pinKey(activationID: activationID)))
         case .requestNewActivationData:
             if let alias = input.alias, alias.count > 128 { throw OAuthError.invalidRequest("alias is longer than 128 characters") }
             change = .activationData(pinKey: try DeviceRoutes.pinKey(input.pinKey), alias: input.alias, retire: input.retire ?? false)
@@ -215,7 +215,7 @@ struct ProcessRoutes {
                     InvitationRecord(
                         id: invitationID, tenantID: tenant.id, userID: current.userID, codeDigest: Secrets.digest(code),
                         pinSalt: parameters.pinSalt ?? Secrets.randomToken(byteCount: 16), expiresAt: expiresAt, usedAt: nil,
-                        createdAt: now, sealedPinKey: try state.box.seal(key, context: "invitation-pin-key:\(invitationID)"),
+                        createdAt: now, sealedPinKey: try state.box.seal(key, context: SealingContext.invitationPinKey(invitationID: invitationID)),
                         alias: alias, retiresActivationID: retire ? activationID : nil, createdByActivationID: activationID))
                 details["invitation_id"] = invitationID
                 details["retire"] = String(retire)

@@ -2,6 +2,8 @@ import Foundation
 
 /// Wakes long polls when what they watch changed: a user's pending requests (`user:{id}`,
 /// watched by devices) or one request's status (`request:{id}`, watched by the login page).
+/// The same keys carry other changes every node must hear of (`signing-keys:{tenant id}`,
+/// see `ServerState.receive`).
 ///
 /// A waiter registers before it reads, so a change that lands between the read and the
 /// wait still wakes it. Within one node `publish` is called directly; across nodes on
@@ -10,6 +12,15 @@ import Foundation
 actor RequestEvents {
     static func user(_ id: String) -> String { "user:\(id)" }
     static func request(_ id: String) -> String { "request:\(id)" }
+    /// A tenant's signing keys changed: every node drops the tenant's cached issuer.
+    static func signingKeys(tenantID: String) -> String { signingKeysPrefix + tenantID }
+
+    /// The tenant a `signingKeys` key names, or nil for any other key.
+    static func tenantID(ofSigningKeysEvent key: String) -> String? {
+        key.hasPrefix(signingKeysPrefix) ? String(key.dropFirst(signingKeysPrefix.count)) : nil
+    }
+
+    private static let signingKeysPrefix = "signing-keys:"
 
     private struct Waiter {
         let keys: Set<String>

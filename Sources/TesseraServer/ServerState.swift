@@ -69,8 +69,16 @@ struct ServerState: Sendable {
     /// PostgreSQL, by NOTIFY; a node hears its own notification too, which only wakes a
     /// poll that then finds nothing new).
     func announce(_ keys: [String]) async {
-        for key in keys { await requestEvents.publish(key) }
+        for key in keys { await receive(key) }
         await store.notify(Self.eventChannel, keys)
+    }
+
+    /// Acts on an announced key, this node's own or (through `EventRelay`) another
+    /// node's: a tenant's changed signing keys drop its cached issuer; every key wakes the
+    /// long polls watching it.
+    func receive(_ key: String) async {
+        if let tenantID = RequestEvents.tenantID(ofSigningKeysEvent: key) { await issuers.forget(tenantID: tenantID) }
+        await requestEvents.publish(key)
     }
 
     func lockoutPolicy(of tenant: TenantRecord) -> LockoutPolicy {
@@ -78,17 +86,18 @@ struct ServerState: Sendable {
     }
 
     func tokenIssuer(for tenant: TenantRecord) async throws -> TokenIssuer {
-        if let cached = await issuers.issuer(tenantID: tenant.id) { return cached }
+        let (cached, generation) = await issuers.lookup(tenantID: tenant.id)
+        if let cached { return cached }
         let records = try await store.read { try await $0.signingKeys(tenantID: tenant.id) }
         let keys = try records.map { record in
-            let raw = try box.open(record.sealedKey, context: "signing-key:\(record.kid)")
+            let raw = try box.open(record.sealedKey, context: SealingContext.signingKey(kid: record.kid))
             return ServerSigningKey(kid: record.kid, privateKey: try .init(rawRepresentation: raw))
         }
         guard let active = records.last(where: { $0.active == 1 }) else {
             throw ServerStartupError("tenant \(tenant.name) has no active signing key")
         }
         let issuer = try await TokenIssuer(keys: keys, activeKid: active.kid)
-        await issuers.store(issuer, tenantID: tenant.id)
+        await issuers.store(issuer, tenantID: tenant.id, generation: generation)
         return issuer
     }
 
@@ -104,10 +113,39 @@ actor TenantCache {
     func remember(_ tenant: TenantRecord) { byName[tenant.name] = tenant }
 }
 
+/// Each tenant's token issuer, built from its signing keys. A change to the keys drops the
+/// entry (`forget`, on every node through the announced event); an entry is also rebuilt
+/// once it is `maximumAge` old, so a lost notification delays a change by that at most.
 actor IssuerCache {
-    private var issuers: [String: TokenIssuer] = [:]
-    func issuer(tenantID: String) -> TokenIssuer? { issuers[tenantID] }
-    func store(_ issuer: TokenIssuer, tenantID: String) { issuers[tenantID] = issuer }
+    static let maximumAge: Duration = .seconds(60)
+
+    private struct Entry {
+        let issuer: TokenIssuer
+        let loadedAt: ContinuousClock.Instant
+    }
+
+    private var entries: [String: Entry] = [:]
+    /// Counts each tenant's `forget`s: an issuer built from keys read before a change is
+    /// not kept after it.
+    private var generations: [String: Int] = [:]
+
+    /// The cached issuer while it is fresh, and the generation to `store` a new one with.
+    func lookup(tenantID: String) -> (issuer: TokenIssuer?, generation: Int) {
+        let generation = generations[tenantID, default: 0]
+        guard let entry = entries[tenantID], ContinuousClock.now - entry.loadedAt < Self.maximumAge else { return (nil, generation) }
+        return (entry.issuer, generation)
+    }
+
+    /// Keeps an issuer built after `lookup` returned `generation`, unless the keys changed since.
+    func store(_ issuer: TokenIssuer, tenantID: String, generation: Int) {
+        guard generations[tenantID, default: 0] == generation else { return }
+        entries[tenantID] = Entry(issuer: issuer, loadedAt: ContinuousClock.now)
+    }
+
+    func forget(tenantID: String) {
+        entries[tenantID] = nil
+        generations[tenantID, default: 0] += 1
+    }
 }
 
 /// Checks on names and URIs that come from administrators and clients.

@@ -22,28 +22,6 @@ final class Acknowledged: Sendable {
 
 @Suite("Crash safety", .timeLimit(.minutes(5)))
 struct CrashTests {
-    /// `tessera serve` in a child process on `directory` (and the test database, if any).
-    func serve(directory: URL, port: Int, database: String?, token: String) async throws -> Process {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: tesseraBinary)
-        process.arguments =
-            ["serve", "--port", "\(port)", "--data-dir", directory.path, "--log-level", "critical"]
-            + (database.map { ["--database", $0, "--database-connections", "8"] } ?? [])
-        var environment = ProcessInfo.processInfo.environment
-        environment["TESSERA_ADMIN_TOKEN"] = token
-        process.environment = environment
-        process.standardInput = FileHandle.nullDevice
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        for _ in 0..<150 {
-            if (try? await TestHTTP().get("http://127.0.0.1:\(port)/ready"))?.status == 200 { return process }
-            try await Task.sleep(for: .milliseconds(100))
-        }
-        process.terminate()
-        throw TestSupportError("tessera serve did not get ready")
-    }
-
     @Test("a node killed with SIGKILL under load keeps every activation, code and failed attempt it acknowledged")
     func sigkill() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tessera-crash-\(UUID().uuidString)")

@@ -3,12 +3,13 @@ import Foundation
 
 struct Admin: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Manage tenants, services, users, invitations and activations, and read the audit log, over the admin API.",
+        abstract: "Manage tenants and their signing keys, services, users, invitations and activations, and read the audit log, over the admin API.",
         subcommands: [Tenant.self, Service.self, User.self, Invite.self, ActivationCommands.self, Audit.self])
 
     struct Tenant: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Create and list tenants.", subcommands: [Create.self, List.self])
+            abstract: "Create and list tenants, and rotate their signing keys.",
+            subcommands: [Create.self, List.self, RotateKey.self, Keys.self, RetireKey.self])
 
         struct Create: AsyncParsableCommand {
             static let configuration = CommandConfiguration(abstract: "Create a tenant; prints its issuer URL.")

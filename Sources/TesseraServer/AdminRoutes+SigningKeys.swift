@@ -1,0 +1,103 @@
+import Foundation
+import Hummingbird
+import TesseraCrypto
+import TesseraStore
+
+// Tenant signing-key rotation. A new key signs every token from the moment it is made;
+// the older ones stay in the tenant's JWKS, so tokens they signed still verify, until an
+// administrator retires them. The active key cannot be retired: a tenant always signs.
+extension AdminRoutes {
+    /// A signing key as the admin API shows it: never the private half.
+    struct SigningKeyView: Codable {
+        let kid: String
+        let active: Bool
+        let createdAt: Date
+
+        enum CodingKeys: String, CodingKey {
+            case kid, active
+            case createdAt = "created_at"
+        }
+
+        init(_ record: SigningKeyRecord) {
+            kid = record.kid
+            active = record.active == 1
+            createdAt = Date(timeIntervalSince1970: TimeInterval(record.createdAt))
+        }
+    }
+
+    struct RotationView: Codable {
+        let kid: String
+        let active: Bool
+        let keys: [SigningKeyView]
+    }
+
+    struct RetirementView: Codable {
+        let retired: String
+        let keys: [SigningKeyView]
+    }
+
+    /// Changes to one tenant's keys take turns (on PostgreSQL an advisory lock), so two
+    /// rotations at once cannot leave two active keys.
+    static func signingKeyQueue(tenantID: String) -> String { "signing-keys:\(tenantID)" }
+
+    /// `POST /admin/tenants/{tenant}/signing-keys`: a new key, the only active one from now on.
+    @Sendable func rotateSigningKey(_ request: Request, context: BasicRequestContext) async throws -> Response {
+        let tenant = try await state.tenant(named: context.parameters.get("tenant") ?? "")
+        let key = ServerSigningKey.generate()
+        let sealed = try state.box.seal(key.privateKey.rawRepresentation, context: SealingContext.signingKey(kid: key.kid))
+        let now = state.epochNow()
+        let keys: [SigningKeyRecord] = try await state.store.transaction(queue: Self.signingKeyQueue(tenantID: tenant.id)) { tx in
+            let previous = try await tx.signingKeys(tenantID: tenant.id).filter { $0.active == 1 }.map(\.kid)
+            try await tx.deactivateSigningKeys(tenantID: tenant.id)
+            try await tx.insertSigningKey(
+                SigningKeyRecord(kid: key.kid, tenantID: tenant.id, sealedKey: sealed, active: 1, createdAt: now))
+            try await Audit.record(
+                tx, tenantID: tenant.id, actor: .admin, action: "signing_key.rotate", target: key.kid,
+                details: ["previous_kid": previous.joined(separator: ",")], at: now)
+            return try await tx.signingKeys(tenantID: tenant.id)
+        }
+        // Only after the commit: a node that reloads now reads the new keys.
+        await state.signingKeysChanged(tenantID: tenant.id)
+        context.logger.notice("signing key rotated", metadata: ["tenant": "\(tenant.name)", "kid": "\(key.kid)"])
+        return JSONResponse.make(RotationView(kid: key.kid, active: true, keys: keys.map { SigningKeyView($0) }), status: .created)
+    }
+
+    /// `GET /admin/tenants/{tenant}/signing-keys`: every key the JWKS publishes, oldest first.
+    @Sendable func listSigningKeys(_ request: Request, context: BasicRequestContext) async throws -> Response {
+        let tenant = try await state.tenant(named: context.parameters.get("tenant") ?? "")
+        let keys = try await state.store.read { try await $0.signingKeys(tenantID: tenant.id) }
+        return JSONResponse.make(["keys": keys.map { SigningKeyView($0) }])
+    }
+
+    /// `DELETE /admin/tenants/{tenant}/signing-keys/{kid}`: retires a key that no longer
+    /// signs. Tokens it signed stop verifying, at this server and for services that fetch
+    /// the JWKS again.
+    @Sendable func retireSigningKey(_ request: Request, context: BasicRequestContext) async throws -> Response {
+        let tenant = try await state.tenant(named: context.parameters.get("tenant") ?? "")
+        let kid = context.parameters.get("kid") ?? ""
+        let now = state.epochNow()
+        let keys: [SigningKeyRecord] = try await state.store.transaction(queue: Self.signingKeyQueue(tenantID: tenant.id)) { tx in
+            guard let key = try await tx.signingKeys(tenantID: tenant.id).first(where: { $0.kid == kid }) else {
+                throw OAuthError.notFound("signing key '\(kid.prefix(64))'")
+            }
+            guard key.active == 0, try await tx.deleteInactiveSigningKey(kid: kid, tenantID: tenant.id) else {
+                throw OAuthError(.conflict, "conflict", "the active signing key cannot be retired: rotate to a new key first")
+            }
+            try await Audit.record(
+                tx, tenantID: tenant.id, actor: .admin, action: "signing_key.retire", target: kid, details: [:], at: now)
+            return try await tx.signingKeys(tenantID: tenant.id)
+        }
+        await state.signingKeysChanged(tenantID: tenant.id)
+        context.logger.notice("signing key retired", metadata: ["tenant": "\(tenant.name)", "kid": "\(kid)"])
+        return JSONResponse.make(RetirementView(retired: kid, keys: keys.map { SigningKeyView($0) }))
+    }
+}
+
+extension ServerState {
+    /// After a change to a tenant's signing keys has committed: this node and (by NOTIFY)
+    /// every other drop the tenant's cached issuer, so its JWKS and its new tokens follow
+    /// the keys as they are now.
+    func signingKeysChanged(tenantID: String) async {
+        await announce([RequestEvents.signingKeys(tenantID: tenantID)])
+    }
+}

@@ -1,0 +1,70 @@
+import SQLKit
+
+/// A column whose values are sealed under the master key, each bound to its row (the
+/// server seals with a context naming the purpose and the row's key). `tessera rekey`
+/// re-seals every column listed here; a new sealed column must be added.
+public enum SealedColumn: String, CaseIterable, Sendable {
+    /// `signing_keys.sealed_key`: tenants' ES256 private keys, by `kid`.
+    case signingKeys = "signing_keys"
+    /// `activations.sealed_pin_key`: each activation's PIN key `K`.
+    case activationPinKeys = "activation_pin_keys"
+    /// `activations.sealed_totp_secret`: TOTP secrets of activations that enrolled OTP.
+    case activationTOTPSecrets = "activation_totp_secrets"
+    /// `invitations.sealed_pin_key`: the PIN key new activation data expects.
+    case invitationPinKeys = "invitation_pin_keys"
+    /// `auth_requests.sealed_notification_token`: ping-mode clients' notification tokens.
+    case notificationTokens = "ciba_notification_tokens"
+
+    var table: String {
+        switch self {
+        case .signingKeys: "signing_keys"
+        case .activationPinKeys, .activationTOTPSecrets: "activations"
+        case .invitationPinKeys: "invitations"
+        case .notificationTokens: "auth_requests"
+        }
+    }
+
+    /// The row's key, which the sealing context names.
+    var keyColumn: String { self == .signingKeys ? "kid" : "id" }
+
+    var column: String {
+        switch self {
+        case .signingKeys: "sealed_key"
+        case .activationPinKeys, .invitationPinKeys: "sealed_pin_key"
+        case .activationTOTPSecrets: "sealed_totp_secret"
+        case .notificationTokens: "sealed_notification_token"
+        }
+    }
+}
+
+/// One sealed value and the key of its row.
+public struct SealedValue: Sendable {
+    public let rowID: String
+    public let sealed: String
+}
+
+extension StoreTransaction {
+    /// Every value of a sealed column (rows without one are skipped).
+    public func sealedValues(in column: SealedColumn) async throws -> [SealedValue] {
+        try await db.raw(
+            """
+            SELECT \(ident: column.keyColumn) AS row_id, \(ident: column.column) AS sealed FROM \(ident: column.table)
+            WHERE \(ident: column.column) IS NOT NULL ORDER BY \(ident: column.keyColumn)
+            """
+        ).all().map { row in
+            SealedValue(rowID: try row.decode(column: "row_id", as: String.self), sealed: try row.decode(column: "sealed", as: String.self))
+        }
+    }
+
+    /// Replaces one sealed value if it is still `expected`; `false` when it is not.
+    public func replaceSealedValue(in column: SealedColumn, rowID: String, expected: String, with sealed: String) async throws -> Bool {
+        let rows = try await db.raw(
+            """
+            UPDATE \(ident: column.table) SET \(ident: column.column) = \(bind: sealed)
+            WHERE \(ident: column.keyColumn) = \(bind: rowID) AND \(ident: column.column) = \(bind: expected)
+            RETURNING \(ident: column.keyColumn)
+            """
+        ).all()
+        return rows.count == 1
+    }
+}

@@ -1,0 +1,41 @@
+import ArgumentParser
+import Foundation
+import Logging
+import TesseraServer
+
+struct Rekey: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Replace the master key: seal every secret in the database again under a new one (offline).",
+        discussion: """
+            Stop every node first: a running node keeps sealing with the old key. The secrets \
+            (signing keys, PIN keys, TOTP secrets, activation data's PIN keys, ping tokens) are \
+            sealed again in one transaction; only after it commits does the new key replace \
+            master.key, and the old one is kept as master.key.previous (backups taken before \
+            the rekey need it). If anything fails, nothing changes. Then copy the new master.key \
+            to every node's --data-dir and start the nodes.
+            """)
+
+    @Option(help: "The data directory that holds master.key (and, without --database, tessera.sqlite).") var dataDir: String
+    @Option(help: "The PostgreSQL URL the nodes use, as for serve (or TESSERA_DATABASE_URL).") var database: String?
+    @Flag(help: "Print the result as JSON.") var json = false
+
+    func run() async throws {
+        // The key files are for this user only.
+        umask(0o077)
+        var logger = Logger(label: "tessera", factory: { StreamLogHandler.standardError(label: $0) })
+        logger.logLevel = .warning
+        let environment = ProcessInfo.processInfo.environment
+        let report = try await MasterKeyRotation.run(
+            dataDirectory: dataDir, databaseURL: database ?? environment["TESSERA_DATABASE_URL"].flatMap { $0.isEmpty ? nil : $0 },
+            logger: logger)
+        if json { return Output.encodable(report) }
+        if report.finishedEarlierRun {
+            print("finished an earlier rekey: its values were sealed already")
+        } else {
+            print("sealed again under a new master key:")
+            for (kind, count) in report.resealed.sorted(by: { $0.key < $1.key }) { print("  \(kind): \(count)") }
+        }
+        print("master key: \(report.masterKey) (the old one: \(report.previousMasterKey))")
+        print("copy \(report.masterKey) to every node's --data-dir before starting the nodes")
+    }
+}

@@ -1,0 +1,273 @@
+import Foundation
+import Testing
+import TesseraCore
+import TesseraCrypto
+import TesseraKit
+import TesseraTesting
+
+/// The keys a tenant's JWKS publishes (at the issuer of `scenario`, or a node's own URL).
+private func publishedKeys(_ scenario: Scenario) async throws -> Set<PublicJWK> {
+    struct KeySet: Decodable { let keys: [PublicJWK] }
+    let response = try await scenario.http.get("\(scenario.issuer)/jwks")
+    guard response.status == 200 else { throw TestSupportError("jwks: \(response.status) \(response.text)") }
+    return Set(try JSONDecoder().decode(KeySet.self, from: response.body).keys)
+}
+
+private func publishedKids(_ scenario: Scenario) async throws -> Set<String> {
+    Set(try await publishedKeys(scenario).compactMap(\.kid))
+}
+
+/// The token response of a device + PIN login to `service`.
+private func loginTokens(_ scenario: Scenario, _ service: Scenario.Service, device: TestDevice) async throws -> [String: Any] {
+    let (login, code) = try await approvedLogin(scenario, service, device: device)
+    let response = try await scenario.redeem(code: code, service: service, verifier: login.verifier)
+    guard response.status == 200 else { throw TestSupportError("token: \(response.status) \(response.text)") }
+    return try response.json()
+}
+
+/// Whether `condition` holds within `limit`, asked every 100 ms.
+private func eventually(within limit: Duration = .seconds(10), _ condition: () async throws -> Bool) async throws -> Bool {
+    let deadline = ContinuousClock.now + limit
+    while ContinuousClock.now < deadline {
+        if try await condition() { return true }
+        try await Task.sleep(for: .milliseconds(100))
+    }
+    return try await condition()
+}
+
+@Suite("Signing-key and master-key rotation", .timeLimit(.minutes(5)))
+struct KeyRotationTests {
+    @Test("a rotated signing key signs new tokens; older keys verify until retired; the active key cannot be retired")
+    func signingKeyRotation() async throws {
+        try await withServer { server in
+            let scenario = try await Scenario.make(on: server)
+            let service = try await scenario.createService()
+            try await scenario.createUser("rita")
+            let (device, _) = try await activateDevice(scenario, username: "rita")
+            let admin = ["Authorization": "Bearer \(server.adminToken)"]
+            let keys = "\(server.baseURL)/admin/tenants/\(scenario.tenant)/signing-keys"
+            let userinfo = "\(scenario.issuer)/userinfo"
+
+            let before = try await loginTokens(scenario, service, device: device)
+            let oldIDToken = try #require(before["id_token"] as? String)
+            let oldAccessToken = try #require(before["access_token"] as? String)
+            let oldKid = try #require(try CompactJWS.parse(oldIDToken).header.kid)
+            let listed = try await scenario.http.get(keys, headers: admin)
+            #expect(listed.status == 200, "\(listed.text)")
+            let listedKeys = try listed.json()["keys"] as? [[String: Any]] ?? []
+            #expect(listedKeys.compactMap { $0["kid"] as? String } == [oldKid])
+            #expect(listedKeys.first?["active"] as? Bool == true)
+            #expect(listedKeys.first?["created_at"] is NSNumber)
+            #expect(Set(listedKeys.first?.keys.map { $0 } ?? []) == ["kid", "active", "created_at"], "no private material")
+
+            let rotated = try await scenario.http.send("POST", keys, headers: admin)
+            #expect(rotated.status == 201, "\(rotated.text)")
+            let rotation = try rotated.json()
+            let newKid = try #require(rotation["kid"] as? String)
+            #expect(newKid != oldKid)
+            #expect(rotation["active"] as? Bool == true)
+            var states: [String: Bool] = [:]
+            for key in rotation["keys"] as? [[String: Any]] ?? [] {
+                if let kid = key["kid"] as? String { states[kid] = key["active"] as? Bool }
+            }
+            #expect(states == [oldKid: false, newKid: true], "the new key is the only active one")
+            #expect(try await publishedKids(scenario) == [oldKid, newKid])
+
+            // New tokens carry the new kid; those from before still verify, offline and at /userinfo.
+            let after = try await loginTokens(scenario, service, device: device)
+            let newIDToken = try #require(after["id_token"] as? String)
+            #expect(try CompactJWS.parse(newIDToken).header.kid == newKid)
+            _ = try await verifyIDToken(newIDToken, scenario: scenario, clientID: service.clientID)
+            _ = try await verifyIDToken(oldIDToken, scenario: scenario, clientID: service.clientID)
+            #expect(try await scenario.http.get(userinfo, headers: ["Authorization": "Bearer \(oldAccessToken)"]).status == 200)
+
+            // The active key cannot be retired; a kid the tenant does not have is not found.
+            let refused = try await scenario.http.send("DELETE", "\(keys)/\(newKid)", headers: admin)
+            #expect(refused.status == 409, "\(refused.text)")
+            #expect(try refused.json()["error"] as? String == "conflict")
+            #expect(try await scenario.http.send("DELETE", "\(keys)/unknown-kid", headers: admin).status == 404)
+            #expect(try await publishedKids(scenario) == [oldKid, newKid])
+
+            // Retiring the old key takes it out of the JWKS, and what it signed stops verifying.
+            let retired = try await scenario.http.send("DELETE", "\(keys)/\(oldKid)", headers: admin)
+            #expect(retired.status == 200, "\(retired.text)")
+            #expect(try retired.json()["retired"] as? String == oldKid)
+            #expect(try await publishedKids(scenario) == [newKid])
+            #expect(try await scenario.http.get(userinfo, headers: ["Authorization": "Bearer \(oldAccessToken)"]).status == 401)
+            let newAccessToken = try #require(after["access_token"] as? String)
+            #expect(try await scenario.http.get(userinfo, headers: ["Authorization": "Bearer \(newAccessToken)"]).status == 200)
+            #expect(try await scenario.http.send("DELETE", "\(keys)/\(oldKid)", headers: admin).status == 404)
+
+            // The admin token is needed, as for every admin route.
+            #expect(try await scenario.http.send("POST", keys).status == 401)
+            #expect(try await scenario.http.get(keys).status == 401)
+            #expect(try await publishedKids(scenario) == [newKid])
+
+            let audit = try await scenario.audit()
+            #expect(audit.contains { $0["action"] as? String == "signing_key.rotate" && $0["target"] as? String == newKid })
+            #expect(audit.contains { $0["action"] as? String == "signing_key.retire" && $0["target"] as? String == oldKid })
+            device.remove()
+        }
+    }
+
+    @Test("tessera admin tenant rotate-key, keys and retire-key")
+    func signingKeyCommands() async throws {
+        try await withServer { server in
+            let scenario = try await Scenario.make(on: server)
+            let tenant = scenario.tenant
+            let admin = ["TESSERA_SERVER": server.baseURL, "TESSERA_ADMIN_TOKEN": server.adminToken]
+
+            let listed = try await tessera(["admin", "tenant", "keys", "--tenant", tenant, "--json"], environment: admin)
+            #expect(listed.0 == 0, "\(listed.2)")
+            let first = try #require((listed.1["keys"] as? [[String: Any]])?.first?["kid"] as? String, "\(listed.2)")
+            let rotated = try await tessera(["admin", "tenant", "rotate-key", "--tenant", tenant, "--json"], environment: admin)
+            #expect(rotated.0 == 0 && rotated.1["active"] as? Bool == true, "\(rotated.2)")
+            let second = try #require(rotated.1["kid"] as? String, "\(rotated.2)")
+            let printed = try await tessera(["admin", "tenant", "rotate-key", "--tenant", tenant], environment: admin)
+            let third = printed.2.trimmingCharacters(in: .whitespacesAndNewlines)
+            #expect(printed.0 == 0 && !third.isEmpty && ![first, second].contains(third), "\(printed.2)")
+
+            let text = try await tessera(["admin", "tenant", "keys", "--tenant", tenant], environment: admin)
+            let lines = text.2.split(separator: "\n").map(String.init)
+            #expect(lines.count == 3, "\(text.2)")
+            #expect(lines.contains { $0.hasPrefix("\(third)\tactive\t") }, "\(text.2)")
+            #expect(lines.contains { $0.hasPrefix("\(first)\tinactive\t") }, "\(text.2)")
+            #expect(try await publishedKids(scenario) == [first, second, third])
+
+            let refused = try await tessera(["admin", "tenant", "retire-key", "--tenant", tenant, "--kid", third], environment: admin)
+            #expect(refused.0 != 0 && refused.2.contains("409"), "\(refused.2)")
+            let retired = try await tessera(
+                ["admin", "tenant", "retire-key", "--tenant", tenant, "--kid", first, "--json"], environment: admin)
+            #expect(retired.0 == 0 && retired.1["retired"] as? String == first, "\(retired.2)")
+            let left = try await tessera(["admin", "tenant", "retire-key", "--tenant", tenant, "--kid", second], environment: admin)
+            #expect(left.0 == 0 && left.2.hasPrefix("\(third)\tactive\t"), "\(left.2)")
+            #expect(try await publishedKids(scenario) == [third])
+        }
+    }
+
+    @Test("tessera rekey seals every secret under a new master key; after a restart logins, OTP and the JWKS are as before")
+    func rekey() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tessera-rekey-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let port = try TestServerPort.free()
+        let database = try await TestDatabase.fresh()
+        let databaseArguments = database.map { ["--database", $0] } ?? []
+        let token = "rekey-test-admin-token-\(UUID().uuidString)"
+        let keyFile = directory.appendingPathComponent("master.key")
+        let previousFile = directory.appendingPathComponent("master.key.previous")
+        let nextFile = directory.appendingPathComponent("master.key.next")
+
+        let missing = try await tessera(["rekey", "--data-dir", directory.path] + databaseArguments)
+        #expect(missing.0 != 0 && missing.2.contains("master.key"), "no data directory yet: \(missing.2)")
+
+        let first = try await serve(directory: directory, port: port, database: database, token: token)
+        defer { if first.isRunning { first.terminate() } }
+        let scenario = try await Scenario.make(baseURL: "http://127.0.0.1:\(port)", adminToken: token)
+        let service = try await scenario.createService(policy: "device+pin,device+otp")
+        try await scenario.createUser("otto")
+        let (device, _) = try await activateDevice(scenario, username: "otto", otp: true)
+        defer { device.remove() }
+        let keysBefore = try await publishedKeys(scenario)
+        first.terminate()
+        try await Subprocess.waitForExit(first)
+        let original = try Data(contentsOf: keyFile)
+
+        // Under a master key that does not open the data, rekey fails and changes nothing.
+        let wrong = Data((Base64URL.encode(Secrets.randomBytes(32)) + "\n").utf8)
+        try wrong.write(to: keyFile)
+        let refused = try await tessera(["rekey", "--data-dir", directory.path, "--json"] + databaseArguments)
+        #expect(refused.0 != 0, "\(refused.2)")
+        #expect(try Data(contentsOf: keyFile) == wrong)
+        #expect(!FileManager.default.fileExists(atPath: nextFile.path))
+        #expect(!FileManager.default.fileExists(atPath: previousFile.path))
+        try original.write(to: keyFile)
+
+        let rekeyed = try await tessera(["rekey", "--data-dir", directory.path, "--json"] + databaseArguments)
+        #expect(rekeyed.0 == 0, "\(rekeyed.2)")
+        let counts = rekeyed.1["resealed"] as? [String: Any] ?? [:]
+        #expect(counts["signing_keys"] as? Int == 1, "\(rekeyed.2)")
+        #expect(counts["activation_pin_keys"] as? Int == 1)
+        #expect(counts["activation_totp_secrets"] as? Int == 1)
+        #expect(counts["invitation_pin_keys"] as? Int == 0)
+        #expect(counts["ciba_notification_tokens"] as? Int == 0)
+        #expect(try Data(contentsOf: keyFile) != original, "a new master key")
+        #expect(try Data(contentsOf: previousFile) == original, "the old one kept beside it")
+        #expect(!FileManager.default.fileExists(atPath: nextFile.path))
+        for file in [keyFile, previousFile] {
+            let attributes = try FileManager.default.attributesOfItem(atPath: file.path)
+            #expect((attributes[.posixPermissions] as? NSNumber)?.intValue == 0o600, "\(file.lastPathComponent)")
+        }
+
+        // Restarted on the new key: the same JWKS; the signing key, PIN key and TOTP secret open.
+        let second = try await serve(directory: directory, port: port, database: database, token: token)
+        defer { if second.isRunning { second.terminate() } }
+        #expect(try await publishedKeys(scenario) == keysBefore)
+        let tokens = try await loginTokens(scenario, service, device: device)
+        let idToken = try #require(tokens["id_token"] as? String)
+        let kid = try CompactJWS.parse(idToken).header.kid
+        #expect(kid != nil && keysBefore.contains { $0.kid == kid }, "signed with the key from before")
+        _ = try await verifyIDToken(idToken, scenario: scenario, clientID: service.clientID)
+        let login = try await scenario.openLogin(service)
+        let information = try await device.authenticator.start(url: login.authenticationURL)
+        #expect(try await signAndFinish(information, device: device, factors: [.device, .otp]).isUserLogin)
+        second.terminate()
+        try await Subprocess.waitForExit(second)
+    }
+}
+
+/// Two nodes on one PostgreSQL database: a change to a tenant's keys made on one node is
+/// what the other publishes and signs with, long before its cache would expire.
+@Suite(
+    "Signing-key rotation on several nodes", .timeLimit(.minutes(5)),
+    .enabled(if: TestDatabase.postgresURL != nil, "needs PostgreSQL; runs in the suite's PostgreSQL pass"))
+struct ClusterKeyRotationTests {
+    @Test("a key rotated or retired on one node is what every node publishes and signs with")
+    func everyNode() async throws {
+        let cluster = try await TestCluster.start(nodes: 2)
+        do {
+            try await rotateAcrossNodes(cluster)
+            await cluster.stop()
+        } catch {
+            await cluster.stop()
+            throw error
+        }
+    }
+
+    func rotateAcrossNodes(_ cluster: TestCluster) async throws {
+        let scenario = try await Scenario.make(baseURL: cluster.baseURL, adminToken: cluster.adminToken)
+        let nodes = cluster.nodeURLs.map { Scenario(baseURL: $0, adminToken: cluster.adminToken, tenant: scenario.tenant) }
+        let admin = ["Authorization": "Bearer \(cluster.adminToken)"]
+        let service = try await scenario.createService()
+        try await scenario.createUser("nia")
+        let (device, _) = try await activateDevice(scenario, username: "nia")
+        defer { device.remove() }
+
+        // Both nodes have built (and cached) the tenant's issuer.
+        let original = try await publishedKids(nodes[0])
+        #expect(try await publishedKids(nodes[1]) == original)
+        let oldKid = try #require(original.first)
+
+        let rotated = try await nodes[0].http.send(
+            "POST", "\(cluster.nodeURLs[0])/admin/tenants/\(scenario.tenant)/signing-keys", headers: admin)
+        let newKid = try #require(try rotated.json()["kid"] as? String, "\(rotated.text)")
+        let heard = try await eventually { try await publishedKids(nodes[1]) == [oldKid, newKid] }
+        #expect(heard, "node B publishes the key node A made")
+
+        // Node B signs with it: a login completed and redeemed there.
+        let login = try await scenario.openLogin(service)
+        let information = try await device.authenticator.start(url: login.authenticationURL)
+        #expect(try await signAndFinish(information, device: device, factors: [.device, .pin]).isUserLogin)
+        let onB = login.via(cluster.nodeURLs[1], instead: cluster.baseURL)
+        let code = try #require(try await nodes[1].complete(onB)["code"])
+        let tokens = try await nodes[1].redeem(code: code, service: service, verifier: login.verifier).json()
+        let idToken = try #require(tokens["id_token"] as? String, "\(tokens)")
+        #expect(try CompactJWS.parse(idToken).header.kid == newKid)
+
+        // Retired on node B: node A stops publishing it.
+        let retired = try await nodes[1].http.send(
+            "DELETE", "\(cluster.nodeURLs[1])/admin/tenants/\(scenario.tenant)/signing-keys/\(oldKid)", headers: admin)
+        #expect(retired.status == 200, "\(retired.text)")
+        let dropped = try await eventually { try await publishedKids(nodes[0]) == [newKid] }
+        #expect(dropped, "node A drops the key node B retired")
+    }
+}
