@@ -50,6 +50,8 @@ struct CommandLineTests {
         let token: String
         let admin: [String: String]
         let directory: URL
+        /// The PostgreSQL database of the run, or nil on SQLite.
+        let database: String?
         func store(_ name: String) -> String { directory.appendingPathComponent(name).path }
     }
 
@@ -60,13 +62,14 @@ struct CommandLineTests {
         let port = try TestServerPort.free()
         let server = "http://127.0.0.1:\(port)"
         defer { try? FileManager.default.removeItem(at: dataDirectory) }
-        let (process, generated, _) = try await startServe(
-            dataDirectory: dataDirectory, port: port, database: try await TestDatabase.fresh())
+        let database = try await TestDatabase.fresh()
+        let (process, generated, _) = try await startServe(dataDirectory: dataDirectory, port: port, database: database)
         defer { if process.isRunning { process.terminate() } }
         let token = try #require(generated, "the first start prints a generated admin token")
         try await body(
             Serve(
-                server: server, token: token, admin: ["TESSERA_SERVER": server, "TESSERA_ADMIN_TOKEN": token], directory: dataDirectory))
+                server: server, token: token, admin: ["TESSERA_SERVER": server, "TESSERA_ADMIN_TOKEN": token], directory: dataDirectory,
+                database: database))
         process.terminate()
         try await Subprocess.waitForExit(process)
     }
@@ -322,6 +325,18 @@ struct CommandLineTests {
             let text = try await tessera(
                 ["bench", "--tenant", "bench", "--devices", "1", "--concurrency", "1", "--duration", "1"], environment: serve.admin)
             #expect(text.2.contains("completed: ") && text.2.contains("latency ms: p50"), "\(text.2)")
+
+            // tessera seed fills the tenant beside the running server; bench still runs on the larger database.
+            let location = ["--data-dir", serve.directory.path] + (serve.database.map { ["--database", $0] } ?? [])
+            let seeded = try await tessera(["seed", "--tenant", "bench", "--activations", "1200", "--json"] + location)
+            #expect(seeded.0 == 0, "\(seeded.2)")
+            #expect(seeded.1["created"] as? Int == 1200, "\(seeded.2)")
+            #expect((seeded.1["activations"] as? Int ?? 0) >= 1200 + 2, "the bench's own devices and the seeded ones: \(seeded.2)")
+            let after = try await tessera(
+                ["bench", "--tenant", "bench", "--devices", "1", "--concurrency", "1", "--duration", "1", "--json"], environment: serve.admin)
+            #expect(after.0 == 0 && (after.1["completed"] as? Int ?? 0) > 0, "\(after.2)")
+            let unknown = try await tessera(["seed", "--tenant", "nobody", "--activations", "5"] + location)
+            #expect(unknown.0 != 0 && unknown.2.contains("no tenant named nobody"), "\(unknown.2)")
         }
     }
 }

@@ -1,0 +1,45 @@
+import ArgumentParser
+import Foundation
+import Logging
+import TesseraServer
+
+struct Seed: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Fill a tenant with many users and activated devices, straight in the database (for benchmarks).",
+        discussion: """
+            Writes --activations users, each with one activated device (a P-256 device key and \
+            a PIN key sealed under the master key, as enrolment writes them), a few thousand \
+            rows per transaction, into the database of --data-dir (or --database). No one \
+            holds the devices' private keys, so these activations never log in; they make \
+            the tables and indexes as large as a real deployment's, to measure with \
+            `tessera bench` how the server behaves at that size. The tenant must exist \
+            (tessera admin tenant create T, or one run of tessera bench). It may run \
+            while the server runs.
+            """)
+
+    @Option(help: "The data directory that holds master.key (and, without --database, tessera.sqlite).") var dataDir: String
+    @Option(help: "The PostgreSQL URL the nodes use, as for serve (or TESSERA_DATABASE_URL).") var database: String?
+    @Option(help: "The tenant to fill.") var tenant = "bench"
+    @Option(help: "How many users with an activated device to add.") var activations: Int
+    @Flag(help: "Print the result as JSON.") var json = false
+
+    func validate() throws {
+        guard (1...10_000_000).contains(activations) else { throw ValidationError("--activations must be 1 to 10,000,000") }
+    }
+
+    func run() async throws {
+        var logger = Logger(label: "tessera", factory: { StreamLogHandler.standardError(label: $0) })
+        logger.logLevel = .warning
+        let environment = ProcessInfo.processInfo.environment
+        let total = activations
+        let report = try await BulkEnrolment.run(
+            dataDirectory: dataDir, databaseURL: database ?? environment["TESSERA_DATABASE_URL"].flatMap { $0.isEmpty ? nil : $0 },
+            tenant: tenant, count: total, logger: logger
+        ) { done in
+            FileHandle.standardError.write(Data("\rseeding: \(done)/\(total)".utf8))
+        }
+        FileHandle.standardError.write(Data("\n".utf8))
+        if json { return Output.encodable(report) }
+        print("added \(report.created) activations to \(report.tenant) in \(String(format: "%.1f", report.seconds)) s; it has \(report.activations)")
+    }
+}
