@@ -16,6 +16,9 @@ final class AsyncMutex: Sendable {
         return try await body()
     }
 
+    /// Whether someone is queued for the lock now.
+    var hasWaiters: Bool { state.withLock { !$0.waiters.isEmpty } }
+
     private func lock() async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let acquired = state.withLock { state -> Bool in

@@ -231,8 +231,8 @@ public final class SQLStore: Sendable {
     public func transaction<R: Sendable>(queue: String? = nil, _ body: (StoreTransaction) async throws -> R) async throws -> R {
         switch backend {
         case .sqlite(let sqlite):
-            return try await sqlite.exclusive { database in
-                try await counted { try await Self.inTransaction(database, begin: "BEGIN IMMEDIATE", body) }
+            return try await sqlite.transaction { database in
+                try await counted { try await body(StoreTransaction(db: database)) }
             }
         case .postgres(let client, _):
             var attempt = 1
@@ -261,7 +261,7 @@ public final class SQLStore: Sendable {
     public func read<R: Sendable>(_ body: (StoreTransaction) async throws -> R) async throws -> R {
         switch backend {
         case .sqlite(let sqlite):
-            return try await sqlite.exclusive { database in
+            return try await sqlite.read { database in
                 try await counted { try await body(StoreTransaction(db: database)) }
             }
         case .postgres(let client, _):

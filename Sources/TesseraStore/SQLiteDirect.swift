@@ -267,19 +267,90 @@ struct DirectSQLiteDatabase: SQLDatabase {
     }
 }
 
-/// The SQLite side of `SQLStore`: the connection, its thread, and the lock that gives
-/// one transaction (or read) at a time the connection.
-struct SQLiteBackend: Sendable {
+/// The SQLite side of `SQLStore`: the connection, its thread, the lock that gives one
+/// transaction (or read) at a time the connection, and group commit.
+///
+/// Group commit: a transaction runs as a savepoint inside an open SQLite transaction,
+/// and the transaction is committed (one WAL write, one fsync) when no one else is
+/// waiting for the connection, or after `batchLimit` members. Until that commit no
+/// member answers: `transaction` and `read` return only once what they wrote, and
+/// everything they read, is durable, so a crash loses nothing anyone was told. A
+/// member that throws is rolled back to its savepoint and leaves the others alone.
+/// Members still run one at a time, so counters and single-use checks stay exact.
+final class SQLiteBackend: Sendable {
     let handle: SQLiteHandle
     let thread: SQLiteThread
     let mutex: AsyncMutex
     let database: DirectSQLiteDatabase
+    /// The open batch; only touched while `mutex` is held.
+    private let open = Mutex<Batch?>(nil)
+    /// Members after which a batch is committed even if others wait (bounds the latency
+    /// the first member pays).
+    static let batchLimit = 64
 
     init(path: String, logger: Logger) throws {
         handle = try SQLiteHandle(path: path)
         thread = SQLiteThread(name: "tessera-sqlite")
         mutex = AsyncMutex()
         database = DirectSQLiteDatabase(connection: handle, logger: logger, eventLoop: MultiThreadedEventLoopGroup.singleton.any())
+    }
+
+    /// Runs `body` as one all-or-nothing unit of a batch; returns after the batch commits.
+    func transaction<R: Sendable>(isolation: isolated (any Actor)? = #isolation, _ body: (DirectSQLiteDatabase) async throws -> R) async throws -> R {
+        try await member(savepoint: true, body)
+    }
+
+    /// Runs `body` on the connection (seeing what the open batch wrote); returns after the
+    /// batch commits, so nothing it read can be lost.
+    func read<R: Sendable>(isolation: isolated (any Actor)? = #isolation, _ body: (DirectSQLiteDatabase) async throws -> R) async throws -> R {
+        try await member(savepoint: false, body)
+    }
+
+    private func member<R: Sendable>(
+        savepoint: Bool, isolation: isolated (any Actor)? = #isolation, _ body: (DirectSQLiteDatabase) async throws -> R
+    ) async throws -> R {
+        let (result, pending) = try await exclusive { database -> (R, Batch?) in
+            var batch = open.withLock { $0 }
+            if batch == nil && savepoint {
+                try await database.raw("BEGIN IMMEDIATE").run()
+                batch = Batch()
+                open.withLock { $0 = batch }
+            }
+            let result: Result<R, any Error>
+            if savepoint {
+                try await database.raw("SAVEPOINT member").run()
+                do {
+                    let value = try await body(database)
+                    try await database.raw("RELEASE member").run()
+                    result = .success(value)
+                } catch {
+                    // The savepoint is undone; the batch goes on without this member's writes.
+                    try await database.raw("ROLLBACK TO member").run()
+                    try await database.raw("RELEASE member").run()
+                    result = .failure(error)
+                }
+            } else {
+                do { result = .success(try await body(database)) } catch { result = .failure(error) }
+            }
+            guard let batch else { return (try result.get(), nil) }
+            batch.members += 1
+            if mutex.hasWaiters && batch.members < Self.batchLimit {
+                // Someone is waiting for the connection: they continue this batch.
+                return (try result.get(), batch)
+            }
+            open.withLock { $0 = nil }
+            do {
+                try await database.raw("COMMIT").run()
+            } catch {
+                try? await database.raw("ROLLBACK").run()
+                batch.finish(.failure(error))
+                throw error
+            }
+            batch.finish(.success(()))
+            return (try result.get(), nil)
+        }
+        if let pending { try await pending.committed() }
+        return result
     }
 
     /// `body` with the connection to itself, on the connection's thread.
@@ -293,8 +364,56 @@ struct SQLiteBackend: Sendable {
         return result
     }
 
+    /// Commits an open batch (its members are waiting for it), then closes the connection.
     func close() async {
-        await mutex.withLock { handle.close() }
+        try? await exclusive { database in
+            if let batch = open.withLock({ $0 }) {
+                open.withLock { $0 = nil }
+                do {
+                    try await database.raw("COMMIT").run()
+                    batch.finish(.success(()))
+                } catch {
+                    batch.finish(.failure(error))
+                }
+            }
+            handle.close()
+        }
         thread.stop()
+    }
+}
+
+/// Members of one SQLite transaction waiting for its commit.
+final class Batch: Sendable {
+    private struct State {
+        var members = 0
+        var outcome: Result<Void, any Error>?
+        var waiters: [CheckedContinuation<Void, any Error>] = []
+    }
+
+    private let state = Mutex(State())
+
+    var members: Int {
+        get { state.withLock { $0.members } }
+        set { state.withLock { $0.members = newValue } }
+    }
+
+    /// Returns when the batch has committed; throws what the commit threw.
+    func committed() async throws {
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+            let outcome = state.withLock { state -> Result<Void, any Error>? in
+                if state.outcome == nil { state.waiters.append(continuation) }
+                return state.outcome
+            }
+            if let outcome { continuation.resume(with: outcome) }
+        }
+    }
+
+    func finish(_ outcome: Result<Void, any Error>) {
+        let waiters = state.withLock { state -> [CheckedContinuation<Void, any Error>] in
+            state.outcome = outcome
+            defer { state.waiters = [] }
+            return state.waiters
+        }
+        for waiter in waiters { waiter.resume(with: outcome) }
     }
 }
