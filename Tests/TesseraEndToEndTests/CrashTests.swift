@@ -20,6 +20,16 @@ final class Acknowledged: Sendable {
     let state = Mutex(State())
 }
 
+/// What SIGTERM's writers saw.
+final class WriteOutcome: Sendable {
+    struct State {
+        var created: [String] = []
+        var serverErrors: [String] = []
+        var refused = 0
+    }
+    let state = Mutex(State())
+}
+
 @Suite("Crash safety", .timeLimit(.minutes(5)))
 struct CrashTests {
     @Test("a node killed with SIGKILL under load keeps every activation, code and failed attempt it acknowledged")
@@ -145,5 +155,88 @@ struct CrashTests {
         victim.remove()
         second.terminate()
         try await Subprocess.waitForExit(second)
+    }
+
+    @Test("SIGTERM under load: requests in flight are answered, long polls released, nothing acknowledged lost, exit 0")
+    func gracefulShutdown() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tessera-term-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let port = try TestServerPort.free()
+        let base = "http://127.0.0.1:\(port)"
+        let database = try await TestDatabase.fresh()
+        let token = "term-test-admin-token-\(UUID().uuidString)"
+        let first = try await serve(directory: directory, port: port, database: database, token: token)
+        defer { if first.isRunning { kill(first.processIdentifier, SIGKILL) } }
+        let scenario = try await Scenario.make(baseURL: base, adminToken: token)
+        let service = try await scenario.createService(policy: "device+pin")
+        let headers = ["Authorization": "Bearer \(token)"]
+
+        // Writers: user after user, each acknowledged only by its 201.
+        let outcome = WriteOutcome()
+        let writers = Task {
+            await withTaskGroup(of: Void.self) { group in
+                for worker in 0..<8 {
+                    group.addTask {
+                        for index in 0... {
+                            let username = "w\(worker)-\(index)"
+                            do {
+                                let response = try await scenario.http.postJSON(
+                                    "\(base)/admin/tenants/\(scenario.tenant)/users", ["username": username], headers: headers)
+                                outcome.state.withLock {
+                                    if response.status == 201 {
+                                        $0.created.append(username)
+                                    } else {
+                                        $0.serverErrors.append("\(response.status) \(response.text)")
+                                    }
+                                }
+                            } catch {
+                                // Refused or cut: the node has stopped taking requests.
+                                outcome.state.withLock { $0.refused += 1 }
+                                return
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        // Browsers long-polling their login's status (up to 25 s each).
+        var polls: [Task<Int, any Error>] = []
+        for _ in 0..<3 {
+            let login = try await scenario.openLogin(service)
+            polls.append(Task { try await scenario.http.get(login.statusURL + "&wait=25&known=pending", headers: ["Cookie": login.cookie]).status })
+        }
+        let deadline = ContinuousClock.now + .seconds(60)
+        while outcome.state.withLock({ $0.created.count }) < 30 && ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        try await Task.sleep(for: .milliseconds(300))
+
+        let stopping = ContinuousClock.now
+        first.terminate()
+        // The long polls are answered at once, not after their 25 s.
+        for poll in polls {
+            #expect(try await poll.value == 200)
+        }
+        #expect(ContinuousClock.now - stopping < .seconds(10), "long polls released by the shutdown")
+        try await Subprocess.waitForExit(first)
+        #expect(first.terminationReason == .exit && first.terminationStatus == 0, "a clean exit after SIGTERM")
+        #expect(ContinuousClock.now - stopping < .seconds(15))
+        _ = await writers.value
+
+        let seen = outcome.state.withLock { $0 }
+        #expect(seen.created.count >= 30)
+        #expect(seen.serverErrors.isEmpty, "requests in flight were answered properly: \(seen.serverErrors.prefix(3))")
+
+        // After a restart every acknowledged user is there.
+        let second = try await serve(directory: directory, port: port, database: database, token: token)
+        defer { if second.isRunning { second.terminate() } }
+        // (Creating one again is a conflict exactly when it exists.)
+        var missing: [String] = []
+        for username in seen.created {
+            let again = try await scenario.http.postJSON(
+                "\(base)/admin/tenants/\(scenario.tenant)/users", ["username": username], headers: headers)
+            if again.status != 409 { missing.append("\(username): \(again.status)") }
+        }
+        #expect(missing.isEmpty, "acknowledged but missing: \(missing.prefix(5))")
     }
 }

@@ -30,12 +30,19 @@ struct Bench: AsyncParsableCommand {
     @Option(help: "How many workers run flows at once.") var concurrency = 8
     @Option(help: "How long to run, in seconds.") var duration = 10
     @Option(help: "login, ciba or refresh.") var flow = "login"
+    @Option(
+        help: """
+            Start flows at this many per second in all (0: each worker starts its next flow as soon as its last \
+            one ends). With a rate, latency counts from when a flow was due, so a server that falls behind shows it.
+            """)
+    var rate = 0.0
 
     func validate() throws {
         guard ["login", "ciba", "refresh"].contains(flow) else { throw ValidationError("--flow is login, ciba or refresh") }
         guard (1...100_000).contains(devices) else { throw ValidationError("--devices is 1 to 100000") }
         guard (1...1000).contains(concurrency) else { throw ValidationError("--concurrency is 1 to 1000") }
         guard (1...3600).contains(duration) else { throw ValidationError("--duration is 1 to 3600 seconds") }
+        guard rate >= 0 && rate <= 1_000_000 else { throw ValidationError("--rate is 0 to 1000000 flows per second") }
     }
 
     func run() async throws {
@@ -56,7 +63,9 @@ struct Bench: AsyncParsableCommand {
     }
 
     private func measure(adminClient: AdminClient, http: HTTPClient) async throws -> BenchReport {
-        let (tenant, devices, concurrency, flow, duration) = (self.tenant, self.devices, self.concurrency, self.flow, self.duration)
+        let (tenant, devices, concurrency, flow, duration, rate) = (
+            self.tenant, self.devices, self.concurrency, self.flow, self.duration, self.rate
+        )
         let base = adminClient.base.absoluteString
         let issuer = "\(base)/t/\(tenant)"
         // Set-up: tenant, service, users and devices.
@@ -112,6 +121,7 @@ struct Bench: AsyncParsableCommand {
 
         // The flows.
         let stats = BenchStats()
+        let schedule = FlowSchedule()
         let deadline = ContinuousClock.now + .seconds(duration)
         let started = ContinuousClock.now
         let progress = Task {
@@ -131,7 +141,14 @@ struct Bench: AsyncParsableCommand {
                     while ContinuousClock.now < deadline {
                         let device = fleet[(iteration * concurrency + worker) % fleet.count]
                         iteration += 1
-                        let start = ContinuousClock.now
+                        var start = ContinuousClock.now
+                        if rate > 0 {
+                            // Flow number n is due n/rate seconds after the start.
+                            let due = started + .seconds(Double(schedule.take()) / rate)
+                            if due >= deadline { break }
+                            if due > start { try? await Task.sleep(until: due, clock: .continuous) }
+                            start = due
+                        }
                         do {
                             switch flow {
                             case "login":
@@ -159,6 +176,13 @@ struct Bench: AsyncParsableCommand {
         let elapsed = ContinuousClock.now - started
         return stats.report(flow: flow, elapsed: elapsed, concurrency: concurrency, devices: fleet.count)
     }
+}
+
+/// Hands out flow numbers for `--rate`.
+final class FlowSchedule: Sendable {
+    private let next = Atomic<Int>(0)
+
+    func take() -> Int { next.add(1, ordering: .relaxed).oldValue }
 }
 
 struct BenchService: Sendable {
