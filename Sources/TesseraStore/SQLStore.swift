@@ -238,16 +238,20 @@ public final class SQLStore: Sendable {
             var attempt = 1
             while true {
                 do {
-                    return try await client.withConnection { connection in
-                        try await counted {
-                            let database = connection.sql(queryLogLevel: nil)
-                            guard let queue else { return try await Self.inTransaction(database, begin: "BEGIN", body) }
-                            return try await Self.holding(
-                                database, lock: "SELECT pg_advisory_lock(hashtext(\(bind: queue)))",
-                                unlock: "SELECT pg_advisory_unlock(hashtext(\(bind: queue)))"
-                            ) { try await Self.inTransaction(database, begin: "BEGIN", body) }
+                    let result = try await client.withConnection { connection in
+                        try await Self.onLoop(of: connection) {
+                            try await counted {
+                                let database = connection.sql(queryLogLevel: nil)
+                                guard let queue else { return try await Self.inTransaction(database, begin: "BEGIN", body) }
+                                return try await Self.holding(
+                                    database, lock: "SELECT pg_advisory_lock(hashtext(\(bind: queue)))",
+                                    unlock: "SELECT pg_advisory_unlock(hashtext(\(bind: queue)))"
+                                ) { try await Self.inTransaction(database, begin: "BEGIN", body) }
+                            }
                         }
                     }
+                    await Task.yield()
+                    return result
                 } catch where PostgresErrors.mustRetry(error) && attempt < Self.serializationAttempts {
                     // A deadlock (or serialization failure): run again on what the other committed.
                     attempt += 1
@@ -265,13 +269,27 @@ public final class SQLStore: Sendable {
                 try await counted { try await body(StoreTransaction(db: database)) }
             }
         case .postgres(let client, _):
-            return try await client.withConnection { connection in
-                try await counted {
-                    try await Self.inTransaction(
-                        connection.sql(queryLogLevel: nil), begin: "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", body)
+            let result = try await client.withConnection { connection in
+                try await Self.onLoop(of: connection) {
+                    try await counted {
+                        try await Self.inTransaction(
+                            connection.sql(queryLogLevel: nil), begin: "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", body)
+                    }
                 }
             }
+            await Task.yield()
+            return result
         }
+    }
+
+    /// Runs `body` with the connection's event loop as task executor: each answer from
+    /// PostgreSQL resumes the transaction right there, instead of queueing it behind
+    /// every other request on the cooperative pool while it holds its connection (and
+    /// its row locks). The callers yield afterwards to leave the event loop.
+    private static func onLoop<R>(
+        of connection: PostgresConnection, isolation: isolated (any Actor)? = #isolation, _ body: () async throws -> R
+    ) async throws -> R {
+        try await withTaskExecutorPreference(EventLoopTaskExecutor(connection.eventLoop)) { try await body() }
     }
 
     /// `begin`, `body`, then COMMIT; ROLLBACK when anything throws.
@@ -348,3 +366,15 @@ enum PostgresURL {
     }
 }
 
+
+/// An event loop as a task executor (swift-nio offers it as a serial executor only).
+final class EventLoopTaskExecutor: TaskExecutor {
+    let loop: any EventLoop
+
+    init(_ loop: any EventLoop) { self.loop = loop }
+
+    func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        loop.execute { job.runSynchronously(on: self.asUnownedTaskExecutor()) }
+    }
+}

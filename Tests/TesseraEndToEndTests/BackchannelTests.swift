@@ -185,8 +185,8 @@ struct BackchannelTests {
             let service = try await scenario.createService(backchannelMode: "poll")
             try await scenario.createUser("ted")
             let (device, _) = try await activateDevice(scenario, username: "ted")
-            // Long enough for a loaded machine to see it pending first.
-            let started = try await startRequest(scenario, service, ["login_hint": "ted", "requested_expiry": "6"])
+            // Long enough for a loaded machine to see it pending first (6 s was not, with the whole suite on PostgreSQL).
+            let started = try await startRequest(scenario, service, ["login_hint": "ted", "requested_expiry": "15"])
             let id = try #require(try started.json()["auth_req_id"] as? String)
             let request = try await pending(id, on: device)
             try await Task.sleep(for: .seconds(max(0, request.expiresAt.timeIntervalSinceNow) + 1.2))
