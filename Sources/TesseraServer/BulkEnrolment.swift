@@ -27,6 +27,7 @@ public enum BulkEnrolment {
         progress: @Sendable (Int) -> Void
     ) async throws -> Report {
         let directory = DataDirectory(path: dataDirectory)
+        try directory.refuseUnfinishedRekey()
         guard let masterKey = try directory.readKey(at: directory.masterKeyPath) else {
             throw ServerStartupError("\(directory.masterKeyPath) does not exist: give the --data-dir of a server that has run")
         }
@@ -48,6 +49,13 @@ public enum BulkEnrolment {
         let started = ContinuousClock.now
         guard let tenant = try await store.read({ try await $0.tenant(named: name) }) else {
             throw ServerStartupError("no tenant named \(name): create it first (tessera admin tenant create \(name))")
+        }
+        // The master key must be this database's: values sealed under another would make
+        // the next rekey fail. The tenant's signing keys open only under the right one.
+        for record in try await store.read({ try await $0.signingKeys(tenantID: tenant.id) }) {
+            guard (try? box.open(record.sealedKey, context: SealingContext.signingKey(kid: record.kid))) != nil else {
+                throw ServerStartupError("the master key of this --data-dir does not open this database's keys: wrong --data-dir or --database?")
+            }
         }
         // One device key for every row: only its size and shape matter here.
         let deviceKey = try JSONCoding.string(PublicJWK(P256.Signing.PrivateKey().publicKey))
@@ -77,6 +85,7 @@ public enum BulkEnrolment {
             created += size
             progress(created)
         }
+        try await store.transaction { try await $0.analyzeBulkTables() }
         let total = try await store.read { try await $0.activationCount(tenantID: tenant.id) }
         let elapsed = ContinuousClock.now - started
         return Report(

@@ -96,11 +96,21 @@ struct DataDirectory {
 
     /// The master key, created on first start. It never enters the database.
     func masterKey(logger: Logger) throws -> Data {
+        try refuseUnfinishedRekey()
         if let key = try readKey(at: masterKeyPath) { return key }
         let key = SecretBox.makeMasterKey()
         try writeSecret(Base64URL.encode(key) + "\n", to: masterKeyPath)
         logger.notice("created master key", metadata: ["path": "\(masterKeyPath)"])
         return key
+    }
+
+    /// Throws when `master.key.next` exists: an earlier `tessera rekey` stopped between
+    /// its commit and installing the new key, so the data may be sealed under that key.
+    func refuseUnfinishedRekey() throws {
+        if FileManager.default.fileExists(atPath: nextMasterKeyPath) {
+            throw ServerStartupError(
+                "\(nextMasterKeyPath) exists: an earlier tessera rekey did not finish; run tessera rekey again first")
+        }
     }
 
     /// The 32-byte base64url key in the file at `path`; nil when there is no such file.

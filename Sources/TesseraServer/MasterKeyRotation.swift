@@ -62,6 +62,14 @@ public enum MasterKeyRotation {
 
     static func rotate(store: SQLStore, directory: DataDirectory, current: Data, logger: Logger) async throws -> Report {
         let currentBox = try SecretBox(masterKey: current)
+        // A next key that does not read whole was never used: the transaction begins only
+        // after it is written and synced.
+        if FileManager.default.fileExists(atPath: directory.nextMasterKeyPath),
+            (try? directory.readKey(at: directory.nextMasterKeyPath)) == nil
+        {
+            try FileManager.default.removeItem(atPath: directory.nextMasterKeyPath)
+            logger.notice("removed an incomplete key file of an earlier rekey", metadata: ["path": "\(directory.nextMasterKeyPath)"])
+        }
         if let pending = try directory.readKey(at: directory.nextMasterKeyPath) {
             switch try await keyUse(of: try SecretBox(masterKey: pending), in: store) {
             case .complete:

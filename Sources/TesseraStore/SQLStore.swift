@@ -76,12 +76,17 @@ public final class SQLStore: Sendable {
         let sqlite = try SQLiteBackend(path: path, logger: logger)
         let store = SQLStore(backend: .sqlite(sqlite), logger: logger, connectionLimit: 1)
         let db = sqlite.database
-        // WAL keeps readers off the writer's back; FULL makes every commit durable.
-        try await db.raw("PRAGMA journal_mode = WAL").run()
-        try await db.raw("PRAGMA synchronous = FULL").run()
-        try await db.raw("PRAGMA busy_timeout = 5000").run()
-        try await db.raw("PRAGMA foreign_keys = ON").run()
-        try await store.migrate()
+        do {
+            // WAL keeps readers off the writer's back; FULL makes every commit durable.
+            try await db.raw("PRAGMA journal_mode = WAL").run()
+            try await db.raw("PRAGMA synchronous = FULL").run()
+            try await db.raw("PRAGMA busy_timeout = 5000").run()
+            try await db.raw("PRAGMA foreign_keys = ON").run()
+            try await store.migrate()
+        } catch {
+            await sqlite.close()
+            throw error
+        }
         return store
     }
 
@@ -256,6 +261,10 @@ public final class SQLStore: Sendable {
                     // A deadlock (or serialization failure): run again on what the other committed.
                     attempt += 1
                     try await Task.sleep(for: .milliseconds(Int.random(in: 1...(2 * attempt))))
+                } catch {
+                    // Off the event loop, whatever the outcome.
+                    await Task.yield()
+                    throw error
                 }
             }
         }
@@ -269,16 +278,22 @@ public final class SQLStore: Sendable {
                 try await counted { try await body(StoreTransaction(db: database)) }
             }
         case .postgres(let client, _):
-            let result = try await client.withConnection { connection in
-                try await Self.onLoop(of: connection) {
-                    try await counted {
-                        try await Self.inTransaction(
-                            connection.sql(queryLogLevel: nil), begin: "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", body)
+            do {
+                let result = try await client.withConnection { connection in
+                    try await Self.onLoop(of: connection) {
+                        try await counted {
+                            try await Self.inTransaction(
+                                connection.sql(queryLogLevel: nil), begin: "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", body)
+                        }
                     }
                 }
+                await Task.yield()
+                return result
+            } catch {
+                // Off the event loop, whatever the outcome.
+                await Task.yield()
+                throw error
             }
-            await Task.yield()
-            return result
         }
     }
 

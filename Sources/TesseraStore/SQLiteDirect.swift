@@ -105,6 +105,10 @@ final class SQLiteHandle: @unchecked Sendable {
         self.handle = handle
     }
 
+    /// Whether a transaction is open on the connection (SQLite ends one by itself after
+    /// some errors: a full disk, an I/O error).
+    var inTransaction: Bool { sqlite_nio_sqlite3_get_autocommit(handle) == 0 }
+
     func close() {
         for statement in statements.values { sqlite_nio_sqlite3_finalize(statement) }
         statements.removeAll()
@@ -295,6 +299,11 @@ final class SQLiteBackend: Sendable {
         database = DirectSQLiteDatabase(connection: handle, logger: logger, eventLoop: MultiThreadedEventLoopGroup.singleton.any())
     }
 
+    /// Set once `close` has run; later calls fail instead of touching a closed handle.
+    private let closed = Mutex(false)
+
+    deinit { thread.stop() }
+
     /// Runs `body` as one all-or-nothing unit of a batch; returns after the batch commits.
     func transaction<R: Sendable>(isolation: isolated (any Actor)? = #isolation, _ body: (DirectSQLiteDatabase) async throws -> R) async throws -> R {
         try await member(savepoint: true, body)
@@ -306,57 +315,94 @@ final class SQLiteBackend: Sendable {
         try await member(savepoint: false, body)
     }
 
+    /// Every way out of a member either leaves the batch for the next holder of the lock
+    /// (who is already waiting), commits it, or fails it: no batch is left behind.
     private func member<R: Sendable>(
         savepoint: Bool, isolation: isolated (any Actor)? = #isolation, _ body: (DirectSQLiteDatabase) async throws -> R
     ) async throws -> R {
-        let (result, pending) = try await exclusive { database -> (R, Batch?) in
-            var batch = open.withLock { $0 }
-            if batch == nil && savepoint {
-                try await database.raw("BEGIN IMMEDIATE").run()
-                batch = Batch()
-                open.withLock { $0 = batch }
-            }
+        let (result, pending) = try await exclusive { database -> (Result<R, any Error>, Batch?) in
+            var batch = try current()
             let result: Result<R, any Error>
-            if savepoint {
-                try await database.raw("SAVEPOINT member").run()
-                do {
-                    let value = try await body(database)
-                    try await database.raw("RELEASE member").run()
-                    result = .success(value)
-                } catch {
-                    // The savepoint is undone; the batch goes on without this member's writes.
-                    try await database.raw("ROLLBACK TO member").run()
-                    try await database.raw("RELEASE member").run()
-                    result = .failure(error)
+            do {
+                if batch == nil && savepoint {
+                    try await database.raw("BEGIN IMMEDIATE").run()
+                    batch = Batch()
+                    open.withLock { $0 = batch }
                 }
-            } else {
-                do { result = .success(try await body(database)) } catch { result = .failure(error) }
+                if savepoint {
+                    try await database.raw("SAVEPOINT member").run()
+                    do {
+                        let value = try await body(database)
+                        try await database.raw("RELEASE member").run()
+                        result = .success(value)
+                    } catch let failure {
+                        // Only this member's writes are undone; the batch goes on without them.
+                        do {
+                            try await database.raw("ROLLBACK TO member").run()
+                            try await database.raw("RELEASE member").run()
+                        } catch {
+                            throw BatchLost(cause: failure)
+                        }
+                        result = .failure(failure)
+                    }
+                } else {
+                    do { result = .success(try await body(database)) } catch { result = .failure(error) }
+                }
+                // SQLite ends a transaction by itself after a full disk or an I/O error.
+                if batch != nil && !handle.inTransaction {
+                    throw BatchLost(cause: result.failure ?? StoreError(.unavailable, "the database ended the open transaction"))
+                }
+            } catch {
+                let cause = (error as? BatchLost)?.cause ?? error
+                if let batch { try await abandon(batch, database, cause) }
+                throw cause
             }
-            guard let batch else { return (try result.get(), nil) }
+            guard let batch else { return (result, nil) }
             batch.members += 1
             if mutex.hasWaiters && batch.members < Self.batchLimit {
                 // Someone is waiting for the connection: they continue this batch.
-                return (try result.get(), batch)
+                return (result, batch)
             }
             open.withLock { $0 = nil }
             do {
                 try await database.raw("COMMIT").run()
             } catch {
-                try? await database.raw("ROLLBACK").run()
-                batch.finish(.failure(error))
+                try await abandon(batch, database, error)
                 throw error
             }
             batch.finish(.success(()))
-            return (try result.get(), nil)
+            return (result, nil)
         }
+        // Even a member that failed waits: what it saw may have been the batch's.
         if let pending { try await pending.committed() }
-        return result
+        return try result.get()
     }
 
-    /// `body` with the connection to itself, on the connection's thread.
+    /// The open batch, or nil; a batch SQLite has ended by itself is failed first.
+    private func current() throws -> Batch? {
+        guard let batch = open.withLock({ $0 }) else { return nil }
+        if handle.inTransaction { return batch }
+        open.withLock { $0 = nil }
+        batch.finish(.failure(StoreError(.unavailable, "the database ended the open transaction")))
+        return nil
+    }
+
+    /// Rolls the batch back and fails its members with `cause`.
+    private func abandon(_ batch: Batch, _ database: DirectSQLiteDatabase, _ cause: any Error) async throws {
+        open.withLock { $0 = nil }
+        if handle.inTransaction { try? await database.raw("ROLLBACK").run() }
+        batch.finish(.failure(cause))
+    }
+
+    /// `body` with the connection to itself, on the connection's thread. Transactions and
+    /// reads come through `member`; the only other caller, the migrations, runs at open,
+    /// before any batch.
     func exclusive<R>(isolation: isolated (any Actor)? = #isolation, _ body: (DirectSQLiteDatabase) async throws -> R) async throws -> R {
         let result = try await withTaskExecutorPreference(thread) {
-            try await mutex.withLock { try await body(database) }
+            try await mutex.withLock {
+                guard !closed.withLock({ $0 }) else { throw StoreError(.unavailable, "the database is closed") }
+                return try await body(database)
+            }
         }
         // A caller on no actor would otherwise go on running here, on the connection's
         // thread, until its next suspension; the next transaction waits for this thread.
@@ -364,21 +410,35 @@ final class SQLiteBackend: Sendable {
         return result
     }
 
-    /// Commits an open batch (its members are waiting for it), then closes the connection.
+    /// Commits an open batch (its members are waiting for it), then closes the connection;
+    /// the store fails every later call. Closing twice does nothing more.
     func close() async {
         try? await exclusive { database in
-            if let batch = open.withLock({ $0 }) {
+            if let batch = try current() {
                 open.withLock { $0 = nil }
                 do {
                     try await database.raw("COMMIT").run()
                     batch.finish(.success(()))
                 } catch {
-                    batch.finish(.failure(error))
+                    try await abandon(batch, database, error)
                 }
             }
+            closed.withLock { $0 = true }
             handle.close()
         }
-        thread.stop()
+    }
+}
+
+/// The open transaction cannot go on: its batch is rolled back and `cause` (the member's
+/// own error, if it had one) is what the member reports.
+private struct BatchLost: Error {
+    let cause: any Error
+}
+
+extension Result {
+    fileprivate var failure: Failure? {
+        if case .failure(let error) = self { return error }
+        return nil
     }
 }
 

@@ -19,6 +19,13 @@ extension StoreTransaction {
 }
 
 extension StoreTransaction {
+    /// Refreshes the planner's statistics of the tables a bulk insert grew (PostgreSQL
+    /// would otherwise plan with the old sizes until autovacuum gets to them).
+    public func analyzeBulkTables() async throws {
+        try await db.raw("ANALYZE users").run()
+        try await db.raw("ANALYZE activations").run()
+    }
+
     /// How many activations a tenant has, in any state.
     public func activationCount(tenantID: String) async throws -> Int {
         try await db.raw("SELECT COUNT(*) AS count FROM activations WHERE tenant_id = \(bind: tenantID)")

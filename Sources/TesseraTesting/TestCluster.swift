@@ -33,6 +33,15 @@ public final class TestCluster: Sendable {
     }
 
     public static func start(nodes count: Int = 2) async throws -> TestCluster {
+        // The proxy's port is picked before the nodes start (it is their public URL); another
+        // test may take it meanwhile, and then nginx cannot bind it: start again.
+        for _ in 0..<3 {
+            if let cluster = try await startOnce(nodes: count) { return cluster }
+        }
+        throw TestSupportError("nginx lost its port three times")
+    }
+
+    private static func startOnce(nodes count: Int) async throws -> TestCluster? {
         guard let database = try await TestDatabase.fresh() else {
             throw TestSupportError("a cluster needs PostgreSQL: set TESSERA_TEST_DATABASE_URL (scripts/test.sh does)")
         }
@@ -66,7 +75,17 @@ public final class TestCluster: Sendable {
             directory: directory)
         let http = TestHTTP()
         for _ in 0..<100 {
-            if (try? await http.get("\(publicURL)/ready"))?.status == 200 { return cluster }
+            if (try? await http.get("\(publicURL)/ready"))?.status == 200 {
+                // Whoever answered, nginx must still be running: it exits when its port was taken.
+                try await Task.sleep(for: .milliseconds(200))
+                if proxy.isRunning { return cluster }
+                await cluster.stop()
+                return nil
+            }
+            if !proxy.isRunning {
+                await cluster.stop()
+                return nil
+            }
             try await Task.sleep(for: .milliseconds(100))
         }
         await cluster.stop()
@@ -118,7 +137,7 @@ public final class TestCluster: Sendable {
     }
 
     public func stop() async {
-        proxy.terminate()
+        if proxy.isRunning { proxy.terminate() }
         try? await Subprocess.waitForExit(proxy)
         for node in nodes {
             await node.app.app?.shutdown()

@@ -337,6 +337,12 @@ struct CommandLineTests {
             #expect(after.0 == 0 && (after.1["completed"] as? Int ?? 0) > 0, "\(after.2)")
             let unknown = try await tessera(["seed", "--tenant", "nobody", "--activations", "5"] + location)
             #expect(unknown.0 != 0 && unknown.2.contains("no tenant named nobody"), "\(unknown.2)")
+            // A rekey that stopped half-way must be finished before anything seals again.
+            let next = serve.directory.appendingPathComponent("master.key.next")
+            try Data("unfinished\n".utf8).write(to: next)
+            let refused = try await tessera(["seed", "--tenant", "bench", "--activations", "5"] + location)
+            #expect(refused.0 != 0 && refused.2.contains("run tessera rekey again"), "\(refused.2)")
+            try FileManager.default.removeItem(at: next)
         }
     }
 }

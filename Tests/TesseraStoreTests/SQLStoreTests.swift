@@ -67,6 +67,46 @@ struct SQLStoreTests {
         }
     }
 
+    @Test("many transactions at once: each that throws writes nothing, every other one is committed and survives a reopen")
+    func concurrentTransactions() async throws {
+        struct Abort: Error {}
+        let path = try await Self.temporaryPath()
+        try await withStore(path: path) { store in
+            try await store.transaction { try await seed($0) }
+            // On SQLite these queue for the one connection and share commits.
+            let outcomes = await withTaskGroup(of: (Int, Bool).self) { group in
+                for index in 0..<200 {
+                    group.addTask {
+                        do {
+                            try await store.transaction { tx in
+                                try await tx.insertUser(
+                                    UserRecord(id: "u-\(index)", tenantID: "t1", username: "user\(index)", attributes: "{}", createdAt: 1))
+                                if index % 3 == 0 { throw Abort() }
+                            }
+                            return (index, true)
+                        } catch {
+                            return (index, false)
+                        }
+                    }
+                }
+                return await group.reduce(into: [Int: Bool]()) { $0[$1.0] = $1.1 }
+            }
+            for index in 0..<200 {
+                #expect(outcomes[index] == (index % 3 != 0), "transaction \(index)")
+            }
+        }
+        let reopened = try await Self.open(path)
+        for index in 0..<200 {
+            let user = try await reopened.read { try await $0.user(id: "u-\(index)") }
+            #expect((user != nil) == (index % 3 != 0), "user \(index) after reopening")
+        }
+        try await reopened.close()
+        // A closed SQLite store refuses work instead of touching a closed connection.
+        if !path.hasPrefix("postgres") {
+            await #expect(throws: StoreError.self) { try await reopened.read { try await $0.tenants() } }
+        }
+    }
+
     @Test("duplicate keys are conflicts")
     func conflicts() async throws {
         try await withStore { store in
