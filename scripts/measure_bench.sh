@@ -1,0 +1,72 @@
+#!/bin/bash
+# The figures of docs/PERFORMANCE.md: tessera bench against a fresh release-build
+# server on this machine.
+#
+#   scripts/measure_bench.sh sqlite
+#   scripts/measure_bench.sh postgres postgres://tessera:tessera@127.0.0.1:5432/tessera
+#
+# For PostgreSQL, the URL names a database the role may CREATE DATABASE from (as
+# scripts/postgres.sh sets up); each part runs on a new database. Run as root (or as
+# a user who may `su postgres`) so the CHECKPOINT before a measurement can run.
+#
+# It prints one line per run: login at full speed (16 workers), login at half that
+# rate (--rate), refresh, ciba, and login at half rate with 1,000 and then 100,000
+# activations in the tenant (tessera seed; CHECKPOINT and 10 s of quiet before each).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+BACKEND=${1:?sqlite or postgres}
+PGBASE=${2:-}
+B=.build/release/tessera
+[ -x "$B" ] || swift build -c release --product tessera
+PORT=18100
+DATA=$(mktemp -d /tmp/tessera-bench-XXXXXX)
+export TESSERA_ADMIN_TOKEN=bench-$(head -c 16 /dev/urandom | od -An -tx1 | tr -d ' \n')
+export TESSERA_SERVER=http://127.0.0.1:$PORT
+SERVER=
+trap '[ -n "$SERVER" ] && kill $SERVER 2>/dev/null; rm -rf "$DATA"' EXIT
+
+summary() {
+    python3 -c "
+import json, sys
+d = json.load(sys.stdin); l = d['latency_ms']
+errors = sum(d['errors'].values()) if d['errors'] else 0
+print('%-8s %-18s c=%-3s %8.1f/s  p50 %7.2f  p90 %7.2f  p99 %7.2f  p99.9 %7.2f  errors %s' % (
+    '$BACKEND', d['flow'] + '$1', d['concurrency'], d['flows_per_second'], l['p50'], l['p90'], l['p99'], l['p99.9'], errors))"
+}
+start() {
+    [ -n "$SERVER" ] && kill $SERVER && wait $SERVER 2>/dev/null || true
+    rm -rf "$DATA"/*
+    DB=()
+    if [ "$BACKEND" = postgres ]; then
+        local name=bench_$(date +%s)_$RANDOM
+        psql -q "${PGBASE}" -c "CREATE DATABASE $name" >/dev/null
+        DB=(--database "${PGBASE%/*}/$name?sslmode=disable")
+    fi
+    $B serve --port $PORT --data-dir "$DATA" "${DB[@]}" --log-level error >/dev/null 2>&1 &
+    SERVER=$!
+    for _ in $(seq 50); do curl -sf "$TESSERA_SERVER/ready" >/dev/null && return; sleep 0.2; done
+    echo "the server did not start" >&2; exit 1
+}
+settle() {
+    if [ "$BACKEND" = postgres ]; then su postgres -c "psql -q -c CHECKPOINT" >/dev/null; fi
+    sleep 10
+}
+bench() { $B bench --devices 50 --json "$@" 2>/dev/null; }
+
+start
+bench --flow login --duration 3 --concurrency 4 >/dev/null   # warm-up; creates the tenant
+bench --flow login --concurrency 16 --duration 15 > "$DATA/login.json"
+summary < "$DATA/login.json"
+HALF=$(python3 -c "import json; print(round(json.load(open('$DATA/login.json'))['flows_per_second'] / 2))")
+bench --flow login --concurrency 32 --duration 15 --rate "$HALF" | summary "@$HALF/s"
+bench --flow refresh --concurrency 16 --duration 15 | summary
+bench --flow ciba --concurrency 16 --duration 15 | summary
+
+start
+bench --flow login --duration 2 --concurrency 4 >/dev/null   # the tenant and 50 devices
+$B seed --data-dir "$DATA" "${DB[@]}" --tenant bench --activations 950 2>/dev/null
+settle
+bench --flow login --concurrency 32 --duration 20 --rate "$HALF" | summary "@$HALF/s,1k"
+$B seed --data-dir "$DATA" "${DB[@]}" --tenant bench --activations 99000 2>/dev/null
+settle
+bench --flow login --concurrency 32 --duration 20 --rate "$HALF" | summary "@$HALF/s,100k"
