@@ -17,7 +17,8 @@ cd "$(dirname "$0")/.."
 BACKEND=${1:?sqlite or postgres}
 PGBASE=${2:-}
 B=.build/release/tessera
-[ -x "$B" ] || swift build -c release --product tessera
+# Incremental: quick when up to date; shown again only when it fails.
+swift build -c release --product tessera >/dev/null 2>&1 || swift build -c release --product tessera
 PORT=18100
 DATA=$(mktemp -d /tmp/tessera-bench-XXXXXX)
 export TESSERA_ADMIN_TOKEN=bench-$(head -c 16 /dev/urandom | od -An -tx1 | tr -d ' \n')
@@ -31,7 +32,7 @@ import json, sys
 d = json.load(sys.stdin); l = d['latency_ms']
 errors = sum(d['errors'].values()) if d['errors'] else 0
 print('%-8s %-18s c=%-3s %8.1f/s  p50 %7.2f  p90 %7.2f  p99 %7.2f  p99.9 %7.2f  errors %s' % (
-    '$BACKEND', d['flow'] + '$1', d['concurrency'], d['flows_per_second'], l['p50'], l['p90'], l['p99'], l['p99.9'], errors))"
+    '$BACKEND', d['flow'] + '${1:-}', d['concurrency'], d['flows_per_second'], l['p50'], l['p90'], l['p99'], l['p99.9'], errors))"
 }
 start() {
     [ -n "$SERVER" ] && kill $SERVER && wait $SERVER 2>/dev/null || true
