@@ -276,7 +276,7 @@ struct DirectSQLiteDatabase: SQLDatabase {
 ///
 /// Group commit: a transaction runs as a savepoint inside an open SQLite transaction,
 /// and the transaction is committed (one WAL write, one fsync) when no one else is
-/// waiting for the connection, or after `batchLimit` members. Until that commit no
+/// waiting for the connection, or after `batchLimit` members or `batchAge`. Until that commit no
 /// member answers: `transaction` and `read` return only once what they wrote, and
 /// everything they read, is durable, so a crash loses nothing anyone was told. A
 /// member that throws is rolled back to its savepoint and leaves the others alone.
@@ -288,9 +288,10 @@ final class SQLiteBackend: Sendable {
     let database: DirectSQLiteDatabase
     /// The open batch; only touched while `mutex` is held.
     private let open = Mutex<Batch?>(nil)
-    /// Members after which a batch is committed even if others wait (bounds the latency
-    /// the first member pays).
+    /// Members, and time, after which a batch is committed even if others wait: they
+    /// bound what the first member waits for (the bodies of those after it).
     static let batchLimit = 64
+    static let batchAge: Duration = .milliseconds(5)
 
     init(path: String, logger: Logger) throws {
         handle = try SQLiteHandle(path: path)
@@ -359,7 +360,7 @@ final class SQLiteBackend: Sendable {
             }
             guard let batch else { return (result, nil) }
             batch.members += 1
-            if mutex.hasWaiters && batch.members < Self.batchLimit {
+            if mutex.hasWaiters && batch.members < Self.batchLimit && ContinuousClock.now - batch.opened < Self.batchAge {
                 // Someone is waiting for the connection: they continue this batch.
                 return (result, batch)
             }
@@ -451,6 +452,7 @@ final class Batch: Sendable {
     }
 
     private let state = Mutex(State())
+    let opened = ContinuousClock.now
 
     var members: Int {
         get { state.withLock { $0.members } }
