@@ -28,18 +28,8 @@ public enum BulkEnrolment {
     ) async throws -> Report {
         let directory = DataDirectory(path: dataDirectory)
         try directory.refuseUnfinishedRekey()
-        guard let masterKey = try directory.readKey(at: directory.masterKeyPath) else {
-            throw ServerStartupError("\(directory.masterKeyPath) does not exist: give the --data-dir of a server that has run")
-        }
-        let box = try SecretBox(masterKey: masterKey)
-        let store = try await directory.openExistingStore(databaseURL: databaseURL, logger: logger)
-        do {
-            let report = try await fill(store: store, box: box, tenant: name, count: count, progress: progress)
-            try await store.close()
-            return report
-        } catch {
-            try? await store.close()
-            throw error
+        return try await directory.withExistingStore(databaseURL: databaseURL, logger: logger) { masterKey, store in
+            try await fill(store: store, box: try SecretBox(masterKey: masterKey), tenant: name, count: count, progress: progress)
         }
     }
 

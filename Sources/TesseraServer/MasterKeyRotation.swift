@@ -46,17 +46,8 @@ public enum MasterKeyRotation {
     /// `tessera serve` does and replaces the master key in `dataDirectory`.
     public static func run(dataDirectory: String, databaseURL: String?, logger: Logger) async throws -> Report {
         let directory = DataDirectory(path: dataDirectory)
-        guard let current = try directory.readKey(at: directory.masterKeyPath) else {
-            throw ServerStartupError("\(directory.masterKeyPath) does not exist: give the --data-dir of a server that has run")
-        }
-        let store = try await directory.openExistingStore(databaseURL: databaseURL, logger: logger)
-        do {
-            let report = try await rotate(store: store, directory: directory, current: current, logger: logger)
-            try await store.close()
-            return report
-        } catch {
-            try? await store.close()
-            throw error
+        return try await directory.withExistingStore(databaseURL: databaseURL, logger: logger) { current, store in
+            try await rotate(store: store, directory: directory, current: current, logger: logger)
         }
     }
 
@@ -213,15 +204,31 @@ extension DataDirectory {
 }
 
 extension DataDirectory {
-    /// The store of a server that has run with this data directory: its SQLite file, or
-    /// the PostgreSQL database at `databaseURL` (for offline commands: rekey, seed).
-    func openExistingStore(databaseURL: String?, logger: Logger) async throws -> SQLStore {
+    /// For offline commands (rekey, seed): `body` with the master key and the store of a
+    /// server that has run with this data directory (its SQLite file, or the PostgreSQL
+    /// database at `databaseURL`); the store is closed afterwards, whatever happens.
+    func withExistingStore<R>(
+        databaseURL: String?, logger: Logger, _ body: (_ masterKey: Data, _ store: SQLStore) async throws -> R
+    ) async throws -> R {
+        guard let masterKey = try readKey(at: masterKeyPath) else {
+            throw ServerStartupError("\(masterKeyPath) does not exist: give the --data-dir of a server that has run")
+        }
+        let store: SQLStore
         if let databaseURL {
-            return try await SQLStore.openPostgres(url: databaseURL, logger: logger, maximumConnections: 2)
+            store = try await SQLStore.openPostgres(url: databaseURL, logger: logger, maximumConnections: 2)
+        } else {
+            guard FileManager.default.fileExists(atPath: databasePath) else {
+                throw ServerStartupError("\(databasePath) does not exist (for a server on PostgreSQL, give --database)")
+            }
+            store = try await SQLStore.openSQLite(path: databasePath, logger: logger)
         }
-        guard FileManager.default.fileExists(atPath: databasePath) else {
-            throw ServerStartupError("\(databasePath) does not exist (for a server on PostgreSQL, give --database)")
+        do {
+            let result = try await body(masterKey, store)
+            try await store.close()
+            return result
+        } catch {
+            try? await store.close()
+            throw error
         }
-        return try await SQLStore.openSQLite(path: databasePath, logger: logger)
     }
 }

@@ -224,6 +224,8 @@ struct DirectSQLiteRow: SQLRow {
 
     let columns: Columns
     let values: [SQLiteData]
+    /// One decoder for every column of every row (each would otherwise make a JSONDecoder).
+    private static let decoder = SQLiteDataDecoder()
 
     var allColumns: [String] { columns.names }
 
@@ -238,7 +240,7 @@ struct DirectSQLiteRow: SQLRow {
         guard let offset = columns.offsets[column] else {
             throw StoreError(.corrupt, "no column \(column) in the row")
         }
-        return try SQLiteDataDecoder().decode(D.self, from: values[offset])
+        return try Self.decoder.decode(D.self, from: values[offset])
     }
 }
 
@@ -250,6 +252,8 @@ struct DirectSQLiteDatabase: SQLDatabase {
     var dialect: any SQLDialect { SQLiteDialect() }
     /// Queries are not logged: their binds hold digests and sealed secrets.
     var queryLogLevel: Logger.Level? { nil }
+    /// One encoder for every bind (each would otherwise make a JSONEncoder).
+    private static let encoder = SQLiteDataEncoder()
 
     func execute(sql query: any SQLExpression, _ onRow: @escaping @Sendable (any SQLRow) -> Void) -> EventLoopFuture<Void> {
         do {
@@ -266,8 +270,7 @@ struct DirectSQLiteDatabase: SQLDatabase {
 
     private func run(_ query: any SQLExpression, _ onRow: (any SQLRow) -> Void) throws {
         let (sql, binds) = serialize(query)
-        let encoder = SQLiteDataEncoder()
-        try connection.execute(sql, try binds.map { try encoder.encode($0) }) { onRow($0) }
+        try connection.execute(sql, try binds.map { try Self.encoder.encode($0) }) { onRow($0) }
     }
 }
 
@@ -359,8 +362,8 @@ final class SQLiteBackend: Sendable {
                 throw cause
             }
             guard let batch else { return (result, nil) }
-            batch.members += 1
-            if mutex.hasWaiters && batch.members < Self.batchLimit && ContinuousClock.now - batch.opened < Self.batchAge {
+            let members = batch.join()
+            if mutex.hasWaiters && members < Self.batchLimit && ContinuousClock.now - batch.opened < Self.batchAge {
                 // Someone is waiting for the connection: they continue this batch.
                 return (result, batch)
             }
@@ -454,9 +457,12 @@ final class Batch: Sendable {
     private let state = Mutex(State())
     let opened = ContinuousClock.now
 
-    var members: Int {
-        get { state.withLock { $0.members } }
-        set { state.withLock { $0.members = newValue } }
+    /// Counts one more member; returns how many the batch has now.
+    func join() -> Int {
+        state.withLock { state in
+            state.members += 1
+            return state.members
+        }
     }
 
     /// Returns when the batch has committed; throws what the commit threw.

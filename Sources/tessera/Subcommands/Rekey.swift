@@ -15,19 +15,14 @@ struct Rekey: AsyncParsableCommand {
             to every node's --data-dir and start the nodes.
             """)
 
-    @Option(help: "The data directory that holds master.key (and, without --database, tessera.sqlite).") var dataDir: String
-    @Option(help: "The PostgreSQL URL the nodes use, as for serve (or TESSERA_DATABASE_URL).") var database: String?
+    @OptionGroup var store: OfflineStoreOptions
     @Flag(help: "Print the result as JSON.") var json = false
 
     func run() async throws {
         // The key files are for this user only.
         umask(0o077)
-        var logger = Logger(label: "tessera", factory: { StreamLogHandler.standardError(label: $0) })
-        logger.logLevel = .warning
-        let environment = ProcessInfo.processInfo.environment
         let report = try await MasterKeyRotation.run(
-            dataDirectory: dataDir, databaseURL: database ?? environment["TESSERA_DATABASE_URL"].flatMap { $0.isEmpty ? nil : $0 },
-            logger: logger)
+            dataDirectory: store.dataDir, databaseURL: store.databaseURL, logger: store.logger)
         if json { return Output.encodable(report) }
         if report.finishedEarlierRun {
             print("finished an earlier rekey: its values were sealed already")

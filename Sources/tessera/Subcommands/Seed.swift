@@ -17,8 +17,7 @@ struct Seed: AsyncParsableCommand {
             while the server runs.
             """)
 
-    @Option(help: "The data directory that holds master.key (and, without --database, tessera.sqlite).") var dataDir: String
-    @Option(help: "The PostgreSQL URL the nodes use, as for serve (or TESSERA_DATABASE_URL).") var database: String?
+    @OptionGroup var store: OfflineStoreOptions
     @Option(help: "The tenant to fill.") var tenant = "bench"
     @Option(help: "How many users with an activated device to add.") var activations: Int
     @Flag(help: "Print the result as JSON.") var json = false
@@ -28,13 +27,9 @@ struct Seed: AsyncParsableCommand {
     }
 
     func run() async throws {
-        var logger = Logger(label: "tessera", factory: { StreamLogHandler.standardError(label: $0) })
-        logger.logLevel = .warning
-        let environment = ProcessInfo.processInfo.environment
         let total = activations
         let report = try await BulkEnrolment.run(
-            dataDirectory: dataDir, databaseURL: database ?? environment["TESSERA_DATABASE_URL"].flatMap { $0.isEmpty ? nil : $0 },
-            tenant: tenant, count: total, logger: logger
+            dataDirectory: store.dataDir, databaseURL: store.databaseURL, tenant: tenant, count: total, logger: store.logger
         ) { done in
             FileHandle.standardError.write(Data("\rseeding: \(done)/\(total)".utf8))
         }
