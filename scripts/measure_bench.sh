@@ -5,9 +5,10 @@
 #   scripts/measure_bench.sh sqlite
 #   scripts/measure_bench.sh postgres postgres://tessera:tessera@127.0.0.1:5432/tessera
 #
-# For PostgreSQL, the URL names a database the role may CREATE DATABASE from (as
-# scripts/postgres.sh sets up); each part runs on a new database. Run as root (or as
-# a user who may `su postgres`) so the CHECKPOINT before a measurement can run.
+# For PostgreSQL, the URL names a database on the machine's default cluster (Debian's
+# 15/main) whose role may CREATE DATABASE; each part runs on a new database. Run as
+# root (or as a user who may `su postgres`) so the CHECKPOINT before a measurement can
+# run.
 #
 # It prints one line per run: login at full speed (16 workers), login at half that
 # rate (--rate), refresh, ciba, and login at half rate with 1,000 and then 100,000

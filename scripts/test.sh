@@ -3,9 +3,10 @@
 #   zbar-tools (zbarimg decodes the login page's QR code) and nginx (in front of the
 #   multi-node test's servers) from Debian,
 #   Authlib, joserfc and requests (the interop relying party) from PyPI.
-# The suite runs twice: on SQLite, then on PostgreSQL 15, which scripts/postgres.sh
-# installs (Debian's postgresql) and starts unless TESSERA_TEST_DATABASE_URL names a
-# server already; every test server then gets a fresh database of its own there.
+# The suite runs twice: on SQLite, then on PostgreSQL. Unless TESSERA_TEST_DATABASE_URL
+# names a server already, scripts/postgres.sh installs Debian's postgresql and starts a
+# throwaway cluster for the run, removed when the run ends; every test server gets a
+# fresh database of its own there.
 # Extra arguments go to `swift test` (e.g. --filter LockoutTests).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -37,6 +38,9 @@ swift build --build-tests
 echo "== The suite on SQLite =="
 env -u TESSERA_TEST_DATABASE_URL timeout --kill-after=30 900 swift test --skip-build "$@"
 echo "== The suite again, on PostgreSQL =="
-TESSERA_TEST_DATABASE_URL="${TESSERA_TEST_DATABASE_URL:-$(scripts/postgres.sh)}"
+if [ -z "${TESSERA_TEST_DATABASE_URL:-}" ]; then
+    trap 'scripts/postgres.sh stop' EXIT
+    TESSERA_TEST_DATABASE_URL="$(scripts/postgres.sh start)"
+fi
 export TESSERA_TEST_DATABASE_URL
 timeout --kill-after=30 900 swift test --skip-build "$@"

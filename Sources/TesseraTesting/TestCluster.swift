@@ -14,10 +14,11 @@ public final class TestCluster: Sendable {
     private let nodes: [(app: AppBox, task: Task<Void, any Error>)]
     private let proxy: Process
     private let directory: URL
+    private let database: String
 
     private init(
         baseURL: String, nodeURLs: [String], adminToken: String, nodes: [(app: AppBox, task: Task<Void, any Error>)], proxy: Process,
-        directory: URL
+        directory: URL, database: String
     ) {
         self.baseURL = baseURL
         self.nodeURLs = nodeURLs
@@ -25,6 +26,7 @@ public final class TestCluster: Sendable {
         self.nodes = nodes
         self.proxy = proxy
         self.directory = directory
+        self.database = database
     }
 
     actor AppBox {
@@ -72,7 +74,7 @@ public final class TestCluster: Sendable {
         let proxy = try startNginx(port: proxyPort, upstreams: ports, directory: directory.appendingPathComponent("nginx"))
         let cluster = TestCluster(
             baseURL: publicURL, nodeURLs: ports.map { "http://127.0.0.1:\($0)" }, adminToken: token, nodes: nodes, proxy: proxy,
-            directory: directory)
+            directory: directory, database: database)
         let http = TestHTTP()
         for _ in 0..<100 {
             if (try? await http.get("\(publicURL)/ready"))?.status == 200 {
@@ -144,5 +146,6 @@ public final class TestCluster: Sendable {
             _ = try? await node.task.value
         }
         try? FileManager.default.removeItem(at: directory)
+        await TestDatabase.drop(database)
     }
 }

@@ -12,23 +12,39 @@ public enum TestDatabase {
 
     /// A URL of a new, empty PostgreSQL database, or nil to use SQLite.
     public static func fresh() async throws -> String? {
-        guard let base = postgresURL, var url = URLComponents(string: base), let host = url.host, let user = url.user else {
-            return nil
-        }
+        guard let base = postgresURL, var url = URLComponents(string: base) else { return nil }
         let name = "tessera_test_\(UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased())"
+        try await administer(base, "CREATE DATABASE \(name)")
+        url.path = "/" + name
+        return url.string
+    }
+
+    /// Drops a database `fresh()` made once its server has stopped, so a run against a
+    /// long-lived server does not leave hundreds of databases behind. Best effort: a
+    /// database that cannot be dropped now is left for the server's owner.
+    public static func drop(_ databaseURL: String?) async {
+        guard let databaseURL, let base = postgresURL, let url = URLComponents(string: databaseURL) else { return }
+        let name = String(url.path.drop(while: { $0 == "/" }))
+        guard name.hasPrefix("tessera_test_"), name.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "_" }) else { return }
+        try? await administer(base, "DROP DATABASE IF EXISTS \(name) WITH (FORCE)")
+    }
+
+    /// Runs one statement on the database `base` names.
+    private static func administer(_ base: String, _ sql: String) async throws {
+        guard let url = URLComponents(string: base), let host = url.host, let user = url.user else {
+            throw TestSupportError("TESSERA_TEST_DATABASE_URL is not a postgres://user:password@host/database URL")
+        }
+        let logger = Logger(label: "tessera-test-database")
         let configuration = PostgresConnection.Configuration(
             host: host, port: url.port ?? 5432, username: user, password: url.password,
             database: String(url.path.drop(while: { $0 == "/" })), tls: .disable)
-        let connection = try await PostgresConnection.connect(
-            configuration: configuration, id: 1, logger: Logger(label: "tessera-test-database"))
+        let connection = try await PostgresConnection.connect(configuration: configuration, id: 1, logger: logger)
         do {
-            try await connection.query(PostgresQuery(unsafeSQL: "CREATE DATABASE \(name)"), logger: Logger(label: "tessera-test-database"))
+            try await connection.query(PostgresQuery(unsafeSQL: sql), logger: logger)
             try await connection.close()
         } catch {
             try? await connection.close()
             throw error
         }
-        url.path = "/" + name
-        return url.string
     }
 }

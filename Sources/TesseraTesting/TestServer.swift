@@ -14,13 +14,18 @@ public final class TestServer: Sendable {
     public let baseURL: String
     public let adminToken: String
     public let dataDirectory: URL
+    private let databaseURL: String?
     private let app: TesseraServerApp
     private let task: Task<Void, any Error>
 
-    private init(baseURL: String, adminToken: String, dataDirectory: URL, app: TesseraServerApp, task: Task<Void, any Error>) {
+    private init(
+        baseURL: String, adminToken: String, dataDirectory: URL, databaseURL: String?, app: TesseraServerApp,
+        task: Task<Void, any Error>
+    ) {
         self.baseURL = baseURL
         self.adminToken = adminToken
         self.dataDirectory = dataDirectory
+        self.databaseURL = databaseURL
         self.app = app
         self.task = task
     }
@@ -73,16 +78,20 @@ public final class TestServer: Sendable {
         guard started else {
             _ = try? await task.value
             try? FileManager.default.removeItem(at: directory)
+            await TestDatabase.drop(databaseURL)
             throw TestSupportError("the test server did not start on port \(port)")
         }
-        return TestServer(baseURL: configuration.publicURL, adminToken: token, dataDirectory: directory, app: app, task: task)
+        return TestServer(
+            baseURL: configuration.publicURL, adminToken: token, dataDirectory: directory, databaseURL: databaseURL, app: app,
+            task: task)
     }
 
-    /// Stops the server (graceful shutdown) and removes its data directory.
+    /// Stops the server (graceful shutdown) and removes its data directory and database.
     public func stop() async {
         await app.shutdown()
         _ = try? await task.value
         try? FileManager.default.removeItem(at: dataDirectory)
+        await TestDatabase.drop(databaseURL)
     }
 
     public func issuer(_ tenant: String) -> String { "\(baseURL)/t/\(tenant)" }
