@@ -16,15 +16,18 @@ public final class TesseraServerApp: Sendable {
     public let generatedAdminToken: String?
     let store: SQLStore
     let pusher: Pusher
+    /// Held while the server runs: no `tessera rekey` on its data directory meanwhile.
+    private let directoryLock: DataDirectoryLock
     private let group: ServiceGroup
 
     init(
         application: Application<RouterResponder<BasicRequestContext>>, generatedAdminToken: String?, store: SQLStore,
-        pusher: Pusher, before: [any Service], after: [any Service], handlingSignals: Bool
+        directoryLock: DataDirectoryLock, pusher: Pusher, before: [any Service], after: [any Service], handlingSignals: Bool
     ) {
         self.application = application
         self.generatedAdminToken = generatedAdminToken
         self.store = store
+        self.directoryLock = directoryLock
         self.pusher = pusher
         // Services shut down in reverse order: what comes `after` the application stops
         // before it (long polls, so that its wait for in-flight requests is not a wait for
@@ -48,6 +51,7 @@ public final class TesseraServerApp: Sendable {
         // Close even if this task was cancelled: in a task that does not inherit it.
         let store = self.store
         try await Task { try await store.close() }.value
+        directoryLock.release()
         try result.get()
     }
 
@@ -55,6 +59,7 @@ public final class TesseraServerApp: Sendable {
     public func closeWithoutRunning() async throws {
         await pusher.shutdown()
         try await store.close()
+        directoryLock.release()
     }
 
     /// Stops accepting connections and lets `run()` return once in-flight requests finish.
@@ -89,6 +94,7 @@ public func buildApplication(
     }
     let directory = DataDirectory(path: configuration.dataDirectory)
     try directory.prepare()
+    let directoryLock = try DataDirectoryLock.take(.serving, in: directory)
     let box = try SecretBox(masterKey: try directory.masterKey(logger: logger))
     let (digest, generated) = try directory.adminTokenDigest(configured: configuration.adminToken)
     let store: SQLStore
@@ -99,6 +105,7 @@ public func buildApplication(
     }
     let pusher: Pusher
     do {
+        try await store.refuseWhileRekeying()
         pusher = try Pusher(configuration.push)
     } catch {
         try? await store.close()
@@ -138,7 +145,7 @@ public func buildApplication(
     // Services stop in reverse order: long polls first, then the HTTP server (finishing
     // in-flight requests), then the pushes those requests started.
     return TesseraServerApp(
-        application: application, generatedAdminToken: generated, store: store, pusher: pusher,
+        application: application, generatedAdminToken: generated, store: store, directoryLock: directoryLock, pusher: pusher,
         before: [PushShutdown(pusher: pusher)],
         after: [EventRelay(state: state), LongPollRelease(events: state.requestEvents)],
         handlingSignals: handlingSignals)

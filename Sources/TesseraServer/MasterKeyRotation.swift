@@ -15,7 +15,9 @@ import Darwin
 /// staying beside it as `master.key.previous`.
 ///
 /// Offline: no node may run meanwhile (a running node keeps sealing with the old key,
-/// and nodes started afterwards need the new one: copy `master.key` to each).
+/// and nodes started afterwards need the new one: copy `master.key` to each). A server
+/// on the same data directory holds its lock file, and on PostgreSQL every node holds
+/// an advisory lock shared; either makes the rekey refuse before it changes anything.
 ///
 /// The new key is written to `master.key.next` (and flushed to disk) before the
 /// transaction commits, so no moment exists at which the database is sealed under a key
@@ -47,7 +49,11 @@ public enum MasterKeyRotation {
     public static func run(dataDirectory: String, databaseURL: String?, logger: Logger) async throws -> Report {
         let directory = DataDirectory(path: dataDirectory)
         return try await directory.withExistingStore(databaseURL: databaseURL, logger: logger) { current, store in
-            try await rotate(store: store, directory: directory, current: current, logger: logger)
+            // No server on this data directory meanwhile (on PostgreSQL, the transaction
+            // also makes sure no node on another machine serves the database).
+            let lock = try DataDirectoryLock.take(.rekeying, in: directory)
+            defer { lock.release() }
+            return try await rotate(store: store, directory: directory, current: current, logger: logger)
         }
     }
 
@@ -87,6 +93,7 @@ public enum MasterKeyRotation {
         let counts: [SealedColumn: Int]
         do {
             counts = try await store.transaction { tx in
+                try await tx.excludeServingNodes()
                 var done: [SealedColumn: Int] = [:]
                 for column in SealedColumn.allCases {
                     let values = try await tx.sealedValues(in: column)

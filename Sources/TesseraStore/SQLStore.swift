@@ -155,13 +155,22 @@ public final class SQLStore: Sendable {
 
     /// Hands every payload on `channel` to `handler` until the calling task is cancelled,
     /// listening again after a lost connection. Returns at once on SQLite.
+    ///
+    /// The listening connection also holds the serving lock shared (see
+    /// `refuseWhileRekeying`), so `tessera rekey` refuses to run while this node does.
     public func listen(_ channel: String, _ handler: @escaping @Sendable (String) async -> Void) async {
         guard case .postgres(let client, _) = backend else { return }
         while !Task.isCancelled {
             do {
                 try await client.withConnection { connection in
-                    try await connection.listen(on: channel) { notifications in
-                        for try await notification in notifications { await handler(notification.payload) }
+                    let db = connection.sql(queryLogLevel: nil)
+                    try await Self.holding(
+                        db, lock: "SELECT pg_advisory_lock_shared(\(literal: Self.servingLock))",
+                        unlock: "SELECT pg_advisory_unlock_shared(\(literal: Self.servingLock))"
+                    ) {
+                        try await connection.listen(on: channel) { notifications in
+                            for try await notification in notifications { await handler(notification.payload) }
+                        }
                     }
                 }
             } catch {
@@ -226,6 +235,24 @@ public final class SQLStore: Sendable {
 
     /// The advisory lock key of migrations (any constant; "tessera" in ASCII).
     static let migrationLock: Int64 = 0x74_6573_7365_7261
+
+    /// The advisory lock key every serving node holds shared on PostgreSQL and `tessera
+    /// rekey` takes alone ("tesserv" in ASCII).
+    static let servingLock: Int64 = 0x74_6573_7365_7276
+
+    /// Throws when a `tessera rekey` is running on this PostgreSQL database (a node must
+    /// not start then: it would seal with the old master key). Nothing on SQLite, where
+    /// the data directory's lock file does this.
+    public func refuseWhileRekeying() async throws {
+        guard case .postgres = backend else { return }
+        let free = try await read { tx in
+            try await tx.db.raw("SELECT pg_try_advisory_xact_lock_shared(\(literal: Self.servingLock)) AS free")
+                .first(decodingColumn: "free", as: Bool.self)
+        }
+        guard free == true else {
+            throw StoreError(.conflict, "a tessera rekey is running on this database: start the node when it has finished")
+        }
+    }
 
     /// Runs `body` in one write transaction: all of it commits, or none of it.
     ///

@@ -68,3 +68,17 @@ extension StoreTransaction {
         return rows.count == 1
     }
 }
+
+extension StoreTransaction {
+    /// For `tessera rekey` on PostgreSQL: takes the serving lock alone until this
+    /// transaction ends, or throws when a node holds it (every running node does; see
+    /// `SQLStore.listen`). Nothing on SQLite, where the data directory's lock file does this.
+    public func excludeServingNodes() async throws {
+        guard db.dialect.name == "postgresql" else { return }
+        let free = try await db.raw("SELECT pg_try_advisory_xact_lock(\(literal: SQLStore.servingLock)) AS free")
+            .first(decodingColumn: "free", as: Bool.self)
+        guard free == true else {
+            throw StoreError(.conflict, "a tessera serve node is running on this database: stop every node before tessera rekey")
+        }
+    }
+}

@@ -5,6 +5,10 @@ import TesseraCrypto
 import TesseraKit
 import TesseraTesting
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// The keys a tenant's JWKS publishes (at the issuer of `scenario`, or a node's own URL).
 private func publishedKeys(_ scenario: Scenario) async throws -> Set<PublicJWK> {
     struct KeySet: Decodable { let keys: [PublicJWK] }
@@ -168,9 +172,33 @@ struct KeyRotationTests {
         let (device, _) = try await activateDevice(scenario, username: "otto", otp: true)
         defer { device.remove() }
         let keysBefore = try await publishedKeys(scenario)
+        let original = try Data(contentsOf: keyFile)
+
+        // While a server runs on the data directory, rekey refuses and changes nothing.
+        let busy = try await tessera(["rekey", "--data-dir", directory.path] + databaseArguments)
+        #expect(busy.0 != 0 && busy.2.contains("stop every node"), "\(busy.2)")
+        #expect(try Data(contentsOf: keyFile) == original)
+        #expect(!FileManager.default.fileExists(atPath: nextFile.path))
+        if database != nil {
+            // So does a rekey from another machine's data directory (the same master key)
+            // while a node serves the database.
+            let elsewhere = directory.appendingPathComponent("elsewhere")
+            try FileManager.default.createDirectory(at: elsewhere, withIntermediateDirectories: true)
+            try original.write(to: elsewhere.appendingPathComponent("master.key"))
+            let remote = try await tessera(["rekey", "--data-dir", elsewhere.path] + databaseArguments)
+            #expect(remote.0 != 0 && remote.2.contains("stop every node"), "\(remote.2)")
+            #expect(try Data(contentsOf: elsewhere.appendingPathComponent("master.key")) == original)
+            #expect(!FileManager.default.fileExists(atPath: elsewhere.appendingPathComponent("master.key.next").path))
+        }
         first.terminate()
         try await Subprocess.waitForExit(first)
-        let original = try Data(contentsOf: keyFile)
+
+        // A server does not start while a rekey holds the data directory.
+        let held = try lockExclusively(directory.appendingPathComponent("tessera.lock"))
+        let blocked = try await tessera(
+            ["serve", "--port", "\(port)", "--data-dir", directory.path] + databaseArguments, environment: ["TESSERA_ADMIN_TOKEN": token])
+        close(held)
+        #expect(blocked.0 != 0 && blocked.2.contains("a tessera rekey is running"), "\(blocked.2)")
 
         // Under a master key that does not open the data, rekey fails and changes nothing.
         let wrong = Data((Base64URL.encode(Secrets.randomBytes(32)) + "\n").utf8)
@@ -270,4 +298,13 @@ struct ClusterKeyRotationTests {
         let dropped = try await eventually { try await publishedKids(nodes[0]) == [newKid] }
         #expect(dropped, "node A drops the key node B retired")
     }
+}
+
+/// Holds an exclusive flock on `file`, as `tessera rekey` does, until the descriptor is closed.
+private func lockExclusively(_ file: URL) throws -> Int32 {
+    let descriptor = open(file.path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+    guard descriptor >= 0, flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
+        throw TestSupportError("cannot lock \(file.path)")
+    }
+    return descriptor
 }

@@ -7,7 +7,9 @@ struct Rekey: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Replace the master key: seal every secret in the database again under a new one (offline).",
         discussion: """
-            Stop every node first: a running node keeps sealing with the old key. The secrets \
+            Stop every node first: a running node keeps sealing with the old key (rekey \
+            refuses while a server runs on this data directory or, on PostgreSQL, while any \
+            node serves the database). The secrets \
             (signing keys, PIN keys, TOTP secrets, activation data's PIN keys, ping tokens) are \
             sealed again in one transaction; only after it commits does the new key replace \
             master.key, and the old one is kept as master.key.previous (backups taken before \

@@ -1,0 +1,67 @@
+import Foundation
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// An advisory lock (flock) on a data directory's `tessera.lock`: every running server
+/// holds it shared, `tessera rekey` holds it alone, so a rekey and a server never run on
+/// one data directory at once. The kernel drops it when the process ends, however it ends.
+final class DataDirectoryLock: Sendable {
+    private let descriptor: Mutex<Int32>
+
+    private init(descriptor: Int32) {
+        self.descriptor = Mutex(descriptor)
+    }
+
+    deinit { release() }
+
+    /// Drops the lock (once; later calls do nothing).
+    func release() {
+        descriptor.withLock { descriptor in
+            guard descriptor >= 0 else { return }
+            close(descriptor)
+            descriptor = -1
+        }
+    }
+
+    enum Mode {
+        /// A server: any number at once.
+        case serving
+        /// `tessera rekey`: nothing else.
+        case rekeying
+    }
+
+    /// Takes the lock without waiting, or throws a `ServerStartupError` that says who holds it.
+    static func take(_ mode: Mode, in directory: DataDirectory) throws -> DataDirectoryLock {
+        let path = directory.lockPath
+        let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else {
+            throw ServerStartupError("cannot open \(path): \(String(cString: strerror(errno)))")
+        }
+        let operation = (mode == .serving ? LOCK_SH : LOCK_EX) | LOCK_NB
+        var result: Int32
+        repeat { result = flock(descriptor, operation) } while result != 0 && errno == EINTR
+        guard result == 0 else {
+            let reason = errno
+            close(descriptor)
+            guard reason == EWOULDBLOCK else {
+                throw ServerStartupError("cannot lock \(path): \(String(cString: strerror(reason)))")
+            }
+            switch mode {
+            case .serving:
+                throw ServerStartupError("a tessera rekey is running on \(directory.path): start the server when it has finished")
+            case .rekeying:
+                throw ServerStartupError("a tessera serve is running on \(directory.path): stop every node before tessera rekey")
+            }
+        }
+        return DataDirectoryLock(descriptor: descriptor)
+    }
+}
+
+extension DataDirectory {
+    var lockPath: String { path + "/tessera.lock" }
+}
