@@ -3,9 +3,12 @@ import Hummingbird
 import TesseraCrypto
 import TesseraStore
 
-// Tenant signing-key rotation. A new key signs every token from the moment it is made;
-// the older ones stay in the tenant's JWKS, so tokens they signed still verify, until an
-// administrator retires them. The active key cannot be retired: a tenant always signs.
+// Tenant signing-key rotation. A new key signs every token from the moment it is made,
+// or, made with `"activate": false`, is only published until it is activated (so that
+// services holding a cached JWKS, up to its max-age of 300 s, have it before any token
+// it signed reaches them). The older keys stay in the tenant's JWKS, so tokens they
+// signed still verify, until an administrator retires them. The active key cannot be
+// retired: a tenant always signs.
 extension AdminRoutes {
     /// A signing key as the admin API shows it: never the private half.
     struct SigningKeyView: Codable {
@@ -31,6 +34,17 @@ extension AdminRoutes {
         let keys: [SigningKeyView]
     }
 
+    /// The optional body of a rotation.
+    struct RotationRequest: Decodable {
+        /// false: publish the new key now, sign with it once it is activated. Default true.
+        let activate: Bool?
+    }
+
+    struct KeyActivationView: Codable {
+        let activated: String
+        let keys: [SigningKeyView]
+    }
+
     struct RetirementView: Codable {
         let retired: String
         let keys: [SigningKeyView]
@@ -40,26 +54,54 @@ extension AdminRoutes {
     /// rotations at once cannot leave two active keys.
     static func signingKeyQueue(tenantID: String) -> String { "signing-keys:\(tenantID)" }
 
-    /// `POST /admin/tenants/{tenant}/signing-keys`: a new key, the only active one from now on.
+    /// `POST /admin/tenants/{tenant}/signing-keys` (body optional, `{"activate": false}`
+    /// to publish only): a new key, the only active one from now on unless published only.
     @Sendable func rotateSigningKey(_ request: Request, context: BasicRequestContext) async throws -> Response {
         let tenant = try await state.tenant(named: context.parameters.get("tenant") ?? "")
+        let activate = try await RequestDecoding.optionalJSON(RotationRequest.self, from: request)?.activate ?? true
         let key = ServerSigningKey.generate()
         let sealed = try state.box.seal(key.privateKey.rawRepresentation, context: SealingContext.signingKey(kid: key.kid))
         let now = state.epochNow()
         let keys: [SigningKeyRecord] = try await state.store.transaction(queue: Self.signingKeyQueue(tenantID: tenant.id)) { tx in
             let previous = try await tx.signingKeys(tenantID: tenant.id).filter { $0.active == 1 }.map(\.kid)
-            try await tx.deactivateSigningKeys(tenantID: tenant.id)
+            if activate { try await tx.deactivateSigningKeys(tenantID: tenant.id) }
             try await tx.insertSigningKey(
-                SigningKeyRecord(kid: key.kid, tenantID: tenant.id, sealedKey: sealed, active: 1, createdAt: now))
+                SigningKeyRecord(kid: key.kid, tenantID: tenant.id, sealedKey: sealed, active: activate ? 1 : 0, createdAt: now))
             try await Audit.record(
-                tx, tenantID: tenant.id, actor: .admin, action: "signing_key.rotate", target: key.kid,
-                details: ["previous_kid": previous.joined(separator: ",")], at: now)
+                tx, tenantID: tenant.id, actor: .admin, action: activate ? "signing_key.rotate" : "signing_key.publish",
+                target: key.kid, details: ["previous_kid": previous.joined(separator: ",")], at: now)
             return try await tx.signingKeys(tenantID: tenant.id)
         }
         // Only after the commit: a node that reloads now reads the new keys.
         await state.signingKeysChanged(tenantID: tenant.id)
-        context.logger.notice("signing key rotated", metadata: ["tenant": "\(tenant.name)", "kid": "\(key.kid)"])
-        return JSONResponse.make(RotationView(kid: key.kid, active: true, keys: keys.map { SigningKeyView($0) }), status: .created)
+        context.logger.notice(
+            activate ? "signing key rotated" : "signing key published", metadata: ["tenant": "\(tenant.name)", "kid": "\(key.kid)"])
+        return JSONResponse.make(
+            RotationView(kid: key.kid, active: activate, keys: keys.map { SigningKeyView($0) }), status: .created)
+    }
+
+    /// `POST /admin/tenants/{tenant}/signing-keys/{kid}/activate`: a published key becomes
+    /// the one that signs; the one before stays published.
+    @Sendable func activateSigningKey(_ request: Request, context: BasicRequestContext) async throws -> Response {
+        let tenant = try await state.tenant(named: context.parameters.get("tenant") ?? "")
+        let kid = context.parameters.get("kid") ?? ""
+        let now = state.epochNow()
+        let keys: [SigningKeyRecord] = try await state.store.transaction(queue: Self.signingKeyQueue(tenantID: tenant.id)) { tx in
+            let keys = try await tx.signingKeys(tenantID: tenant.id)
+            guard let key = keys.first(where: { $0.kid == kid }) else {
+                throw OAuthError.notFound("signing key '\(kid.prefix(64))'")
+            }
+            if key.active == 1 { return keys }
+            try await tx.deactivateSigningKeys(tenantID: tenant.id)
+            try await tx.activateSigningKey(kid: kid, tenantID: tenant.id)
+            try await Audit.record(
+                tx, tenantID: tenant.id, actor: .admin, action: "signing_key.activate", target: kid,
+                details: ["previous_kid": keys.filter { $0.active == 1 }.map(\.kid).joined(separator: ",")], at: now)
+            return try await tx.signingKeys(tenantID: tenant.id)
+        }
+        await state.signingKeysChanged(tenantID: tenant.id)
+        context.logger.notice("signing key activated", metadata: ["tenant": "\(tenant.name)", "kid": "\(kid)"])
+        return JSONResponse.make(KeyActivationView(activated: kid, keys: keys.map { SigningKeyView($0) }))
     }
 
     /// `GET /admin/tenants/{tenant}/signing-keys`: every key the JWKS publishes, oldest first.

@@ -15,6 +15,7 @@ struct AdminRoutes {
         admin.get("tenants", use: listTenants)
         admin.post("tenants/:tenant/signing-keys", use: rotateSigningKey)
         admin.get("tenants/:tenant/signing-keys", use: listSigningKeys)
+        admin.post("tenants/:tenant/signing-keys/:kid/activate", use: activateSigningKey)
         admin.delete("tenants/:tenant/signing-keys/:kid", use: retireSigningKey)
         admin.post("tenants/:tenant/services", use: createService)
         admin.get("tenants/:tenant/services", use: listServices)

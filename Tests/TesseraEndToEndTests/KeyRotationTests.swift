@@ -114,7 +114,58 @@ struct KeyRotationTests {
         }
     }
 
-    @Test("tessera admin tenant rotate-key, keys and retire-key")
+    @Test("a key published ahead is in the JWKS at once and signs only once activated")
+    func publishThenActivate() async throws {
+        try await withServer { server in
+            let scenario = try await Scenario.make(on: server)
+            let service = try await scenario.createService()
+            try await scenario.createUser("paula")
+            let (device, _) = try await activateDevice(scenario, username: "paula")
+            defer { device.remove() }
+            let admin = ["Authorization": "Bearer \(server.adminToken)"]
+            let keys = "\(server.baseURL)/admin/tenants/\(scenario.tenant)/signing-keys"
+            let oldKid = try #require(try await publishedKids(scenario).first)
+
+            // Bad bodies are refused and make no key.
+            for body in ["{", "{\"activate\": \"no\"}", "[]"] {
+                let refused = try await scenario.http.send("POST", keys, headers: admin, body: Data(body.utf8))
+                #expect(refused.status == 400, "\(body): \(refused.text)")
+            }
+            #expect(try await publishedKids(scenario) == [oldKid])
+
+            let published = try await scenario.http.postJSON(keys, ["activate": false], headers: admin)
+            #expect(published.status == 201, "\(published.text)")
+            let newKid = try #require(try published.json()["kid"] as? String)
+            #expect(try published.json()["active"] as? Bool == false)
+            #expect(try await publishedKids(scenario) == [oldKid, newKid], "published at once")
+            let meanwhile = try #require(try await loginTokens(scenario, service, device: device)["id_token"] as? String)
+            #expect(try CompactJWS.parse(meanwhile).header.kid == oldKid, "the old key still signs")
+
+            #expect(try await scenario.http.send("POST", "\(keys)/unknown-kid/activate", headers: admin).status == 404)
+            #expect(try await scenario.http.send("POST", "\(keys)/\(newKid)/activate").status == 401)
+            let activated = try await scenario.http.send("POST", "\(keys)/\(newKid)/activate", headers: admin)
+            #expect(activated.status == 200, "\(activated.text)")
+            #expect(try activated.json()["activated"] as? String == newKid)
+            var states: [String: Bool] = [:]
+            for key in try activated.json()["keys"] as? [[String: Any]] ?? [] {
+                if let kid = key["kid"] as? String { states[kid] = key["active"] as? Bool }
+            }
+            #expect(states == [oldKid: false, newKid: true])
+            let after = try #require(try await loginTokens(scenario, service, device: device)["id_token"] as? String)
+            #expect(try CompactJWS.parse(after).header.kid == newKid)
+            _ = try await verifyIDToken(meanwhile, scenario: scenario, clientID: service.clientID)
+            _ = try await verifyIDToken(after, scenario: scenario, clientID: service.clientID)
+            // Activating the active key again changes nothing.
+            #expect(try await scenario.http.send("POST", "\(keys)/\(newKid)/activate", headers: admin).status == 200)
+            #expect(try await scenario.http.send("DELETE", "\(keys)/\(newKid)", headers: admin).status == 409)
+
+            let audit = try await scenario.audit()
+            #expect(audit.contains { $0["action"] as? String == "signing_key.publish" && $0["target"] as? String == newKid })
+            #expect(audit.contains { $0["action"] as? String == "signing_key.activate" && $0["target"] as? String == newKid })
+        }
+    }
+
+    @Test("tessera admin tenant rotate-key, keys, activate-key and retire-key")
     func signingKeyCommands() async throws {
         try await withServer { server in
             let scenario = try await Scenario.make(on: server)
@@ -146,6 +197,17 @@ struct KeyRotationTests {
             let left = try await tessera(["admin", "tenant", "retire-key", "--tenant", tenant, "--kid", second], environment: admin)
             #expect(left.0 == 0 && left.2.hasPrefix("\(third)\tactive\t"), "\(left.2)")
             #expect(try await publishedKids(scenario) == [third])
+
+            let ahead = try await tessera(["admin", "tenant", "rotate-key", "--tenant", tenant, "--publish-only", "--json"], environment: admin)
+            #expect(ahead.0 == 0 && ahead.1["active"] as? Bool == false, "\(ahead.2)")
+            let fourth = try #require(ahead.1["kid"] as? String, "\(ahead.2)")
+            #expect(try await publishedKids(scenario) == [third, fourth])
+            let activated = try await tessera(["admin", "tenant", "activate-key", "--tenant", tenant, "--kid", fourth], environment: admin)
+            let states = activated.2.split(separator: "\n").map(String.init)
+            #expect(activated.0 == 0 && states.count == 2, "\(activated.2)")
+            #expect(states.contains { $0.hasPrefix("\(fourth)\tactive\t") } && states.contains { $0.hasPrefix("\(third)\tinactive\t") })
+            let unknown = try await tessera(["admin", "tenant", "activate-key", "--tenant", tenant, "--kid", "-nope"], environment: admin)
+            #expect(unknown.0 != 0 && unknown.2.contains("404"), "\(unknown.2)")
         }
     }
 

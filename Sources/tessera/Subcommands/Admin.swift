@@ -9,7 +9,7 @@ struct Admin: AsyncParsableCommand {
     struct Tenant: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Create and list tenants, and rotate their signing keys.",
-            subcommands: [Create.self, List.self, RotateKey.self, Keys.self, RetireKey.self])
+            subcommands: [Create.self, List.self, RotateKey.self, Keys.self, ActivateKey.self, RetireKey.self])
 
         struct Create: AsyncParsableCommand {
             static let configuration = CommandConfiguration(abstract: "Create a tenant; prints its issuer URL.")

@@ -6,12 +6,18 @@ extension Admin.Tenant {
         static let configuration = CommandConfiguration(
             commandName: "rotate-key",
             abstract: "Make a new signing key that signs the tenant's tokens from now on; prints its kid.",
-            discussion: "The older keys stay in the tenant's JWKS, so tokens they signed still verify, until retire-key removes them.")
+            discussion: """
+                The older keys stay in the tenant's JWKS, so tokens they signed still verify, until retire-key \
+                removes them. With --publish-only the new key is only published: activate-key makes it sign, \
+                once services have had time to fetch the JWKS again (it may be cached for 300 seconds).
+                """)
         @OptionGroup var options: AdminOptions
         @Option(help: "Tenant name.") var tenant: String
+        @Flag(help: "Publish the new key in the JWKS without signing with it yet (see activate-key).") var publishOnly = false
 
         func run() async throws {
-            let result = try await options.client().call("POST", "admin/tenants/\(tenant)/signing-keys")
+            let result = try await options.client().call(
+                "POST", "admin/tenants/\(tenant)/signing-keys", body: publishOnly ? ["activate": false] : nil)
             if options.json { return Output.json(result) }
             print((result as? [String: Any])?["kid"] ?? "")
         }
@@ -40,6 +46,23 @@ extension Admin.Tenant {
         }
     }
 
+    struct ActivateKey: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "activate-key",
+            abstract: "Make a published signing key the one that signs the tenant's tokens; prints the keys.",
+            discussion: "The key that signed before stays in the JWKS until retire-key removes it.")
+        @OptionGroup var options: AdminOptions
+        @Option(help: "Tenant name.") var tenant: String
+        // A kid is base64url and may begin with "-": the next argument is the value, whatever it looks like.
+        @Option(parsing: .unconditional, help: "The key's kid (from rotate-key --publish-only or keys).") var kid: String
+
+        func run() async throws {
+            let result = try await options.client().call("POST", "admin/tenants/\(tenant)/signing-keys/\(kid)/activate")
+            if options.json { return Output.json(result) }
+            Keys.printKeys(result)
+        }
+    }
+
     struct RetireKey: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "retire-key",
@@ -47,7 +70,7 @@ extension Admin.Tenant {
             discussion: "Tokens it signed stop verifying. The active key cannot be retired: rotate first.")
         @OptionGroup var options: AdminOptions
         @Option(help: "Tenant name.") var tenant: String
-        @Option(help: "The key's kid (from keys).") var kid: String
+        @Option(parsing: .unconditional, help: "The key's kid (from keys).") var kid: String
 
         func run() async throws {
             let result = try await options.client().call("DELETE", "admin/tenants/\(tenant)/signing-keys/\(kid)")

@@ -16,11 +16,12 @@ extension Device {
         @OptionGroup var options: DeviceOptions
         @Option(help: "The backend's client id.") var clientId: String
         @Option(help: "A redirect URI registered for the backend (the code is bound to it).") var redirectUri: String
-        @Option(help: "The backend's PKCE S256 code challenge.") var codeChallenge: String
+        // Base64url values may begin with "-": the next argument is the value, whatever it looks like.
+        @Option(parsing: .unconditional, help: "The backend's PKCE S256 code challenge.") var codeChallenge: String
         @Option(help: "The PIN.") var pin: String?
         @Option(help: "The scope (must include openid).") var scope = "openid"
-        @Option(help: "A state value to hand back with the code.") var state: String?
-        @Option(help: "A nonce for the ID token.") var nonce: String?
+        @Option(parsing: .unconditional, help: "A state value to hand back with the code.") var state: String?
+        @Option(parsing: .unconditional, help: "A nonce for the ID token.") var nonce: String?
         @Option(help: "The issuer, when this device holds activations of several.") var issuer: String?
         @Option(help: "The user to log in as, when the activation was merged with others.") var user: String?
         @Option(help: "The factor combination to use, e.g. device,pin.") var factors: String?
