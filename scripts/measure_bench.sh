@@ -6,7 +6,8 @@
 #   scripts/measure_bench.sh postgres postgres://tessera:tessera@127.0.0.1:5432/tessera
 #
 # For PostgreSQL, the URL names a database on the machine's default cluster (Debian's
-# 15/main) whose role may CREATE DATABASE; each part runs on a new database. Run as
+# 15/main) whose role may CREATE DATABASE (docs/PERFORMANCE.md shows how to create
+# it); each part runs on a new database. Run as
 # root (or as a user who may `su postgres`) so the CHECKPOINT before a measurement can
 # run.
 #

@@ -1,26 +1,29 @@
 #!/usr/bin/env bash
-# A throwaway PostgreSQL server for the test suite's second pass.
+# A throwaway PostgreSQL server for the test suite's second pass (scripts/test.sh).
 #
-#   scripts/postgres.sh [start]   installs Debian's postgresql package if needed, creates
-#                                 a new cluster in $TESSERA_TEST_PG_DIR (default
-#                                 /tmp/tessera-test-postgres; whatever an earlier run
-#                                 left there is stopped and removed first), starts it on
-#                                 127.0.0.1:$TESSERA_TEST_PG_PORT (default 15432) with
-#                                 the role `tessera` (password `tessera`, allowed to
-#                                 create databases: every test server makes its own) and
-#                                 prints the URL to put in TESSERA_TEST_DATABASE_URL.
-#   scripts/postgres.sh stop      stops that cluster and removes its directory.
+#   scripts/postgres.sh start DIR   DIR: a new, empty directory (mktemp -d). Installs
+#                                   Debian's postgresql package if no server is installed,
+#                                   creates a cluster in DIR, starts it on a free port of
+#                                   127.0.0.1 with the role `tessera` (password `tessera`,
+#                                   allowed to create databases: every test server makes
+#                                   its own) and prints the URL for TESSERA_TEST_DATABASE_URL.
+#   scripts/postgres.sh stop DIR    stops that cluster and removes DIR.
 #
-# The cluster belongs to the test run: the machine's own clusters are never touched, and
-# the thousands of databases one run creates go away with it instead of piling up (a
-# cluster that had collected them once took longer to recover than pg_ctl waits).
-# It runs with fsync off: it is thrown away after the run, and the tests kill Tessera,
-# never PostgreSQL.
+# The cluster belongs to one test run: the machine's own clusters are never touched, two
+# runs at once do not meet, and the databases a run creates go away with it instead of
+# piling up (a shared cluster that had collected thousands once took longer to recover
+# than pg_ctl waits). Clusters of earlier runs that were killed (no server running) are
+# removed at the next start. It runs with fsync off: it is thrown away after the run, and
+# the tests kill Tessera, never PostgreSQL.
 set -euo pipefail
 
-dir="${TESSERA_TEST_PG_DIR:-/tmp/tessera-test-postgres}"
-port="${TESSERA_TEST_PG_PORT:-15432}"
-action="${1:-start}"
+action="${1:-}"
+dir="${2:-}"
+if [ -z "$dir" ] || { [ "$action" != start ] && [ "$action" != stop ]; }; then
+    echo "usage: scripts/postgres.sh start|stop DIR" >&2
+    exit 2
+fi
+dir="${dir%/}"
 
 sudo=""
 if [ "$(id -u)" != "0" ]; then sudo="sudo"; fi
@@ -28,48 +31,66 @@ if [ "$(id -u)" != "0" ]; then sudo="sudo"; fi
 as_owner() {
     if [ "$(id -u)" = "0" ]; then runuser -u postgres -- "$@"; else "$@"; fi
 }
+# The newest installed server (client-only versions have no initdb).
+server_bin() {
+    for version in $(ls /usr/lib/postgresql 2>/dev/null | sort -rn); do
+        if [ -x "/usr/lib/postgresql/$version/bin/initdb" ]; then
+            echo "/usr/lib/postgresql/$version/bin"
+            return
+        fi
+    done
+}
+# Whether the cluster in $1 has a server running (its postmaster.pid names a live postgres).
+running() {
+    local pid
+    pid="$(head -1 "$1/postmaster.pid" 2>/dev/null || true)"
+    [ -n "$pid" ] && [ "$(cat "/proc/$pid/comm" 2>/dev/null || true)" = postgres ]
+}
+stop_cluster() {
+    local bin
+    bin="$(server_bin)"
+    if running "$1" && [ -n "$bin" ]; then
+        as_owner "$bin/pg_ctl" -D "$1" -m immediate -w stop >/dev/null 2>&1 || true
+    fi
+    rm -rf "$1"
+}
 
-if [ -z "$(ls /usr/lib/postgresql 2>/dev/null)" ]; then
+if [ "$action" = stop ]; then
+    stop_cluster "$dir"
+    exit 0
+fi
+
+if [ -z "$(server_bin)" ]; then
     echo "Installing PostgreSQL…" >&2
     $sudo apt-get update -qq >&2
     DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq postgresql >/dev/null
 fi
-bin="/usr/lib/postgresql/$(ls /usr/lib/postgresql | sort -n | tail -1)/bin"
+bin="$(server_bin)"
 
-stop_cluster() {
-    if [ -f "$dir/postmaster.pid" ]; then
-        as_owner "$bin/pg_ctl" -D "$dir" -m immediate -w stop >/dev/null 2>&1 || true
+# What killed runs left behind.
+for stale in "$(dirname "$dir")"/tessera-test-postgres.*; do
+    if [ -d "$stale" ] && [ "$stale" != "$dir" ] && [ -f "$stale/PG_VERSION" ] && ! running "$stale"; then
+        rm -rf "$stale" || true
     fi
-    rm -rf "$dir"
-}
+done
 
-case "$action" in
-    stop)
-        stop_cluster
-        exit 0
-        ;;
-    start) ;;
-    *)
-        echo "usage: scripts/postgres.sh [start|stop]" >&2
-        exit 2
-        ;;
-esac
-
-stop_cluster
-if "$bin/pg_isready" -q -h 127.0.0.1 -p "$port"; [ $? -ne 2 ]; then
-    echo "Port $port already has a server on it; set TESSERA_TEST_PG_PORT to a free port." >&2
+mkdir -p "$dir"
+if [ -n "$(ls -A "$dir")" ]; then
+    echo "$dir is not empty" >&2
     exit 1
 fi
-mkdir -p "$dir"
 chmod 700 "$dir"
 if [ "$(id -u)" = "0" ]; then chown postgres: "$dir"; fi
+port="$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
 
-as_owner "$bin/initdb" -D "$dir" -U postgres -E UTF8 --no-locale \
-    --auth-local=trust --auth-host=scram-sha-256 >"$dir.initdb.log" 2>&1 || {
-    cat "$dir.initdb.log" >&2
+log="$(mktemp)"
+if ! as_owner "$bin/initdb" -D "$dir" -U postgres -E UTF8 --no-locale \
+    --auth-local=trust --auth-host=scram-sha-256 >"$log" 2>&1; then
+    cat "$log" >&2
+    rm -f "$log"
     exit 1
-}
-rm -f "$dir.initdb.log"
+fi
+rm -f "$log"
 # The suite runs many servers at once, each with its own small pool.
 cat >>"$dir/postgresql.conf" <<EOF
 listen_addresses = '127.0.0.1'
@@ -79,11 +100,11 @@ max_connections = 400
 fsync = off
 full_page_writes = off
 EOF
-as_owner "$bin/pg_ctl" -D "$dir" -l "$dir/server.log" -w -t 120 start >/dev/null || {
+if ! as_owner "$bin/pg_ctl" -D "$dir" -l "$dir/server.log" -w -t 120 start >/dev/null; then
     cat "$dir/server.log" >&2
     exit 1
-}
-psql_admin() { as_owner psql -h "$dir" -p "$port" -U postgres -d postgres -qAtc "$1"; }
+fi
+psql_admin() { as_owner "$bin/psql" -h "$dir" -p "$port" -U postgres -d postgres -qAtc "$1"; }
 psql_admin "CREATE ROLE tessera LOGIN PASSWORD 'tessera' CREATEDB" >&2
 psql_admin "CREATE DATABASE tessera OWNER tessera" >&2
 echo "postgres://tessera:tessera@127.0.0.1:$port/tessera?sslmode=disable"

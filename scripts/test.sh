@@ -39,8 +39,9 @@ echo "== The suite on SQLite =="
 env -u TESSERA_TEST_DATABASE_URL timeout --kill-after=30 900 swift test --skip-build "$@"
 echo "== The suite again, on PostgreSQL =="
 if [ -z "${TESSERA_TEST_DATABASE_URL:-}" ]; then
-    trap 'scripts/postgres.sh stop' EXIT
-    TESSERA_TEST_DATABASE_URL="$(scripts/postgres.sh start)"
+    pgdir="$(mktemp -d "${TMPDIR:-/tmp}/tessera-test-postgres.XXXXXX")"
+    trap 'scripts/postgres.sh stop "$pgdir"' EXIT
+    TESSERA_TEST_DATABASE_URL="$(scripts/postgres.sh start "$pgdir")"
 fi
 export TESSERA_TEST_DATABASE_URL
 timeout --kill-after=30 900 swift test --skip-build "$@"

@@ -26,10 +26,16 @@ public struct TestHTTP: Sendable {
         }
     }
 
-    /// One client for the whole test process; it lives as long as the process.
-    private static let client = HTTPClient(
-        eventLoopGroupProvider: .singleton,
-        configuration: HTTPClient.Configuration(redirectConfiguration: .disallow, timeout: .init(connect: .seconds(5), read: .seconds(60))))
+    /// One client for the whole test process; it lives as long as the process. Tests
+    /// send more requests at once to one server than AsyncHTTPClient's default of 8
+    /// connections per host (writers beside long polls): one waiting for a connection
+    /// longer than the connect timeout would fail for the client's sake, not the server's.
+    private static let client: HTTPClient = {
+        var configuration = HTTPClient.Configuration(
+            redirectConfiguration: .disallow, timeout: .init(connect: .seconds(5), read: .seconds(60)))
+        configuration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = 64
+        return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+    }()
 
     public init() {}
 
