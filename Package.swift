@@ -68,7 +68,7 @@ let package = Package(
         .target(
             name: "TesseraTesting",
             dependencies: [
-                "TesseraCore", "TesseraCrypto", "TesseraServer", "TesseraKit",
+                "TesseraCore", "TesseraCrypto", "TesseraServer", "TesseraKit", "TesseraStore",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Hummingbird", package: "hummingbird"),

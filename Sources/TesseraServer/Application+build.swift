@@ -105,7 +105,7 @@ public func buildApplication(
     }
     let pusher: Pusher
     do {
-        try await store.refuseWhileRekeying()
+        try await checkMasterKey(box, opens: store)
         pusher = try Pusher(configuration.push)
     } catch {
         try? await store.close()
@@ -114,6 +114,15 @@ public func buildApplication(
     let state = ServerState(
         configuration: configuration, store: store, box: box, adminTokenDigest: digest, issuers: IssuerCache(), pusher: pusher,
         now: now)
+    // On PostgreSQL: the serving lock (no rekey meanwhile) and the other nodes' notifications.
+    let serving: Task<SQLStore.ServingEnd, Never>?
+    do {
+        serving = try await store.serve(listeningOn: ServerState.eventChannel) { [state] key in await state.receive(key) }
+    } catch {
+        await pusher.shutdown()
+        try? await store.close()
+        throw error
+    }
 
     let router = Router(context: BasicRequestContext.self)
     router.add(middleware: ErrorMappingMiddleware())
@@ -147,22 +156,39 @@ public func buildApplication(
     return TesseraServerApp(
         application: application, generatedAdminToken: generated, store: store, directoryLock: directoryLock, pusher: pusher,
         before: [PushShutdown(pusher: pusher)],
-        after: [EventRelay(state: state), LongPollRelease(events: state.requestEvents)],
+        after: [EventRelay(serving: serving), LongPollRelease(events: state.requestEvents)],
         handlingSignals: handlingSignals)
 }
 
-/// Acts on what other nodes announce (PostgreSQL LISTEN), until shutdown.
+/// Keeps the node's serving lock and acts on what other nodes announce (PostgreSQL
+/// LISTEN, started by `SQLStore.serve`) until shutdown; stops the node if a rekey took
+/// the lock while its connection was lost.
 struct EventRelay: Service {
-    let state: ServerState
+    let serving: Task<SQLStore.ServingEnd, Never>?
 
     func run() async throws {
-        let state = self.state
-        await cancelWhenGracefulShutdown {
-            await state.store.listen(ServerState.eventChannel) { key in await state.receive(key) }
+        if let serving {
+            let end = await cancelWhenGracefulShutdown {
+                await withTaskCancellationHandler { await serving.value } onCancel: { serving.cancel() }
+            }
+            if end == .rekeyRunning {
+                throw ServerStartupError("a tessera rekey took the database while this node ran: start it again with the new master key")
+            }
         }
         // On SQLite there is nothing to listen to. A service that returns early would
         // stop the whole group: wait for the shutdown like the others.
         try? await gracefulShutdown()
+    }
+}
+
+/// Refuses a master key that does not open the database's signing keys (a node given the
+/// old `master.key` after a rekey, or another deployment's): it would fail on every token.
+func checkMasterKey(_ box: SecretBox, opens store: SQLStore) async throws {
+    guard let key = try await store.read({ try await $0.anySigningKey() }) else { return }
+    guard (try? box.open(key.sealedKey, context: SealingContext.signingKey(kid: key.kid))) != nil else {
+        throw ServerStartupError(
+            "the master key in this --data-dir does not open the database's signing keys: a stale master.key after a rekey, "
+                + "or the wrong --data-dir or --database?")
     }
 }
 

@@ -64,7 +64,8 @@ struct BackchannelRoutes {
             }
             lifetime = seconds
         }
-        let requestID = Secrets.randomToken(byteCount: 16)
+        // An identifier never begins with "-", so `tessera device approve ID` reads it as an argument.
+        let requestID = Secrets.identifier(byteCount: 16)
         var sealedToken: String?
         if mode == .ping {
             guard let token = form["client_notification_token"], (1...Self.maximumNotificationToken).contains(token.count),

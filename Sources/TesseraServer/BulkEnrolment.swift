@@ -29,7 +29,22 @@ public enum BulkEnrolment {
         let directory = DataDirectory(path: dataDirectory)
         try directory.refuseUnfinishedRekey()
         return try await directory.withExistingStore(databaseURL: databaseURL, logger: logger) { masterKey, store in
-            try await fill(store: store, box: try SecretBox(masterKey: masterKey), tenant: name, count: count, progress: progress)
+            // Like a server, it seals under the master key: no rekey meanwhile, and none
+            // may be running (the data directory's lock file; on PostgreSQL the serving lock).
+            let lock = try DataDirectoryLock.take(.serving, in: directory)
+            defer { lock.release() }
+            let serving = try await store.serve(listeningOn: ServerState.eventChannel) { _ in }
+            do {
+                let report = try await fill(
+                    store: store, box: try SecretBox(masterKey: masterKey), tenant: name, count: count, progress: progress)
+                serving?.cancel()
+                _ = await serving?.value
+                return report
+            } catch {
+                serving?.cancel()
+                _ = await serving?.value
+                throw error
+            }
         }
     }
 

@@ -38,9 +38,16 @@ final class DataDirectoryLock: Sendable {
     /// Takes the lock without waiting, or throws a `ServerStartupError` that says who holds it.
     static func take(_ mode: Mode, in directory: DataDirectory) throws -> DataDirectoryLock {
         let path = directory.lockPath
-        let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        // Read-only is enough for flock, and lets a server whose user did not create the
+        // (empty, world-readable) file open it.
+        var descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        if descriptor < 0 && errno == ENOENT { descriptor = open(path, O_RDONLY | O_CREAT | O_CLOEXEC, 0o644) }
         guard descriptor >= 0 else {
-            throw ServerStartupError("cannot open \(path): \(String(cString: strerror(errno)))")
+            let reason = errno
+            // A data directory the server may not write to (mounted read-only, with the
+            // master key in place) cannot be rekeyed either: nothing to guard against.
+            if mode == .serving && (reason == EROFS || reason == EACCES) { return DataDirectoryLock(descriptor: -1) }
+            throw ServerStartupError("cannot open \(path): \(String(cString: strerror(reason)))")
         }
         let operation = (mode == .serving ? LOCK_SH : LOCK_EX) | LOCK_NB
         var result: Int32

@@ -184,7 +184,8 @@ struct OIDCRoutes {
         }
 
         let now = state.now()
-        let requestID = Secrets.randomToken(byteCount: 16)
+        // An identifier never begins with "-", so `tessera device approve ID` reads it as an argument.
+        let requestID = Secrets.identifier(byteCount: 16)
         let browserSecret = Secrets.randomToken()
         let expiresAt = now.addingTimeInterval(state.configuration.requestLifetime)
         let record = AuthRequestRecord(

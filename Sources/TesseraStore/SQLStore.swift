@@ -153,33 +153,70 @@ public final class SQLStore: Sendable {
         }
     }
 
-    /// Hands every payload on `channel` to `handler` until the calling task is cancelled,
-    /// listening again after a lost connection. Returns at once on SQLite.
+    /// Why a `serve` task ended.
+    public enum ServingEnd: Sendable {
+        /// Cancelled: the node stops.
+        case stopped
+        /// After a lost connection the serving lock could not be taken again: a `tessera
+        /// rekey` holds it, and this node (with the old master key) must stop.
+        case rekeyRunning
+    }
+
+    /// On PostgreSQL: holds the serving lock shared on a connection of its own for as long
+    /// as the returned task runs (until cancelled), and on that connection hands every
+    /// payload on `channel` to `handler`. `tessera rekey` takes the lock alone, so it
+    /// refuses while any node serves, and a node does not start while a rekey runs.
     ///
-    /// The listening connection also holds the serving lock shared (see
-    /// `refuseWhileRekeying`), so `tessera rekey` refuses to run while this node does.
-    public func listen(_ channel: String, _ handler: @escaping @Sendable (String) async -> Void) async {
-        guard case .postgres(let client, _) = backend else { return }
-        while !Task.isCancelled {
-            do {
-                try await client.withConnection { connection in
-                    let db = connection.sql(queryLogLevel: nil)
-                    try await Self.holding(
-                        db, lock: "SELECT pg_advisory_lock_shared(\(literal: Self.servingLock))",
-                        unlock: "SELECT pg_advisory_unlock_shared(\(literal: Self.servingLock))"
-                    ) {
+    /// Returns once the lock is held and the LISTEN is in place; throws when a rekey holds
+    /// the lock or the database does not answer. A lost connection is opened again, and
+    /// the lock taken again without waiting: if a rekey holds it then, the task ends with
+    /// `.rekeyRunning`. On SQLite (one process; the data directory's lock file does this)
+    /// it returns nil.
+    public func serve(
+        listeningOn channel: String, _ handler: @escaping @Sendable (String) async -> Void
+    ) async throws -> Task<ServingEnd, Never>? {
+        guard case .postgres(let client, _) = backend else { return nil }
+        let logger = self.logger
+        // Each (re)connection reports once: nil when listening, or why not.
+        let (reports, report) = AsyncStream<(any Error)?>.makeStream(bufferingPolicy: .bufferingNewest(1))
+        let task = Task<ServingEnd, Never> {
+            defer { report.finish() }
+            while !Task.isCancelled {
+                do {
+                    try await client.withConnection { connection in
+                        let db = connection.sql(queryLogLevel: nil)
+                        let held = try await db.raw("SELECT pg_try_advisory_lock_shared(\(literal: Self.servingLock)) AS held")
+                            .first(decodingColumn: "held", as: Bool.self)
+                        guard held == true else { throw RekeyRunning() }
+                        // The lock goes with the connection: a lost one has dropped it, and
+                        // the pool closes this one when the node stops.
                         try await connection.listen(on: channel) { notifications in
+                            report.yield(nil)
                             for try await notification in notifications { await handler(notification.payload) }
                         }
                     }
+                } catch is RekeyRunning {
+                    report.yield(StoreError(.conflict, "a tessera rekey is running on this database: start the node when it has finished"))
+                    logger.critical("a tessera rekey holds the database: this node stops")
+                    return .rekeyRunning
+                } catch {
+                    if Task.isCancelled { return .stopped }
+                    report.yield(error)
+                    logger.warning("listening again", metadata: ["channel": "\(channel)", "error": "\(type(of: error))"])
+                    try? await Task.sleep(for: .seconds(1))
                 }
-            } catch {
-                if Task.isCancelled { return }
-                logger.warning("listening again", metadata: ["channel": "\(channel)", "error": "\(type(of: error))"])
-                try? await Task.sleep(for: .seconds(1))
             }
+            return .stopped
         }
+        for await failure in reports {
+            guard let failure else { return task }
+            task.cancel()
+            throw failure
+        }
+        throw StoreError(.unavailable, "the database connection ended before the node could listen")
     }
+
+    private struct RekeyRunning: Error {}
 
     /// The newest schema version this build knows.
     public static var latestSchemaVersion: Int { Schema.migrations.map(\.version).max() ?? 0 }
@@ -238,21 +275,7 @@ public final class SQLStore: Sendable {
 
     /// The advisory lock key every serving node holds shared on PostgreSQL and `tessera
     /// rekey` takes alone ("tesserv" in ASCII).
-    static let servingLock: Int64 = 0x74_6573_7365_7276
-
-    /// Throws when a `tessera rekey` is running on this PostgreSQL database (a node must
-    /// not start then: it would seal with the old master key). Nothing on SQLite, where
-    /// the data directory's lock file does this.
-    public func refuseWhileRekeying() async throws {
-        guard case .postgres = backend else { return }
-        let free = try await read { tx in
-            try await tx.db.raw("SELECT pg_try_advisory_xact_lock_shared(\(literal: Self.servingLock)) AS free")
-                .first(decodingColumn: "free", as: Bool.self)
-        }
-        guard free == true else {
-            throw StoreError(.conflict, "a tessera rekey is running on this database: start the node when it has finished")
-        }
-    }
+    public static let servingLock: Int64 = 0x74_6573_7365_7276
 
     /// Runs `body` in one write transaction: all of it commits, or none of it.
     ///

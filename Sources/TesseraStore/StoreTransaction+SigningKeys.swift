@@ -9,6 +9,11 @@ extension StoreTransaction {
         try await db.raw("UPDATE signing_keys SET active = 0 WHERE tenant_id = \(bind: tenantID)").run()
     }
 
+    /// One signing key of any tenant (to check that the master key opens the database's).
+    public func anySigningKey() async throws -> SigningKeyRecord? {
+        try await first("SELECT * FROM signing_keys LIMIT 1", as: SigningKeyRecord.self)
+    }
+
     /// Makes one of a tenant's keys active (after `deactivateSigningKeys`).
     public func activateSigningKey(kid: String, tenantID: String) async throws {
         try await db.raw("UPDATE signing_keys SET active = 1 WHERE kid = \(bind: kid) AND tenant_id = \(bind: tenantID)").run()

@@ -16,7 +16,7 @@ public struct StoreTransaction: Sendable {
         }
     }
 
-    private func first<T: Decodable>(_ query: SQLQueryString, as type: T.Type) async throws -> T? {
+    func first<T: Decodable>(_ query: SQLQueryString, as type: T.Type) async throws -> T? {
         try await db.raw(query).first()?.decode(model: T.self, keyDecodingStrategy: .useDefaultKeys)
     }
 

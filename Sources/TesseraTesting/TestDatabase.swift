@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import PostgresNIO
+import TesseraStore
 
 /// The database a test server uses: its SQLite file, or — when
 /// `TESSERA_TEST_DATABASE_URL` names a PostgreSQL server (as `.ci/run` does) — a fresh
@@ -25,13 +26,35 @@ public enum TestDatabase {
     public static func drop(_ databaseURL: String?) async {
         guard let databaseURL, let base = postgresURL, let url = URLComponents(string: databaseURL) else { return }
         let name = String(url.path.drop(while: { $0 == "/" }))
-        guard name.hasPrefix("tessera_test_"), name.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "_" }) else { return }
+        guard name.hasPrefix("tessera_test_"), name.utf8.allSatisfy({ (0x61...0x7A).contains($0) || (0x30...0x39).contains($0) || $0 == 0x5F })
+        else { return }
         try? await administer(base, "DROP DATABASE IF EXISTS \(name) WITH (FORCE)")
+    }
+
+    /// Runs `body` while holding the serving lock alone on the database `databaseURL`
+    /// names, as `tessera rekey` does.
+    public static func holdingServingLock<R>(
+        on databaseURL: String, isolation: isolated (any Actor)? = #isolation, _ body: () async throws -> R
+    ) async throws -> R {
+        try await session(databaseURL) { connection, logger in
+            _ = try await connection.query(PostgresQuery(unsafeSQL: "SELECT pg_advisory_lock(\(SQLStore.servingLock))"), logger: logger)
+            return try await body()
+        }
     }
 
     /// Runs one statement on the database `base` names.
     private static func administer(_ base: String, _ sql: String) async throws {
-        guard let url = URLComponents(string: base), let host = url.host, let user = url.user else {
+        try await session(base) { connection, logger in
+            _ = try await connection.query(PostgresQuery(unsafeSQL: sql), logger: logger)
+        }
+    }
+
+    /// A connection of its own to the database `databaseURL` names, for `body`.
+    private static func session<R>(
+        _ databaseURL: String, isolation: isolated (any Actor)? = #isolation,
+        _ body: (PostgresConnection, Logger) async throws -> R
+    ) async throws -> R {
+        guard let url = URLComponents(string: databaseURL), let host = url.host, let user = url.user else {
             throw TestSupportError("TESSERA_TEST_DATABASE_URL is not a postgres://user:password@host/database URL")
         }
         let logger = Logger(label: "tessera-test-database")
@@ -40,8 +63,9 @@ public enum TestDatabase {
             database: String(url.path.drop(while: { $0 == "/" })), tls: .disable)
         let connection = try await PostgresConnection.connect(configuration: configuration, id: 1, logger: logger)
         do {
-            try await connection.query(PostgresQuery(unsafeSQL: sql), logger: logger)
+            let result = try await body(connection, logger)
             try await connection.close()
+            return result
         } catch {
             try? await connection.close()
             throw error

@@ -261,6 +261,16 @@ struct KeyRotationTests {
             ["serve", "--port", "\(port)", "--data-dir", directory.path] + databaseArguments, environment: ["TESSERA_ADMIN_TOKEN": token])
         close(held)
         #expect(blocked.0 != 0 && blocked.2.contains("a tessera rekey is running"), "\(blocked.2)")
+        if let database {
+            // Nor does a node elsewhere while a rekey holds the database's serving lock.
+            let elsewhere = directory.appendingPathComponent("elsewhere")
+            let waiting = try await TestDatabase.holdingServingLock(on: database) {
+                try await tessera(
+                    ["serve", "--port", "\(port)", "--data-dir", elsewhere.path, "--database", database],
+                    environment: ["TESSERA_ADMIN_TOKEN": token])
+            }
+            #expect(waiting.0 != 0 && waiting.2.contains("a tessera rekey is running"), "\(waiting.2)")
+        }
 
         // Under a master key that does not open the data, rekey fails and changes nothing.
         let wrong = Data((Base64URL.encode(Secrets.randomBytes(32)) + "\n").utf8)
@@ -287,6 +297,14 @@ struct KeyRotationTests {
             let attributes = try FileManager.default.attributesOfItem(atPath: file.path)
             #expect((attributes[.posixPermissions] as? NSNumber)?.intValue == 0o600, "\(file.lastPathComponent)")
         }
+
+        // A node given the old master key after the rekey does not start.
+        let renewed = try Data(contentsOf: keyFile)
+        try original.write(to: keyFile)
+        let stale = try await tessera(
+            ["serve", "--port", "\(port)", "--data-dir", directory.path] + databaseArguments, environment: ["TESSERA_ADMIN_TOKEN": token])
+        #expect(stale.0 != 0 && stale.2.contains("does not open the database's signing keys"), "\(stale.2)")
+        try renewed.write(to: keyFile)
 
         // Restarted on the new key: the same JWKS; the signing key, PIN key and TOTP secret open.
         let second = try await serve(directory: directory, port: port, database: database, token: token)

@@ -5,11 +5,12 @@ extension Admin.Tenant {
     struct RotateKey: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "rotate-key",
-            abstract: "Make a new signing key that signs the tenant's tokens from now on; prints its kid.",
+            abstract: "Make a new signing key that signs the tenant's tokens from now on (or once activated); prints its kid.",
             discussion: """
                 The older keys stay in the tenant's JWKS, so tokens they signed still verify, until retire-key \
                 removes them. With --publish-only the new key is only published: activate-key makes it sign, \
-                once services have had time to fetch the JWKS again (it may be cached for 300 seconds).
+                once services have had time to fetch the JWKS again: wait at least 6 minutes (services may cache \
+                it for 5, and each node keeps a tenant's keys for up to 1).
                 """)
         @OptionGroup var options: AdminOptions
         @Option(help: "Tenant name.") var tenant: String
@@ -67,7 +68,7 @@ extension Admin.Tenant {
         static let configuration = CommandConfiguration(
             commandName: "retire-key",
             abstract: "Remove a signing key that no longer signs from the tenant's JWKS; prints the keys left.",
-            discussion: "Tokens it signed stop verifying. The active key cannot be retired: rotate first.")
+            discussion: "Tokens it signed stop verifying. The active key cannot be retired: rotate, or activate another key, first.")
         @OptionGroup var options: AdminOptions
         @Option(help: "Tenant name.") var tenant: String
         @Option(parsing: .unconditional, help: "The key's kid (from keys).") var kid: String
