@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # A throwaway PostgreSQL server for the test suite's second pass (scripts/test.sh).
 #
-#   scripts/postgres.sh start DIR   DIR: a new, empty directory (mktemp -d). Installs
+#   scripts/postgres.sh start DIR [PID]
+#                                   DIR: a new, empty directory (mktemp -d); PID: the
+#                                   process the cluster is for (default: the caller),
+#                                   kept in DIR.owner. Installs
 #                                   Debian's postgresql package if no server is installed,
 #                                   creates a cluster in DIR, starts it on a free port of
 #                                   127.0.0.1 with the role `tessera` (password `tessera`,
@@ -12,15 +15,16 @@
 # The cluster belongs to one test run: the machine's own clusters are never touched, two
 # runs at once do not meet, and the databases a run creates go away with it instead of
 # piling up (a shared cluster that had collected thousands once took longer to recover
-# than pg_ctl waits). Clusters of earlier runs that were killed (no server running) are
-# removed at the next start. It runs with fsync off: it is thrown away after the run, and
+# than pg_ctl waits). Clusters of earlier runs whose owner process is gone (killed runs)
+# are stopped and removed at the next start. It runs with fsync off: it is thrown away after the run, and
 # the tests kill Tessera, never PostgreSQL.
 set -euo pipefail
 
 action="${1:-}"
 dir="${2:-}"
+owner="${3:-$PPID}"
 if [ -z "$dir" ] || { [ "$action" != start ] && [ "$action" != stop ]; }; then
-    echo "usage: scripts/postgres.sh start|stop DIR" >&2
+    echo "usage: scripts/postgres.sh start DIR [PID] | stop DIR" >&2
     exit 2
 fi
 dir="${dir%/}"
@@ -40,11 +44,13 @@ server_bin() {
         fi
     done
 }
-# Whether the cluster in $1 has a server running (its postmaster.pid names a live postgres).
+# Whether the cluster in $1 has a server running: its postmaster.pid names a live
+# postgres whose working directory is $1 (not some other process that got the pid).
 running() {
     local pid
     pid="$(head -1 "$1/postmaster.pid" 2>/dev/null || true)"
-    [ -n "$pid" ] && [ "$(cat "/proc/$pid/comm" 2>/dev/null || true)" = postgres ]
+    [ -n "$pid" ] && [ "$(cat "/proc/$pid/comm" 2>/dev/null || true)" = postgres ] &&
+        [ "$(readlink "/proc/$pid/cwd" 2>/dev/null || true)" = "$(readlink -f "$1")" ]
 }
 stop_cluster() {
     local bin
@@ -52,7 +58,7 @@ stop_cluster() {
     if running "$1" && [ -n "$bin" ]; then
         as_owner "$bin/pg_ctl" -D "$1" -m immediate -w stop >/dev/null 2>&1 || true
     fi
-    rm -rf "$1"
+    rm -rf "$1" "$1.owner"
 }
 
 if [ "$action" = stop ]; then
@@ -67,13 +73,19 @@ if [ -z "$(server_bin)" ]; then
 fi
 bin="$(server_bin)"
 
-# What killed runs left behind.
+# What killed runs left behind: clusters whose owner process is gone.
 for stale in "$(dirname "$dir")"/tessera-test-postgres.*; do
-    if [ -d "$stale" ] && [ "$stale" != "$dir" ] && [ -f "$stale/PG_VERSION" ] && ! running "$stale"; then
-        rm -rf "$stale" || true
+    if [ -d "$stale" ] && [ "$stale" != "$dir" ]; then
+        stale_owner="$(cat "$stale.owner" 2>/dev/null || true)"
+        # (One without an owner yet may be another run's, just made: leave it a while.)
+        if [ -z "$stale_owner" ] && [ -n "$(find "$stale" -maxdepth 0 -mmin -10)" ]; then continue; fi
+        if [ -z "$stale_owner" ] || ! kill -0 "$stale_owner" 2>/dev/null; then
+            stop_cluster "$stale" || true
+        fi
     fi
 done
 
+echo "$owner" >"$dir.owner"
 mkdir -p "$dir"
 if [ -n "$(ls -A "$dir")" ]; then
     echo "$dir is not empty" >&2

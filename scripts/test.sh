@@ -41,7 +41,7 @@ echo "== The suite again, on PostgreSQL =="
 if [ -z "${TESSERA_TEST_DATABASE_URL:-}" ]; then
     pgdir="$(mktemp -d "${TMPDIR:-/tmp}/tessera-test-postgres.XXXXXX")"
     trap 'scripts/postgres.sh stop "$pgdir"' EXIT
-    TESSERA_TEST_DATABASE_URL="$(scripts/postgres.sh start "$pgdir")"
+    TESSERA_TEST_DATABASE_URL="$(scripts/postgres.sh start "$pgdir" $$)"
 fi
 export TESSERA_TEST_DATABASE_URL
 timeout --kill-after=30 900 swift test --skip-build "$@"

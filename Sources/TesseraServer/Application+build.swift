@@ -18,16 +18,20 @@ public final class TesseraServerApp: Sendable {
     let pusher: Pusher
     /// Held while the server runs: no `tessera rekey` on its data directory meanwhile.
     private let directoryLock: DataDirectoryLock
+    /// On PostgreSQL: the serving lock and the LISTEN (`SQLStore.serve`).
+    private let serving: Task<SQLStore.ServingEnd, Never>?
     private let group: ServiceGroup
 
     init(
         application: Application<RouterResponder<BasicRequestContext>>, generatedAdminToken: String?, store: SQLStore,
-        directoryLock: DataDirectoryLock, pusher: Pusher, before: [any Service], after: [any Service], handlingSignals: Bool
+        directoryLock: DataDirectoryLock, serving: Task<SQLStore.ServingEnd, Never>?, pusher: Pusher, before: [any Service],
+        after: [any Service], handlingSignals: Bool
     ) {
         self.application = application
         self.generatedAdminToken = generatedAdminToken
         self.store = store
         self.directoryLock = directoryLock
+        self.serving = serving
         self.pusher = pusher
         // Services shut down in reverse order: what comes `after` the application stops
         // before it (long polls, so that its wait for in-flight requests is not a wait for
@@ -50,6 +54,7 @@ public final class TesseraServerApp: Sendable {
         }
         // Close even if this task was cancelled: in a task that does not inherit it.
         let store = self.store
+        serving?.cancel()
         try await Task { try await store.close() }.value
         directoryLock.release()
         try result.get()
@@ -58,6 +63,8 @@ public final class TesseraServerApp: Sendable {
     /// Closes the database of a server that was built but will not run.
     public func closeWithoutRunning() async throws {
         await pusher.shutdown()
+        serving?.cancel()
+        _ = await serving?.value
         try await store.close()
         directoryLock.release()
     }
@@ -105,7 +112,6 @@ public func buildApplication(
     }
     let pusher: Pusher
     do {
-        try await checkMasterKey(box, opens: store)
         pusher = try Pusher(configuration.push)
     } catch {
         try? await store.close()
@@ -115,9 +121,14 @@ public func buildApplication(
         configuration: configuration, store: store, box: box, adminTokenDigest: digest, issuers: IssuerCache(), pusher: pusher,
         now: now)
     // On PostgreSQL: the serving lock (no rekey meanwhile) and the other nodes' notifications.
+    // Under the lock (on SQLite the data directory's), the master key must open the data.
     let serving: Task<SQLStore.ServingEnd, Never>?
     do {
-        serving = try await store.serve(listeningOn: ServerState.eventChannel) { [state] key in await state.receive(key) }
+        let check: @Sendable () async throws -> Void = { [store, box] in try await checkMasterKey(box, opens: store) }
+        serving = try await store.serve(listeningOn: ServerState.eventChannel, check: check) { [state] key in
+            await state.receive(key)
+        }
+        if serving == nil { try await check() }
     } catch {
         await pusher.shutdown()
         try? await store.close()
@@ -154,7 +165,8 @@ public func buildApplication(
     // Services stop in reverse order: long polls first, then the HTTP server (finishing
     // in-flight requests), then the pushes those requests started.
     return TesseraServerApp(
-        application: application, generatedAdminToken: generated, store: store, directoryLock: directoryLock, pusher: pusher,
+        application: application, generatedAdminToken: generated, store: store, directoryLock: directoryLock, serving: serving,
+        pusher: pusher,
         before: [PushShutdown(pusher: pusher)],
         after: [EventRelay(serving: serving), LongPollRelease(events: state.requestEvents)],
         handlingSignals: handlingSignals)
@@ -171,8 +183,10 @@ struct EventRelay: Service {
             let end = await cancelWhenGracefulShutdown {
                 await withTaskCancellationHandler { await serving.value } onCancel: { serving.cancel() }
             }
-            if end == .rekeyRunning {
-                throw ServerStartupError("a tessera rekey took the database while this node ran: start it again with the new master key")
+            if end == .rekeyed {
+                let message = "a tessera rekey took the database while this node's connection was lost: start it again with the new master key"
+                Logger(label: "tessera").critical("\(message)")
+                throw ServerStartupError(message)
             }
         }
         // On SQLite there is nothing to listen to. A service that returns early would

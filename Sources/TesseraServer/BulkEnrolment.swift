@@ -33,12 +33,14 @@ public enum BulkEnrolment {
             // may be running (the data directory's lock file; on PostgreSQL the serving lock).
             let lock = try DataDirectoryLock.take(.serving, in: directory)
             defer { lock.release() }
-            let serving = try await store.serve(listeningOn: ServerState.eventChannel) { _ in }
+            let box = try SecretBox(masterKey: masterKey)
+            let serving = try await store.serve(listeningOn: ServerState.eventChannel, check: { try await checkMasterKey(box, opens: store) }) { _ in }
             do {
-                let report = try await fill(
-                    store: store, box: try SecretBox(masterKey: masterKey), tenant: name, count: count, progress: progress)
+                let report = try await fill(store: store, box: box, tenant: name, count: count, progress: progress)
                 serving?.cancel()
-                _ = await serving?.value
+                if await serving?.value == .rekeyed {
+                    throw ServerStartupError("a tessera rekey ran while seed's connection was lost: the rows it wrote since need the old master key")
+                }
                 return report
             } catch {
                 serving?.cancel()

@@ -38,16 +38,25 @@ final class DataDirectoryLock: Sendable {
     /// Takes the lock without waiting, or throws a `ServerStartupError` that says who holds it.
     static func take(_ mode: Mode, in directory: DataDirectory) throws -> DataDirectoryLock {
         let path = directory.lockPath
-        // Read-only is enough for flock, and lets a server whose user did not create the
-        // (empty, world-readable) file open it.
-        var descriptor = open(path, O_RDONLY | O_CLOEXEC)
-        if descriptor < 0 && errno == ENOENT { descriptor = open(path, O_RDONLY | O_CREAT | O_CLOEXEC, 0o644) }
+        // A server only reads the (empty, world-readable) file, so one whose user did not
+        // create it can lock it too; rekey opens it for writing (flock over NFS needs that
+        // for an exclusive lock).
+        let access = mode == .serving ? O_RDONLY : O_RDWR
+        var descriptor = open(path, access | O_CLOEXEC)
+        if descriptor < 0 && errno == ENOENT {
+            descriptor = open(path, access | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+            if descriptor >= 0 {
+                fchmod(descriptor, 0o644)  // whatever the umask
+            } else if errno == EEXIST {
+                descriptor = open(path, access | O_CLOEXEC)
+            } else if mode == .serving && (errno == EROFS || errno == EACCES) {
+                // A data directory the server may not write to (mounted read-only, with the
+                // master key in place) cannot be rekeyed either: nothing to guard against.
+                return DataDirectoryLock(descriptor: -1)
+            }
+        }
         guard descriptor >= 0 else {
-            let reason = errno
-            // A data directory the server may not write to (mounted read-only, with the
-            // master key in place) cannot be rekeyed either: nothing to guard against.
-            if mode == .serving && (reason == EROFS || reason == EACCES) { return DataDirectoryLock(descriptor: -1) }
-            throw ServerStartupError("cannot open \(path): \(String(cString: strerror(reason)))")
+            throw ServerStartupError("cannot open \(path): \(String(cString: strerror(errno)))")
         }
         let operation = (mode == .serving ? LOCK_SH : LOCK_EX) | LOCK_NB
         var result: Int32

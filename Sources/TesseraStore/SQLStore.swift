@@ -157,23 +157,28 @@ public final class SQLStore: Sendable {
     public enum ServingEnd: Sendable {
         /// Cancelled: the node stops.
         case stopped
-        /// After a lost connection the serving lock could not be taken again: a `tessera
-        /// rekey` holds it, and this node (with the old master key) must stop.
-        case rekeyRunning
+        /// After a lost connection a `tessera rekey` held the serving lock, or the `check`
+        /// failed once the lock was taken again (a rekey ran meanwhile): this node, with
+        /// the old master key, must stop.
+        case rekeyed
     }
 
-    /// On PostgreSQL: holds the serving lock shared on a connection of its own for as long
-    /// as the returned task runs (until cancelled), and on that connection hands every
-    /// payload on `channel` to `handler`. `tessera rekey` takes the lock alone, so it
-    /// refuses while any node serves, and a node does not start while a rekey runs.
+    /// On PostgreSQL: holds the serving lock shared on a connection of its own, and on
+    /// that connection hands every payload on `channel` to `handler`, until the returned
+    /// task is cancelled. `tessera rekey` takes the lock alone, so it refuses while any
+    /// node serves, and a node does not start while a rekey runs. The lock goes with its
+    /// connection, which the pool keeps until the store closes, after in-flight requests.
     ///
-    /// Returns once the lock is held and the LISTEN is in place; throws when a rekey holds
-    /// the lock or the database does not answer. A lost connection is opened again, and
-    /// the lock taken again without waiting: if a rekey holds it then, the task ends with
-    /// `.rekeyRunning`. On SQLite (one process; the data directory's lock file does this)
-    /// it returns nil.
+    /// `check` runs each time the lock has been taken (so no rekey can run meanwhile):
+    /// the caller's master key must still open the data. Returns once the lock is held,
+    /// `check` passed and the LISTEN is in place; throws when a rekey holds the lock,
+    /// `check` fails or the database does not answer. A lost connection is opened again
+    /// and the lock taken again without waiting; if a rekey holds it or ran meanwhile,
+    /// the task ends with `.rekeyed`. On SQLite (one process; the data directory's lock
+    /// file does this) it returns nil.
     public func serve(
-        listeningOn channel: String, _ handler: @escaping @Sendable (String) async -> Void
+        listeningOn channel: String, check: @escaping @Sendable () async throws -> Void,
+        _ handler: @escaping @Sendable (String) async -> Void
     ) async throws -> Task<ServingEnd, Never>? {
         guard case .postgres(let client, _) = backend else { return nil }
         let logger = self.logger
@@ -187,18 +192,22 @@ public final class SQLStore: Sendable {
                         let db = connection.sql(queryLogLevel: nil)
                         let held = try await db.raw("SELECT pg_try_advisory_lock_shared(\(literal: Self.servingLock)) AS held")
                             .first(decodingColumn: "held", as: Bool.self)
-                        guard held == true else { throw RekeyRunning() }
-                        // The lock goes with the connection: a lost one has dropped it, and
-                        // the pool closes this one when the node stops.
+                        guard held == true else {
+                            throw Rekeyed(StoreError(.conflict, "a tessera rekey is running on this database: start the node when it has finished"))
+                        }
+                        do {
+                            try await check()
+                        } catch {
+                            throw Rekeyed(error)
+                        }
                         try await connection.listen(on: channel) { notifications in
                             report.yield(nil)
                             for try await notification in notifications { await handler(notification.payload) }
                         }
                     }
-                } catch is RekeyRunning {
-                    report.yield(StoreError(.conflict, "a tessera rekey is running on this database: start the node when it has finished"))
-                    logger.critical("a tessera rekey holds the database: this node stops")
-                    return .rekeyRunning
+                } catch let rekeyed as Rekeyed {
+                    report.yield(rekeyed.reason)
+                    return .rekeyed
                 } catch {
                     if Task.isCancelled { return .stopped }
                     report.yield(error)
@@ -211,12 +220,21 @@ public final class SQLStore: Sendable {
         for await failure in reports {
             guard let failure else { return task }
             task.cancel()
+            _ = await task.value
             throw failure
         }
-        throw StoreError(.unavailable, "the database connection ended before the node could listen")
+        // Cancelled while waiting.
+        task.cancel()
+        _ = await task.value
+        throw CancellationError()
     }
 
-    private struct RekeyRunning: Error {}
+    /// The serving lock is held by a rekey, or the master key no longer opens the data.
+    private struct Rekeyed: Error {
+        let reason: any Error
+        init(_ reason: any Error) { self.reason = reason }
+    }
+
 
     /// The newest schema version this build knows.
     public static var latestSchemaVersion: Int { Schema.migrations.map(\.version).max() ?? 0 }

@@ -72,7 +72,7 @@ extension StoreTransaction {
 extension StoreTransaction {
     /// For `tessera rekey` on PostgreSQL: takes the serving lock alone until this
     /// transaction ends, or throws when a node holds it (every running node does; see
-    /// `SQLStore.listen`). Nothing on SQLite, where the data directory's lock file does this.
+    /// `SQLStore.serve`). Nothing on SQLite, where the data directory's lock file does this.
     public func excludeServingNodes() async throws {
         guard db.dialect.name == "postgresql" else { return }
         let free = try await db.raw("SELECT pg_try_advisory_xact_lock(\(literal: SQLStore.servingLock)) AS free")
