@@ -101,9 +101,13 @@ public final class TestServer: Sendable {
 public enum TestServerPort {
     /// A free loopback port below the kernel's ephemeral range (32768 and up), so the
     /// many outgoing connections of a test run cannot take it before a server binds it.
-    public static func free() throws -> Int {
+    ///
+    /// `restartable`: for a test that stops its server and starts it again on the same
+    /// port (its issuer URL names the port). Those come from a range of their own, so the
+    /// many other test servers cannot take the port while it is free in between.
+    public static func free(restartable: Bool = false) throws -> Int {
         for _ in 0..<200 {
-            let port = Int.random(in: 20_000..<32_000)
+            let port = restartable ? Int.random(in: 30_000..<32_000) : Int.random(in: 20_000..<30_000)
             if try isFree(port) { return port }
         }
         throw TestSupportError("no free port found")

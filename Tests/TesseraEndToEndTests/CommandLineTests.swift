@@ -59,7 +59,7 @@ struct CommandLineTests {
     /// whatever happens.
     func withServe(_ body: (Serve) async throws -> Void) async throws {
         let dataDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("tessera-cli-\(UUID().uuidString)")
-        let port = try TestServerPort.free()
+        let port = try TestServerPort.free(restartable: true)
         let server = "http://127.0.0.1:\(port)"
         defer { try? FileManager.default.removeItem(at: dataDirectory) }
         let database = try await TestDatabase.fresh()
@@ -78,7 +78,7 @@ struct CommandLineTests {
     func walkthrough() async throws {
         let dataDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("tessera-cli-\(UUID().uuidString)")
         let store = dataDirectory.appendingPathComponent("device").path
-        let port = try TestServerPort.free()
+        let port = try TestServerPort.free(restartable: true)
         let server = "http://127.0.0.1:\(port)"
         defer { try? FileManager.default.removeItem(at: dataDirectory) }
 

@@ -36,7 +36,7 @@ struct CrashTests {
     func sigkill() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tessera-crash-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
-        let port = try TestServerPort.free()
+        let port = try TestServerPort.free(restartable: true)
         let base = "http://127.0.0.1:\(port)"
         let database = try await TestDatabase.fresh()
         let token = "crash-test-admin-token-\(UUID().uuidString)"
@@ -161,7 +161,7 @@ struct CrashTests {
     func gracefulShutdown() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tessera-term-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
-        let port = try TestServerPort.free()
+        let port = try TestServerPort.free(restartable: true)
         let base = "http://127.0.0.1:\(port)"
         let database = try await TestDatabase.fresh()
         let token = "term-test-admin-token-\(UUID().uuidString)"

@@ -215,7 +215,7 @@ struct KeyRotationTests {
     func rekey() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tessera-rekey-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
-        let port = try TestServerPort.free()
+        let port = try TestServerPort.free(restartable: true)
         let database = try await TestDatabase.fresh()
         let databaseArguments = database.map { ["--database", $0] } ?? []
         let token = "rekey-test-admin-token-\(UUID().uuidString)"
