@@ -124,11 +124,11 @@ public func buildApplication(
     // Under the lock (on SQLite the data directory's), the master key must open the data.
     let serving: Task<SQLStore.ServingEnd, Never>?
     do {
-        let check: @Sendable () async throws -> Void = { [store, box] in try await checkMasterKey(box, opens: store) }
-        serving = try await store.serve(listeningOn: ServerState.eventChannel, check: check) { [state] key in
+        serving = try await store.serve(listeningOn: ServerState.eventChannel, check: { [store, box] in
+            try await checkMasterKey(box, opens: store)
+        }) { [state] key in
             await state.receive(key)
         }
-        if serving == nil { try await check() }
     } catch {
         await pusher.shutdown()
         try? await store.close()

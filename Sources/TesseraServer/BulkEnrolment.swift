@@ -31,6 +31,8 @@ public enum BulkEnrolment {
         return try await directory.withExistingStore(databaseURL: databaseURL, logger: logger) { masterKey, store in
             // Like a server, it seals under the master key: no rekey meanwhile, and none
             // may be running (the data directory's lock file; on PostgreSQL the serving lock).
+            // The master key must be this database's (`checkMasterKey`): values sealed under
+            // another would make the next rekey fail.
             let lock = try DataDirectoryLock.take(.serving, in: directory)
             defer { lock.release() }
             let box = try SecretBox(masterKey: masterKey)
@@ -56,13 +58,6 @@ public enum BulkEnrolment {
         let started = ContinuousClock.now
         guard let tenant = try await store.read({ try await $0.tenant(named: name) }) else {
             throw ServerStartupError("no tenant named \(name): create it first (tessera admin tenant create \(name))")
-        }
-        // The master key must be this database's: values sealed under another would make
-        // the next rekey fail. The tenant's signing keys open only under the right one.
-        for record in try await store.read({ try await $0.signingKeys(tenantID: tenant.id) }) {
-            guard (try? box.open(record.sealedKey, context: SealingContext.signingKey(kid: record.kid))) != nil else {
-                throw ServerStartupError("the master key of this --data-dir does not open this database's keys: wrong --data-dir or --database?")
-            }
         }
         // One device key for every row: only its size and shape matter here.
         let deviceKey = try JSONCoding.string(PublicJWK(P256.Signing.PrivateKey().publicKey))

@@ -56,7 +56,7 @@ final class DataDirectoryLock: Sendable {
             }
         }
         guard descriptor >= 0 else {
-            throw ServerStartupError("cannot open \(path): \(String(cString: strerror(errno)))")
+            throw ServerStartupError("cannot open \(path): \(DataDirectory.lastError())")
         }
         let operation = (mode == .serving ? LOCK_SH : LOCK_EX) | LOCK_NB
         var result: Int32
@@ -65,7 +65,7 @@ final class DataDirectoryLock: Sendable {
             let reason = errno
             close(descriptor)
             guard reason == EWOULDBLOCK else {
-                throw ServerStartupError("cannot lock \(path): \(String(cString: strerror(reason)))")
+                throw ServerStartupError("cannot lock \(path): \(DataDirectory.lastError(reason))")
             }
             switch mode {
             case .serving:

@@ -207,7 +207,8 @@ extension DataDirectory {
         guard fsync(descriptor) == 0 else { throw ServerStartupError("cannot flush \(path): \(Self.lastError())") }
     }
 
-    private static func lastError() -> String { String(cString: strerror(errno)) }
+    /// The text of `code` (by default the last system call's error).
+    static func lastError(_ code: Int32 = errno) -> String { String(cString: strerror(code)) }
 }
 
 extension DataDirectory {

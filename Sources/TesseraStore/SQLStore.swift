@@ -175,12 +175,15 @@ public final class SQLStore: Sendable {
     /// `check` fails or the database does not answer. A lost connection is opened again
     /// and the lock taken again without waiting; if a rekey holds it or ran meanwhile,
     /// the task ends with `.rekeyed`. On SQLite (one process; the data directory's lock
-    /// file does this) it returns nil.
+    /// file, which the caller holds, is the lock) it runs `check` and returns nil.
     public func serve(
         listeningOn channel: String, check: @escaping @Sendable () async throws -> Void,
         _ handler: @escaping @Sendable (String) async -> Void
     ) async throws -> Task<ServingEnd, Never>? {
-        guard case .postgres(let client, _) = backend else { return nil }
+        guard case .postgres(let client, _) = backend else {
+            try await check()
+            return nil
+        }
         let logger = self.logger
         // Each (re)connection reports once: nil when listening, or why not.
         let (reports, report) = AsyncStream<(any Error)?>.makeStream(bufferingPolicy: .bufferingNewest(1))
@@ -311,28 +314,20 @@ public final class SQLStore: Sendable {
             var attempt = 1
             while true {
                 do {
-                    let result = try await client.withConnection { connection in
-                        try await Self.onLoop(of: connection) {
-                            try await counted {
-                                let database = connection.sql(queryLogLevel: nil)
-                                guard let queue else { return try await Self.inTransaction(database, begin: "BEGIN", body) }
-                                return try await Self.holding(
-                                    database, lock: "SELECT pg_advisory_lock(hashtext(\(bind: queue)))",
-                                    unlock: "SELECT pg_advisory_unlock(hashtext(\(bind: queue)))"
-                                ) { try await Self.inTransaction(database, begin: "BEGIN", body) }
-                            }
+                    return try await Self.onLoop(of: client) { connection in
+                        try await counted {
+                            let database = connection.sql(queryLogLevel: nil)
+                            guard let queue else { return try await Self.inTransaction(database, begin: "BEGIN", body) }
+                            return try await Self.holding(
+                                database, lock: "SELECT pg_advisory_lock(hashtext(\(bind: queue)))",
+                                unlock: "SELECT pg_advisory_unlock(hashtext(\(bind: queue)))"
+                            ) { try await Self.inTransaction(database, begin: "BEGIN", body) }
                         }
                     }
-                    await Task.yield()
-                    return result
                 } catch where PostgresErrors.mustRetry(error) && attempt < Self.serializationAttempts {
                     // A deadlock (or serialization failure): run again on what the other committed.
                     attempt += 1
                     try await Task.sleep(for: .milliseconds(Int.random(in: 1...(2 * attempt))))
-                } catch {
-                    // Off the event loop, whatever the outcome.
-                    await Task.yield()
-                    throw error
                 }
             }
         }
@@ -346,33 +341,34 @@ public final class SQLStore: Sendable {
                 try await counted { try await body(StoreTransaction(db: database)) }
             }
         case .postgres(let client, _):
-            do {
-                let result = try await client.withConnection { connection in
-                    try await Self.onLoop(of: connection) {
-                        try await counted {
-                            try await Self.inTransaction(
-                                connection.sql(queryLogLevel: nil), begin: "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", body)
-                        }
-                    }
+            return try await Self.onLoop(of: client) { connection in
+                try await counted {
+                    try await Self.inTransaction(
+                        connection.sql(queryLogLevel: nil), begin: "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", body)
                 }
-                await Task.yield()
-                return result
-            } catch {
-                // Off the event loop, whatever the outcome.
-                await Task.yield()
-                throw error
             }
         }
     }
 
-    /// Runs `body` with the connection's event loop as task executor: each answer from
-    /// PostgreSQL resumes the transaction right there, instead of queueing it behind
-    /// every other request on the cooperative pool while it holds its connection (and
-    /// its row locks). The callers yield afterwards to leave the event loop.
-    private static func onLoop<R>(
-        of connection: PostgresConnection, isolation: isolated (any Actor)? = #isolation, _ body: () async throws -> R
+    /// Runs `body` on a pooled connection with that connection's event loop as task
+    /// executor: each answer from PostgreSQL resumes the transaction right there, instead
+    /// of queueing it behind every other request on the cooperative pool while it holds
+    /// its connection (and its row locks). Afterwards, whatever the outcome, the task
+    /// yields to leave the event loop.
+    private static func onLoop<R: Sendable>(
+        of client: PostgresClient, isolation: isolated (any Actor)? = #isolation,
+        _ body: (PostgresConnection) async throws -> R
     ) async throws -> R {
-        try await withTaskExecutorPreference(EventLoopTaskExecutor(connection.eventLoop)) { try await body() }
+        do {
+            let result = try await client.withConnection { connection in
+                try await withTaskExecutorPreference(EventLoopTaskExecutor(connection.eventLoop)) { try await body(connection) }
+            }
+            await Task.yield()
+            return result
+        } catch {
+            await Task.yield()
+            throw error
+        }
     }
 
     /// `begin`, `body`, then COMMIT; ROLLBACK when anything throws.
