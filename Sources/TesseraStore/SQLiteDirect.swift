@@ -78,7 +78,7 @@ struct SQLiteFailure: Error, CustomStringConvertible {
 /// their SQL text (SQLKit writes the same text for the same query shape), so a hot
 /// query is parsed once.
 ///
-/// Not thread-safe by itself: `SQLStore` holds its `AsyncMutex` around every use.
+/// Not thread-safe by itself: `SQLiteBackend` holds its `AsyncMutex` around every use.
 final class SQLiteHandle: @unchecked Sendable {
     private let handle: OpaquePointer
     private var statements: [String: OpaquePointer] = [:]
@@ -367,14 +367,7 @@ final class SQLiteBackend: Sendable {
                 // Someone is waiting for the connection: they continue this batch.
                 return (result, batch)
             }
-            open.withLock { $0 = nil }
-            do {
-                try await database.raw("COMMIT").run()
-            } catch {
-                try await abandon(batch, database, error)
-                throw error
-            }
-            batch.finish(.success(()))
+            try await commit(batch, database)
             return (result, nil)
         }
         // Even a member that failed waits: what it saw may have been the batch's.
@@ -389,6 +382,19 @@ final class SQLiteBackend: Sendable {
         open.withLock { $0 = nil }
         batch.finish(.failure(StoreError(.unavailable, "the database ended the open transaction")))
         return nil
+    }
+
+    /// Commits the batch and tells its members; if the commit fails, the batch is
+    /// abandoned and the error thrown.
+    private func commit(_ batch: Batch, _ database: DirectSQLiteDatabase) async throws {
+        open.withLock { $0 = nil }
+        do {
+            try await database.raw("COMMIT").run()
+        } catch {
+            try await abandon(batch, database, error)
+            throw error
+        }
+        batch.finish(.success(()))
     }
 
     /// Rolls the batch back and fails its members with `cause`.
@@ -418,15 +424,8 @@ final class SQLiteBackend: Sendable {
     /// the store fails every later call. Closing twice does nothing more.
     func close() async {
         try? await exclusive { database in
-            if let batch = try current() {
-                open.withLock { $0 = nil }
-                do {
-                    try await database.raw("COMMIT").run()
-                    batch.finish(.success(()))
-                } catch {
-                    try await abandon(batch, database, error)
-                }
-            }
+            // A failed commit fails the members; the connection closes all the same.
+            if let batch = try current() { try? await commit(batch, database) }
             closed.withLock { $0 = true }
             handle.close()
         }

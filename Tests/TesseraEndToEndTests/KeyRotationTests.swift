@@ -256,19 +256,20 @@ struct KeyRotationTests {
         try await Subprocess.waitForExit(first)
 
         // A server does not start while a rekey holds the data directory.
+        // `tessera serve` run to its end: these starts are expected to be refused.
+        let refusedServe = { (dataDirectory: URL) in
+            try await tessera(
+                ["serve", "--port", "\(port)", "--data-dir", dataDirectory.path] + databaseArguments,
+                environment: ["TESSERA_ADMIN_TOKEN": token])
+        }
         let held = try lockExclusively(directory.appendingPathComponent("tessera.lock"))
-        let blocked = try await tessera(
-            ["serve", "--port", "\(port)", "--data-dir", directory.path] + databaseArguments, environment: ["TESSERA_ADMIN_TOKEN": token])
+        let blocked = try await refusedServe(directory)
         close(held)
         #expect(blocked.0 != 0 && blocked.2.contains("a tessera rekey is running"), "\(blocked.2)")
         if let database {
             // Nor does a node elsewhere while a rekey holds the database's serving lock.
             let elsewhere = directory.appendingPathComponent("elsewhere")
-            let waiting = try await TestDatabase.holdingServingLock(on: database) {
-                try await tessera(
-                    ["serve", "--port", "\(port)", "--data-dir", elsewhere.path, "--database", database],
-                    environment: ["TESSERA_ADMIN_TOKEN": token])
-            }
+            let waiting = try await TestDatabase.holdingServingLock(on: database) { try await refusedServe(elsewhere) }
             #expect(waiting.0 != 0 && waiting.2.contains("a tessera rekey is running"), "\(waiting.2)")
         }
 
@@ -301,8 +302,7 @@ struct KeyRotationTests {
         // A node given the old master key after the rekey does not start.
         let renewed = try Data(contentsOf: keyFile)
         try original.write(to: keyFile)
-        let stale = try await tessera(
-            ["serve", "--port", "\(port)", "--data-dir", directory.path] + databaseArguments, environment: ["TESSERA_ADMIN_TOKEN": token])
+        let stale = try await refusedServe(directory)
         #expect(stale.0 != 0 && stale.2.contains("does not open the database's signing keys"), "\(stale.2)")
         try renewed.write(to: keyFile)
 
