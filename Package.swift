@@ -34,7 +34,6 @@ let package = Package(
                 "TesseraCore",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "CryptoExtras", package: "swift-crypto"),
-                .product(name: "JWTKit", package: "jwt-kit"),
             ]
         ),
         .target(
@@ -51,10 +50,21 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // The server's use cases: no HTTP. jwt-kit is linked here, never by TesseraKit.
+        .target(
+            name: "TesseraDomain",
+            dependencies: [
+                "TesseraCore", "TesseraCrypto", "TesseraStore",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "JWTKit", package: "jwt-kit"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         .target(
             name: "TesseraServer",
             dependencies: [
-                "TesseraCore", "TesseraCrypto", "TesseraStore",
+                "TesseraCore", "TesseraCrypto", "TesseraStore", "TesseraDomain",
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HummingbirdTLS", package: "hummingbird"),

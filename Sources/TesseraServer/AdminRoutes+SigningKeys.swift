@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import TesseraCrypto
+import TesseraDomain
 import TesseraStore
 
 // Tenant signing-key rotation. A new key signs every token from the moment it is made,
@@ -89,7 +90,7 @@ extension AdminRoutes {
         let keys: [SigningKeyRecord] = try await state.store.transaction(queue: Self.signingKeyQueue(tenantID: tenant.id)) { tx in
             let keys = try await tx.signingKeys(tenantID: tenant.id)
             guard let key = keys.first(where: { $0.kid == kid }) else {
-                throw OAuthError.notFound("signing key '\(kid.prefix(64))'")
+                throw DomainError.notFound("signing key '\(kid.prefix(64))'")
             }
             if key.active == 1 { return keys }
             try await tx.deactivateSigningKeys(tenantID: tenant.id)
@@ -120,10 +121,10 @@ extension AdminRoutes {
         let now = state.epochNow()
         let keys: [SigningKeyRecord] = try await state.store.transaction(queue: Self.signingKeyQueue(tenantID: tenant.id)) { tx in
             guard let key = try await tx.signingKeys(tenantID: tenant.id).first(where: { $0.kid == kid }) else {
-                throw OAuthError.notFound("signing key '\(kid.prefix(64))'")
+                throw DomainError.notFound("signing key '\(kid.prefix(64))'")
             }
             guard key.active == 0, try await tx.deleteInactiveSigningKey(kid: kid, tenantID: tenant.id) else {
-                throw OAuthError(.conflict, "conflict", "the active signing key cannot be retired: rotate to a new key first")
+                throw DomainError(.conflict, .conflict, "the active signing key cannot be retired: rotate to a new key first")
             }
             try await Audit.record(
                 tx, tenantID: tenant.id, actor: .admin, action: "signing_key.retire", target: kid, details: [:], at: now)

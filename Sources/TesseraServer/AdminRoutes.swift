@@ -3,6 +3,7 @@ import Foundation
 import Hummingbird
 import TesseraCore
 import TesseraCrypto
+import TesseraDomain
 import TesseraStore
 
 /// The admin REST API, under `/admin`, for the bearer admin token.
@@ -71,28 +72,28 @@ struct AdminRoutes {
     @Sendable func createTenant(_ request: Request, context: BasicRequestContext) async throws -> Response {
         let input = try await RequestDecoding.json(CreateTenant.self, from: request)
         guard Validation.isTenantName(input.name) else {
-            throw OAuthError.invalidRequest("a tenant name is 1 to 63 characters of a-z, 0-9 and '-', not starting with '-'")
+            throw DomainError.invalidRequest("a tenant name is 1 to 63 characters of a-z, 0-9 and '-', not starting with '-'")
         }
         let policy = input.lockout ?? .standard
         let processPolicy: AuthenticatorPolicy
         do {
             processPolicy = try AuthenticatorPolicy(parsing: input.processPolicy ?? AuthenticatorPolicy.accountProcessDefault)
         } catch {
-            throw OAuthError.invalidRequest("process_policy: \(error)")
+            throw DomainError.invalidRequest("process_policy: \(error)")
         }
         let ssoLifetime = input.ssoLifetime ?? 0
         guard (0...Self.maximumSSOLifetime).contains(ssoLifetime) else {
-            throw OAuthError.invalidRequest("sso_lifetime is 0 (off) to \(Self.maximumSSOLifetime) seconds")
+            throw DomainError.invalidRequest("sso_lifetime is 0 (off) to \(Self.maximumSSOLifetime) seconds")
         }
         var ssoPolicy: AuthenticatorPolicy?
         if ssoLifetime > 0 {
             do {
                 ssoPolicy = try AuthenticatorPolicy(parsing: input.ssoPolicy ?? "device")
             } catch {
-                throw OAuthError.invalidRequest("sso_policy: \(error)")
+                throw DomainError.invalidRequest("sso_policy: \(error)")
             }
         } else if input.ssoPolicy != nil {
-            throw OAuthError.invalidRequest("sso_policy needs an sso_lifetime")
+            throw DomainError.invalidRequest("sso_policy needs an sso_lifetime")
         }
         let now = state.epochNow()
         let tenant = TenantRecord(
@@ -103,7 +104,7 @@ struct AdminRoutes {
         let sealed = try state.box.seal(key.privateKey.rawRepresentation, context: SealingContext.signingKey(kid: key.kid))
         try await state.store.transaction { tx in
             if try await tx.tenant(named: input.name) != nil {
-                throw OAuthError(.conflict, "conflict", "a tenant named '\(input.name)' exists")
+                throw DomainError(.conflict, .conflict, "a tenant named '\(input.name)' exists")
             }
             try await tx.insertTenant(tenant)
             try await tx.insertSigningKey(SigningKeyRecord(kid: key.kid, tenantID: tenant.id, sealedKey: sealed, active: 1, createdAt: now))
@@ -180,10 +181,10 @@ struct AdminRoutes {
         let tenant = try await state.tenant(named: context.parameters.get("tenant") ?? "")
         let input = try await RequestDecoding.json(CreateService.self, from: request)
         let name = input.name.trimmingCharacters(in: .whitespaces)
-        guard (1...128).contains(name.count) else { throw OAuthError.invalidRequest("a service needs a name of 1 to 128 characters") }
+        guard (1...128).contains(name.count) else { throw DomainError.invalidRequest("a service needs a name of 1 to 128 characters") }
         let mode = try input.backchannelMode.map { text in
             guard let mode = BackchannelRoutes.Mode(rawValue: text) else {
-                throw OAuthError.invalidRequest("backchannel_token_delivery_mode is poll or ping")
+                throw DomainError.invalidRequest("backchannel_token_delivery_mode is poll or ping")
             }
             return mode
         }
@@ -191,33 +192,33 @@ struct AdminRoutes {
         guard !input.redirectURIs.isEmpty || mode != nil, input.redirectURIs.count <= 20,
             input.redirectURIs.allSatisfy(Validation.isRedirectURI)
         else {
-            throw OAuthError.invalidRequest(
+            throw DomainError.invalidRequest(
                 "redirect URIs must be absolute, without fragment, and https, http on a loopback host, or a private-use scheme")
         }
         switch (mode, input.notificationEndpoint) {
         case (.ping, let endpoint?):
             guard Validation.isNotificationEndpoint(endpoint) else {
-                throw OAuthError.invalidRequest("the notification endpoint must be an https URL (http only on a loopback host)")
+                throw DomainError.invalidRequest("the notification endpoint must be an https URL (http only on a loopback host)")
             }
         case (.ping, nil):
-            throw OAuthError.invalidRequest("ping mode needs backchannel_client_notification_endpoint")
+            throw DomainError.invalidRequest("ping mode needs backchannel_client_notification_endpoint")
         case (_, .some):
-            throw OAuthError.invalidRequest("a notification endpoint is for ping mode only")
+            throw DomainError.invalidRequest("a notification endpoint is for ping mode only")
         default:
             break
         }
         if mode != nil && input.isPublic == true {
-            throw OAuthError.invalidRequest("backchannel authentication is for confidential services (it needs client authentication)")
+            throw DomainError.invalidRequest("backchannel authentication is for confidential services (it needs client authentication)")
         }
         let policy: AuthenticatorPolicy
         do {
             policy = try input.policy.map { try AuthenticatorPolicy(parsing: $0) } ?? .standard
         } catch {
-            throw OAuthError.invalidRequest("policy: \(error)")
+            throw DomainError.invalidRequest("policy: \(error)")
         }
         let attributes = input.attributes ?? []
         guard attributes.allSatisfy(Validation.isAttributeName), Set(attributes).count == attributes.count else {
-            throw OAuthError.invalidRequest("attribute names are lower-case identifiers, each once, and not registered claim names")
+            throw DomainError.invalidRequest("attribute names are lower-case identifiers, each once, and not registered claim names")
         }
         let isPublic = input.isPublic ?? false
         let secret = isPublic ? nil : Secrets.randomToken()
@@ -265,18 +266,18 @@ struct AdminRoutes {
         let tenant = try await state.tenant(named: context.parameters.get("tenant") ?? "")
         let input = try await RequestDecoding.json(CreateUser.self, from: request)
         guard Validation.isUsername(input.username) else {
-            throw OAuthError.invalidRequest("a username is 1 to 128 characters without control characters or outer spaces")
+            throw DomainError.invalidRequest("a username is 1 to 128 characters without control characters or outer spaces")
         }
         let attributes = input.attributes ?? [:]
         guard attributes.count <= 64, attributes.keys.allSatisfy(Validation.isAttributeName),
             attributes.values.allSatisfy({ $0.count <= 1024 })
-        else { throw OAuthError.invalidRequest("attribute names are lower-case identifiers and values at most 1024 characters") }
+        else { throw DomainError.invalidRequest("attribute names are lower-case identifiers and values at most 1024 characters") }
         let record = UserRecord(
             id: Secrets.identifier(byteCount: 12), tenantID: tenant.id, username: input.username,
             attributes: try JSONCoding.string(attributes), createdAt: state.epochNow())
         try await state.store.transaction { tx in
             if try await tx.user(tenantID: tenant.id, username: input.username) != nil {
-                throw OAuthError(.conflict, "conflict", "the user exists in this tenant")
+                throw DomainError(.conflict, .conflict, "the user exists in this tenant")
             }
             try await tx.insertUser(record)
             try await Audit.record(
@@ -310,9 +311,9 @@ struct AdminRoutes {
         let tenant = try await state.tenant(named: context.parameters.get("tenant") ?? "")
         let input = try await RequestDecoding.json(CreateInvitation.self, from: request)
         let lifetime = input.ttlSeconds.map(TimeInterval.init) ?? state.configuration.invitationLifetime
-        guard (1...(30 * 86_400)).contains(lifetime) else { throw OAuthError.invalidRequest("ttl_seconds must be between 1 and 2592000") }
+        guard (1...(30 * 86_400)).contains(lifetime) else { throw DomainError.invalidRequest("ttl_seconds must be between 1 and 2592000") }
         guard let user = try await state.store.read({ try await $0.user(tenantID: tenant.id, username: input.username) }) else {
-            throw OAuthError.notFound("user '\(input.username.prefix(128))'")
+            throw DomainError.notFound("user '\(input.username.prefix(128))'")
         }
         let code = Secrets.randomToken()
         let now = state.now()
@@ -376,7 +377,7 @@ struct AdminRoutes {
             var userID: String?
             if let username = query["username"] {
                 guard let user = try await tx.user(tenantID: tenant.id, username: username) else {
-                    throw OAuthError.notFound("user '\(username.prefix(128))'")
+                    throw DomainError.notFound("user '\(username.prefix(128))'")
                 }
                 userID = user.id
             }
@@ -406,7 +407,7 @@ struct AdminRoutes {
         let id = context.parameters.get("activation") ?? ""
         let now = state.epochNow()
         let result: ActivationView = try await state.store.transaction { tx in
-            guard var activation = try await tx.activation(id: id) else { throw OAuthError.notFound("activation") }
+            guard var activation = try await tx.activation(id: id) else { throw DomainError.notFound("activation") }
             try await tx.updateLockout(activationID: id, failedAttempts: 0, lockedUntil: nil, permanentlyLocked: false)
             try await Audit.record(
                 tx, tenantID: activation.tenantID, actor: .admin, action: "activation.unlock", target: id,
@@ -426,7 +427,7 @@ struct AdminRoutes {
         let now = state.epochNow()
         let result: ActivationView = try await state.store.transaction { tx in
             guard let activation = try await tx.activation(id: id), try await tx.deleteActivation(id: id) else {
-                throw OAuthError.notFound("activation")
+                throw DomainError.notFound("activation")
             }
             try await Audit.record(
                 tx, tenantID: activation.tenantID, actor: .admin, action: "activation.revoke", target: id,
@@ -458,7 +459,7 @@ struct AdminRoutes {
         if let name = query["tenant"] { tenant = try await state.tenant(named: name) }
         let limit = try RequestDecoding.limit(query, maximum: 1000)
         let since = try query["since"].map { text -> Int64 in
-            guard let value = Int64(text), value >= 0 else { throw OAuthError.invalidRequest("since must be seconds since 1970") }
+            guard let value = Int64(text), value >= 0 else { throw DomainError.invalidRequest("since must be seconds since 1970") }
             return value
         }
         let (entries, tenants) = try await state.store.read { tx in

@@ -4,6 +4,7 @@ import Hummingbird
 import Logging
 import TesseraCore
 import TesseraCrypto
+import TesseraDomain
 import TesseraStore
 
 /// OpenID Connect Client-Initiated Backchannel Authentication (CIBA 1.0), poll and ping
@@ -47,11 +48,11 @@ struct BackchannelRoutes {
         let form = try await RequestDecoding.form(from: request)
         let service = try await oidc.authenticateClient(request, form: form, tenant: tenant)
         guard service.secretDigest != nil, let mode = service.backchannelMode.flatMap(Mode.init(rawValue:)) else {
-            throw OAuthError(.badRequest, "unauthorized_client", "this client is not registered for backchannel authentication")
+            throw DomainError(.invalid, .unauthorizedClient, "this client is not registered for backchannel authentication")
         }
-        if form["request"] != nil { throw OAuthError.invalidRequest("signed authentication requests are not supported") }
+        if form["request"] != nil { throw DomainError.invalidRequest("signed authentication requests are not supported") }
         let scopes = (form["scope"] ?? "").split(separator: " ").map(String.init)
-        guard scopes.contains("openid") else { throw OAuthError(.badRequest, "invalid_scope", "the scope must include openid") }
+        guard scopes.contains("openid") else { throw DomainError(.invalid, .invalidScope, "the scope must include openid") }
 
         let user = try await hintedUser(form, tenant: tenant, service: service)
         let bindingMessage = try Self.bindingMessage(form["binding_message"])
@@ -60,7 +61,7 @@ struct BackchannelRoutes {
         var lifetime = Int(state.configuration.requestLifetime)
         if let requested = form["requested_expiry"] {
             guard let seconds = Int(requested), (1...Self.maximumExpiry).contains(seconds) else {
-                throw OAuthError.invalidRequest("requested_expiry must be 1 to \(Self.maximumExpiry) seconds")
+                throw DomainError.invalidRequest("requested_expiry must be 1 to \(Self.maximumExpiry) seconds")
             }
             lifetime = seconds
         }
@@ -71,7 +72,7 @@ struct BackchannelRoutes {
             guard let token = form["client_notification_token"], (1...Self.maximumNotificationToken).contains(token.count),
                 Self.isBearerToken(token)
             else {
-                throw OAuthError.invalidRequest(
+                throw DomainError.invalidRequest(
                     "ping mode needs a client_notification_token: a bearer token (RFC 6750 §2.1) of at most \(Self.maximumNotificationToken) characters")
             }
             sealedToken = try state.box.seal(Data(token.utf8), context: SealingContext.notificationToken(requestID: requestID))
@@ -80,7 +81,7 @@ struct BackchannelRoutes {
         let interval = state.configuration.backchannelInterval
         try await state.store.transaction { tx in
             guard !(try await tx.activeActivationIDs(userID: user.id)).isEmpty else {
-                throw OAuthError(.badRequest, "unknown_user_id", "the user has no activated device")
+                throw DomainError(.invalid, .unknownUserID, "the user has no activated device")
             }
             try await tx.insertAuthRequest(
                 AuthRequestRecord(
@@ -108,14 +109,14 @@ struct BackchannelRoutes {
     private func hintedUser(_ form: [String: String], tenant: TenantRecord, service: ServiceRecord) async throws -> UserRecord {
         let hints = ["login_hint", "id_token_hint", "login_hint_token"].filter { form[$0] != nil }
         guard hints.count == 1 else {
-            throw OAuthError.invalidRequest("give exactly one of login_hint and id_token_hint")
+            throw DomainError.invalidRequest("give exactly one of login_hint and id_token_hint")
         }
         let userID: String
         switch hints[0] {
         case "login_hint":
             let username = form["login_hint"] ?? ""
             guard let user = try await state.store.read({ try await $0.user(tenantID: tenant.id, username: username) }) else {
-                throw OAuthError(.badRequest, "unknown_user_id", "login_hint names no user of this tenant")
+                throw DomainError(.invalid, .unknownUserID, "login_hint names no user of this tenant")
             }
             return user
         case "id_token_hint":
@@ -123,21 +124,21 @@ struct BackchannelRoutes {
             do {
                 claims = try await state.tokenIssuer(for: tenant).verify(form["id_token_hint"] ?? "", as: IDTokenHintClaims.self)
             } catch {
-                throw OAuthError.invalidRequest("id_token_hint is not an ID token signed by this issuer")
+                throw DomainError.invalidRequest("id_token_hint is not an ID token signed by this issuer")
             }
             guard claims.iss == state.issuer(forTenantNamed: tenant.name) else {
-                throw OAuthError.invalidRequest("id_token_hint was issued by another issuer")
+                throw DomainError.invalidRequest("id_token_hint was issued by another issuer")
             }
             // An ID token issued to this client (CIBA §7.1), not an access token or another client's token.
             guard claims.aud.contains(service.clientID) else {
-                throw OAuthError.invalidRequest("id_token_hint was not issued to this client")
+                throw DomainError.invalidRequest("id_token_hint was not issued to this client")
             }
             userID = claims.sub
         default:
-            throw OAuthError.invalidRequest("login_hint_token is not supported; use login_hint or id_token_hint")
+            throw DomainError.invalidRequest("login_hint_token is not supported; use login_hint or id_token_hint")
         }
         guard let user = try await state.store.read({ try await $0.user(id: userID) }), user.tenantID == tenant.id else {
-            throw OAuthError(.badRequest, "unknown_user_id", "id_token_hint names a user who no longer exists")
+            throw DomainError(.invalid, .unknownUserID, "id_token_hint names a user who no longer exists")
         }
         return user
     }
@@ -160,8 +161,7 @@ struct BackchannelRoutes {
         guard (1...maximumBindingMessage).contains(text.count),
             !text.unicodeScalars.contains(where: { hidden.contains($0.properties.generalCategory) })
         else {
-            throw OAuthError(
-                .badRequest, "invalid_binding_message",
+            throw DomainError(.invalid, DomainError.Code("invalid_binding_message"),
                 "binding_message must be 1 to \(maximumBindingMessage) characters without control characters")
         }
         return text
@@ -175,7 +175,7 @@ struct BackchannelRoutes {
         var combinations: [String] = []
         for value in text.split(separator: " ") {
             guard value.hasPrefix(prefix) else {
-                throw OAuthError.invalidRequest("acr_values: \(value.prefix(64)) is not a factor combination of this server")
+                throw DomainError.invalidRequest("acr_values: \(value.prefix(64)) is not a factor combination of this server")
             }
             combinations.append(String(value.dropFirst(prefix.count)))
         }
@@ -183,10 +183,10 @@ struct BackchannelRoutes {
         do {
             policy = try AuthenticatorPolicy(parsing: combinations.joined(separator: ","))
         } catch {
-            throw OAuthError.invalidRequest("acr_values: \(error)")
+            throw DomainError.invalidRequest("acr_values: \(error)")
         }
         for combination in policy.alternatives where !servicePolicy.allows(combination) {
-            throw OAuthError.invalidRequest("acr_values: \(combination) is not allowed by the service's policy")
+            throw DomainError.invalidRequest("acr_values: \(combination) is not allowed by the service's policy")
         }
         return policy
     }
@@ -197,14 +197,14 @@ struct BackchannelRoutes {
     /// the user approved, or why not yet (`authorization_pending`, `slow_down`) or not at all.
     func redeem(form: [String: String], service: ServiceRecord, tenant: TenantRecord) async throws -> Response {
         guard service.backchannelMode != nil, service.secretDigest != nil else {
-            throw OAuthError(.badRequest, "unauthorized_client", "this client is not registered for backchannel authentication")
+            throw DomainError(.invalid, .unauthorizedClient, "this client is not registered for backchannel authentication")
         }
-        guard let requestID = form["auth_req_id"] else { throw OAuthError.invalidRequest("auth_req_id is missing") }
+        guard let requestID = form["auth_req_id"] else { throw DomainError.invalidRequest("auth_req_id is missing") }
         let now = state.epochNow()
         let outcome: OIDCRoutes.GrantOutcome = try await state.store.transaction { tx in
             guard let record = try await tx.authRequest(id: requestID), record.flow == Self.flow, record.tenantID == tenant.id,
                 record.serviceID == service.id, let userID = record.userID
-            else { throw OAuthError.invalidGrant("auth_req_id is not valid for this client") }
+            else { throw DomainError.invalidGrant("auth_req_id is not valid for this client") }
             switch AuthenticationStatus(rawValue: record.status) ?? .expired {
             case .pending, .claimed:
                 guard record.expiresAt > now else { throw Self.expired }
@@ -215,10 +215,10 @@ struct BackchannelRoutes {
                 if let last = record.lastPolledAt, now + 1 < last + Int64(interval) {
                     try await tx.recordPoll(id: record.id, at: now, interval: interval + Self.slowDownStep)
                     return .refused(
-                        OAuthError(.badRequest, "slow_down", "poll at most every \(interval + Self.slowDownStep) seconds"))
+                        DomainError(.invalid, .slowDown, "poll at most every \(interval + Self.slowDownStep) seconds"))
                 }
                 try await tx.recordPoll(id: record.id, at: now, interval: interval)
-                return .refused(OAuthError(.badRequest, "authorization_pending", "the user has not answered yet"))
+                return .refused(DomainError(.invalid, .authorizationPending, "the user has not answered yet"))
             case .approved:
                 guard record.expiresAt > now else { throw Self.expired }
                 guard try await tx.completeAuthRequest(id: record.id) else { throw Self.used }
@@ -229,9 +229,9 @@ struct BackchannelRoutes {
                     authTime: record.authTime ?? now, expiresAt: now, usedAt: nil, revoked: 0)
                 return try await oidc.rotate(grant, scope: record.scope, service: service, tx: tx, now: now)
             case .denied:
-                throw OAuthError(.badRequest, "access_denied", "the user declined the request")
+                throw DomainError(.invalid, .accessDenied, "the user declined the request")
             case .locked:
-                throw OAuthError(.badRequest, "access_denied", "the device is locked after too many failed attempts")
+                throw DomainError(.invalid, .accessDenied, "the device is locked after too many failed attempts")
             case .expired:
                 throw Self.expired
             case .completed:
@@ -241,8 +241,8 @@ struct BackchannelRoutes {
         return try await oidc.issueTokens(outcome, service: service, tenant: tenant, includeNonce: false)
     }
 
-    static let expired = OAuthError(.badRequest, "expired_token", "the backchannel request expired before the user answered")
-    static let used = OAuthError.invalidGrant("the tokens for this auth_req_id were issued already")
+    static let expired = DomainError(.invalid, .expiredToken, "the backchannel request expired before the user answered")
+    static let used = DomainError.invalidGrant("the tokens for this auth_req_id were issued already")
 }
 
 // MARK: Notices and pings

@@ -3,6 +3,7 @@ import Foundation
 import Hummingbird
 import TesseraCore
 import TesseraCrypto
+import TesseraDomain
 import TesseraStore
 
 /// The device API under `{issuer}/device`: activation, and claiming, finishing or
@@ -55,12 +56,12 @@ struct DeviceRoutes {
             return (invitation, user)
         }
         guard let (invitation, user) = found else {
-            throw OAuthError(.badRequest, "invalid_grant", "the activation code is not valid")
+            throw DomainError(.invalid, .invalidGrant, "the activation code is not valid")
         }
-        guard invitation.usedAt == nil else { throw OAuthError(.badRequest, "invalid_grant", "the activation code was used already") }
-        guard invitation.expiresAt > now else { throw OAuthError(.badRequest, "expired_token", "the activation code has expired") }
+        guard invitation.usedAt == nil else { throw DomainError(.invalid, .invalidGrant, "the activation code was used already") }
+        guard invitation.expiresAt > now else { throw DomainError(.invalid, .expiredToken, "the activation code has expired") }
         guard invitation.failedAttempts < InvitationRecord.maximumFailures else {
-            throw OAuthError(.badRequest, "invalid_grant", "the activation code is void after too many wrong PINs")
+            throw DomainError(.invalid, .invalidGrant, "the activation code is void after too many wrong PINs")
         }
         return (invitation, user)
     }
@@ -74,14 +75,14 @@ struct DeviceRoutes {
         do {
             registration = try jws.unverifiedClaims(as: ActivationRegistration.self)
         } catch {
-            throw OAuthError.invalidRequest("the registration does not have the expected claims")
+            throw DomainError.invalidRequest("the registration does not have the expected claims")
         }
         // Proof of possession: the registration is signed by the key it registers.
         let deviceKey = try publicKey(registration.deviceKey, name: "device_key")
         do {
             _ = try jws.verifiedPayload(with: deviceKey)
         } catch {
-            throw OAuthError(.badRequest, "invalid_request", "the registration is not signed by the device key")
+            throw DomainError(.invalid, .invalidRequest, "the registration is not signed by the device key")
         }
         try checkTimes(iat: Int64(registration.iat), exp: Int64(registration.exp), audience: registration.aud, issuer: issuer)
         var biometricKey: P256.Signing.PublicKey?
@@ -89,12 +90,12 @@ struct DeviceRoutes {
             let key = try publicKey(biometricJWK, name: "biometric_key")
             guard let second = input.biometricRegistration, let secondJWS = try? CompactJWS.parse(second),
                 secondJWS.unverifiedPayload == jws.unverifiedPayload, (try? secondJWS.verifiedPayload(with: key)) != nil
-            else { throw OAuthError.invalidRequest("the registration is not signed by the biometric key") }
+            else { throw DomainError.invalidRequest("the registration is not signed by the biometric key") }
             biometricKey = key
         }
         let pinKey = try Self.pinKey(registration.pinKey)
         let totpSecret = try registration.totpSecret.map(Self.totpSecret)
-        if let alias = registration.alias, alias.count > 128 { throw OAuthError.invalidRequest("alias is longer than 128 characters") }
+        if let alias = registration.alias, alias.count > 128 { throw DomainError.invalidRequest("alias is longer than 128 characters") }
 
         let (invitation, user) = try await usableInvitation(code: registration.code, tenant: tenant)
         let now = state.epochNow()
@@ -102,11 +103,11 @@ struct DeviceRoutes {
         // the link alone is not enough, and wrong guesses use the code up.
         if let sealedExpected = invitation.sealedPinKey {
             guard try await state.store.transaction({ try await $0.reserveInvitationAttempt(id: invitation.id) }) else {
-                throw OAuthError(.badRequest, "invalid_grant", "the activation code is void after too many wrong PINs")
+                throw DomainError(.invalid, .invalidGrant, "the activation code is void after too many wrong PINs")
             }
             let expected = try state.box.open(sealedExpected, context: SealingContext.invitationPinKey(invitationID: invitation.id))
             guard Secrets.constantTimeEquals(expected, pinKey) else {
-                throw OAuthError(.badRequest, "invalid_grant", "the PIN does not match the one chosen for this activation data")
+                throw DomainError(.invalid, .invalidGrant, "the PIN does not match the one chosen for this activation data")
             }
         }
         let activationID = Secrets.identifier(byteCount: 16)
@@ -122,7 +123,7 @@ struct DeviceRoutes {
         // leaves either both or neither.
         try await state.store.transaction { tx in
             guard try await tx.consumeInvitation(id: invitation.id, now: now) else {
-                throw OAuthError(.badRequest, "invalid_grant", "the activation code was used already")
+                throw DomainError(.invalid, .invalidGrant, "the activation code was used already")
             }
             try await tx.insertActivation(record)
             try await Audit.record(
@@ -158,27 +159,27 @@ struct DeviceRoutes {
             let current = try await caller.begin(tx, now: now)
             let authRequest = try await pendingRequest(requestID, tenant: tenant, tx: tx, now: now)
             // Account processes are started and answered by their own device only.
-            guard authRequest.purpose == AuthenticationPurpose.login.rawValue else { throw OAuthError.notFound("authentication request") }
+            guard authRequest.purpose == AuthenticationPurpose.login.rawValue else { throw DomainError.notFound("authentication request") }
             if let owner = authRequest.activationID, owner != activation.id {
-                throw OAuthError(.conflict, "request_claimed", "another device has taken up this request")
+                throw DomainError(.conflict, .requestClaimed, "another device has taken up this request")
             }
             // An activation merged with invitations may sign in as any of its users; a
             // service's backchannel request names its user, and only that user's devices see it.
             var userID = current.userID
             if authRequest.flow == BackchannelRoutes.flow {
                 guard let bound = authRequest.userID, try await Self.users(of: current, tx: tx).contains(bound) else {
-                    throw OAuthError.notFound("authentication request")
+                    throw DomainError.notFound("authentication request")
                 }
                 userID = bound
             } else if let chosen = selection.userID?.rawValue, chosen != current.userID {
                 guard try await tx.linkedUsers(activationID: current.id).contains(where: { $0.id == chosen }) else {
-                    throw OAuthError.invalidRequest("the activation does not stand for that user")
+                    throw DomainError.invalidRequest("the activation does not stand for that user")
                 }
                 userID = chosen
             }
             let fresh = Secrets.randomToken()
             guard try await tx.claimAuthRequest(id: authRequest.id, activationID: activation.id, userID: userID, challenge: fresh) else {
-                throw OAuthError(.conflict, "request_claimed", "another device has taken up this request")
+                throw DomainError(.conflict, .requestClaimed, "another device has taken up this request")
             }
             var claimed = authRequest
             claimed.challenge = fresh
@@ -199,13 +200,13 @@ struct DeviceRoutes {
         -> AuthRequestRecord
     {
         guard let authRequest = try await tx.authRequest(id: id), authRequest.tenantID == tenant.id else {
-            throw OAuthError.notFound("authentication request")
+            throw DomainError.notFound("authentication request")
         }
         guard authRequest.status == "pending" || authRequest.status == "claimed" else {
-            throw OAuthError(.badRequest, "invalid_request", "the authentication request was answered already (\(authRequest.status))")
+            throw DomainError(.invalid, .invalidRequest, "the authentication request was answered already (\(authRequest.status))")
         }
         guard authRequest.expiresAt > now else {
-            throw OAuthError(.badRequest, "expired_token", "the authentication request has expired")
+            throw DomainError(.invalid, .expiredToken, "the authentication request has expired")
         }
         return authRequest
     }
@@ -282,20 +283,20 @@ struct DeviceRoutes {
         do {
             unverified = try jws.unverifiedClaims(as: AuthenticationProofClaims.self)
         } catch {
-            throw OAuthError.invalidRequest("the proof does not have the expected claims")
+            throw DomainError.invalidRequest("the proof does not have the expected claims")
         }
         guard let activation = try await state.store.read({ try await $0.activation(id: unverified.sub) }),
             activation.tenantID == tenant.id, activation.status == "active"
-        else { throw OAuthError(.unauthorized, "invalid_token", "unknown or inactive activation") }
+        else { throw DomainError(.unauthenticated, .invalidToken, "unknown or inactive activation") }
         // The envelope must come from the device key before anything counts against the
         // activation: a stranger cannot lock a user out by sending garbage.
         do {
             _ = try jws.verifiedPayload(with: try deviceKey(of: activation))
         } catch {
-            throw OAuthError(.unauthorized, "invalid_token", "the proof is not signed by the activation's device key")
+            throw DomainError(.unauthenticated, .invalidToken, "the proof is not signed by the activation's device key")
         }
         let claims = unverified
-        guard claims.rid == requestID else { throw OAuthError.invalidRequest("the proof is for another request") }
+        guard claims.rid == requestID else { throw DomainError.invalidRequest("the proof is for another request") }
         try checkTimes(iat: Int64(claims.iat), exp: Int64(claims.exp), audience: claims.aud, issuer: issuer)
 
         let policy = state.lockoutPolicy(of: tenant)
@@ -309,10 +310,10 @@ struct DeviceRoutes {
                 // and the spent challenge in one transaction: parallel attempts queue here.
                 let current = try await Self.usableActivation(activation.id, tx: tx, now: epoch)
                 guard try await tx.useDeviceTokenID(claims.jti, activationID: current.id, expiresAt: Int64(claims.exp), now: epoch)
-                else { throw OAuthError.invalidGrant("this proof was submitted before") }
+                else { throw DomainError.invalidGrant("this proof was submitted before") }
                 let authRequest = try await pendingRequest(requestID, tenant: tenant, tx: tx, now: epoch)
                 guard authRequest.activationID == current.id else {
-                    throw OAuthError(.conflict, "request_claimed", "this device has not taken up the request")
+                    throw DomainError(.conflict, .requestClaimed, "this device has not taken up the request")
                 }
                 let service = try await authRequest.serviceID.asyncMap { try await tx.service(id: $0) } ?? nil
                 guard authRequest.serviceID == nil || service != nil else { throw StoreError(.corrupt, "request without service") }
@@ -322,18 +323,18 @@ struct DeviceRoutes {
                 // Fewer factors than the service asks for stand on the single sign-on session.
                 let session = policies.base.allows(combination) ? nil : policies.sso.flatMap { $0.0.allows(combination) ? $0.1 : nil }
                 guard policies.base.allows(combination) || session != nil else {
-                    throw OAuthError.invalidRequest("the combination \(combination) is not allowed by the policy")
+                    throw DomainError.invalidRequest("the combination \(combination) is not allowed by the policy")
                 }
                 guard Set(combination.factors).isSubset(of: current.enrolledFactors) else {
-                    throw OAuthError.invalidRequest("the combination \(combination) needs factors this activation has not enrolled")
+                    throw DomainError.invalidRequest("the combination \(combination) needs factors this activation has not enrolled")
                 }
                 let requested = try service.map { try JSONCoding.decode([String].self, $0.attributes) } ?? []
                 guard Set(claims.attrs).isSubset(of: Set(requested)) else {
-                    throw OAuthError.invalidRequest("the proof confirms attributes the service did not request")
+                    throw DomainError.invalidRequest("the proof confirms attributes the service did not request")
                 }
                 // [REQ:DESIGN single-use challenges] the challenge is spent whatever the outcome.
                 guard let expected = authRequest.challenge, Secrets.constantTimeEquals(expected, claims.chal) else {
-                    throw OAuthError.invalidGrant("the proof's challenge was used or replaced")
+                    throw DomainError.invalidGrant("the proof's challenge was used or replaced")
                 }
                 let verification = try verifyFactors(
                     combination, claims: claims, proof: jws, biometricProof: input.biometricProof, activation: current,
@@ -344,7 +345,7 @@ struct DeviceRoutes {
                     purpose: authRequest.purpose, outcome: "approved", factors: try JSONCoding.string(combination.factors), at: epoch)
                 if verification.passed {
                     guard try await tx.rotateChallenge(requestID: requestID, expected: expected, next: nil) else {
-                        throw OAuthError.invalidGrant("the proof's challenge was used or replaced")
+                        throw DomainError.invalidGrant("the proof's challenge was used or replaced")
                     }
                     try await tx.recordSuccessfulUse(activationID: current.id, now: epoch, totpStep: verification.totpStep)
                     // Within a single sign-on session the login stands on the session's full
@@ -392,7 +393,7 @@ struct DeviceRoutes {
                 if let step = verification.totpStep { try await tx.spendTOTPStep(activationID: current.id, step: step) }
                 let next = Secrets.randomToken()
                 guard try await tx.rotateChallenge(requestID: requestID, expected: expected, next: next) else {
-                    throw OAuthError.invalidGrant("the proof's challenge was used or replaced")
+                    throw DomainError.invalidGrant("the proof's challenge was used or replaced")
                 }
                 var retried = authRequest
                 retried.challenge = next
@@ -493,7 +494,7 @@ struct DeviceRoutes {
             try await caller.spendToken(tx, now: now)
             let authRequest = try await pendingRequest(requestID, tenant: tenant, tx: tx, now: now)
             guard authRequest.activationID == activation.id else {
-                throw OAuthError(.conflict, "request_claimed", "this device has not taken up the request")
+                throw DomainError(.conflict, .requestClaimed, "this device has not taken up the request")
             }
             try await tx.setAuthRequestStatus(id: requestID, status: "denied")
             _ = try await tx.rotateChallenge(requestID: requestID, expected: authRequest.challenge ?? "", next: nil)
@@ -521,7 +522,7 @@ struct DeviceRoutes {
         /// Records the token id; a second use of the same token is refused.
         func spendToken(_ tx: StoreTransaction, now: Int64) async throws {
             guard try await tx.useDeviceTokenID(tokenID, activationID: activation.id, expiresAt: tokenExpiry, now: now) else {
-                throw OAuthError(.unauthorized, "invalid_token", "the device token was used before")
+                throw DomainError(.unauthenticated, .invalidToken, "the device token was used before")
             }
         }
 
@@ -536,9 +537,9 @@ struct DeviceRoutes {
     /// The activation inside a transaction: still there, active and not locked.
     static func usableActivation(_ id: String, tx: StoreTransaction, now: Int64) async throws -> ActivationRecord {
         guard let current = try await tx.activation(id: id), current.status == "active" else {
-            throw OAuthError(.unauthorized, "invalid_token", "the activation is not active")
+            throw DomainError(.unauthenticated, .invalidToken, "the activation is not active")
         }
-        if let lock = LockState(current, now: now).information { throw OAuthError.pendingLockout(lock) }
+        if let lock = LockState(current, now: now).information { throw DomainError.pendingLockout(lock) }
         return current
     }
 
@@ -547,17 +548,17 @@ struct DeviceRoutes {
     /// in the transaction that does the work, so a token is good for one call.
     func authenticateDevice(_ request: Request, tenant: TenantRecord) async throws -> DeviceCaller {
         guard let header = request.headers[.authorization], header.hasPrefix("Tessera-Device ") else {
-            throw OAuthError(.unauthorized, "invalid_token", "the device API needs a Tessera-Device token")
+            throw DomainError(.unauthenticated, .invalidToken, "the device API needs a Tessera-Device token")
         }
         guard let jws = try? CompactJWS.parse(String(header.dropFirst("Tessera-Device ".count))),
             let claims = try? jws.unverifiedClaims(as: DeviceRequestClaims.self),
             let activation = try await state.store.read({ try await $0.activation(id: claims.sub) }),
             activation.tenantID == tenant.id, activation.status == "active",
             (try? jws.verifiedPayload(with: try deviceKey(of: activation))) != nil
-        else { throw OAuthError(.unauthorized, "invalid_token", "the device token is not valid") }
+        else { throw DomainError(.unauthenticated, .invalidToken, "the device token is not valid") }
         try checkTimes(iat: Int64(claims.iat), exp: Int64(claims.exp), audience: claims.aud, issuer: state.issuer(forTenantNamed: tenant.name))
         guard claims.htm == request.method.rawValue, claims.htu == request.uri.path else {
-            throw OAuthError(.unauthorized, "invalid_token", "the device token is for another call")
+            throw DomainError(.unauthenticated, .invalidToken, "the device token is for another call")
         }
         return DeviceCaller(activation: activation, tokenID: claims.jti, tokenExpiry: Int64(claims.exp))
     }
@@ -565,7 +566,7 @@ struct DeviceRoutes {
     /// A PIN key as the device sends it: PBKDF2 output, 32 bytes, base64url.
     static func pinKey(_ encoded: String?) throws -> Data {
         guard let encoded, let key = Base64URL.decode(encoded), key.count == 32 else {
-            throw OAuthError.invalidRequest("pin_key must be 32 bytes, base64url")
+            throw DomainError.invalidRequest("pin_key must be 32 bytes, base64url")
         }
         return key
     }
@@ -573,7 +574,7 @@ struct DeviceRoutes {
     /// A TOTP secret as the device sends it: 16 to 64 bytes, base64url.
     static func totpSecret(_ encoded: String?) throws -> Data {
         guard let encoded, let secret = Base64URL.decode(encoded), (16...64).contains(secret.count) else {
-            throw OAuthError.invalidRequest("totp_secret must be 16 to 64 bytes, base64url")
+            throw DomainError.invalidRequest("totp_secret must be 16 to 64 bytes, base64url")
         }
         return secret
     }
@@ -586,7 +587,7 @@ struct DeviceRoutes {
         do {
             return try CompactJWS.parse(text)
         } catch {
-            throw OAuthError.invalidRequest("malformed JWS: \(error.message)")
+            throw DomainError.invalidRequest("malformed JWS: \(error.message)")
         }
     }
 
@@ -594,19 +595,19 @@ struct DeviceRoutes {
         do {
             return try PublicJWK(kty: jwk.kty, crv: jwk.crv, x: jwk.x, y: jwk.y).publicKey()
         } catch {
-            throw OAuthError.invalidRequest("\(name) is not a P-256 public key")
+            throw DomainError.invalidRequest("\(name) is not a P-256 public key")
         }
     }
 
     func checkTimes(iat: Int64, exp: Int64, audience: String, issuer: String) throws {
         let now = state.epochNow()
-        guard audience == issuer else { throw OAuthError(.unauthorized, "invalid_token", "the token is for another audience") }
-        guard exp > now else { throw OAuthError(.unauthorized, "invalid_token", "the token has expired") }
+        guard audience == issuer else { throw DomainError(.unauthenticated, .invalidToken, "the token is for another audience") }
+        guard exp > now else { throw DomainError(.unauthenticated, .invalidToken, "the token has expired") }
         // Bounds first, so that no arithmetic below can overflow on hostile values.
         guard iat <= now + Self.clockSkew, iat >= now - Self.maximumTokenLifetime - Self.clockSkew, exp > iat,
             exp <= now + Self.maximumTokenLifetime + Self.clockSkew, exp - iat <= Self.maximumTokenLifetime
         else {
-            throw OAuthError(.unauthorized, "invalid_token", "the token's lifetime is not acceptable")
+            throw DomainError(.unauthenticated, .invalidToken, "the token's lifetime is not acceptable")
         }
     }
 }

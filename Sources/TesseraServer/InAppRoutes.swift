@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import TesseraCore
 import TesseraCrypto
+import TesseraDomain
 import TesseraStore
 
 /// In-app login: an app on the device logs its user in to the app's own backend. The
@@ -19,18 +20,18 @@ extension DeviceRoutes {
         let caller = try await authenticateDevice(request, tenant: tenant)
         let input = try await RequestDecoding.json(InAppAuthenticationStart.self, from: request)
         guard let service = try await state.store.read({ try await $0.service(clientID: input.clientID) }), service.tenantID == tenant.id
-        else { throw OAuthError(.badRequest, "invalid_client", "the service is not registered with this issuer") }
+        else { throw DomainError(.invalid, .invalidClient, "the service is not registered with this issuer") }
         // [REQ:DESIGN exact redirect URIs] the code is bound to a registered URI, compared exactly.
         guard try JSONCoding.decode([String].self, service.redirectURIs).contains(input.redirectURI) else {
-            throw OAuthError.invalidRequest("redirect_uri is not registered for the service")
+            throw DomainError.invalidRequest("redirect_uri is not registered for the service")
         }
         guard input.codeChallengeMethod == "S256", PKCE.isWellFormedChallenge(input.codeChallenge) else {
-            throw OAuthError.invalidRequest("an in-app login needs an S256 code_challenge from the app's backend")
+            throw DomainError.invalidRequest("an in-app login needs an S256 code_challenge from the app's backend")
         }
         let scopes = input.scope.split(separator: " ").map(String.init)
-        guard scopes.contains("openid") else { throw OAuthError(.badRequest, "invalid_scope", "the scope must include openid") }
+        guard scopes.contains("openid") else { throw DomainError(.invalid, .invalidScope, "the scope must include openid") }
         guard (input.state?.count ?? 0) <= Self.maximumStateLength, (input.nonce?.count ?? 0) <= Self.maximumStateLength else {
-            throw OAuthError.invalidRequest("state and nonce are limited to \(Self.maximumStateLength) characters")
+            throw DomainError.invalidRequest("state and nonce are limited to \(Self.maximumStateLength) characters")
         }
         let now = state.epochNow()
         let challenge = try await state.store.transaction { tx -> AuthenticationChallenge in
@@ -38,7 +39,7 @@ extension DeviceRoutes {
             var userID = current.userID
             if let chosen = input.userID?.rawValue, chosen != current.userID {
                 guard try await Self.users(of: current, tx: tx).contains(chosen) else {
-                    throw OAuthError.invalidRequest("the activation does not stand for that user")
+                    throw DomainError.invalidRequest("the activation does not stand for that user")
                 }
                 userID = chosen
             }
@@ -66,23 +67,23 @@ extension DeviceRoutes {
             try await caller.spendToken(tx, now: now)
             guard let record = try await tx.authRequest(id: requestID), record.tenantID == tenant.id, record.flow == Self.inAppFlow,
                 record.activationID == caller.activation.id
-            else { throw OAuthError.notFound("in-app authentication request") }
+            else { throw DomainError.notFound("in-app authentication request") }
             switch AuthenticationStatus(rawValue: record.status) ?? .expired {
             case .approved:
-                guard record.expiresAt > now else { throw OAuthError(.badRequest, "expired_token", "the in-app login expired") }
+                guard record.expiresAt > now else { throw DomainError(.invalid, .expiredToken, "the in-app login expired") }
                 guard let code = try await OIDCRoutes.issueCode(for: record, tx: tx, now: now) else {
-                    throw OAuthError.invalidGrant("the authorization code was fetched already")
+                    throw DomainError.invalidGrant("the authorization code was fetched already")
                 }
                 return (code, record)
             case .completed:
-                throw OAuthError.invalidGrant("the authorization code was fetched already")
+                throw DomainError.invalidGrant("the authorization code was fetched already")
             case .pending, .claimed:
-                guard record.expiresAt > now else { throw OAuthError(.badRequest, "expired_token", "the in-app login expired") }
-                throw OAuthError.invalidRequest("the in-app login is not approved yet")
+                guard record.expiresAt > now else { throw DomainError(.invalid, .expiredToken, "the in-app login expired") }
+                throw DomainError.invalidRequest("the in-app login is not approved yet")
             case .denied, .locked:
-                throw OAuthError(.badRequest, "access_denied", "the in-app login was not approved")
+                throw DomainError(.invalid, .accessDenied, "the in-app login was not approved")
             case .expired:
-                throw OAuthError(.badRequest, "expired_token", "the in-app login expired")
+                throw DomainError(.invalid, .expiredToken, "the in-app login expired")
             }
         }
         return JSONResponse.make(

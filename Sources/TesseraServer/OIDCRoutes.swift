@@ -3,6 +3,7 @@ import HTTPTypes
 import Hummingbird
 import TesseraCore
 import TesseraCrypto
+import TesseraDomain
 import TesseraStore
 
 /// OpenID Connect per tenant, below its issuer `{public URL}/t/{tenant}`.
@@ -127,7 +128,7 @@ struct OIDCRoutes {
         let tenant: TenantRecord
         do {
             tenant = try await state.tenant(named: tenantName)
-        } catch let error as OAuthError where error.status == .notFound {
+        } catch let error as DomainError where error.kind == .notFound {
             throw BrowserError(status: .notFound, title: "Unknown realm", message: "This sign-in address does not exist.")
         }
         let issuer = state.issuer(forTenantNamed: tenant.name)
@@ -251,14 +252,14 @@ struct OIDCRoutes {
         let query = try RequestDecoding.query(request)
         guard let requestID = query["request"],
             let record = try await state.store.read({ try await $0.authRequest(id: requestID) }), record.tenantID == tenant.id
-        else { throw OAuthError.notFound("authentication request") }
+        else { throw DomainError.notFound("authentication request") }
         // Only browser logins have a browser; an account process is never completed here.
         guard record.purpose == AuthenticationPurpose.login.rawValue, let browserDigest = record.browserDigest,
             record.serviceID != nil, record.redirectURI != nil
-        else { throw OAuthError.notFound("authentication request") }
+        else { throw DomainError.notFound("authentication request") }
         guard let secret = request.cookies[Self.cookieName(requestID)]?.value,
             Secrets.constantTimeEquals(Secrets.digest(secret), browserDigest)
-        else { throw OAuthError(.forbidden, "access_denied", "this browser did not start the sign-in request") }
+        else { throw DomainError(.forbidden, .accessDenied, "this browser did not start the sign-in request") }
         return (tenant, record)
     }
 
@@ -301,7 +302,7 @@ struct OIDCRoutes {
     private func statusView(_ requestID: String) async throws -> StatusView {
         let now = state.epochNow()
         return try await state.store.read { tx in
-            guard let record = try await tx.authRequest(id: requestID) else { throw OAuthError.notFound("authentication request") }
+            guard let record = try await tx.authRequest(id: requestID) else { throw DomainError.notFound("authentication request") }
             var lockedUntil: Int64?
             if let activationID = record.activationID, let activation = try await tx.activation(id: activationID) {
                 lockedUntil = LockState(activation, now: now).information?.lockedUntil.map { Int64($0.timeIntervalSince1970) }
@@ -314,8 +315,8 @@ struct OIDCRoutes {
         let (tenant, record): (TenantRecord, AuthRequestRecord)
         do {
             (tenant, record) = try await browserRequest(request, context: context)
-        } catch let error as OAuthError {
-            throw BrowserError(status: error.status, title: "Sign-in not possible", message: error.description)
+        } catch let error as DomainError {
+            throw BrowserError(status: error.kind.status, title: "Sign-in not possible", message: error.message)
         }
         let issuer = state.issuer(forTenantNamed: tenant.name)
         let now = state.epochNow()
@@ -383,10 +384,9 @@ struct OIDCRoutes {
         case BackchannelRoutes.grantType:
             return try await BackchannelRoutes(state: state, oidc: self).redeem(form: form, service: service, tenant: tenant)
         case nil:
-            throw OAuthError.invalidRequest("grant_type is missing")
+            throw DomainError.invalidRequest("grant_type is missing")
         default:
-            throw OAuthError(
-                .badRequest, "unsupported_grant_type",
+            throw DomainError(.invalid, DomainError.Code("unsupported_grant_type"),
                 "supported grant types: authorization_code, refresh_token, \(BackchannelRoutes.grantType)")
         }
     }
@@ -398,7 +398,7 @@ struct OIDCRoutes {
         var usedBasic = false
         if let header = request.headers[.authorization], header.lowercased().hasPrefix("basic ") {
             guard form["client_secret"] == nil else {
-                throw OAuthError.invalidRequest("use one client authentication method, not two")
+                throw DomainError.invalidRequest("use one client authentication method, not two")
             }
             guard let decoded = Data(base64Encoded: String(header.dropFirst(6)).trimmingCharacters(in: .whitespaces)),
                 let text = String(data: decoded, encoding: .utf8), let colon = text.firstIndex(of: ":")
@@ -427,32 +427,32 @@ struct OIDCRoutes {
     }
 
     private func redeemCode(form: [String: String], service: ServiceRecord, tenant: TenantRecord) async throws -> Response {
-        guard let code = form["code"] else { throw OAuthError.invalidRequest("code is missing") }
+        guard let code = form["code"] else { throw DomainError.invalidRequest("code is missing") }
         let now = state.epochNow()
         let digest = Secrets.digest(code)
         let outcome: GrantOutcome = try await state.store.transaction { tx in
             guard let grant = try await tx.grant(digest: digest), grant.kind == "code", grant.tenantID == tenant.id else {
-                throw OAuthError.invalidGrant("the authorization code is not valid")
+                throw DomainError.invalidGrant("the authorization code is not valid")
             }
-            guard grant.serviceID == service.id else { throw OAuthError.invalidGrant("the code was issued to another client") }
+            guard grant.serviceID == service.id else { throw DomainError.invalidGrant("the code was issued to another client") }
             // [REQ:RFC6749-4.1.2] a code used twice revokes everything issued from it. The
             // revocation, like the spending of a code that fails its checks, commits before
             // the error is answered: a code gets exactly one try.
             guard try await tx.spendGrant(digest: digest, now: now) else {
                 try await tx.revokeFamily(grant.familyID)
-                return .refused(OAuthError.invalidGrant("the authorization code was used already"))
+                return .refused(DomainError.invalidGrant("the authorization code was used already"))
             }
-            guard grant.expiresAt > now else { return .refused(OAuthError.invalidGrant("the authorization code has expired")) }
+            guard grant.expiresAt > now else { return .refused(DomainError.invalidGrant("the authorization code has expired")) }
             guard form["redirect_uri"] == grant.redirectURI else {
-                return .refused(OAuthError.invalidGrant("redirect_uri does not match the authorization request"))
+                return .refused(DomainError.invalidGrant("redirect_uri does not match the authorization request"))
             }
             if let challenge = grant.codeChallenge {
-                guard let verifier = form["code_verifier"] else { return .refused(OAuthError.invalidGrant("code_verifier is missing")) }
+                guard let verifier = form["code_verifier"] else { return .refused(DomainError.invalidGrant("code_verifier is missing")) }
                 guard PKCE.verify(verifier: verifier, challenge: challenge) else {
-                    return .refused(OAuthError.invalidGrant("code_verifier does not match the code challenge"))
+                    return .refused(DomainError.invalidGrant("code_verifier does not match the code challenge"))
                 }
             } else if form["code_verifier"] != nil {
-                return .refused(OAuthError.invalidGrant("the authorization request had no code challenge"))
+                return .refused(DomainError.invalidGrant("the authorization request had no code challenge"))
             }
             return try await rotate(grant, scope: grant.scope, service: service, tx: tx, now: now)
         }
@@ -460,30 +460,30 @@ struct OIDCRoutes {
     }
 
     private func refresh(form: [String: String], service: ServiceRecord, tenant: TenantRecord) async throws -> Response {
-        guard let token = form["refresh_token"] else { throw OAuthError.invalidRequest("refresh_token is missing") }
+        guard let token = form["refresh_token"] else { throw DomainError.invalidRequest("refresh_token is missing") }
         let now = state.epochNow()
         let digest = Secrets.digest(token)
         let outcome: GrantOutcome = try await state.store.transaction { tx in
             guard let grant = try await tx.grant(digest: digest), grant.kind == "refresh", grant.tenantID == tenant.id else {
-                throw OAuthError.invalidGrant("the refresh token is not valid")
+                throw DomainError.invalidGrant("the refresh token is not valid")
             }
-            guard grant.serviceID == service.id else { throw OAuthError.invalidGrant("the refresh token was issued to another client") }
+            guard grant.serviceID == service.id else { throw DomainError.invalidGrant("the refresh token was issued to another client") }
             // Rotation: each refresh token works once; a second use means it was copied, so
             // the whole family is revoked (committed before the error is answered).
             guard try await tx.spendGrant(digest: digest, now: now) else {
                 try await tx.revokeFamily(grant.familyID)
-                return .refused(OAuthError.invalidGrant("the refresh token was used already; its session is revoked"))
+                return .refused(DomainError.invalidGrant("the refresh token was used already; its session is revoked"))
             }
             guard try await tx.family(grant.familyID)?.revoked == false else {
-                return .refused(OAuthError.invalidGrant("the refresh token was revoked"))
+                return .refused(DomainError.invalidGrant("the refresh token was revoked"))
             }
-            guard grant.expiresAt > now else { return .refused(OAuthError.invalidGrant("the refresh token has expired")) }
+            guard grant.expiresAt > now else { return .refused(DomainError.invalidGrant("the refresh token has expired")) }
             var scope = grant.scope
             if let requested = form["scope"] {
                 let granted = Set(grant.scope.split(separator: " "))
                 let asked = requested.split(separator: " ")
                 guard !asked.isEmpty, Set(asked).isSubset(of: granted) else {
-                    return .refused(OAuthError(.badRequest, "invalid_scope", "the scope exceeds the original grant"))
+                    return .refused(DomainError(.invalid, .invalidScope, "the scope exceeds the original grant"))
                 }
                 scope = asked.joined(separator: " ")
             }
@@ -499,7 +499,7 @@ struct OIDCRoutes {
         -> GrantOutcome
     {
         guard let user = try await tx.user(id: grant.userID) else {
-            return .refused(OAuthError.invalidGrant("the user no longer exists"))
+            return .refused(DomainError.invalidGrant("the user no longer exists"))
         }
         let refreshToken = Secrets.randomToken()
         try await tx.insertGrant(
@@ -521,7 +521,7 @@ struct OIDCRoutes {
     enum GrantOutcome: Sendable {
         case issued(Issuance)
         /// Refused after something was committed (a spent code, a revoked family).
-        case refused(OAuthError)
+        case refused(DomainError)
     }
 
     struct TokenResponse: Codable {

@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import TesseraCore
 import TesseraCrypto
+import TesseraDomain
 import TesseraStore
 
 /// What a device learns about the backchannel requests services started for its users:
@@ -65,7 +66,7 @@ extension DeviceRoutes {
             guard let record = try await tx.authRequest(id: requestID), record.tenantID == tenant.id,
                 record.flow == BackchannelRoutes.flow, let userID = record.userID,
                 try await Self.users(of: caller.activation, tx: tx).contains(userID)
-            else { throw OAuthError.notFound("authentication request") }
+            else { throw DomainError.notFound("authentication request") }
             return Self.status(of: record, seenBy: caller.activation.id, now: now)
         }
         return JSONResponse.make(PendingRequestState(requestID: RequestID(requestID), status: status))
@@ -92,14 +93,14 @@ extension DeviceRoutes {
         let tenant = try await state.tenant(named: context.parameters.get("tenant") ?? "")
         let caller = try await authenticateDevice(request, tenant: tenant)
         let input = try await RequestDecoding.json(PushRegistration.self, from: request)
-        guard Pusher.kinds.contains(input.kind) else { throw OAuthError.invalidRequest("kind is apns or webhook") }
+        guard Pusher.kinds.contains(input.kind) else { throw DomainError.invalidRequest("kind is apns or webhook") }
         let printable = input.token.unicodeScalars.allSatisfy { $0.isASCII && $0.value > 0x20 && $0.value < 0x7F }
         guard (1...4096).contains(input.token.count), printable else {
-            throw OAuthError.invalidRequest("the push token must be 1 to 4096 printable ASCII characters")
+            throw DomainError.invalidRequest("the push token must be 1 to 4096 printable ASCII characters")
         }
         if input.kind == "apns" {
             guard input.token.count <= 200, input.token.allSatisfy(\.isHexDigit) else {
-                throw OAuthError.invalidRequest("an APNs device token is hexadecimal")
+                throw DomainError.invalidRequest("an APNs device token is hexadecimal")
             }
         }
         let now = state.epochNow()

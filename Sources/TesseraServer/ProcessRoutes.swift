@@ -3,6 +3,7 @@ import Foundation
 import Hummingbird
 import TesseraCore
 import TesseraCrypto
+import TesseraDomain
 import TesseraStore
 
 /// What an account process was started with, kept on its request.
@@ -48,31 +49,31 @@ struct ProcessRoutes {
         var parameters = ProcessParameters()
         switch input.purpose {
         case .login:
-            throw OAuthError.invalidRequest("a login is started by a service, not by the device")
+            throw DomainError.invalidRequest("a login is started by a service, not by the device")
         case .addFactor:
             guard let factor = input.factor, factor == .biometric || factor == .otp else {
-                throw OAuthError.invalidRequest("add_factor needs factor 'biometric' or 'otp'")
+                throw DomainError.invalidRequest("add_factor needs factor 'biometric' or 'otp'")
             }
             parameters.factor = factor
         case .changePin, .requestNewActivationData:
             parameters.pinSalt = Secrets.randomToken(byteCount: 16)
         case .merge:
             guard let code = input.code, (1...256).contains(code.utf8.count) else {
-                throw OAuthError.invalidRequest("merge needs the invitation's code")
+                throw DomainError.invalidRequest("merge needs the invitation's code")
             }
             let (invitation, user) = try await device.usableInvitation(code: code, tenant: tenant)
             guard invitation.sealedPinKey == nil else {
-                throw OAuthError.invalidRequest("activation data for a new device cannot be merged")
+                throw DomainError.invalidRequest("activation data for a new device cannot be merged")
             }
             parameters.invitationDigest = invitation.codeDigest
             parameters.username = user.username
         case .unregisterDevice:
             guard let target = input.target?.rawValue, target != caller.activation.id else {
-                throw OAuthError.invalidRequest("unregister_device needs the id of another activation (target)")
+                throw DomainError.invalidRequest("unregister_device needs the id of another activation (target)")
             }
             let other = try await state.store.read { try await $0.activation(id: target) }
             guard let other, other.tenantID == tenant.id, other.userID == caller.activation.userID else {
-                throw OAuthError.notFound("activation")
+                throw DomainError.notFound("activation")
             }
             parameters.target = target
             parameters.targetAlias = other.alias
@@ -88,7 +89,7 @@ struct ProcessRoutes {
             if input.purpose == .merge, let username = parameters.username {
                 guard let invited = try await tx.user(tenantID: tenant.id, username: username), invited.id != current.userID,
                     try await !tx.linkedUsers(activationID: current.id).contains(where: { $0.id == invited.id })
-                else { throw OAuthError(.conflict, "conflict", "this activation stands for the invited user already") }
+                else { throw DomainError(.conflict, .conflict, "this activation stands for the invited user already") }
             }
             let record = AuthRequestRecord(
                 id: requestID, tenantID: tenant.id, serviceID: nil, purpose: input.purpose.rawValue, status: "claimed",
@@ -119,12 +120,12 @@ struct ProcessRoutes {
                 invitation.tenantID == tenant.id, invitation.expiresAt > now,
                 try await tx.consumeInvitation(id: invitation.id, now: now),
                 let user = try await tx.user(id: invitation.userID)
-            else { throw OAuthError.invalidGrant("the invitation was used or has expired") }
+            else { throw DomainError.invalidGrant("the invitation was used or has expired") }
             guard user.id != activation.userID, try await !tx.linkedUsers(activationID: activation.id).contains(where: { $0.id == user.id })
-            else { throw OAuthError(.conflict, "conflict", "this activation stands for the invited user already") }
+            else { throw DomainError(.conflict, .conflict, "this activation stands for the invited user already") }
             try await tx.linkUser(activationID: activation.id, userID: user.id, now: now)
             guard try await tx.completeProcess(id: authRequest.id, purpose: purpose.rawValue, activationID: activation.id, now: now)
-            else { throw OAuthError.invalidGrant("the process was completed already") }
+            else { throw DomainError.invalidGrant("the process was completed already") }
             try await Audit.record(
                 tx, tenantID: tenant.id, actor: .activation(activation.id), action: "activation.merge", target: activation.id,
                 details: ["user_id": user.id, "username": user.username, "invitation_id": invitation.id], at: now)
@@ -152,9 +153,9 @@ struct ProcessRoutes {
         let input = try await RequestDecoding.json(ProcessCompletionRequest.self, from: request)
         guard let record = try await state.store.read({ try await $0.authRequest(id: requestID) }), record.tenantID == tenant.id,
             let purpose = AuthenticationPurpose(rawValue: record.purpose), purpose.isAccountProcess, purpose != .merge
-        else { throw OAuthError.notFound("account process") }
+        else { throw DomainError.notFound("account process") }
         guard record.activationID == caller.activation.id else {
-            throw OAuthError(.forbidden, "access_denied", "this process belongs to another activation")
+            throw DomainError(.forbidden, .accessDenied, "this process belongs to another activation")
         }
         let now = state.epochNow()
         try checkCompletable(record, now: now)
@@ -166,13 +167,13 @@ struct ProcessRoutes {
         switch purpose {
         case .addFactor where parameters.factor == .biometric:
             guard let jwk = input.biometricKey, let registration = input.biometricRegistration else {
-                throw OAuthError.invalidRequest("adding biometrics needs biometric_key and biometric_registration")
+                throw DomainError.invalidRequest("adding biometrics needs biometric_key and biometric_registration")
             }
             let key = try device.publicKey(jwk, name: "biometric_key")
             let jws = try device.parseJWS(registration)
             guard (try? jws.verifiedPayload(with: key)) != nil, let claims = try? jws.unverifiedClaims(as: ProcessKeyClaims.self),
                 claims.rid == requestID, claims.sub == activationID
-            else { throw OAuthError.invalidRequest("biometric_registration is not signed by the new key for this process") }
+            else { throw DomainError.invalidRequest("biometric_registration is not signed by the new key for this process") }
             try device.checkTimes(iat: Int64(claims.iat), exp: Int64(claims.exp), audience: claims.aud, issuer: issuer)
             change = .biometricKey(try JSONCoding.string(PublicJWK(key)))
         case .addFactor:
@@ -181,7 +182,7 @@ struct ProcessRoutes {
         case .changePin:
             change = .pinKey(try state.box.seal(try DeviceRoutes.pinKey(input.pinKey), context: SealingContext.pinKey(activationID: activationID)))
         case .requestNewActivationData:
-            if let alias = input.alias, alias.count > 128 { throw OAuthError.invalidRequest("alias is longer than 128 characters") }
+            if let alias = input.alias, alias.count > 128 { throw DomainError.invalidRequest("alias is longer than 128 characters") }
             change = .activationData(pinKey: try DeviceRoutes.pinKey(input.pinKey), alias: input.alias, retire: input.retire ?? false)
         case .delete, .listDevices, .unregisterDevice, .login, .merge:
             break
@@ -191,7 +192,7 @@ struct ProcessRoutes {
             let current = try await caller.begin(tx, now: now)
             // Spent first: of two parallel completions only one gets past this line.
             guard try await tx.completeProcess(id: requestID, purpose: purpose.rawValue, activationID: activationID, now: now) else {
-                throw OAuthError.invalidGrant("the process was completed already or has expired")
+                throw DomainError.invalidGrant("the process was completed already or has expired")
             }
             let actor = Audit.Actor.activation(activationID)
             var details: [String: String] = [:]
@@ -235,7 +236,7 @@ struct ProcessRoutes {
             case .unregisterDevice:
                 guard let target = parameters.target, let other = try await tx.activation(id: target), other.userID == current.userID,
                     try await tx.deleteActivation(id: target)
-                else { throw OAuthError.notFound("activation") }
+                else { throw DomainError.notFound("activation") }
                 details["target"] = target
                 result = ProcessCompletion(purpose: purpose, removed: ActivationID(target))
             case .listDevices:
@@ -297,13 +298,13 @@ struct ProcessRoutes {
     private func checkCompletable(_ record: AuthRequestRecord, now: Int64) throws {
         switch record.status {
         case "approved":
-            guard record.expiresAt > now else { throw OAuthError(.badRequest, "expired_token", "the process has expired") }
+            guard record.expiresAt > now else { throw DomainError(.invalid, .expiredToken, "the process has expired") }
         case "completed":
-            throw OAuthError.invalidGrant("the process was completed already")
+            throw DomainError.invalidGrant("the process was completed already")
         case "pending", "claimed":
-            throw OAuthError(.badRequest, "invalid_grant", "the process has not been approved by an authentication")
+            throw DomainError(.invalid, .invalidGrant, "the process has not been approved by an authentication")
         default:
-            throw OAuthError(.badRequest, "invalid_grant", "the process ended as \(record.status)")
+            throw DomainError(.invalid, .invalidGrant, "the process ended as \(record.status)")
         }
     }
 

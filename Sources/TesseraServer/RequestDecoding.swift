@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import TesseraCore
+import TesseraDomain
 
 /// Bodies are read whole, up to a limit, and decoded strictly; anything else is a 400
 /// (or 413) before any handler logic runs.
@@ -11,13 +12,13 @@ enum RequestDecoding {
         do {
             return try await request.collectBody(upTo: maximumBodySize)
         } catch {
-            throw OAuthError(.contentTooLarge, "invalid_request", "the request body is larger than \(maximumBodySize) bytes")
+            throw DomainError(.tooLarge, .invalidRequest, "the request body is larger than \(maximumBodySize) bytes")
         }
     }
 
     static func json<T: Decodable>(_ type: T.Type, from request: Request) async throws -> T {
         guard let value = try await optionalJSON(type, from: request) else {
-            throw OAuthError.invalidRequest("the request needs a JSON body")
+            throw DomainError.invalidRequest("the request needs a JSON body")
         }
         return value
     }
@@ -26,7 +27,7 @@ enum RequestDecoding {
     static func limit(_ query: [String: String], maximum: Int, standard: Int = 100) throws -> Int {
         guard let text = query["limit"] else { return standard }
         guard let value = Int(text), (1...maximum).contains(value) else {
-            throw OAuthError.invalidRequest("limit must be 1 to \(maximum)")
+            throw DomainError.invalidRequest("limit must be 1 to \(maximum)")
         }
         return value
     }
@@ -35,7 +36,7 @@ enum RequestDecoding {
     static func wait(_ query: [String: String]) throws -> Int64 {
         guard let text = query["wait"] else { return 0 }
         guard let seconds = Int64(text), (0...Int64(RequestEvents.maximumWait)).contains(seconds) else {
-            throw OAuthError.invalidRequest("wait must be 0 to \(RequestEvents.maximumWait) seconds")
+            throw DomainError.invalidRequest("wait must be 0 to \(RequestEvents.maximumWait) seconds")
         }
         return seconds
     }
@@ -48,11 +49,11 @@ enum RequestDecoding {
         do {
             return try WireCoding.decoder().decode(T.self, from: Data(buffer.readableBytesView))
         } catch let error as DecodingError {
-            throw OAuthError.invalidRequest("malformed JSON body: \(describe(error))")
+            throw DomainError.invalidRequest("malformed JSON body: \(describe(error))")
         } catch let error as PolicyError {
-            throw OAuthError.invalidRequest(error.description)
+            throw DomainError.invalidRequest(error.description)
         } catch {
-            throw OAuthError.invalidRequest("malformed JSON body")
+            throw DomainError.invalidRequest("malformed JSON body")
         }
     }
 
@@ -61,7 +62,7 @@ enum RequestDecoding {
         var request = request
         let buffer = try await body(&request)
         guard let text = String(bytes: buffer.readableBytesView, encoding: .utf8) else {
-            throw OAuthError.invalidRequest("the form body is not UTF-8")
+            throw DomainError.invalidRequest("the form body is not UTF-8")
         }
         return try parseForm(text)
     }
@@ -72,8 +73,8 @@ enum RequestDecoding {
             let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
             guard let name = decodeComponent(parts[0]), !name.isEmpty,
                 let value = decodeComponent(parts.count > 1 ? parts[1] : "")
-            else { throw OAuthError.invalidRequest("malformed form body") }
-            guard values[name] == nil else { throw OAuthError.invalidRequest("parameter '\(name)' is repeated") }
+            else { throw DomainError.invalidRequest("malformed form body") }
+            guard values[name] == nil else { throw DomainError.invalidRequest("parameter '\(name)' is repeated") }
             values[name] = value
         }
         return values

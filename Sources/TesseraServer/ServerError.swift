@@ -1,11 +1,13 @@
 import Foundation
 import Hummingbird
 import TesseraCore
+import TesseraDomain
 
 /// An error the server shows its caller: OAuth-style JSON (`error`, `error_description`).
 ///
-/// The description is written for the client and never carries secrets or which
-/// factor failed; details go to the request log.
+/// Use cases throw `DomainError`; this is its HTTP form, made at the edge, with the
+/// headers only HTTP knows (`WWW-Authenticate`). The description is written for the
+/// client and never carries secrets or which factor failed; details go to the request log.
 struct OAuthError: HTTPResponseError {
     let status: HTTPResponse.Status
     let code: String
@@ -13,13 +15,15 @@ struct OAuthError: HTTPResponseError {
     var lockout: LockoutInformation? = nil
     var headers: HTTPFields = [:]
 
-    init(
-        _ status: HTTPResponse.Status, _ code: String, _ description: String, lockout: LockoutInformation? = nil
-    ) {
+    init(_ status: HTTPResponse.Status, _ code: String, _ description: String, lockout: LockoutInformation? = nil) {
         self.status = status
         self.code = code
         self.description = description
         self.lockout = lockout
+    }
+
+    init(_ error: DomainError) {
+        self.init(error.kind.status, error.code.rawValue, error.message, lockout: error.lockout)
     }
 
     func response(from request: Request, context: some RequestContext) throws -> Response {
@@ -27,18 +31,21 @@ struct OAuthError: HTTPResponseError {
         for field in headers { response.headers.append(field) }
         return response
     }
+}
 
-    static func invalidRequest(_ description: String) -> OAuthError { .init(.badRequest, "invalid_request", description) }
-    static func notFound(_ what: String) -> OAuthError { .init(.notFound, "not_found", "\(what) does not exist") }
-    static func invalidGrant(_ description: String) -> OAuthError { .init(.badRequest, "invalid_grant", description) }
-
-    static func pendingLockout(_ information: LockoutInformation) -> OAuthError {
-        OAuthError(
-            HTTPResponse.Status(code: 423, reasonPhrase: "Locked"), "account_locked",
-            information.isPermanent
-                ? "this activation is locked permanently; an administrator must unlock it"
-                : "this activation is locked after failed attempts; try again later",
-            lockout: information)
+extension DomainError.Kind {
+    /// The HTTP status a failure of this kind is answered with.
+    var status: HTTPResponse.Status {
+        switch self {
+        case .invalid: .badRequest
+        case .unauthenticated: .unauthorized
+        case .forbidden: .forbidden
+        case .notFound: .notFound
+        case .conflict: .conflict
+        case .locked: HTTPResponse.Status(code: 423, reasonPhrase: "Locked")
+        case .tooLarge: .contentTooLarge
+        case .internal: .internalServerError
+        }
     }
 }
 
@@ -88,6 +95,8 @@ struct ErrorMappingMiddleware<Context: RequestContext>: RouterMiddleware {
             return try await next(request, context)
         } catch let error as OAuthError {
             throw error
+        } catch let error as DomainError {
+            throw OAuthError(error)
         } catch let error as BrowserError {
             throw error
         } catch let error as HTTPError {

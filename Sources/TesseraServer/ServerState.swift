@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import TesseraCore
 import TesseraCrypto
+import TesseraDomain
 import TesseraStore
 
 /// What every handler shares: the store, the master-key box, the clock and the
@@ -29,10 +30,10 @@ struct ServerState: Sendable {
     /// The tenant a path names, or a 404. Tenants never change once created, so they are
     /// kept in memory after the first lookup (unknown names are not remembered).
     func tenant(named name: String) async throws -> TenantRecord {
-        guard Validation.isTenantName(name) else { throw OAuthError.notFound("tenant '\(name.prefix(64))'") }
+        guard Validation.isTenantName(name) else { throw DomainError.notFound("tenant '\(name.prefix(64))'") }
         if let cached = await tenants.tenant(named: name) { return cached }
         guard let tenant = try await store.read({ try await $0.tenant(named: name) }) else {
-            throw OAuthError.notFound("tenant '\(name)'")
+            throw DomainError.notFound("tenant '\(name)'")
         }
         await tenants.remember(tenant)
         return tenant

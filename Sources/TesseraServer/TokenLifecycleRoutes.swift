@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import TesseraCore
 import TesseraCrypto
+import TesseraDomain
 import TesseraStore
 
 /// Token revocation (RFC 7009) and introspection (RFC 7662) at `{issuer}/revoke` and
@@ -34,7 +35,7 @@ extension OIDCRoutes {
         let tenant = try await state.tenant(named: context.parameters.get("tenant") ?? "")
         let form = try await RequestDecoding.form(from: request)
         let service = try await authenticateClient(request, form: form, tenant: tenant)
-        guard let token = form["token"], !token.isEmpty else { throw OAuthError.invalidRequest("token is missing") }
+        guard let token = form["token"], !token.isEmpty else { throw DomainError.invalidRequest("token is missing") }
         // Another client's token is answered like an unknown one (and left alone), so the
         // answer never tells whether a token exists. A public client's identity is no
         // secret, so it ends a session only with its refresh token, not with an access
@@ -84,9 +85,9 @@ extension OIDCRoutes {
         let form = try await RequestDecoding.form(from: request)
         let service = try await authenticateClient(request, form: form, tenant: tenant)
         guard service.secretDigest != nil else {
-            throw OAuthError(.unauthorized, "invalid_client", "introspection needs a confidential client")
+            throw DomainError(.unauthenticated, .invalidClient, "introspection needs a confidential client")
         }
-        guard let token = form["token"], !token.isEmpty else { throw OAuthError.invalidRequest("token is missing") }
+        guard let token = form["token"], !token.isEmpty else { throw DomainError.invalidRequest("token is missing") }
         let now = state.epochNow()
         let inactive = Introspection(active: false)
         var answer = inactive

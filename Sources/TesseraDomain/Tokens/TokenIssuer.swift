@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import JWTKit
+import TesseraCrypto
 
 /// A tenant's ES256 signing key for the tokens the server issues.
 public struct ServerSigningKey: Sendable {
@@ -44,11 +45,11 @@ public struct TokenIssuer: Sendable {
     }
 
     /// The claims of a token this tenant signed, after signature and claim checks.
-    public func verify<Claims: JWTPayload>(_ token: String, as type: Claims.Type) async throws(CryptoError) -> Claims {
+    public func verify<Claims: JWTPayload>(_ token: String, as type: Claims.Type) async throws(TesseraCrypto.CryptoError) -> Claims {
         do {
             return try await keys.verify(token, as: Claims.self)
         } catch {
-            throw CryptoError(.invalidSignature, "token does not verify")
+            throw TesseraCrypto.CryptoError(.invalidSignature, "token does not verify")
         }
     }
 }
