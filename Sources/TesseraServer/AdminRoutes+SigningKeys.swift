@@ -141,6 +141,6 @@ extension ServerState {
     /// every other drop the tenant's cached issuer, so its JWKS and its new tokens follow
     /// the keys as they are now.
     func signingKeysChanged(tenantID: String) async {
-        await announce([RequestEvents.signingKeys(tenantID: tenantID)])
+        await announce([EventKey.signingKeys(tenantID: tenantID)])
     }
 }

@@ -63,9 +63,9 @@ struct AdminRoutes {
         }
     }
 
-    func tenantView(_ record: TenantRecord) -> TenantView {
+    func tenantView(_ record: TenantRecord) throws -> TenantView {
         TenantView(
-            id: record.id, name: record.name, issuer: state.issuer(forTenantNamed: record.name), lockout: state.lockoutPolicy(of: record),
+            id: record.id, name: record.name, issuer: state.issuer(forTenantNamed: record.name), lockout: try state.lockoutPolicy(of: record),
             processPolicy: record.processPolicy, ssoLifetime: record.ssoLifetime, ssoPolicy: record.ssoPolicy)
     }
 
@@ -113,12 +113,12 @@ struct AdminRoutes {
                 details: ["process_policy": processPolicy.description], at: now)
         }
         context.logger.info("tenant created", metadata: ["tenant": "\(tenant.name)"])
-        return JSONResponse.make(tenantView(tenant), status: .created)
+        return JSONResponse.make(try tenantView(tenant), status: .created)
     }
 
     @Sendable func listTenants(_ request: Request, context: BasicRequestContext) async throws -> Response {
         let tenants = try await state.store.read { try await $0.tenants() }
-        return JSONResponse.make(["tenants": tenants.map(tenantView)])
+        return JSONResponse.make(["tenants": try tenants.map(tenantView)])
     }
 
     // MARK: Services
@@ -183,7 +183,7 @@ struct AdminRoutes {
         let name = input.name.trimmingCharacters(in: .whitespaces)
         guard (1...128).contains(name.count) else { throw DomainError.invalidRequest("a service needs a name of 1 to 128 characters") }
         let mode = try input.backchannelMode.map { text in
-            guard let mode = BackchannelRoutes.Mode(rawValue: text) else {
+            guard let mode = BackchannelMode(rawValue: text) else {
                 throw DomainError.invalidRequest("backchannel_token_delivery_mode is poll or ping")
             }
             return mode
@@ -489,30 +489,5 @@ struct AdminAuthentication<Context: RequestContext>: RouterMiddleware {
             throw error
         }
         return try await next(request, context)
-    }
-}
-
-enum JSONCoding {
-    static func string(_ value: some Encodable) throws -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = .sortedKeys
-        return String(decoding: try encoder.encode(value), as: UTF8.self)
-    }
-
-    static func decode<T: Decodable>(_ type: T.Type, _ text: String) throws -> T {
-        do {
-            return try JSONDecoder().decode(T.self, from: Data(text.utf8))
-        } catch {
-            throw StoreError(.corrupt, "a stored JSON column does not decode")
-        }
-    }
-}
-
-extension ActivationRecord {
-    var enrolledFactors: Set<FactorType> {
-        var factors: Set<FactorType> = [.device, .pin]
-        if biometricKey != nil { factors.insert(.biometric) }
-        if sealedTOTPSecret != nil { factors.insert(.otp) }
-        return factors
     }
 }

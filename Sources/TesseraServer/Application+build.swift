@@ -6,6 +6,7 @@ import Logging
 import NIOCore
 import ServiceLifecycle
 import TesseraCrypto
+import TesseraDomain
 import TesseraStore
 
 /// A configured server: the Hummingbird application and the store behind it.
@@ -118,7 +119,7 @@ public func buildApplication(
         throw error
     }
     let state = ServerState(
-        configuration: configuration, store: store, box: box, adminTokenDigest: digest, issuers: IssuerCache(), pusher: pusher,
+        configuration: configuration, store: store, box: box, adminTokenDigest: digest, pusher: pusher,
         now: now)
     // On PostgreSQL: the serving lock (no rekey meanwhile) and the other nodes' notifications.
     // Under the lock (on SQLite the data directory's), the master key must open the data.

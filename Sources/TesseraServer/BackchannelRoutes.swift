@@ -15,17 +15,12 @@ struct BackchannelRoutes {
     let oidc: OIDCRoutes
 
     static let grantType = "urn:openid:params:grant-type:ciba"
-    static let flow = "ciba"
     /// The longest `requested_expiry` a service may ask for, in seconds.
     static let maximumExpiry = 600
     static let maximumBindingMessage = 128
     static let maximumNotificationToken = 1024
     /// What each `slow_down` adds to a request's interval (CIBA §11 and RFC 8628 §3.5).
     static let slowDownStep = 5
-
-    enum Mode: String {
-        case poll, ping
-    }
 
     struct AuthenticationResponse: Codable {
         let authReqID: String
@@ -47,7 +42,7 @@ struct BackchannelRoutes {
         let tenant = try await state.tenant(named: context.parameters.get("tenant") ?? "")
         let form = try await RequestDecoding.form(from: request)
         let service = try await oidc.authenticateClient(request, form: form, tenant: tenant)
-        guard service.secretDigest != nil, let mode = service.backchannelMode.flatMap(Mode.init(rawValue:)) else {
+        guard service.secretDigest != nil, let mode = service.backchannelMode.flatMap(BackchannelMode.init(rawValue:)) else {
             throw DomainError(.invalid, .unauthorizedClient, "this client is not registered for backchannel authentication")
         }
         if form["request"] != nil { throw DomainError.invalidRequest("signed authentication requests are not supported") }
@@ -88,11 +83,11 @@ struct BackchannelRoutes {
                     id: requestID, tenantID: tenant.id, serviceID: service.id, purpose: AuthenticationPurpose.login.rawValue,
                     status: AuthenticationStatus.pending.rawValue, challenge: nil, activationID: nil, userID: user.id,
                     redirectURI: nil, state: nil, nonce: nil, codeChallenge: nil, scope: scopes.joined(separator: " "),
-                    browserDigest: nil, confirmedAttributes: nil, factors: nil, authTime: nil, flow: Self.flow,
+                    browserDigest: nil, confirmedAttributes: nil, factors: nil, authTime: nil, flow: RequestFlow.ciba.rawValue,
                     bindingMessage: bindingMessage, acrPolicy: policy?.description, sealedNotificationToken: sealedToken,
                     pollInterval: interval, lastPolledAt: nil, createdAt: now, expiresAt: now + Int64(lifetime)))
         }
-        await state.announce([RequestEvents.user(user.id)])
+        await state.announce([EventKey.user(user.id)])
         let issuer = state.issuer(forTenantNamed: tenant.name)
         await state.pusher.wake(
             userID: user.id,
@@ -202,7 +197,7 @@ struct BackchannelRoutes {
         guard let requestID = form["auth_req_id"] else { throw DomainError.invalidRequest("auth_req_id is missing") }
         let now = state.epochNow()
         let outcome: OIDCRoutes.GrantOutcome = try await state.store.transaction { tx in
-            guard let record = try await tx.authRequest(id: requestID), record.flow == Self.flow, record.tenantID == tenant.id,
+            guard let record = try await tx.authRequest(id: requestID), record.flow == RequestFlow.ciba.rawValue, record.tenantID == tenant.id,
                 record.serviceID == service.id, let userID = record.userID
             else { throw DomainError.invalidGrant("auth_req_id is not valid for this client") }
             switch AuthenticationStatus(rawValue: record.status) ?? .expired {
@@ -245,46 +240,10 @@ struct BackchannelRoutes {
     static let used = DomainError.invalidGrant("the tokens for this auth_req_id were issued already")
 }
 
-// MARK: Notices and pings
-
-/// What taking up or answering a request owes once it is committed: a wake-up for
-/// whoever watches it (the login page; for a backchannel request also the devices of
-/// its user) and, for a backchannel request answered in ping mode, the service's ping.
-struct RequestNotice: Sendable {
-    let keys: [String]
-    let ping: BackchannelPing?
-
-    init(_ record: AuthRequestRecord, service: ServiceRecord?, answered: Bool) {
-        var keys = [RequestEvents.request(record.id)]
-        if record.flow == BackchannelRoutes.flow, let userID = record.userID { keys.append(RequestEvents.user(userID)) }
-        self.keys = keys
-        ping = answered ? BackchannelPing.owed(for: record, service: service) : nil
-    }
-
-    func deliver(state: ServerState, logger: Logger) async {
-        await state.announce(keys)
-        ping?.send(box: state.box, logger: logger)
-    }
-}
-
 // MARK: Ping notifications
 
-/// A ping-mode notification owed to a service: its request was answered.
-struct BackchannelPing: Sendable {
-    let endpoint: String
-    let sealedToken: String
-    let authReqID: String
-
-    /// The ping for a backchannel request of a ping-mode service, read inside the
-    /// transaction that answered it. The token stays sealed until the transaction has
-    /// committed: nothing about the ping can undo the answer (or its lockout count).
-    static func owed(for record: AuthRequestRecord, service: ServiceRecord?) -> BackchannelPing? {
-        guard record.flow == BackchannelRoutes.flow, let service, service.backchannelMode == BackchannelRoutes.Mode.ping.rawValue,
-            let endpoint = service.notificationEndpoint, let sealed = record.sealedNotificationToken
-        else { return nil }
-        return BackchannelPing(endpoint: endpoint, sealedToken: sealed, authReqID: record.id)
-    }
-
+/// Sends the pings the domain's notices owe (CIBA §10.2).
+enum PingSender {
     /// Pings go out without following redirects (CIBA §10.2).
     static let client = HTTPClient(
         eventLoopGroupProvider: .singleton, configuration: HTTPClient.Configuration(redirectConfiguration: .disallow))
@@ -292,13 +251,12 @@ struct BackchannelPing: Sendable {
     /// Posts `{"auth_req_id": …}` with the client's bearer token (CIBA §10.2), retrying
     /// a few times. A ping that never arrives costs the service nothing but time: it
     /// may still poll the token endpoint.
-    func send(box: SecretBox, logger: Logger) {
-        let ping = self
+    static func send(_ ping: BackchannelPing, box: SecretBox, logger: Logger) {
         let token: String
         do {
-            token = String(decoding: try box.open(sealedToken, context: SealingContext.notificationToken(requestID: authReqID)), as: UTF8.self)
+            token = try ping.token(box: box)
         } catch {
-            return logger.error("backchannel ping not sent: its token does not open", metadata: ["auth_req_id": "\(authReqID)"])
+            return logger.error("backchannel ping not sent: its token does not open", metadata: ["auth_req_id": "\(ping.authReqID)"])
         }
         Task {
             var request = HTTPClientRequest(url: ping.endpoint)

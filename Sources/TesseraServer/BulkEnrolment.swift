@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import TesseraCore
 import TesseraCrypto
+import TesseraDomain
 import TesseraStore
 
 /// `tessera seed`: fills a tenant with users and activated devices straight in the

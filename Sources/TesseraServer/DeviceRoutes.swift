@@ -166,7 +166,7 @@ struct DeviceRoutes {
             // An activation merged with invitations may sign in as any of its users; a
             // service's backchannel request names its user, and only that user's devices see it.
             var userID = current.userID
-            if authRequest.flow == BackchannelRoutes.flow {
+            if authRequest.flow == RequestFlow.ciba.rawValue {
                 guard let bound = authRequest.userID, try await Self.users(of: current, tx: tx).contains(bound) else {
                     throw DomainError.notFound("authentication request")
                 }
@@ -191,7 +191,7 @@ struct DeviceRoutes {
                 RequestNotice(claimed, service: nil, answered: false)
             )
         }
-        await notice?.deliver(state: state, logger: context.logger)
+        if let notice { await state.domain.notifier.deliver(notice, logger: context.logger) }
         return JSONResponse.make(challenge)
     }
 
@@ -299,7 +299,7 @@ struct DeviceRoutes {
         guard claims.rid == requestID else { throw DomainError.invalidRequest("the proof is for another request") }
         try checkTimes(iat: Int64(claims.iat), exp: Int64(claims.exp), audience: claims.aud, issuer: issuer)
 
-        let policy = state.lockoutPolicy(of: tenant)
+        let policy = try state.lockoutPolicy(of: tenant)
         let now = state.now()
         let epoch = Int64(now.timeIntervalSince1970)
         // Attempts on one activation take turns: its failure counter is exact however many
@@ -375,7 +375,7 @@ struct DeviceRoutes {
                     let user = try await tx.user(id: authRequest.userID ?? current.userID)
                     // An in-app login goes on to its authorization code; the others are done.
                     let result = FinishResponse(
-                        result: authRequest.flow == Self.inAppFlow ? .serviceLogin : .userLogin,
+                        result: authRequest.flow == RequestFlow.inApp.rawValue ? .serviceLogin : .userLogin,
                         login: LoginSummary(
                             service: ServiceInformation(clientID: ClientID(service.clientID), name: service.name),
                             username: user?.username ?? "", factors: combination.factors, authenticatedAt: now))
@@ -412,7 +412,7 @@ struct DeviceRoutes {
                     RequestNotice(authRequest, service: service, answered: lock?.isPermanent == true)
                 )
             }
-        await notice?.deliver(state: state, logger: context.logger)
+        if let notice { await state.domain.notifier.deliver(notice, logger: context.logger) }
         recordMetrics(outcome, purpose: unverifiedPurpose(outcome), now: now)
         context.logger.info(
             "authentication attempt",
@@ -506,7 +506,7 @@ struct DeviceRoutes {
                     outcome: "denied", factors: "[]", at: now))
             return (RequestNotice(authRequest, service: service, answered: true), authRequest.purpose)
         }
-        await notice?.deliver(state: state, logger: context.logger)
+        if let notice { await state.domain.notifier.deliver(notice, logger: context.logger) }
         state.metrics.authentication(purpose: purpose, outcome: "denied")
         return JSONResponse.make(["status": AuthenticationStatus.denied.rawValue])
     }

@@ -10,7 +10,6 @@ import TesseraStore
 /// in one call, signed and finished as usual, and ending in an authorization code bound
 /// to the backend's PKCE challenge, which only the backend (holding the verifier) redeems.
 extension DeviceRoutes {
-    static let inAppFlow = "in_app"
     static let maximumStateLength = 1024
 
     /// `POST {issuer}/device/in-app`: creates the request, already taken up by the calling
@@ -48,7 +47,7 @@ extension DeviceRoutes {
                 purpose: AuthenticationPurpose.login.rawValue, status: AuthenticationStatus.claimed.rawValue,
                 challenge: Secrets.randomToken(), activationID: current.id, userID: userID, redirectURI: input.redirectURI,
                 state: input.state, nonce: input.nonce, codeChallenge: input.codeChallenge, scope: scopes.joined(separator: " "),
-                browserDigest: nil, confirmedAttributes: nil, factors: nil, authTime: nil, flow: Self.inAppFlow,
+                browserDigest: nil, confirmedAttributes: nil, factors: nil, authTime: nil, flow: RequestFlow.inApp.rawValue,
                 createdAt: now, expiresAt: now + Int64(state.configuration.requestLifetime))
             try await tx.insertAuthRequest(record)
             return try await userInformation(record, activation: current, tenant: tenant, tx: tx)
@@ -65,7 +64,7 @@ extension DeviceRoutes {
         let now = state.epochNow()
         let (code, record) = try await state.store.transaction { tx -> (String, AuthRequestRecord) in
             try await caller.spendToken(tx, now: now)
-            guard let record = try await tx.authRequest(id: requestID), record.tenantID == tenant.id, record.flow == Self.inAppFlow,
+            guard let record = try await tx.authRequest(id: requestID), record.tenantID == tenant.id, record.flow == RequestFlow.inApp.rawValue,
                 record.activationID == caller.activation.id
             else { throw DomainError.notFound("in-app authentication request") }
             switch AuthenticationStatus(rawValue: record.status) ?? .expired {

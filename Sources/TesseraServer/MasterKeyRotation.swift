@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import TesseraCrypto
+import TesseraDomain
 import TesseraStore
 
 #if canImport(Glibc)

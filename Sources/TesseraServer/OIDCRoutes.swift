@@ -290,7 +290,7 @@ struct OIDCRoutes {
         let (_, record) = try await browserRequest(request, context: context)
         let query = try RequestDecoding.query(request)
         let wait = try RequestDecoding.wait(query)
-        let view = try await state.longPoll(watching: [RequestEvents.request(record.id)]) {
+        let view = try await state.longPoll(watching: [EventKey.request(record.id)]) {
             try await statusView(record.id)
         } waitFor: { view in
             guard wait > 0, query["known"] == view.key, view.status == .pending || view.status == .claimed else { return nil }

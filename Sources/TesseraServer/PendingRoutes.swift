@@ -21,7 +21,7 @@ extension DeviceRoutes {
             let current = try await caller.begin(tx, now: start)
             return (current, try await Self.users(of: current, tx: tx))
         }
-        let list = try await state.longPoll(watching: Set(users.map(RequestEvents.user))) {
+        let list = try await state.longPoll(watching: Set(users.map(EventKey.user))) {
             try await pendingList(activation: activation, users: users, tenant: tenant)
         } waitFor: { list in
             guard wait > 0, query["version"] == list.version else { return nil }
@@ -64,7 +64,7 @@ extension DeviceRoutes {
         let status = try await state.store.transaction { tx -> PendingRequestStatus in
             try await caller.spendToken(tx, now: now)
             guard let record = try await tx.authRequest(id: requestID), record.tenantID == tenant.id,
-                record.flow == BackchannelRoutes.flow, let userID = record.userID,
+                record.flow == RequestFlow.ciba.rawValue, let userID = record.userID,
                 try await Self.users(of: caller.activation, tx: tx).contains(userID)
             else { throw DomainError.notFound("authentication request") }
             return Self.status(of: record, seenBy: caller.activation.id, now: now)

@@ -109,7 +109,7 @@ struct WebhookNotifier: PushNotifier {
         let payload = Payload(
             token: message.token, issuer: message.issuer, requestID: message.requestID, title: message.title, body: message.body)
         request.body = .bytes(ByteBuffer(bytes: try JSONEncoder().encode(payload)))
-        let response = try await BackchannelPing.client.execute(request, timeout: .seconds(10))
+        let response = try await PingSender.client.execute(request, timeout: .seconds(10))
         _ = try? await response.body.collect(upTo: 64 * 1024)
         // Only 410 says the token is gone: a 404 is as likely a wrong gateway URL, which
         // must not wipe every registration.

@@ -10,18 +10,6 @@ import Foundation
 /// PostgreSQL, `ServerState.announce` also sends the key by NOTIFY and every node's
 /// `EventRelay` publishes what it hears.
 actor RequestEvents {
-    static func user(_ id: String) -> String { "user:\(id)" }
-    static func request(_ id: String) -> String { "request:\(id)" }
-    /// A tenant's signing keys changed: every node drops the tenant's cached issuer.
-    static func signingKeys(tenantID: String) -> String { signingKeysPrefix + tenantID }
-
-    /// The tenant a `signingKeys` key names, or nil for any other key.
-    static func tenantID(ofSigningKeysEvent key: String) -> String? {
-        key.hasPrefix(signingKeysPrefix) ? String(key.dropFirst(signingKeysPrefix.count)) : nil
-    }
-
-    private static let signingKeysPrefix = "signing-keys:"
-
     private struct Waiter {
         let keys: Set<String>
         var fired = false

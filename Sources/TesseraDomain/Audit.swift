@@ -5,12 +5,12 @@ import TesseraStore
 /// Writes the audit log: every administrative and account change, in the transaction
 /// that makes the change, so the log never claims what did not happen. Details name
 /// what changed, never a secret.
-enum Audit {
-    enum Actor {
+public enum Audit {
+    public enum Actor: Sendable {
         case admin
         case activation(String)
 
-        var text: String {
+        public var text: String {
             switch self {
             case .admin: "admin"
             case .activation(let id): "activation:\(id)"
@@ -18,7 +18,7 @@ enum Audit {
         }
     }
 
-    static func record(
+    public static func record(
         _ tx: StoreTransaction, tenantID: String?, actor: Actor, action: String, target: String?, details: [String: String],
         at: Int64
     ) async throws {
@@ -31,7 +31,7 @@ enum Audit {
 
 /// An id that sorts by creation time (microseconds first), so log entries of one
 /// second keep their order.
-func orderedID() -> String {
+public func orderedID() -> String {
     let micros = UInt64(max(0, Date().timeIntervalSince1970 * 1_000_000))
     return String(format: "%014llx", micros) + Secrets.randomToken(byteCount: 8)
 }

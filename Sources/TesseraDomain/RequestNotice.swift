@@ -1,0 +1,72 @@
+import Foundation
+import Logging
+import TesseraCore
+import TesseraCrypto
+import TesseraStore
+
+/// The names under which changes are announced: the long polls of devices and pages
+/// watch them, and on PostgreSQL other nodes hear them (LISTEN/NOTIFY).
+public enum EventKey {
+    /// A user's pending requests changed (watched by the user's devices).
+    public static func user(_ id: String) -> String { "user:\(id)" }
+    /// One request's status changed (watched by the login page).
+    public static func request(_ id: String) -> String { "request:\(id)" }
+    /// A tenant's signing keys changed: every node drops the tenant's cached issuer.
+    public static func signingKeys(tenantID: String) -> String { signingKeysPrefix + tenantID }
+
+    /// The tenant a `signingKeys` key names, or nil for any other key.
+    public static func tenantID(ofSigningKeysEvent key: String) -> String? {
+        key.hasPrefix(signingKeysPrefix) ? String(key.dropFirst(signingKeysPrefix.count)) : nil
+    }
+
+    private static let signingKeysPrefix = "signing-keys:"
+}
+
+/// What taking up or answering a request owes once it is committed: a wake-up for
+/// whoever watches it (the login page; for a backchannel request also the devices of
+/// its user) and, for a backchannel request answered in ping mode, the service's ping.
+public struct RequestNotice: Sendable {
+    public let keys: [String]
+    public let ping: BackchannelPing?
+
+    public init(keys: [String], ping: BackchannelPing? = nil) {
+        self.keys = keys
+        self.ping = ping
+    }
+
+    public init(_ record: AuthRequestRecord, service: ServiceRecord?, answered: Bool) {
+        var keys = [EventKey.request(record.id)]
+        if record.flow == RequestFlow.ciba.rawValue, let userID = record.userID { keys.append(EventKey.user(userID)) }
+        self.keys = keys
+        ping = answered ? BackchannelPing.owed(for: record, service: service) : nil
+    }
+}
+
+/// A ping-mode notification owed to a service: its request was answered (CIBA §10.2).
+/// The token stays sealed until the notice is delivered, after the commit.
+public struct BackchannelPing: Sendable {
+    public let endpoint: String
+    public let sealedToken: String
+    public let authReqID: String
+
+    /// The ping for a backchannel request of a ping-mode service, read inside the
+    /// transaction that answered it: nothing about the ping can undo the answer (or its
+    /// lockout count).
+    static func owed(for record: AuthRequestRecord, service: ServiceRecord?) -> BackchannelPing? {
+        guard record.flow == RequestFlow.ciba.rawValue, let service, service.backchannelMode == BackchannelMode.ping.rawValue,
+            let endpoint = service.notificationEndpoint, let sealed = record.sealedNotificationToken
+        else { return nil }
+        return BackchannelPing(endpoint: endpoint, sealedToken: sealed, authReqID: record.id)
+    }
+
+    /// The client's notification token, opened with the master key.
+    public func token(box: SecretBox) throws -> String {
+        String(decoding: try box.open(sealedToken, context: SealingContext.notificationToken(requestID: authReqID)), as: UTF8.self)
+    }
+}
+
+/// Delivers notices after their transaction committed: wakes local long polls, tells the
+/// other nodes, sends pings. The server provides it; a domain test may record them.
+public protocol RequestNotifier: Sendable {
+    func deliver(_ notice: RequestNotice, logger: Logger) async
+}
