@@ -12,7 +12,7 @@ import TesseraStore
 /// A configured server: the Hummingbird application and the store behind it.
 /// `tessera serve` and the end-to-end tests build it the same way.
 public final class TesseraServerApp: Sendable {
-    public let application: Application<RouterResponder<BasicRequestContext>>
+    let application: Application<RouterResponder<TesseraRequestContext>>
     /// The admin token generated at this start, when none existed; shown once.
     public let generatedAdminToken: String?
     let store: SQLStore
@@ -24,7 +24,7 @@ public final class TesseraServerApp: Sendable {
     private let group: ServiceGroup
 
     init(
-        application: Application<RouterResponder<BasicRequestContext>>, generatedAdminToken: String?, store: SQLStore,
+        application: Application<RouterResponder<TesseraRequestContext>>, generatedAdminToken: String?, store: SQLStore,
         directoryLock: DataDirectoryLock, serving: Task<SQLStore.ServingEnd, Never>?, pusher: Pusher, before: [any Service],
         after: [any Service], handlingSignals: Bool
     ) {
@@ -136,7 +136,7 @@ public func buildApplication(
         throw error
     }
 
-    let router = Router(context: BasicRequestContext.self)
+    let router = Router(context: TesseraRequestContext.self)
     router.add(middleware: ErrorMappingMiddleware())
     router.add(middleware: RequestLogging(metrics: state.metrics))
     router.get("health") { _, _ in JSONResponse.make(["status": "ok"]) }
@@ -154,8 +154,10 @@ public func buildApplication(
         return JSONResponse.make(["status": "ready"])
     }
     AdminRoutes(state: state).register(on: router)
-    OIDCRoutes(state: state).register(on: router)
-    DeviceRoutes(state: state).register(on: router)
+    let tenant = router.group("t/:tenant").add(middleware: TenantResolution(domain: state.domain))
+    let pages = router.group("t/:tenant").add(middleware: TenantResolution(domain: state.domain, answer: .page))
+    OIDCRoutes(state: state).register(on: tenant, pages: pages)
+    DeviceRoutes(state: state).register(on: tenant)
 
     let application = Application(
         router: router,

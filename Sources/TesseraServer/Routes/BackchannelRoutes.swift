@@ -38,8 +38,8 @@ struct BackchannelRoutes {
 
     /// `POST {issuer}/bc-authorize` (CIBA §7): client authentication, one hint, scope,
     /// `binding_message`, `acr_values`, `requested_expiry` and, for ping, `client_notification_token`.
-    @Sendable func authenticate(_ request: Request, context: BasicRequestContext) async throws -> Response {
-        let tenant = try await state.tenant(named: context.parameters.get("tenant") ?? "")
+    @Sendable func authenticate(_ request: Request, context: TesseraRequestContext) async throws -> Response {
+        let tenant = try context.requireTenant()
         let form = try await RequestDecoding.form(from: request)
         let service = try await oidc.authenticateClient(request, form: form, tenant: tenant)
         guard service.secretDigest != nil, let mode = service.backchannelMode.flatMap(BackchannelMode.init(rawValue:)) else {

@@ -10,18 +10,18 @@ import TesseraStore
 struct OIDCRoutes {
     let state: ServerState
 
-    static let codeLifetime: Int64 = 60
-    static let accessTokenLifetime: Int64 = 300
-    static let idTokenLifetime: Int64 = 300
-    static let refreshTokenLifetime: Int64 = 30 * 86_400
+    static let codeLifetime = Grants.codeLifetime
+    static let accessTokenLifetime = Grants.accessTokenLifetime
+    static let idTokenLifetime = Grants.idTokenLifetime
+    static let refreshTokenLifetime = Grants.refreshTokenLifetime
 
-    func register(on router: Router<BasicRequestContext>) {
-        let tenant = router.group("t/:tenant")
+    /// `tenant` answers an unknown tenant with JSON, `pages` with a page.
+    func register(on tenant: RouterGroup<TesseraRequestContext>, pages: RouterGroup<TesseraRequestContext>) {
         tenant.get(".well-known/openid-configuration", use: discovery)
         tenant.get("jwks", use: jwks)
-        tenant.get("authorize", use: authorize)
+        pages.get("authorize", use: authorize)
         tenant.get("authorize/status", use: status)
-        tenant.get("authorize/complete", use: complete)
+        pages.get("authorize/complete", use: complete)
         tenant.post("token", use: token)
         tenant.post("bc-authorize", use: BackchannelRoutes(state: state, oidc: self).authenticate)
         tenant.post("revoke", use: revoke)
@@ -86,8 +86,8 @@ struct OIDCRoutes {
         }
     }
 
-    @Sendable func discovery(_ request: Request, context: BasicRequestContext) async throws -> Response {
-        let tenant = try await state.tenant(named: context.parameters.get("tenant") ?? "")
+    @Sendable func discovery(_ request: Request, context: TesseraRequestContext) async throws -> Response {
+        let tenant = try context.requireTenant()
         let issuer = state.issuer(forTenantNamed: tenant.name)
         let services = try await state.store.read { try await $0.services(tenantID: tenant.id) }
         var attributes = Set<String>()
@@ -108,8 +108,8 @@ struct OIDCRoutes {
                 acrValuesSupported: combinations.sorted()))
     }
 
-    @Sendable func jwks(_ request: Request, context: BasicRequestContext) async throws -> Response {
-        let tenant = try await state.tenant(named: context.parameters.get("tenant") ?? "")
+    @Sendable func jwks(_ request: Request, context: TesseraRequestContext) async throws -> Response {
+        let tenant = try context.requireTenant()
         var response = JSONResponse.make(["keys": try await state.publicKeys(for: tenant)])
         response.headers[.cacheControl] = "public, max-age=300"
         return response
@@ -123,14 +123,8 @@ struct OIDCRoutes {
 
     // MARK: Authorization (browser)
 
-    @Sendable func authorize(_ request: Request, context: BasicRequestContext) async throws -> Response {
-        let tenantName = context.parameters.get("tenant") ?? ""
-        let tenant: TenantRecord
-        do {
-            tenant = try await state.tenant(named: tenantName)
-        } catch let error as DomainError where error.kind == .notFound {
-            throw BrowserError(status: .notFound, title: "Unknown realm", message: "This sign-in address does not exist.")
-        }
+    @Sendable func authorize(_ request: Request, context: TesseraRequestContext) async throws -> Response {
+        let tenant = try context.requireTenant()
         let issuer = state.issuer(forTenantNamed: tenant.name)
         let query: [String: String]
         do {
@@ -213,25 +207,6 @@ struct OIDCRoutes {
         return response
     }
 
-    /// Completes an approved login and writes its single-use authorization code, bound to
-    /// the request's client, redirect URI, PKCE challenge and nonce; nil when the request
-    /// was completed already (its code was issued).
-    static func issueCode(for record: AuthRequestRecord, tx: StoreTransaction, now: Int64) async throws -> String? {
-        guard let serviceID = record.serviceID, let redirectURI = record.redirectURI, let userID = record.userID else {
-            throw StoreError(.corrupt, "an approved login without service, redirect URI or user")
-        }
-        guard try await tx.completeAuthRequest(id: record.id) else { return nil }
-        let code = Secrets.randomToken()
-        try await tx.insertGrant(
-            GrantRecord(
-                digest: Secrets.digest(code), kind: "code", familyID: Secrets.randomToken(byteCount: 16), tenantID: record.tenantID,
-                serviceID: serviceID, userID: userID, redirectURI: redirectURI, codeChallenge: record.codeChallenge,
-                nonce: record.nonce, scope: record.scope, factors: record.factors ?? "[]",
-                confirmedAttributes: record.confirmedAttributes ?? "[]", authTime: record.authTime ?? now,
-                expiresAt: now + codeLifetime, usedAt: nil, revoked: 0))
-        return code
-    }
-
     static func cookieName(_ requestID: String) -> String { "tessera_login_\(requestID)" }
 
     static func redirect(to uri: String, parameters: [(String, String?)]) -> Response {
@@ -247,8 +222,8 @@ struct OIDCRoutes {
     }
 
     /// The request a browser follows, if the browser holds its cookie.
-    private func browserRequest(_ request: Request, context: BasicRequestContext) async throws -> (TenantRecord, AuthRequestRecord) {
-        let tenant = try await state.tenant(named: context.parameters.get("tenant") ?? "")
+    private func browserRequest(_ request: Request, context: TesseraRequestContext) async throws -> (TenantRecord, AuthRequestRecord) {
+        let tenant = try context.requireTenant()
         let query = try RequestDecoding.query(request)
         guard let requestID = query["request"],
             let record = try await state.store.read({ try await $0.authRequest(id: requestID) }), record.tenantID == tenant.id
@@ -286,7 +261,7 @@ struct OIDCRoutes {
     /// view the page shows (`status` or `status:locked_until`), the answer comes when the
     /// view changes — a device claimed, answered or failed, on any node — or the request
     /// expires, or the wait is over.
-    @Sendable func status(_ request: Request, context: BasicRequestContext) async throws -> Response {
+    @Sendable func status(_ request: Request, context: TesseraRequestContext) async throws -> Response {
         let (_, record) = try await browserRequest(request, context: context)
         let query = try RequestDecoding.query(request)
         let wait = try RequestDecoding.wait(query)
@@ -311,7 +286,7 @@ struct OIDCRoutes {
         }
     }
 
-    @Sendable func complete(_ request: Request, context: BasicRequestContext) async throws -> Response {
+    @Sendable func complete(_ request: Request, context: TesseraRequestContext) async throws -> Response {
         let (tenant, record): (TenantRecord, AuthRequestRecord)
         do {
             (tenant, record) = try await browserRequest(request, context: context)
@@ -325,7 +300,7 @@ struct OIDCRoutes {
         }
         switch effectiveStatus(record, now: now) {
         case .approved:
-            let code = try await state.store.transaction { tx in try await Self.issueCode(for: record, tx: tx, now: now) }
+            let code = try await state.store.transaction { tx in try await Grants.issueCode(for: record, tx: tx, now: now) }
             guard let code else {
                 throw BrowserError(status: .badRequest, title: "Sign-in completed", message: "This sign-in was completed already.")
             }
@@ -348,8 +323,8 @@ struct OIDCRoutes {
         }
     }
 
-    @Sendable func authenticationLinkPage(_ request: Request, context: BasicRequestContext) async throws -> Response {
-        let tenant = try await state.tenant(named: context.parameters.get("tenant") ?? "")
+    @Sendable func authenticationLinkPage(_ request: Request, context: TesseraRequestContext) async throws -> Response {
+        let tenant = try context.requireTenant()
         let requestID = (try? RequestDecoding.query(request))?["request"] ?? ""
         let url = "\(state.issuer(forTenantNamed: tenant.name))/authenticate?request=\(FormEncoding.component(requestID))"
         return HTMLResponse.make(
@@ -359,8 +334,8 @@ struct OIDCRoutes {
                 url: url))
     }
 
-    @Sendable func activationLinkPage(_ request: Request, context: BasicRequestContext) async throws -> Response {
-        let tenant = try await state.tenant(named: context.parameters.get("tenant") ?? "")
+    @Sendable func activationLinkPage(_ request: Request, context: TesseraRequestContext) async throws -> Response {
+        let tenant = try context.requireTenant()
         let code = (try? RequestDecoding.query(request))?["code"] ?? ""
         let url = "\(state.issuer(forTenantNamed: tenant.name))/activate?code=\(FormEncoding.component(code))"
         return HTMLResponse.make(
@@ -372,8 +347,8 @@ struct OIDCRoutes {
 
     // MARK: Token endpoint
 
-    @Sendable func token(_ request: Request, context: BasicRequestContext) async throws -> Response {
-        let tenant = try await state.tenant(named: context.parameters.get("tenant") ?? "")
+    @Sendable func token(_ request: Request, context: TesseraRequestContext) async throws -> Response {
+        let tenant = try context.requireTenant()
         let form = try await RequestDecoding.form(from: request)
         let service = try await authenticateClient(request, form: form, tenant: tenant)
         switch form["grant_type"] {
@@ -578,8 +553,8 @@ struct OIDCRoutes {
 
     // MARK: UserInfo
 
-    @Sendable func userinfo(_ request: Request, context: BasicRequestContext) async throws -> Response {
-        let tenant = try await state.tenant(named: context.parameters.get("tenant") ?? "")
+    @Sendable func userinfo(_ request: Request, context: TesseraRequestContext) async throws -> Response {
+        let tenant = try context.requireTenant()
         let issuer = state.issuer(forTenantNamed: tenant.name)
         func invalidToken() -> OAuthError {
             var error = OAuthError(.unauthorized, "invalid_token", "the access token is not valid")

@@ -1,24 +1,20 @@
 import Foundation
-import Hummingbird
 import TesseraCore
 import TesseraCrypto
-import TesseraDomain
 import TesseraStore
 
 /// In-app login: an app on the device logs its user in to the app's own backend. The
 /// request is the browser login's, minus the browser: started and claimed by the device
 /// in one call, signed and finished as usual, and ending in an authorization code bound
 /// to the backend's PKCE challenge, which only the backend (holding the verifier) redeems.
-extension DeviceRoutes {
+public struct InAppLogins: Sendable {
+    let domain: Domain
     static let maximumStateLength = 1024
 
-    /// `POST {issuer}/device/in-app`: creates the request, already taken up by the calling
-    /// activation, and answers with what to sign.
-    @Sendable func startInApp(_ request: Request, context: BasicRequestContext) async throws -> Response {
-        let tenant = try await state.tenant(named: context.parameters.get("tenant") ?? "")
-        let caller = try await authenticateDevice(request, tenant: tenant)
-        let input = try await RequestDecoding.json(InAppAuthenticationStart.self, from: request)
-        guard let service = try await state.store.read({ try await $0.service(clientID: input.clientID) }), service.tenantID == tenant.id
+    public func start(_ input: InAppAuthenticationStart, caller: DeviceCaller, tenant: TenantRecord) async throws
+        -> AuthenticationChallenge
+    {
+        guard let service = try await domain.store.read({ try await $0.service(clientID: input.clientID) }), service.tenantID == tenant.id
         else { throw DomainError(.invalid, .invalidClient, "the service is not registered with this issuer") }
         // [REQ:DESIGN exact redirect URIs] the code is bound to a registered URI, compared exactly.
         guard try JSONCoding.decode([String].self, service.redirectURIs).contains(input.redirectURI) else {
@@ -32,12 +28,12 @@ extension DeviceRoutes {
         guard (input.state?.count ?? 0) <= Self.maximumStateLength, (input.nonce?.count ?? 0) <= Self.maximumStateLength else {
             throw DomainError.invalidRequest("state and nonce are limited to \(Self.maximumStateLength) characters")
         }
-        let now = state.epochNow()
-        let challenge = try await state.store.transaction { tx -> AuthenticationChallenge in
+        let now = domain.epochNow()
+        let challenge = try await domain.store.transaction { tx -> AuthenticationChallenge in
             let current = try await caller.begin(tx, now: now)
             var userID = current.userID
             if let chosen = input.userID?.rawValue, chosen != current.userID {
-                guard try await Self.users(of: current, tx: tx).contains(chosen) else {
+                guard try await Attempts.users(of: current, tx: tx).contains(chosen) else {
                     throw DomainError.invalidRequest("the activation does not stand for that user")
                 }
                 userID = chosen
@@ -48,21 +44,18 @@ extension DeviceRoutes {
                 challenge: Secrets.randomToken(), activationID: current.id, userID: userID, redirectURI: input.redirectURI,
                 state: input.state, nonce: input.nonce, codeChallenge: input.codeChallenge, scope: scopes.joined(separator: " "),
                 browserDigest: nil, confirmedAttributes: nil, factors: nil, authTime: nil, flow: RequestFlow.inApp.rawValue,
-                createdAt: now, expiresAt: now + Int64(state.configuration.requestLifetime))
+                createdAt: now, expiresAt: now + domain.settings.requestLifetime)
             try await tx.insertAuthRequest(record)
-            return try await userInformation(record, activation: current, tenant: tenant, tx: tx)
+            return try await domain.attempts.userInformation(record, activation: current, tenant: tenant, tx: tx)
         }
-        return JSONResponse.make(challenge, status: .created)
+        return challenge
     }
 
     /// `POST {issuer}/device/in-app/{request}/code`: the approved request's authorization
     /// code, once, to the activation that signed it.
-    @Sendable func inAppCode(_ request: Request, context: BasicRequestContext) async throws -> Response {
-        let tenant = try await state.tenant(named: context.parameters.get("tenant") ?? "")
-        let requestID = context.parameters.get("request") ?? ""
-        let caller = try await authenticateDevice(request, tenant: tenant)
-        let now = state.epochNow()
-        let (code, record) = try await state.store.transaction { tx -> (String, AuthRequestRecord) in
+    public func code(requestID: String, caller: DeviceCaller, tenant: TenantRecord) async throws -> InAppAuthorizationCode {
+        let now = domain.epochNow()
+        let (code, record) = try await domain.store.transaction { tx -> (String, AuthRequestRecord) in
             try await caller.spendToken(tx, now: now)
             guard let record = try await tx.authRequest(id: requestID), record.tenantID == tenant.id, record.flow == RequestFlow.inApp.rawValue,
                 record.activationID == caller.activation.id
@@ -70,7 +63,7 @@ extension DeviceRoutes {
             switch AuthenticationStatus(rawValue: record.status) ?? .expired {
             case .approved:
                 guard record.expiresAt > now else { throw DomainError(.invalid, .expiredToken, "the in-app login expired") }
-                guard let code = try await OIDCRoutes.issueCode(for: record, tx: tx, now: now) else {
+                guard let code = try await Grants.issueCode(for: record, tx: tx, now: now) else {
                     throw DomainError.invalidGrant("the authorization code was fetched already")
                 }
                 return (code, record)
@@ -85,9 +78,12 @@ extension DeviceRoutes {
                 throw DomainError(.invalid, .expiredToken, "the in-app login expired")
             }
         }
-        return JSONResponse.make(
-            InAppAuthorizationCode(
-                code: code, state: record.state, issuer: state.issuer(forTenantNamed: tenant.name), redirectURI: record.redirectURI ?? "",
-                expiresAt: Date(timeIntervalSince1970: TimeInterval(now + OIDCRoutes.codeLifetime))))
+        return InAppAuthorizationCode(
+                code: code, state: record.state, issuer: domain.issuer(forTenantNamed: tenant.name), redirectURI: record.redirectURI ?? "",
+                expiresAt: Date(timeIntervalSince1970: TimeInterval(now + Grants.codeLifetime)))
     }
+}
+
+extension Domain {
+    public var inApp: InAppLogins { InAppLogins(domain: self) }
 }

@@ -10,19 +10,20 @@ import TesseraStore
 struct AdminRoutes {
     let state: ServerState
 
-    func register(on router: Router<BasicRequestContext>) {
+    func register(on router: Router<TesseraRequestContext>) {
         let admin = router.group("admin").add(middleware: AdminAuthentication(state: state))
         admin.post("tenants", use: createTenant)
         admin.get("tenants", use: listTenants)
-        admin.post("tenants/:tenant/signing-keys", use: rotateSigningKey)
-        admin.get("tenants/:tenant/signing-keys", use: listSigningKeys)
-        admin.post("tenants/:tenant/signing-keys/:kid/activate", use: activateSigningKey)
-        admin.delete("tenants/:tenant/signing-keys/:kid", use: retireSigningKey)
-        admin.post("tenants/:tenant/services", use: createService)
-        admin.get("tenants/:tenant/services", use: listServices)
-        admin.post("tenants/:tenant/users", use: createUser)
-        admin.post("tenants/:tenant/invitations", use: invite)
-        admin.get("tenants/:tenant/activations", use: listActivations)
+        let tenant = admin.group("tenants/:tenant").add(middleware: TenantResolution(domain: state.domain))
+        tenant.post("signing-keys", use: rotateSigningKey)
+        tenant.get("signing-keys", use: listSigningKeys)
+        tenant.post("signing-keys/:kid/activate", use: activateSigningKey)
+        tenant.delete("signing-keys/:kid", use: retireSigningKey)
+        tenant.post("services", use: createService)
+        tenant.get("services", use: listServices)
+        tenant.post("users", use: createUser)
+        tenant.post("invitations", use: invite)
+        tenant.get("activations", use: listActivations)
         admin.post("activations/:activation/unlock", use: unlock)
         admin.post("activations/:activation/revoke", use: revoke)
         admin.get("audit", use: audit)
@@ -69,7 +70,7 @@ struct AdminRoutes {
             processPolicy: record.processPolicy, ssoLifetime: record.ssoLifetime, ssoPolicy: record.ssoPolicy)
     }
 
-    @Sendable func createTenant(_ request: Request, context: BasicRequestContext) async throws -> Response {
+    @Sendable func createTenant(_ request: Request, context: TesseraRequestContext) async throws -> Response {
         let input = try await RequestDecoding.json(CreateTenant.self, from: request)
         guard Validation.isTenantName(input.name) else {
             throw DomainError.invalidRequest("a tenant name is 1 to 63 characters of a-z, 0-9 and '-', not starting with '-'")
@@ -116,7 +117,7 @@ struct AdminRoutes {
         return JSONResponse.make(try tenantView(tenant), status: .created)
     }
 
-    @Sendable func listTenants(_ request: Request, context: BasicRequestContext) async throws -> Response {
+    @Sendable func listTenants(_ request: Request, context: TesseraRequestContext) async throws -> Response {
         let tenants = try await state.store.read { try await $0.tenants() }
         return JSONResponse.make(["tenants": try tenants.map(tenantView)])
     }
@@ -177,8 +178,8 @@ struct AdminRoutes {
         }
     }
 
-    @Sendable func createService(_ request: Request, context: BasicRequestContext) async throws -> Response {
-        let tenant = try await state.tenant(named: context.parameters.get("tenant") ?? "")
+    @Sendable func createService(_ request: Request, context: TesseraRequestContext) async throws -> Response {
+        let tenant = try context.requireTenant()
         let input = try await RequestDecoding.json(CreateService.self, from: request)
         let name = input.name.trimmingCharacters(in: .whitespaces)
         guard (1...128).contains(name.count) else { throw DomainError.invalidRequest("a service needs a name of 1 to 128 characters") }
@@ -242,8 +243,8 @@ struct AdminRoutes {
             try ServiceView(record, secret: secret, issuer: state.issuer(forTenantNamed: tenant.name)), status: .created)
     }
 
-    @Sendable func listServices(_ request: Request, context: BasicRequestContext) async throws -> Response {
-        let tenant = try await state.tenant(named: context.parameters.get("tenant") ?? "")
+    @Sendable func listServices(_ request: Request, context: TesseraRequestContext) async throws -> Response {
+        let tenant = try context.requireTenant()
         let services = try await state.store.read { try await $0.services(tenantID: tenant.id) }
         let views = try services.map { try ServiceView($0, secret: nil, issuer: state.issuer(forTenantNamed: tenant.name)) }
         return JSONResponse.make(["services": views])
@@ -262,8 +263,8 @@ struct AdminRoutes {
         let attributes: [String: String]
     }
 
-    @Sendable func createUser(_ request: Request, context: BasicRequestContext) async throws -> Response {
-        let tenant = try await state.tenant(named: context.parameters.get("tenant") ?? "")
+    @Sendable func createUser(_ request: Request, context: TesseraRequestContext) async throws -> Response {
+        let tenant = try context.requireTenant()
         let input = try await RequestDecoding.json(CreateUser.self, from: request)
         guard Validation.isUsername(input.username) else {
             throw DomainError.invalidRequest("a username is 1 to 128 characters without control characters or outer spaces")
@@ -307,8 +308,8 @@ struct AdminRoutes {
         }
     }
 
-    @Sendable func invite(_ request: Request, context: BasicRequestContext) async throws -> Response {
-        let tenant = try await state.tenant(named: context.parameters.get("tenant") ?? "")
+    @Sendable func invite(_ request: Request, context: TesseraRequestContext) async throws -> Response {
+        let tenant = try context.requireTenant()
         let input = try await RequestDecoding.json(CreateInvitation.self, from: request)
         let lifetime = input.ttlSeconds.map(TimeInterval.init) ?? state.configuration.invitationLifetime
         guard (1...(30 * 86_400)).contains(lifetime) else { throw DomainError.invalidRequest("ttl_seconds must be between 1 and 2592000") }
@@ -370,8 +371,8 @@ struct AdminRoutes {
             lastUsedAt: activation.lastUsedAt.map { Date(timeIntervalSince1970: TimeInterval($0)) })
     }
 
-    @Sendable func listActivations(_ request: Request, context: BasicRequestContext) async throws -> Response {
-        let tenant = try await state.tenant(named: context.parameters.get("tenant") ?? "")
+    @Sendable func listActivations(_ request: Request, context: TesseraRequestContext) async throws -> Response {
+        let tenant = try context.requireTenant()
         let query = try RequestDecoding.query(request)
         let views: [ActivationView] = try await state.store.read { tx in
             var userID: String?
@@ -403,7 +404,7 @@ struct AdminRoutes {
         return JSONResponse.make(["activations": views])
     }
 
-    @Sendable func unlock(_ request: Request, context: BasicRequestContext) async throws -> Response {
+    @Sendable func unlock(_ request: Request, context: TesseraRequestContext) async throws -> Response {
         let id = context.parameters.get("activation") ?? ""
         let now = state.epochNow()
         let result: ActivationView = try await state.store.transaction { tx in
@@ -422,7 +423,7 @@ struct AdminRoutes {
     }
 
     /// Removes an activation and its keys: its proofs and tokens are refused from now on.
-    @Sendable func revoke(_ request: Request, context: BasicRequestContext) async throws -> Response {
+    @Sendable func revoke(_ request: Request, context: TesseraRequestContext) async throws -> Response {
         let id = context.parameters.get("activation") ?? ""
         let now = state.epochNow()
         let result: ActivationView = try await state.store.transaction { tx in
@@ -453,7 +454,7 @@ struct AdminRoutes {
     }
 
     /// `GET /admin/audit?tenant=T&since=EPOCH&limit=N`: newest first.
-    @Sendable func audit(_ request: Request, context: BasicRequestContext) async throws -> Response {
+    @Sendable func audit(_ request: Request, context: TesseraRequestContext) async throws -> Response {
         let query = try RequestDecoding.query(request)
         var tenant: TenantRecord?
         if let name = query["tenant"] { tenant = try await state.tenant(named: name) }

@@ -57,8 +57,8 @@ extension AdminRoutes {
 
     /// `POST /admin/tenants/{tenant}/signing-keys` (body optional, `{"activate": false}`
     /// to publish only): a new key, the only active one from now on unless published only.
-    @Sendable func rotateSigningKey(_ request: Request, context: BasicRequestContext) async throws -> Response {
-        let tenant = try await state.tenant(named: context.parameters.get("tenant") ?? "")
+    @Sendable func rotateSigningKey(_ request: Request, context: TesseraRequestContext) async throws -> Response {
+        let tenant = try context.requireTenant()
         let activate = try await RequestDecoding.optionalJSON(RotationRequest.self, from: request)?.activate ?? true
         let key = ServerSigningKey.generate()
         let sealed = try state.box.seal(key.privateKey.rawRepresentation, context: SealingContext.signingKey(kid: key.kid))
@@ -83,8 +83,8 @@ extension AdminRoutes {
 
     /// `POST /admin/tenants/{tenant}/signing-keys/{kid}/activate`: a published key becomes
     /// the one that signs; the one before stays published.
-    @Sendable func activateSigningKey(_ request: Request, context: BasicRequestContext) async throws -> Response {
-        let tenant = try await state.tenant(named: context.parameters.get("tenant") ?? "")
+    @Sendable func activateSigningKey(_ request: Request, context: TesseraRequestContext) async throws -> Response {
+        let tenant = try context.requireTenant()
         let kid = context.parameters.get("kid") ?? ""
         let now = state.epochNow()
         let keys: [SigningKeyRecord] = try await state.store.transaction(queue: Self.signingKeyQueue(tenantID: tenant.id)) { tx in
@@ -106,8 +106,8 @@ extension AdminRoutes {
     }
 
     /// `GET /admin/tenants/{tenant}/signing-keys`: every key the JWKS publishes, oldest first.
-    @Sendable func listSigningKeys(_ request: Request, context: BasicRequestContext) async throws -> Response {
-        let tenant = try await state.tenant(named: context.parameters.get("tenant") ?? "")
+    @Sendable func listSigningKeys(_ request: Request, context: TesseraRequestContext) async throws -> Response {
+        let tenant = try context.requireTenant()
         let keys = try await state.store.read { try await $0.signingKeys(tenantID: tenant.id) }
         return JSONResponse.make(["keys": keys.map { SigningKeyView($0) }])
     }
@@ -115,8 +115,8 @@ extension AdminRoutes {
     /// `DELETE /admin/tenants/{tenant}/signing-keys/{kid}`: retires a key that no longer
     /// signs. Tokens it signed stop verifying, at this server and for services that fetch
     /// the JWKS again.
-    @Sendable func retireSigningKey(_ request: Request, context: BasicRequestContext) async throws -> Response {
-        let tenant = try await state.tenant(named: context.parameters.get("tenant") ?? "")
+    @Sendable func retireSigningKey(_ request: Request, context: TesseraRequestContext) async throws -> Response {
+        let tenant = try context.requireTenant()
         let kid = context.parameters.get("kid") ?? ""
         let now = state.epochNow()
         let keys: [SigningKeyRecord] = try await state.store.transaction(queue: Self.signingKeyQueue(tenantID: tenant.id)) { tx in

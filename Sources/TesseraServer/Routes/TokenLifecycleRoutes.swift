@@ -31,8 +31,8 @@ extension OIDCRoutes {
         return .unknown
     }
 
-    @Sendable func revoke(_ request: Request, context: BasicRequestContext) async throws -> Response {
-        let tenant = try await state.tenant(named: context.parameters.get("tenant") ?? "")
+    @Sendable func revoke(_ request: Request, context: TesseraRequestContext) async throws -> Response {
+        let tenant = try context.requireTenant()
         let form = try await RequestDecoding.form(from: request)
         let service = try await authenticateClient(request, form: form, tenant: tenant)
         guard let token = form["token"], !token.isEmpty else { throw DomainError.invalidRequest("token is missing") }
@@ -79,8 +79,8 @@ extension OIDCRoutes {
         }
     }
 
-    @Sendable func introspect(_ request: Request, context: BasicRequestContext) async throws -> Response {
-        let tenant = try await state.tenant(named: context.parameters.get("tenant") ?? "")
+    @Sendable func introspect(_ request: Request, context: TesseraRequestContext) async throws -> Response {
+        let tenant = try context.requireTenant()
         let issuer = state.issuer(forTenantNamed: tenant.name)
         let form = try await RequestDecoding.form(from: request)
         let service = try await authenticateClient(request, form: form, tenant: tenant)

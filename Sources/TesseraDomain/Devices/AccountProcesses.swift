@@ -1,13 +1,12 @@
 import Crypto
 import Foundation
-import Hummingbird
+import Logging
 import TesseraCore
 import TesseraCrypto
-import TesseraDomain
 import TesseraStore
 
 /// What an account process was started with, kept on its request.
-struct ProcessParameters: Codable {
+struct ProcessParameters: Codable, Sendable {
     var factor: FactorType?
     /// `merge`: the digest of the invitation's code.
     var invitationDigest: String?
@@ -33,19 +32,17 @@ struct ProcessParameters: Codable {
     }
 }
 
-/// Account processes under `{issuer}/device/processes`: the device starts one for a
-/// purpose, finishes it like a login (`authentications/{id}/finish`, same proofs,
-/// same lockout counter), and completes the approved process once with its new data.
-struct ProcessRoutes {
-    let state: ServerState
-    let device: DeviceRoutes
+/// Account processes: the device starts one for a purpose, finishes it like a login
+/// (same proofs, same lockout counter), and completes the approved process once with
+/// its new data.
+public struct AccountProcesses: Sendable {
+    let domain: Domain
 
-    // MARK: Start
-
-    @Sendable func start(_ request: Request, context: BasicRequestContext) async throws -> Response {
-        let tenant = try await state.tenant(named: context.parameters.get("tenant") ?? "")
-        let caller = try await device.authenticateDevice(request, tenant: tenant)
-        let input = try await RequestDecoding.json(ProcessStartRequest.self, from: request)
+    /// Starts a process for `input.purpose`: a request of the calling activation's own,
+    /// to be finished like a login under the tenant's process policy.
+    public func start(_ input: ProcessStartRequest, caller: DeviceCaller, tenant: TenantRecord, logger: Logger) async throws
+        -> AuthenticationChallenge
+    {
         var parameters = ProcessParameters()
         switch input.purpose {
         case .login:
@@ -61,7 +58,7 @@ struct ProcessRoutes {
             guard let code = input.code, (1...256).contains(code.utf8.count) else {
                 throw DomainError.invalidRequest("merge needs the invitation's code")
             }
-            let (invitation, user) = try await device.usableInvitation(code: code, tenant: tenant)
+            let (invitation, user) = try await domain.activations.usableInvitation(code: code, tenant: tenant)
             guard invitation.sealedPinKey == nil else {
                 throw DomainError.invalidRequest("activation data for a new device cannot be merged")
             }
@@ -71,7 +68,7 @@ struct ProcessRoutes {
             guard let target = input.target?.rawValue, target != caller.activation.id else {
                 throw DomainError.invalidRequest("unregister_device needs the id of another activation (target)")
             }
-            let other = try await state.store.read { try await $0.activation(id: target) }
+            let other = try await domain.store.read { try await $0.activation(id: target) }
             guard let other, other.tenantID == tenant.id, other.userID == caller.activation.userID else {
                 throw DomainError.notFound("activation")
             }
@@ -80,10 +77,10 @@ struct ProcessRoutes {
         case .delete, .listDevices:
             break
         }
-        let now = state.epochNow()
-        let lifetime = Int64(state.configuration.requestLifetime)
+        let now = domain.epochNow()
+        let lifetime = domain.settings.requestLifetime
         let requestID = Secrets.randomToken()
-        let information = try await state.store.transaction { tx -> AuthenticationChallenge in
+        let information = try await domain.store.transaction { tx -> AuthenticationChallenge in
             // A running lock stops processes exactly as it stops logins.
             let current = try await caller.begin(tx, now: now)
             if input.purpose == .merge, let username = parameters.username {
@@ -97,12 +94,12 @@ struct ProcessRoutes {
                 nonce: nil, codeChallenge: nil, scope: "", browserDigest: nil, confirmedAttributes: nil, factors: nil, authTime: nil,
                 process: try JSONCoding.string(parameters), createdAt: now, expiresAt: now + lifetime)
             try await tx.insertAuthRequest(record)
-            return try await device.userInformation(record, activation: current, tenant: tenant, tx: tx)
+            return try await domain.attempts.userInformation(record, activation: current, tenant: tenant, tx: tx)
         }
-        context.logger.info(
+        logger.info(
             "account process started",
             metadata: ["tenant": "\(tenant.name)", "activation_id": "\(caller.activation.id)", "purpose": "\(input.purpose.rawValue)"])
-        return JSONResponse.make(information, status: .created)
+        return information
     }
 
     // MARK: Approval (inside the finishing transaction)
@@ -145,19 +142,19 @@ struct ProcessRoutes {
 
     // MARK: Completion
 
-    @Sendable func complete(_ request: Request, context: BasicRequestContext) async throws -> Response {
-        let tenant = try await state.tenant(named: context.parameters.get("tenant") ?? "")
-        let issuer = state.issuer(forTenantNamed: tenant.name)
-        let requestID = context.parameters.get("request") ?? ""
-        let caller = try await device.authenticateDevice(request, tenant: tenant)
-        let input = try await RequestDecoding.json(ProcessCompletionRequest.self, from: request)
-        guard let record = try await state.store.read({ try await $0.authRequest(id: requestID) }), record.tenantID == tenant.id,
+    /// Completes an approved process once, with the new data it needs, in the
+    /// transaction that spends it.
+    public func complete(
+        requestID: String, input: ProcessCompletionRequest, caller: DeviceCaller, tenant: TenantRecord, logger: Logger
+    ) async throws -> ProcessCompletion {
+        let issuer = domain.issuer(forTenantNamed: tenant.name)
+        guard let record = try await domain.store.read({ try await $0.authRequest(id: requestID) }), record.tenantID == tenant.id,
             let purpose = AuthenticationPurpose(rawValue: record.purpose), purpose.isAccountProcess, purpose != .merge
         else { throw DomainError.notFound("account process") }
         guard record.activationID == caller.activation.id else {
             throw DomainError(.forbidden, .accessDenied, "this process belongs to another activation")
         }
-        let now = state.epochNow()
+        let now = domain.epochNow()
         try checkCompletable(record, now: now)
         let parameters = try ProcessParameters.read(record) ?? ProcessParameters()
         let activationID = caller.activation.id
@@ -169,26 +166,26 @@ struct ProcessRoutes {
             guard let jwk = input.biometricKey, let registration = input.biometricRegistration else {
                 throw DomainError.invalidRequest("adding biometrics needs biometric_key and biometric_registration")
             }
-            let key = try device.publicKey(jwk, name: "biometric_key")
-            let jws = try device.parseJWS(registration)
+            let key = try DeviceChecks.publicKey(jwk, name: "biometric_key")
+            let jws = try DeviceChecks.parseJWS(registration)
             guard (try? jws.verifiedPayload(with: key)) != nil, let claims = try? jws.unverifiedClaims(as: ProcessKeyClaims.self),
                 claims.rid == requestID, claims.sub == activationID
             else { throw DomainError.invalidRequest("biometric_registration is not signed by the new key for this process") }
-            try device.checkTimes(iat: Int64(claims.iat), exp: Int64(claims.exp), audience: claims.aud, issuer: issuer)
+            try domain.checkTimes(iat: Int64(claims.iat), exp: Int64(claims.exp), audience: claims.aud, issuer: issuer)
             change = .biometricKey(try JSONCoding.string(PublicJWK(key)))
         case .addFactor:
-            let secret = try DeviceRoutes.totpSecret(input.totpSecret)
-            change = .totpSecret(try state.box.seal(secret, context: SealingContext.totpSecret(activationID: activationID)))
+            let secret = try DeviceChecks.totpSecret(input.totpSecret)
+            change = .totpSecret(try domain.box.seal(secret, context: SealingContext.totpSecret(activationID: activationID)))
         case .changePin:
-            change = .pinKey(try state.box.seal(try DeviceRoutes.pinKey(input.pinKey), context: SealingContext.pinKey(activationID: activationID)))
+            change = .pinKey(try domain.box.seal(try DeviceChecks.pinKey(input.pinKey), context: SealingContext.pinKey(activationID: activationID)))
         case .requestNewActivationData:
             if let alias = input.alias, alias.count > 128 { throw DomainError.invalidRequest("alias is longer than 128 characters") }
-            change = .activationData(pinKey: try DeviceRoutes.pinKey(input.pinKey), alias: input.alias, retire: input.retire ?? false)
+            change = .activationData(pinKey: try DeviceChecks.pinKey(input.pinKey), alias: input.alias, retire: input.retire ?? false)
         case .delete, .listDevices, .unregisterDevice, .login, .merge:
             break
         }
 
-        let completion = try await state.store.transaction { tx -> ProcessCompletion in
+        let completion = try await domain.store.transaction { tx -> ProcessCompletion in
             let current = try await caller.begin(tx, now: now)
             // Spent first: of two parallel completions only one gets past this line.
             guard try await tx.completeProcess(id: requestID, purpose: purpose.rawValue, activationID: activationID, now: now) else {
@@ -211,12 +208,12 @@ struct ProcessRoutes {
             case .activationData(let key, let alias, let retire):
                 let code = Secrets.randomToken()
                 let invitationID = Secrets.identifier(byteCount: 12)
-                let expiresAt = now + Int64(state.configuration.invitationLifetime)
+                let expiresAt = now + domain.settings.invitationLifetime
                 try await tx.insertInvitation(
                     InvitationRecord(
                         id: invitationID, tenantID: tenant.id, userID: current.userID, codeDigest: Secrets.digest(code),
                         pinSalt: parameters.pinSalt ?? Secrets.randomToken(byteCount: 16), expiresAt: expiresAt, usedAt: nil,
-                        createdAt: now, sealedPinKey: try state.box.seal(key, context: SealingContext.invitationPinKey(invitationID: invitationID)),
+                        createdAt: now, sealedPinKey: try domain.box.seal(key, context: SealingContext.invitationPinKey(invitationID: invitationID)),
                         alias: alias, retiresActivationID: retire ? activationID : nil, createdByActivationID: activationID))
                 details["invitation_id"] = invitationID
                 details["retire"] = String(retire)
@@ -267,10 +264,10 @@ struct ProcessRoutes {
             }
             return result
         }
-        context.logger.info(
+        logger.info(
             "account process completed",
             metadata: ["tenant": "\(tenant.name)", "activation_id": "\(activationID)", "purpose": "\(purpose.rawValue)"])
-        return JSONResponse.make(completion)
+        return completion
     }
 
     enum Change {
@@ -310,14 +307,10 @@ struct ProcessRoutes {
 
     // MARK: History
 
-    /// `GET {issuer}/device/history?limit=N`: this activation's authentications, newest first.
-    @Sendable func history(_ request: Request, context: BasicRequestContext) async throws -> Response {
-        let tenant = try await state.tenant(named: context.parameters.get("tenant") ?? "")
-        let caller = try await device.authenticateDevice(request, tenant: tenant)
-        let query = try RequestDecoding.query(request)
-        let limit = try RequestDecoding.limit(query, maximum: 500)
-        let now = state.epochNow()
-        let entries = try await state.store.transaction { tx -> [HistoryEntry] in
+    /// This activation's authentications, newest first (`GET {issuer}/device/history`).
+    public func history(limit: Int, caller: DeviceCaller) async throws -> HistoryResponse {
+        let now = domain.epochNow()
+        let entries = try await domain.store.transaction { tx -> [HistoryEntry] in
             try await caller.spendToken(tx, now: now)
             var names: [String: String] = [:]
             var entries: [HistoryEntry] = []
@@ -332,6 +325,10 @@ struct ProcessRoutes {
             }
             return entries
         }
-        return JSONResponse.make(HistoryResponse(entries: entries))
+        return HistoryResponse(entries: entries)
     }
+}
+
+extension Domain {
+    public var accountProcesses: AccountProcesses { AccountProcesses(domain: self) }
 }

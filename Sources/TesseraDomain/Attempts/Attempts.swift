@@ -1,0 +1,441 @@
+import Crypto
+import Foundation
+import Logging
+import TesseraCore
+import TesseraCrypto
+import TesseraStore
+
+/// Authentication attempts, whatever their purpose: a device claims a request, proves
+/// a combination of factors once, or denies it. Finishing is where lockout counts: one
+/// transaction per attempt reads the counter, verifies, and writes the outcome.
+public struct Attempts: Sendable {
+    let domain: Domain
+
+    // MARK: Claim
+
+    /// Takes up a request for the calling activation (and, for an activation merged with
+    /// others, the user it names) and answers what to sign, with a fresh challenge.
+    public func claim(requestID: String, selection: ClaimRequest, caller: DeviceCaller, tenant: TenantRecord, logger: Logger)
+        async throws -> AuthenticationChallenge
+    {
+        let activation = caller.activation
+        let now = domain.epochNow()
+        let (challenge, notice) = try await domain.store.transaction { tx -> (AuthenticationChallenge, RequestNotice) in
+            let current = try await caller.begin(tx, now: now)
+            let authRequest = try await pendingRequest(requestID, tenant: tenant, tx: tx, now: now)
+            // Account processes are started and answered by their own device only.
+            guard authRequest.purpose == AuthenticationPurpose.login.rawValue else { throw DomainError.notFound("authentication request") }
+            if let owner = authRequest.activationID, owner != activation.id {
+                throw DomainError.requestClaimed("another device has taken up this request")
+            }
+            // An activation merged with invitations may sign in as any of its users; a
+            // service's backchannel request names its user, and only that user's devices see it.
+            var userID = current.userID
+            if authRequest.flow == RequestFlow.ciba.rawValue {
+                guard let bound = authRequest.userID, try await Self.users(of: current, tx: tx).contains(bound) else {
+                    throw DomainError.notFound("authentication request")
+                }
+                userID = bound
+            } else if let chosen = selection.userID?.rawValue, chosen != current.userID {
+                guard try await tx.linkedUsers(activationID: current.id).contains(where: { $0.id == chosen }) else {
+                    throw DomainError.invalidRequest("the activation does not stand for that user")
+                }
+                userID = chosen
+            }
+            let fresh = Secrets.randomToken()
+            guard try await tx.claimAuthRequest(id: authRequest.id, activationID: activation.id, userID: userID, challenge: fresh) else {
+                throw DomainError.requestClaimed("another device has taken up this request")
+            }
+            var claimed = authRequest
+            claimed.challenge = fresh
+            claimed.userID = userID
+            claimed.activationID = activation.id
+            return (
+                try await userInformation(claimed, activation: current, tenant: tenant, tx: tx),
+                // The user's other devices now show the request as taken up here.
+                RequestNotice(claimed, service: nil, answered: false)
+            )
+        }
+        await domain.notifier.deliver(notice, logger: logger)
+        return challenge
+    }
+
+    // MARK: Finish
+
+    /// Verifies one signed submission and answers the purpose's result, or `lockout`.
+    ///
+    /// The envelope's signature is checked before anything counts against the activation
+    /// (a stranger cannot lock a user out by sending garbage); then one transaction,
+    /// queued behind the activation's other attempts, reads the counter, refuses a locked
+    /// activation, checks the combination against the policy before any proof, verifies
+    /// the proofs, and writes the outcome with the spent challenge.
+    public func finish(requestID: String, input: FinishRequest, tenant: TenantRecord, logger: Logger) async throws -> Finished {
+        let (activation, claims, jws) = try await verifiedEnvelope(input, requestID: requestID, tenant: tenant)
+        let policy = try domain.lockoutPolicy(of: tenant)
+        let now = domain.now()
+        let epoch = Int64(now.timeIntervalSince1970)
+        // Attempts on one activation take turns: its failure counter is exact however many
+        // arrive at once, on however many nodes.
+        let (outcome, notice, purpose) = try await domain.store.transaction(queue: "activation:\(activation.id)") {
+            tx -> (FinishResponse, RequestNotice?, String) in
+            let current = try await DeviceChecks.usableActivation(activation.id, tx: tx, now: epoch)
+            guard try await tx.useDeviceTokenID(claims.jti, activationID: current.id, expiresAt: Int64(claims.exp), now: epoch)
+            else { throw DomainError.invalidGrant("this proof was submitted before") }
+            let attempt = try await checkedAttempt(requestID, claims: claims, activation: current, tenant: tenant, tx: tx, now: epoch)
+            let verification = try verifyFactors(
+                attempt.combination, claims: claims, proof: jws, biometricProof: input.biometricProof, activation: current, now: now)
+            let history = HistoryRecord(
+                id: orderedID(), tenantID: tenant.id, activationID: current.id,
+                userID: attempt.request.userID ?? current.userID, requestID: requestID, service: attempt.service?.name,
+                purpose: attempt.request.purpose, outcome: "approved", factors: try JSONCoding.string(attempt.combination.factors),
+                at: epoch)
+            let (response, notice) =
+                verification.passed
+                ? try await approve(
+                    attempt, claims: claims, verification: verification, activation: current, tenant: tenant, history: history,
+                    tx: tx, at: now)
+                : try await countFailure(
+                    attempt, verification: verification, policy: policy, activation: current, tenant: tenant, history: history,
+                    tx: tx, at: now)
+            return (response, notice, attempt.request.purpose)
+        }
+        if let notice { await domain.notifier.deliver(notice, logger: logger) }
+        logger.info(
+            "authentication attempt",
+            metadata: ["tenant": "\(tenant.name)", "activation_id": "\(activation.id)", "outcome": "\(outcome.result.rawValue)"])
+        var lock: LockoutInformation?
+        if outcome.result == .lockout, let information = outcome.lockout,
+            information.isPermanent || (information.lockedUntil.map { $0 > now } ?? false)
+        {
+            lock = information
+        }
+        return Finished(response: outcome, purpose: purpose, lockSet: lock)
+    }
+
+    /// A finished attempt: the device's answer, the request's purpose, and the lock the
+    /// attempt set (a failure within the free attempts sets none).
+    public struct Finished: Sendable {
+        public let response: FinishResponse
+        public let purpose: String
+        public let lockSet: LockoutInformation?
+    }
+
+    /// The submission's envelope: well-formed, signed by an active activation's device
+    /// key, for this request, issuer and time.
+    private func verifiedEnvelope(_ input: FinishRequest, requestID: String, tenant: TenantRecord) async throws
+        -> (ActivationRecord, AuthenticationProofClaims, UnverifiedJWS)
+    {
+        let jws = try DeviceChecks.parseJWS(input.proof)
+        let unverified: AuthenticationProofClaims
+        do {
+            unverified = try jws.unverifiedClaims(as: AuthenticationProofClaims.self)
+        } catch {
+            throw DomainError.invalidRequest("the proof does not have the expected claims")
+        }
+        guard let activation = try await domain.store.read({ try await $0.activation(id: unverified.sub) }),
+            activation.tenantID == tenant.id, activation.status == "active"
+        else { throw DomainError.invalidToken("unknown or inactive activation") }
+        do {
+            _ = try jws.verifiedPayload(with: try DeviceChecks.deviceKey(of: activation))
+        } catch {
+            throw DomainError.invalidToken("the proof is not signed by the activation's device key")
+        }
+        let claims = unverified
+        guard claims.rid == requestID else { throw DomainError.invalidRequest("the proof is for another request") }
+        try domain.checkTimes(
+            iat: Int64(claims.iat), exp: Int64(claims.exp), audience: claims.aud, issuer: domain.issuer(forTenantNamed: tenant.name))
+        return (activation, claims, jws)
+    }
+
+    /// An attempt whose request, combination, attributes and challenge checked out: what
+    /// is left is to verify the proofs.
+    struct Attempt {
+        let request: AuthRequestRecord
+        let service: ServiceRecord?
+        let combination: FactorCombination
+        /// The single sign-on session a combination below the service's policy stands on.
+        let session: SSOSessionRecord?
+        let expectedChallenge: String
+    }
+
+    private func checkedAttempt(
+        _ requestID: String, claims: AuthenticationProofClaims, activation: ActivationRecord, tenant: TenantRecord,
+        tx: StoreTransaction, now: Int64
+    ) async throws -> Attempt {
+        let authRequest = try await pendingRequest(requestID, tenant: tenant, tx: tx, now: now)
+        guard authRequest.activationID == activation.id else {
+            throw DomainError.requestClaimed("this device has not taken up the request")
+        }
+        let service = try await authRequest.serviceID.asyncMap { try await tx.service(id: $0) } ?? nil
+        guard authRequest.serviceID == nil || service != nil else { throw StoreError(.corrupt, "request without service") }
+        // The combination is checked against the policy before any proof.
+        let combination = FactorCombination(claims.comb)
+        let policies = try await loginPolicies(for: authRequest, tenant: tenant, tx: tx)
+        // Fewer factors than the service asks for stand on the single sign-on session.
+        let session = policies.base.allows(combination) ? nil : policies.sso.flatMap { $0.0.allows(combination) ? $0.1 : nil }
+        guard policies.base.allows(combination) || session != nil else {
+            throw DomainError.invalidRequest("the combination \(combination) is not allowed by the policy")
+        }
+        guard Set(combination.factors).isSubset(of: activation.enrolledFactors) else {
+            throw DomainError.invalidRequest("the combination \(combination) needs factors this activation has not enrolled")
+        }
+        let requested = try service.map { try JSONCoding.decode([String].self, $0.attributes) } ?? []
+        guard Set(claims.attrs).isSubset(of: Set(requested)) else {
+            throw DomainError.invalidRequest("the proof confirms attributes the service did not request")
+        }
+        // [REQ:DESIGN single-use challenges] the challenge is spent whatever the outcome.
+        guard let expected = authRequest.challenge, Secrets.constantTimeEquals(expected, claims.chal) else {
+            throw DomainError.invalidGrant("the proof's challenge was used or replaced")
+        }
+        return Attempt(request: authRequest, service: service, combination: combination, session: session, expectedChallenge: expected)
+    }
+
+    /// Every proof held: the challenge is spent, the success recorded, and the request
+    /// approved (a login), or handed to its account process.
+    private func approve(
+        _ attempt: Attempt, claims: AuthenticationProofClaims, verification: Verification, activation: ActivationRecord,
+        tenant: TenantRecord, history: HistoryRecord, tx: StoreTransaction, at date: Date
+    ) async throws -> (FinishResponse, RequestNotice?) {
+        let now = Int64(date.timeIntervalSince1970)
+        let authRequest = attempt.request
+        guard try await tx.rotateChallenge(requestID: authRequest.id, expected: attempt.expectedChallenge, next: nil) else {
+            throw DomainError.invalidGrant("the proof's challenge was used or replaced")
+        }
+        try await tx.recordSuccessfulUse(activationID: activation.id, now: now, totpStep: verification.totpStep)
+        // Within a single sign-on session the login stands on the session's full login:
+        // its factors and its time (OpenID `auth_time`); a full login starts the session
+        // (or starts it again).
+        let session = attempt.session
+        try await tx.approveAuthRequest(
+            id: authRequest.id, factors: session?.factors ?? (try JSONCoding.string(attempt.combination.factors)),
+            confirmedAttributes: try JSONCoding.string(claims.attrs.sorted()), authTime: session?.authTime ?? now)
+        // Only a login beyond the single sign-on policy starts a session: one that the
+        // session's own combinations would allow proves nothing more.
+        if session == nil, Self.takesPartInSSO(authRequest, tenant: tenant), let ssoText = tenant.ssoPolicy,
+            !(try AuthenticatorPolicy(parsing: ssoText)).allows(attempt.combination)
+        {
+            try await tx.startSSOSession(
+                SSOSessionRecord(
+                    activationID: activation.id, userID: authRequest.userID ?? activation.userID, tenantID: tenant.id,
+                    factors: try JSONCoding.string(attempt.combination.factors), authTime: now,
+                    expiresAt: now + Int64(tenant.ssoLifetime)))
+        }
+        let purpose = AuthenticationPurpose(rawValue: authRequest.purpose) ?? .login
+        guard let service = attempt.service, purpose == .login else {
+            let result = try await domain.accountProcesses.approved(
+                authRequest, purpose: purpose, activation: activation, tenant: tenant, history: history, tx: tx, now: now)
+            return (result, nil)
+        }
+        try await tx.insertHistory(history)
+        let user = try await tx.user(id: authRequest.userID ?? activation.userID)
+        // An in-app login goes on to its authorization code; the others are done.
+        let result = FinishResponse(
+            result: authRequest.flow == RequestFlow.inApp.rawValue ? .serviceLogin : .userLogin,
+            login: LoginSummary(
+                service: ServiceInformation(clientID: ClientID(service.clientID), name: service.name),
+                username: user?.username ?? "", factors: attempt.combination.factors,
+                authenticatedAt: date))
+        return (result, RequestNotice(authRequest, service: service, answered: true))
+    }
+
+    /// A proof failed: the attempt counts once, whichever factor was wrong, and says
+    /// nothing about which; it also ends the activation's single sign-on sessions. The
+    /// device gets a fresh challenge to try again with once the lock allows.
+    private func countFailure(
+        _ attempt: Attempt, verification: Verification, policy: LockoutPolicy, activation: ActivationRecord, tenant: TenantRecord,
+        history: HistoryRecord, tx: StoreTransaction, at date: Date
+    ) async throws -> (FinishResponse, RequestNotice?) {
+        let authRequest = attempt.request
+        try await tx.endSSOSessions(activationID: activation.id)
+        let failures = activation.failedAttempts + 1
+        let lock = policy.lock(afterFailures: failures, at: date)
+        try await tx.updateLockout(
+            activationID: activation.id, failedAttempts: failures,
+            lockedUntil: lock?.lockedUntil.map { Int64($0.timeIntervalSince1970.rounded(.up)) },
+            permanentlyLocked: lock?.isPermanent ?? false)
+        if let step = verification.totpStep { try await tx.spendTOTPStep(activationID: activation.id, step: step) }
+        let next = Secrets.randomToken()
+        guard try await tx.rotateChallenge(requestID: authRequest.id, expected: attempt.expectedChallenge, next: next) else {
+            throw DomainError.invalidGrant("the proof's challenge was used or replaced")
+        }
+        var retried = authRequest
+        retried.challenge = next
+        if lock?.isPermanent == true { try await tx.setAuthRequestStatus(id: authRequest.id, status: "locked") }
+        var failedEntry = history
+        failedEntry.outcome = lock?.isPermanent == true ? "locked" : "failed"
+        try await tx.insertHistory(failedEntry)
+        var failed = activation
+        failed.failedAttempts = failures
+        let result = FinishResponse(
+            result: .lockout,
+            lockout: lock ?? LockoutInformation(isPermanent: false, lockedUntil: date),
+            userInformation: try await userInformation(retried, activation: failed, tenant: tenant, tx: tx))
+        // A permanent lock ends a backchannel request: its service learns so.
+        return (result, RequestNotice(authRequest, service: attempt.service, answered: lock?.isPermanent == true))
+    }
+
+    struct Verification {
+        let passed: Bool
+        let totpStep: Int64?
+    }
+
+    /// Checks each factor's proof; every factor is checked, so the time taken does not
+    /// tell which one failed.
+    private func verifyFactors(
+        _ combination: FactorCombination, claims: AuthenticationProofClaims, proof: UnverifiedJWS, biometricProof: String?,
+        activation: ActivationRecord, now: Date
+    ) throws -> Verification {
+        var passed = true
+        var totpStep: Int64?
+        for factor in combination.factors {
+            switch factor {
+            case .device:
+                break  // the envelope's signature, checked before the transaction
+            case .pin:
+                let key = SymmetricKey(
+                    data: try domain.box.open(activation.sealedPinKey, context: SealingContext.pinKey(activationID: activation.id)))
+                let proofBytes = claims.pin.flatMap { Base64URL.decode($0) } ?? Data()
+                if !PinProof.verify(proof: proofBytes, key: key, requestID: claims.rid, challenge: claims.chal) { passed = false }
+            case .biometric:
+                // A missing or unreadable biometric proof is a failed factor, counted like a
+                // wrong PIN; a stored key that does not decode is a corrupt row.
+                guard let keyJSON = activation.biometricKey, let biometricProof,
+                    let second = try? CompactJWS.parse(biometricProof), second.unverifiedPayload == proof.unverifiedPayload
+                else {
+                    passed = false
+                    continue
+                }
+                let key = try JSONCoding.decode(PublicJWK.self, keyJSON).publicKey()
+                if (try? second.verifiedPayload(with: key)) == nil { passed = false }
+            case .otp:
+                guard let sealed = activation.sealedTOTPSecret, let code = claims.otp else {
+                    passed = false
+                    continue
+                }
+                let totp = TOTP(secret: try domain.box.open(sealed, context: SealingContext.totpSecret(activationID: activation.id)))
+                if let step = totp.matchingStep(for: code, at: now, lastUsedStep: activation.totpLastStep) {
+                    totpStep = step
+                } else {
+                    passed = false
+                }
+            }
+        }
+        return Verification(passed: passed, totpStep: totpStep)
+    }
+
+    // MARK: Deny
+
+    /// The user said no on the device that took the request up. Answers the request's purpose.
+    @discardableResult
+    public func deny(requestID: String, caller: DeviceCaller, tenant: TenantRecord, logger: Logger) async throws -> String {
+        let activation = caller.activation
+        let now = domain.epochNow()
+        let (notice, purpose) = try await domain.store.transaction { tx -> (RequestNotice, String) in
+            try await caller.spendToken(tx, now: now)
+            let authRequest = try await pendingRequest(requestID, tenant: tenant, tx: tx, now: now)
+            guard authRequest.activationID == activation.id else {
+                throw DomainError.requestClaimed("this device has not taken up the request")
+            }
+            try await tx.setAuthRequestStatus(id: requestID, status: "denied")
+            _ = try await tx.rotateChallenge(requestID: requestID, expected: authRequest.challenge ?? "", next: nil)
+            let service = try await authRequest.serviceID.asyncMap { try await tx.service(id: $0) } ?? nil
+            try await tx.insertHistory(
+                HistoryRecord(
+                    id: orderedID(), tenantID: tenant.id, activationID: activation.id,
+                    userID: authRequest.userID, requestID: requestID, service: service?.name, purpose: authRequest.purpose,
+                    outcome: "denied", factors: "[]", at: now))
+            return (RequestNotice(authRequest, service: service, answered: true), authRequest.purpose)
+        }
+        await domain.notifier.deliver(notice, logger: logger)
+        return purpose
+    }
+
+    // MARK: Shared
+
+    /// The request if it can still be answered (not answered yet and not expired).
+    private func pendingRequest(_ id: String, tenant: TenantRecord, tx: StoreTransaction, now: Int64) async throws -> AuthRequestRecord {
+        guard let authRequest = try await tx.authRequest(id: id), authRequest.tenantID == tenant.id else {
+            throw DomainError.notFound("authentication request")
+        }
+        guard authRequest.status == "pending" || authRequest.status == "claimed" else {
+            throw DomainError.invalidRequest("the authentication request was answered already (\(authRequest.status))")
+        }
+        guard authRequest.expiresAt > now else {
+            throw DomainError(.invalid, .expiredToken, "the authentication request has expired")
+        }
+        return authRequest
+    }
+
+    /// What the device shows and signs for a request: the service, the attributes, the
+    /// combinations it may use, the challenge.
+    func userInformation(_ authRequest: AuthRequestRecord, activation: ActivationRecord, tenant: TenantRecord, tx: StoreTransaction)
+        async throws -> AuthenticationChallenge
+    {
+        let purpose = AuthenticationPurpose(rawValue: authRequest.purpose) ?? .login
+        let policy = try await authenticatorPolicy(for: authRequest, tenant: tenant, tx: tx)
+        var service: ServiceInformation?
+        var requested: [RequestedAttribute] = []
+        if let serviceID = authRequest.serviceID {
+            guard let record = try await tx.service(id: serviceID), let user = try await tx.user(id: authRequest.userID ?? activation.userID)
+            else { throw StoreError(.corrupt, "request without service or user") }
+            let userAttributes = try JSONCoding.decode([String: String].self, user.attributes)
+            service = ServiceInformation(clientID: ClientID(record.clientID), name: record.name)
+            requested = try JSONCoding.decode([String].self, record.attributes).map { RequestedAttribute(name: $0, value: userAttributes[$0]) }
+        }
+        return AuthenticationChallenge(
+            requestID: RequestID(authRequest.id), purpose: purpose,
+            challenge: Challenge(authRequest.challenge ?? ""), audience: domain.issuer(forTenantNamed: tenant.name),
+            expiresAt: Date(timeIntervalSince1970: TimeInterval(authRequest.expiresAt)), service: service,
+            requestedAttributes: requested, requestedAuthenticators: policy.filtered(toEnrolled: activation.enrolledFactors),
+            process: try ProcessParameters.read(authRequest)?.description, bindingMessage: authRequest.bindingMessage)
+    }
+
+    /// A login follows its service's policy (narrowed to the `acr_values` of a backchannel
+    /// request), plus the tenant's single sign-on combinations while the activation's
+    /// session lasts; an account process the tenant's policy for processes.
+    func authenticatorPolicy(for authRequest: AuthRequestRecord, tenant: TenantRecord, tx: StoreTransaction) async throws
+        -> AuthenticatorPolicy
+    {
+        let (base, sso) = try await loginPolicies(for: authRequest, tenant: tenant, tx: tx)
+        guard let (ssoPolicy, _) = sso else { return base }
+        // The fewer factors first: within the session they are what the device is asked for.
+        return try AuthenticatorPolicy(ssoPolicy.alternatives + base.alternatives.filter { !ssoPolicy.allows($0) })
+    }
+
+    /// The request's own policy, and the single sign-on policy with the session that
+    /// allows it, when one applies: a browser login that did not ask for a fresh login
+    /// (`prompt=login`), on an activation whose session for the user is live, not older
+    /// than the request's `max_age`, and stands on factors this service's policy allows.
+    func loginPolicies(for authRequest: AuthRequestRecord, tenant: TenantRecord, tx: StoreTransaction) async throws
+        -> (base: AuthenticatorPolicy, sso: (AuthenticatorPolicy, SSOSessionRecord)?)
+    {
+        if let requested = authRequest.acrPolicy { return (try AuthenticatorPolicy(parsing: requested), nil) }
+        guard let serviceID = authRequest.serviceID else { return (try AuthenticatorPolicy(parsing: tenant.processPolicy), nil) }
+        guard let service = try await tx.service(id: serviceID) else { throw StoreError(.corrupt, "request without service") }
+        let base = try AuthenticatorPolicy(parsing: service.policy)
+        let now = domain.epochNow()
+        guard Self.takesPartInSSO(authRequest, tenant: tenant), let ssoText = tenant.ssoPolicy, authRequest.ssoAllowed != 0,
+            let activationID = authRequest.activationID, let userID = authRequest.userID,
+            let session = try await tx.ssoSession(activationID: activationID, userID: userID, now: now),
+            authRequest.maxAge.map({ now - session.authTime <= $0 }) ?? true,
+            base.allows(FactorCombination(try JSONCoding.decode([FactorType].self, session.factors)))
+        else { return (base, nil) }
+        return (base, (try AuthenticatorPolicy(parsing: ssoText), session))
+    }
+
+    /// Single sign-on is for browser logins of tenants that allow it; in-app logins,
+    /// backchannel step-ups and account processes neither start nor use a session.
+    static func takesPartInSSO(_ authRequest: AuthRequestRecord, tenant: TenantRecord) -> Bool {
+        tenant.ssoLifetime > 0 && tenant.ssoPolicy != nil && authRequest.serviceID != nil && authRequest.flow == nil
+            && authRequest.purpose == AuthenticationPurpose.login.rawValue
+    }
+
+    /// The users an activation stands for: its own and those it was merged with.
+    static func users(of activation: ActivationRecord, tx: StoreTransaction) async throws -> [String] {
+        [activation.userID] + (try await tx.linkedUsers(activationID: activation.id)).map(\.id)
+    }
+}
+
+extension Domain {
+    public var attempts: Attempts { Attempts(domain: self) }
+}

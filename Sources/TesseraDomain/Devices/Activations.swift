@@ -1,0 +1,121 @@
+import Crypto
+import Foundation
+import Logging
+import TesseraCore
+import TesseraCrypto
+import TesseraStore
+
+/// Activation: a device looks at an invitation, then registers its keys and PIN key
+/// against it. docs/PROTOCOL.md has the exchange.
+public struct Activations: Sendable {
+    let domain: Domain
+
+    /// What an invitation offers: the user, the PIN salt, whether it can be merged.
+    public func offer(code: String, tenant: TenantRecord) async throws -> ActivationOffer {
+        let (invitation, user) = try await usableInvitation(code: code, tenant: tenant)
+        return ActivationOffer(
+            issuer: domain.issuer(forTenantNamed: tenant.name), tenant: tenant.name, username: user.username,
+            pinSalt: invitation.pinSalt, expiresAt: Date(timeIntervalSince1970: TimeInterval(invitation.expiresAt)),
+            mergeable: invitation.sealedPinKey == nil)
+    }
+
+    /// The invitation a code names, if it can still be used, and its user.
+    public func usableInvitation(code: String, tenant: TenantRecord) async throws -> (InvitationRecord, UserRecord) {
+        let now = domain.epochNow()
+        let found: (InvitationRecord, UserRecord)? = try await domain.store.read { tx in
+            guard let invitation = try await tx.invitation(codeDigest: Secrets.digest(code)), invitation.tenantID == tenant.id,
+                let user = try await tx.user(id: invitation.userID)
+            else { return nil }
+            return (invitation, user)
+        }
+        guard let (invitation, user) = found else { throw DomainError.invalidGrant("the activation code is not valid") }
+        guard invitation.usedAt == nil else { throw DomainError.invalidGrant("the activation code was used already") }
+        guard invitation.expiresAt > now else { throw DomainError(.invalid, .expiredToken, "the activation code has expired") }
+        guard invitation.failedAttempts < InvitationRecord.maximumFailures else {
+            throw DomainError.invalidGrant("the activation code is void after too many wrong PINs")
+        }
+        return (invitation, user)
+    }
+
+    /// Checks the registration (signed by the key it registers, and by the biometric key
+    /// when it has one), spends the invitation and writes the activation.
+    public func complete(_ input: ActivationCompleteRequest, tenant: TenantRecord, logger: Logger) async throws -> ActivationReceipt {
+        let issuer = domain.issuer(forTenantNamed: tenant.name)
+        let jws = try DeviceChecks.parseJWS(input.registration)
+        let registration: ActivationRegistration
+        do {
+            registration = try jws.unverifiedClaims(as: ActivationRegistration.self)
+        } catch {
+            throw DomainError.invalidRequest("the registration does not have the expected claims")
+        }
+        // Proof of possession: the registration is signed by the key it registers.
+        let deviceKey = try DeviceChecks.publicKey(registration.deviceKey, name: "device_key")
+        do {
+            _ = try jws.verifiedPayload(with: deviceKey)
+        } catch {
+            throw DomainError.invalidRequest("the registration is not signed by the device key")
+        }
+        try domain.checkTimes(iat: Int64(registration.iat), exp: Int64(registration.exp), audience: registration.aud, issuer: issuer)
+        var biometricKey: P256.Signing.PublicKey?
+        if let biometricJWK = registration.biometricKey {
+            let key = try DeviceChecks.publicKey(biometricJWK, name: "biometric_key")
+            guard let second = input.biometricRegistration, let secondJWS = try? CompactJWS.parse(second),
+                secondJWS.unverifiedPayload == jws.unverifiedPayload, (try? secondJWS.verifiedPayload(with: key)) != nil
+            else { throw DomainError.invalidRequest("the registration is not signed by the biometric key") }
+            biometricKey = key
+        }
+        let pinKey = try DeviceChecks.pinKey(registration.pinKey)
+        let totpSecret = try registration.totpSecret.map(DeviceChecks.totpSecret)
+        if let alias = registration.alias, alias.count > 128 { throw DomainError.invalidRequest("alias is longer than 128 characters") }
+
+        let (invitation, user) = try await usableInvitation(code: registration.code, tenant: tenant)
+        let now = domain.epochNow()
+        // Activation data made on another device carries the PIN the user chose there:
+        // the link alone is not enough, and wrong guesses use the code up.
+        if let sealedExpected = invitation.sealedPinKey {
+            guard try await domain.store.transaction({ try await $0.reserveInvitationAttempt(id: invitation.id) }) else {
+                throw DomainError.invalidGrant("the activation code is void after too many wrong PINs")
+            }
+            let expected = try domain.box.open(sealedExpected, context: SealingContext.invitationPinKey(invitationID: invitation.id))
+            guard Secrets.constantTimeEquals(expected, pinKey) else {
+                throw DomainError.invalidGrant("the PIN does not match the one chosen for this activation data")
+            }
+        }
+        let activationID = Secrets.identifier(byteCount: 16)
+        let record = ActivationRecord(
+            id: activationID, tenantID: tenant.id, userID: user.id, alias: registration.alias ?? invitation.alias,
+            deviceKey: try JSONCoding.string(PublicJWK(deviceKey)),
+            biometricKey: try biometricKey.map { try JSONCoding.string(PublicJWK($0)) },
+            sealedPinKey: try domain.box.seal(pinKey, context: SealingContext.pinKey(activationID: activationID)),
+            sealedTOTPSecret: try totpSecret.map { try domain.box.seal($0, context: SealingContext.totpSecret(activationID: activationID)) },
+            totpLastStep: nil, failedAttempts: 0, lockedUntil: nil, permanentlyLocked: 0, status: "active",
+            createdAt: now, lastUsedAt: nil)
+        // The invitation is spent and the activation written in one transaction: a crash
+        // leaves either both or neither.
+        try await domain.store.transaction { tx in
+            guard try await tx.consumeInvitation(id: invitation.id, now: now) else {
+                throw DomainError.invalidGrant("the activation code was used already")
+            }
+            try await tx.insertActivation(record)
+            try await Audit.record(
+                tx, tenantID: tenant.id, actor: .activation(activationID), action: "activation.create", target: activationID,
+                details: ["user_id": user.id, "factors": record.enrolledFactors.sorted().map(\.rawValue).joined(separator: ",")], at: now)
+            // Moving to a new device: the old activation goes once the new one exists.
+            if let retired = invitation.retiresActivationID, try await tx.activation(id: retired) != nil {
+                try await tx.copyLinkedUsers(from: retired, to: activationID)
+                _ = try await tx.deleteActivation(id: retired)
+                try await Audit.record(
+                    tx, tenantID: tenant.id, actor: .activation(activationID), action: "activation.retire", target: retired,
+                    details: ["replaced_by": activationID], at: now)
+            }
+        }
+        logger.info("activation created", metadata: ["tenant": "\(tenant.name)", "activation_id": "\(activationID)"])
+        return ActivationReceipt(
+            activationID: ActivationID(activationID), issuer: issuer, tenant: tenant.name, userID: UserID(user.id),
+            username: user.username, factors: record.enrolledFactors.sorted())
+    }
+}
+
+extension Domain {
+    public var activations: Activations { Activations(domain: self) }
+}

@@ -1,0 +1,137 @@
+import Crypto
+import Foundation
+import TesseraCore
+import TesseraCrypto
+import TesseraStore
+
+/// A device whose signed request token checked out. Its token id is spent in the
+/// transaction that does the work (`spendToken` or `begin`), so a token is good for one
+/// call; the activation read here is only a first look, `begin` reads it again.
+public struct DeviceCaller: Sendable {
+    public let activation: ActivationRecord
+    let tokenID: String
+    let tokenExpiry: Int64
+
+    /// Records the token id; a second use of the same token is refused.
+    public func spendToken(_ tx: StoreTransaction, now: Int64) async throws {
+        guard try await tx.useDeviceTokenID(tokenID, activationID: activation.id, expiresAt: tokenExpiry, now: now) else {
+            throw DomainError.invalidToken("the device token was used before")
+        }
+    }
+
+    /// Spends the token and reads the activation as it is now, refusing it when it was
+    /// removed or is locked (the pending lockout).
+    public func begin(_ tx: StoreTransaction, now: Int64) async throws -> ActivationRecord {
+        try await spendToken(tx, now: now)
+        return try await DeviceChecks.usableActivation(activation.id, tx: tx, now: now)
+    }
+}
+
+extension Domain {
+    /// Checks a device's request token (`Authorization: Tessera-Device <JWS>`): signed by
+    /// the activation's device key, for this issuer, method and path, and short-lived.
+    public func authenticateDevice(token: String, method: String, path: String, tenant: TenantRecord) async throws -> DeviceCaller {
+        guard let jws = try? CompactJWS.parse(token), let claims = try? jws.unverifiedClaims(as: DeviceRequestClaims.self),
+            let activation = try await store.read({ try await $0.activation(id: claims.sub) }),
+            activation.tenantID == tenant.id, activation.status == "active",
+            (try? jws.verifiedPayload(with: try DeviceChecks.deviceKey(of: activation))) != nil
+        else { throw DomainError.invalidToken("the device token is not valid") }
+        try checkTimes(iat: Int64(claims.iat), exp: Int64(claims.exp), audience: claims.aud, issuer: issuer(forTenantNamed: tenant.name))
+        guard claims.htm == method, claims.htu == path else { throw DomainError.invalidToken("the device token is for another call") }
+        return DeviceCaller(activation: activation, tokenID: claims.jti, tokenExpiry: Int64(claims.exp))
+    }
+
+    /// The times and audience of a device-signed token: for this issuer, not expired, and
+    /// short-lived (`DeviceChecks.maximumTokenLifetime`, with `clockSkew` of slack).
+    public func checkTimes(iat: Int64, exp: Int64, audience: String, issuer: String) throws {
+        let now = epochNow()
+        guard audience == issuer else { throw DomainError.invalidToken("the token is for another audience") }
+        guard exp > now else { throw DomainError.invalidToken("the token has expired") }
+        // Bounds first, so that no arithmetic below can overflow on hostile values.
+        guard iat <= now + DeviceChecks.clockSkew, iat >= now - DeviceChecks.maximumTokenLifetime - DeviceChecks.clockSkew, exp > iat,
+            exp <= now + DeviceChecks.maximumTokenLifetime + DeviceChecks.clockSkew, exp - iat <= DeviceChecks.maximumTokenLifetime
+        else { throw DomainError.invalidToken("the token's lifetime is not acceptable") }
+    }
+}
+
+/// Checks on what devices send: keys, JWS, PIN keys, TOTP secrets, activations.
+public enum DeviceChecks {
+    /// How far a device's clock may run ahead, and how long its signed tokens may live.
+    public static let clockSkew: Int64 = 60
+    public static let maximumTokenLifetime: Int64 = 300
+
+    /// The activation inside a transaction: still there, active and not locked.
+    public static func usableActivation(_ id: String, tx: StoreTransaction, now: Int64) async throws -> ActivationRecord {
+        guard let current = try await tx.activation(id: id), current.status == "active" else {
+            throw DomainError.invalidToken("the activation is not active")
+        }
+        if let lock = LockState(current, now: now).information { throw DomainError.pendingLockout(lock) }
+        return current
+    }
+
+    /// A PIN key as the device sends it: PBKDF2 output, 32 bytes, base64url.
+    public static func pinKey(_ encoded: String?) throws -> Data {
+        guard let encoded, let key = Base64URL.decode(encoded), key.count == 32 else {
+            throw DomainError.invalidRequest("pin_key must be 32 bytes, base64url")
+        }
+        return key
+    }
+
+    /// A TOTP secret as the device sends it: 16 to 64 bytes, base64url.
+    public static func totpSecret(_ encoded: String?) throws -> Data {
+        guard let encoded, let secret = Base64URL.decode(encoded), (16...64).contains(secret.count) else {
+            throw DomainError.invalidRequest("totp_secret must be 16 to 64 bytes, base64url")
+        }
+        return secret
+    }
+
+    public static func deviceKey(of activation: ActivationRecord) throws -> P256.Signing.PublicKey {
+        try JSONCoding.decode(PublicJWK.self, activation.deviceKey).publicKey()
+    }
+
+    public static func parseJWS(_ text: String) throws -> UnverifiedJWS {
+        do {
+            return try CompactJWS.parse(text)
+        } catch {
+            throw DomainError.invalidRequest("malformed JWS: \(error.message)")
+        }
+    }
+
+    public static func publicKey(_ jwk: DeviceJWK, name: String) throws -> P256.Signing.PublicKey {
+        do {
+            return try PublicJWK(kty: jwk.kty, crv: jwk.crv, x: jwk.x, y: jwk.y).publicKey()
+        } catch {
+            throw DomainError.invalidRequest("\(name) is not a P-256 public key")
+        }
+    }
+}
+
+/// The lock an activation is under right now, if any.
+public struct LockState: Sendable {
+    public let information: LockoutInformation?
+
+    public init(_ activation: ActivationRecord, now: Int64) {
+        if activation.permanentlyLocked == 1 {
+            information = LockoutInformation(isPermanent: true, lockedUntil: nil)
+        } else if let until = activation.lockedUntil, until > now {
+            information = LockoutInformation(isPermanent: false, lockedUntil: Date(timeIntervalSince1970: TimeInterval(until)))
+        } else {
+            information = nil
+        }
+    }
+}
+
+extension PublicJWK {
+    init(kty: String, crv: String, x: String, y: String) throws {
+        let data = try JSONEncoder().encode(["kty": kty, "crv": crv, "x": x, "y": y])
+        self = try JSONDecoder().decode(PublicJWK.self, from: data)
+    }
+}
+
+extension Optional {
+    /// `map` for an async transform.
+    func asyncMap<T>(_ transform: (Wrapped) async throws -> T) async rethrows -> T? {
+        guard let self else { return nil }
+        return try await transform(self)
+    }
+}

@@ -1,0 +1,51 @@
+import Hummingbird
+import TesseraDomain
+import TesseraStore
+
+/// The per-request state every handler gets: Hummingbird's core storage, plus what the
+/// middleware established before the handler runs — the tenant a `t/:tenant` path names,
+/// the device a `Tessera-Device` token proved, the OAuth client that authenticated.
+/// A handler asks with `requireTenant()` and friends; it never resolves them itself.
+struct TesseraRequestContext: RequestContext {
+    var coreContext: CoreRequestContextStorage
+    /// Set by `TenantResolution` on routes under `t/:tenant` (and admin `tenants/:tenant`).
+    var tenant: TenantRecord?
+    /// Set by `DeviceAuthentication`: the device whose signed token checked out (not spent yet).
+    var device: DeviceCaller?
+    /// Set by `ClientAuthentication`: the service that authenticated, and the form it sent.
+    var client: AuthenticatedClient?
+
+    init(source: Source) {
+        coreContext = .init(source: source)
+    }
+
+    /// The tenant of the route; its absence is a wiring mistake, not the caller's.
+    func requireTenant() throws -> TenantRecord {
+        guard let tenant else { throw MissingContext("tenant") }
+        return tenant
+    }
+
+    func requireDevice() throws -> DeviceCaller {
+        guard let device else { throw MissingContext("device") }
+        return device
+    }
+
+    func requireClient() throws -> AuthenticatedClient {
+        guard let client else { throw MissingContext("client") }
+        return client
+    }
+
+    /// A route was registered without the middleware it relies on: a 500, logged once.
+    struct MissingContext: Error, CustomStringConvertible {
+        let what: String
+        init(_ what: String) { self.what = what }
+        var description: String { "no \(what) in the request context: the route lacks its middleware" }
+    }
+}
+
+/// An OAuth client that proved itself at a token-style endpoint, with the form it sent
+/// (already read, since client_secret_post authenticates inside it).
+struct AuthenticatedClient: Sendable {
+    let service: ServiceRecord
+    let form: [String: String]
+}

@@ -1,0 +1,47 @@
+import Hummingbird
+import TesseraDomain
+
+/// Resolves the `:tenant` path parameter to the tenant before the handler runs; an
+/// unknown name is a 404 (as JSON, or, for the pages a person opens, as a page).
+struct TenantResolution: RouterMiddleware {
+    typealias Context = TesseraRequestContext
+
+    enum Answer {
+        case json
+        case page
+    }
+
+    let domain: Domain
+    var answer: Answer = .json
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        var context = context
+        do {
+            context.tenant = try await domain.tenant(named: context.parameters.get("tenant") ?? "")
+        } catch let error as DomainError where error.kind == .notFound && answer == .page {
+            throw BrowserError(status: .notFound, title: "Unknown realm", message: "This sign-in address does not exist.")
+        }
+        return try await next(request, context)
+    }
+}
+
+/// Checks `Authorization: Tessera-Device <JWS>` before a device route runs: signed by
+/// the activation's device key, for this issuer, method and path, and short-lived. The
+/// handler's use case spends the token's `jti` in the transaction that does the work,
+/// so a token is good for one call.
+struct DeviceAuthentication: RouterMiddleware {
+    typealias Context = TesseraRequestContext
+
+    let domain: Domain
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        guard let header = request.headers[.authorization], header.hasPrefix("Tessera-Device ") else {
+            throw DomainError.invalidToken("the device API needs a Tessera-Device token")
+        }
+        var context = context
+        context.device = try await domain.authenticateDevice(
+            token: String(header.dropFirst("Tessera-Device ".count)), method: request.method.rawValue, path: request.uri.path,
+            tenant: try context.requireTenant())
+        return try await next(request, context)
+    }
+}

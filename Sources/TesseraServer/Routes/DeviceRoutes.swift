@@ -1,0 +1,171 @@
+import Foundation
+import Hummingbird
+import TesseraCore
+import TesseraDomain
+import TesseraStore
+
+/// The device API under `{issuer}/device`: activation; claiming, finishing or denying
+/// authentication requests; account processes; in-app logins; the pending list and push
+/// targets. Each handler decodes, calls one use case, and encodes; docs/PROTOCOL.md has
+/// the exchanges.
+struct DeviceRoutes {
+    let state: ServerState
+    var domain: Domain { state.domain }
+
+    func register(on tenant: RouterGroup<TesseraRequestContext>) {
+        // Activation and finishing carry their own proofs: no device token.
+        let open = tenant.group("device")
+        open.post("activation/start", use: startActivation)
+        open.post("activation/complete", use: completeActivation)
+        open.post("authentications/:request/finish", use: finish)
+
+        let device = tenant.group("device").add(middleware: DeviceAuthentication(domain: domain))
+        device.post("authentications/:request/claim", use: claim)
+        device.post("authentications/:request/deny", use: deny)
+        device.get("authentications/:request", use: requestState)
+        device.get("pending", use: pending)
+        device.post("push", use: registerPush)
+        device.delete("push", use: removePush)
+        device.post("in-app", use: startInApp)
+        device.post("in-app/:request/code", use: inAppCode)
+        device.post("processes", use: startProcess)
+        device.post("processes/:request/complete", use: completeProcess)
+        device.get("history", use: history)
+    }
+
+    // MARK: Activation
+
+    @Sendable func startActivation(_ request: Request, context: TesseraRequestContext) async throws -> Response {
+        let input = try await RequestDecoding.json(ActivationStartRequest.self, from: request)
+        return JSONResponse.make(try await domain.activations.offer(code: input.code, tenant: try context.requireTenant()))
+    }
+
+    @Sendable func completeActivation(_ request: Request, context: TesseraRequestContext) async throws -> Response {
+        let input = try await RequestDecoding.json(ActivationCompleteRequest.self, from: request)
+        let receipt = try await domain.activations.complete(input, tenant: try context.requireTenant(), logger: context.logger)
+        return JSONResponse.make(receipt, status: .created)
+    }
+
+    // MARK: Attempts
+
+    @Sendable func claim(_ request: Request, context: TesseraRequestContext) async throws -> Response {
+        let selection = try await RequestDecoding.optionalJSON(ClaimRequest.self, from: request) ?? ClaimRequest(userID: nil)
+        let challenge = try await domain.attempts.claim(
+            requestID: context.parameters.get("request") ?? "", selection: selection, caller: try context.requireDevice(),
+            tenant: try context.requireTenant(), logger: context.logger)
+        return JSONResponse.make(challenge)
+    }
+
+    @Sendable func finish(_ request: Request, context: TesseraRequestContext) async throws -> Response {
+        let input = try await RequestDecoding.json(FinishRequest.self, from: request)
+        let finished = try await domain.attempts.finish(
+            requestID: context.parameters.get("request") ?? "", input: input, tenant: try context.requireTenant(),
+            logger: context.logger)
+        recordMetrics(finished)
+        return JSONResponse.make(finished.response)
+    }
+
+    @Sendable func deny(_ request: Request, context: TesseraRequestContext) async throws -> Response {
+        let purpose = try await domain.attempts.deny(
+            requestID: context.parameters.get("request") ?? "", caller: try context.requireDevice(), tenant: try context.requireTenant(),
+            logger: context.logger)
+        state.metrics.authentication(purpose: purpose, outcome: "denied")
+        return JSONResponse.make(["status": AuthenticationStatus.denied.rawValue])
+    }
+
+    /// Counts an answered attempt (and a lock it set) in the metrics.
+    private func recordMetrics(_ finished: Attempts.Finished) {
+        let outcome = finished.response
+        guard outcome.result == .lockout else {
+            return state.metrics.authentication(purpose: finished.purpose, outcome: "approved")
+        }
+        let permanent = outcome.lockout?.isPermanent == true
+        state.metrics.authentication(purpose: finished.purpose, outcome: permanent ? "locked" : "failed")
+        if let lock = finished.lockSet { state.metrics.lockout(permanent: lock.isPermanent) }
+    }
+
+    // MARK: Account processes
+
+    @Sendable func startProcess(_ request: Request, context: TesseraRequestContext) async throws -> Response {
+        let input = try await RequestDecoding.json(ProcessStartRequest.self, from: request)
+        let information = try await domain.accountProcesses.start(
+            input, caller: try context.requireDevice(), tenant: try context.requireTenant(), logger: context.logger)
+        return JSONResponse.make(information, status: .created)
+    }
+
+    @Sendable func completeProcess(_ request: Request, context: TesseraRequestContext) async throws -> Response {
+        let input = try await RequestDecoding.json(ProcessCompletionRequest.self, from: request)
+        let completion = try await domain.accountProcesses.complete(
+            requestID: context.parameters.get("request") ?? "", input: input, caller: try context.requireDevice(),
+            tenant: try context.requireTenant(), logger: context.logger)
+        return JSONResponse.make(completion)
+    }
+
+    /// `GET {issuer}/device/history?limit=N`: this activation's authentications, newest first.
+    @Sendable func history(_ request: Request, context: TesseraRequestContext) async throws -> Response {
+        let limit = try RequestDecoding.limit(try RequestDecoding.query(request), maximum: 500)
+        return JSONResponse.make(try await domain.accountProcesses.history(limit: limit, caller: try context.requireDevice()))
+    }
+
+    // MARK: In-app login
+
+    /// `POST {issuer}/device/in-app`: creates the request, already taken up by the calling
+    /// activation, and answers with what to sign.
+    @Sendable func startInApp(_ request: Request, context: TesseraRequestContext) async throws -> Response {
+        let input = try await RequestDecoding.json(InAppAuthenticationStart.self, from: request)
+        let challenge = try await domain.inApp.start(input, caller: try context.requireDevice(), tenant: try context.requireTenant())
+        return JSONResponse.make(challenge, status: .created)
+    }
+
+    /// `POST {issuer}/device/in-app/{request}/code`: the approved request's authorization
+    /// code, once, to the activation that signed it.
+    @Sendable func inAppCode(_ request: Request, context: TesseraRequestContext) async throws -> Response {
+        let code = try await domain.inApp.code(
+            requestID: context.parameters.get("request") ?? "", caller: try context.requireDevice(), tenant: try context.requireTenant())
+        return JSONResponse.make(code)
+    }
+
+    // MARK: Pending requests and push
+
+    /// `GET {issuer}/device/pending[?wait=SECONDS&version=V]`: the open requests of the
+    /// activation's users. With `wait`, returns when the list differs from `version` or
+    /// the wait is over, whichever comes first.
+    @Sendable func pending(_ request: Request, context: TesseraRequestContext) async throws -> Response {
+        let query = try RequestDecoding.query(request)
+        let wait = try RequestDecoding.wait(query)
+        let tenant = try context.requireTenant()
+        let requests = domain.deviceRequests
+        let (activation, users) = try await requests.begin(caller: try context.requireDevice())
+        let list = try await state.longPoll(watching: Set(users.map(EventKey.user))) {
+            try await requests.list(activation: activation, users: users, tenant: tenant)
+        } waitFor: { list in
+            guard wait > 0, query["version"] == list.version else { return nil }
+            // Wake up no later than the first request expires, so the list never shows a dead one for long.
+            let firstExpiry = list.requests.map { Int64($0.expiresAt.timeIntervalSince1970) }.min() ?? Int64.max
+            return .seconds(max(0, min(wait, firstExpiry - state.epochNow())))
+        }
+        return JSONResponse.make(list)
+    }
+
+    /// `GET {issuer}/device/authentications/{id}`: where a backchannel request for one of
+    /// the activation's users stands, as this device sees it.
+    @Sendable func requestState(_ request: Request, context: TesseraRequestContext) async throws -> Response {
+        let answer = try await domain.deviceRequests.state(
+            requestID: context.parameters.get("request") ?? "", caller: try context.requireDevice(), tenant: try context.requireTenant())
+        return JSONResponse.make(answer)
+    }
+
+    /// `POST {issuer}/device/push`: sets the activation's push target.
+    @Sendable func registerPush(_ request: Request, context: TesseraRequestContext) async throws -> Response {
+        let input = try await RequestDecoding.json(PushRegistration.self, from: request)
+        try await domain.deviceRequests.registerPush(
+            input, kinds: Pusher.kinds, caller: try context.requireDevice(), tenant: try context.requireTenant())
+        return JSONResponse.make(["status": "registered", "kind": input.kind])
+    }
+
+    /// `DELETE {issuer}/device/push`: no more pushes for this activation.
+    @Sendable func removePush(_ request: Request, context: TesseraRequestContext) async throws -> Response {
+        try await domain.deviceRequests.removePush(caller: try context.requireDevice())
+        return JSONResponse.make(["status": "removed"])
+    }
+}
