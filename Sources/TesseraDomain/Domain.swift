@@ -96,11 +96,14 @@ public struct DomainSettings: Sendable {
     public var requestLifetime: Int64
     /// How long an invitation lives unless it says otherwise, in seconds.
     public var invitationLifetime: Int64
+    /// The interval a CIBA client is told to poll at, in seconds.
+    public var backchannelInterval: Int
 
-    public init(publicURL: String, requestLifetime: Int64, invitationLifetime: Int64) {
+    public init(publicURL: String, requestLifetime: Int64, invitationLifetime: Int64, backchannelInterval: Int) {
         self.publicURL = publicURL
         self.requestLifetime = requestLifetime
         self.invitationLifetime = invitationLifetime
+        self.backchannelInterval = backchannelInterval
     }
 }
 

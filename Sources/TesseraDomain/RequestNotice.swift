@@ -28,10 +28,13 @@ public enum EventKey {
 public struct RequestNotice: Sendable {
     public let keys: [String]
     public let ping: BackchannelPing?
+    /// A new backchannel request: its user's devices are woken through their push targets.
+    public let wake: PushWake?
 
-    public init(keys: [String], ping: BackchannelPing? = nil) {
+    public init(keys: [String], ping: BackchannelPing? = nil, wake: PushWake? = nil) {
         self.keys = keys
         self.ping = ping
+        self.wake = wake
     }
 
     public init(_ record: AuthRequestRecord, service: ServiceRecord?, answered: Bool) {
@@ -39,7 +42,18 @@ public struct RequestNotice: Sendable {
         if record.flow == RequestFlow.ciba.rawValue, let userID = record.userID { keys.append(EventKey.user(userID)) }
         self.keys = keys
         ping = answered ? BackchannelPing.owed(for: record, service: service) : nil
+        wake = nil
     }
+}
+
+/// A wake-up owed to a user's devices: a request waits for them. The push names the
+/// request, never its content.
+public struct PushWake: Sendable {
+    public let userID: String
+    public let issuer: String
+    public let requestID: String
+    public let serviceName: String
+    public let expiresAt: Int64
 }
 
 /// A ping-mode notification owed to a service: its request was answered (CIBA §10.2).

@@ -30,8 +30,8 @@ struct ServerState: Sendable {
             store: store, box: box,
             settings: DomainSettings(
                 publicURL: configuration.publicURL, requestLifetime: Int64(configuration.requestLifetime),
-                invitationLifetime: Int64(configuration.invitationLifetime)),
-            notifier: EdgeNotifier(store: store, box: box, events: events), now: now)
+                invitationLifetime: Int64(configuration.invitationLifetime), backchannelInterval: configuration.backchannelInterval),
+            notifier: EdgeNotifier(store: store, box: box, events: events, pusher: pusher), now: now)
     }
 
     var store: SQLStore { domain.store }
@@ -95,10 +95,18 @@ struct EdgeNotifier: RequestNotifier {
     let store: SQLStore
     let box: SecretBox
     let events: RequestEvents
+    let pusher: Pusher
 
     func deliver(_ notice: RequestNotice, logger: Logger) async {
         for key in notice.keys { await events.publish(key) }
         await store.notify(ServerState.eventChannel, notice.keys)
         notice.ping.map { PingSender.send($0, box: box, logger: logger) }
+        if let wake = notice.wake {
+            await pusher.wake(
+                userID: wake.userID,
+                message: {
+                    PushMessage(token: $0, issuer: wake.issuer, requestID: wake.requestID, serviceName: wake.serviceName, expiresAt: wake.expiresAt)
+                }, store: store, logger: logger)
+        }
     }
 }

@@ -215,7 +215,8 @@ struct CommandLineTests {
         try await withServe { serve in
             let (phone, server, token, admin) = (serve.store("phone"), serve.server, serve.token, serve.admin)
 
-            #expect(try await tessera(["admin", "tenant", "create", "bank"], environment: admin).0 == 0)
+            let bank = try await tessera(["admin", "tenant", "create", "bank"], environment: admin)
+            #expect(bank.0 == 0, "\(bank.2)")
             let refused = try await tessera(
                 ["admin", "service", "create", "--tenant", "bank", "--name", "Teller", "--backchannel-mode", "ping"], environment: admin)
             #expect(refused.0 != 0, "ping mode needs --notification-endpoint")

@@ -3,7 +3,10 @@ import TesseraCore
 import TesseraCrypto
 import TesseraStore
 
-/// Authorization codes, refresh tokens and the tokens they are exchanged for.
+/// Authorization codes, refresh tokens and the tokens they are exchanged for. Every
+/// grant — a code, a refresh token, an approved backchannel request — ends on one path:
+/// `rotate` writes the family's next refresh token in the transaction that spent the
+/// grant, and `issueTokens` signs the ID and access tokens.
 public struct Grants: Sendable {
     let domain: Domain
 
@@ -12,6 +15,14 @@ public struct Grants: Sendable {
     public static let accessTokenLifetime: Int64 = 300
     public static let idTokenLifetime: Int64 = 300
     public static let refreshTokenLifetime: Int64 = 30 * 86_400
+
+    /// The `acr` of a combination: `urn:tessera:acr:device+pin`.
+    public static func acr(for combination: FactorCombination) -> String { "urn:tessera:acr:\(combination)" }
+
+    /// The `amr` of the factors used (RFC 8176 where it has a value), plus `mfa` for two or more.
+    public static func amr(for factors: [FactorType]) -> [String] {
+        factors.map(\.authenticationMethodReference) + (factors.count > 1 ? ["mfa"] : [])
+    }
 
     /// Completes an approved login and writes its single-use authorization code, bound to
     /// the request's client, redirect URI, PKCE challenge and nonce; nil when the request
@@ -32,6 +43,218 @@ public struct Grants: Sendable {
         return code
     }
 
+    // MARK: Code
+
+    /// Redeems an authorization code once (RFC 6749 §4.1.3 with PKCE, RFC 7636).
+    public func redeemCode(
+        _ code: String, redirectURI: String?, codeVerifier: String?, client service: ServiceRecord, tenant: TenantRecord
+    ) async throws -> TokenResponse {
+        let now = domain.epochNow()
+        let digest = Secrets.digest(code)
+        let outcome: Outcome = try await domain.store.transaction { tx in
+            guard let grant = try await tx.grant(digest: digest), grant.kind == "code", grant.tenantID == tenant.id else {
+                throw DomainError.invalidGrant("the authorization code is not valid")
+            }
+            guard grant.serviceID == service.id else { throw DomainError.invalidGrant("the code was issued to another client") }
+            // [REQ:RFC6749-4.1.2] a code used twice revokes everything issued from it. The
+            // revocation, like the spending of a code that fails its checks, commits before
+            // the error is answered: a code gets exactly one try.
+            guard try await tx.spendGrant(digest: digest, now: now) else {
+                try await tx.revokeFamily(grant.familyID)
+                return .refused(DomainError.invalidGrant("the authorization code was used already"))
+            }
+            guard grant.expiresAt > now else { return .refused(DomainError.invalidGrant("the authorization code has expired")) }
+            guard redirectURI == grant.redirectURI else {
+                return .refused(DomainError.invalidGrant("redirect_uri does not match the authorization request"))
+            }
+            if let challenge = grant.codeChallenge {
+                guard let codeVerifier else { return .refused(DomainError.invalidGrant("code_verifier is missing")) }
+                guard PKCE.verify(verifier: codeVerifier, challenge: challenge) else {
+                    return .refused(DomainError.invalidGrant("code_verifier does not match the code challenge"))
+                }
+            } else if codeVerifier != nil {
+                return .refused(DomainError.invalidGrant("the authorization request had no code challenge"))
+            }
+            return try await rotate(Source(grant), scope: grant.scope, service: service, tx: tx, now: now)
+        }
+        return try await issueTokens(outcome, service: service, tenant: tenant, includeNonce: true)
+    }
+
+    // MARK: Refresh
+
+    /// Rotates a refresh token (RFC 6749 §6): each works once; a second use revokes the family.
+    public func refresh(_ token: String, scope requested: String?, client service: ServiceRecord, tenant: TenantRecord) async throws
+        -> TokenResponse
+    {
+        let now = domain.epochNow()
+        let digest = Secrets.digest(token)
+        let outcome: Outcome = try await domain.store.transaction { tx in
+            guard let grant = try await tx.grant(digest: digest), grant.kind == "refresh", grant.tenantID == tenant.id else {
+                throw DomainError.invalidGrant("the refresh token is not valid")
+            }
+            guard grant.serviceID == service.id else { throw DomainError.invalidGrant("the refresh token was issued to another client") }
+            // Rotation: each refresh token works once; a second use means it was copied, so
+            // the whole family is revoked (committed before the error is answered).
+            guard try await tx.spendGrant(digest: digest, now: now) else {
+                try await tx.revokeFamily(grant.familyID)
+                return .refused(DomainError.invalidGrant("the refresh token was used already; its session is revoked"))
+            }
+            guard try await tx.family(grant.familyID)?.revoked == false else {
+                return .refused(DomainError.invalidGrant("the refresh token was revoked"))
+            }
+            guard grant.expiresAt > now else { return .refused(DomainError.invalidGrant("the refresh token has expired")) }
+            var scope = grant.scope
+            if let requested {
+                let granted = Set(grant.scope.split(separator: " "))
+                let asked = requested.split(separator: " ")
+                guard !asked.isEmpty, Set(asked).isSubset(of: granted) else {
+                    return .refused(DomainError(.invalid, .invalidScope, "the scope exceeds the original grant"))
+                }
+                scope = asked.joined(separator: " ")
+            }
+            return try await rotate(Source(grant), scope: scope, service: service, tx: tx, now: now)
+        }
+        return try await issueTokens(outcome, service: service, tenant: tenant, includeNonce: false)
+    }
+
+    // MARK: The one path
+
+    /// What a grant stands on: its family, its user and what the user proved and confirmed.
+    struct Source: Sendable {
+        let familyID: String
+        let tenantID: String
+        let userID: String
+        let nonce: String?
+        let factors: String
+        let confirmedAttributes: String
+        let authTime: Int64
+
+        init(_ grant: GrantRecord) {
+            self.init(
+                familyID: grant.familyID, tenantID: grant.tenantID, userID: grant.userID, nonce: grant.nonce, factors: grant.factors,
+                confirmedAttributes: grant.confirmedAttributes, authTime: grant.authTime)
+        }
+
+        init(
+            familyID: String, tenantID: String, userID: String, nonce: String?, factors: String, confirmedAttributes: String,
+            authTime: Int64
+        ) {
+            self.familyID = familyID
+            self.tenantID = tenantID
+            self.userID = userID
+            self.nonce = nonce
+            self.factors = factors
+            self.confirmedAttributes = confirmedAttributes
+            self.authTime = authTime
+        }
+    }
+
+    struct Issuance: Sendable {
+        let source: Source
+        let scope: String
+        let user: UserRecord
+        let refreshToken: String
+    }
+
+    enum Outcome: Sendable {
+        case issued(Issuance)
+        /// Refused after something was committed (a spent code, a revoked family).
+        case refused(DomainError)
+    }
+
+    /// Writes the next refresh token of the family in the same transaction that spent the
+    /// code, the previous token or the backchannel request, so a concurrent reuse either
+    /// sees it (and revokes it with the family) or comes before it (and this spend fails).
+    func rotate(_ source: Source, scope: String, service: ServiceRecord, tx: StoreTransaction, now: Int64) async throws -> Outcome {
+        guard let user = try await tx.user(id: source.userID) else {
+            return .refused(DomainError.invalidGrant("the user no longer exists"))
+        }
+        let refreshToken = Secrets.randomToken()
+        try await tx.insertGrant(
+            GrantRecord(
+                digest: Secrets.digest(refreshToken), kind: "refresh", familyID: source.familyID, tenantID: source.tenantID,
+                serviceID: service.id, userID: source.userID, redirectURI: nil, codeChallenge: nil, nonce: nil, scope: scope,
+                factors: source.factors, confirmedAttributes: source.confirmedAttributes, authTime: source.authTime,
+                expiresAt: now + Self.refreshTokenLifetime, usedAt: nil, revoked: 0))
+        return .issued(Issuance(source: source, scope: scope, user: user, refreshToken: refreshToken))
+    }
+
+    /// Signs the ID token and the JWT access token (RFC 9068) of an issuance, or throws
+    /// the refusal that was committed.
+    func issueTokens(_ outcome: Outcome, service: ServiceRecord, tenant: TenantRecord, includeNonce: Bool) async throws -> TokenResponse {
+        let issuance: Issuance
+        switch outcome {
+        case .refused(let error): throw error
+        case .issued(let issued): issuance = issued
+        }
+        let source = issuance.source
+        let issuer = domain.issuer(forTenantNamed: tenant.name)
+        let now = domain.epochNow()
+        let factors = try JSONCoding.decode([FactorType].self, source.factors)
+        let confirmed = try JSONCoding.decode([String].self, source.confirmedAttributes)
+        let userAttributes = try JSONCoding.decode([String: String].self, issuance.user.attributes)
+        let released = userAttributes.filter { confirmed.contains($0.key) }
+        let combination = FactorCombination(factors)
+        let issuerKeys = try await domain.tokenIssuer(for: tenant)
+        var idClaims = IDTokenClaims(
+            iss: issuer, sub: issuance.user.id, aud: service.clientID, exp: Int(now + Self.idTokenLifetime), iat: Int(now),
+            authTime: Int(source.authTime), nonce: includeNonce ? source.nonce : nil, amr: Self.amr(for: combination.factors),
+            acr: Self.acr(for: combination), attributes: released)
+        idClaims.sid = source.familyID
+        let accessClaims = AccessTokenClaims(
+            iss: issuer, sub: issuance.user.id, aud: issuer, clientID: service.clientID, exp: Int(now + Self.accessTokenLifetime),
+            iat: Int(now), jti: Secrets.randomToken(byteCount: 16), scope: issuance.scope, authTime: Int(source.authTime),
+            amr: idClaims.amr, acr: idClaims.acr, sid: source.familyID)
+        return TokenResponse(
+            accessToken: try await issuerKeys.sign(accessClaims, type: "at+jwt"), expiresIn: Self.accessTokenLifetime,
+            idToken: try await issuerKeys.sign(idClaims), refreshToken: issuance.refreshToken, scope: issuance.scope)
+    }
+
+    // MARK: UserInfo
+
+    /// The claims the user confirmed to the service an access token was issued to
+    /// (OpenID Core §5.3); `invalid_token` for a token that does not verify, is for
+    /// another issuer, lacks `openid`, or whose session ended.
+    public func userInfo(accessToken: String, tenant: TenantRecord) async throws -> [String: String] {
+        let issuer = domain.issuer(forTenantNamed: tenant.name)
+        let invalid = DomainError.invalidToken("the access token is not valid")
+        // A failure to load the keys is the server's, not the token's: only the check itself maps to invalid_token.
+        let keys = try await domain.tokenIssuer(for: tenant)
+        let claims: AccessTokenClaims
+        do {
+            claims = try await keys.verify(accessToken, as: AccessTokenClaims.self)
+        } catch {
+            throw invalid
+        }
+        guard claims.iss == issuer, claims.aud == issuer, claims.scope.split(separator: " ").contains("openid") else { throw invalid }
+        let (family, user) = try await domain.store.read { tx in
+            (try await tx.family(claims.sid), try await tx.user(id: claims.sub))
+        }
+        guard let family, !family.revoked, let user else { throw invalid }
+        let confirmed = try JSONCoding.decode([String].self, family.latest.confirmedAttributes)
+        var body = try JSONCoding.decode([String: String].self, user.attributes).filter { confirmed.contains($0.key) }
+        body["sub"] = user.id
+        return body
+    }
+}
+
+/// The token endpoint's answer (RFC 6749 §5.1, OpenID Core §3.1.3.3).
+public struct TokenResponse: Codable, Sendable {
+    public let accessToken: String
+    public var tokenType = "Bearer"
+    public let expiresIn: Int64
+    public let idToken: String
+    public let refreshToken: String
+    public let scope: String
+
+    enum CodingKeys: String, CodingKey {
+        case scope
+        case accessToken = "access_token"
+        case tokenType = "token_type"
+        case expiresIn = "expires_in"
+        case idToken = "id_token"
+        case refreshToken = "refresh_token"
+    }
 }
 
 extension Domain {

@@ -1,47 +1,28 @@
-import AsyncHTTPClient
 import Foundation
-import Hummingbird
 import Logging
 import TesseraCore
 import TesseraCrypto
-import TesseraDomain
 import TesseraStore
 
 /// OpenID Connect Client-Initiated Backchannel Authentication (CIBA 1.0), poll and ping
-/// modes: a service asks from its server for a known user's approval; every device
-/// of the user sees the request; the service collects the tokens at the token endpoint.
-struct BackchannelRoutes {
-    let state: ServerState
-    let oidc: OIDCRoutes
+/// modes: a service asks from its server for a known user's approval; every device of
+/// the user sees the request; the service collects the tokens at the token endpoint.
+public struct Backchannel: Sendable {
+    let domain: Domain
 
-    static let grantType = "urn:openid:params:grant-type:ciba"
+    public static let grantType = "urn:openid:params:grant-type:ciba"
     /// The longest `requested_expiry` a service may ask for, in seconds.
-    static let maximumExpiry = 600
-    static let maximumBindingMessage = 128
-    static let maximumNotificationToken = 1024
+    public static let maximumExpiry = 600
+    public static let maximumBindingMessage = 128
+    public static let maximumNotificationToken = 1024
     /// What each `slow_down` adds to a request's interval (CIBA §11 and RFC 8628 §3.5).
     static let slowDownStep = 5
 
-    struct AuthenticationResponse: Codable {
-        let authReqID: String
-        let expiresIn: Int
-        let interval: Int
-
-        enum CodingKeys: String, CodingKey {
-            case interval
-            case authReqID = "auth_req_id"
-            case expiresIn = "expires_in"
-        }
-    }
-
-    // MARK: Backchannel authentication endpoint
-
-    /// `POST {issuer}/bc-authorize` (CIBA §7): client authentication, one hint, scope,
-    /// `binding_message`, `acr_values`, `requested_expiry` and, for ping, `client_notification_token`.
-    @Sendable func authenticate(_ request: Request, context: TesseraRequestContext) async throws -> Response {
-        let tenant = try context.requireTenant()
-        let form = try await RequestDecoding.form(from: request)
-        let service = try await oidc.authenticateClient(request, form: form, tenant: tenant)
+    /// `POST {issuer}/bc-authorize` (CIBA §7): one hint, scope, `binding_message`,
+    /// `acr_values`, `requested_expiry` and, for ping, `client_notification_token`.
+    public func authenticate(form: [String: String], client service: ServiceRecord, tenant: TenantRecord, logger: Logger)
+        async throws -> BackchannelAuthenticationResponse
+    {
         guard service.secretDigest != nil, let mode = service.backchannelMode.flatMap(BackchannelMode.init(rawValue:)) else {
             throw DomainError(.invalid, .unauthorizedClient, "this client is not registered for backchannel authentication")
         }
@@ -53,7 +34,7 @@ struct BackchannelRoutes {
         let bindingMessage = try Self.bindingMessage(form["binding_message"])
         let servicePolicy = try AuthenticatorPolicy(parsing: service.policy)
         let policy = try Self.requestedPolicy(form["acr_values"], allowedBy: servicePolicy)
-        var lifetime = Int(state.configuration.requestLifetime)
+        var lifetime = Int(domain.settings.requestLifetime)
         if let requested = form["requested_expiry"] {
             guard let seconds = Int(requested), (1...Self.maximumExpiry).contains(seconds) else {
                 throw DomainError.invalidRequest("requested_expiry must be 1 to \(Self.maximumExpiry) seconds")
@@ -70,11 +51,11 @@ struct BackchannelRoutes {
                 throw DomainError.invalidRequest(
                     "ping mode needs a client_notification_token: a bearer token (RFC 6750 §2.1) of at most \(Self.maximumNotificationToken) characters")
             }
-            sealedToken = try state.box.seal(Data(token.utf8), context: SealingContext.notificationToken(requestID: requestID))
+            sealedToken = try domain.box.seal(Data(token.utf8), context: SealingContext.notificationToken(requestID: requestID))
         }
-        let now = state.epochNow()
-        let interval = state.configuration.backchannelInterval
-        try await state.store.transaction { tx in
+        let now = domain.epochNow()
+        let interval = domain.settings.backchannelInterval
+        try await domain.store.transaction { tx in
             guard !(try await tx.activeActivationIDs(userID: user.id)).isEmpty else {
                 throw DomainError(.invalid, .unknownUserID, "the user has no activated device")
             }
@@ -87,16 +68,17 @@ struct BackchannelRoutes {
                     bindingMessage: bindingMessage, acrPolicy: policy?.description, sealedNotificationToken: sealedToken,
                     pollInterval: interval, lastPolledAt: nil, createdAt: now, expiresAt: now + Int64(lifetime)))
         }
-        await state.announce([EventKey.user(user.id)])
-        let issuer = state.issuer(forTenantNamed: tenant.name)
-        await state.pusher.wake(
-            userID: user.id,
-            message: { PushMessage(token: $0, issuer: issuer, requestID: requestID, serviceName: service.name, expiresAt: now + Int64(lifetime)) },
-            store: state.store, logger: context.logger)
-        context.logger.info(
+        // The user's devices: their long polls see the request, their push targets are woken.
+        await domain.notifier.deliver(
+            RequestNotice(
+                keys: [EventKey.user(user.id)],
+                wake: PushWake(
+                    userID: user.id, issuer: domain.issuer(forTenantNamed: tenant.name), requestID: requestID, serviceName: service.name,
+                    expiresAt: now + Int64(lifetime))), logger: logger)
+        logger.info(
             "backchannel authentication requested",
             metadata: ["tenant": "\(tenant.name)", "client_id": "\(service.clientID)", "mode": "\(mode.rawValue)"])
-        return JSONResponse.make(AuthenticationResponse(authReqID: requestID, expiresIn: lifetime, interval: interval))
+        return BackchannelAuthenticationResponse(authReqID: requestID, expiresIn: lifetime, interval: interval)
     }
 
     /// The user named by exactly one hint: `login_hint` (the username) or `id_token_hint`
@@ -110,18 +92,19 @@ struct BackchannelRoutes {
         switch hints[0] {
         case "login_hint":
             let username = form["login_hint"] ?? ""
-            guard let user = try await state.store.read({ try await $0.user(tenantID: tenant.id, username: username) }) else {
+            guard let user = try await domain.store.read({ try await $0.user(tenantID: tenant.id, username: username) }) else {
                 throw DomainError(.invalid, .unknownUserID, "login_hint names no user of this tenant")
             }
             return user
         case "id_token_hint":
             let claims: IDTokenHintClaims
+            let keys = try await domain.tokenIssuer(for: tenant)
             do {
-                claims = try await state.tokenIssuer(for: tenant).verify(form["id_token_hint"] ?? "", as: IDTokenHintClaims.self)
+                claims = try await keys.verify(form["id_token_hint"] ?? "", as: IDTokenHintClaims.self)
             } catch {
                 throw DomainError.invalidRequest("id_token_hint is not an ID token signed by this issuer")
             }
-            guard claims.iss == state.issuer(forTenantNamed: tenant.name) else {
+            guard claims.iss == domain.issuer(forTenantNamed: tenant.name) else {
                 throw DomainError.invalidRequest("id_token_hint was issued by another issuer")
             }
             // An ID token issued to this client (CIBA §7.1), not an access token or another client's token.
@@ -132,14 +115,14 @@ struct BackchannelRoutes {
         default:
             throw DomainError.invalidRequest("login_hint_token is not supported; use login_hint or id_token_hint")
         }
-        guard let user = try await state.store.read({ try await $0.user(id: userID) }), user.tenantID == tenant.id else {
+        guard let user = try await domain.store.read({ try await $0.user(id: userID) }), user.tenantID == tenant.id else {
             throw DomainError(.invalid, .unknownUserID, "id_token_hint names a user who no longer exists")
         }
         return user
     }
 
     /// RFC 6750 §2.1 `b64token`: what can travel in an `Authorization: Bearer` header.
-    static func isBearerToken(_ text: String) -> Bool {
+    public static func isBearerToken(_ text: String) -> Bool {
         let body = text.drop(while: { $0 != "=" })
         let head = text.prefix(text.count - body.count)
         return !head.isEmpty && body.allSatisfy { $0 == "=" }
@@ -148,7 +131,7 @@ struct BackchannelRoutes {
             }
     }
 
-    static func bindingMessage(_ text: String?) throws -> String? {
+    public static func bindingMessage(_ text: String?) throws -> String? {
         guard let text else { return nil }
         // No control, format (bidirectional overrides, zero-width) or separator characters:
         // the device must show exactly what the service shows.
@@ -164,9 +147,9 @@ struct BackchannelRoutes {
 
     /// `acr_values` as factor combinations (`urn:tessera:acr:device+pin …`), each of
     /// which the service's policy must allow; nil when absent (the service's policy applies).
-    static func requestedPolicy(_ text: String?, allowedBy servicePolicy: AuthenticatorPolicy) throws -> AuthenticatorPolicy? {
+    public static func requestedPolicy(_ text: String?, allowedBy servicePolicy: AuthenticatorPolicy) throws -> AuthenticatorPolicy? {
         guard let text else { return nil }
-        let prefix = OIDCRoutes.acr(for: FactorCombination([]))
+        let prefix = Grants.acr(for: FactorCombination([]))
         var combinations: [String] = []
         for value in text.split(separator: " ") {
             guard value.hasPrefix(prefix) else {
@@ -190,20 +173,21 @@ struct BackchannelRoutes {
 
     /// The `urn:openid:params:grant-type:ciba` grant (CIBA §10.1, §11): the tokens once
     /// the user approved, or why not yet (`authorization_pending`, `slow_down`) or not at all.
-    func redeem(form: [String: String], service: ServiceRecord, tenant: TenantRecord) async throws -> Response {
+    public func redeem(authReqID: String?, client service: ServiceRecord, tenant: TenantRecord) async throws -> TokenResponse {
         guard service.backchannelMode != nil, service.secretDigest != nil else {
             throw DomainError(.invalid, .unauthorizedClient, "this client is not registered for backchannel authentication")
         }
-        guard let requestID = form["auth_req_id"] else { throw DomainError.invalidRequest("auth_req_id is missing") }
-        let now = state.epochNow()
-        let outcome: OIDCRoutes.GrantOutcome = try await state.store.transaction { tx in
+        guard let requestID = authReqID else { throw DomainError.invalidRequest("auth_req_id is missing") }
+        let now = domain.epochNow()
+        let grants = domain.grants
+        let outcome: Grants.Outcome = try await domain.store.transaction { tx in
             guard let record = try await tx.authRequest(id: requestID), record.flow == RequestFlow.ciba.rawValue, record.tenantID == tenant.id,
                 record.serviceID == service.id, let userID = record.userID
             else { throw DomainError.invalidGrant("auth_req_id is not valid for this client") }
             switch AuthenticationStatus(rawValue: record.status) ?? .expired {
             case .pending, .claimed:
                 guard record.expiresAt > now else { throw Self.expired }
-                let interval = record.pollInterval ?? state.configuration.backchannelInterval
+                let interval = record.pollInterval ?? domain.settings.backchannelInterval
                 // Polling faster than the interval earns a longer one; either answer commits
                 // the time of this request. Times are whole seconds: one second of slack
                 // keeps a client that waits exactly the interval out of trouble.
@@ -217,12 +201,12 @@ struct BackchannelRoutes {
             case .approved:
                 guard record.expiresAt > now else { throw Self.expired }
                 guard try await tx.completeAuthRequest(id: record.id) else { throw Self.used }
-                let grant = GrantRecord(
-                    digest: "", kind: "ciba", familyID: Secrets.randomToken(byteCount: 16), tenantID: tenant.id,
-                    serviceID: service.id, userID: userID, redirectURI: nil, codeChallenge: nil, nonce: nil, scope: record.scope,
+                // The approved request starts a new family, as a code does.
+                let source = Grants.Source(
+                    familyID: Secrets.randomToken(byteCount: 16), tenantID: tenant.id, userID: userID, nonce: nil,
                     factors: record.factors ?? "[]", confirmedAttributes: record.confirmedAttributes ?? "[]",
-                    authTime: record.authTime ?? now, expiresAt: now, usedAt: nil, revoked: 0)
-                return try await oidc.rotate(grant, scope: record.scope, service: service, tx: tx, now: now)
+                    authTime: record.authTime ?? now)
+                return try await grants.rotate(source, scope: record.scope, service: service, tx: tx, now: now)
             case .denied:
                 throw DomainError(.invalid, .accessDenied, "the user declined the request")
             case .locked:
@@ -233,51 +217,26 @@ struct BackchannelRoutes {
                 throw Self.used
             }
         }
-        return try await oidc.issueTokens(outcome, service: service, tenant: tenant, includeNonce: false)
+        return try await grants.issueTokens(outcome, service: service, tenant: tenant, includeNonce: false)
     }
 
     static let expired = DomainError(.invalid, .expiredToken, "the backchannel request expired before the user answered")
     static let used = DomainError.invalidGrant("the tokens for this auth_req_id were issued already")
 }
 
-// MARK: Ping notifications
+/// The answer to a backchannel authentication request (CIBA §7.3).
+public struct BackchannelAuthenticationResponse: Codable, Sendable {
+    public let authReqID: String
+    public let expiresIn: Int
+    public let interval: Int
 
-/// Sends the pings the domain's notices owe (CIBA §10.2).
-enum PingSender {
-    /// Pings go out without following redirects (CIBA §10.2).
-    static let client = HTTPClient(
-        eventLoopGroupProvider: .singleton, configuration: HTTPClient.Configuration(redirectConfiguration: .disallow))
-
-    /// Posts `{"auth_req_id": …}` with the client's bearer token (CIBA §10.2), retrying
-    /// a few times. A ping that never arrives costs the service nothing but time: it
-    /// may still poll the token endpoint.
-    static func send(_ ping: BackchannelPing, box: SecretBox, logger: Logger) {
-        let token: String
-        do {
-            token = try ping.token(box: box)
-        } catch {
-            return logger.error("backchannel ping not sent: its token does not open", metadata: ["auth_req_id": "\(ping.authReqID)"])
-        }
-        Task {
-            var request = HTTPClientRequest(url: ping.endpoint)
-            request.method = .POST
-            request.headers.add(name: "Authorization", value: "Bearer \(token)")
-            request.headers.add(name: "Content-Type", value: "application/json")
-            let body = (try? JSONEncoder().encode(["auth_req_id": ping.authReqID])) ?? Data()
-            request.body = .bytes(ByteBuffer(bytes: body))
-            for attempt in 0..<3 {
-                if attempt > 0 { try? await Task.sleep(for: .seconds(1 << attempt)) }
-                do {
-                    let response = try await Self.client.execute(request, timeout: .seconds(10))
-                    _ = try? await response.body.collect(upTo: 64 * 1024)
-                    if (200..<300).contains(response.status.code) { return }
-                    logger.warning(
-                        "backchannel ping refused", metadata: ["status": "\(response.status.code)", "endpoint": "\(ping.endpoint)"])
-                } catch {
-                    // The error's type only: some errors quote the request's headers, which hold the token.
-                    logger.warning("backchannel ping failed", metadata: ["endpoint": "\(ping.endpoint)", "error": "\(type(of: error))"])
-                }
-            }
-        }
+    enum CodingKeys: String, CodingKey {
+        case interval
+        case authReqID = "auth_req_id"
+        case expiresIn = "expires_in"
     }
+}
+
+extension Domain {
+    public var backchannel: Backchannel { Backchannel(domain: self) }
 }

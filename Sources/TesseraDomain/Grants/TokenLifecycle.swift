@@ -1,0 +1,124 @@
+import Foundation
+import Logging
+import TesseraCore
+import TesseraCrypto
+import TesseraStore
+
+/// Token revocation (RFC 7009) and introspection (RFC 7662). A client only ever sees or
+/// revokes its own tokens.
+public struct TokenLifecycle: Sendable {
+    let domain: Domain
+
+    /// What a presented token turned out to be.
+    enum PresentedToken {
+        case refresh(GrantRecord)
+        case access(AccessTokenClaims)
+        case unknown
+    }
+
+    /// Finds a refresh token by its digest, else verifies an access token (signature,
+    /// expiry, issuer). Hints are only hints (RFC 7009 §2.1): both kinds are tried. A
+    /// failure to read the store or load the keys is an error, never "unknown".
+    func identify(_ token: String, tenant: TenantRecord) async throws -> PresentedToken {
+        let issuer = domain.issuer(forTenantNamed: tenant.name)
+        if let grant = try await domain.store.read({ try await $0.grant(digest: Secrets.digest(token)) }), grant.kind == "refresh",
+            grant.tenantID == tenant.id
+        {
+            return .refresh(grant)
+        }
+        let keys = try await domain.tokenIssuer(for: tenant)
+        do {
+            let claims = try await keys.verify(token, as: AccessTokenClaims.self)
+            return claims.iss == issuer ? .access(claims) : .unknown
+        } catch {
+            return .unknown  // not a token this tenant signed, or expired
+        }
+    }
+
+    /// Ends the session a token belongs to, if the client may (RFC 7009 §2.1). Another
+    /// client's token is answered like an unknown one (and left alone), so the answer never
+    /// tells whether a token exists. A public client's identity is no secret, so it ends a
+    /// session only with its refresh token, not with an access token anyone along the way
+    /// may have seen.
+    public func revoke(_ token: String?, client service: ServiceRecord, tenant: TenantRecord, logger: Logger) async throws {
+        guard let token, !token.isEmpty else { throw DomainError.invalidRequest("token is missing") }
+        let familyID: String
+        switch try await identify(token, tenant: tenant) {
+        case .refresh(let grant) where grant.serviceID == service.id:
+            familyID = grant.familyID
+        case .access(let claims) where claims.clientID == service.clientID && service.secretDigest != nil:
+            familyID = claims.sid
+        default:
+            return  // Unknown, expired or already revoked tokens are not an error (RFC 7009 §2.2).
+        }
+        // The whole session goes: its refresh tokens and the access tokens issued with them.
+        try await domain.store.transaction { try await $0.revokeFamily(familyID) }
+        logger.info("tokens revoked", metadata: ["tenant": "\(tenant.name)", "client_id": "\(service.clientID)"])
+    }
+
+    /// Describes a live token of the client's own; anything else is `active: false`.
+    public func introspect(_ token: String?, client service: ServiceRecord, tenant: TenantRecord) async throws -> Introspection {
+        guard service.secretDigest != nil else {
+            throw DomainError(.unauthenticated, .invalidClient, "introspection needs a confidential client")
+        }
+        guard let token, !token.isEmpty else { throw DomainError.invalidRequest("token is missing") }
+        let issuer = domain.issuer(forTenantNamed: tenant.name)
+        let now = domain.epochNow()
+        switch try await identify(token, tenant: tenant) {
+        case .refresh(let grant):
+            let (family, user) = try await domain.store.read { tx in
+                (try await tx.family(grant.familyID), try await tx.user(id: grant.userID))
+            }
+            // Another client's token is reported inactive rather than described. The user is
+            // named by `sub` only: attributes go out only where the user confirmed them.
+            if grant.serviceID == service.id, grant.usedAt == nil, grant.revoked == 0, grant.expiresAt > now, family?.revoked == false,
+                let user
+            {
+                return Introspection(
+                    active: true, scope: grant.scope, clientID: service.clientID, tokenType: "refresh_token",
+                    exp: Int(grant.expiresAt), sub: user.id, iss: issuer, authTime: Int(grant.authTime))
+            }
+        case .access(let claims):
+            let (family, user) = try await domain.store.read { tx in
+                (try await tx.family(claims.sid), try await tx.user(id: claims.sub))
+            }
+            if claims.clientID == service.clientID, family?.revoked == false, user != nil {
+                return Introspection(
+                    active: true, scope: claims.scope, clientID: claims.clientID, tokenType: "Bearer",
+                    exp: claims.exp, iat: claims.iat, sub: claims.sub, aud: claims.aud, iss: claims.iss, jti: claims.jti,
+                    authTime: claims.authTime, acr: claims.acr, amr: claims.amr)
+            }
+        case .unknown:
+            break
+        }
+        return Introspection(active: false)
+    }
+}
+
+/// An introspection answer (RFC 7662 §2.2).
+public struct Introspection: Encodable, Sendable {
+    public var active: Bool
+    public var scope: String? = nil
+    public var clientID: String? = nil
+    public var tokenType: String? = nil
+    public var exp: Int? = nil
+    public var iat: Int? = nil
+    public var sub: String? = nil
+    public var aud: String? = nil
+    public var iss: String? = nil
+    public var jti: String? = nil
+    public var authTime: Int? = nil
+    public var acr: String? = nil
+    public var amr: [String]? = nil
+
+    enum CodingKeys: String, CodingKey {
+        case active, scope, exp, iat, sub, aud, iss, jti, acr, amr
+        case clientID = "client_id"
+        case tokenType = "token_type"
+        case authTime = "auth_time"
+    }
+}
+
+extension Domain {
+    public var tokenLifecycle: TokenLifecycle { TokenLifecycle(domain: self) }
+}

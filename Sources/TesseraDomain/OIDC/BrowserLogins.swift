@@ -1,0 +1,201 @@
+import Foundation
+import TesseraCore
+import TesseraCrypto
+import TesseraStore
+
+/// The browser's side of a web login (OpenID Core §3.1.2): the authorization request
+/// that creates a login request and its QR code, the page's view of that request, and
+/// its completion with an authorization code. Only the browser that started a request
+/// (holding its secret, kept in a cookie) can follow or complete it.
+public struct BrowserLogins: Sendable {
+    let domain: Domain
+
+    /// What an authorization request led to.
+    public enum Start: Sendable {
+        /// A login request waits for a device; the page shows its QR code.
+        case started(StartedLogin)
+        /// Refused after client and redirect URI checked out: the browser goes back to the
+        /// service with the error (RFC 6749 §4.1.2.1).
+        case refused(RedirectError)
+    }
+
+    public struct StartedLogin: Sendable {
+        public let requestID: String
+        /// Given to the browser once (a cookie); the store keeps its digest.
+        public let browserSecret: String
+        public let serviceName: String
+        public let attributes: [String]
+        public let expiresAt: Date
+    }
+
+    public struct RedirectError: Sendable {
+        public let redirectURI: String
+        public let error: String
+        public let description: String
+        public let state: String?
+    }
+
+    /// The codes an authorization request is refused with before its redirect URI is
+    /// known good; the browser shows them, never redirects.
+    public static let unknownClient = DomainError.Code("unknown_client")
+    public static let invalidRedirectURI = DomainError.Code("invalid_redirect_uri")
+
+    /// Checks an authorization request (client, exact redirect URI, scope, PKCE, prompt,
+    /// max_age) and stores the login request.
+    public func start(_ query: [String: String], tenant: TenantRecord) async throws -> Start {
+        // Until client and redirect URI are known good, errors are shown, never redirected.
+        guard let clientID = query["client_id"],
+            let service = try await domain.store.read({ try await $0.service(clientID: clientID) }), service.tenantID == tenant.id
+        else { throw DomainError(.invalid, Self.unknownClient, "The service asking for sign-in is not registered here.") }
+        let registered = try JSONCoding.decode([String].self, service.redirectURIs)
+        // [REQ:DESIGN exact redirect URIs] string equality, no prefix or pattern matching.
+        guard let redirectURI = query["redirect_uri"], registered.contains(redirectURI) else {
+            throw DomainError(
+                .invalid, Self.invalidRedirectURI, "The return address of this sign-in request is not registered for the service.")
+        }
+        let stateParameter = query["state"]
+        func fail(_ code: String, _ description: String) -> Start {
+            .refused(RedirectError(redirectURI: redirectURI, error: code, description: description, state: stateParameter))
+        }
+        guard query["response_type"] == "code" else {
+            return fail("unsupported_response_type", "only response_type=code is supported")
+        }
+        let scopes = (query["scope"] ?? "").split(separator: " ").map(String.init)
+        guard scopes.contains("openid") else { return fail("invalid_scope", "the scope must include openid") }
+        guard (stateParameter?.count ?? 0) <= 1024, (query["nonce"]?.count ?? 0) <= 1024 else {
+            return fail("invalid_request", "state and nonce are limited to 1024 characters")
+        }
+        if query["request"] != nil || query["request_uri"] != nil {
+            return fail("request_not_supported", "request objects are not supported")
+        }
+        // prompt=login and max_age=0 ask for a full login: no single sign-on (OpenID Core §3.1.2.1).
+        let prompts = Set((query["prompt"] ?? "").split(separator: " ").map(String.init))
+        if prompts.contains("none") { return fail("login_required", "a login always needs the user's device") }
+        var maxAge: Int64?
+        if let text = query["max_age"] {
+            guard let value = Int64(text), value >= 0 else { return fail("invalid_request", "max_age must be a non-negative integer") }
+            maxAge = value
+        }
+        let ssoAllowed = !prompts.contains("login") && maxAge != 0
+        let challenge = query["code_challenge"]
+        if let method = query["code_challenge_method"], method != "S256" {
+            return fail("invalid_request", "only the S256 code challenge method is supported")
+        }
+        if let challenge {
+            guard PKCE.isWellFormedChallenge(challenge) else { return fail("invalid_request", "code_challenge is not an S256 challenge") }
+            guard query["code_challenge_method"] == "S256" else {
+                return fail("invalid_request", "code_challenge_method=S256 is required (plain is not supported)")
+            }
+        } else if service.isPublic == 1 {
+            return fail("invalid_request", "public clients must use PKCE with S256")
+        }
+
+        let now = domain.now()
+        // An identifier never begins with "-", so `tessera device approve ID` reads it as an argument.
+        let requestID = Secrets.identifier(byteCount: 16)
+        let browserSecret = Secrets.randomToken()
+        let expiresAt = now.addingTimeInterval(TimeInterval(domain.settings.requestLifetime))
+        let record = AuthRequestRecord(
+            id: requestID, tenantID: tenant.id, serviceID: service.id, purpose: AuthenticationPurpose.login.rawValue,
+            status: AuthenticationStatus.pending.rawValue, challenge: nil, activationID: nil, userID: nil,
+            redirectURI: redirectURI, state: stateParameter, nonce: query["nonce"], codeChallenge: challenge,
+            scope: scopes.joined(separator: " "), browserDigest: Secrets.digest(browserSecret), confirmedAttributes: nil,
+            factors: nil, authTime: nil, ssoAllowed: ssoAllowed ? 1 : 0, maxAge: maxAge, createdAt: Int64(now.timeIntervalSince1970),
+            expiresAt: Int64(expiresAt.timeIntervalSince1970))
+        try await domain.store.transaction { try await $0.insertAuthRequest(record) }
+        return .started(
+            StartedLogin(
+                requestID: requestID, browserSecret: browserSecret, serviceName: service.name,
+                attributes: try JSONCoding.decode([String].self, service.attributes), expiresAt: expiresAt))
+    }
+
+    /// The login request a browser follows, if it holds the request's secret.
+    public func request(id requestID: String?, browserSecret: String?, tenant: TenantRecord) async throws -> AuthRequestRecord {
+        guard let requestID, let record = try await domain.store.read({ try await $0.authRequest(id: requestID) }),
+            record.tenantID == tenant.id
+        else { throw DomainError.notFound("authentication request") }
+        // Only browser logins have a browser; an account process is never completed here.
+        guard record.purpose == AuthenticationPurpose.login.rawValue, let browserDigest = record.browserDigest,
+            record.serviceID != nil, record.redirectURI != nil
+        else { throw DomainError.notFound("authentication request") }
+        guard let browserSecret, Secrets.constantTimeEquals(Secrets.digest(browserSecret), browserDigest) else {
+            throw DomainError(.forbidden, .accessDenied, "this browser did not start the sign-in request")
+        }
+        return record
+    }
+
+    /// A request's status as the page sees it: pending and claimed requests past their
+    /// expiry are expired.
+    public static func effectiveStatus(_ record: AuthRequestRecord, now: Int64) -> AuthenticationStatus {
+        let status = AuthenticationStatus(rawValue: record.status) ?? .expired
+        if (status == .pending || status == .claimed) && record.expiresAt <= now { return .expired }
+        return status
+    }
+
+    /// The page's view of its request: status, and the lock of the device that took it up.
+    public func status(requestID: String) async throws -> LoginStatus {
+        let now = domain.epochNow()
+        return try await domain.store.read { tx in
+            guard let record = try await tx.authRequest(id: requestID) else { throw DomainError.notFound("authentication request") }
+            var lockedUntil: Int64?
+            if let activationID = record.activationID, let activation = try await tx.activation(id: activationID) {
+                lockedUntil = LockState(activation, now: now).information?.lockedUntil.map { Int64($0.timeIntervalSince1970) }
+            }
+            return LoginStatus(status: Self.effectiveStatus(record, now: now), lockedUntil: lockedUntil, expiresAt: record.expiresAt)
+        }
+    }
+
+    /// How a login ends for the browser.
+    public enum Completion: Sendable {
+        /// Approved: the code goes back to the service with `state` and `iss` (RFC 9207).
+        case code(redirectURI: String, code: String, state: String?)
+        /// Denied, locked or expired: `access_denied` goes back to the service.
+        case denied(redirectURI: String, description: String, state: String?)
+        /// The device has not answered yet.
+        case notFinished
+        /// The code was issued already.
+        case completedAlready
+    }
+
+    /// Completes an approved request once with its authorization code.
+    public func complete(_ record: AuthRequestRecord) async throws -> Completion {
+        let now = domain.epochNow()
+        guard record.serviceID != nil, let redirectURI = record.redirectURI else { throw DomainError.notFound("authentication request") }
+        switch Self.effectiveStatus(record, now: now) {
+        case .approved:
+            let code = try await domain.store.transaction { tx in try await Grants.issueCode(for: record, tx: tx, now: now) }
+            guard let code else { return .completedAlready }
+            return .code(redirectURI: redirectURI, code: code, state: record.state)
+        case .denied:
+            return .denied(redirectURI: redirectURI, description: "the user declined the sign-in on the device", state: record.state)
+        case .locked:
+            return .denied(
+                redirectURI: redirectURI, description: "the device is locked after too many failed attempts", state: record.state)
+        case .expired:
+            return .denied(redirectURI: redirectURI, description: "the sign-in request expired", state: record.state)
+        case .pending, .claimed:
+            return .notFinished
+        case .completed:
+            return .completedAlready
+        }
+    }
+}
+
+/// The login page's view of its request.
+public struct LoginStatus: Codable, Sendable {
+    public let status: AuthenticationStatus
+    public let lockedUntil: Int64?
+    public let expiresAt: Int64
+    /// What the page passes back as `known` to wait for a change.
+    public var key: String { status.rawValue + (lockedUntil.map { ":\($0)" } ?? "") }
+
+    enum CodingKeys: String, CodingKey {
+        case status
+        case lockedUntil = "locked_until"
+        case expiresAt = "expires_at"
+    }
+}
+
+extension Domain {
+    public var browserLogins: BrowserLogins { BrowserLogins(domain: self) }
+}

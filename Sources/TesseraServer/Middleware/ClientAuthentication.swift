@@ -1,0 +1,48 @@
+import Foundation
+import Hummingbird
+import TesseraDomain
+
+/// OAuth client authentication for the token-style endpoints (`token`, `bc-authorize`,
+/// `revoke`, `introspect`): client_secret_basic, client_secret_post, or a public client
+/// naming itself. Reads the form once (client_secret_post lives in it) and hands both
+/// client and form to the handler.
+struct ClientAuthentication: RouterMiddleware {
+    typealias Context = TesseraRequestContext
+
+    let domain: Domain
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        let form = try await RequestDecoding.form(from: request)
+        var clientID = form["client_id"]
+        var secret = form["client_secret"]
+        var usedBasic = false
+        if let header = request.headers[.authorization], header.lowercased().hasPrefix("basic ") {
+            guard form["client_secret"] == nil else {
+                throw DomainError.invalidRequest("use one client authentication method, not two")
+            }
+            guard let decoded = Data(base64Encoded: String(header.dropFirst(6)).trimmingCharacters(in: .whitespaces)),
+                let text = String(data: decoded, encoding: .utf8), let colon = text.firstIndex(of: ":")
+            else { throw Self.invalidClient(basic: true) }
+            let basicID = RequestDecoding.decodeComponent(text[..<colon]) ?? ""
+            if let clientID, clientID != basicID { throw Self.invalidClient(basic: true) }
+            clientID = basicID
+            secret = RequestDecoding.decodeComponent(text[text.index(after: colon)...])
+            usedBasic = true
+        }
+        var context = context
+        do {
+            let service = try await domain.authenticateClient(clientID: clientID, secret: secret, tenant: try context.requireTenant())
+            context.client = AuthenticatedClient(service: service, form: form)
+        } catch let error as DomainError where error.code == .invalidClient {
+            throw Self.invalidClient(basic: usedBasic)
+        }
+        return try await next(request, context)
+    }
+
+    /// `invalid_client`, with the challenge RFC 6749 §5.2 asks for when Basic was tried.
+    static func invalidClient(basic: Bool) -> OAuthError {
+        var error = OAuthError(.unauthorized, "invalid_client", "client authentication failed")
+        if basic { error.headers = [.wwwAuthenticate: #"Basic realm="tessera""#] }
+        return error
+    }
+}
