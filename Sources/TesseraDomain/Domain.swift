@@ -82,6 +82,16 @@ public struct Domain: Sendable {
         try await tokenIssuer(for: tenant).publicJWKs
     }
 
+    /// Announces a committed change: a tenant's changed signing keys drop its cached issuer
+    /// here at once; the notifier wakes long polls, tells the other nodes and sends what
+    /// the notice owes.
+    public func announce(_ notice: RequestNotice, logger: Logger) async {
+        for key in notice.keys {
+            if let tenantID = EventKey.tenantID(ofSigningKeysEvent: key) { await issuers.forget(tenantID: tenantID) }
+        }
+        await notifier.deliver(notice, logger: logger)
+    }
+
     /// Drops a tenant's cached issuer after its signing keys changed (here or on another node).
     public func forgetIssuer(tenantID: String) async {
         await issuers.forget(tenantID: tenantID)

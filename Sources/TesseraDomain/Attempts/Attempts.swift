@@ -56,7 +56,7 @@ public struct Attempts: Sendable {
                 RequestNotice(claimed, service: nil, answered: false)
             )
         }
-        await domain.notifier.deliver(notice, logger: logger)
+        await domain.announce(notice, logger: logger)
         return challenge
     }
 
@@ -99,7 +99,7 @@ public struct Attempts: Sendable {
                     tx: tx, at: now)
             return (response, notice, attempt.request.purpose)
         }
-        if let notice { await domain.notifier.deliver(notice, logger: logger) }
+        if let notice { await domain.announce(notice, logger: logger) }
         logger.info(
             "authentication attempt",
             metadata: ["tenant": "\(tenant.name)", "activation_id": "\(activation.id)", "outcome": "\(outcome.result.rawValue)"])
@@ -346,7 +346,7 @@ public struct Attempts: Sendable {
                     outcome: "denied", factors: "[]", at: now))
             return (RequestNotice(authRequest, service: service, answered: true), authRequest.purpose)
         }
-        await domain.notifier.deliver(notice, logger: logger)
+        await domain.announce(notice, logger: logger)
         return purpose
     }
 

@@ -69,7 +69,7 @@ public struct Backchannel: Sendable {
                     pollInterval: interval, lastPolledAt: nil, createdAt: now, expiresAt: now + Int64(lifetime)))
         }
         // The user's devices: their long polls see the request, their push targets are woken.
-        await domain.notifier.deliver(
+        await domain.announce(
             RequestNotice(
                 keys: [EventKey.user(user.id)],
                 wake: PushWake(

@@ -1,14 +1,14 @@
-import Crypto
 import Foundation
 import Hummingbird
 import TesseraCore
-import TesseraCrypto
 import TesseraDomain
 import TesseraStore
 
-/// The admin REST API, under `/admin`, for the bearer admin token.
+/// The admin API under `/admin`, behind the admin bearer token. Each handler decodes,
+/// calls one `Administration` method, and encodes; docs/OPERATIONS.md lists the calls.
 struct AdminRoutes {
     let state: ServerState
+    var administration: Administration { state.domain.administration }
 
     func register(on router: Router<TesseraRequestContext>) {
         let admin = router.group("admin").add(middleware: AdminAuthentication(state: state))
@@ -31,464 +31,93 @@ struct AdminRoutes {
 
     // MARK: Tenants
 
-    struct CreateTenant: Decodable {
-        let name: String
-        let lockout: LockoutPolicy?
-        let processPolicy: String?
-        let ssoLifetime: Int?
-        let ssoPolicy: String?
-        enum CodingKeys: String, CodingKey {
-            case name, lockout
-            case processPolicy = "process_policy"
-            case ssoLifetime = "sso_lifetime"
-            case ssoPolicy = "sso_policy"
-        }
-    }
-
-    /// The longest single sign-on session a tenant may have: one day.
-    static let maximumSSOLifetime = 86_400
-
-    struct TenantView: Codable {
-        let id: String
-        let name: String
-        let issuer: String
-        let lockout: LockoutPolicy
-        let processPolicy: String
-        let ssoLifetime: Int
-        let ssoPolicy: String?
-        enum CodingKeys: String, CodingKey {
-            case id, name, issuer, lockout
-            case processPolicy = "process_policy"
-            case ssoLifetime = "sso_lifetime"
-            case ssoPolicy = "sso_policy"
-        }
-    }
-
-    func tenantView(_ record: TenantRecord) throws -> TenantView {
-        TenantView(
-            id: record.id, name: record.name, issuer: state.issuer(forTenantNamed: record.name), lockout: try state.lockoutPolicy(of: record),
-            processPolicy: record.processPolicy, ssoLifetime: record.ssoLifetime, ssoPolicy: record.ssoPolicy)
-    }
-
     @Sendable func createTenant(_ request: Request, context: TesseraRequestContext) async throws -> Response {
-        let input = try await RequestDecoding.json(CreateTenant.self, from: request)
-        guard Validation.isTenantName(input.name) else {
-            throw DomainError.invalidRequest("a tenant name is 1 to 63 characters of a-z, 0-9 and '-', not starting with '-'")
-        }
-        let policy = input.lockout ?? .standard
-        let processPolicy: AuthenticatorPolicy
-        do {
-            processPolicy = try AuthenticatorPolicy(parsing: input.processPolicy ?? AuthenticatorPolicy.accountProcessDefault)
-        } catch {
-            throw DomainError.invalidRequest("process_policy: \(error)")
-        }
-        let ssoLifetime = input.ssoLifetime ?? 0
-        guard (0...Self.maximumSSOLifetime).contains(ssoLifetime) else {
-            throw DomainError.invalidRequest("sso_lifetime is 0 (off) to \(Self.maximumSSOLifetime) seconds")
-        }
-        var ssoPolicy: AuthenticatorPolicy?
-        if ssoLifetime > 0 {
-            do {
-                ssoPolicy = try AuthenticatorPolicy(parsing: input.ssoPolicy ?? "device")
-            } catch {
-                throw DomainError.invalidRequest("sso_policy: \(error)")
-            }
-        } else if input.ssoPolicy != nil {
-            throw DomainError.invalidRequest("sso_policy needs an sso_lifetime")
-        }
-        let now = state.epochNow()
-        let tenant = TenantRecord(
-            id: Secrets.identifier(byteCount: 12), name: input.name,
-            lockoutPolicy: String(decoding: try JSONEncoder().encode(policy), as: UTF8.self), processPolicy: processPolicy.description,
-            ssoLifetime: ssoLifetime, ssoPolicy: ssoPolicy?.description, createdAt: now)
-        let key = ServerSigningKey.generate()
-        let sealed = try state.box.seal(key.privateKey.rawRepresentation, context: SealingContext.signingKey(kid: key.kid))
-        try await state.store.transaction { tx in
-            if try await tx.tenant(named: input.name) != nil {
-                throw DomainError(.conflict, .conflict, "a tenant named '\(input.name)' exists")
-            }
-            try await tx.insertTenant(tenant)
-            try await tx.insertSigningKey(SigningKeyRecord(kid: key.kid, tenantID: tenant.id, sealedKey: sealed, active: 1, createdAt: now))
-            try await Audit.record(
-                tx, tenantID: tenant.id, actor: .admin, action: "tenant.create", target: tenant.name,
-                details: ["process_policy": processPolicy.description], at: now)
-        }
-        context.logger.info("tenant created", metadata: ["tenant": "\(tenant.name)"])
-        return JSONResponse.make(try tenantView(tenant), status: .created)
+        let input = try await RequestDecoding.json(Administration.CreateTenant.self, from: request)
+        return JSONResponse.make(try await administration.createTenant(input, logger: context.logger), status: .created)
     }
 
     @Sendable func listTenants(_ request: Request, context: TesseraRequestContext) async throws -> Response {
-        let tenants = try await state.store.read { try await $0.tenants() }
-        return JSONResponse.make(["tenants": try tenants.map(tenantView)])
+        JSONResponse.make(["tenants": try await administration.listTenants()])
     }
 
-    // MARK: Services
+    // MARK: Signing keys
 
-    struct CreateService: Decodable {
-        let name: String
-        let redirectURIs: [String]
-        let isPublic: Bool?
-        let policy: String?
-        let attributes: [String]?
-        let backchannelMode: String?
-        let notificationEndpoint: String?
-
-        enum CodingKeys: String, CodingKey {
-            case name, policy, attributes
-            case redirectURIs = "redirect_uris"
-            case isPublic = "public"
-            case backchannelMode = "backchannel_token_delivery_mode"
-            case notificationEndpoint = "backchannel_client_notification_endpoint"
-        }
+    /// `POST /admin/tenants/{tenant}/signing-keys` (body optional, `{"activate": false}` to publish only).
+    @Sendable func rotateSigningKey(_ request: Request, context: TesseraRequestContext) async throws -> Response {
+        let activate = try await RequestDecoding.optionalJSON(Administration.RotationRequest.self, from: request)?.activate ?? true
+        let rotation = try await administration.rotateSigningKey(activate: activate, tenant: try context.requireTenant(), logger: context.logger)
+        return JSONResponse.make(rotation, status: .created)
     }
 
-    struct ServiceView: Codable {
-        let clientID: String
-        let clientSecret: String?
-        let name: String
-        let isPublic: Bool
-        let redirectURIs: [String]
-        let policy: String
-        let attributes: [String]
-        let backchannelMode: String?
-        let notificationEndpoint: String?
-        let issuer: String
-
-        enum CodingKeys: String, CodingKey {
-            case name, policy, attributes, issuer
-            case clientID = "client_id"
-            case clientSecret = "client_secret"
-            case isPublic = "public"
-            case redirectURIs = "redirect_uris"
-            case backchannelMode = "backchannel_token_delivery_mode"
-            case notificationEndpoint = "backchannel_client_notification_endpoint"
-        }
-
-        init(_ service: ServiceRecord, secret: String?, issuer: String) throws {
-            clientID = service.clientID
-            clientSecret = secret
-            name = service.name
-            isPublic = service.isPublic == 1
-            redirectURIs = try JSONCoding.decode([String].self, service.redirectURIs)
-            policy = service.policy
-            attributes = try JSONCoding.decode([String].self, service.attributes)
-            backchannelMode = service.backchannelMode
-            notificationEndpoint = service.notificationEndpoint
-            self.issuer = issuer
-        }
+    /// `POST /admin/tenants/{tenant}/signing-keys/{kid}/activate`.
+    @Sendable func activateSigningKey(_ request: Request, context: TesseraRequestContext) async throws -> Response {
+        JSONResponse.make(
+            try await administration.activateSigningKey(
+                kid: context.parameters.get("kid") ?? "", tenant: try context.requireTenant(), logger: context.logger))
     }
+
+    /// `GET /admin/tenants/{tenant}/signing-keys`: every key the JWKS publishes, oldest first.
+    @Sendable func listSigningKeys(_ request: Request, context: TesseraRequestContext) async throws -> Response {
+        JSONResponse.make(["keys": try await administration.listSigningKeys(tenant: try context.requireTenant())])
+    }
+
+    /// `DELETE /admin/tenants/{tenant}/signing-keys/{kid}`.
+    @Sendable func retireSigningKey(_ request: Request, context: TesseraRequestContext) async throws -> Response {
+        JSONResponse.make(
+            try await administration.retireSigningKey(
+                kid: context.parameters.get("kid") ?? "", tenant: try context.requireTenant(), logger: context.logger))
+    }
+
+    // MARK: Services, users, invitations
 
     @Sendable func createService(_ request: Request, context: TesseraRequestContext) async throws -> Response {
-        let tenant = try context.requireTenant()
-        let input = try await RequestDecoding.json(CreateService.self, from: request)
-        let name = input.name.trimmingCharacters(in: .whitespaces)
-        guard (1...128).contains(name.count) else { throw DomainError.invalidRequest("a service needs a name of 1 to 128 characters") }
-        let mode = try input.backchannelMode.map { text in
-            guard let mode = BackchannelMode(rawValue: text) else {
-                throw DomainError.invalidRequest("backchannel_token_delivery_mode is poll or ping")
-            }
-            return mode
-        }
-        // A backchannel-only service needs no redirect URI; every other one needs at least one.
-        guard !input.redirectURIs.isEmpty || mode != nil, input.redirectURIs.count <= 20,
-            input.redirectURIs.allSatisfy(Validation.isRedirectURI)
-        else {
-            throw DomainError.invalidRequest(
-                "redirect URIs must be absolute, without fragment, and https, http on a loopback host, or a private-use scheme")
-        }
-        switch (mode, input.notificationEndpoint) {
-        case (.ping, let endpoint?):
-            guard Validation.isNotificationEndpoint(endpoint) else {
-                throw DomainError.invalidRequest("the notification endpoint must be an https URL (http only on a loopback host)")
-            }
-        case (.ping, nil):
-            throw DomainError.invalidRequest("ping mode needs backchannel_client_notification_endpoint")
-        case (_, .some):
-            throw DomainError.invalidRequest("a notification endpoint is for ping mode only")
-        default:
-            break
-        }
-        if mode != nil && input.isPublic == true {
-            throw DomainError.invalidRequest("backchannel authentication is for confidential services (it needs client authentication)")
-        }
-        let policy: AuthenticatorPolicy
-        do {
-            policy = try input.policy.map { try AuthenticatorPolicy(parsing: $0) } ?? .standard
-        } catch {
-            throw DomainError.invalidRequest("policy: \(error)")
-        }
-        let attributes = input.attributes ?? []
-        guard attributes.allSatisfy(Validation.isAttributeName), Set(attributes).count == attributes.count else {
-            throw DomainError.invalidRequest("attribute names are lower-case identifiers, each once, and not registered claim names")
-        }
-        let isPublic = input.isPublic ?? false
-        let secret = isPublic ? nil : Secrets.randomToken()
-        let record = ServiceRecord(
-            id: Secrets.identifier(byteCount: 12), tenantID: tenant.id, clientID: Secrets.identifier(byteCount: 16),
-            name: name, secretDigest: secret.map(Secrets.digest), isPublic: isPublic ? 1 : 0,
-            redirectURIs: try JSONCoding.string(input.redirectURIs), policy: policy.description,
-            attributes: try JSONCoding.string(attributes), backchannelMode: mode?.rawValue,
-            notificationEndpoint: input.notificationEndpoint, createdAt: state.epochNow())
-        try await state.store.transaction { tx in
-            try await tx.insertService(record)
-            try await Audit.record(
-                tx, tenantID: tenant.id, actor: .admin, action: "service.create", target: record.clientID,
-                details: [
-                    "name": name, "policy": policy.description, "public": String(isPublic),
-                    "backchannel_token_delivery_mode": mode?.rawValue ?? "none",
-                ], at: record.createdAt)
-        }
-        context.logger.info("service created", metadata: ["tenant": "\(tenant.name)", "client_id": "\(record.clientID)"])
-        return JSONResponse.make(
-            try ServiceView(record, secret: secret, issuer: state.issuer(forTenantNamed: tenant.name)), status: .created)
+        let input = try await RequestDecoding.json(Administration.CreateService.self, from: request)
+        let service = try await administration.createService(input, tenant: try context.requireTenant(), logger: context.logger)
+        return JSONResponse.make(service, status: .created)
     }
 
     @Sendable func listServices(_ request: Request, context: TesseraRequestContext) async throws -> Response {
-        let tenant = try context.requireTenant()
-        let services = try await state.store.read { try await $0.services(tenantID: tenant.id) }
-        let views = try services.map { try ServiceView($0, secret: nil, issuer: state.issuer(forTenantNamed: tenant.name)) }
-        return JSONResponse.make(["services": views])
-    }
-
-    // MARK: Users and invitations
-
-    struct CreateUser: Decodable {
-        let username: String
-        let attributes: [String: String]?
-    }
-
-    struct UserView: Codable {
-        let id: String
-        let username: String
-        let attributes: [String: String]
+        JSONResponse.make(["services": try await administration.listServices(tenant: try context.requireTenant())])
     }
 
     @Sendable func createUser(_ request: Request, context: TesseraRequestContext) async throws -> Response {
-        let tenant = try context.requireTenant()
-        let input = try await RequestDecoding.json(CreateUser.self, from: request)
-        guard Validation.isUsername(input.username) else {
-            throw DomainError.invalidRequest("a username is 1 to 128 characters without control characters or outer spaces")
-        }
-        let attributes = input.attributes ?? [:]
-        guard attributes.count <= 64, attributes.keys.allSatisfy(Validation.isAttributeName),
-            attributes.values.allSatisfy({ $0.count <= 1024 })
-        else { throw DomainError.invalidRequest("attribute names are lower-case identifiers and values at most 1024 characters") }
-        let record = UserRecord(
-            id: Secrets.identifier(byteCount: 12), tenantID: tenant.id, username: input.username,
-            attributes: try JSONCoding.string(attributes), createdAt: state.epochNow())
-        try await state.store.transaction { tx in
-            if try await tx.user(tenantID: tenant.id, username: input.username) != nil {
-                throw DomainError(.conflict, .conflict, "the user exists in this tenant")
-            }
-            try await tx.insertUser(record)
-            try await Audit.record(
-                tx, tenantID: tenant.id, actor: .admin, action: "user.create", target: record.id,
-                details: ["username": record.username, "attributes": attributes.keys.sorted().joined(separator: ",")], at: record.createdAt)
-        }
-        context.logger.info("user created", metadata: ["tenant": "\(tenant.name)", "user_id": "\(record.id)"])
-        return JSONResponse.make(UserView(id: record.id, username: record.username, attributes: attributes), status: .created)
-    }
-
-    struct CreateInvitation: Decodable {
-        let username: String
-        let ttlSeconds: Int?
-        enum CodingKeys: String, CodingKey {
-            case username
-            case ttlSeconds = "ttl_seconds"
-        }
-    }
-
-    struct InvitationView: Codable {
-        let url: String
-        let username: String
-        let expiresAt: Date
-        enum CodingKeys: String, CodingKey {
-            case url, username
-            case expiresAt = "expires_at"
-        }
+        let input = try await RequestDecoding.json(Administration.CreateUser.self, from: request)
+        let user = try await administration.createUser(input, tenant: try context.requireTenant(), logger: context.logger)
+        return JSONResponse.make(user, status: .created)
     }
 
     @Sendable func invite(_ request: Request, context: TesseraRequestContext) async throws -> Response {
-        let tenant = try context.requireTenant()
-        let input = try await RequestDecoding.json(CreateInvitation.self, from: request)
-        let lifetime = input.ttlSeconds.map(TimeInterval.init) ?? state.configuration.invitationLifetime
-        guard (1...(30 * 86_400)).contains(lifetime) else { throw DomainError.invalidRequest("ttl_seconds must be between 1 and 2592000") }
-        guard let user = try await state.store.read({ try await $0.user(tenantID: tenant.id, username: input.username) }) else {
-            throw DomainError.notFound("user '\(input.username.prefix(128))'")
-        }
-        let code = Secrets.randomToken()
-        let now = state.now()
-        let expiresAt = now.addingTimeInterval(lifetime)
-        let record = InvitationRecord(
-            id: Secrets.identifier(byteCount: 12), tenantID: tenant.id, userID: user.id, codeDigest: Secrets.digest(code),
-            pinSalt: Secrets.randomToken(byteCount: 16), expiresAt: Int64(expiresAt.timeIntervalSince1970), usedAt: nil,
-            createdAt: Int64(now.timeIntervalSince1970))
-        try await state.store.transaction { tx in
-            try await tx.insertInvitation(record)
-            try await Audit.record(
-                tx, tenantID: tenant.id, actor: .admin, action: "invitation.create", target: user.id,
-                details: ["username": user.username, "invitation_id": record.id], at: record.createdAt)
-        }
-        context.logger.info("invitation created", metadata: ["tenant": "\(tenant.name)", "user_id": "\(user.id)"])
-        let url = "\(state.issuer(forTenantNamed: tenant.name))/activate?code=\(code)"
-        return JSONResponse.make(InvitationView(url: url, username: user.username, expiresAt: expiresAt), status: .created)
+        let input = try await RequestDecoding.json(Administration.CreateInvitation.self, from: request)
+        let invitation = try await administration.invite(input, tenant: try context.requireTenant(), logger: context.logger)
+        return JSONResponse.make(invitation, status: .created)
     }
 
-    // MARK: Activations
+    // MARK: Activations and audit
 
-    struct ActivationView: Codable {
-        let id: String
-        let username: String
-        let alias: String?
-        let factors: [FactorType]
-        let status: String
-        let failedAttempts: Int
-        let lockedUntil: Date?
-        let permanentlyLocked: Bool
-        let createdAt: Date
-        let lastUsedAt: Date?
-        /// Users merged into this activation by invitations: it signs in as them too.
-        var mergedUsers: [String] = []
-
-        enum CodingKeys: String, CodingKey {
-            case id, username, alias, factors, status
-            case mergedUsers = "merged_users"
-            case failedAttempts = "failed_attempts"
-            case lockedUntil = "locked_until"
-            case permanentlyLocked = "permanently_locked"
-            case createdAt = "created_at"
-            case lastUsedAt = "last_used_at"
-        }
-    }
-
-    func view(_ activation: ActivationRecord, username: String) -> ActivationView {
-        ActivationView(
-            id: activation.id, username: username, alias: activation.alias, factors: activation.enrolledFactors.sorted(),
-            status: activation.status, failedAttempts: activation.failedAttempts,
-            lockedUntil: activation.lockedUntil.map { Date(timeIntervalSince1970: TimeInterval($0)) },
-            permanentlyLocked: activation.permanentlyLocked == 1,
-            createdAt: Date(timeIntervalSince1970: TimeInterval(activation.createdAt)),
-            lastUsedAt: activation.lastUsedAt.map { Date(timeIntervalSince1970: TimeInterval($0)) })
-    }
-
+    /// `GET /admin/tenants/{tenant}/activations[?username=U]`.
     @Sendable func listActivations(_ request: Request, context: TesseraRequestContext) async throws -> Response {
-        let tenant = try context.requireTenant()
         let query = try RequestDecoding.query(request)
-        let views: [ActivationView] = try await state.store.read { tx in
-            var userID: String?
-            if let username = query["username"] {
-                guard let user = try await tx.user(tenantID: tenant.id, username: username) else {
-                    throw DomainError.notFound("user '\(username.prefix(128))'")
-                }
-                userID = user.id
-            }
-            var names: [String: String] = [:]
-            var views: [ActivationView] = []
-            var activations = try await tx.activations(tenantID: tenant.id, userID: userID)
-            // Activations merged with the user stand for it too: list them, so they can be revoked.
-            if let userID {
-                for id in try await tx.activationIDs(linkedTo: userID) where !activations.contains(where: { $0.id == id }) {
-                    if let merged = try await tx.activation(id: id) { activations.append(merged) }
-                }
-            }
-            for activation in activations {
-                if names[activation.userID] == nil {
-                    names[activation.userID] = try await tx.user(id: activation.userID)?.username ?? ""
-                }
-                var entry = view(activation, username: names[activation.userID] ?? "")
-                entry.mergedUsers = try await tx.linkedUsers(activationID: activation.id).map(\.username)
-                views.append(entry)
-            }
-            return views
-        }
+        let views = try await administration.listActivations(username: query["username"], tenant: try context.requireTenant())
         return JSONResponse.make(["activations": views])
     }
 
     @Sendable func unlock(_ request: Request, context: TesseraRequestContext) async throws -> Response {
-        let id = context.parameters.get("activation") ?? ""
-        let now = state.epochNow()
-        let result: ActivationView = try await state.store.transaction { tx in
-            guard var activation = try await tx.activation(id: id) else { throw DomainError.notFound("activation") }
-            try await tx.updateLockout(activationID: id, failedAttempts: 0, lockedUntil: nil, permanentlyLocked: false)
-            try await Audit.record(
-                tx, tenantID: activation.tenantID, actor: .admin, action: "activation.unlock", target: id,
-                details: ["failed_attempts": String(activation.failedAttempts)], at: now)
-            activation.failedAttempts = 0
-            activation.lockedUntil = nil
-            activation.permanentlyLocked = 0
-            return view(activation, username: try await tx.user(id: activation.userID)?.username ?? "")
-        }
-        context.logger.notice("activation unlocked by admin", metadata: ["activation_id": "\(id)"])
-        return JSONResponse.make(result)
+        JSONResponse.make(try await administration.unlock(activationID: context.parameters.get("activation") ?? "", logger: context.logger))
     }
 
     /// Removes an activation and its keys: its proofs and tokens are refused from now on.
     @Sendable func revoke(_ request: Request, context: TesseraRequestContext) async throws -> Response {
-        let id = context.parameters.get("activation") ?? ""
-        let now = state.epochNow()
-        let result: ActivationView = try await state.store.transaction { tx in
-            guard let activation = try await tx.activation(id: id), try await tx.deleteActivation(id: id) else {
-                throw DomainError.notFound("activation")
-            }
-            try await Audit.record(
-                tx, tenantID: activation.tenantID, actor: .admin, action: "activation.revoke", target: id,
-                details: ["user_id": activation.userID, "alias": activation.alias ?? ""], at: now)
-            var revoked = activation
-            revoked.status = "revoked"
-            return view(revoked, username: try await tx.user(id: activation.userID)?.username ?? "")
-        }
-        context.logger.notice("activation revoked by admin", metadata: ["activation_id": "\(id)"])
-        return JSONResponse.make(result)
-    }
-
-    // MARK: Audit
-
-    struct AuditView: Codable {
-        let id: String
-        let tenant: String?
-        let actor: String
-        let action: String
-        let target: String?
-        let details: [String: String]
-        let at: Date
+        JSONResponse.make(try await administration.revoke(activationID: context.parameters.get("activation") ?? "", logger: context.logger))
     }
 
     /// `GET /admin/audit?tenant=T&since=EPOCH&limit=N`: newest first.
     @Sendable func audit(_ request: Request, context: TesseraRequestContext) async throws -> Response {
         let query = try RequestDecoding.query(request)
-        var tenant: TenantRecord?
-        if let name = query["tenant"] { tenant = try await state.tenant(named: name) }
         let limit = try RequestDecoding.limit(query, maximum: 1000)
         let since = try query["since"].map { text -> Int64 in
             guard let value = Int64(text), value >= 0 else { throw DomainError.invalidRequest("since must be seconds since 1970") }
             return value
         }
-        let (entries, tenants) = try await state.store.read { tx in
-            (try await tx.audit(tenantID: tenant?.id, since: since, limit: limit), try await tx.tenants())
-        }
-        let names = Dictionary(uniqueKeysWithValues: tenants.map { ($0.id, $0.name) })
-        let views = try entries.map { entry in
-            AuditView(
-                id: entry.id, tenant: entry.tenantID.flatMap { names[$0] }, actor: entry.actor, action: entry.action,
-                target: entry.target, details: try JSONCoding.decode([String: String].self, entry.details),
-                at: Date(timeIntervalSince1970: TimeInterval(entry.at)))
-        }
-        return JSONResponse.make(["entries": views])
-    }
-}
-
-/// Accepts `Authorization: Bearer <admin token>`, compared by digest in constant time.
-struct AdminAuthentication<Context: RequestContext>: RouterMiddleware {
-    let state: ServerState
-
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        guard let header = request.headers[.authorization], header.hasPrefix("Bearer "),
-            Secrets.constantTimeEquals(Secrets.digest(String(header.dropFirst(7))), state.adminTokenDigest)
-        else {
-            var error = OAuthError(.unauthorized, "invalid_token", "the admin API needs the admin bearer token")
-            error.headers = [.wwwAuthenticate: #"Bearer realm="tessera-admin""#]
-            throw error
-        }
-        return try await next(request, context)
+        return JSONResponse.make(["entries": try await administration.audit(tenantName: query["tenant"], since: since, limit: limit)])
     }
 }

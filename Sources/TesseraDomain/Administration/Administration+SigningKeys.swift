@@ -1,7 +1,7 @@
 import Foundation
-import Hummingbird
+import Logging
+import TesseraCore
 import TesseraCrypto
-import TesseraDomain
 import TesseraStore
 
 // Tenant signing-key rotation. A new key signs every token from the moment it is made,
@@ -10,9 +10,9 @@ import TesseraStore
 // it signed reaches them). The older keys stay in the tenant's JWKS, so tokens they
 // signed still verify, until an administrator retires them. The active key cannot be
 // retired: a tenant always signs.
-extension AdminRoutes {
+extension Administration {
     /// A signing key as the admin API shows it: never the private half.
-    struct SigningKeyView: Codable {
+    public struct SigningKeyView: Codable, Sendable {
         let kid: String
         let active: Bool
         let createdAt: Date
@@ -29,24 +29,24 @@ extension AdminRoutes {
         }
     }
 
-    struct RotationView: Codable {
+    public struct RotationView: Codable, Sendable {
         let kid: String
         let active: Bool
         let keys: [SigningKeyView]
     }
 
     /// The optional body of a rotation.
-    struct RotationRequest: Decodable {
+    public struct RotationRequest: Decodable, Sendable {
         /// false: publish the new key now, sign with it once it is activated. Default true.
-        let activate: Bool?
+        public let activate: Bool?
     }
 
-    struct KeyActivationView: Codable {
+    public struct KeyActivationView: Codable, Sendable {
         let activated: String
         let keys: [SigningKeyView]
     }
 
-    struct RetirementView: Codable {
+    public struct RetirementView: Codable, Sendable {
         let retired: String
         let keys: [SigningKeyView]
     }
@@ -55,15 +55,12 @@ extension AdminRoutes {
     /// rotations at once cannot leave two active keys.
     static func signingKeyQueue(tenantID: String) -> String { "signing-keys:\(tenantID)" }
 
-    /// `POST /admin/tenants/{tenant}/signing-keys` (body optional, `{"activate": false}`
-    /// to publish only): a new key, the only active one from now on unless published only.
-    @Sendable func rotateSigningKey(_ request: Request, context: TesseraRequestContext) async throws -> Response {
-        let tenant = try context.requireTenant()
-        let activate = try await RequestDecoding.optionalJSON(RotationRequest.self, from: request)?.activate ?? true
+    /// A new key, the only active one from now on unless `activate` is false (published only).
+    public func rotateSigningKey(activate: Bool, tenant: TenantRecord, logger: Logger) async throws -> RotationView {
         let key = ServerSigningKey.generate()
-        let sealed = try state.box.seal(key.privateKey.rawRepresentation, context: SealingContext.signingKey(kid: key.kid))
-        let now = state.epochNow()
-        let keys: [SigningKeyRecord] = try await state.store.transaction(queue: Self.signingKeyQueue(tenantID: tenant.id)) { tx in
+        let sealed = try domain.box.seal(key.privateKey.rawRepresentation, context: SealingContext.signingKey(kid: key.kid))
+        let now = domain.epochNow()
+        let keys: [SigningKeyRecord] = try await domain.store.transaction(queue: Self.signingKeyQueue(tenantID: tenant.id)) { tx in
             let previous = try await tx.signingKeys(tenantID: tenant.id).filter { $0.active == 1 }.map(\.kid)
             if activate { try await tx.deactivateSigningKeys(tenantID: tenant.id) }
             try await tx.insertSigningKey(
@@ -74,20 +71,16 @@ extension AdminRoutes {
             return try await tx.signingKeys(tenantID: tenant.id)
         }
         // Only after the commit: a node that reloads now reads the new keys.
-        await state.signingKeysChanged(tenantID: tenant.id)
-        context.logger.notice(
+        await signingKeysChanged(tenantID: tenant.id, logger: logger)
+        logger.notice(
             activate ? "signing key rotated" : "signing key published", metadata: ["tenant": "\(tenant.name)", "kid": "\(key.kid)"])
-        return JSONResponse.make(
-            RotationView(kid: key.kid, active: activate, keys: keys.map { SigningKeyView($0) }), status: .created)
+        return RotationView(kid: key.kid, active: activate, keys: keys.map { SigningKeyView($0) })
     }
 
-    /// `POST /admin/tenants/{tenant}/signing-keys/{kid}/activate`: a published key becomes
-    /// the one that signs; the one before stays published.
-    @Sendable func activateSigningKey(_ request: Request, context: TesseraRequestContext) async throws -> Response {
-        let tenant = try context.requireTenant()
-        let kid = context.parameters.get("kid") ?? ""
-        let now = state.epochNow()
-        let keys: [SigningKeyRecord] = try await state.store.transaction(queue: Self.signingKeyQueue(tenantID: tenant.id)) { tx in
+    /// A published key becomes the one that signs; the one before stays published.
+    public func activateSigningKey(kid: String, tenant: TenantRecord, logger: Logger) async throws -> KeyActivationView {
+        let now = domain.epochNow()
+        let keys: [SigningKeyRecord] = try await domain.store.transaction(queue: Self.signingKeyQueue(tenantID: tenant.id)) { tx in
             let keys = try await tx.signingKeys(tenantID: tenant.id)
             guard let key = keys.first(where: { $0.kid == kid }) else {
                 throw DomainError.notFound("signing key '\(kid.prefix(64))'")
@@ -100,26 +93,21 @@ extension AdminRoutes {
                 details: ["previous_kid": keys.filter { $0.active == 1 }.map(\.kid).joined(separator: ",")], at: now)
             return try await tx.signingKeys(tenantID: tenant.id)
         }
-        await state.signingKeysChanged(tenantID: tenant.id)
-        context.logger.notice("signing key activated", metadata: ["tenant": "\(tenant.name)", "kid": "\(kid)"])
-        return JSONResponse.make(KeyActivationView(activated: kid, keys: keys.map { SigningKeyView($0) }))
+        await signingKeysChanged(tenantID: tenant.id, logger: logger)
+        logger.notice("signing key activated", metadata: ["tenant": "\(tenant.name)", "kid": "\(kid)"])
+        return KeyActivationView(activated: kid, keys: keys.map { SigningKeyView($0) })
     }
 
-    /// `GET /admin/tenants/{tenant}/signing-keys`: every key the JWKS publishes, oldest first.
-    @Sendable func listSigningKeys(_ request: Request, context: TesseraRequestContext) async throws -> Response {
-        let tenant = try context.requireTenant()
-        let keys = try await state.store.read { try await $0.signingKeys(tenantID: tenant.id) }
-        return JSONResponse.make(["keys": keys.map { SigningKeyView($0) }])
+    /// Every key the JWKS publishes, oldest first.
+    public func listSigningKeys(tenant: TenantRecord) async throws -> [SigningKeyView] {
+        try await domain.store.read { try await $0.signingKeys(tenantID: tenant.id) }.map { SigningKeyView($0) }
     }
 
-    /// `DELETE /admin/tenants/{tenant}/signing-keys/{kid}`: retires a key that no longer
-    /// signs. Tokens it signed stop verifying, at this server and for services that fetch
+    /// Retires a key that no longer signs. Tokens it signed stop verifying, at this server and for services that fetch
     /// the JWKS again.
-    @Sendable func retireSigningKey(_ request: Request, context: TesseraRequestContext) async throws -> Response {
-        let tenant = try context.requireTenant()
-        let kid = context.parameters.get("kid") ?? ""
-        let now = state.epochNow()
-        let keys: [SigningKeyRecord] = try await state.store.transaction(queue: Self.signingKeyQueue(tenantID: tenant.id)) { tx in
+    public func retireSigningKey(kid: String, tenant: TenantRecord, logger: Logger) async throws -> RetirementView {
+        let now = domain.epochNow()
+        let keys: [SigningKeyRecord] = try await domain.store.transaction(queue: Self.signingKeyQueue(tenantID: tenant.id)) { tx in
             guard let key = try await tx.signingKeys(tenantID: tenant.id).first(where: { $0.kid == kid }) else {
                 throw DomainError.notFound("signing key '\(kid.prefix(64))'")
             }
@@ -130,17 +118,16 @@ extension AdminRoutes {
                 tx, tenantID: tenant.id, actor: .admin, action: "signing_key.retire", target: kid, details: [:], at: now)
             return try await tx.signingKeys(tenantID: tenant.id)
         }
-        await state.signingKeysChanged(tenantID: tenant.id)
-        context.logger.notice("signing key retired", metadata: ["tenant": "\(tenant.name)", "kid": "\(kid)"])
-        return JSONResponse.make(RetirementView(retired: kid, keys: keys.map { SigningKeyView($0) }))
+        await signingKeysChanged(tenantID: tenant.id, logger: logger)
+        logger.notice("signing key retired", metadata: ["tenant": "\(tenant.name)", "kid": "\(kid)"])
+        return RetirementView(retired: kid, keys: keys.map { SigningKeyView($0) })
     }
-}
 
-extension ServerState {
+
     /// After a change to a tenant's signing keys has committed: this node and (by NOTIFY)
     /// every other drop the tenant's cached issuer, so its JWKS and its new tokens follow
     /// the keys as they are now.
-    func signingKeysChanged(tenantID: String) async {
-        await announce([EventKey.signingKeys(tenantID: tenantID)])
+    func signingKeysChanged(tenantID: String, logger: Logger) async {
+        await domain.announce(RequestNotice(keys: [EventKey.signingKeys(tenantID: tenantID)]), logger: logger)
     }
 }

@@ -1,0 +1,442 @@
+import Crypto
+import Foundation
+import Logging
+import TesseraCore
+import TesseraCrypto
+import TesseraStore
+
+/// What an operator does through the admin API: tenants, services, users, invitations,
+/// activations (list, unlock, revoke), signing keys and the audit log. Every change is
+/// audited in its own transaction.
+public struct Administration: Sendable {
+    let domain: Domain
+
+    // MARK: Tenants
+
+    public struct CreateTenant: Decodable, Sendable {
+        let name: String
+        let lockout: LockoutPolicy?
+        let processPolicy: String?
+        let ssoLifetime: Int?
+        let ssoPolicy: String?
+        enum CodingKeys: String, CodingKey {
+            case name, lockout
+            case processPolicy = "process_policy"
+            case ssoLifetime = "sso_lifetime"
+            case ssoPolicy = "sso_policy"
+        }
+    }
+
+    /// The longest single sign-on session a tenant may have: one day.
+    public static let maximumSSOLifetime = 86_400
+
+    public struct TenantView: Codable, Sendable {
+        let id: String
+        let name: String
+        let issuer: String
+        let lockout: LockoutPolicy
+        let processPolicy: String
+        let ssoLifetime: Int
+        let ssoPolicy: String?
+        enum CodingKeys: String, CodingKey {
+            case id, name, issuer, lockout
+            case processPolicy = "process_policy"
+            case ssoLifetime = "sso_lifetime"
+            case ssoPolicy = "sso_policy"
+        }
+    }
+
+    public func tenantView(_ record: TenantRecord) throws -> TenantView {
+        TenantView(
+            id: record.id, name: record.name, issuer: domain.issuer(forTenantNamed: record.name), lockout: try domain.lockoutPolicy(of: record),
+            processPolicy: record.processPolicy, ssoLifetime: record.ssoLifetime, ssoPolicy: record.ssoPolicy)
+    }
+
+    public func createTenant(_ input: CreateTenant, logger: Logger) async throws -> TenantView {
+        guard Validation.isTenantName(input.name) else {
+            throw DomainError.invalidRequest("a tenant name is 1 to 63 characters of a-z, 0-9 and '-', not starting with '-'")
+        }
+        let policy = input.lockout ?? .standard
+        let processPolicy: AuthenticatorPolicy
+        do {
+            processPolicy = try AuthenticatorPolicy(parsing: input.processPolicy ?? AuthenticatorPolicy.accountProcessDefault)
+        } catch {
+            throw DomainError.invalidRequest("process_policy: \(error)")
+        }
+        let ssoLifetime = input.ssoLifetime ?? 0
+        guard (0...Self.maximumSSOLifetime).contains(ssoLifetime) else {
+            throw DomainError.invalidRequest("sso_lifetime is 0 (off) to \(Self.maximumSSOLifetime) seconds")
+        }
+        var ssoPolicy: AuthenticatorPolicy?
+        if ssoLifetime > 0 {
+            do {
+                ssoPolicy = try AuthenticatorPolicy(parsing: input.ssoPolicy ?? "device")
+            } catch {
+                throw DomainError.invalidRequest("sso_policy: \(error)")
+            }
+        } else if input.ssoPolicy != nil {
+            throw DomainError.invalidRequest("sso_policy needs an sso_lifetime")
+        }
+        let now = domain.epochNow()
+        let tenant = TenantRecord(
+            id: Secrets.identifier(byteCount: 12), name: input.name,
+            lockoutPolicy: String(decoding: try JSONEncoder().encode(policy), as: UTF8.self), processPolicy: processPolicy.description,
+            ssoLifetime: ssoLifetime, ssoPolicy: ssoPolicy?.description, createdAt: now)
+        let key = ServerSigningKey.generate()
+        let sealed = try domain.box.seal(key.privateKey.rawRepresentation, context: SealingContext.signingKey(kid: key.kid))
+        try await domain.store.transaction { tx in
+            if try await tx.tenant(named: input.name) != nil {
+                throw DomainError(.conflict, .conflict, "a tenant named '\(input.name)' exists")
+            }
+            try await tx.insertTenant(tenant)
+            try await tx.insertSigningKey(SigningKeyRecord(kid: key.kid, tenantID: tenant.id, sealedKey: sealed, active: 1, createdAt: now))
+            try await Audit.record(
+                tx, tenantID: tenant.id, actor: .admin, action: "tenant.create", target: tenant.name,
+                details: ["process_policy": processPolicy.description], at: now)
+        }
+        logger.info("tenant created", metadata: ["tenant": "\(tenant.name)"])
+        return try tenantView(tenant)
+    }
+
+    public func listTenants() async throws -> [TenantView] {
+        let tenants = try await domain.store.read { try await $0.tenants() }
+        return try tenants.map(tenantView)
+    }
+
+    // MARK: Services
+
+    public struct CreateService: Decodable, Sendable {
+        let name: String
+        let redirectURIs: [String]
+        let isPublic: Bool?
+        let policy: String?
+        let attributes: [String]?
+        let backchannelMode: String?
+        let notificationEndpoint: String?
+
+        enum CodingKeys: String, CodingKey {
+            case name, policy, attributes
+            case redirectURIs = "redirect_uris"
+            case isPublic = "public"
+            case backchannelMode = "backchannel_token_delivery_mode"
+            case notificationEndpoint = "backchannel_client_notification_endpoint"
+        }
+    }
+
+    public struct ServiceView: Codable, Sendable {
+        let clientID: String
+        let clientSecret: String?
+        let name: String
+        let isPublic: Bool
+        let redirectURIs: [String]
+        let policy: String
+        let attributes: [String]
+        let backchannelMode: String?
+        let notificationEndpoint: String?
+        let issuer: String
+
+        enum CodingKeys: String, CodingKey {
+            case name, policy, attributes, issuer
+            case clientID = "client_id"
+            case clientSecret = "client_secret"
+            case isPublic = "public"
+            case redirectURIs = "redirect_uris"
+            case backchannelMode = "backchannel_token_delivery_mode"
+            case notificationEndpoint = "backchannel_client_notification_endpoint"
+        }
+
+        init(_ service: ServiceRecord, secret: String?, issuer: String) throws {
+            clientID = service.clientID
+            clientSecret = secret
+            name = service.name
+            isPublic = service.isPublic == 1
+            redirectURIs = try JSONCoding.decode([String].self, service.redirectURIs)
+            policy = service.policy
+            attributes = try JSONCoding.decode([String].self, service.attributes)
+            backchannelMode = service.backchannelMode
+            notificationEndpoint = service.notificationEndpoint
+            self.issuer = issuer
+        }
+    }
+
+    public func createService(_ input: CreateService, tenant: TenantRecord, logger: Logger) async throws -> ServiceView {
+        let name = input.name.trimmingCharacters(in: .whitespaces)
+        guard (1...128).contains(name.count) else { throw DomainError.invalidRequest("a service needs a name of 1 to 128 characters") }
+        let mode = try input.backchannelMode.map { text in
+            guard let mode = BackchannelMode(rawValue: text) else {
+                throw DomainError.invalidRequest("backchannel_token_delivery_mode is poll or ping")
+            }
+            return mode
+        }
+        // A backchannel-only service needs no redirect URI; every other one needs at least one.
+        guard !input.redirectURIs.isEmpty || mode != nil, input.redirectURIs.count <= 20,
+            input.redirectURIs.allSatisfy(Validation.isRedirectURI)
+        else {
+            throw DomainError.invalidRequest(
+                "redirect URIs must be absolute, without fragment, and https, http on a loopback host, or a private-use scheme")
+        }
+        switch (mode, input.notificationEndpoint) {
+        case (.ping, let endpoint?):
+            guard Validation.isNotificationEndpoint(endpoint) else {
+                throw DomainError.invalidRequest("the notification endpoint must be an https URL (http only on a loopback host)")
+            }
+        case (.ping, nil):
+            throw DomainError.invalidRequest("ping mode needs backchannel_client_notification_endpoint")
+        case (_, .some):
+            throw DomainError.invalidRequest("a notification endpoint is for ping mode only")
+        default:
+            break
+        }
+        if mode != nil && input.isPublic == true {
+            throw DomainError.invalidRequest("backchannel authentication is for confidential services (it needs client authentication)")
+        }
+        let policy: AuthenticatorPolicy
+        do {
+            policy = try input.policy.map { try AuthenticatorPolicy(parsing: $0) } ?? .standard
+        } catch {
+            throw DomainError.invalidRequest("policy: \(error)")
+        }
+        let attributes = input.attributes ?? []
+        guard attributes.allSatisfy(Validation.isAttributeName), Set(attributes).count == attributes.count else {
+            throw DomainError.invalidRequest("attribute names are lower-case identifiers, each once, and not registered claim names")
+        }
+        let isPublic = input.isPublic ?? false
+        let secret = isPublic ? nil : Secrets.randomToken()
+        let record = ServiceRecord(
+            id: Secrets.identifier(byteCount: 12), tenantID: tenant.id, clientID: Secrets.identifier(byteCount: 16),
+            name: name, secretDigest: secret.map(Secrets.digest), isPublic: isPublic ? 1 : 0,
+            redirectURIs: try JSONCoding.string(input.redirectURIs), policy: policy.description,
+            attributes: try JSONCoding.string(attributes), backchannelMode: mode?.rawValue,
+            notificationEndpoint: input.notificationEndpoint, createdAt: domain.epochNow())
+        try await domain.store.transaction { tx in
+            try await tx.insertService(record)
+            try await Audit.record(
+                tx, tenantID: tenant.id, actor: .admin, action: "service.create", target: record.clientID,
+                details: [
+                    "name": name, "policy": policy.description, "public": String(isPublic),
+                    "backchannel_token_delivery_mode": mode?.rawValue ?? "none",
+                ], at: record.createdAt)
+        }
+        logger.info("service created", metadata: ["tenant": "\(tenant.name)", "client_id": "\(record.clientID)"])
+        return try ServiceView(record, secret: secret, issuer: domain.issuer(forTenantNamed: tenant.name))
+    }
+
+    public func listServices(tenant: TenantRecord) async throws -> [ServiceView] {
+        let services = try await domain.store.read { try await $0.services(tenantID: tenant.id) }
+        return try services.map { try ServiceView($0, secret: nil, issuer: domain.issuer(forTenantNamed: tenant.name)) }
+    }
+
+    // MARK: Users and invitations
+
+    public struct CreateUser: Decodable, Sendable {
+        let username: String
+        let attributes: [String: String]?
+    }
+
+    public struct UserView: Codable, Sendable {
+        let id: String
+        let username: String
+        let attributes: [String: String]
+    }
+
+    public func createUser(_ input: CreateUser, tenant: TenantRecord, logger: Logger) async throws -> UserView {
+        guard Validation.isUsername(input.username) else {
+            throw DomainError.invalidRequest("a username is 1 to 128 characters without control characters or outer spaces")
+        }
+        let attributes = input.attributes ?? [:]
+        guard attributes.count <= 64, attributes.keys.allSatisfy(Validation.isAttributeName),
+            attributes.values.allSatisfy({ $0.count <= 1024 })
+        else { throw DomainError.invalidRequest("attribute names are lower-case identifiers and values at most 1024 characters") }
+        let record = UserRecord(
+            id: Secrets.identifier(byteCount: 12), tenantID: tenant.id, username: input.username,
+            attributes: try JSONCoding.string(attributes), createdAt: domain.epochNow())
+        try await domain.store.transaction { tx in
+            if try await tx.user(tenantID: tenant.id, username: input.username) != nil {
+                throw DomainError(.conflict, .conflict, "the user exists in this tenant")
+            }
+            try await tx.insertUser(record)
+            try await Audit.record(
+                tx, tenantID: tenant.id, actor: .admin, action: "user.create", target: record.id,
+                details: ["username": record.username, "attributes": attributes.keys.sorted().joined(separator: ",")], at: record.createdAt)
+        }
+        logger.info("user created", metadata: ["tenant": "\(tenant.name)", "user_id": "\(record.id)"])
+        return UserView(id: record.id, username: record.username, attributes: attributes)
+    }
+
+    public struct CreateInvitation: Decodable, Sendable {
+        let username: String
+        let ttlSeconds: Int?
+        enum CodingKeys: String, CodingKey {
+            case username
+            case ttlSeconds = "ttl_seconds"
+        }
+    }
+
+    public struct InvitationView: Codable, Sendable {
+        let url: String
+        let username: String
+        let expiresAt: Date
+        enum CodingKeys: String, CodingKey {
+            case url, username
+            case expiresAt = "expires_at"
+        }
+    }
+
+    public func invite(_ input: CreateInvitation, tenant: TenantRecord, logger: Logger) async throws -> InvitationView {
+        let lifetime = input.ttlSeconds.map(TimeInterval.init) ?? TimeInterval(domain.settings.invitationLifetime)
+        guard (1...(30 * 86_400)).contains(lifetime) else { throw DomainError.invalidRequest("ttl_seconds must be between 1 and 2592000") }
+        guard let user = try await domain.store.read({ try await $0.user(tenantID: tenant.id, username: input.username) }) else {
+            throw DomainError.notFound("user '\(input.username.prefix(128))'")
+        }
+        let code = Secrets.randomToken()
+        let now = domain.now()
+        let expiresAt = now.addingTimeInterval(lifetime)
+        let record = InvitationRecord(
+            id: Secrets.identifier(byteCount: 12), tenantID: tenant.id, userID: user.id, codeDigest: Secrets.digest(code),
+            pinSalt: Secrets.randomToken(byteCount: 16), expiresAt: Int64(expiresAt.timeIntervalSince1970), usedAt: nil,
+            createdAt: Int64(now.timeIntervalSince1970))
+        try await domain.store.transaction { tx in
+            try await tx.insertInvitation(record)
+            try await Audit.record(
+                tx, tenantID: tenant.id, actor: .admin, action: "invitation.create", target: user.id,
+                details: ["username": user.username, "invitation_id": record.id], at: record.createdAt)
+        }
+        logger.info("invitation created", metadata: ["tenant": "\(tenant.name)", "user_id": "\(user.id)"])
+        let url = "\(domain.issuer(forTenantNamed: tenant.name))/activate?code=\(code)"
+        return InvitationView(url: url, username: user.username, expiresAt: expiresAt)
+    }
+
+    // MARK: Activations
+
+    public struct ActivationView: Codable, Sendable {
+        let id: String
+        let username: String
+        let alias: String?
+        let factors: [FactorType]
+        let status: String
+        let failedAttempts: Int
+        let lockedUntil: Date?
+        let permanentlyLocked: Bool
+        let createdAt: Date
+        let lastUsedAt: Date?
+        /// Users merged into this activation by invitations: it signs in as them too.
+        var mergedUsers: [String] = []
+
+        enum CodingKeys: String, CodingKey {
+            case id, username, alias, factors, status
+            case mergedUsers = "merged_users"
+            case failedAttempts = "failed_attempts"
+            case lockedUntil = "locked_until"
+            case permanentlyLocked = "permanently_locked"
+            case createdAt = "created_at"
+            case lastUsedAt = "last_used_at"
+        }
+    }
+
+    func view(_ activation: ActivationRecord, username: String) -> ActivationView {
+        ActivationView(
+            id: activation.id, username: username, alias: activation.alias, factors: activation.enrolledFactors.sorted(),
+            status: activation.status, failedAttempts: activation.failedAttempts,
+            lockedUntil: activation.lockedUntil.map { Date(timeIntervalSince1970: TimeInterval($0)) },
+            permanentlyLocked: activation.permanentlyLocked == 1,
+            createdAt: Date(timeIntervalSince1970: TimeInterval(activation.createdAt)),
+            lastUsedAt: activation.lastUsedAt.map { Date(timeIntervalSince1970: TimeInterval($0)) })
+    }
+
+    public func listActivations(username: String?, tenant: TenantRecord) async throws -> [ActivationView] {
+        try await domain.store.read { tx in
+            var userID: String?
+            if let username {
+                guard let user = try await tx.user(tenantID: tenant.id, username: username) else {
+                    throw DomainError.notFound("user '\(username.prefix(128))'")
+                }
+                userID = user.id
+            }
+            var names: [String: String] = [:]
+            var views: [ActivationView] = []
+            var activations = try await tx.activations(tenantID: tenant.id, userID: userID)
+            // Activations merged with the user stand for it too: list them, so they can be revoked.
+            if let userID {
+                for id in try await tx.activationIDs(linkedTo: userID) where !activations.contains(where: { $0.id == id }) {
+                    if let merged = try await tx.activation(id: id) { activations.append(merged) }
+                }
+            }
+            for activation in activations {
+                if names[activation.userID] == nil {
+                    names[activation.userID] = try await tx.user(id: activation.userID)?.username ?? ""
+                }
+                var entry = view(activation, username: names[activation.userID] ?? "")
+                entry.mergedUsers = try await tx.linkedUsers(activationID: activation.id).map(\.username)
+                views.append(entry)
+            }
+            return views
+        }
+    }
+
+    public func unlock(activationID id: String, logger: Logger) async throws -> ActivationView {
+        let now = domain.epochNow()
+        let result: ActivationView = try await domain.store.transaction { tx in
+            guard var activation = try await tx.activation(id: id) else { throw DomainError.notFound("activation") }
+            try await tx.updateLockout(activationID: id, failedAttempts: 0, lockedUntil: nil, permanentlyLocked: false)
+            try await Audit.record(
+                tx, tenantID: activation.tenantID, actor: .admin, action: "activation.unlock", target: id,
+                details: ["failed_attempts": String(activation.failedAttempts)], at: now)
+            activation.failedAttempts = 0
+            activation.lockedUntil = nil
+            activation.permanentlyLocked = 0
+            return view(activation, username: try await tx.user(id: activation.userID)?.username ?? "")
+        }
+        logger.notice("activation unlocked by admin", metadata: ["activation_id": "\(id)"])
+        return result
+    }
+
+    /// Removes an activation and its keys: its proofs and tokens are refused from now on.
+    public func revoke(activationID id: String, logger: Logger) async throws -> ActivationView {
+        let now = domain.epochNow()
+        let result: ActivationView = try await domain.store.transaction { tx in
+            guard let activation = try await tx.activation(id: id), try await tx.deleteActivation(id: id) else {
+                throw DomainError.notFound("activation")
+            }
+            try await Audit.record(
+                tx, tenantID: activation.tenantID, actor: .admin, action: "activation.revoke", target: id,
+                details: ["user_id": activation.userID, "alias": activation.alias ?? ""], at: now)
+            var revoked = activation
+            revoked.status = "revoked"
+            return view(revoked, username: try await tx.user(id: activation.userID)?.username ?? "")
+        }
+        logger.notice("activation revoked by admin", metadata: ["activation_id": "\(id)"])
+        return result
+    }
+
+    // MARK: Audit
+
+    public struct AuditView: Codable, Sendable {
+        let id: String
+        let tenant: String?
+        let actor: String
+        let action: String
+        let target: String?
+        let details: [String: String]
+        let at: Date
+    }
+
+    /// The audit log, newest first: one tenant's or all, from `since`, at most `limit` entries.
+    public func audit(tenantName: String?, since: Int64?, limit: Int) async throws -> [AuditView] {
+        var tenant: TenantRecord?
+        if let tenantName { tenant = try await domain.tenant(named: tenantName) }
+        let (entries, tenants) = try await domain.store.read { tx in
+            (try await tx.audit(tenantID: tenant?.id, since: since, limit: limit), try await tx.tenants())
+        }
+        let names = Dictionary(uniqueKeysWithValues: tenants.map { ($0.id, $0.name) })
+        return try entries.map { entry in
+            AuditView(
+                id: entry.id, tenant: entry.tenantID.flatMap { names[$0] }, actor: entry.actor, action: entry.action,
+                target: entry.target, details: try JSONCoding.decode([String: String].self, entry.details),
+                at: Date(timeIntervalSince1970: TimeInterval(entry.at)))
+        }
+    }
+}
+
+extension Domain {
+    public var administration: Administration { Administration(domain: self) }
+}
