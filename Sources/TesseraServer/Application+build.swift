@@ -137,8 +137,7 @@ public func buildApplication(
     }
 
     let router = Router(context: TesseraRequestContext.self)
-    router.add(middleware: ErrorMappingMiddleware())
-    router.add(middleware: RequestLogging(metrics: state.metrics))
+    router.add(middleware: EdgeMiddleware(metrics: state.metrics))
     router.get("health") { _, _ in JSONResponse.make(["status": "ok"]) }
     router.get("metrics") { _, _ in
         let text = await state.metrics.render(store: store, now: state.epochNow())
@@ -216,35 +215,5 @@ struct LongPollRelease: Service {
     func run() async throws {
         try? await gracefulShutdown()
         await events.close()
-    }
-}
-
-/// One line per request: method, path (never the query, which can hold codes) and status;
-/// and the request's count and latency by route in the metrics.
-struct RequestLogging<Context: RequestContext>: RouterMiddleware {
-    let metrics: ServerMetrics
-
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        let start = ContinuousClock.now
-        do {
-            let response = try await next(request, context)
-            log(request, context: context, status: response.status.code, start: start)
-            return response
-        } catch let error as any HTTPResponseError {
-            log(request, context: context, status: error.status.code, start: start)
-            throw error
-        }
-    }
-
-    private func log(_ request: Request, context: Context, status: Int, start: ContinuousClock.Instant) {
-        let elapsed = ContinuousClock.now - start
-        // The route pattern (`/t/{tenant}/token`), never the path, which names tenants and requests.
-        metrics.request(method: request.method.rawValue, route: context.endpointPath ?? "unmatched", status: status, duration: elapsed)
-        context.logger.info(
-            "request",
-            metadata: [
-                "method": "\(request.method.rawValue)", "path": "\(request.uri.path)", "status": "\(status)",
-                "duration_ms": "\(elapsed.components.attoseconds / 1_000_000_000_000_000 + elapsed.components.seconds * 1000)",
-            ])
     }
 }

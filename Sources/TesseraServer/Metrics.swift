@@ -29,6 +29,14 @@ final class ServerMetrics: Sendable {
         ).recordNanoseconds(duration.components.seconds * 1_000_000_000 + duration.components.attoseconds / 1_000_000_000)
     }
 
+    /// A request the server could not complete (HTTP 5xx), by route.
+    func serverError(route: String) {
+        registry.makeCounter(
+            descriptor: Self.name("http_server_errors", "total", "Requests answered with a server error (5xx), by route."),
+            labels: [("route", route)]
+        ).increment()
+    }
+
     /// An answered authentication: `approved`, `failed`, `locked` or `denied`.
     func authentication(purpose: String, outcome: String) {
         registry.makeCounter(

@@ -83,28 +83,3 @@ enum HTMLResponse {
             body: .init(byteBuffer: ByteBuffer(string: html)))
     }
 }
-
-/// Turns anything a handler did not map itself into an opaque 500, logged with its
-/// detail; HTTP errors raised by Hummingbird (oversize bodies, unknown routes) keep
-/// their status but get the OAuth-style body.
-struct ErrorMappingMiddleware<Context: RequestContext>: RouterMiddleware {
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws
-        -> Response
-    {
-        do {
-            return try await next(request, context)
-        } catch let error as OAuthError {
-            throw error
-        } catch let error as DomainError {
-            throw OAuthError(error)
-        } catch let error as BrowserError {
-            throw error
-        } catch let error as HTTPError {
-            let code = error.status == .notFound ? "not_found" : "invalid_request"
-            throw OAuthError(error.status, code, error.status.reasonPhrase.lowercased())
-        } catch {
-            context.logger.error("request failed", metadata: ["error": "\(String(reflecting: type(of: error)))"])
-            throw OAuthError(.internalServerError, "server_error", "the server could not complete the request")
-        }
-    }
-}

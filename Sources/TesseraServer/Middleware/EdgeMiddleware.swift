@@ -1,0 +1,75 @@
+import Hummingbird
+import Logging
+import TesseraDomain
+import TesseraStore
+
+/// The outermost middleware: turns every error into its HTTP answer, and logs and counts
+/// every request once, whatever its outcome.
+///
+/// - A `DomainError` becomes OAuth-style JSON with the status of its kind; pages raise
+///   `BrowserError`; errors Hummingbird raises (oversize bodies, unknown routes) keep
+///   their status with the OAuth-style body.
+/// - Anything else is an opaque 500 for the caller. The log line of that request is at
+///   error level and names the failure (its type, or a store error's code), with the
+///   request id every line of the request carries; `/metrics` counts it by route.
+/// - The line names the path, never the query (which can hold codes).
+struct EdgeMiddleware<Context: RequestContext>: RouterMiddleware {
+    let metrics: ServerMetrics
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        let start = ContinuousClock.now
+        do {
+            let response = try await next(request, context)
+            log(request, context: context, status: response.status.code, start: start, failure: nil)
+            return response
+        } catch {
+            let (answer, status, failure) = Self.answer(for: error)
+            log(request, context: context, status: status, start: start, failure: failure)
+            throw answer
+        }
+    }
+
+    /// The HTTP form of an error, its status, and for a server failure what to log about it.
+    static func answer(for error: any Error) -> (any HTTPResponseError, Int, String?) {
+        switch error {
+        case let error as DomainError where error.kind == .internal:
+            return (OAuthError(error), 500, "DomainError \(error.code)")
+        case let error as DomainError:
+            let answer = OAuthError(error)
+            return (answer, answer.status.code, nil)
+        case let error as OAuthError:
+            return (error, error.status.code, error.status.code >= 500 ? "OAuthError \(error.code)" : nil)
+        case let error as BrowserError:
+            return (error, error.status.code, error.status.code >= 500 ? "BrowserError" : nil)
+        case let error as HTTPError:
+            let code = error.status == .notFound ? "not_found" : "invalid_request"
+            return (OAuthError(error.status, code, error.status.reasonPhrase.lowercased()), error.status.code, nil)
+        case let error as StoreError:
+            // Store errors are written by the store and hold no secrets.
+            return (serverError, 500, "StoreError \(error.description)")
+        default:
+            // Only the type: another module's error may quote what it was given.
+            return (serverError, 500, String(reflecting: type(of: error)))
+        }
+    }
+
+    static var serverError: OAuthError { OAuthError(.internalServerError, "server_error", "the server could not complete the request") }
+
+    private func log(_ request: Request, context: Context, status: Int, start: ContinuousClock.Instant, failure: String?) {
+        let elapsed = ContinuousClock.now - start
+        // The route pattern (`/t/{tenant}/token`), never the path, which names tenants and requests.
+        let route = context.endpointPath ?? "unmatched"
+        metrics.request(method: request.method.rawValue, route: route, status: status, duration: elapsed)
+        var metadata: Logger.Metadata = [
+            "method": "\(request.method.rawValue)", "path": "\(request.uri.path)", "status": "\(status)",
+            "duration_ms": "\(elapsed.components.attoseconds / 1_000_000_000_000_000 + elapsed.components.seconds * 1000)",
+        ]
+        if let failure {
+            metadata["error"] = "\(failure)"
+            metrics.serverError(route: route)
+            context.logger.error("request failed", metadata: metadata)
+        } else {
+            context.logger.info("request", metadata: metadata)
+        }
+    }
+}
