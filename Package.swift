@@ -28,6 +28,15 @@ let package = Package(
     ],
     targets: [
         .target(name: "TesseraCore"),
+        // SQLite's C API from the system (Debian's libsqlite3-dev), which the SQLite store
+        // drives directly on a thread of its own; SQLiteKit still writes the SQL.
+        .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]),
+        // The connection and its thread over CSQLite, apart from TesseraStore: SQLiteNIO's
+        // vendored copy declares the same C types, and the two must not meet in one module.
+        .target(
+            name: "TesseraSQLite",
+            dependencies: ["CSQLite", .product(name: "NIOCore", package: "swift-nio")]
+        ),
         .target(
             name: "TesseraCrypto",
             dependencies: [
@@ -39,7 +48,7 @@ let package = Package(
         .target(
             name: "TesseraStore",
             dependencies: [
-                "TesseraCore",
+                "TesseraCore", "TesseraSQLite",
                 .product(name: "SQLKit", package: "sql-kit"),
                 .product(name: "SQLiteKit", package: "sqlite-kit"),
                 .product(name: "SQLiteNIO", package: "sqlite-nio"),

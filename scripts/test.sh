@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Runs Tessera's whole test suite. Installs what the tests need first:
+# Runs Tessera's whole test suite. Installs what the build and the tests need first:
+#   libsqlite3-dev (the SQLite C API the store links; Swift machines have it already),
 #   zbar-tools (zbarimg decodes the login page's QR code) and nginx (in front of the
 #   multi-node test's servers) from Debian,
 #   Authlib, joserfc and requests (the interop relying party) from PyPI.
@@ -10,6 +11,14 @@
 # Extra arguments go to `swift test` (e.g. --filter LockoutTests).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+
+if [ ! -f /usr/include/sqlite3.h ]; then
+    sudo=""
+    if [ "$(id -u)" != "0" ]; then sudo="sudo"; fi
+    echo "Installing libsqlite3-dev (the SQLite C API the store links)…"
+    $sudo apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq libsqlite3-dev >/dev/null
+fi
 
 if ! command -v zbarimg >/dev/null 2>&1; then
     sudo=""

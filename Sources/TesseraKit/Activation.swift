@@ -84,20 +84,15 @@ struct ActivationRegistry: Sendable {
     /// Changes one activation's record: read, change and write under one lock, so two
     /// processes finishing at once do not undo each other's change.
     func update(_ id: ActivationID, _ change: @Sendable (inout Activation) -> Void) async throws -> Activation {
-        await Self.lock.acquire()
-        do {
+        try await Self.lock.withLock {
             var activation = try await activation(id: id)
             change(&activation)
             try await save(activation)
-            await Self.lock.release()
             return activation
-        } catch {
-            await Self.lock.release()
-            throw error
         }
     }
 
-    static let lock = RegistryLock()
+    static let lock = AsyncMutex()
 
     /// Removes an activation's record, keys and items from the device.
     func remove(_ activation: Activation) async throws {
@@ -126,27 +121,5 @@ enum DeviceLink {
         issuer.path = String(components.path.dropLast(endpoint.count + 1))
         guard let text = issuer.string else { throw TesseraKitError.invalidLink("no issuer") }
         return (text, value)
-    }
-}
-
-/// A first-come, first-served lock for the activation records of this process.
-actor RegistryLock {
-    private var busy = false
-    private var waiters: [CheckedContinuation<Void, Never>] = []
-
-    func acquire() async {
-        guard busy else {
-            busy = true
-            return
-        }
-        await withCheckedContinuation { waiters.append($0) }
-    }
-
-    func release() {
-        if waiters.isEmpty {
-            busy = false
-        } else {
-            waiters.removeFirst().resume()
-        }
     }
 }

@@ -57,7 +57,7 @@ public struct TokenManager: Sendable {
 
     /// Refreshes are serialised: two at once would present one refresh token twice,
     /// which the server takes for theft and answers by revoking the session.
-    static let lock = RegistryLock()
+    static let lock = AsyncMutex()
     static let labelPrefix = "tokens."
     /// An access token this close to its expiry is refreshed first.
     static let expiryMargin: TimeInterval = 30
@@ -79,12 +79,11 @@ public struct TokenManager: Sendable {
         authenticator: Authenticator, clientID: String, redirectURI: String, scope: String = "openid offline_access",
         issuer: String? = nil, username: String? = nil, sign: (inout AuthenticationUserInformation) async throws -> Void
     ) async -> LoginStatus {
-        await Self.lock.acquire()
-        let status = await unlockedLogin(
-            authenticator: authenticator, clientID: clientID, redirectURI: redirectURI, scope: scope, issuer: issuer,
-            username: username, sign: sign)
-        await Self.lock.release()
-        return status
+        await Self.lock.withLock {
+            await unlockedLogin(
+                authenticator: authenticator, clientID: clientID, redirectURI: redirectURI, scope: scope, issuer: issuer,
+                username: username, sign: sign)
+        }
     }
 
     private func unlockedLogin(
@@ -125,10 +124,7 @@ public struct TokenManager: Sendable {
     /// A valid access token for the user, refreshed (and the refresh token rotated) when
     /// it is about to expire; the status says why there is none.
     public func accessToken(clientID: String? = nil, username: String, issuer: String? = nil) async -> (LoginStatus, String?) {
-        await Self.lock.acquire()
-        let result = await currentToken(clientID: clientID, username: username, issuer: issuer)
-        await Self.lock.release()
-        return result
+        await Self.lock.withLock { await currentToken(clientID: clientID, username: username, issuer: issuer) }
     }
 
     /// The status alone (refreshing if needed, as `accessToken` does).
@@ -152,8 +148,7 @@ public struct TokenManager: Sendable {
     /// Ends the user's session: revokes the refresh token (RFC 7009), which ends its
     /// access tokens too, and forgets the tokens. Forgets them even when offline.
     public func logout(clientID: String? = nil, username: String, issuer: String? = nil) async throws {
-        await Self.lock.acquire()
-        do {
+        try await Self.lock.withLock {
             if let entry = try await find(clientID: clientID, username: username, issuer: issuer) {
                 if let refresh = entry.refreshToken {
                     let fields = ["token": refresh, "token_type_hint": "refresh_token", "client_id": entry.clientID]
@@ -161,10 +156,6 @@ public struct TokenManager: Sendable {
                 }
                 try await keyStore.setItem(nil, label: entry.label)
             }
-            await Self.lock.release()
-        } catch {
-            await Self.lock.release()
-            throw error
         }
     }
 

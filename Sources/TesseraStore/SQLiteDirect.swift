@@ -6,223 +6,12 @@ import SQLKit
 import SQLiteKit
 import SQLiteNIO
 import Synchronization
-import VaporCSQLite
-
-/// The thread the SQLite connection runs on, as a task executor.
-///
-/// A transaction prefers this executor (`withTaskExecutorPreference`), so its body runs
-/// here from `BEGIN` to `COMMIT` and each statement is a plain function call. Going
-/// through SQLiteNIO instead cost three thread hand-offs per statement (caller → thread
-/// pool → event loop → caller); under load the caller's turn came back behind every
-/// other request's work while the one writer was held, and that queueing, not SQLite,
-/// bounded the whole server (see docs/PERFORMANCE.md).
-final class SQLiteThread: TaskExecutor, @unchecked Sendable {
-    // `jobs` and `stopped` are guarded by `condition`.
-    private let condition = NSCondition()
-    private var jobs: [UnownedJob] = []
-    private var stopped = false
-
-    init(name: String) {
-        let thread = Thread { [self] in
-            Thread.current.name = name
-            run()
-        }
-        thread.start()
-    }
-
-    func enqueue(_ job: consuming ExecutorJob) {
-        let job = UnownedJob(job)
-        condition.lock()
-        jobs.append(job)
-        condition.signal()
-        condition.unlock()
-    }
-
-    /// Ends the thread once the jobs queued now have run.
-    func stop() {
-        condition.lock()
-        stopped = true
-        condition.signal()
-        condition.unlock()
-    }
-
-    private func run() {
-        var batch: [UnownedJob] = []
-        while true {
-            condition.lock()
-            while jobs.isEmpty && !stopped { condition.wait() }
-            if jobs.isEmpty {
-                condition.unlock()
-                return
-            }
-            swap(&batch, &jobs)
-            condition.unlock()
-            for job in batch { job.runSynchronously(on: asUnownedTaskExecutor()) }
-            batch.removeAll(keepingCapacity: true)
-        }
-    }
-}
-
-/// An error SQLite reported, with its extended result code and message.
-struct SQLiteFailure: Error, CustomStringConvertible {
-    let code: Int32
-    let message: String
-
-    /// The primary result code (the low byte of an extended one).
-    var primaryCode: Int32 { code & 0xFF }
-
-    var description: String { "SQLite error \(code): \(message)" }
-}
-
-/// One SQLite connection, called directly: prepared statements are kept and reused by
-/// their SQL text (SQLKit writes the same text for the same query shape), so a hot
-/// query is parsed once.
-///
-/// Not thread-safe by itself: `SQLiteBackend` holds its `AsyncMutex` around every use.
-final class SQLiteHandle: @unchecked Sendable {
-    private let handle: OpaquePointer
-    private var statements: [String: OpaquePointer] = [:]
-    /// More distinct statements than this and the cache starts over (generated `IN (…)`
-    /// lists could otherwise grow it without bound).
-    private static let cacheLimit = 512
-    private static let initialized = Mutex(false)
-
-    init(path: String) throws {
-        var handle: OpaquePointer?
-        let flags = SQLITE_OPEN_CREATE | SQLITE_OPEN_READWRITE | SQLITE_OPEN_FULLMUTEX | SQLITE_OPEN_EXRESCODE
-        let status = Self.initialized.withLock { initialized in
-            if !initialized {
-                sqlite_nio_sqlite3_initialize()
-                initialized = true
-            }
-            return sqlite_nio_sqlite3_open_v2(path, &handle, flags, nil)
-        }
-        guard status == SQLITE_OK, let handle else {
-            let message = handle.map { String(cString: sqlite_nio_sqlite3_errmsg($0)) } ?? "out of memory"
-            if let handle { sqlite_nio_sqlite3_close_v2(handle) }
-            throw SQLiteFailure(code: status, message: "cannot open \(path): \(message)")
-        }
-        self.handle = handle
-    }
-
-    /// Whether a transaction is open on the connection (SQLite ends one by itself after
-    /// some errors: a full disk, an I/O error).
-    var inTransaction: Bool { sqlite_nio_sqlite3_get_autocommit(handle) == 0 }
-
-    func close() {
-        for statement in statements.values { sqlite_nio_sqlite3_finalize(statement) }
-        statements.removeAll()
-        sqlite_nio_sqlite3_close_v2(handle)
-    }
-
-    private func failure(_ code: Int32) -> SQLiteFailure {
-        SQLiteFailure(code: code, message: String(cString: sqlite_nio_sqlite3_errmsg(handle)))
-    }
-
-    private func prepared(_ sql: String) throws -> OpaquePointer {
-        if let statement = statements[sql] { return statement }
-        var statement: OpaquePointer?
-        let status = sqlite_nio_sqlite3_prepare_v3(handle, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &statement, nil)
-        guard status == SQLITE_OK, let statement else { throw failure(status) }
-        if statements.count >= Self.cacheLimit {
-            for old in statements.values { sqlite_nio_sqlite3_finalize(old) }
-            statements.removeAll()
-        }
-        statements[sql] = statement
-        return statement
-    }
-
-    /// Runs one statement, handing each result row to `onRow`.
-    func execute(_ sql: String, _ binds: [SQLiteData], _ onRow: (DirectSQLiteRow) throws -> Void) throws {
-        let statement = try prepared(sql)
-        defer {
-            sqlite_nio_sqlite3_reset(statement)
-            sqlite_nio_sqlite3_clear_bindings(statement)
-        }
-        for (offset, value) in binds.enumerated() {
-            let index = Int32(offset + 1)
-            let status: Int32
-            switch value {
-            case .integer(let number): status = sqlite_nio_sqlite3_bind_int64(statement, index, Int64(number))
-            case .float(let number): status = sqlite_nio_sqlite3_bind_double(statement, index, number)
-            case .null: status = sqlite_nio_sqlite3_bind_null(statement, index)
-            case .text(let text):
-                status = sqlite_nio_sqlite3_bind_text64(
-                    statement, index, text, UInt64(text.utf8.count), SQLiteHandle.transient, UInt8(SQLITE_UTF8))
-            case .blob(let buffer):
-                status = buffer.withUnsafeReadableBytes {
-                    sqlite_nio_sqlite3_bind_blob64(statement, index, $0.baseAddress, UInt64($0.count), SQLiteHandle.transient)
-                }
-            }
-            guard status == SQLITE_OK else { throw failure(status) }
-        }
-        var columns: DirectSQLiteRow.Columns?
-        while true {
-            let status = sqlite_nio_sqlite3_step(statement)
-            if status == SQLITE_DONE { return }
-            guard status == SQLITE_ROW else { throw failure(status) }
-            let names = try columns ?? Self.columns(of: statement)
-            columns = names
-            var values: [SQLiteData] = []
-            values.reserveCapacity(names.names.count)
-            for index in 0..<Int32(names.names.count) { values.append(try Self.value(of: statement, at: index)) }
-            try onRow(DirectSQLiteRow(columns: names, values: values))
-        }
-    }
-
-    private static func columns(of statement: OpaquePointer) throws -> DirectSQLiteRow.Columns {
-        let count = sqlite_nio_sqlite3_column_count(statement)
-        var names: [String] = []
-        for index in 0..<count {
-            guard let name = sqlite_nio_sqlite3_column_name(statement, index) else {
-                throw SQLiteFailure(code: SQLITE_NOMEM, message: "no name for column \(index)")
-            }
-            names.append(String(cString: name))
-        }
-        return DirectSQLiteRow.Columns(names: names)
-    }
-
-    private static func value(of statement: OpaquePointer, at index: Int32) throws -> SQLiteData {
-        switch sqlite_nio_sqlite3_column_type(statement, index) {
-        case SQLITE_INTEGER:
-            return .integer(Int(sqlite_nio_sqlite3_column_int64(statement, index)))
-        case SQLITE_FLOAT:
-            return .float(sqlite_nio_sqlite3_column_double(statement, index))
-        case SQLITE_TEXT:
-            guard let text = sqlite_nio_sqlite3_column_text(statement, index) else {
-                throw SQLiteFailure(code: SQLITE_NOMEM, message: "no text for column \(index)")
-            }
-            let length = Int(sqlite_nio_sqlite3_column_bytes(statement, index))
-            return .text(String(decoding: UnsafeBufferPointer(start: text, count: length), as: UTF8.self))
-        case SQLITE_BLOB:
-            let length = Int(sqlite_nio_sqlite3_column_bytes(statement, index))
-            var buffer = ByteBufferAllocator().buffer(capacity: length)
-            if let bytes = sqlite_nio_sqlite3_column_blob(statement, index) {
-                buffer.writeBytes(UnsafeRawBufferPointer(start: bytes, count: length))
-            }
-            return .blob(buffer)
-        default:
-            return .null
-        }
-    }
-
-    /// SQLITE_TRANSIENT: SQLite copies the bound bytes before the call returns.
-    private static let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
-}
+import TesseraCore
+import TesseraSQLite
 
 /// A result row of `SQLiteHandle`, readable through SQLKit.
 struct DirectSQLiteRow: SQLRow {
-    final class Columns: Sendable {
-        let names: [String]
-        let offsets: [String: Int]
-
-        init(names: [String]) {
-            self.names = names
-            offsets = Dictionary(names.enumerated().map { ($1, $0) }, uniquingKeysWith: { first, _ in first })
-        }
-    }
-
-    let columns: Columns
+    let columns: SQLiteColumns
     let values: [SQLiteData]
     /// One decoder for every column of every row (each would otherwise make a JSONDecoder).
     private static let decoder = SQLiteDataDecoder()
@@ -270,7 +59,33 @@ struct DirectSQLiteDatabase: SQLDatabase {
 
     private func run(_ query: any SQLExpression, _ onRow: (any SQLRow) -> Void) throws {
         let (sql, binds) = serialize(query)
-        try connection.execute(sql, try binds.map { try Self.encoder.encode($0) }) { onRow($0) }
+        try connection.execute(sql, try binds.map { SQLiteValue(try Self.encoder.encode($0)) }) { columns, values in
+            onRow(DirectSQLiteRow(columns: columns, values: values.map(SQLiteData.init)))
+        }
+    }
+}
+
+extension SQLiteValue {
+    init(_ data: SQLiteData) {
+        switch data {
+        case .integer(let value): self = .integer(value)
+        case .float(let value): self = .float(value)
+        case .text(let value): self = .text(value)
+        case .blob(let value): self = .blob(value)
+        case .null: self = .null
+        }
+    }
+}
+
+extension SQLiteData {
+    init(_ value: SQLiteValue) {
+        switch value {
+        case .integer(let value): self = .integer(value)
+        case .float(let value): self = .float(value)
+        case .text(let value): self = .text(value)
+        case .blob(let value): self = .blob(value)
+        case .null: self = .null
+        }
     }
 }
 

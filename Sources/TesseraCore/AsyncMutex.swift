@@ -1,8 +1,9 @@
 import Synchronization
 
-/// A FIFO lock for async code: SQLite's single writer connection is used by one
-/// transaction at a time, across suspension points.
-final class AsyncMutex: Sendable {
+/// The one first-come, first-served lock for async code, held across suspension points:
+/// SQLite's single connection serves one transaction at a time with it, and the SDK
+/// changes its activation and token records under it.
+public final class AsyncMutex: Sendable {
     private struct State {
         var locked = false
         var waiters: [CheckedContinuation<Void, Never>] = []
@@ -10,14 +11,16 @@ final class AsyncMutex: Sendable {
 
     private let state = Mutex(State())
 
-    func withLock<R>(isolation: isolated (any Actor)? = #isolation, _ body: () async throws -> R) async rethrows -> R {
+    public init() {}
+
+    public func withLock<R>(isolation: isolated (any Actor)? = #isolation, _ body: () async throws -> R) async rethrows -> R {
         await lock()
         defer { unlock() }
         return try await body()
     }
 
     /// Whether someone is queued for the lock now.
-    var hasWaiters: Bool { state.withLock { !$0.waiters.isEmpty } }
+    public var hasWaiters: Bool { state.withLock { !$0.waiters.isEmpty } }
 
     private func lock() async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
