@@ -81,6 +81,12 @@ public struct SQLiteFailure: Error, CustomStringConvertible, Sendable {
     public static let cannotOpen: Int32 = 14  // SQLITE_CANTOPEN
     public static let constraint: Int32 = 19  // SQLITE_CONSTRAINT
     public static let notADatabase: Int32 = 26  // SQLITE_NOTADB
+    /// Extended codes: a UNIQUE or PRIMARY KEY constraint failed.
+    public static let uniqueConstraint: Int32 = 2067  // SQLITE_CONSTRAINT_UNIQUE
+    public static let primaryKeyConstraint: Int32 = 1555  // SQLITE_CONSTRAINT_PRIMARYKEY
+
+    /// A row with the same unique key exists.
+    public var isUniqueViolation: Bool { code == Self.uniqueConstraint || code == Self.primaryKeyConstraint }
 
     public var description: String { "SQLite error \(code): \(message)" }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import SQLKit
+import TesseraSQLite
 
 /// The queries of the store, run inside one transaction or read.
 public struct StoreTransaction: Sendable {
@@ -9,7 +10,8 @@ public struct StoreTransaction: Sendable {
         do {
             try await db.insert(into: table).model(model, keyEncodingStrategy: .useDefaultKeys).run()
         } catch {
-            if PostgresErrors.isUniqueViolation(error) || "\(error)".localizedCaseInsensitiveContains("constraint") {
+            // Classified by result code (SQLite's extended code, PostgreSQL's SQLSTATE), never by message text.
+            if PostgresErrors.isUniqueViolation(error) || (error as? SQLiteFailure)?.isUniqueViolation == true {
                 throw StoreError(.conflict, "\(table): a row with this key exists")
             }
             throw error

@@ -52,6 +52,21 @@ struct SQLStoreTests {
         try await reopened.close()
     }
 
+    @Test("a second row with the same unique key is a conflict, classified by result code, and writes nothing")
+    func uniqueConflict() async throws {
+        try await withStore { store in
+            try await store.transaction { try await seed($0) }
+            let error = await #expect(throws: StoreError.self) {
+                try await store.transaction { tx in
+                    try await tx.insertUser(UserRecord(id: "u2", tenantID: "t1", username: "bob", attributes: "{}", createdAt: 2))
+                    try await tx.insertUser(UserRecord(id: "u3", tenantID: "t1", username: "alice", attributes: "{}", createdAt: 2))
+                }
+            }
+            #expect(error?.code == .conflict)
+            #expect(try await store.read { try await $0.user(tenantID: "t1", username: "bob") } == nil)
+        }
+    }
+
     @Test("a failed transaction writes nothing")
     func rollback() async throws {
         struct Abort: Error {}
