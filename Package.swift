@@ -18,6 +18,8 @@ let package = Package(
         .package(url: "https://github.com/vapor/sqlite-kit.git", from: "4.5.2"),
         .package(url: "https://github.com/vapor/sqlite-nio.git", from: "1.13.2"),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
+        .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
         .package(url: "https://github.com/vapor/sql-kit.git", from: "3.36.0"),
         .package(url: "https://github.com/vapor/postgres-kit.git", from: "2.17.0"),
         .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
@@ -77,6 +79,9 @@ let package = Package(
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HummingbirdTLS", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
@@ -87,18 +92,25 @@ let package = Package(
         .target(
             name: "TesseraTesting",
             dependencies: [
-                "TesseraCore", "TesseraCrypto", "TesseraServer", "TesseraKit", "TesseraStore",
+                "TesseraCore", "TesseraCrypto", "TesseraServer", "TesseraKit", "TesseraStore", "TesseraDomain",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdHTTP2", package: "hummingbird"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ]
         ),
         .executableTarget(
             name: "tessera",
             dependencies: [
-                "TesseraServer", "TesseraKit",
+                "TesseraServer", "TesseraKit", "TesseraCore", "TesseraCrypto",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
@@ -109,8 +121,22 @@ let package = Package(
             name: "TesseraStoreTests",
             dependencies: ["TesseraStore", "TesseraTesting", .product(name: "Logging", package: "swift-log")]
         ),
+        .testTarget(
+            name: "TesseraDomainTests",
+            dependencies: [
+                "TesseraDomain", "TesseraStore", "TesseraCore", "TesseraCrypto", "TesseraTesting",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         .testTarget(name: "TesseraCryptoTests", dependencies: ["TesseraCrypto", "TesseraTesting"]),
-        .testTarget(name: "TesseraEndToEndTests", dependencies: ["TesseraServer", "TesseraKit", "TesseraTesting", "tessera"]),
+        .testTarget(
+            name: "TesseraEndToEndTests",
+            dependencies: [
+                "TesseraServer", "TesseraKit", "TesseraTesting", "TesseraCore", "TesseraCrypto", "tessera",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,0 +1,165 @@
+import Foundation
+import Logging
+import Synchronization
+import TesseraCore
+import TesseraCrypto
+import TesseraDomain
+import TesseraStore
+import TesseraTesting
+
+/// The domain over a temporary SQLite file, with a hand-moved clock and a notifier that
+/// records what it is told: no HTTP, no sockets.
+struct Harness {
+    let store: SQLStore
+    let domain: Domain
+    let clock: TestClock
+    let notices: RecordingNotifier
+    let logger = Logger(label: "domain-test")
+
+    static func make() async throws -> Harness {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("domain-\(UUID().uuidString).sqlite").path
+        let store = try await SQLStore.openSQLite(path: path, logger: Logger(label: "domain-test"))
+        let clock = TestClock()
+        let notices = RecordingNotifier()
+        let domain = Domain(
+            store: store, box: try SecretBox(masterKey: SecretBox.makeMasterKey()),
+            settings: DomainSettings(publicURL: "https://id.example", requestLifetime: 300, invitationLifetime: 86_400, backchannelInterval: 5),
+            notifier: notices, now: { clock.now() })
+        return Harness(store: store, domain: domain, clock: clock, notices: notices)
+    }
+
+    func close() async throws { try await store.close() }
+
+    /// A tenant with the given lockout policy, a confidential service and one user.
+    func tenant(lockout: String = #"{"free_attempts":0,"waits":[30],"permanent_after":3}"#) async throws
+        -> (TenantRecord, ServiceRecord, secret: String)
+    {
+        let input = try JSONDecoder().decode(Administration.CreateTenant.self, from: Data(#"{"name":"demo","lockout":\#(lockout)}"#.utf8))
+        _ = try await domain.administration.createTenant(input, logger: logger)
+        let tenant = try await domain.tenant(named: "demo")
+        let serviceInput = try JSONDecoder().decode(
+            Administration.CreateService.self,
+            from: Data(#"{"name":"Shop","redirect_uris":["https://shop.example/cb"],"policy":"device+pin","attributes":["email"]}"#.utf8))
+        let created = try JSONDecoder().decode(
+            [String: JSONValue].self, from: JSONEncoder().encode(try await domain.administration.createService(serviceInput, tenant: tenant, logger: logger)))
+        guard case .string(let clientID) = created["client_id"], case .string(let secret) = created["client_secret"] else {
+            throw TestSupportError("no client id or secret")
+        }
+        let service = try await domain.authenticateClient(clientID: clientID, secret: secret, tenant: tenant)
+        let user = try JSONDecoder().decode(Administration.CreateUser.self, from: Data(#"{"username":"alice","attributes":{"email":"a@example.com"}}"#.utf8))
+        _ = try await domain.administration.createUser(user, tenant: tenant, logger: logger)
+        return (tenant, service, secret)
+    }
+
+    /// An invitation code for `alice`.
+    func invitationCode(_ tenant: TenantRecord) async throws -> String {
+        let input = try JSONDecoder().decode(Administration.CreateInvitation.self, from: Data(#"{"username":"alice"}"#.utf8))
+        let view = try JSONDecoder().decode(
+            [String: JSONValue].self, from: JSONEncoder().encode(try await domain.administration.invite(input, tenant: tenant, logger: logger)))
+        guard case .string(let url) = view["url"], let code = URLComponents(string: url)?.queryItems?.first(where: { $0.name == "code" })?.value
+        else { throw TestSupportError("no invitation URL") }
+        return code
+    }
+
+    /// A browser login request of the service; its id.
+    func loginRequest(_ service: ServiceRecord, tenant: TenantRecord) async throws -> String {
+        let start = try await domain.browserLogins.start(
+            ["client_id": service.clientID, "redirect_uri": "https://shop.example/cb", "response_type": "code", "scope": "openid email"],
+            tenant: tenant)
+        guard case .started(let login) = start else { throw TestSupportError("the login was refused") }
+        return login.requestID
+    }
+}
+
+/// A device as the SDK would be one, signing with keys in memory: enough protocol to drive
+/// the domain directly.
+struct Phone {
+    let key = SoftwareSigningKey()
+    let pin: String
+    let issuer = "https://id.example/t/demo"
+    var activationID = ""
+    var pinKey = Data()
+
+    init(pin: String = "246810") { self.pin = pin }
+
+    mutating func activate(code: String, harness: Harness, tenant: TenantRecord) async throws {
+        let offer = try await harness.domain.activations.offer(code: code, tenant: tenant)
+        pinKey = try PinProof.deriveKeyData(pin: pin, salt: try requireValue(Base64URL.decode(offer.pinSalt)))
+        let now = Int(harness.clock.now().timeIntervalSince1970)
+        let jwk = key.publicJWK
+        let registration = ActivationRegistration(
+            code: code, aud: issuer, deviceKey: DeviceJWK(kty: jwk.kty, crv: jwk.crv, x: jwk.x, y: jwk.y), biometricKey: nil,
+            pinKey: Base64URL.encode(pinKey), totpSecret: nil, alias: "phone", iat: now, exp: now + 120)
+        let signed = try CompactJWS.sign(
+            payload: try WireCoding.encoder().encode(registration), header: JWSHeader(typ: "tessera-registration+jwt"), signer: key)
+        let receipt = try await harness.domain.activations.complete(
+            ActivationCompleteRequest(registration: signed, biometricRegistration: nil), tenant: tenant, logger: harness.logger)
+        activationID = receipt.activationID.rawValue
+    }
+
+    /// The caller a `Tessera-Device` token for `method path` proves.
+    func caller(_ method: String, _ path: String, harness: Harness, tenant: TenantRecord) async throws -> DeviceCaller {
+        let now = Int(harness.clock.now().timeIntervalSince1970)
+        let claims = DeviceRequestClaims(
+            sub: activationID, aud: issuer, htm: method, htu: path, iat: now, exp: now + 60, jti: Secrets.randomToken())
+        let token = try CompactJWS.sign(
+            payload: try WireCoding.encoder().encode(claims), header: JWSHeader(typ: "tessera-device+jwt", kid: activationID), signer: key)
+        return try await harness.domain.authenticateDevice(token: token, method: method, path: path, tenant: tenant)
+    }
+
+    /// Claims the request and proves device + PIN (or a wrong PIN).
+    func login(_ requestID: String, pin: String? = nil, harness: Harness, tenant: TenantRecord) async throws -> Attempts.Finished {
+        let caller = try await caller("POST", "/t/demo/device/authentications/\(requestID)/claim", harness: harness, tenant: tenant)
+        let challenge = try await harness.domain.attempts.claim(
+            requestID: requestID, selection: ClaimRequest(userID: nil), caller: caller, tenant: tenant, logger: harness.logger)
+        return try await finish(challenge, pin: pin, harness: harness, tenant: tenant)
+    }
+
+    func finish(_ challenge: AuthenticationChallenge, pin: String? = nil, harness: Harness, tenant: TenantRecord) async throws
+        -> Attempts.Finished
+    {
+        var pinKeyData = pinKey
+        if let pin, pin != self.pin { pinKeyData = try PinProof.deriveKeyData(pin: pin, salt: Data(repeating: 7, count: 16)) }
+        let proof = PinProof.proof(keyData: pinKeyData, requestID: challenge.requestID.rawValue, challenge: challenge.challenge.rawValue)
+        let now = Int(harness.clock.now().timeIntervalSince1970)
+        let claims = AuthenticationProofClaims(
+            rid: challenge.requestID.rawValue, chal: challenge.challenge.rawValue, aud: issuer, sub: activationID, comb: [.device, .pin],
+            attrs: challenge.requestedAttributes.map(\.name), pin: Base64URL.encode(proof), otp: nil, iat: now, exp: now + 120,
+            jti: Secrets.randomToken())
+        let signed = try CompactJWS.sign(
+            payload: try WireCoding.encoder().encode(claims), header: JWSHeader(typ: "tessera-proof+jwt", kid: activationID), signer: key)
+        return try await harness.domain.attempts.finish(
+            requestID: challenge.requestID.rawValue, input: FinishRequest(proof: signed, biometricProof: nil), tenant: tenant,
+            logger: harness.logger)
+    }
+}
+
+/// Records every notice the domain delivers.
+final class RecordingNotifier: RequestNotifier {
+    private let delivered = Mutex<[RequestNotice]>([])
+
+    func deliver(_ notice: RequestNotice, logger: Logger) async {
+        delivered.withLock { $0.append(notice) }
+    }
+
+    var keys: [String] { delivered.withLock { $0.flatMap(\.keys) } }
+}
+
+/// Enough JSON to read a view back.
+enum JSONValue: Decodable {
+    case string(String)
+    case other
+
+    init(from decoder: any Decoder) throws {
+        if let text = try? decoder.singleValueContainer().decode(String.self) {
+            self = .string(text)
+        } else {
+            self = .other
+        }
+    }
+}
+
+func requireValue<T>(_ value: T?) throws -> T {
+    guard let value else { throw TestSupportError("a value was missing") }
+    return value
+}
