@@ -128,6 +128,17 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        .testTarget(
+            name: "TesseraServerTests",
+            dependencies: [
+                "TesseraServer", "TesseraStore", "TesseraCore", "TesseraKit", "TesseraTesting",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ]
+        ),
         .testTarget(name: "TesseraCryptoTests", dependencies: ["TesseraCrypto", "TesseraTesting"]),
         .testTarget(
             name: "TesseraEndToEndTests",

@@ -14,15 +14,18 @@ public final class TestServer: Sendable {
     public let baseURL: String
     public let adminToken: String
     public let dataDirectory: URL
+    /// The server's clock: a test moves it past an expiry instead of sleeping.
+    public let clock: TestClock
     private let databaseURL: String?
     private let app: TesseraServerApp
     private let task: Task<Void, any Error>
 
     private init(
-        baseURL: String, adminToken: String, dataDirectory: URL, databaseURL: String?, app: TesseraServerApp,
+        baseURL: String, adminToken: String, dataDirectory: URL, clock: TestClock, databaseURL: String?, app: TesseraServerApp,
         task: Task<Void, any Error>
     ) {
         self.baseURL = baseURL
+        self.clock = clock
         self.adminToken = adminToken
         self.dataDirectory = dataDirectory
         self.databaseURL = databaseURL
@@ -40,7 +43,7 @@ public final class TestServer: Sendable {
         for _ in 0..<5 {
             do {
                 return try await startOnce(
-                    requestLifetime: requestLifetime, tls: tls, backchannelInterval: backchannelInterval, push: push)
+                    requestLifetime: requestLifetime, tls: tls, backchannelInterval: backchannelInterval, push: push, clock: .running())
             } catch {
                 lastError = error
             }
@@ -49,7 +52,8 @@ public final class TestServer: Sendable {
     }
 
     private static func startOnce(
-        requestLifetime: TimeInterval, tls: ServerConfiguration.TLSFiles?, backchannelInterval: Int, push: PushConfiguration
+        requestLifetime: TimeInterval, tls: ServerConfiguration.TLSFiles?, backchannelInterval: Int, push: PushConfiguration,
+        clock: TestClock
     ) async throws -> TestServer {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tessera-test-\(UUID().uuidString)")
         let port = try TestServerPort.free()
@@ -64,7 +68,8 @@ public final class TestServer: Sendable {
         logger.logLevel = .error
         let (running, continuation) = AsyncStream<Void>.makeStream()
         let app = try await buildApplication(
-            configuration: configuration, logger: logger, handlingSignals: false, onServerRunning: { _ in continuation.yield() })
+            configuration: configuration, logger: logger, now: { clock.now() }, handlingSignals: false,
+            onServerRunning: { _ in continuation.yield() })
         // The stream ends when the server stops, so a server that fails to bind ends the wait.
         let task = Task {
             defer { continuation.finish() }
@@ -82,8 +87,8 @@ public final class TestServer: Sendable {
             throw TestSupportError("the test server did not start on port \(port)")
         }
         return TestServer(
-            baseURL: configuration.publicURL, adminToken: token, dataDirectory: directory, databaseURL: databaseURL, app: app,
-            task: task)
+            baseURL: configuration.publicURL, adminToken: token, dataDirectory: directory, clock: clock, databaseURL: databaseURL,
+            app: app, task: task)
     }
 
     /// Stops the server (graceful shutdown) and removes its data directory and database.

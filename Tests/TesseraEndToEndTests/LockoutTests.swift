@@ -49,7 +49,8 @@ struct LockoutTests {
             #expect(listed["failed_attempts"] as? Int == 2)
             #expect(listed["id"] as? String == activation.activation.id.rawValue)
 
-            try await Task.sleep(for: .seconds(Double(lockedUntil.timeIntervalSinceNow) + 1.2))
+            // The wait passes on the server's clock, not by sleeping.
+            server.clock.advance(by: lockedUntil.timeIntervalSince(server.clock.now()) + 1.2)
             #expect(try await signAndFinish(second.1, device: device, factors: [.device, .pin]).isUserLogin)
             #expect(try await scenario.activations(username: "alice").first?["failed_attempts"] as? Int == 0)
             #expect(try await scenario.complete(login)["code"] != nil)
