@@ -10,3 +10,25 @@ public enum RequestFlow: String, Codable, Sendable {
 public enum BackchannelMode: String, Codable, Sendable {
     case poll, ping
 }
+
+/// Whether an activation can be used. A revoked or deleted activation has no row; the
+/// admin API shows `revoked` for the one it just removed.
+public enum ActivationStatus: String, Codable, Sendable {
+    case active
+    case revoked
+}
+
+/// What a stored grant is: an authorization code or a refresh token.
+public enum GrantKind: String, Codable, Sendable {
+    case code
+    case refresh
+}
+
+/// How an attempt or an account process ended, as the history records it.
+public enum AttemptOutcome: String, Codable, Sendable {
+    case approved
+    case failed
+    case locked
+    case denied
+    case completed
+}

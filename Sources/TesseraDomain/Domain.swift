@@ -69,7 +69,7 @@ public struct Domain: Sendable {
             let raw = try box.open(record.sealedKey, context: SealingContext.signingKey(kid: record.kid))
             return ServerSigningKey(kid: record.kid, privateKey: try .init(rawRepresentation: raw))
         }
-        guard let active = records.last(where: { $0.active == 1 }) else {
+        guard let active = records.last(where: { $0.active }) else {
             throw StoreError(.corrupt, "tenant \(tenant.name) has no active signing key")
         }
         let issuer = try await TokenIssuer(keys: keys, activeKid: active.kid)

@@ -39,7 +39,7 @@ public struct RequestNotice: Sendable {
 
     public init(_ record: AuthRequestRecord, service: ServiceRecord?, answered: Bool) {
         var keys = [EventKey.request(record.id)]
-        if record.flow == RequestFlow.ciba.rawValue, let userID = record.userID { keys.append(EventKey.user(userID)) }
+        if record.flow == .ciba, let userID = record.userID { keys.append(EventKey.user(userID)) }
         self.keys = keys
         ping = answered ? BackchannelPing.owed(for: record, service: service) : nil
         wake = nil
@@ -67,7 +67,7 @@ public struct BackchannelPing: Sendable {
     /// transaction that answered it: nothing about the ping can undo the answer (or its
     /// lockout count).
     static func owed(for record: AuthRequestRecord, service: ServiceRecord?) -> BackchannelPing? {
-        guard record.flow == RequestFlow.ciba.rawValue, let service, service.backchannelMode == BackchannelMode.ping.rawValue,
+        guard record.flow == .ciba, let service, service.backchannelMode == BackchannelMode.ping,
             let endpoint = service.notificationEndpoint, let sealed = record.sealedNotificationToken
         else { return nil }
         return BackchannelPing(endpoint: endpoint, sealedToken: sealed, authReqID: record.id)

@@ -81,8 +81,8 @@ public enum BulkEnrolment {
                     ActivationRecord(
                         id: activationID, tenantID: tenant.id, userID: user.id, alias: nil, deviceKey: deviceKey, biometricKey: nil,
                         sealedPinKey: try box.seal(Secrets.randomBytes(32), context: SealingContext.pinKey(activationID: activationID)),
-                        sealedTOTPSecret: nil, totpLastStep: nil, failedAttempts: 0, lockedUntil: nil, permanentlyLocked: 0,
-                        status: "active", createdAt: now, lastUsedAt: nil))
+                        sealedTOTPSecret: nil, totpLastStep: nil, failedAttempts: 0, lockedUntil: nil, permanentlyLocked: false,
+                        status: .active, createdAt: now, lastUsedAt: nil))
             }
             try await store.transaction { tx in try await tx.insertInBulk(users: users, activations: activations) }
             created += size

@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import Prometheus
+import TesseraCore
 import TesseraStore
 
 /// This node's metrics in the Prometheus text format at `GET /metrics`: requests and
@@ -38,10 +39,10 @@ final class ServerMetrics: Sendable {
     }
 
     /// An answered authentication: `approved`, `failed`, `locked` or `denied`.
-    func authentication(purpose: String, outcome: String) {
+    func authentication(purpose: AuthenticationPurpose, outcome: AttemptOutcome) {
         registry.makeCounter(
             descriptor: Self.name("authentications", "total", "Answered authentications by purpose and outcome."),
-            labels: [("purpose", purpose), ("outcome", outcome)]
+            labels: [("purpose", purpose.rawValue), ("outcome", outcome.rawValue)]
         ).increment()
     }
 

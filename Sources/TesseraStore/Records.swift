@@ -1,4 +1,5 @@
 import Foundation
+import TesseraCore
 
 // Rows as the store reads and writes them. Times are seconds since 1970; JSON
 // columns hold arrays and objects; binary values are base64url text, so the same
@@ -72,10 +73,10 @@ public struct SigningKeyRecord: Codable, Sendable {
     public var kid: String
     public var tenantID: String
     public var sealedKey: String
-    public var active: Int
+    @IntegerFlag public var active: Bool
     public var createdAt: Int64
 
-    public init(kid: String, tenantID: String, sealedKey: String, active: Int, createdAt: Int64) {
+    public init(kid: String, tenantID: String, sealedKey: String, active: Bool, createdAt: Int64) {
         self.kid = kid
         self.tenantID = tenantID
         self.sealedKey = sealedKey
@@ -97,19 +98,19 @@ public struct ServiceRecord: Codable, Sendable {
     public var clientID: String
     public var name: String
     public var secretDigest: String?
-    public var isPublic: Int
+    @IntegerFlag public var isPublic: Bool
     public var redirectURIs: String
     public var policy: String
     public var attributes: String
     /// `poll` or `ping` when the service may start backchannel (CIBA) authentications.
-    public var backchannelMode: String?
+    public var backchannelMode: BackchannelMode?
     /// Where ping-mode notifications go (`backchannel_client_notification_endpoint`).
     public var notificationEndpoint: String?
     public var createdAt: Int64
 
     public init(
-        id: String, tenantID: String, clientID: String, name: String, secretDigest: String?, isPublic: Int,
-        redirectURIs: String, policy: String, attributes: String, backchannelMode: String? = nil,
+        id: String, tenantID: String, clientID: String, name: String, secretDigest: String?, isPublic: Bool,
+        redirectURIs: String, policy: String, attributes: String, backchannelMode: BackchannelMode? = nil,
         notificationEndpoint: String? = nil, createdAt: Int64
     ) {
         self.backchannelMode = backchannelMode
@@ -232,15 +233,15 @@ public struct ActivationRecord: Codable, Sendable {
     public var totpLastStep: Int64?
     public var failedAttempts: Int
     public var lockedUntil: Int64?
-    public var permanentlyLocked: Int
-    public var status: String
+    @IntegerFlag public var permanentlyLocked: Bool
+    public var status: ActivationStatus
     public var createdAt: Int64
     public var lastUsedAt: Int64?
 
     public init(
         id: String, tenantID: String, userID: String, alias: String?, deviceKey: String, biometricKey: String?,
         sealedPinKey: String, sealedTOTPSecret: String?, totpLastStep: Int64?, failedAttempts: Int,
-        lockedUntil: Int64?, permanentlyLocked: Int, status: String, createdAt: Int64, lastUsedAt: Int64?
+        lockedUntil: Int64?, permanentlyLocked: Bool, status: ActivationStatus, createdAt: Int64, lastUsedAt: Int64?
     ) {
         self.id = id
         self.tenantID = tenantID
@@ -280,8 +281,8 @@ public struct AuthRequestRecord: Codable, Sendable {
     public var id: String
     public var tenantID: String
     public var serviceID: String?
-    public var purpose: String
-    public var status: String
+    public var purpose: AuthenticationPurpose
+    public var status: AuthenticationStatus
     public var challenge: String?
     public var activationID: String?
     public var userID: String?
@@ -298,7 +299,7 @@ public struct AuthRequestRecord: Codable, Sendable {
     public var process: String?
     /// How the request was started: nil for a browser login or an account process,
     /// `ciba` for a service's backchannel request (bound to its user from the start).
-    public var flow: String?
+    public var flow: RequestFlow?
     /// A backchannel request's text, shown on the device and by the service.
     public var bindingMessage: String?
     /// The factor combinations a backchannel request asked for (`acr_values`), as a policy.
@@ -309,19 +310,20 @@ public struct AuthRequestRecord: Codable, Sendable {
     public var pollInterval: Int?
     public var lastPolledAt: Int64?
     /// 0 when the request asked for a fresh login (`prompt=login`); nil or 1 otherwise.
-    public var ssoAllowed: Int?
+    /// A browser login that may use a single sign-on session (no `prompt=login`, no `max_age=0`).
+    @IntegerFlag public var ssoAllowed: Bool
     /// The request's `max_age`: a single sign-on session older than this does not count.
     public var maxAge: Int64?
     public var createdAt: Int64
     public var expiresAt: Int64
 
     public init(
-        id: String, tenantID: String, serviceID: String?, purpose: String, status: String, challenge: String?,
+        id: String, tenantID: String, serviceID: String?, purpose: AuthenticationPurpose, status: AuthenticationStatus, challenge: String?,
         activationID: String?, userID: String?, redirectURI: String?, state: String?, nonce: String?,
         codeChallenge: String?, scope: String, browserDigest: String?, confirmedAttributes: String?, factors: String?,
-        authTime: Int64?, process: String? = nil, flow: String? = nil, bindingMessage: String? = nil,
+        authTime: Int64?, process: String? = nil, flow: RequestFlow? = nil, bindingMessage: String? = nil,
         acrPolicy: String? = nil, sealedNotificationToken: String? = nil, pollInterval: Int? = nil,
-        lastPolledAt: Int64? = nil, ssoAllowed: Int? = nil, maxAge: Int64? = nil, createdAt: Int64, expiresAt: Int64
+        lastPolledAt: Int64? = nil, ssoAllowed: Bool = false, maxAge: Int64? = nil, createdAt: Int64, expiresAt: Int64
     ) {
         self.ssoAllowed = ssoAllowed
         self.maxAge = maxAge
@@ -379,7 +381,7 @@ public struct AuthRequestRecord: Codable, Sendable {
 /// What a code or refresh token stands for: the grant a token request redeems.
 public struct GrantRecord: Codable, Sendable {
     public var digest: String
-    public var kind: String
+    public var kind: GrantKind
     public var familyID: String
     public var tenantID: String
     public var serviceID: String
@@ -393,12 +395,12 @@ public struct GrantRecord: Codable, Sendable {
     public var authTime: Int64
     public var expiresAt: Int64
     public var usedAt: Int64?
-    public var revoked: Int
+    @IntegerFlag public var revoked: Bool
 
     public init(
-        digest: String, kind: String, familyID: String, tenantID: String, serviceID: String, userID: String,
+        digest: String, kind: GrantKind, familyID: String, tenantID: String, serviceID: String, userID: String,
         redirectURI: String?, codeChallenge: String?, nonce: String?, scope: String, factors: String,
-        confirmedAttributes: String, authTime: Int64, expiresAt: Int64, usedAt: Int64?, revoked: Int
+        confirmedAttributes: String, authTime: Int64, expiresAt: Int64, usedAt: Int64?, revoked: Bool
     ) {
         self.digest = digest
         self.kind = kind
@@ -441,14 +443,14 @@ public struct HistoryRecord: Codable, Sendable {
     public var userID: String?
     public var requestID: String
     public var service: String?
-    public var purpose: String
-    public var outcome: String
+    public var purpose: AuthenticationPurpose
+    public var outcome: AttemptOutcome
     public var factors: String
     public var at: Int64
 
     public init(
         id: String, tenantID: String, activationID: String, userID: String?, requestID: String, service: String?,
-        purpose: String, outcome: String, factors: String, at: Int64
+        purpose: AuthenticationPurpose, outcome: AttemptOutcome, factors: String, at: Int64
     ) {
         self.id = id
         self.tenantID = tenantID

@@ -1,5 +1,6 @@
 import Foundation
 import SQLKit
+import TesseraCore
 import TesseraSQLite
 
 /// The queries of the store, run inside one transaction or read.
@@ -211,8 +212,8 @@ public struct StoreTransaction: Sendable {
         return rows.count == 1
     }
 
-    public func setAuthRequestStatus(id: String, status: String) async throws {
-        try await db.raw("UPDATE auth_requests SET status = \(bind: status) WHERE id = \(bind: id)").run()
+    public func setAuthRequestStatus(id: String, status: AuthenticationStatus) async throws {
+        try await db.raw("UPDATE auth_requests SET status = \(bind: status.rawValue) WHERE id = \(bind: id)").run()
     }
 
     public func approveAuthRequest(id: String, factors: String, confirmedAttributes: String, authTime: Int64)
@@ -369,7 +370,7 @@ public struct StoreTransaction: Sendable {
         let grants = try await all(
             "SELECT * FROM grants WHERE family_id = \(bind: familyID) ORDER BY expires_at DESC", as: GrantRecord.self)
         guard let latest = grants.first else { return nil }
-        return (latest, grants.contains { $0.revoked == 1 })
+        return (latest, grants.contains { $0.revoked })
     }
 
     /// Revokes every code and token of one family (after a reuse was detected).
@@ -381,11 +382,11 @@ public struct StoreTransaction: Sendable {
 
     /// Moves an approved process of `purpose` owned by `activationID` to `completed`;
     /// `false` when it is not (any more) such a process, or has expired.
-    public func completeProcess(id: String, purpose: String, activationID: String, now: Int64) async throws -> Bool {
+    public func completeProcess(id: String, purpose: AuthenticationPurpose, activationID: String, now: Int64) async throws -> Bool {
         let rows = try await db.raw(
             """
             UPDATE auth_requests SET status = 'completed'
-            WHERE id = \(bind: id) AND status = 'approved' AND purpose = \(bind: purpose)
+            WHERE id = \(bind: id) AND status = 'approved' AND purpose = \(bind: purpose.rawValue)
                 AND activation_id = \(bind: activationID) AND expires_at > \(bind: now)
             RETURNING id
             """

@@ -35,7 +35,7 @@ struct SQLStoreTests {
         try await tx.insertUser(UserRecord(id: "u1", tenantID: "t1", username: "alice", attributes: "{}", createdAt: 1))
         try await tx.insertService(
             ServiceRecord(
-                id: "s1", tenantID: "t1", clientID: "c1", name: "S", secretDigest: nil, isPublic: 1,
+                id: "s1", tenantID: "t1", clientID: "c1", name: "S", secretDigest: nil, isPublic: true,
                 redirectURIs: "[]", policy: "device+pin", attributes: "[]", createdAt: 1))
     }
 
@@ -145,9 +145,9 @@ struct SQLStoreTests {
                         createdAt: 1))
                 try await tx.insertGrant(
                     GrantRecord(
-                        digest: "g1", kind: "code", familyID: "f1", tenantID: "t1", serviceID: "s1", userID: "u1",
+                        digest: "g1", kind: .code, familyID: "f1", tenantID: "t1", serviceID: "s1", userID: "u1",
                         redirectURI: nil, codeChallenge: nil, nonce: nil, scope: "openid", factors: "[]",
-                        confirmedAttributes: "[]", authTime: 1, expiresAt: 100, usedAt: nil, revoked: 0))
+                        confirmedAttributes: "[]", authTime: 1, expiresAt: 100, usedAt: nil, revoked: false))
             }
             let spends = try await withThrowingTaskGroup(of: Bool.self) { group in
                 for _ in 0..<8 { group.addTask { try await store.transaction { try await $0.spendGrant(digest: "g1", now: 2) } } }

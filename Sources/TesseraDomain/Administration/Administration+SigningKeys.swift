@@ -24,7 +24,7 @@ extension Administration {
 
         init(_ record: SigningKeyRecord) {
             kid = record.kid
-            active = record.active == 1
+            active = record.active
             createdAt = Date(timeIntervalSince1970: TimeInterval(record.createdAt))
         }
     }
@@ -61,10 +61,10 @@ extension Administration {
         let sealed = try domain.box.seal(key.privateKey.rawRepresentation, context: SealingContext.signingKey(kid: key.kid))
         let now = domain.epochNow()
         let keys: [SigningKeyRecord] = try await domain.store.transaction(queue: Self.signingKeyQueue(tenantID: tenant.id)) { tx in
-            let previous = try await tx.signingKeys(tenantID: tenant.id).filter { $0.active == 1 }.map(\.kid)
+            let previous = try await tx.signingKeys(tenantID: tenant.id).filter { $0.active }.map(\.kid)
             if activate { try await tx.deactivateSigningKeys(tenantID: tenant.id) }
             try await tx.insertSigningKey(
-                SigningKeyRecord(kid: key.kid, tenantID: tenant.id, sealedKey: sealed, active: activate ? 1 : 0, createdAt: now))
+                SigningKeyRecord(kid: key.kid, tenantID: tenant.id, sealedKey: sealed, active: activate, createdAt: now))
             try await Audit.record(
                 tx, tenantID: tenant.id, actor: .admin, action: activate ? "signing_key.rotate" : "signing_key.publish",
                 target: key.kid, details: ["previous_kid": previous.joined(separator: ",")], at: now)
@@ -85,12 +85,12 @@ extension Administration {
             guard let key = keys.first(where: { $0.kid == kid }) else {
                 throw DomainError.notFound("signing key '\(kid.prefix(64))'")
             }
-            if key.active == 1 { return keys }
+            if key.active { return keys }
             try await tx.deactivateSigningKeys(tenantID: tenant.id)
             try await tx.activateSigningKey(kid: kid, tenantID: tenant.id)
             try await Audit.record(
                 tx, tenantID: tenant.id, actor: .admin, action: "signing_key.activate", target: kid,
-                details: ["previous_kid": keys.filter { $0.active == 1 }.map(\.kid).joined(separator: ",")], at: now)
+                details: ["previous_kid": keys.filter { $0.active }.map(\.kid).joined(separator: ",")], at: now)
             return try await tx.signingKeys(tenantID: tenant.id)
         }
         await signingKeysChanged(tenantID: tenant.id, logger: logger)
@@ -111,7 +111,7 @@ extension Administration {
             guard let key = try await tx.signingKeys(tenantID: tenant.id).first(where: { $0.kid == kid }) else {
                 throw DomainError.notFound("signing key '\(kid.prefix(64))'")
             }
-            guard key.active == 0, try await tx.deleteInactiveSigningKey(kid: kid, tenantID: tenant.id) else {
+            guard !key.active, try await tx.deleteInactiveSigningKey(kid: kid, tenantID: tenant.id) else {
                 throw DomainError(.conflict, .conflict, "the active signing key cannot be retired: rotate to a new key first")
             }
             try await Audit.record(

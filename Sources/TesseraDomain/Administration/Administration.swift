@@ -89,7 +89,7 @@ public struct Administration: Sendable {
                 throw DomainError(.conflict, .conflict, "a tenant named '\(input.name)' exists")
             }
             try await tx.insertTenant(tenant)
-            try await tx.insertSigningKey(SigningKeyRecord(kid: key.kid, tenantID: tenant.id, sealedKey: sealed, active: 1, createdAt: now))
+            try await tx.insertSigningKey(SigningKeyRecord(kid: key.kid, tenantID: tenant.id, sealedKey: sealed, active: true, createdAt: now))
             try await Audit.record(
                 tx, tenantID: tenant.id, actor: .admin, action: "tenant.create", target: tenant.name,
                 details: ["process_policy": processPolicy.description], at: now)
@@ -149,11 +149,11 @@ public struct Administration: Sendable {
             clientID = service.clientID
             clientSecret = secret
             name = service.name
-            isPublic = service.isPublic == 1
+            isPublic = service.isPublic
             redirectURIs = try JSONCoding.decode([String].self, service.redirectURIs)
             policy = service.policy
             attributes = try JSONCoding.decode([String].self, service.attributes)
-            backchannelMode = service.backchannelMode
+            backchannelMode = service.backchannelMode?.rawValue
             notificationEndpoint = service.notificationEndpoint
             self.issuer = issuer
         }
@@ -204,9 +204,9 @@ public struct Administration: Sendable {
         let secret = isPublic ? nil : Secrets.randomToken()
         let record = ServiceRecord(
             id: Secrets.identifier(byteCount: 12), tenantID: tenant.id, clientID: Secrets.identifier(byteCount: 16),
-            name: name, secretDigest: secret.map(Secrets.digest), isPublic: isPublic ? 1 : 0,
+            name: name, secretDigest: secret.map(Secrets.digest), isPublic: isPublic,
             redirectURIs: try JSONCoding.string(input.redirectURIs), policy: policy.description,
-            attributes: try JSONCoding.string(attributes), backchannelMode: mode?.rawValue,
+            attributes: try JSONCoding.string(attributes), backchannelMode: mode,
             notificationEndpoint: input.notificationEndpoint, createdAt: domain.epochNow())
         try await domain.store.transaction { tx in
             try await tx.insertService(record)
@@ -336,9 +336,9 @@ public struct Administration: Sendable {
     func view(_ activation: ActivationRecord, username: String) -> ActivationView {
         ActivationView(
             id: activation.id, username: username, alias: activation.alias, factors: activation.enrolledFactors.sorted(),
-            status: activation.status, failedAttempts: activation.failedAttempts,
+            status: activation.status.rawValue, failedAttempts: activation.failedAttempts,
             lockedUntil: activation.lockedUntil.map { Date(timeIntervalSince1970: TimeInterval($0)) },
-            permanentlyLocked: activation.permanentlyLocked == 1,
+            permanentlyLocked: activation.permanentlyLocked,
             createdAt: Date(timeIntervalSince1970: TimeInterval(activation.createdAt)),
             lastUsedAt: activation.lastUsedAt.map { Date(timeIntervalSince1970: TimeInterval($0)) })
     }
@@ -383,7 +383,7 @@ public struct Administration: Sendable {
                 details: ["failed_attempts": String(activation.failedAttempts)], at: now)
             activation.failedAttempts = 0
             activation.lockedUntil = nil
-            activation.permanentlyLocked = 0
+            activation.permanentlyLocked = false
             return view(activation, username: try await tx.user(id: activation.userID)?.username ?? "")
         }
         logger.notice("activation unlocked by admin", metadata: ["activation_id": "\(id)"])
@@ -401,7 +401,7 @@ public struct Administration: Sendable {
                 tx, tenantID: activation.tenantID, actor: .admin, action: "activation.revoke", target: id,
                 details: ["user_id": activation.userID, "alias": activation.alias ?? ""], at: now)
             var revoked = activation
-            revoked.status = "revoked"
+            revoked.status = .revoked
             return view(revoked, username: try await tx.user(id: activation.userID)?.username ?? "")
         }
         logger.notice("activation revoked by admin", metadata: ["activation_id": "\(id)"])

@@ -24,14 +24,14 @@ public struct Attempts: Sendable {
             let current = try await caller.begin(tx, now: now)
             let authRequest = try await pendingRequest(requestID, tenant: tenant, tx: tx, now: now)
             // Account processes are started and answered by their own device only.
-            guard authRequest.purpose == AuthenticationPurpose.login.rawValue else { throw DomainError.notFound("authentication request") }
+            guard authRequest.purpose == AuthenticationPurpose.login else { throw DomainError.notFound("authentication request") }
             if let owner = authRequest.activationID, owner != activation.id {
                 throw DomainError.requestClaimed("another device has taken up this request")
             }
             // An activation merged with invitations may sign in as any of its users; a
             // service's backchannel request names its user, and only that user's devices see it.
             var userID = current.userID
-            if authRequest.flow == RequestFlow.ciba.rawValue {
+            if authRequest.flow == .ciba {
                 guard let bound = authRequest.userID, try await Self.users(of: current, tx: tx).contains(bound) else {
                     throw DomainError.notFound("authentication request")
                 }
@@ -77,7 +77,7 @@ public struct Attempts: Sendable {
         // Attempts on one activation take turns: its failure counter is exact however many
         // arrive at once, on however many nodes.
         let (outcome, notice, purpose) = try await domain.store.transaction(queue: "activation:\(activation.id)") {
-            tx -> (FinishResponse, RequestNotice?, String) in
+            tx -> (FinishResponse, RequestNotice?, AuthenticationPurpose) in
             let current = try await DeviceChecks.usableActivation(activation.id, tx: tx, now: epoch)
             guard try await tx.useDeviceTokenID(claims.jti, activationID: current.id, expiresAt: Int64(claims.exp), now: epoch)
             else { throw DomainError.invalidGrant("this proof was submitted before") }
@@ -87,7 +87,7 @@ public struct Attempts: Sendable {
             let history = HistoryRecord(
                 id: orderedID(), tenantID: tenant.id, activationID: current.id,
                 userID: attempt.request.userID ?? current.userID, requestID: requestID, service: attempt.service?.name,
-                purpose: attempt.request.purpose, outcome: "approved", factors: try JSONCoding.string(attempt.combination.factors),
+                purpose: attempt.request.purpose, outcome: .approved, factors: try JSONCoding.string(attempt.combination.factors),
                 at: epoch)
             let (response, notice) =
                 verification.passed
@@ -116,7 +116,7 @@ public struct Attempts: Sendable {
     /// attempt set (a failure within the free attempts sets none).
     public struct Finished: Sendable {
         public let response: FinishResponse
-        public let purpose: String
+        public let purpose: AuthenticationPurpose
         public let lockSet: LockoutInformation?
     }
 
@@ -133,7 +133,7 @@ public struct Attempts: Sendable {
             throw DomainError.invalidRequest("the proof does not have the expected claims")
         }
         guard let activation = try await domain.store.read({ try await $0.activation(id: unverified.sub) }),
-            activation.tenantID == tenant.id, activation.status == "active"
+            activation.tenantID == tenant.id, activation.status == .active
         else { throw DomainError.invalidToken("unknown or inactive activation") }
         do {
             _ = try jws.verifiedPayload(with: try DeviceChecks.deviceKey(of: activation))
@@ -220,7 +220,7 @@ public struct Attempts: Sendable {
                     factors: try JSONCoding.string(attempt.combination.factors), authTime: now,
                     expiresAt: now + Int64(tenant.ssoLifetime)))
         }
-        let purpose = AuthenticationPurpose(rawValue: authRequest.purpose) ?? .login
+        let purpose = authRequest.purpose
         guard let service = attempt.service, purpose == .login else {
             let result = try await domain.accountProcesses.approved(
                 authRequest, purpose: purpose, activation: activation, tenant: tenant, history: history, tx: tx, now: now)
@@ -230,7 +230,7 @@ public struct Attempts: Sendable {
         let user = try await tx.user(id: authRequest.userID ?? activation.userID)
         // An in-app login goes on to its authorization code; the others are done.
         let result = FinishResponse(
-            result: authRequest.flow == RequestFlow.inApp.rawValue ? .serviceLogin : .userLogin,
+            result: authRequest.flow == .inApp ? .serviceLogin : .userLogin,
             login: LoginSummary(
                 service: ServiceInformation(clientID: ClientID(service.clientID), name: service.name),
                 username: user?.username ?? "", factors: attempt.combination.factors,
@@ -260,9 +260,9 @@ public struct Attempts: Sendable {
         }
         var retried = authRequest
         retried.challenge = next
-        if lock?.isPermanent == true { try await tx.setAuthRequestStatus(id: authRequest.id, status: "locked") }
+        if lock?.isPermanent == true { try await tx.setAuthRequestStatus(id: authRequest.id, status: .locked) }
         var failedEntry = history
-        failedEntry.outcome = lock?.isPermanent == true ? "locked" : "failed"
+        failedEntry.outcome = lock?.isPermanent == true ? .locked : .failed
         try await tx.insertHistory(failedEntry)
         var failed = activation
         failed.failedAttempts = failures
@@ -327,23 +327,25 @@ public struct Attempts: Sendable {
 
     /// The user said no on the device that took the request up. Answers the request's purpose.
     @discardableResult
-    public func deny(requestID: String, caller: DeviceCaller, tenant: TenantRecord, logger: Logger) async throws -> String {
+    public func deny(requestID: String, caller: DeviceCaller, tenant: TenantRecord, logger: Logger) async throws
+        -> AuthenticationPurpose
+    {
         let activation = caller.activation
         let now = domain.epochNow()
-        let (notice, purpose) = try await domain.store.transaction { tx -> (RequestNotice, String) in
+        let (notice, purpose) = try await domain.store.transaction { tx -> (RequestNotice, AuthenticationPurpose) in
             try await caller.spendToken(tx, now: now)
             let authRequest = try await pendingRequest(requestID, tenant: tenant, tx: tx, now: now)
             guard authRequest.activationID == activation.id else {
                 throw DomainError.requestClaimed("this device has not taken up the request")
             }
-            try await tx.setAuthRequestStatus(id: requestID, status: "denied")
+            try await tx.setAuthRequestStatus(id: requestID, status: .denied)
             _ = try await tx.rotateChallenge(requestID: requestID, expected: authRequest.challenge ?? "", next: nil)
             let service = try await authRequest.serviceID.asyncMap { try await tx.service(id: $0) } ?? nil
             try await tx.insertHistory(
                 HistoryRecord(
                     id: orderedID(), tenantID: tenant.id, activationID: activation.id,
                     userID: authRequest.userID, requestID: requestID, service: service?.name, purpose: authRequest.purpose,
-                    outcome: "denied", factors: "[]", at: now))
+                    outcome: .denied, factors: "[]", at: now))
             return (RequestNotice(authRequest, service: service, answered: true), authRequest.purpose)
         }
         await domain.announce(notice, logger: logger)
@@ -357,7 +359,7 @@ public struct Attempts: Sendable {
         guard let authRequest = try await tx.authRequest(id: id), authRequest.tenantID == tenant.id else {
             throw DomainError.notFound("authentication request")
         }
-        guard authRequest.status == "pending" || authRequest.status == "claimed" else {
+        guard authRequest.status == .pending || authRequest.status == .claimed else {
             throw DomainError.invalidRequest("the authentication request was answered already (\(authRequest.status))")
         }
         guard authRequest.expiresAt > now else {
@@ -371,7 +373,7 @@ public struct Attempts: Sendable {
     func userInformation(_ authRequest: AuthRequestRecord, activation: ActivationRecord, tenant: TenantRecord, tx: StoreTransaction)
         async throws -> AuthenticationChallenge
     {
-        let purpose = AuthenticationPurpose(rawValue: authRequest.purpose) ?? .login
+        let purpose = authRequest.purpose
         let policy = try await authenticatorPolicy(for: authRequest, tenant: tenant, tx: tx)
         var service: ServiceInformation?
         var requested: [RequestedAttribute] = []
@@ -414,7 +416,7 @@ public struct Attempts: Sendable {
         guard let service = try await tx.service(id: serviceID) else { throw StoreError(.corrupt, "request without service") }
         let base = try AuthenticatorPolicy(parsing: service.policy)
         let now = domain.epochNow()
-        guard Self.takesPartInSSO(authRequest, tenant: tenant), let ssoText = tenant.ssoPolicy, authRequest.ssoAllowed != 0,
+        guard Self.takesPartInSSO(authRequest, tenant: tenant), let ssoText = tenant.ssoPolicy, authRequest.ssoAllowed,
             let activationID = authRequest.activationID, let userID = authRequest.userID,
             let session = try await tx.ssoSession(activationID: activationID, userID: userID, now: now),
             authRequest.maxAge.map({ now - session.authTime <= $0 }) ?? true,
@@ -427,7 +429,7 @@ public struct Attempts: Sendable {
     /// backchannel step-ups and account processes neither start nor use a session.
     static func takesPartInSSO(_ authRequest: AuthRequestRecord, tenant: TenantRecord) -> Bool {
         tenant.ssoLifetime > 0 && tenant.ssoPolicy != nil && authRequest.serviceID != nil && authRequest.flow == nil
-            && authRequest.purpose == AuthenticationPurpose.login.rawValue
+            && authRequest.purpose == AuthenticationPurpose.login
     }
 
     /// The users an activation stands for: its own and those it was merged with.

@@ -89,7 +89,7 @@ public struct AccountProcesses: Sendable {
                 else { throw DomainError(.conflict, .conflict, "this activation stands for the invited user already") }
             }
             let record = AuthRequestRecord(
-                id: requestID, tenantID: tenant.id, serviceID: nil, purpose: input.purpose.rawValue, status: "claimed",
+                id: requestID, tenantID: tenant.id, serviceID: nil, purpose: input.purpose, status: .claimed,
                 challenge: Secrets.randomToken(), activationID: current.id, userID: current.userID, redirectURI: nil, state: nil,
                 nonce: nil, codeChallenge: nil, scope: "", browserDigest: nil, confirmedAttributes: nil, factors: nil, authTime: nil,
                 process: try JSONCoding.string(parameters), createdAt: now, expiresAt: now + lifetime)
@@ -121,12 +121,12 @@ public struct AccountProcesses: Sendable {
             guard user.id != activation.userID, try await !tx.linkedUsers(activationID: activation.id).contains(where: { $0.id == user.id })
             else { throw DomainError(.conflict, .conflict, "this activation stands for the invited user already") }
             try await tx.linkUser(activationID: activation.id, userID: user.id, now: now)
-            guard try await tx.completeProcess(id: authRequest.id, purpose: purpose.rawValue, activationID: activation.id, now: now)
+            guard try await tx.completeProcess(id: authRequest.id, purpose: purpose, activationID: activation.id, now: now)
             else { throw DomainError.invalidGrant("the process was completed already") }
             try await Audit.record(
                 tx, tenantID: tenant.id, actor: .activation(activation.id), action: "activation.merge", target: activation.id,
                 details: ["user_id": user.id, "username": user.username, "invitation_id": invitation.id], at: now)
-            entry.outcome = "completed"
+            entry.outcome = .completed
             try await tx.insertHistory(entry)
             return FinishResponse(
                 result: .apiAccessMergeComplete, merged: MergeSummary(idmIdentifier: UserID(user.id), username: user.username))
@@ -149,7 +149,7 @@ public struct AccountProcesses: Sendable {
     ) async throws -> ProcessCompletion {
         let issuer = domain.issuer(forTenantNamed: tenant.name)
         guard let record = try await domain.store.read({ try await $0.authRequest(id: requestID) }), record.tenantID == tenant.id,
-            let purpose = AuthenticationPurpose(rawValue: record.purpose), purpose.isAccountProcess, purpose != .merge
+            case let purpose = record.purpose, purpose.isAccountProcess, purpose != .merge
         else { throw DomainError.notFound("account process") }
         guard record.activationID == caller.activation.id else {
             throw DomainError(.forbidden, .accessDenied, "this process belongs to another activation")
@@ -188,7 +188,7 @@ public struct AccountProcesses: Sendable {
         let completion = try await domain.store.transaction { tx -> ProcessCompletion in
             let current = try await caller.begin(tx, now: now)
             // Spent first: of two parallel completions only one gets past this line.
-            guard try await tx.completeProcess(id: requestID, purpose: purpose.rawValue, activationID: activationID, now: now) else {
+            guard try await tx.completeProcess(id: requestID, purpose: purpose, activationID: activationID, now: now) else {
                 throw DomainError.invalidGrant("the process was completed already or has expired")
             }
             let actor = Audit.Actor.activation(activationID)
@@ -259,7 +259,7 @@ public struct AccountProcesses: Sendable {
                 try await tx.insertHistory(
                     HistoryRecord(
                         id: orderedID(), tenantID: tenant.id, activationID: activationID,
-                        userID: current.userID, requestID: requestID, service: nil, purpose: purpose.rawValue, outcome: "completed",
+                        userID: current.userID, requestID: requestID, service: nil, purpose: purpose, outcome: .completed,
                         factors: record.factors ?? "[]", at: now))
             }
             return result
@@ -294,14 +294,14 @@ public struct AccountProcesses: Sendable {
     /// Clear errors for the stale objects: a process not yet approved, finished, or expired.
     private func checkCompletable(_ record: AuthRequestRecord, now: Int64) throws {
         switch record.status {
-        case "approved":
+        case .approved:
             guard record.expiresAt > now else { throw DomainError(.invalid, .expiredToken, "the process has expired") }
-        case "completed":
+        case .completed:
             throw DomainError.invalidGrant("the process was completed already")
-        case "pending", "claimed":
+        case .pending, .claimed:
             throw DomainError(.invalid, .invalidGrant, "the process has not been approved by an authentication")
         default:
-            throw DomainError(.invalid, .invalidGrant, "the process ended as \(record.status)")
+            throw DomainError(.invalid, .invalidGrant, "the process ended as \(record.status.rawValue)")
         }
     }
 
@@ -319,7 +319,7 @@ public struct AccountProcesses: Sendable {
                 entries.append(
                     HistoryEntry(
                         requestID: RequestID(record.requestID), service: record.service,
-                        purpose: AuthenticationPurpose(rawValue: record.purpose) ?? .login, outcome: record.outcome,
+                        purpose: record.purpose, outcome: record.outcome.rawValue,
                         factors: try JSONCoding.decode([FactorType].self, record.factors),
                         username: record.userID.flatMap { names[$0] }, at: Date(timeIntervalSince1970: TimeInterval(record.at))))
             }

@@ -88,7 +88,7 @@ public struct Activations: Sendable {
             biometricKey: try biometricKey.map { try JSONCoding.string(PublicJWK($0)) },
             sealedPinKey: try domain.box.seal(pinKey, context: SealingContext.pinKey(activationID: activationID)),
             sealedTOTPSecret: try totpSecret.map { try domain.box.seal($0, context: SealingContext.totpSecret(activationID: activationID)) },
-            totpLastStep: nil, failedAttempts: 0, lockedUntil: nil, permanentlyLocked: 0, status: "active",
+            totpLastStep: nil, failedAttempts: 0, lockedUntil: nil, permanentlyLocked: false, status: .active,
             createdAt: now, lastUsedAt: nil)
         // The invitation is spent and the activation written in one transaction: a crash
         // leaves either both or neither.

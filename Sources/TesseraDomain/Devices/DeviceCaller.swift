@@ -33,7 +33,7 @@ extension Domain {
     public func authenticateDevice(token: String, method: String, path: String, tenant: TenantRecord) async throws -> DeviceCaller {
         guard let jws = try? CompactJWS.parse(token), let claims = try? jws.unverifiedClaims(as: DeviceRequestClaims.self),
             let activation = try await store.read({ try await $0.activation(id: claims.sub) }),
-            activation.tenantID == tenant.id, activation.status == "active",
+            activation.tenantID == tenant.id, activation.status == .active,
             (try? jws.verifiedPayload(with: try DeviceChecks.deviceKey(of: activation))) != nil
         else { throw DomainError.invalidToken("the device token is not valid") }
         try checkTimes(iat: Int64(claims.iat), exp: Int64(claims.exp), audience: claims.aud, issuer: issuer(forTenantNamed: tenant.name))
@@ -62,7 +62,7 @@ public enum DeviceChecks {
 
     /// The activation inside a transaction: still there, active and not locked.
     public static func usableActivation(_ id: String, tx: StoreTransaction, now: Int64) async throws -> ActivationRecord {
-        guard let current = try await tx.activation(id: id), current.status == "active" else {
+        guard let current = try await tx.activation(id: id), current.status == .active else {
             throw DomainError.invalidToken("the activation is not active")
         }
         if let lock = LockState(current, now: now).information { throw DomainError.pendingLockout(lock) }
@@ -111,7 +111,7 @@ public struct LockState: Sendable {
     public let information: LockoutInformation?
 
     public init(_ activation: ActivationRecord, now: Int64) {
-        if activation.permanentlyLocked == 1 {
+        if activation.permanentlyLocked {
             information = LockoutInformation(isPermanent: true, lockedUntil: nil)
         } else if let until = activation.lockedUntil, until > now {
             information = LockoutInformation(isPermanent: false, lockedUntil: Date(timeIntervalSince1970: TimeInterval(until)))

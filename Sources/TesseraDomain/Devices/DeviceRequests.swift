@@ -47,7 +47,7 @@ public struct DeviceRequests: Sendable {
         let status = try await domain.store.transaction { tx -> PendingRequestStatus in
             try await caller.spendToken(tx, now: now)
             guard let record = try await tx.authRequest(id: requestID), record.tenantID == tenant.id,
-                record.flow == RequestFlow.ciba.rawValue, let userID = record.userID,
+                record.flow == .ciba, let userID = record.userID,
                 try await Attempts.users(of: caller.activation, tx: tx).contains(userID)
             else { throw DomainError.notFound("authentication request") }
             return Self.status(of: record, seenBy: caller.activation.id, now: now)
@@ -57,7 +57,7 @@ public struct DeviceRequests: Sendable {
 
     public static func status(of record: AuthRequestRecord, seenBy activationID: String, now: Int64) -> PendingRequestStatus {
         if let owner = record.activationID, owner != activationID { return .ongoingOnAnotherDevice }
-        switch AuthenticationStatus(rawValue: record.status) ?? .expired {
+        switch record.status {
         case .pending, .claimed: return record.expiresAt > now ? .pending : .timeout
         case .approved, .completed: return .authenticated
         case .denied: return .canceled

@@ -40,10 +40,10 @@ public struct InAppLogins: Sendable {
             }
             let record = AuthRequestRecord(
                 id: Secrets.randomToken(byteCount: 16), tenantID: tenant.id, serviceID: service.id,
-                purpose: AuthenticationPurpose.login.rawValue, status: AuthenticationStatus.claimed.rawValue,
+                purpose: AuthenticationPurpose.login, status: AuthenticationStatus.claimed,
                 challenge: Secrets.randomToken(), activationID: current.id, userID: userID, redirectURI: input.redirectURI,
                 state: input.state, nonce: input.nonce, codeChallenge: input.codeChallenge, scope: scopes.joined(separator: " "),
-                browserDigest: nil, confirmedAttributes: nil, factors: nil, authTime: nil, flow: RequestFlow.inApp.rawValue,
+                browserDigest: nil, confirmedAttributes: nil, factors: nil, authTime: nil, flow: .inApp,
                 createdAt: now, expiresAt: now + domain.settings.requestLifetime)
             try await tx.insertAuthRequest(record)
             return try await domain.attempts.userInformation(record, activation: current, tenant: tenant, tx: tx)
@@ -57,10 +57,10 @@ public struct InAppLogins: Sendable {
         let now = domain.epochNow()
         let (code, record) = try await domain.store.transaction { tx -> (String, AuthRequestRecord) in
             try await caller.spendToken(tx, now: now)
-            guard let record = try await tx.authRequest(id: requestID), record.tenantID == tenant.id, record.flow == RequestFlow.inApp.rawValue,
+            guard let record = try await tx.authRequest(id: requestID), record.tenantID == tenant.id, record.flow == .inApp,
                 record.activationID == caller.activation.id
             else { throw DomainError.notFound("in-app authentication request") }
-            switch AuthenticationStatus(rawValue: record.status) ?? .expired {
+            switch record.status {
             case .approved:
                 guard record.expiresAt > now else { throw DomainError(.invalid, .expiredToken, "the in-app login expired") }
                 guard let code = try await Grants.issueCode(for: record, tx: tx, now: now) else {

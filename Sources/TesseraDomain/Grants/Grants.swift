@@ -35,11 +35,11 @@ public struct Grants: Sendable {
         let code = Secrets.randomToken()
         try await tx.insertGrant(
             GrantRecord(
-                digest: Secrets.digest(code), kind: "code", familyID: Secrets.randomToken(byteCount: 16), tenantID: record.tenantID,
+                digest: Secrets.digest(code), kind: .code, familyID: Secrets.randomToken(byteCount: 16), tenantID: record.tenantID,
                 serviceID: serviceID, userID: userID, redirectURI: redirectURI, codeChallenge: record.codeChallenge,
                 nonce: record.nonce, scope: record.scope, factors: record.factors ?? "[]",
                 confirmedAttributes: record.confirmedAttributes ?? "[]", authTime: record.authTime ?? now,
-                expiresAt: now + codeLifetime, usedAt: nil, revoked: 0))
+                expiresAt: now + codeLifetime, usedAt: nil, revoked: false))
         return code
     }
 
@@ -52,7 +52,7 @@ public struct Grants: Sendable {
         let now = domain.epochNow()
         let digest = Secrets.digest(code)
         let outcome: Outcome = try await domain.store.transaction { tx in
-            guard let grant = try await tx.grant(digest: digest), grant.kind == "code", grant.tenantID == tenant.id else {
+            guard let grant = try await tx.grant(digest: digest), grant.kind == .code, grant.tenantID == tenant.id else {
                 throw DomainError.invalidGrant("the authorization code is not valid")
             }
             guard grant.serviceID == service.id else { throw DomainError.invalidGrant("the code was issued to another client") }
@@ -89,7 +89,7 @@ public struct Grants: Sendable {
         let now = domain.epochNow()
         let digest = Secrets.digest(token)
         let outcome: Outcome = try await domain.store.transaction { tx in
-            guard let grant = try await tx.grant(digest: digest), grant.kind == "refresh", grant.tenantID == tenant.id else {
+            guard let grant = try await tx.grant(digest: digest), grant.kind == .refresh, grant.tenantID == tenant.id else {
                 throw DomainError.invalidGrant("the refresh token is not valid")
             }
             guard grant.serviceID == service.id else { throw DomainError.invalidGrant("the refresh token was issued to another client") }
@@ -172,10 +172,10 @@ public struct Grants: Sendable {
         let refreshToken = Secrets.randomToken()
         try await tx.insertGrant(
             GrantRecord(
-                digest: Secrets.digest(refreshToken), kind: "refresh", familyID: source.familyID, tenantID: source.tenantID,
+                digest: Secrets.digest(refreshToken), kind: .refresh, familyID: source.familyID, tenantID: source.tenantID,
                 serviceID: service.id, userID: source.userID, redirectURI: nil, codeChallenge: nil, nonce: nil, scope: scope,
                 factors: source.factors, confirmedAttributes: source.confirmedAttributes, authTime: source.authTime,
-                expiresAt: now + Self.refreshTokenLifetime, usedAt: nil, revoked: 0))
+                expiresAt: now + Self.refreshTokenLifetime, usedAt: nil, revoked: false))
         return .issued(Issuance(source: source, scope: scope, user: user, refreshToken: refreshToken))
     }
 

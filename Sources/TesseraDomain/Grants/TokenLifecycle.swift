@@ -21,7 +21,7 @@ public struct TokenLifecycle: Sendable {
     /// failure to read the store or load the keys is an error, never "unknown".
     func identify(_ token: String, tenant: TenantRecord) async throws -> PresentedToken {
         let issuer = domain.issuer(forTenantNamed: tenant.name)
-        if let grant = try await domain.store.read({ try await $0.grant(digest: Secrets.digest(token)) }), grant.kind == "refresh",
+        if let grant = try await domain.store.read({ try await $0.grant(digest: Secrets.digest(token)) }), grant.kind == .refresh,
             grant.tenantID == tenant.id
         {
             return .refresh(grant)
@@ -71,7 +71,7 @@ public struct TokenLifecycle: Sendable {
             }
             // Another client's token is reported inactive rather than described. The user is
             // named by `sub` only: attributes go out only where the user confirmed them.
-            if grant.serviceID == service.id, grant.usedAt == nil, grant.revoked == 0, grant.expiresAt > now, family?.revoked == false,
+            if grant.serviceID == service.id, grant.usedAt == nil, grant.revoked == false, grant.expiresAt > now, family?.revoked == false,
                 let user
             {
                 return Introspection(

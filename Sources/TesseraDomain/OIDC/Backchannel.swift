@@ -23,7 +23,7 @@ public struct Backchannel: Sendable {
     public func authenticate(form: [String: String], client service: ServiceRecord, tenant: TenantRecord, logger: Logger)
         async throws -> BackchannelAuthenticationResponse
     {
-        guard service.secretDigest != nil, let mode = service.backchannelMode.flatMap(BackchannelMode.init(rawValue:)) else {
+        guard service.secretDigest != nil, let mode = service.backchannelMode else {
             throw DomainError(.invalid, .unauthorizedClient, "this client is not registered for backchannel authentication")
         }
         if form["request"] != nil { throw DomainError.invalidRequest("signed authentication requests are not supported") }
@@ -61,10 +61,10 @@ public struct Backchannel: Sendable {
             }
             try await tx.insertAuthRequest(
                 AuthRequestRecord(
-                    id: requestID, tenantID: tenant.id, serviceID: service.id, purpose: AuthenticationPurpose.login.rawValue,
-                    status: AuthenticationStatus.pending.rawValue, challenge: nil, activationID: nil, userID: user.id,
+                    id: requestID, tenantID: tenant.id, serviceID: service.id, purpose: AuthenticationPurpose.login,
+                    status: AuthenticationStatus.pending, challenge: nil, activationID: nil, userID: user.id,
                     redirectURI: nil, state: nil, nonce: nil, codeChallenge: nil, scope: scopes.joined(separator: " "),
-                    browserDigest: nil, confirmedAttributes: nil, factors: nil, authTime: nil, flow: RequestFlow.ciba.rawValue,
+                    browserDigest: nil, confirmedAttributes: nil, factors: nil, authTime: nil, flow: .ciba,
                     bindingMessage: bindingMessage, acrPolicy: policy?.description, sealedNotificationToken: sealedToken,
                     pollInterval: interval, lastPolledAt: nil, createdAt: now, expiresAt: now + Int64(lifetime)))
         }
@@ -181,10 +181,10 @@ public struct Backchannel: Sendable {
         let now = domain.epochNow()
         let grants = domain.grants
         let outcome: Grants.Outcome = try await domain.store.transaction { tx in
-            guard let record = try await tx.authRequest(id: requestID), record.flow == RequestFlow.ciba.rawValue, record.tenantID == tenant.id,
+            guard let record = try await tx.authRequest(id: requestID), record.flow == .ciba, record.tenantID == tenant.id,
                 record.serviceID == service.id, let userID = record.userID
             else { throw DomainError.invalidGrant("auth_req_id is not valid for this client") }
-            switch AuthenticationStatus(rawValue: record.status) ?? .expired {
+            switch record.status {
             case .pending, .claimed:
                 guard record.expiresAt > now else { throw Self.expired }
                 let interval = record.pollInterval ?? domain.settings.backchannelInterval

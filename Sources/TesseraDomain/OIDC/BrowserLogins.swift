@@ -86,7 +86,7 @@ public struct BrowserLogins: Sendable {
             guard query["code_challenge_method"] == "S256" else {
                 return fail("invalid_request", "code_challenge_method=S256 is required (plain is not supported)")
             }
-        } else if service.isPublic == 1 {
+        } else if service.isPublic {
             return fail("invalid_request", "public clients must use PKCE with S256")
         }
 
@@ -96,11 +96,11 @@ public struct BrowserLogins: Sendable {
         let browserSecret = Secrets.randomToken()
         let expiresAt = now.addingTimeInterval(TimeInterval(domain.settings.requestLifetime))
         let record = AuthRequestRecord(
-            id: requestID, tenantID: tenant.id, serviceID: service.id, purpose: AuthenticationPurpose.login.rawValue,
-            status: AuthenticationStatus.pending.rawValue, challenge: nil, activationID: nil, userID: nil,
+            id: requestID, tenantID: tenant.id, serviceID: service.id, purpose: AuthenticationPurpose.login,
+            status: AuthenticationStatus.pending, challenge: nil, activationID: nil, userID: nil,
             redirectURI: redirectURI, state: stateParameter, nonce: query["nonce"], codeChallenge: challenge,
             scope: scopes.joined(separator: " "), browserDigest: Secrets.digest(browserSecret), confirmedAttributes: nil,
-            factors: nil, authTime: nil, ssoAllowed: ssoAllowed ? 1 : 0, maxAge: maxAge, createdAt: Int64(now.timeIntervalSince1970),
+            factors: nil, authTime: nil, ssoAllowed: ssoAllowed, maxAge: maxAge, createdAt: Int64(now.timeIntervalSince1970),
             expiresAt: Int64(expiresAt.timeIntervalSince1970))
         try await domain.store.transaction { try await $0.insertAuthRequest(record) }
         return .started(
@@ -115,7 +115,7 @@ public struct BrowserLogins: Sendable {
             record.tenantID == tenant.id
         else { throw DomainError.notFound("authentication request") }
         // Only browser logins have a browser; an account process is never completed here.
-        guard record.purpose == AuthenticationPurpose.login.rawValue, let browserDigest = record.browserDigest,
+        guard record.purpose == AuthenticationPurpose.login, let browserDigest = record.browserDigest,
             record.serviceID != nil, record.redirectURI != nil
         else { throw DomainError.notFound("authentication request") }
         guard let browserSecret, Secrets.constantTimeEquals(Secrets.digest(browserSecret), browserDigest) else {
@@ -127,7 +127,7 @@ public struct BrowserLogins: Sendable {
     /// A request's status as the page sees it: pending and claimed requests past their
     /// expiry are expired.
     public static func effectiveStatus(_ record: AuthRequestRecord, now: Int64) -> AuthenticationStatus {
-        let status = AuthenticationStatus(rawValue: record.status) ?? .expired
+        let status = record.status
         if (status == .pending || status == .claimed) && record.expiresAt <= now { return .expired }
         return status
     }

@@ -69,18 +69,18 @@ struct DeviceRoutes {
         let purpose = try await domain.attempts.deny(
             requestID: context.parameters.get("request") ?? "", caller: try context.requireDevice(), tenant: try context.requireTenant(),
             logger: context.logger)
-        state.metrics.authentication(purpose: purpose, outcome: "denied")
-        return JSONResponse.make(["status": AuthenticationStatus.denied.rawValue])
+        state.metrics.authentication(purpose: purpose, outcome: .denied)
+        return JSONResponse.make(["status": AuthenticationStatus.denied])
     }
 
     /// Counts an answered attempt (and a lock it set) in the metrics.
     private func recordMetrics(_ finished: Attempts.Finished) {
         let outcome = finished.response
         guard outcome.result == .lockout else {
-            return state.metrics.authentication(purpose: finished.purpose, outcome: "approved")
+            return state.metrics.authentication(purpose: finished.purpose, outcome: .approved)
         }
         let permanent = outcome.lockout?.isPermanent == true
-        state.metrics.authentication(purpose: finished.purpose, outcome: permanent ? "locked" : "failed")
+        state.metrics.authentication(purpose: finished.purpose, outcome: permanent ? .locked : .failed)
         if let lock = finished.lockSet { state.metrics.lockout(permanent: lock.isPermanent) }
     }
 
