@@ -1,0 +1,191 @@
+import Foundation
+import SQLKit
+import TesseraCore
+
+extension StoreTransaction {
+    // MARK: Activations
+
+    public func insertActivation(_ activation: ActivationRecord) async throws {
+        try await insert("activations", activation)
+    }
+
+    public func activation(id: String) async throws -> ActivationRecord? {
+        try await first("SELECT * FROM activations WHERE id = \(bind: id)", as: ActivationRecord.self)
+    }
+
+    public func activations(tenantID: String, userID: String?) async throws -> [ActivationRecord] {
+        if let userID {
+            return try await all(
+                """
+                SELECT * FROM activations WHERE tenant_id = \(bind: tenantID) AND user_id = \(bind: userID)
+                ORDER BY created_at, id
+                """, as: ActivationRecord.self)
+        }
+        return try await all(
+            "SELECT * FROM activations WHERE tenant_id = \(bind: tenantID) ORDER BY created_at, id",
+            as: ActivationRecord.self)
+    }
+
+    /// Writes the outcome of an attempt: the failure count and lock.
+    public func updateLockout(
+        activationID: String, failedAttempts: Int, lockedUntil: Int64?, permanentlyLocked: Bool
+    ) async throws {
+        try await db.raw(
+            """
+            UPDATE activations SET failed_attempts = \(bind: failedAttempts), locked_until = \(bind: lockedUntil),
+                permanently_locked = \(bind: permanentlyLocked ? 1 : 0)
+            WHERE id = \(bind: activationID)
+            """
+        ).run()
+    }
+
+    public func recordSuccessfulUse(activationID: String, now: Int64, totpStep: Int64?) async throws {
+        try await db.raw(
+            """
+            UPDATE activations SET failed_attempts = 0, locked_until = NULL, last_used_at = \(bind: now),
+                totp_last_step = COALESCE(\(bind: totpStep), totp_last_step)
+            WHERE id = \(bind: activationID)
+            """
+        ).run()
+    }
+
+    /// Records a TOTP step as spent even when the attempt failed on another factor.
+    public func spendTOTPStep(activationID: String, step: Int64) async throws {
+        try await db.raw(
+            "UPDATE activations SET totp_last_step = \(bind: step) WHERE id = \(bind: activationID)"
+        ).run()
+    }
+
+    // MARK: Device request tokens
+
+    /// Records a device token id; `false` when it was seen before (a replay).
+    public func useDeviceTokenID(_ jti: String, activationID: String, expiresAt: Int64, now: Int64) async throws
+        -> Bool
+    {
+        // Each activation clears its own expired ids: a table-wide sweep in every call
+        // would make all device calls conflict with each other on PostgreSQL.
+        try await db.raw(
+            "DELETE FROM device_token_ids WHERE activation_id = \(bind: activationID) AND expires_at < \(bind: now)"
+        ).run()
+        let rows = try await db.raw(
+            """
+            INSERT INTO device_token_ids (jti, activation_id, expires_at)
+            VALUES (\(bind: jti), \(bind: activationID), \(bind: expiresAt))
+            ON CONFLICT (jti) DO NOTHING RETURNING jti
+            """
+        ).all()
+        return rows.count == 1
+    }
+
+    // MARK: Account processes
+
+    /// Moves an approved process of `purpose` owned by `activationID` to `completed`;
+    /// `false` when it is not (any more) such a process, or has expired.
+    public func completeProcess(id: String, purpose: AuthenticationPurpose, activationID: String, now: Int64) async throws -> Bool {
+        let rows = try await db.raw(
+            """
+            UPDATE auth_requests SET status = 'completed'
+            WHERE id = \(bind: id) AND status = 'approved' AND purpose = \(bind: purpose.rawValue)
+                AND activation_id = \(bind: activationID) AND expires_at > \(bind: now)
+            RETURNING id
+            """
+        ).all()
+        return rows.count == 1
+    }
+
+    public func updateBiometricKey(activationID: String, key: String?) async throws {
+        try await db.raw("UPDATE activations SET biometric_key = \(bind: key) WHERE id = \(bind: activationID)").run()
+    }
+
+    public func updateTOTPSecret(activationID: String, sealed: String?) async throws {
+        try await db.raw(
+            "UPDATE activations SET sealed_totp_secret = \(bind: sealed), totp_last_step = NULL WHERE id = \(bind: activationID)"
+        ).run()
+    }
+
+    public func updatePinKey(activationID: String, sealed: String) async throws {
+        try await db.raw("UPDATE activations SET sealed_pin_key = \(bind: sealed) WHERE id = \(bind: activationID)").run()
+    }
+
+    public func unlock(activationID: String) async throws -> Bool {
+        let rows = try await db.raw(
+            """
+            UPDATE activations SET failed_attempts = 0, locked_until = NULL, permanently_locked = 0
+            WHERE id = \(bind: activationID) RETURNING id
+            """
+        ).all()
+        return rows.count == 1
+    }
+
+    /// Removes an activation with its keys, merged users, history and pending requests;
+    /// `false` when it did not exist.
+    public func deleteActivation(id: String) async throws -> Bool {
+        let rows = try await db.raw("DELETE FROM activations WHERE id = \(bind: id) RETURNING id").all()
+        guard rows.count == 1 else { return false }
+        try await db.raw("DELETE FROM activation_users WHERE activation_id = \(bind: id)").run()
+        try await db.raw("DELETE FROM authentication_history WHERE activation_id = \(bind: id)").run()
+        try await db.raw("DELETE FROM device_token_ids WHERE activation_id = \(bind: id)").run()
+        try await removePushTarget(activationID: id)
+        try await endSSOSessions(activationID: id)
+        // Activation data it made is void with it (a stolen device cannot leave a way back in).
+        try await db.raw(
+            """
+            UPDATE invitations SET failed_attempts = \(bind: InvitationRecord.maximumFailures + 1)
+            WHERE created_by_activation_id = \(bind: id) AND used_at IS NULL
+            """
+        ).run()
+        try await db.raw(
+            """
+            UPDATE auth_requests SET status = 'expired', challenge = NULL
+            WHERE activation_id = \(bind: id) AND status IN ('pending', 'claimed', 'approved')
+            """
+        ).run()
+        return true
+    }
+
+    /// Takes one of an activation code's PIN attempts before the PIN is compared, so
+    /// parallel guesses cannot all pass one read of the counter; `false` when none is left.
+    public func reserveInvitationAttempt(id: String) async throws -> Bool {
+        let rows = try await db.raw(
+            """
+            UPDATE invitations SET failed_attempts = failed_attempts + 1
+            WHERE id = \(bind: id) AND used_at IS NULL AND failed_attempts < \(bind: InvitationRecord.maximumFailures)
+            RETURNING id
+            """
+        ).all()
+        return rows.count == 1
+    }
+
+    // MARK: Push targets
+
+    /// Sets (or replaces) an activation's push target.
+    public func setPushTarget(_ target: PushTargetRecord) async throws {
+        try await db.raw(
+            """
+            INSERT INTO push_targets (activation_id, tenant_id, kind, token, created_at)
+            VALUES (\(bind: target.activationID), \(bind: target.tenantID), \(bind: target.kind), \(bind: target.token),
+                \(bind: target.createdAt))
+            ON CONFLICT (activation_id) DO UPDATE SET tenant_id = excluded.tenant_id, kind = excluded.kind,
+                token = excluded.token, created_at = excluded.created_at
+            """
+        ).run()
+    }
+
+    /// Removes an activation's push target; with `token`, only if it is still that token.
+    public func removePushTarget(activationID: String, token: String? = nil) async throws {
+        if let token {
+            try await db.raw(
+                "DELETE FROM push_targets WHERE activation_id = \(bind: activationID) AND token = \(bind: token)"
+            ).run()
+        } else {
+            try await db.raw("DELETE FROM push_targets WHERE activation_id = \(bind: activationID)").run()
+        }
+    }
+
+    public func pushTargets(activationIDs: [String]) async throws -> [PushTargetRecord] {
+        guard !activationIDs.isEmpty else { return [] }
+        return try await all(
+            "SELECT * FROM push_targets WHERE activation_id IN (\(binds: activationIDs)) ORDER BY activation_id",
+            as: PushTargetRecord.self)
+    }
+}

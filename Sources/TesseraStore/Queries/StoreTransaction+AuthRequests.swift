@@ -1,0 +1,142 @@
+import Foundation
+import SQLKit
+import TesseraCore
+
+extension StoreTransaction {
+    // MARK: Authentication requests
+
+    public func insertAuthRequest(_ request: AuthRequestRecord) async throws {
+        try await insert("auth_requests", request)
+    }
+
+    public func authRequest(id: String) async throws -> AuthRequestRecord? {
+        try await first("SELECT * FROM auth_requests WHERE id = \(bind: id)", as: AuthRequestRecord.self)
+    }
+
+    /// Takes up an open request for an activation; `false` when another activation took
+    /// it first or it was answered meanwhile (a condition, not a read, so that it holds
+    /// with concurrent writers too).
+    public func claimAuthRequest(id: String, activationID: String, userID: String, challenge: String) async throws -> Bool {
+        let rows = try await db.raw(
+            """
+            UPDATE auth_requests SET status = 'claimed', activation_id = \(bind: activationID),
+                user_id = \(bind: userID), challenge = \(bind: challenge)
+            WHERE id = \(bind: id) AND status IN ('pending', 'claimed')
+                AND (activation_id IS NULL OR activation_id = \(bind: activationID)) RETURNING id
+            """
+        ).all()
+        return rows.count == 1
+    }
+
+    /// Replaces the challenge only if it is still `expected`; `false` when it was used already.
+    public func rotateChallenge(requestID: String, expected: String, next: String?) async throws -> Bool {
+        let rows = try await db.raw(
+            """
+            UPDATE auth_requests SET challenge = \(bind: next)
+            WHERE id = \(bind: requestID) AND challenge = \(bind: expected) RETURNING id
+            """
+        ).all()
+        return rows.count == 1
+    }
+
+    public func setAuthRequestStatus(id: String, status: AuthenticationStatus) async throws {
+        try await db.raw("UPDATE auth_requests SET status = \(bind: status.rawValue) WHERE id = \(bind: id)").run()
+    }
+
+    public func approveAuthRequest(id: String, factors: String, confirmedAttributes: String, authTime: Int64)
+        async throws
+    {
+        try await db.raw(
+            """
+            UPDATE auth_requests SET status = 'approved', challenge = NULL, factors = \(bind: factors),
+                confirmed_attributes = \(bind: confirmedAttributes), auth_time = \(bind: authTime)
+            WHERE id = \(bind: id)
+            """
+        ).run()
+    }
+
+    /// Moves an approved request to `completed`; `false` when it was not approved (or completed already).
+    public func completeAuthRequest(id: String) async throws -> Bool {
+        let rows = try await db.raw(
+            "UPDATE auth_requests SET status = 'completed' WHERE id = \(bind: id) AND status = 'approved' RETURNING id"
+        ).all()
+        return rows.count == 1
+    }
+
+    // MARK: Backchannel (CIBA) requests
+
+    /// The backchannel requests still open for any of `userIDs`: not answered and not expired.
+    public func openBackchannelRequests(userIDs: [String], now: Int64) async throws -> [AuthRequestRecord] {
+        guard !userIDs.isEmpty else { return [] }
+        return try await all(
+            """
+            SELECT * FROM auth_requests
+            WHERE user_id IN (\(binds: userIDs)) AND flow = 'ciba' AND status IN ('pending', 'claimed')
+                AND expires_at > \(bind: now)
+            ORDER BY created_at, id
+            """, as: AuthRequestRecord.self)
+    }
+
+    /// How many backchannel requests are open now (for the metrics).
+    public func openBackchannelRequestCount(now: Int64) async throws -> Int {
+        try await db.raw(
+            """
+            SELECT COUNT(*) AS open FROM auth_requests
+            WHERE flow = 'ciba' AND status IN ('pending', 'claimed') AND expires_at > \(bind: now)
+            """
+        ).first(decodingColumn: "open", as: Int.self) ?? 0
+    }
+
+    /// Records a client's token request for a backchannel request and the interval it
+    /// must keep from now on.
+    public func recordPoll(id: String, at now: Int64, interval: Int) async throws {
+        try await db.raw(
+            """
+            UPDATE auth_requests SET last_polled_at = \(bind: now), poll_interval = \(bind: interval)
+            WHERE id = \(bind: id)
+            """
+        ).run()
+    }
+
+    /// The ids of the active activations that stand for a user: its own and those merged with it.
+    public func activeActivationIDs(userID: String) async throws -> [String] {
+        struct Row: Decodable { let id: String }
+        return try await all(
+            """
+            SELECT id FROM activations WHERE user_id = \(bind: userID) AND status = 'active'
+            UNION
+            SELECT activations.id FROM activations JOIN activation_users ON activation_users.activation_id = activations.id
+            WHERE activation_users.user_id = \(bind: userID) AND activations.status = 'active'
+            """, as: Row.self
+        ).map(\.id)
+    }
+
+    // MARK: Single sign-on
+
+    /// Starts (or restarts) the activation's single sign-on session for a user.
+    public func startSSOSession(_ session: SSOSessionRecord) async throws {
+        try await db.raw(
+            """
+            INSERT INTO sso_sessions (activation_id, user_id, tenant_id, factors, auth_time, expires_at)
+            VALUES (\(bind: session.activationID), \(bind: session.userID), \(bind: session.tenantID), \(bind: session.factors),
+                \(bind: session.authTime), \(bind: session.expiresAt))
+            ON CONFLICT (activation_id, user_id) DO UPDATE SET tenant_id = excluded.tenant_id, factors = excluded.factors,
+                auth_time = excluded.auth_time, expires_at = excluded.expires_at
+            """
+        ).run()
+    }
+
+    /// The live session of an activation for a user, if any.
+    public func ssoSession(activationID: String, userID: String, now: Int64) async throws -> SSOSessionRecord? {
+        try await first(
+            """
+            SELECT * FROM sso_sessions WHERE activation_id = \(bind: activationID) AND user_id = \(bind: userID)
+                AND expires_at > \(bind: now)
+            """, as: SSOSessionRecord.self)
+    }
+
+    /// Ends every single sign-on session of an activation.
+    public func endSSOSessions(activationID: String) async throws {
+        try await db.raw("DELETE FROM sso_sessions WHERE activation_id = \(bind: activationID)").run()
+    }
+}

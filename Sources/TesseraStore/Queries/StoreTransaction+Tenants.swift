@@ -1,0 +1,29 @@
+import Foundation
+import SQLKit
+import TesseraCore
+
+extension StoreTransaction {
+    // MARK: Tenants and keys
+
+    public func insertTenant(_ tenant: TenantRecord) async throws { try await insert("tenants", tenant) }
+
+    public func tenant(named name: String) async throws -> TenantRecord? {
+        try await first("SELECT * FROM tenants WHERE name = \(bind: name)", as: TenantRecord.self)
+    }
+
+    public func tenant(id: String) async throws -> TenantRecord? {
+        try await first("SELECT * FROM tenants WHERE id = \(bind: id)", as: TenantRecord.self)
+    }
+
+    public func tenants() async throws -> [TenantRecord] {
+        try await all("SELECT * FROM tenants ORDER BY name", as: TenantRecord.self)
+    }
+
+    public func insertSigningKey(_ key: SigningKeyRecord) async throws { try await insert("signing_keys", key) }
+
+    public func signingKeys(tenantID: String) async throws -> [SigningKeyRecord] {
+        try await all(
+            "SELECT * FROM signing_keys WHERE tenant_id = \(bind: tenantID) ORDER BY created_at",
+            as: SigningKeyRecord.self)
+    }
+}

@@ -1,0 +1,73 @@
+import Foundation
+import SQLKit
+import TesseraCore
+
+extension StoreTransaction {
+    // MARK: Users and invitations
+
+    public func insertUser(_ user: UserRecord) async throws { try await insert("users", user) }
+
+    public func user(tenantID: String, username: String) async throws -> UserRecord? {
+        try await first(
+            "SELECT * FROM users WHERE tenant_id = \(bind: tenantID) AND username = \(bind: username)",
+            as: UserRecord.self)
+    }
+
+    public func user(id: String) async throws -> UserRecord? {
+        try await first("SELECT * FROM users WHERE id = \(bind: id)", as: UserRecord.self)
+    }
+
+    public func insertInvitation(_ invitation: InvitationRecord) async throws {
+        try await insert("invitations", invitation)
+    }
+
+    public func invitation(codeDigest: String) async throws -> InvitationRecord? {
+        try await first(
+            "SELECT * FROM invitations WHERE code_digest = \(bind: codeDigest)", as: InvitationRecord.self)
+    }
+
+    /// Marks an unused, unexpired invitation used; `false` when another call got there first.
+    public func consumeInvitation(id: String, now: Int64) async throws -> Bool {
+        let rows = try await db.raw(
+            """
+            UPDATE invitations SET used_at = \(bind: now)
+            WHERE id = \(bind: id) AND used_at IS NULL AND expires_at > \(bind: now)
+                AND failed_attempts <= \(bind: InvitationRecord.maximumFailures) RETURNING id
+            """
+        ).all()
+        return rows.count == 1
+    }
+
+    // MARK: Merged users
+
+    /// Gives a new activation the merged users of the one it replaces.
+    public func copyLinkedUsers(from source: String, to target: String) async throws {
+        try await db.raw(
+            """
+            INSERT INTO activation_users (activation_id, user_id, created_at)
+            SELECT \(bind: target), user_id, created_at FROM activation_users WHERE activation_id = \(bind: source)
+            """
+        ).run()
+    }
+
+    /// The activations that stand for a user by a merge.
+    public func activationIDs(linkedTo userID: String) async throws -> [String] {
+        struct Row: Decodable { let activation_id: String }
+        return try await all(
+            "SELECT activation_id FROM activation_users WHERE user_id = \(bind: userID)", as: Row.self
+        ).map(\.activation_id)
+    }
+
+    public func linkUser(activationID: String, userID: String, now: Int64) async throws {
+        try await insert("activation_users", LinkedUserRow(activationID: activationID, userID: userID, createdAt: now))
+    }
+
+    /// The users an activation was merged with (besides its own).
+    public func linkedUsers(activationID: String) async throws -> [UserRecord] {
+        try await all(
+            """
+            SELECT users.* FROM users JOIN activation_users ON activation_users.user_id = users.id
+            WHERE activation_users.activation_id = \(bind: activationID) ORDER BY activation_users.created_at
+            """, as: UserRecord.self)
+    }
+}
