@@ -25,7 +25,7 @@ public enum Audit {
         try await tx.insertAudit(
             AuditRecord(
                 id: orderedID(), tenantID: tenantID, actor: actor.text, action: action, target: target,
-                details: try JSONCoding.string(details), at: at))
+                details: details, at: at))
     }
 }
 

@@ -50,16 +50,6 @@ public struct Domain: Sendable {
         return tenant
     }
 
-    /// The tenant's lockout policy. A stored policy that does not decode is a corrupt
-    /// row, never a reason to fall back to another policy.
-    public func lockoutPolicy(of tenant: TenantRecord) throws -> LockoutPolicy {
-        do {
-            return try JSONDecoder().decode(LockoutPolicy.self, from: Data(tenant.lockoutPolicy.utf8))
-        } catch {
-            throw StoreError(.corrupt, "the lockout policy of tenant \(tenant.id) does not decode")
-        }
-    }
-
     /// The tenant's token issuer, built from its signing keys and cached (see `IssuerCache`).
     public func tokenIssuer(for tenant: TenantRecord) async throws -> TokenIssuer {
         let (cached, generation) = await issuers.lookup(tenantID: tenant.id)

@@ -42,7 +42,6 @@ struct ServerState: Sendable {
     func issuer(forTenantNamed name: String) -> String { domain.issuer(forTenantNamed: name) }
     func epochNow() -> Int64 { domain.epochNow() }
     func tenant(named name: String) async throws -> TenantRecord { try await domain.tenant(named: name) }
-    func lockoutPolicy(of tenant: TenantRecord) throws -> LockoutPolicy { try domain.lockoutPolicy(of: tenant) }
     func tokenIssuer(for tenant: TenantRecord) async throws -> TokenIssuer { try await domain.tokenIssuer(for: tenant) }
     func publicKeys(for tenant: TenantRecord) async throws -> [PublicJWK] { try await domain.publicKeys(for: tenant) }
 

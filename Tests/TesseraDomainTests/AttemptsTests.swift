@@ -2,7 +2,7 @@ import Foundation
 import Testing
 import TesseraCore
 import TesseraDomain
-import TesseraStore
+@testable import TesseraStore
 import TesseraTesting
 
 /// Attempts, lockout and grants straight on the domain: a temporary SQLite store, a clock
@@ -130,14 +130,18 @@ struct AttemptsTests {
         }
     }
 
-    @Test("a stored lockout policy that does not decode is an error, never the default policy")
+    @Test("a stored lockout policy that does not decode is a corrupt row, never the default policy")
     func corruptPolicy() async throws {
         let harness = try await Harness.make()
         defer { Task { try? await harness.close() } }
         let (tenant, _, _) = try await harness.tenant()
-        var corrupt = tenant
-        corrupt.lockoutPolicy = "{not json"
-        #expect(throws: StoreError.self) { _ = try harness.domain.lockoutPolicy(of: corrupt) }
-        #expect(try harness.domain.lockoutPolicy(of: tenant).freeAttempts == 0)
+        #expect(tenant.lockoutPolicy.freeAttempts == 0)
+        try await harness.store.transaction { tx in
+            try await tx.db.raw("UPDATE tenants SET lockout_policy = '{not json' WHERE id = \(bind: tenant.id)").run()
+        }
+        let error = await #expect(throws: StoreError.self) {
+            _ = try await harness.store.read { try await $0.tenant(named: "demo") }
+        }
+        #expect(error?.code == .corrupt)
     }
 }

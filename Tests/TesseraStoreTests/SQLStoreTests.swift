@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import Testing
+import TesseraCore
 import TesseraStore
 import TesseraTesting
 
@@ -31,12 +32,12 @@ struct SQLStoreTests {
     }
 
     func seed(_ tx: StoreTransaction) async throws {
-        try await tx.insertTenant(TenantRecord(id: "t1", name: "demo", lockoutPolicy: "{}", processPolicy: "device+pin", createdAt: 1))
-        try await tx.insertUser(UserRecord(id: "u1", tenantID: "t1", username: "alice", attributes: "{}", createdAt: 1))
+        try await tx.insertTenant(TenantRecord(id: "t1", name: "demo", lockoutPolicy: .standard, processPolicy: "device+pin", createdAt: 1))
+        try await tx.insertUser(UserRecord(id: "u1", tenantID: "t1", username: "alice", attributes: [:], createdAt: 1))
         try await tx.insertService(
             ServiceRecord(
                 id: "s1", tenantID: "t1", clientID: "c1", name: "S", secretDigest: nil, isPublic: true,
-                redirectURIs: "[]", policy: "device+pin", attributes: "[]", createdAt: 1))
+                redirectURIs: [], policy: "device+pin", attributes: [], createdAt: 1))
     }
 
     @Test("migrations are applied once and the schema survives a reopen")
@@ -58,8 +59,8 @@ struct SQLStoreTests {
             try await store.transaction { try await seed($0) }
             let error = await #expect(throws: StoreError.self) {
                 try await store.transaction { tx in
-                    try await tx.insertUser(UserRecord(id: "u2", tenantID: "t1", username: "bob", attributes: "{}", createdAt: 2))
-                    try await tx.insertUser(UserRecord(id: "u3", tenantID: "t1", username: "alice", attributes: "{}", createdAt: 2))
+                    try await tx.insertUser(UserRecord(id: "u2", tenantID: "t1", username: "bob", attributes: [:], createdAt: 2))
+                    try await tx.insertUser(UserRecord(id: "u3", tenantID: "t1", username: "alice", attributes: [:], createdAt: 2))
                 }
             }
             #expect(error?.code == .conflict)
@@ -95,7 +96,7 @@ struct SQLStoreTests {
                         do {
                             try await store.transaction { tx in
                                 try await tx.insertUser(
-                                    UserRecord(id: "u-\(index)", tenantID: "t1", username: "user\(index)", attributes: "{}", createdAt: 1))
+                                    UserRecord(id: "u-\(index)", tenantID: "t1", username: "user\(index)", attributes: [:], createdAt: 1))
                                 if index % 3 == 0 { throw Abort() }
                             }
                             return (index, true)
@@ -128,7 +129,7 @@ struct SQLStoreTests {
             try await store.transaction { try await seed($0) }
             await #expect(throws: StoreError.self) {
                 try await store.transaction { tx in
-                    try await tx.insertTenant(TenantRecord(id: "t2", name: "demo", lockoutPolicy: "{}", processPolicy: "device+pin", createdAt: 1))
+                    try await tx.insertTenant(TenantRecord(id: "t2", name: "demo", lockoutPolicy: .standard, processPolicy: "device+pin", createdAt: 1))
                 }
             }
         }
@@ -146,8 +147,8 @@ struct SQLStoreTests {
                 try await tx.insertGrant(
                     GrantRecord(
                         digest: "g1", kind: .code, familyID: "f1", tenantID: "t1", serviceID: "s1", userID: "u1",
-                        redirectURI: nil, codeChallenge: nil, nonce: nil, scope: "openid", factors: "[]",
-                        confirmedAttributes: "[]", authTime: 1, expiresAt: 100, usedAt: nil, revoked: false))
+                        redirectURI: nil, codeChallenge: nil, nonce: nil, scope: "openid", factors: [],
+                        confirmedAttributes: [], authTime: 1, expiresAt: 100, usedAt: nil, revoked: false))
             }
             let spends = try await withThrowingTaskGroup(of: Bool.self) { group in
                 for _ in 0..<8 { group.addTask { try await store.transaction { try await $0.spendGrant(digest: "g1", now: 2) } } }

@@ -48,7 +48,7 @@ public struct Administration: Sendable {
 
     public func tenantView(_ record: TenantRecord) throws -> TenantView {
         TenantView(
-            id: record.id, name: record.name, issuer: domain.issuer(forTenantNamed: record.name), lockout: try domain.lockoutPolicy(of: record),
+            id: record.id, name: record.name, issuer: domain.issuer(forTenantNamed: record.name), lockout: record.lockoutPolicy,
             processPolicy: record.processPolicy, ssoLifetime: record.ssoLifetime, ssoPolicy: record.ssoPolicy)
     }
 
@@ -80,7 +80,7 @@ public struct Administration: Sendable {
         let now = domain.epochNow()
         let tenant = TenantRecord(
             id: Secrets.identifier(byteCount: 12), name: input.name,
-            lockoutPolicy: String(decoding: try JSONEncoder().encode(policy), as: UTF8.self), processPolicy: processPolicy.description,
+            lockoutPolicy: policy, processPolicy: processPolicy.description,
             ssoLifetime: ssoLifetime, ssoPolicy: ssoPolicy?.description, createdAt: now)
         let key = ServerSigningKey.generate()
         let sealed = try domain.box.seal(key.privateKey.rawRepresentation, context: SealingContext.signingKey(kid: key.kid))
@@ -150,9 +150,9 @@ public struct Administration: Sendable {
             clientSecret = secret
             name = service.name
             isPublic = service.isPublic
-            redirectURIs = try JSONCoding.decode([String].self, service.redirectURIs)
+            redirectURIs = service.redirectURIs
             policy = service.policy
-            attributes = try JSONCoding.decode([String].self, service.attributes)
+            attributes = service.attributes
             backchannelMode = service.backchannelMode?.rawValue
             notificationEndpoint = service.notificationEndpoint
             self.issuer = issuer
@@ -205,8 +205,8 @@ public struct Administration: Sendable {
         let record = ServiceRecord(
             id: Secrets.identifier(byteCount: 12), tenantID: tenant.id, clientID: Secrets.identifier(byteCount: 16),
             name: name, secretDigest: secret.map(Secrets.digest), isPublic: isPublic,
-            redirectURIs: try JSONCoding.string(input.redirectURIs), policy: policy.description,
-            attributes: try JSONCoding.string(attributes), backchannelMode: mode,
+            redirectURIs: input.redirectURIs, policy: policy.description,
+            attributes: attributes, backchannelMode: mode,
             notificationEndpoint: input.notificationEndpoint, createdAt: domain.epochNow())
         try await domain.store.transaction { tx in
             try await tx.insertService(record)
@@ -249,7 +249,7 @@ public struct Administration: Sendable {
         else { throw DomainError.invalidRequest("attribute names are lower-case identifiers and values at most 1024 characters") }
         let record = UserRecord(
             id: Secrets.identifier(byteCount: 12), tenantID: tenant.id, username: input.username,
-            attributes: try JSONCoding.string(attributes), createdAt: domain.epochNow())
+            attributes: attributes, createdAt: domain.epochNow())
         try await domain.store.transaction { tx in
             if try await tx.user(tenantID: tenant.id, username: input.username) != nil {
                 throw DomainError(.conflict, .conflict, "the user exists in this tenant")
@@ -431,7 +431,7 @@ public struct Administration: Sendable {
         return try entries.map { entry in
             AuditView(
                 id: entry.id, tenant: entry.tenantID.flatMap { names[$0] }, actor: entry.actor, action: entry.action,
-                target: entry.target, details: try JSONCoding.decode([String: String].self, entry.details),
+                target: entry.target, details: entry.details,
                 at: Date(timeIntervalSince1970: TimeInterval(entry.at)))
         }
     }

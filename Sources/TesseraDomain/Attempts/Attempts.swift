@@ -71,7 +71,7 @@ public struct Attempts: Sendable {
     /// the proofs, and writes the outcome with the spent challenge.
     public func finish(requestID: String, input: FinishRequest, tenant: TenantRecord, logger: Logger) async throws -> Finished {
         let (activation, claims, jws) = try await verifiedEnvelope(input, requestID: requestID, tenant: tenant)
-        let policy = try domain.lockoutPolicy(of: tenant)
+        let policy = tenant.lockoutPolicy
         let now = domain.now()
         let epoch = Int64(now.timeIntervalSince1970)
         // Attempts on one activation take turns: its failure counter is exact however many
@@ -87,7 +87,7 @@ public struct Attempts: Sendable {
             let history = HistoryRecord(
                 id: orderedID(), tenantID: tenant.id, activationID: current.id,
                 userID: attempt.request.userID ?? current.userID, requestID: requestID, service: attempt.service?.name,
-                purpose: attempt.request.purpose, outcome: .approved, factors: try JSONCoding.string(attempt.combination.factors),
+                purpose: attempt.request.purpose, outcome: .approved, factors: attempt.combination.factors,
                 at: epoch)
             let (response, notice) =
                 verification.passed
@@ -179,7 +179,7 @@ public struct Attempts: Sendable {
         guard Set(combination.factors).isSubset(of: activation.enrolledFactors) else {
             throw DomainError.invalidRequest("the combination \(combination) needs factors this activation has not enrolled")
         }
-        let requested = try service.map { try JSONCoding.decode([String].self, $0.attributes) } ?? []
+        let requested = try service.map { $0.attributes } ?? []
         guard Set(claims.attrs).isSubset(of: Set(requested)) else {
             throw DomainError.invalidRequest("the proof confirms attributes the service did not request")
         }
@@ -207,8 +207,8 @@ public struct Attempts: Sendable {
         // (or starts it again).
         let session = attempt.session
         try await tx.approveAuthRequest(
-            id: authRequest.id, factors: session?.factors ?? (try JSONCoding.string(attempt.combination.factors)),
-            confirmedAttributes: try JSONCoding.string(claims.attrs.sorted()), authTime: session?.authTime ?? now)
+            id: authRequest.id, factors: session?.factors ?? (attempt.combination.factors),
+            confirmedAttributes: claims.attrs.sorted(), authTime: session?.authTime ?? now)
         // Only a login beyond the single sign-on policy starts a session: one that the
         // session's own combinations would allow proves nothing more.
         if session == nil, Self.takesPartInSSO(authRequest, tenant: tenant), let ssoText = tenant.ssoPolicy,
@@ -217,7 +217,7 @@ public struct Attempts: Sendable {
             try await tx.startSSOSession(
                 SSOSessionRecord(
                     activationID: activation.id, userID: authRequest.userID ?? activation.userID, tenantID: tenant.id,
-                    factors: try JSONCoding.string(attempt.combination.factors), authTime: now,
+                    factors: attempt.combination.factors, authTime: now,
                     expiresAt: now + Int64(tenant.ssoLifetime)))
         }
         let purpose = authRequest.purpose
@@ -345,7 +345,7 @@ public struct Attempts: Sendable {
                 HistoryRecord(
                     id: orderedID(), tenantID: tenant.id, activationID: activation.id,
                     userID: authRequest.userID, requestID: requestID, service: service?.name, purpose: authRequest.purpose,
-                    outcome: .denied, factors: "[]", at: now))
+                    outcome: .denied, factors: [], at: now))
             return (RequestNotice(authRequest, service: service, answered: true), authRequest.purpose)
         }
         await domain.announce(notice, logger: logger)
@@ -380,16 +380,16 @@ public struct Attempts: Sendable {
         if let serviceID = authRequest.serviceID {
             guard let record = try await tx.service(id: serviceID), let user = try await tx.user(id: authRequest.userID ?? activation.userID)
             else { throw StoreError(.corrupt, "request without service or user") }
-            let userAttributes = try JSONCoding.decode([String: String].self, user.attributes)
+            let userAttributes = user.attributes
             service = ServiceInformation(clientID: ClientID(record.clientID), name: record.name)
-            requested = try JSONCoding.decode([String].self, record.attributes).map { RequestedAttribute(name: $0, value: userAttributes[$0]) }
+            requested = record.attributes.map { RequestedAttribute(name: $0, value: userAttributes[$0]) }
         }
         return AuthenticationChallenge(
             requestID: RequestID(authRequest.id), purpose: purpose,
             challenge: Challenge(authRequest.challenge ?? ""), audience: domain.issuer(forTenantNamed: tenant.name),
             expiresAt: Date(timeIntervalSince1970: TimeInterval(authRequest.expiresAt)), service: service,
             requestedAttributes: requested, requestedAuthenticators: policy.filtered(toEnrolled: activation.enrolledFactors),
-            process: try ProcessParameters.read(authRequest)?.description, bindingMessage: authRequest.bindingMessage)
+            process: authRequest.process?.description, bindingMessage: authRequest.bindingMessage)
     }
 
     /// A login follows its service's policy (narrowed to the `acr_values` of a backchannel
@@ -420,7 +420,7 @@ public struct Attempts: Sendable {
             let activationID = authRequest.activationID, let userID = authRequest.userID,
             let session = try await tx.ssoSession(activationID: activationID, userID: userID, now: now),
             authRequest.maxAge.map({ now - session.authTime <= $0 }) ?? true,
-            base.allows(FactorCombination(try JSONCoding.decode([FactorType].self, session.factors)))
+            base.allows(FactorCombination(session.factors))
         else { return (base, nil) }
         return (base, (try AuthenticatorPolicy(parsing: ssoText), session))
     }

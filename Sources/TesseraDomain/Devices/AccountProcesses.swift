@@ -5,33 +5,6 @@ import TesseraCore
 import TesseraCrypto
 import TesseraStore
 
-/// What an account process was started with, kept on its request.
-struct ProcessParameters: Codable, Sendable {
-    var factor: FactorType?
-    /// `merge`: the digest of the invitation's code.
-    var invitationDigest: String?
-    var username: String?
-    var target: String?
-    var targetAlias: String?
-    /// `change_pin` and `new_activation_data`: the salt of the new PIN key.
-    var pinSalt: String?
-
-    enum CodingKeys: String, CodingKey {
-        case factor, username, target
-        case invitationDigest = "invitation_digest"
-        case targetAlias = "target_alias"
-        case pinSalt = "pin_salt"
-    }
-
-    var description: ProcessDescription {
-        ProcessDescription(factor: factor, username: username, target: target.map(ActivationID.init), targetAlias: targetAlias)
-    }
-
-    static func read(_ record: AuthRequestRecord) throws -> ProcessParameters? {
-        try record.process.map { try JSONCoding.decode(ProcessParameters.self, $0) }
-    }
-}
-
 /// Account processes: the device starts one for a purpose, finishes it like a login
 /// (same proofs, same lockout counter), and completes the approved process once with
 /// its new data.
@@ -92,7 +65,7 @@ public struct AccountProcesses: Sendable {
                 id: requestID, tenantID: tenant.id, serviceID: nil, purpose: input.purpose, status: .claimed,
                 challenge: Secrets.randomToken(), activationID: current.id, userID: current.userID, redirectURI: nil, state: nil,
                 nonce: nil, codeChallenge: nil, scope: "", browserDigest: nil, confirmedAttributes: nil, factors: nil, authTime: nil,
-                process: try JSONCoding.string(parameters), createdAt: now, expiresAt: now + lifetime)
+                process: parameters, createdAt: now, expiresAt: now + lifetime)
             try await tx.insertAuthRequest(record)
             return try await domain.attempts.userInformation(record, activation: current, tenant: tenant, tx: tx)
         }
@@ -110,7 +83,7 @@ public struct AccountProcesses: Sendable {
         _ authRequest: AuthRequestRecord, purpose: AuthenticationPurpose, activation: ActivationRecord, tenant: TenantRecord,
         history: HistoryRecord, tx: StoreTransaction, now: Int64
     ) async throws -> FinishResponse {
-        let parameters = try ProcessParameters.read(authRequest) ?? ProcessParameters()
+        let parameters = authRequest.process ?? ProcessParameters()
         var entry = history
         if purpose == .merge {
             guard let digest = parameters.invitationDigest, let invitation = try await tx.invitation(codeDigest: digest),
@@ -156,7 +129,7 @@ public struct AccountProcesses: Sendable {
         }
         let now = domain.epochNow()
         try checkCompletable(record, now: now)
-        let parameters = try ProcessParameters.read(record) ?? ProcessParameters()
+        let parameters = record.process ?? ProcessParameters()
         let activationID = caller.activation.id
 
         // Everything the body carries is checked before the transaction.
@@ -260,7 +233,7 @@ public struct AccountProcesses: Sendable {
                     HistoryRecord(
                         id: orderedID(), tenantID: tenant.id, activationID: activationID,
                         userID: current.userID, requestID: requestID, service: nil, purpose: purpose, outcome: .completed,
-                        factors: record.factors ?? "[]", at: now))
+                        factors: record.factors ?? [], at: now))
             }
             return result
         }
@@ -320,7 +293,7 @@ public struct AccountProcesses: Sendable {
                     HistoryEntry(
                         requestID: RequestID(record.requestID), service: record.service,
                         purpose: record.purpose, outcome: record.outcome.rawValue,
-                        factors: try JSONCoding.decode([FactorType].self, record.factors),
+                        factors: record.factors,
                         username: record.userID.flatMap { names[$0] }, at: Date(timeIntervalSince1970: TimeInterval(record.at))))
             }
             return entries

@@ -17,7 +17,7 @@ public struct InAppLogins: Sendable {
         guard let service = try await domain.store.read({ try await $0.service(clientID: input.clientID) }), service.tenantID == tenant.id
         else { throw DomainError(.invalid, .invalidClient, "the service is not registered with this issuer") }
         // [REQ:DESIGN exact redirect URIs] the code is bound to a registered URI, compared exactly.
-        guard try JSONCoding.decode([String].self, service.redirectURIs).contains(input.redirectURI) else {
+        guard service.redirectURIs.contains(input.redirectURI) else {
             throw DomainError.invalidRequest("redirect_uri is not registered for the service")
         }
         guard input.codeChallengeMethod == "S256", PKCE.isWellFormedChallenge(input.codeChallenge) else {

@@ -37,8 +37,8 @@ public struct Grants: Sendable {
             GrantRecord(
                 digest: Secrets.digest(code), kind: .code, familyID: Secrets.randomToken(byteCount: 16), tenantID: record.tenantID,
                 serviceID: serviceID, userID: userID, redirectURI: redirectURI, codeChallenge: record.codeChallenge,
-                nonce: record.nonce, scope: record.scope, factors: record.factors ?? "[]",
-                confirmedAttributes: record.confirmedAttributes ?? "[]", authTime: record.authTime ?? now,
+                nonce: record.nonce, scope: record.scope, factors: record.factors ?? [],
+                confirmedAttributes: record.confirmedAttributes ?? [], authTime: record.authTime ?? now,
                 expiresAt: now + codeLifetime, usedAt: nil, revoked: false))
         return code
     }
@@ -125,8 +125,8 @@ public struct Grants: Sendable {
         let tenantID: String
         let userID: String
         let nonce: String?
-        let factors: String
-        let confirmedAttributes: String
+        let factors: [FactorType]
+        let confirmedAttributes: [String]
         let authTime: Int64
 
         init(_ grant: GrantRecord) {
@@ -136,7 +136,7 @@ public struct Grants: Sendable {
         }
 
         init(
-            familyID: String, tenantID: String, userID: String, nonce: String?, factors: String, confirmedAttributes: String,
+            familyID: String, tenantID: String, userID: String, nonce: String?, factors: [FactorType], confirmedAttributes: [String],
             authTime: Int64
         ) {
             self.familyID = familyID
@@ -190,9 +190,9 @@ public struct Grants: Sendable {
         let source = issuance.source
         let issuer = domain.issuer(forTenantNamed: tenant.name)
         let now = domain.epochNow()
-        let factors = try JSONCoding.decode([FactorType].self, source.factors)
-        let confirmed = try JSONCoding.decode([String].self, source.confirmedAttributes)
-        let userAttributes = try JSONCoding.decode([String: String].self, issuance.user.attributes)
+        let factors = source.factors
+        let confirmed = source.confirmedAttributes
+        let userAttributes = issuance.user.attributes
         let released = userAttributes.filter { confirmed.contains($0.key) }
         let combination = FactorCombination(factors)
         let issuerKeys = try await domain.tokenIssuer(for: tenant)
@@ -231,8 +231,8 @@ public struct Grants: Sendable {
             (try await tx.family(claims.sid), try await tx.user(id: claims.sub))
         }
         guard let family, !family.revoked, let user else { throw invalid }
-        let confirmed = try JSONCoding.decode([String].self, family.latest.confirmedAttributes)
-        var body = try JSONCoding.decode([String: String].self, user.attributes).filter { confirmed.contains($0.key) }
+        let confirmed = family.latest.confirmedAttributes
+        var body = user.attributes.filter { confirmed.contains($0.key) }
         body["sub"] = user.id
         return body
     }

@@ -204,7 +204,7 @@ public struct Backchannel: Sendable {
                 // The approved request starts a new family, as a code does.
                 let source = Grants.Source(
                     familyID: Secrets.randomToken(byteCount: 16), tenantID: tenant.id, userID: userID, nonce: nil,
-                    factors: record.factors ?? "[]", confirmedAttributes: record.confirmedAttributes ?? "[]",
+                    factors: record.factors ?? [], confirmedAttributes: record.confirmedAttributes ?? [],
                     authTime: record.authTime ?? now)
                 return try await grants.rotate(source, scope: record.scope, service: service, tx: tx, now: now)
             case .denied:

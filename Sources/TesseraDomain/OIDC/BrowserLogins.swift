@@ -47,7 +47,7 @@ public struct BrowserLogins: Sendable {
         guard let clientID = query["client_id"],
             let service = try await domain.store.read({ try await $0.service(clientID: clientID) }), service.tenantID == tenant.id
         else { throw DomainError(.invalid, Self.unknownClient, "The service asking for sign-in is not registered here.") }
-        let registered = try JSONCoding.decode([String].self, service.redirectURIs)
+        let registered = service.redirectURIs
         // [REQ:DESIGN exact redirect URIs] string equality, no prefix or pattern matching.
         guard let redirectURI = query["redirect_uri"], registered.contains(redirectURI) else {
             throw DomainError(
@@ -106,7 +106,7 @@ public struct BrowserLogins: Sendable {
         return .started(
             StartedLogin(
                 requestID: requestID, browserSecret: browserSecret, serviceName: service.name,
-                attributes: try JSONCoding.decode([String].self, service.attributes), expiresAt: expiresAt))
+                attributes: service.attributes, expiresAt: expiresAt))
     }
 
     /// The login request a browser follows, if it holds the request's secret.

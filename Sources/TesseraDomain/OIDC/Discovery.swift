@@ -63,7 +63,7 @@ extension Domain {
         var attributes = Set<String>()
         var combinations = Set<String>()
         for service in services {
-            attributes.formUnion(try JSONCoding.decode([String].self, service.attributes))
+            attributes.formUnion(service.attributes)
             for alternative in try AuthenticatorPolicy(parsing: service.policy).alternatives {
                 combinations.insert(Grants.acr(for: alternative))
             }

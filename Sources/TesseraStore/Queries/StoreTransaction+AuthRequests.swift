@@ -43,13 +43,13 @@ extension StoreTransaction {
         try await db.raw("UPDATE auth_requests SET status = \(bind: status.rawValue) WHERE id = \(bind: id)").run()
     }
 
-    public func approveAuthRequest(id: String, factors: String, confirmedAttributes: String, authTime: Int64)
+    public func approveAuthRequest(id: String, factors: [FactorType], confirmedAttributes: [String], authTime: Int64)
         async throws
     {
         try await db.raw(
             """
-            UPDATE auth_requests SET status = 'approved', challenge = NULL, factors = \(bind: factors),
-                confirmed_attributes = \(bind: confirmedAttributes), auth_time = \(bind: authTime)
+            UPDATE auth_requests SET status = 'approved', challenge = NULL, factors = \(bind: try JSONCoding.string(factors)),
+                confirmed_attributes = \(bind: try JSONCoding.string(confirmedAttributes)), auth_time = \(bind: authTime)
             WHERE id = \(bind: id)
             """
         ).run()
@@ -118,7 +118,7 @@ extension StoreTransaction {
         try await db.raw(
             """
             INSERT INTO sso_sessions (activation_id, user_id, tenant_id, factors, auth_time, expires_at)
-            VALUES (\(bind: session.activationID), \(bind: session.userID), \(bind: session.tenantID), \(bind: session.factors),
+            VALUES (\(bind: session.activationID), \(bind: session.userID), \(bind: session.tenantID), \(bind: try JSONCoding.string(session.factors)),
                 \(bind: session.authTime), \(bind: session.expiresAt))
             ON CONFLICT (activation_id, user_id) DO UPDATE SET tenant_id = excluded.tenant_id, factors = excluded.factors,
                 auth_time = excluded.auth_time, expires_at = excluded.expires_at

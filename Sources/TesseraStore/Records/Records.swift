@@ -8,7 +8,7 @@ import TesseraCore
 public struct TenantRecord: Codable, Sendable, Equatable {
     public var id: String
     public var name: String
-    public var lockoutPolicy: String
+    @JSONText public var lockoutPolicy: LockoutPolicy
     /// The factor combinations account processes need (`device+pin,device+biometric`).
     public var processPolicy: String
     /// Seconds a full login lets the same activation log in to other services with the
@@ -18,7 +18,7 @@ public struct TenantRecord: Codable, Sendable, Equatable {
     public var createdAt: Int64
 
     public init(
-        id: String, name: String, lockoutPolicy: String, processPolicy: String, ssoLifetime: Int = 0, ssoPolicy: String? = nil,
+        id: String, name: String, lockoutPolicy: LockoutPolicy, processPolicy: String, ssoLifetime: Int = 0, ssoPolicy: String? = nil,
         createdAt: Int64
     ) {
         self.ssoLifetime = ssoLifetime
@@ -46,11 +46,11 @@ public struct SSOSessionRecord: Codable, Sendable {
     public var userID: String
     public var tenantID: String
     /// The factors of the full login (JSON), which later logins in the session stand on.
-    public var factors: String
+    @JSONText public var factors: [FactorType]
     public var authTime: Int64
     public var expiresAt: Int64
 
-    public init(activationID: String, userID: String, tenantID: String, factors: String, authTime: Int64, expiresAt: Int64) {
+    public init(activationID: String, userID: String, tenantID: String, factors: [FactorType], authTime: Int64, expiresAt: Int64) {
         self.activationID = activationID
         self.userID = userID
         self.tenantID = tenantID
@@ -99,9 +99,9 @@ public struct ServiceRecord: Codable, Sendable {
     public var name: String
     public var secretDigest: String?
     @IntegerFlag public var isPublic: Bool
-    public var redirectURIs: String
+    @JSONText public var redirectURIs: [String]
     public var policy: String
-    public var attributes: String
+    @JSONText public var attributes: [String]
     /// `poll` or `ping` when the service may start backchannel (CIBA) authentications.
     public var backchannelMode: BackchannelMode?
     /// Where ping-mode notifications go (`backchannel_client_notification_endpoint`).
@@ -110,7 +110,7 @@ public struct ServiceRecord: Codable, Sendable {
 
     public init(
         id: String, tenantID: String, clientID: String, name: String, secretDigest: String?, isPublic: Bool,
-        redirectURIs: String, policy: String, attributes: String, backchannelMode: BackchannelMode? = nil,
+        redirectURIs: [String], policy: String, attributes: [String], backchannelMode: BackchannelMode? = nil,
         notificationEndpoint: String? = nil, createdAt: Int64
     ) {
         self.backchannelMode = backchannelMode
@@ -144,10 +144,10 @@ public struct UserRecord: Codable, Sendable {
     public var id: String
     public var tenantID: String
     public var username: String
-    public var attributes: String
+    @JSONText public var attributes: [String: String]
     public var createdAt: Int64
 
-    public init(id: String, tenantID: String, username: String, attributes: String, createdAt: Int64) {
+    public init(id: String, tenantID: String, username: String, attributes: [String: String], createdAt: Int64) {
         self.id = id
         self.tenantID = tenantID
         self.username = username
@@ -292,11 +292,11 @@ public struct AuthRequestRecord: Codable, Sendable {
     public var codeChallenge: String?
     public var scope: String
     public var browserDigest: String?
-    public var confirmedAttributes: String?
-    public var factors: String?
+    @OptionalJSONText public var confirmedAttributes: [String]?
+    @OptionalJSONText public var factors: [FactorType]?
     public var authTime: Int64?
     /// An account process's parameters (JSON), e.g. the factor to add or the invitation to merge.
-    public var process: String?
+    @OptionalJSONText public var process: ProcessParameters?
     /// How the request was started: nil for a browser login or an account process,
     /// `ciba` for a service's backchannel request (bound to its user from the start).
     public var flow: RequestFlow?
@@ -320,8 +320,8 @@ public struct AuthRequestRecord: Codable, Sendable {
     public init(
         id: String, tenantID: String, serviceID: String?, purpose: AuthenticationPurpose, status: AuthenticationStatus, challenge: String?,
         activationID: String?, userID: String?, redirectURI: String?, state: String?, nonce: String?,
-        codeChallenge: String?, scope: String, browserDigest: String?, confirmedAttributes: String?, factors: String?,
-        authTime: Int64?, process: String? = nil, flow: RequestFlow? = nil, bindingMessage: String? = nil,
+        codeChallenge: String?, scope: String, browserDigest: String?, confirmedAttributes: [String]?, factors: [FactorType]?,
+        authTime: Int64?, process: ProcessParameters? = nil, flow: RequestFlow? = nil, bindingMessage: String? = nil,
         acrPolicy: String? = nil, sealedNotificationToken: String? = nil, pollInterval: Int? = nil,
         lastPolledAt: Int64? = nil, ssoAllowed: Bool = false, maxAge: Int64? = nil, createdAt: Int64, expiresAt: Int64
     ) {
@@ -390,8 +390,8 @@ public struct GrantRecord: Codable, Sendable {
     public var codeChallenge: String?
     public var nonce: String?
     public var scope: String
-    public var factors: String
-    public var confirmedAttributes: String
+    @JSONText public var factors: [FactorType]
+    @JSONText public var confirmedAttributes: [String]
     public var authTime: Int64
     public var expiresAt: Int64
     public var usedAt: Int64?
@@ -399,8 +399,8 @@ public struct GrantRecord: Codable, Sendable {
 
     public init(
         digest: String, kind: GrantKind, familyID: String, tenantID: String, serviceID: String, userID: String,
-        redirectURI: String?, codeChallenge: String?, nonce: String?, scope: String, factors: String,
-        confirmedAttributes: String, authTime: Int64, expiresAt: Int64, usedAt: Int64?, revoked: Bool
+        redirectURI: String?, codeChallenge: String?, nonce: String?, scope: String, factors: [FactorType],
+        confirmedAttributes: [String], authTime: Int64, expiresAt: Int64, usedAt: Int64?, revoked: Bool
     ) {
         self.digest = digest
         self.kind = kind
@@ -445,12 +445,12 @@ public struct HistoryRecord: Codable, Sendable {
     public var service: String?
     public var purpose: AuthenticationPurpose
     public var outcome: AttemptOutcome
-    public var factors: String
+    @JSONText public var factors: [FactorType]
     public var at: Int64
 
     public init(
         id: String, tenantID: String, activationID: String, userID: String?, requestID: String, service: String?,
-        purpose: AuthenticationPurpose, outcome: AttemptOutcome, factors: String, at: Int64
+        purpose: AuthenticationPurpose, outcome: AttemptOutcome, factors: [FactorType], at: Int64
     ) {
         self.id = id
         self.tenantID = tenantID
@@ -482,10 +482,10 @@ public struct AuditRecord: Codable, Sendable {
     public var action: String
     public var target: String?
     /// A JSON object with the change's particulars (never a secret).
-    public var details: String
+    @JSONText public var details: [String: String]
     public var at: Int64
 
-    public init(id: String, tenantID: String?, actor: String, action: String, target: String?, details: String, at: Int64) {
+    public init(id: String, tenantID: String?, actor: String, action: String, target: String?, details: [String: String], at: Int64) {
         self.id = id
         self.tenantID = tenantID
         self.actor = actor
