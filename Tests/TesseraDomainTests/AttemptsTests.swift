@@ -69,30 +69,16 @@ struct AttemptsTests {
         #expect(otherActivation.failedAttempts == 0, "a refused submission counts nothing")
     }
 
-    @Test("code once, refresh tokens rotate, a reused refresh token ends the session and its access tokens")
-    func grants() async throws {
+    @Test("a code is redeemed once; its second use ends the session and its access tokens")
+    func codeOnce() async throws {
         let harness = try await Harness.make()
         defer { Task { try? await harness.close() } }
         let (tenant, service, _) = try await harness.tenant()
-        var phone = Phone()
-        try await phone.activate(code: try await harness.invitationCode(tenant), harness: harness, tenant: tenant)
-        let requestID = try await harness.loginRequest(service, tenant: tenant)
-        #expect(try await phone.login(requestID, harness: harness, tenant: tenant).response.result == .userLogin)
-
-        let record = try #require(try await harness.store.read { try await $0.authRequest(id: requestID) })
-        guard case .code(_, let code, _) = try await harness.domain.browserLogins.complete(record) else {
-            Issue.record("an approved login completes with a code")
-            return
-        }
-        let tokens = try await harness.domain.grants.redeemCode(
-            code, redirectURI: "https://shop.example/cb", codeVerifier: nil, client: service, tenant: tenant)
+        let code = try await harness.approvedCode(service, tenant: tenant)
+        let tokens = try await harness.redeem(code, service, tenant: tenant)
         #expect(try await harness.domain.grants.userInfo(accessToken: tokens.accessToken, tenant: tenant)["email"] == "a@example.com")
-        let again = await #expect(throws: DomainError.self) {
-            _ = try await harness.domain.grants.redeemCode(
-                code, redirectURI: "https://shop.example/cb", codeVerifier: nil, client: service, tenant: tenant)
-        }
+        let again = await #expect(throws: DomainError.self) { _ = try await harness.redeem(code, service, tenant: tenant) }
         #expect(again?.code == .invalidGrant)
-
         // The second use of the code revoked its family: its access token is dead too.
         await #expect(throws: DomainError.invalidToken("the access token is not valid")) {
             _ = try await harness.domain.grants.userInfo(accessToken: tokens.accessToken, tenant: tenant)
@@ -104,29 +90,20 @@ struct AttemptsTests {
         let harness = try await Harness.make()
         defer { Task { try? await harness.close() } }
         let (tenant, service, _) = try await harness.tenant()
-        var phone = Phone()
-        try await phone.activate(code: try await harness.invitationCode(tenant), harness: harness, tenant: tenant)
-        let requestID = try await harness.loginRequest(service, tenant: tenant)
-        _ = try await phone.login(requestID, harness: harness, tenant: tenant)
-        let record = try #require(try await harness.store.read { try await $0.authRequest(id: requestID) })
-        guard case .code(_, let code, _) = try await harness.domain.browserLogins.complete(record) else {
-            Issue.record("an approved login completes with a code")
-            return
-        }
-        let first = try await harness.domain.grants.redeemCode(
-            code, redirectURI: "https://shop.example/cb", codeVerifier: nil, client: service, tenant: tenant)
-        let second = try await harness.domain.grants.refresh(first.refreshToken, scope: nil, client: service, tenant: tenant)
+        let first = try await harness.redeem(try await harness.approvedCode(service, tenant: tenant), service, tenant: tenant)
+        let grants = harness.domain.grants
+        let second = try await grants.refresh(first.refreshToken, scope: nil, client: service, tenant: tenant)
         #expect(second.refreshToken != first.refreshToken)
         let reuse = await #expect(throws: DomainError.self) {
-            _ = try await harness.domain.grants.refresh(first.refreshToken, scope: nil, client: service, tenant: tenant)
+            _ = try await grants.refresh(first.refreshToken, scope: nil, client: service, tenant: tenant)
         }
         #expect(reuse?.code == .invalidGrant)
         let afterTheft = await #expect(throws: DomainError.self) {
-            _ = try await harness.domain.grants.refresh(second.refreshToken, scope: nil, client: service, tenant: tenant)
+            _ = try await grants.refresh(second.refreshToken, scope: nil, client: service, tenant: tenant)
         }
         #expect(afterTheft?.code == .invalidGrant)
         await #expect(throws: DomainError.invalidToken("the access token is not valid")) {
-            _ = try await harness.domain.grants.userInfo(accessToken: second.accessToken, tenant: tenant)
+            _ = try await grants.userInfo(accessToken: second.accessToken, tenant: tenant)
         }
     }
 

@@ -71,6 +71,25 @@ struct Harness {
     }
 }
 
+extension Harness {
+    /// An activated phone's approved login of `service`, completed with its code.
+    func approvedCode(_ service: ServiceRecord, tenant: TenantRecord) async throws -> String {
+        var phone = Phone()
+        try await phone.activate(code: try await invitationCode(tenant), harness: self, tenant: tenant)
+        let requestID = try await loginRequest(service, tenant: tenant)
+        _ = try await phone.login(requestID, harness: self, tenant: tenant)
+        let record = try requireValue(try await store.read { try await $0.authRequest(id: requestID) })
+        guard case .code(_, let code, _) = try await domain.browserLogins.complete(record) else {
+            throw TestSupportError("an approved login completes with a code")
+        }
+        return code
+    }
+
+    func redeem(_ code: String, _ service: ServiceRecord, tenant: TenantRecord) async throws -> TokenResponse {
+        try await domain.grants.redeemCode(code, redirectURI: "https://shop.example/cb", codeVerifier: nil, client: service, tenant: tenant)
+    }
+}
+
 /// A device as the SDK would be one, signing with keys in memory: enough protocol to drive
 /// the domain directly.
 struct Phone {

@@ -428,7 +428,7 @@ public struct Administration: Sendable {
             (try await tx.audit(tenantID: tenant?.id, since: since, limit: limit), try await tx.tenants())
         }
         let names = Dictionary(uniqueKeysWithValues: tenants.map { ($0.id, $0.name) })
-        return try entries.map { entry in
+        return entries.map { entry in
             AuditView(
                 id: entry.id, tenant: entry.tenantID.flatMap { names[$0] }, actor: entry.actor, action: entry.action,
                 target: entry.target, details: entry.details,

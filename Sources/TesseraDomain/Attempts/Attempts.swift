@@ -125,26 +125,41 @@ public struct Attempts: Sendable {
     private func verifiedEnvelope(_ input: FinishRequest, requestID: String, tenant: TenantRecord) async throws
         -> (ActivationRecord, AuthenticationProofClaims, UnverifiedJWS)
     {
-        let jws = try DeviceChecks.parseJWS(input.proof)
-        let unverified: AuthenticationProofClaims
-        do {
-            unverified = try jws.unverifiedClaims(as: AuthenticationProofClaims.self)
-        } catch {
-            throw DomainError.invalidRequest("the proof does not have the expected claims")
-        }
-        guard let activation = try await domain.store.read({ try await $0.activation(id: unverified.sub) }),
+        let (jws, claims) = try Self.parseProof(input.proof)
+        guard let activation = try await domain.store.read({ try await $0.activation(id: claims.sub) }),
             activation.tenantID == tenant.id, activation.status == .active
         else { throw DomainError.invalidToken("unknown or inactive activation") }
-        do {
-            _ = try jws.verifiedPayload(with: try DeviceChecks.deviceKey(of: activation))
-        } catch {
-            throw DomainError.invalidToken("the proof is not signed by the activation's device key")
-        }
-        let claims = unverified
+        // A stored key that does not decode is the server's failure, not the device's.
+        let deviceKey = try DeviceChecks.deviceKey(of: activation)
+        try Self.checkSignature(jws, by: deviceKey)
         guard claims.rid == requestID else { throw DomainError.invalidRequest("the proof is for another request") }
         try domain.checkTimes(
             iat: Int64(claims.iat), exp: Int64(claims.exp), audience: claims.aud, issuer: domain.issuer(forTenantNamed: tenant.name))
         return (activation, claims, jws)
+    }
+
+    /// The proof as sent, before any key is looked at.
+    ///
+    /// These checks stay out of line: inlined into the async function above, their typed
+    /// throws (`CryptoError`) crashed Swift 6.3.1's optimiser (coroutine splitting) in
+    /// release builds.
+    @inline(never)
+    private static func parseProof(_ text: String) throws -> (UnverifiedJWS, AuthenticationProofClaims) {
+        let jws = try DeviceChecks.parseJWS(text)
+        do {
+            return (jws, try jws.unverifiedClaims(as: AuthenticationProofClaims.self))
+        } catch {
+            throw DomainError.invalidRequest("the proof does not have the expected claims")
+        }
+    }
+
+    @inline(never)
+    private static func checkSignature(_ jws: UnverifiedJWS, by key: P256.Signing.PublicKey) throws {
+        do {
+            _ = try jws.verifiedPayload(with: key)
+        } catch {
+            throw DomainError.invalidToken("the proof is not signed by the activation's device key")
+        }
     }
 
     /// An attempt whose request, combination, attributes and challenge checked out: what
@@ -179,7 +194,7 @@ public struct Attempts: Sendable {
         guard Set(combination.factors).isSubset(of: activation.enrolledFactors) else {
             throw DomainError.invalidRequest("the combination \(combination) needs factors this activation has not enrolled")
         }
-        let requested = try service.map { $0.attributes } ?? []
+        let requested = service?.attributes ?? []
         guard Set(claims.attrs).isSubset(of: Set(requested)) else {
             throw DomainError.invalidRequest("the proof confirms attributes the service did not request")
         }
