@@ -12,7 +12,7 @@ import TesseraStore
 /// A configured server: the Hummingbird application and the store behind it.
 /// `tessera serve` and the end-to-end tests build it the same way.
 public final class TesseraServerApp: Sendable {
-    let application: Application<RouterResponder<TesseraRequestContext>>
+    public let application: Application<RouterResponder<TesseraRequestContext>>
     /// The admin token generated at this start, when none existed; shown once.
     public let generatedAdminToken: String?
     let store: SQLStore

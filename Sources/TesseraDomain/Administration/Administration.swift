@@ -421,9 +421,7 @@ public struct Administration: Sendable {
     }
 
     /// The audit log, newest first: one tenant's or all, from `since`, at most `limit` entries.
-    public func audit(tenantName: String?, since: Int64?, limit: Int) async throws -> [AuditView] {
-        var tenant: TenantRecord?
-        if let tenantName { tenant = try await domain.tenant(named: tenantName) }
+    public func audit(tenant: TenantRecord?, since: Int64?, limit: Int) async throws -> [AuditView] {
         let (entries, tenants) = try await domain.store.read { tx in
             (try await tx.audit(tenantID: tenant?.id, since: since, limit: limit), try await tx.tenants())
         }

@@ -6,8 +6,8 @@ import TesseraStore
 /// middleware established before the handler runs — the tenant a `t/:tenant` path names,
 /// the device a `Tessera-Device` token proved, the OAuth client that authenticated.
 /// A handler asks with `requireTenant()` and friends; it never resolves them itself.
-struct TesseraRequestContext: RequestContext {
-    var coreContext: CoreRequestContextStorage
+public struct TesseraRequestContext: RequestContext {
+    public var coreContext: CoreRequestContextStorage
     /// Set by `TenantResolution` on routes under `t/:tenant` (and admin `tenants/:tenant`).
     var tenant: TenantRecord?
     /// Set by `DeviceAuthentication`: the device whose signed token checked out (not spent yet).
@@ -15,7 +15,7 @@ struct TesseraRequestContext: RequestContext {
     /// Set by `ClientAuthentication`: the service that authenticated, and the form it sent.
     var client: AuthenticatedClient?
 
-    init(source: Source) {
+    public init(source: Source) {
         coreContext = .init(source: source)
     }
 

@@ -113,11 +113,13 @@ struct AdminRoutes {
     /// `GET /admin/audit?tenant=T&since=EPOCH&limit=N`: newest first.
     @Sendable func audit(_ request: Request, context: TesseraRequestContext) async throws -> Response {
         let query = try RequestDecoding.query(request)
+        var tenant: TenantRecord?
+        if let name = query["tenant"] { tenant = try await state.domain.tenant(named: name) }
         let limit = try RequestDecoding.limit(query, maximum: 1000)
         let since = try query["since"].map { text -> Int64 in
             guard let value = Int64(text), value >= 0 else { throw DomainError.invalidRequest("since must be seconds since 1970") }
             return value
         }
-        return JSONResponse.make(["entries": try await administration.audit(tenantName: query["tenant"], since: since, limit: limit)])
+        return JSONResponse.make(["entries": try await administration.audit(tenant: tenant, since: since, limit: limit)])
     }
 }

@@ -309,8 +309,8 @@ public struct AuthRequestRecord: Codable, Sendable {
     /// Seconds a backchannel client must wait between token requests, and its last one.
     public var pollInterval: Int?
     public var lastPolledAt: Int64?
-    /// 0 when the request asked for a fresh login (`prompt=login`); nil or 1 otherwise.
-    /// A browser login that may use a single sign-on session (no `prompt=login`, no `max_age=0`).
+    /// A browser login that may use a single sign-on session (no `prompt=login`, no
+    /// `max_age=0`); false for every other request, which never uses one.
     @IntegerFlag public var ssoAllowed: Bool
     /// The request's `max_age`: a single sign-on session older than this does not count.
     public var maxAge: Int64?
