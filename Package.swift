@@ -71,10 +71,20 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // What an operator runs beside the server: the data directory and its locks,
+        // master-key rotation (rekey), bulk seeding, the start-up checks they share.
+        .target(
+            name: "TesseraOperations",
+            dependencies: [
+                "TesseraCore", "TesseraCrypto", "TesseraStore", "TesseraDomain",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         .target(
             name: "TesseraServer",
             dependencies: [
-                "TesseraCore", "TesseraCrypto", "TesseraStore", "TesseraDomain",
+                "TesseraCore", "TesseraCrypto", "TesseraStore", "TesseraDomain", "TesseraOperations",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
@@ -107,7 +117,7 @@ let package = Package(
         .executableTarget(
             name: "tessera",
             dependencies: [
-                "TesseraServer", "TesseraKit", "TesseraCore", "TesseraCrypto",
+                "TesseraServer", "TesseraKit", "TesseraCore", "TesseraCrypto", "TesseraOperations",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -143,7 +153,7 @@ let package = Package(
         .testTarget(
             name: "TesseraEndToEndTests",
             dependencies: [
-                "TesseraServer", "TesseraKit", "TesseraTesting", "TesseraCore", "TesseraCrypto", "tessera",
+                "TesseraServer", "TesseraKit", "TesseraTesting", "TesseraCore", "TesseraCrypto", "TesseraOperations", "tessera",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
             ]

@@ -7,6 +7,9 @@ import TesseraStore
 /// The names under which changes are announced: the long polls of devices and pages
 /// watch them, and on PostgreSQL other nodes hear them (LISTEN/NOTIFY).
 public enum EventKey {
+    /// The PostgreSQL channel nodes tell each other about changes on.
+    public static let channel = "tessera_events"
+
     /// A user's pending requests changed (watched by the user's devices).
     public static func user(_ id: String) -> String { "user:\(id)" }
     /// One request's status changed (watched by the login page).

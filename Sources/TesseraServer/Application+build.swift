@@ -7,6 +7,7 @@ import NIOCore
 import ServiceLifecycle
 import TesseraCrypto
 import TesseraDomain
+import TesseraOperations
 import TesseraStore
 
 /// A configured server: the Hummingbird application and the store behind it.
@@ -125,7 +126,7 @@ public func buildApplication(
     // Under the lock (on SQLite the data directory's), the master key must open the data.
     let serving: Task<SQLStore.ServingEnd, Never>?
     do {
-        serving = try await store.serve(listeningOn: ServerState.eventChannel, check: { [store, box] in
+        serving = try await store.serve(listeningOn: EventKey.channel, check: { [store, box] in
             try await checkMasterKey(box, opens: store)
         }) { [state] key in
             await state.receive(key)
@@ -194,17 +195,6 @@ struct EventRelay: Service {
         // On SQLite there is nothing to listen to. A service that returns early would
         // stop the whole group: wait for the shutdown like the others.
         try? await gracefulShutdown()
-    }
-}
-
-/// Refuses a master key that does not open the database's signing keys (a node given the
-/// old `master.key` after a rekey, or another deployment's): it would fail on every token.
-func checkMasterKey(_ box: SecretBox, opens store: SQLStore) async throws {
-    guard let key = try await store.read({ try await $0.anySigningKey() }) else { return }
-    guard (try? box.open(key.sealedKey, context: SealingContext.signingKey(kid: key.kid))) != nil else {
-        throw ServerStartupError(
-            "the master key in this --data-dir does not open the database's signing keys: a stale master.key after a rekey, "
-                + "or the wrong --data-dir or --database?")
     }
 }
 

@@ -3,6 +3,7 @@ import Logging
 import TesseraCore
 import TesseraCrypto
 import TesseraDomain
+import TesseraOperations
 import TesseraStore
 
 /// What the HTTP edge shares: the domain (store, box, clock, caches, use cases), the
@@ -69,13 +70,10 @@ struct ServerState: Sendable {
         return try await read()
     }
 
-    /// The PostgreSQL channel nodes tell each other about changes on.
-    static let eventChannel = "tessera_events"
-
     /// Wakes this node's long polls watching `keys`, and every other node's.
     func announce(_ keys: [String]) async {
         for key in keys { await receive(key) }
-        await store.notify(Self.eventChannel, keys)
+        await store.notify(EventKey.channel, keys)
     }
 
     /// Acts on an announced key, this node's own or (through `EventRelay`) another
@@ -98,7 +96,7 @@ struct EdgeNotifier: RequestNotifier {
 
     func deliver(_ notice: RequestNotice, logger: Logger) async {
         for key in notice.keys { await events.publish(key) }
-        await store.notify(ServerState.eventChannel, notice.keys)
+        await store.notify(EventKey.channel, notice.keys)
         notice.ping.map { PingSender.send($0, box: box, logger: logger) }
         if let wake = notice.wake {
             await pusher.wake(

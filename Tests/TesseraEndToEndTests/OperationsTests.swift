@@ -1,8 +1,9 @@
 import Foundation
 import Logging
-import Testing
+import TesseraOperations
 import TesseraServer
 import TesseraTesting
+import Testing
 
 @Suite("Readiness, metrics and transport security", .timeLimit(.minutes(5)))
 struct OperationsTests {

@@ -6,6 +6,7 @@ import Logging
 import NIOSSL
 import ServiceLifecycle
 import TesseraCrypto
+import TesseraOperations
 import TesseraStore
 
 /// Where the server sends wake-up pushes. A push only tells the app to look: the app

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Logging
+import TesseraOperations
 import TesseraServer
 
 struct Seed: AsyncParsableCommand {

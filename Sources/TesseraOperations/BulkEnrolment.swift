@@ -37,7 +37,7 @@ public enum BulkEnrolment {
             let lock = try DataDirectoryLock.take(.serving, in: directory)
             defer { lock.release() }
             let box = try SecretBox(masterKey: masterKey)
-            let serving = try await store.serve(listeningOn: ServerState.eventChannel, check: { try await checkMasterKey(box, opens: store) }) { _ in }
+            let serving = try await store.serve(listeningOn: EventKey.channel, check: { try await checkMasterKey(box, opens: store) }) { _ in }
             do {
                 let report = try await fill(store: store, box: box, tenant: name, count: count, progress: progress)
                 serving?.cancel()

@@ -10,7 +10,7 @@ import Darwin
 /// An advisory lock (flock) on a data directory's `tessera.lock`: every running server
 /// holds it shared, `tessera rekey` holds it alone, so a rekey and a server never run on
 /// one data directory at once. The kernel drops it when the process ends, however it ends.
-final class DataDirectoryLock: Sendable {
+public final class DataDirectoryLock: Sendable {
     private let descriptor: Mutex<Int32>
 
     private init(descriptor: Int32) {
@@ -20,7 +20,7 @@ final class DataDirectoryLock: Sendable {
     deinit { release() }
 
     /// Drops the lock (once; later calls do nothing).
-    func release() {
+    public func release() {
         descriptor.withLock { descriptor in
             guard descriptor >= 0 else { return }
             close(descriptor)
@@ -28,7 +28,7 @@ final class DataDirectoryLock: Sendable {
         }
     }
 
-    enum Mode {
+    public enum Mode: Sendable {
         /// A server: any number at once.
         case serving
         /// `tessera rekey`: nothing else.
@@ -36,7 +36,7 @@ final class DataDirectoryLock: Sendable {
     }
 
     /// Takes the lock without waiting, or throws a `ServerStartupError` that says who holds it.
-    static func take(_ mode: Mode, in directory: DataDirectory) throws -> DataDirectoryLock {
+    public static func take(_ mode: Mode, in directory: DataDirectory) throws -> DataDirectoryLock {
         let path = directory.lockPath
         // A server only reads the (empty, world-readable) file, so one whose user did not
         // create it can lock it too; rekey opens it for writing (flock over NFS needs that
@@ -79,5 +79,5 @@ final class DataDirectoryLock: Sendable {
 }
 
 extension DataDirectory {
-    var lockPath: String { path + "/tessera.lock" }
+    public var lockPath: String { path + "/tessera.lock" }
 }
