@@ -35,16 +35,8 @@ struct ServerState: Sendable {
             notifier: EdgeNotifier(store: store, box: box, events: events, pusher: pusher), now: now)
     }
 
-    var store: SQLStore { domain.store }
-    var box: SecretBox { domain.box }
-    var now: @Sendable () -> Date { domain.now }
     var publicURL: String { configuration.publicURL }
-
-    func issuer(forTenantNamed name: String) -> String { domain.issuer(forTenantNamed: name) }
     func epochNow() -> Int64 { domain.epochNow() }
-    func tenant(named name: String) async throws -> TenantRecord { try await domain.tenant(named: name) }
-    func tokenIssuer(for tenant: TenantRecord) async throws -> TokenIssuer { try await domain.tokenIssuer(for: tenant) }
-    func publicKeys(for tenant: TenantRecord) async throws -> [PublicJWK] { try await domain.publicKeys(for: tenant) }
 
     /// A long poll: reads, and when `waitFor` says the caller has what was read already,
     /// waits for a change to `keys` (up to the timeout it gives) and reads once more. The
@@ -68,12 +60,6 @@ struct ServerState: Sendable {
         }
         await requestEvents.wait(waiter, timeout: timeout)
         return try await read()
-    }
-
-    /// Wakes this node's long polls watching `keys`, and every other node's.
-    func announce(_ keys: [String]) async {
-        for key in keys { await receive(key) }
-        await store.notify(EventKey.channel, keys)
     }
 
     /// Acts on an announced key, this node's own or (through `EventRelay`) another

@@ -7,7 +7,7 @@ import Foundation
 ///
 /// A waiter registers before it reads, so a change that lands between the read and the
 /// wait still wakes it. Within one node `publish` is called directly; across nodes on
-/// PostgreSQL, `ServerState.announce` also sends the key by NOTIFY and every node's
+/// PostgreSQL, `EdgeNotifier` (behind `Domain.announce`) also sends the key by NOTIFY and every node's
 /// `EventRelay` publishes what it hears.
 actor RequestEvents {
     private struct Waiter {
