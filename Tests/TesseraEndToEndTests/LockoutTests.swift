@@ -9,9 +9,10 @@ struct LockoutTests {
     @Test("wrong PIN → lockout result → pending lockout while it runs → success after the wait")
     func waitThenSuccess() async throws {
         try await withServer { server in
-            // A ten-second wait: long enough that the checks below run inside it even on a
-            // loaded machine (the device derives its PIN key with PBKDF2 for each attempt).
-            let scenario = try await Scenario.make(on: server, lockout: ["free_attempts": 1, "waits": [10], "permanent_after": 6])
+            // A two-minute wait, so the checks below run inside it however loaded the machine
+            // is (the device derives its PIN key with PBKDF2 for each attempt); the test then
+            // moves the server's clock past it instead of waiting.
+            let scenario = try await Scenario.make(on: server, lockout: ["free_attempts": 1, "waits": [120], "permanent_after": 6])
             let service = try await scenario.createService()
             try await scenario.createUser("alice")
             let (device, activation) = try await activateDevice(scenario, username: "alice")
