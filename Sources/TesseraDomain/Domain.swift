@@ -76,15 +76,14 @@ public struct Domain: Sendable {
     /// here at once; the notifier wakes long polls, tells the other nodes and sends what
     /// the notice owes.
     public func announce(_ notice: RequestNotice, logger: Logger) async {
-        for key in notice.keys {
-            if let tenantID = EventKey.tenantID(ofSigningKeysEvent: key) { await issuers.forget(tenantID: tenantID) }
-        }
+        for key in notice.keys { await received(key) }
         await notifier.deliver(notice, logger: logger)
     }
 
-    /// Drops a tenant's cached issuer after its signing keys changed (here or on another node).
-    public func forgetIssuer(tenantID: String) async {
-        await issuers.forget(tenantID: tenantID)
+    /// Acts on an announced key, this node's own or another node's: a tenant's changed
+    /// signing keys drop its cached issuer; other keys concern only the edge's long polls.
+    public func received(_ key: String) async {
+        if let tenantID = EventKey.tenantID(ofSigningKeysEvent: key) { await issuers.forget(tenantID: tenantID) }
     }
 }
 

@@ -66,7 +66,7 @@ struct ServerState: Sendable {
     /// node's: a tenant's changed signing keys drop its cached issuer; every key wakes the
     /// long polls watching it.
     func receive(_ key: String) async {
-        if let tenantID = EventKey.tenantID(ofSigningKeysEvent: key) { await domain.forgetIssuer(tenantID: tenantID) }
+        await domain.received(key)
         await requestEvents.publish(key)
     }
 }
@@ -83,7 +83,7 @@ struct EdgeNotifier: RequestNotifier {
     func deliver(_ notice: RequestNotice, logger: Logger) async {
         for key in notice.keys { await events.publish(key) }
         await store.notify(EventKey.channel, notice.keys)
-        notice.ping.map { PingSender.send($0, box: box, logger: logger) }
+        if let ping = notice.ping { PingSender.send(ping, box: box, logger: logger) }
         if let wake = notice.wake {
             await pusher.wake(
                 userID: wake.userID,

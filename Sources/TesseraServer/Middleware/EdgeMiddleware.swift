@@ -33,7 +33,8 @@ struct EdgeMiddleware<Context: RequestContext>: RouterMiddleware {
     static func answer(for error: any Error) -> (any HTTPResponseError, Int, String?) {
         switch error {
         case let error as DomainError where error.kind == .internal:
-            return (OAuthError(error), 500, "DomainError \(error.code)")
+            // Opaque like any other server failure; the log names it.
+            return (serverError, 500, "DomainError \(error.code)")
         case let error as DomainError:
             let answer = OAuthError(error)
             return (answer, answer.status.code, nil)

@@ -153,25 +153,24 @@ struct OIDCRoutes {
     }
 
     @Sendable func authenticationLinkPage(_ request: Request, context: TesseraRequestContext) async throws -> Response {
-        let tenant = try context.requireTenant()
-        let requestID = (try? RequestDecoding.query(request))?["request"] ?? ""
-        let url = "\(domain.issuer(forTenantNamed: tenant.name))/authenticate?request=\(FormEncoding.component(requestID))"
-        return HTMLResponse.make(
-            Pages.deviceLink(
-                title: "Open with Tessera",
-                explanation: "This is a sign-in link for the Tessera app. Scan the code or open the link on your activated device.",
-                url: url))
+        try deviceLinkPage(
+            request, context: context, endpoint: "authenticate", parameter: "request", title: "Open with Tessera",
+            explanation: "This is a sign-in link for the Tessera app. Scan the code or open the link on your activated device.")
     }
 
     @Sendable func activationLinkPage(_ request: Request, context: TesseraRequestContext) async throws -> Response {
-        let tenant = try context.requireTenant()
-        let code = (try? RequestDecoding.query(request))?["code"] ?? ""
-        let url = "\(domain.issuer(forTenantNamed: tenant.name))/activate?code=\(FormEncoding.component(code))"
-        return HTMLResponse.make(
-            Pages.deviceLink(
-                title: "Activate a device",
-                explanation: "Scan this code with the Tessera app (or run `tessera device activate` with this link) to bind your device to your account.",
-                url: url))
+        try deviceLinkPage(
+            request, context: context, endpoint: "activate", parameter: "code", title: "Activate a device",
+            explanation: "Scan this code with the Tessera app (or run `tessera device activate` with this link) to bind your device to your account.")
+    }
+
+    /// The page a device link opens in a browser: the same link as text and QR code.
+    private func deviceLinkPage(
+        _ request: Request, context: TesseraRequestContext, endpoint: String, parameter: String, title: String, explanation: String
+    ) throws -> Response {
+        let value = (try? RequestDecoding.query(request))?[parameter] ?? ""
+        let url = "\(domain.issuer(forTenantNamed: try context.requireTenant().name))/\(endpoint)?\(parameter)=\(FormEncoding.component(value))"
+        return HTMLResponse.make(Pages.deviceLink(title: title, explanation: explanation, url: url))
     }
 
     // MARK: Token endpoint
