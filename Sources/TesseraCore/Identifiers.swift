@@ -1,11 +1,15 @@
-/// An identifier carried as a string on the wire but never confused with another kind.
-public protocol StringIdentifier: RawRepresentable, Hashable, Codable, Sendable, CustomStringConvertible
-where RawValue == String {
+/// An identifier carried as a string on the wire but never confused with another kind:
+/// a `String` becomes one only by naming the kind (`UserID(text)`); a literal may stand
+/// for one where the kind is already known.
+public protocol StringIdentifier: RawRepresentable, Hashable, Codable, Sendable, CustomStringConvertible,
+    ExpressibleByStringLiteral
+where RawValue == String, StringLiteralType == String {
     init(rawValue: String)
 }
 
 extension StringIdentifier {
     public init(_ rawValue: String) { self.init(rawValue: rawValue) }
+    public init(stringLiteral value: String) { self.init(rawValue: value) }
     public var description: String { rawValue }
 
     public init(from decoder: any Decoder) throws {

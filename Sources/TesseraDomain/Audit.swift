@@ -1,5 +1,6 @@
 import Foundation
 import TesseraCrypto
+import TesseraCore
 import TesseraStore
 
 /// Writes the audit log: every administrative and account change, in the transaction
@@ -8,7 +9,7 @@ import TesseraStore
 public enum Audit {
     public enum Actor: Sendable {
         case admin
-        case activation(String)
+        case activation(ActivationID)
 
         public var text: String {
             switch self {
@@ -19,7 +20,7 @@ public enum Audit {
     }
 
     public static func record(
-        _ tx: StoreTransaction, tenantID: String?, actor: Actor, action: String, target: String?, details: [String: String],
+        _ tx: StoreTransaction, tenantID: TenantID?, actor: Actor, action: String, target: String?, details: [String: String],
         at: Int64
     ) async throws {
         try await tx.insertAudit(

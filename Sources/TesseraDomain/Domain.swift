@@ -123,25 +123,25 @@ actor IssuerCache {
         let loadedAt: ContinuousClock.Instant
     }
 
-    private var entries: [String: Entry] = [:]
+    private var entries: [TenantID: Entry] = [:]
     /// Counts each tenant's `forget`s: an issuer built from keys read before a change is
     /// not kept after it.
-    private var generations: [String: Int] = [:]
+    private var generations: [TenantID: Int] = [:]
 
     /// The cached issuer while it is fresh, and the generation to `store` a new one with.
-    func lookup(tenantID: String) -> (issuer: TokenIssuer?, generation: Int) {
+    func lookup(tenantID: TenantID) -> (issuer: TokenIssuer?, generation: Int) {
         let generation = generations[tenantID, default: 0]
         guard let entry = entries[tenantID], ContinuousClock.now - entry.loadedAt < Self.maximumAge else { return (nil, generation) }
         return (entry.issuer, generation)
     }
 
     /// Keeps an issuer built after `lookup` returned `generation`, unless the keys changed since.
-    func store(_ issuer: TokenIssuer, tenantID: String, generation: Int) {
+    func store(_ issuer: TokenIssuer, tenantID: TenantID, generation: Int) {
         guard generations[tenantID, default: 0] == generation else { return }
         entries[tenantID] = Entry(issuer: issuer, loadedAt: ContinuousClock.now)
     }
 
-    func forget(tenantID: String) {
+    func forget(tenantID: TenantID) {
         entries[tenantID] = nil
         generations[tenantID, default: 0] += 1
     }

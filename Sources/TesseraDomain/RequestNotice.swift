@@ -11,15 +11,15 @@ public enum EventKey {
     public static let channel = "tessera_events"
 
     /// A user's pending requests changed (watched by the user's devices).
-    public static func user(_ id: String) -> String { "user:\(id)" }
+    public static func user(_ id: UserID) -> String { "user:\(id)" }
     /// One request's status changed (watched by the login page).
-    public static func request(_ id: String) -> String { "request:\(id)" }
+    public static func request(_ id: RequestID) -> String { "request:\(id)" }
     /// A tenant's signing keys changed: every node drops the tenant's cached issuer.
-    public static func signingKeys(tenantID: String) -> String { signingKeysPrefix + tenantID }
+    public static func signingKeys(tenantID: TenantID) -> String { signingKeysPrefix + tenantID.rawValue }
 
     /// The tenant a `signingKeys` key names, or nil for any other key.
-    public static func tenantID(ofSigningKeysEvent key: String) -> String? {
-        key.hasPrefix(signingKeysPrefix) ? String(key.dropFirst(signingKeysPrefix.count)) : nil
+    public static func tenantID(ofSigningKeysEvent key: String) -> TenantID? {
+        key.hasPrefix(signingKeysPrefix) ? TenantID(String(key.dropFirst(signingKeysPrefix.count))) : nil
     }
 
     private static let signingKeysPrefix = "signing-keys:"
@@ -52,9 +52,9 @@ public struct RequestNotice: Sendable {
 /// A wake-up owed to a user's devices: a request waits for them. The push names the
 /// request, never its content.
 public struct PushWake: Sendable {
-    public let userID: String
+    public let userID: UserID
     public let issuer: String
-    public let requestID: String
+    public let requestID: RequestID
     public let serviceName: String
     public let expiresAt: Int64
 }
@@ -64,7 +64,7 @@ public struct PushWake: Sendable {
 public struct BackchannelPing: Sendable {
     public let endpoint: String
     public let sealedToken: String
-    public let authReqID: String
+    public let authReqID: RequestID
 
     /// The ping for a backchannel request of a ping-mode service, read inside the
     /// transaction that answered it: nothing about the ping can undo the answer (or its

@@ -1,3 +1,4 @@
+import TesseraCore
 import TesseraStore
 
 /// The context a value is sealed with under the master key (`SecretBox` authenticates
@@ -6,19 +7,19 @@ import TesseraStore
 /// column needs a case in `SealedColumn` and here.
 public enum SealingContext {
     public static func signingKey(kid: String) -> String { "signing-key:\(kid)" }
-    public static func pinKey(activationID: String) -> String { "pin-key:\(activationID)" }
-    public static func totpSecret(activationID: String) -> String { "totp:\(activationID)" }
+    public static func pinKey(activationID: ActivationID) -> String { "pin-key:\(activationID)" }
+    public static func totpSecret(activationID: ActivationID) -> String { "totp:\(activationID)" }
     public static func invitationPinKey(invitationID: String) -> String { "invitation-pin-key:\(invitationID)" }
-    public static func notificationToken(requestID: String) -> String { "ciba-notification:\(requestID)" }
+    public static func notificationToken(requestID: RequestID) -> String { "ciba-notification:\(requestID)" }
 
     /// The context of the value in `column` of the row keyed `rowID`.
     public static func of(_ column: SealedColumn, rowID: String) -> String {
         switch column {
         case .signingKeys: signingKey(kid: rowID)
-        case .activationPinKeys: pinKey(activationID: rowID)
-        case .activationTOTPSecrets: totpSecret(activationID: rowID)
+        case .activationPinKeys: pinKey(activationID: ActivationID(rowID))
+        case .activationTOTPSecrets: totpSecret(activationID: ActivationID(rowID))
         case .invitationPinKeys: invitationPinKey(invitationID: rowID)
-        case .notificationTokens: notificationToken(requestID: rowID)
+        case .notificationTokens: notificationToken(requestID: RequestID(rowID))
         }
     }
 }

@@ -73,9 +73,9 @@ public enum BulkEnrolment {
             activations.reserveCapacity(size)
             for index in created..<(created + size) {
                 let user = UserRecord(
-                    id: Secrets.identifier(byteCount: 12), tenantID: tenant.id, username: "seed-\(run)-\(index)", attributes: [:],
+                    id: UserID(Secrets.identifier(byteCount: 12)), tenantID: tenant.id, username: "seed-\(run)-\(index)", attributes: [:],
                     createdAt: now)
-                let activationID = Secrets.identifier(byteCount: 16)
+                let activationID = ActivationID(Secrets.identifier(byteCount: 16))
                 users.append(user)
                 activations.append(
                     ActivationRecord(

@@ -3,6 +3,14 @@ import Hummingbird
 import TesseraCore
 import TesseraDomain
 
+extension Parameters {
+    /// A path parameter as the identifier it names; a missing one is the empty id,
+    /// which no row has, so it answers like any unknown id.
+    func id<ID: StringIdentifier>(_ name: String, as type: ID.Type = ID.self) -> ID {
+        ID(rawValue: get(name) ?? "")
+    }
+}
+
 /// Bodies are read whole, up to a limit, and decoded strictly; anything else is a 400
 /// (or 413) before any handler logic runs.
 enum RequestDecoding {

@@ -62,9 +62,9 @@ struct Harness {
     }
 
     /// A browser login request of the service; its id.
-    func loginRequest(_ service: ServiceRecord, tenant: TenantRecord) async throws -> String {
+    func loginRequest(_ service: ServiceRecord, tenant: TenantRecord) async throws -> RequestID {
         let start = try await domain.browserLogins.start(
-            ["client_id": service.clientID, "redirect_uri": "https://shop.example/cb", "response_type": "code", "scope": "openid email"],
+            ["client_id": service.clientID.rawValue, "redirect_uri": "https://shop.example/cb", "response_type": "code", "scope": "openid email"],
             tenant: tenant)
         guard case .started(let login) = start else { throw TestSupportError("the login was refused") }
         return login.requestID
@@ -96,7 +96,7 @@ struct Phone {
     let key = SoftwareSigningKey()
     let pin: String
     let issuer = "https://id.example/t/demo"
-    var activationID = ""
+    var activationID: ActivationID = ""
     var pinKey = Data()
 
     init(pin: String = "246810") { self.pin = pin }
@@ -113,21 +113,21 @@ struct Phone {
             payload: try WireCoding.encoder().encode(registration), header: JWSHeader(typ: "tessera-registration+jwt"), signer: key)
         let receipt = try await harness.domain.activations.complete(
             ActivationCompleteRequest(registration: signed, biometricRegistration: nil), tenant: tenant, logger: harness.logger)
-        activationID = receipt.activationID.rawValue
+        activationID = receipt.activationID
     }
 
     /// The caller a `Tessera-Device` token for `method path` proves.
     func caller(_ method: String, _ path: String, harness: Harness, tenant: TenantRecord) async throws -> DeviceCaller {
         let now = Int(harness.clock.now().timeIntervalSince1970)
         let claims = DeviceRequestClaims(
-            sub: activationID, aud: issuer, htm: method, htu: path, iat: now, exp: now + 60, jti: Secrets.randomToken())
+            sub: activationID.rawValue, aud: issuer, htm: method, htu: path, iat: now, exp: now + 60, jti: Secrets.randomToken())
         let token = try CompactJWS.sign(
-            payload: try WireCoding.encoder().encode(claims), header: JWSHeader(typ: "tessera-device+jwt", kid: activationID), signer: key)
+            payload: try WireCoding.encoder().encode(claims), header: JWSHeader(typ: "tessera-device+jwt", kid: activationID.rawValue), signer: key)
         return try await harness.domain.authenticateDevice(token: token, method: method, path: path, tenant: tenant)
     }
 
     /// Claims the request and proves device + PIN (or a wrong PIN).
-    func login(_ requestID: String, pin: String? = nil, harness: Harness, tenant: TenantRecord) async throws -> Attempts.Finished {
+    func login(_ requestID: RequestID, pin: String? = nil, harness: Harness, tenant: TenantRecord) async throws -> Attempts.Finished {
         let caller = try await caller("POST", "/t/demo/device/authentications/\(requestID)/claim", harness: harness, tenant: tenant)
         let challenge = try await harness.domain.attempts.claim(
             requestID: requestID, selection: ClaimRequest(userID: nil), caller: caller, tenant: tenant, logger: harness.logger)
@@ -142,13 +142,13 @@ struct Phone {
         let proof = PinProof.proof(keyData: pinKeyData, requestID: challenge.requestID.rawValue, challenge: challenge.challenge.rawValue)
         let now = Int(harness.clock.now().timeIntervalSince1970)
         let claims = AuthenticationProofClaims(
-            rid: challenge.requestID.rawValue, chal: challenge.challenge.rawValue, aud: issuer, sub: activationID, comb: [.device, .pin],
+            rid: challenge.requestID.rawValue, chal: challenge.challenge.rawValue, aud: issuer, sub: activationID.rawValue, comb: [.device, .pin],
             attrs: challenge.requestedAttributes.map(\.name), pin: Base64URL.encode(proof), otp: nil, iat: now, exp: now + 120,
             jti: Secrets.randomToken())
         let signed = try CompactJWS.sign(
-            payload: try WireCoding.encoder().encode(claims), header: JWSHeader(typ: "tessera-proof+jwt", kid: activationID), signer: key)
+            payload: try WireCoding.encoder().encode(claims), header: JWSHeader(typ: "tessera-proof+jwt", kid: activationID.rawValue), signer: key)
         return try await harness.domain.attempts.finish(
-            requestID: challenge.requestID.rawValue, input: FinishRequest(proof: signed, biometricProof: nil), tenant: tenant,
+            requestID: challenge.requestID, input: FinishRequest(proof: signed, biometricProof: nil), tenant: tenant,
             logger: harness.logger)
     }
 }

@@ -96,7 +96,7 @@ struct SQLStoreTests {
                         do {
                             try await store.transaction { tx in
                                 try await tx.insertUser(
-                                    UserRecord(id: "u-\(index)", tenantID: "t1", username: "user\(index)", attributes: [:], createdAt: 1))
+                                    UserRecord(id: UserID("u-\(index)"), tenantID: "t1", username: "user\(index)", attributes: [:], createdAt: 1))
                                 if index % 3 == 0 { throw Abort() }
                             }
                             return (index, true)
@@ -113,7 +113,7 @@ struct SQLStoreTests {
         }
         let reopened = try await Self.open(path)
         for index in 0..<200 {
-            let user = try await reopened.read { try await $0.user(id: "u-\(index)") }
+            let user = try await reopened.read { try await $0.user(id: UserID("u-\(index)")) }
             #expect((user != nil) == (index % 3 != 0), "user \(index) after reopening")
         }
         try await reopened.close()

@@ -53,7 +53,7 @@ extension Administration {
 
     /// Changes to one tenant's keys take turns (on PostgreSQL an advisory lock), so two
     /// rotations at once cannot leave two active keys.
-    static func signingKeyQueue(tenantID: String) -> String { "signing-keys:\(tenantID)" }
+    static func signingKeyQueue(tenantID: TenantID) -> String { "signing-keys:\(tenantID)" }
 
     /// A new key, the only active one from now on unless `activate` is false (published only).
     public func rotateSigningKey(activate: Bool, tenant: TenantRecord, logger: Logger) async throws -> RotationView {
@@ -127,7 +127,7 @@ extension Administration {
     /// After a change to a tenant's signing keys has committed: this node and (by NOTIFY)
     /// every other drop the tenant's cached issuer, so its JWKS and its new tokens follow
     /// the keys as they are now.
-    func signingKeysChanged(tenantID: String, logger: Logger) async {
+    func signingKeysChanged(tenantID: TenantID, logger: Logger) async {
         await domain.announce(RequestNotice(keys: [EventKey.signingKeys(tenantID: tenantID)]), logger: logger)
     }
 }

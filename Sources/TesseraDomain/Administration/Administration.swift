@@ -31,7 +31,7 @@ public struct Administration: Sendable {
     public static let maximumSSOLifetime = 86_400
 
     public struct TenantView: Codable, Sendable {
-        let id: String
+        let id: TenantID
         let name: String
         let issuer: String
         let lockout: LockoutPolicy
@@ -79,7 +79,7 @@ public struct Administration: Sendable {
         }
         let now = domain.epochNow()
         let tenant = TenantRecord(
-            id: Secrets.identifier(byteCount: 12), name: input.name,
+            id: TenantID(Secrets.identifier(byteCount: 12)), name: input.name,
             lockoutPolicy: policy, processPolicy: processPolicy.description,
             ssoLifetime: ssoLifetime, ssoPolicy: ssoPolicy?.description, createdAt: now)
         let key = ServerSigningKey.generate()
@@ -124,7 +124,7 @@ public struct Administration: Sendable {
     }
 
     public struct ServiceView: Codable, Sendable {
-        let clientID: String
+        let clientID: ClientID
         let clientSecret: String?
         let name: String
         let isPublic: Bool
@@ -203,7 +203,7 @@ public struct Administration: Sendable {
         let isPublic = input.isPublic ?? false
         let secret = isPublic ? nil : Secrets.randomToken()
         let record = ServiceRecord(
-            id: Secrets.identifier(byteCount: 12), tenantID: tenant.id, clientID: Secrets.identifier(byteCount: 16),
+            id: ServiceID(Secrets.identifier(byteCount: 12)), tenantID: tenant.id, clientID: ClientID(Secrets.identifier(byteCount: 16)),
             name: name, secretDigest: secret.map(Secrets.digest), isPublic: isPublic,
             redirectURIs: input.redirectURIs, policy: policy.description,
             attributes: attributes, backchannelMode: mode,
@@ -211,7 +211,7 @@ public struct Administration: Sendable {
         try await domain.store.transaction { tx in
             try await tx.insertService(record)
             try await Audit.record(
-                tx, tenantID: tenant.id, actor: .admin, action: "service.create", target: record.clientID,
+                tx, tenantID: tenant.id, actor: .admin, action: "service.create", target: record.clientID.rawValue,
                 details: [
                     "name": name, "policy": policy.description, "public": String(isPublic),
                     "backchannel_token_delivery_mode": mode?.rawValue ?? "none",
@@ -234,7 +234,7 @@ public struct Administration: Sendable {
     }
 
     public struct UserView: Codable, Sendable {
-        let id: String
+        let id: UserID
         let username: String
         let attributes: [String: String]
     }
@@ -248,7 +248,7 @@ public struct Administration: Sendable {
             attributes.values.allSatisfy({ $0.count <= 1024 })
         else { throw DomainError.invalidRequest("attribute names are lower-case identifiers and values at most 1024 characters") }
         let record = UserRecord(
-            id: Secrets.identifier(byteCount: 12), tenantID: tenant.id, username: input.username,
+            id: UserID(Secrets.identifier(byteCount: 12)), tenantID: tenant.id, username: input.username,
             attributes: attributes, createdAt: domain.epochNow())
         try await domain.store.transaction { tx in
             if try await tx.user(tenantID: tenant.id, username: input.username) != nil {
@@ -256,7 +256,7 @@ public struct Administration: Sendable {
             }
             try await tx.insertUser(record)
             try await Audit.record(
-                tx, tenantID: tenant.id, actor: .admin, action: "user.create", target: record.id,
+                tx, tenantID: tenant.id, actor: .admin, action: "user.create", target: record.id.rawValue,
                 details: ["username": record.username, "attributes": attributes.keys.sorted().joined(separator: ",")], at: record.createdAt)
         }
         logger.info("user created", metadata: ["tenant": "\(tenant.name)", "user_id": "\(record.id)"])
@@ -298,7 +298,7 @@ public struct Administration: Sendable {
         try await domain.store.transaction { tx in
             try await tx.insertInvitation(record)
             try await Audit.record(
-                tx, tenantID: tenant.id, actor: .admin, action: "invitation.create", target: user.id,
+                tx, tenantID: tenant.id, actor: .admin, action: "invitation.create", target: user.id.rawValue,
                 details: ["username": user.username, "invitation_id": record.id], at: record.createdAt)
         }
         logger.info("invitation created", metadata: ["tenant": "\(tenant.name)", "user_id": "\(user.id)"])
@@ -309,7 +309,7 @@ public struct Administration: Sendable {
     // MARK: Activations
 
     public struct ActivationView: Codable, Sendable {
-        let id: String
+        let id: ActivationID
         let username: String
         let alias: String?
         let factors: [FactorType]
@@ -345,14 +345,14 @@ public struct Administration: Sendable {
 
     public func listActivations(username: String?, tenant: TenantRecord) async throws -> [ActivationView] {
         try await domain.store.read { tx in
-            var userID: String?
+            var userID: UserID?
             if let username {
                 guard let user = try await tx.user(tenantID: tenant.id, username: username) else {
                     throw DomainError.notFound("user '\(username.prefix(128))'")
                 }
                 userID = user.id
             }
-            var names: [String: String] = [:]
+            var names: [UserID: String] = [:]
             var views: [ActivationView] = []
             var activations = try await tx.activations(tenantID: tenant.id, userID: userID)
             // Activations merged with the user stand for it too: list them, so they can be revoked.
@@ -373,13 +373,13 @@ public struct Administration: Sendable {
         }
     }
 
-    public func unlock(activationID id: String, logger: Logger) async throws -> ActivationView {
+    public func unlock(activationID id: ActivationID, logger: Logger) async throws -> ActivationView {
         let now = domain.epochNow()
         let result: ActivationView = try await domain.store.transaction { tx in
             guard var activation = try await tx.activation(id: id) else { throw DomainError.notFound("activation") }
             try await tx.updateLockout(activationID: id, failedAttempts: 0, lockedUntil: nil, permanentlyLocked: false)
             try await Audit.record(
-                tx, tenantID: activation.tenantID, actor: .admin, action: "activation.unlock", target: id,
+                tx, tenantID: activation.tenantID, actor: .admin, action: "activation.unlock", target: id.rawValue,
                 details: ["failed_attempts": String(activation.failedAttempts)], at: now)
             activation.failedAttempts = 0
             activation.lockedUntil = nil
@@ -391,15 +391,15 @@ public struct Administration: Sendable {
     }
 
     /// Removes an activation and its keys: its proofs and tokens are refused from now on.
-    public func revoke(activationID id: String, logger: Logger) async throws -> ActivationView {
+    public func revoke(activationID id: ActivationID, logger: Logger) async throws -> ActivationView {
         let now = domain.epochNow()
         let result: ActivationView = try await domain.store.transaction { tx in
             guard let activation = try await tx.activation(id: id), try await tx.deleteActivation(id: id) else {
                 throw DomainError.notFound("activation")
             }
             try await Audit.record(
-                tx, tenantID: activation.tenantID, actor: .admin, action: "activation.revoke", target: id,
-                details: ["user_id": activation.userID, "alias": activation.alias ?? ""], at: now)
+                tx, tenantID: activation.tenantID, actor: .admin, action: "activation.revoke", target: id.rawValue,
+                details: ["user_id": activation.userID.rawValue, "alias": activation.alias ?? ""], at: now)
             var revoked = activation
             revoked.status = .revoked
             return view(revoked, username: try await tx.user(id: activation.userID)?.username ?? "")

@@ -15,7 +15,7 @@ public struct Attempts: Sendable {
 
     /// Takes up a request for the calling activation (and, for an activation merged with
     /// others, the user it names) and answers what to sign, with a fresh challenge.
-    public func claim(requestID: String, selection: ClaimRequest, caller: DeviceCaller, tenant: TenantRecord, logger: Logger)
+    public func claim(requestID: RequestID, selection: ClaimRequest, caller: DeviceCaller, tenant: TenantRecord, logger: Logger)
         async throws -> AuthenticationChallenge
     {
         let activation = caller.activation
@@ -36,7 +36,7 @@ public struct Attempts: Sendable {
                     throw DomainError.notFound("authentication request")
                 }
                 userID = bound
-            } else if let chosen = selection.userID?.rawValue, chosen != current.userID {
+            } else if let chosen = selection.userID, chosen != current.userID {
                 guard try await tx.linkedUsers(activationID: current.id).contains(where: { $0.id == chosen }) else {
                     throw DomainError.invalidRequest("the activation does not stand for that user")
                 }
@@ -69,7 +69,7 @@ public struct Attempts: Sendable {
     /// queued behind the activation's other attempts, reads the counter, refuses a locked
     /// activation, checks the combination against the policy before any proof, verifies
     /// the proofs, and writes the outcome with the spent challenge.
-    public func finish(requestID: String, input: FinishRequest, tenant: TenantRecord, logger: Logger) async throws -> Finished {
+    public func finish(requestID: RequestID, input: FinishRequest, tenant: TenantRecord, logger: Logger) async throws -> Finished {
         let (activation, claims, jws) = try await verifiedEnvelope(input, requestID: requestID, tenant: tenant)
         let policy = tenant.lockoutPolicy
         let now = domain.now()
@@ -122,17 +122,17 @@ public struct Attempts: Sendable {
 
     /// The submission's envelope: well-formed, signed by an active activation's device
     /// key, for this request, issuer and time.
-    private func verifiedEnvelope(_ input: FinishRequest, requestID: String, tenant: TenantRecord) async throws
+    private func verifiedEnvelope(_ input: FinishRequest, requestID: RequestID, tenant: TenantRecord) async throws
         -> (ActivationRecord, AuthenticationProofClaims, UnverifiedJWS)
     {
         let (jws, claims) = try Self.parseProof(input.proof)
-        guard let activation = try await domain.store.read({ try await $0.activation(id: claims.sub) }),
+        guard let activation = try await domain.store.read({ try await $0.activation(id: ActivationID(claims.sub)) }),
             activation.tenantID == tenant.id, activation.status == .active
         else { throw DomainError.invalidToken("unknown or inactive activation") }
         // A stored key that does not decode is the server's failure, not the device's.
         let deviceKey = try DeviceChecks.deviceKey(of: activation)
         try Self.checkSignature(jws, by: deviceKey)
-        guard claims.rid == requestID else { throw DomainError.invalidRequest("the proof is for another request") }
+        guard claims.rid == requestID.rawValue else { throw DomainError.invalidRequest("the proof is for another request") }
         try domain.checkTimes(
             iat: Int64(claims.iat), exp: Int64(claims.exp), audience: claims.aud, issuer: domain.issuer(forTenantNamed: tenant.name))
         return (activation, claims, jws)
@@ -174,7 +174,7 @@ public struct Attempts: Sendable {
     }
 
     private func checkedAttempt(
-        _ requestID: String, claims: AuthenticationProofClaims, activation: ActivationRecord, tenant: TenantRecord,
+        _ requestID: RequestID, claims: AuthenticationProofClaims, activation: ActivationRecord, tenant: TenantRecord,
         tx: StoreTransaction, now: Int64
     ) async throws -> Attempt {
         let authRequest = try await pendingRequest(requestID, tenant: tenant, tx: tx, now: now)
@@ -247,7 +247,7 @@ public struct Attempts: Sendable {
         let result = FinishResponse(
             result: authRequest.flow == .inApp ? .serviceLogin : .userLogin,
             login: LoginSummary(
-                service: ServiceInformation(clientID: ClientID(service.clientID), name: service.name),
+                service: ServiceInformation(clientID: service.clientID, name: service.name),
                 username: user?.username ?? "", factors: attempt.combination.factors,
                 authenticatedAt: date))
         return (result, RequestNotice(authRequest, service: service, answered: true))
@@ -342,7 +342,7 @@ public struct Attempts: Sendable {
 
     /// The user said no on the device that took the request up. Answers the request's purpose.
     @discardableResult
-    public func deny(requestID: String, caller: DeviceCaller, tenant: TenantRecord, logger: Logger) async throws
+    public func deny(requestID: RequestID, caller: DeviceCaller, tenant: TenantRecord, logger: Logger) async throws
         -> AuthenticationPurpose
     {
         let activation = caller.activation
@@ -370,7 +370,7 @@ public struct Attempts: Sendable {
     // MARK: Shared
 
     /// The request if it can still be answered (not answered yet and not expired).
-    private func pendingRequest(_ id: String, tenant: TenantRecord, tx: StoreTransaction, now: Int64) async throws -> AuthRequestRecord {
+    private func pendingRequest(_ id: RequestID, tenant: TenantRecord, tx: StoreTransaction, now: Int64) async throws -> AuthRequestRecord {
         guard let authRequest = try await tx.authRequest(id: id), authRequest.tenantID == tenant.id else {
             throw DomainError.notFound("authentication request")
         }
@@ -396,11 +396,11 @@ public struct Attempts: Sendable {
             guard let record = try await tx.service(id: serviceID), let user = try await tx.user(id: authRequest.userID ?? activation.userID)
             else { throw StoreError(.corrupt, "request without service or user") }
             let userAttributes = user.attributes
-            service = ServiceInformation(clientID: ClientID(record.clientID), name: record.name)
+            service = ServiceInformation(clientID: record.clientID, name: record.name)
             requested = record.attributes.map { RequestedAttribute(name: $0, value: userAttributes[$0]) }
         }
         return AuthenticationChallenge(
-            requestID: RequestID(authRequest.id), purpose: purpose,
+            requestID: authRequest.id, purpose: purpose,
             challenge: Challenge(authRequest.challenge ?? ""), audience: domain.issuer(forTenantNamed: tenant.name),
             expiresAt: Date(timeIntervalSince1970: TimeInterval(authRequest.expiresAt)), service: service,
             requestedAttributes: requested, requestedAuthenticators: policy.filtered(toEnrolled: activation.enrolledFactors),
@@ -448,7 +448,7 @@ public struct Attempts: Sendable {
     }
 
     /// The users an activation stands for: its own and those it was merged with.
-    static func users(of activation: ActivationRecord, tx: StoreTransaction) async throws -> [String] {
+    static func users(of activation: ActivationRecord, tx: StoreTransaction) async throws -> [UserID] {
         [activation.userID] + (try await tx.linkedUsers(activationID: activation.id)).map(\.id)
     }
 }

@@ -38,7 +38,7 @@ public struct AccountProcesses: Sendable {
             parameters.invitationDigest = invitation.codeDigest
             parameters.username = user.username
         case .unregisterDevice:
-            guard let target = input.target?.rawValue, target != caller.activation.id else {
+            guard let target = input.target, target != caller.activation.id else {
                 throw DomainError.invalidRequest("unregister_device needs the id of another activation (target)")
             }
             let other = try await domain.store.read { try await $0.activation(id: target) }
@@ -52,7 +52,7 @@ public struct AccountProcesses: Sendable {
         }
         let now = domain.epochNow()
         let lifetime = domain.settings.requestLifetime
-        let requestID = Secrets.randomToken()
+        let requestID = RequestID(Secrets.randomToken())
         let information = try await domain.store.transaction { tx -> AuthenticationChallenge in
             // A running lock stops processes exactly as it stops logins.
             let current = try await caller.begin(tx, now: now)
@@ -97,18 +97,18 @@ public struct AccountProcesses: Sendable {
             guard try await tx.completeProcess(id: authRequest.id, purpose: purpose, activationID: activation.id, now: now)
             else { throw DomainError.invalidGrant("the process was completed already") }
             try await Audit.record(
-                tx, tenantID: tenant.id, actor: .activation(activation.id), action: "activation.merge", target: activation.id,
-                details: ["user_id": user.id, "username": user.username, "invitation_id": invitation.id], at: now)
+                tx, tenantID: tenant.id, actor: .activation(activation.id), action: "activation.merge", target: activation.id.rawValue,
+                details: ["user_id": user.id.rawValue, "username": user.username, "invitation_id": invitation.id], at: now)
             entry.outcome = .completed
             try await tx.insertHistory(entry)
             return FinishResponse(
-                result: .apiAccessMergeComplete, merged: MergeSummary(idmIdentifier: UserID(user.id), username: user.username))
+                result: .apiAccessMergeComplete, merged: MergeSummary(idmIdentifier: user.id, username: user.username))
         }
         try await tx.insertHistory(entry)
         return FinishResponse(
             result: FinishOutcome(approved: purpose),
             process: ProcessGrant(
-                requestID: RequestID(authRequest.id), purpose: purpose,
+                requestID: authRequest.id, purpose: purpose,
                 expiresAt: Date(timeIntervalSince1970: TimeInterval(authRequest.expiresAt)), pinSalt: parameters.pinSalt,
                 description: parameters.description))
     }
@@ -118,7 +118,7 @@ public struct AccountProcesses: Sendable {
     /// Completes an approved process once, with the new data it needs, in the
     /// transaction that spends it.
     public func complete(
-        requestID: String, input: ProcessCompletionRequest, caller: DeviceCaller, tenant: TenantRecord, logger: Logger
+        requestID: RequestID, input: ProcessCompletionRequest, caller: DeviceCaller, tenant: TenantRecord, logger: Logger
     ) async throws -> ProcessCompletion {
         let issuer = domain.issuer(forTenantNamed: tenant.name)
         guard let record = try await domain.store.read({ try await $0.authRequest(id: requestID) }), record.tenantID == tenant.id,
@@ -142,7 +142,7 @@ public struct AccountProcesses: Sendable {
             let key = try DeviceChecks.publicKey(jwk, name: "biometric_key")
             let jws = try DeviceChecks.parseJWS(registration)
             guard (try? jws.verifiedPayload(with: key)) != nil, let claims = try? jws.unverifiedClaims(as: ProcessKeyClaims.self),
-                claims.rid == requestID, claims.sub == activationID
+                claims.rid == requestID.rawValue, claims.sub == activationID.rawValue
             else { throw DomainError.invalidRequest("biometric_registration is not signed by the new key for this process") }
             try domain.checkTimes(iat: Int64(claims.iat), exp: Int64(claims.exp), audience: claims.aud, issuer: issuer)
             change = .biometricKey(try JSONCoding.string(PublicJWK(key)))
@@ -202,19 +202,19 @@ public struct AccountProcesses: Sendable {
                 result = ProcessCompletion(purpose: purpose, factors: updated.enrolledFactors.sorted())
             case .delete:
                 _ = try await tx.deleteActivation(id: activationID)
-                result = ProcessCompletion(purpose: purpose, removed: ActivationID(activationID))
+                result = ProcessCompletion(purpose: purpose, removed: activationID)
             case .unregisterDevice:
                 guard let target = parameters.target, let other = try await tx.activation(id: target), other.userID == current.userID,
                     try await tx.deleteActivation(id: target)
                 else { throw DomainError.notFound("activation") }
-                details["target"] = target
-                result = ProcessCompletion(purpose: purpose, removed: ActivationID(target))
+                details["target"] = target.rawValue
+                result = ProcessCompletion(purpose: purpose, removed: target)
             case .listDevices:
                 result = ProcessCompletion(
                     purpose: purpose,
                     devices: try await tx.activations(tenantID: tenant.id, userID: current.userID).map { activation in
                         DeviceSummary(
-                            activationID: ActivationID(activation.id), alias: activation.alias,
+                            activationID: activation.id, alias: activation.alias,
                             factors: activation.enrolledFactors.sorted(),
                             createdAt: Date(timeIntervalSince1970: TimeInterval(activation.createdAt)),
                             lastUsedAt: activation.lastUsedAt.map { Date(timeIntervalSince1970: TimeInterval($0)) },
@@ -226,7 +226,7 @@ public struct AccountProcesses: Sendable {
             if purpose != .listDevices {
                 try await Audit.record(
                     tx, tenantID: tenant.id, actor: actor, action: Self.auditAction(purpose),
-                    target: purpose == .unregisterDevice ? parameters.target : activationID, details: details, at: now)
+                    target: (purpose == .unregisterDevice ? parameters.target : activationID)?.rawValue, details: details, at: now)
             }
             if purpose != .delete {
                 try await tx.insertHistory(
@@ -285,13 +285,13 @@ public struct AccountProcesses: Sendable {
         let now = domain.epochNow()
         let entries = try await domain.store.transaction { tx -> [HistoryEntry] in
             try await caller.spendToken(tx, now: now)
-            var names: [String: String] = [:]
+            var names: [UserID: String] = [:]
             var entries: [HistoryEntry] = []
             for record in try await tx.history(activationID: caller.activation.id, limit: limit) {
                 if let userID = record.userID, names[userID] == nil { names[userID] = try await tx.user(id: userID)?.username }
                 entries.append(
                     HistoryEntry(
-                        requestID: RequestID(record.requestID), service: record.service,
+                        requestID: record.requestID, service: record.service,
                         purpose: record.purpose, outcome: record.outcome.rawValue,
                         factors: record.factors,
                         username: record.userID.flatMap { names[$0] }, at: Date(timeIntervalSince1970: TimeInterval(record.at))))

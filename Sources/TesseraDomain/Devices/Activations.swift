@@ -81,7 +81,7 @@ public struct Activations: Sendable {
                 throw DomainError.invalidGrant("the PIN does not match the one chosen for this activation data")
             }
         }
-        let activationID = Secrets.identifier(byteCount: 16)
+        let activationID = ActivationID(Secrets.identifier(byteCount: 16))
         let record = ActivationRecord(
             id: activationID, tenantID: tenant.id, userID: user.id, alias: registration.alias ?? invitation.alias,
             deviceKey: try JSONCoding.string(PublicJWK(deviceKey)),
@@ -98,20 +98,20 @@ public struct Activations: Sendable {
             }
             try await tx.insertActivation(record)
             try await Audit.record(
-                tx, tenantID: tenant.id, actor: .activation(activationID), action: "activation.create", target: activationID,
-                details: ["user_id": user.id, "factors": record.enrolledFactors.sorted().map(\.rawValue).joined(separator: ",")], at: now)
+                tx, tenantID: tenant.id, actor: .activation(activationID), action: "activation.create", target: activationID.rawValue,
+                details: ["user_id": user.id.rawValue, "factors": record.enrolledFactors.sorted().map(\.rawValue).joined(separator: ",")], at: now)
             // Moving to a new device: the old activation goes once the new one exists.
             if let retired = invitation.retiresActivationID, try await tx.activation(id: retired) != nil {
                 try await tx.copyLinkedUsers(from: retired, to: activationID)
                 _ = try await tx.deleteActivation(id: retired)
                 try await Audit.record(
-                    tx, tenantID: tenant.id, actor: .activation(activationID), action: "activation.retire", target: retired,
-                    details: ["replaced_by": activationID], at: now)
+                    tx, tenantID: tenant.id, actor: .activation(activationID), action: "activation.retire", target: retired.rawValue,
+                    details: ["replaced_by": activationID.rawValue], at: now)
             }
         }
         logger.info("activation created", metadata: ["tenant": "\(tenant.name)", "activation_id": "\(activationID)"])
         return ActivationReceipt(
-            activationID: ActivationID(activationID), issuer: issuer, tenant: tenant.name, userID: UserID(user.id),
+            activationID: activationID, issuer: issuer, tenant: tenant.name, userID: user.id,
             username: user.username, factors: record.enrolledFactors.sorted())
     }
 }

@@ -32,7 +32,7 @@ extension Domain {
     /// the activation's device key, for this issuer, method and path, and short-lived.
     public func authenticateDevice(token: String, method: String, path: String, tenant: TenantRecord) async throws -> DeviceCaller {
         guard let (jws, claims) = Self.parseDeviceToken(token),
-            let activation = try await store.read({ try await $0.activation(id: claims.sub) }),
+            let activation = try await store.read({ try await $0.activation(id: ActivationID(claims.sub)) }),
             activation.tenantID == tenant.id, activation.status == .active
         else { throw DomainError.invalidToken("the device token is not valid") }
         // A stored key that does not decode is the server's failure, not the device's.
@@ -69,7 +69,7 @@ public enum DeviceChecks {
     public static let maximumTokenLifetime: Int64 = 300
 
     /// The activation inside a transaction: still there, active and not locked.
-    public static func usableActivation(_ id: String, tx: StoreTransaction, now: Int64) async throws -> ActivationRecord {
+    public static func usableActivation(_ id: ActivationID, tx: StoreTransaction, now: Int64) async throws -> ActivationRecord {
         guard let current = try await tx.activation(id: id), current.status == .active else {
             throw DomainError.invalidToken("the activation is not active")
         }

@@ -10,7 +10,7 @@ public struct DeviceRequests: Sendable {
 
     /// Spends the caller's token and reads the activation and the users it stands for:
     /// the start of a long poll for the pending list.
-    public func begin(caller: DeviceCaller) async throws -> (ActivationRecord, [String]) {
+    public func begin(caller: DeviceCaller) async throws -> (ActivationRecord, [UserID]) {
         let now = domain.epochNow()
         return try await domain.store.transaction { tx in
             let current = try await caller.begin(tx, now: now)
@@ -20,7 +20,7 @@ public struct DeviceRequests: Sendable {
 
     /// The open backchannel requests of the activation's users, with a version that
     /// changes whenever the list does.
-    public func list(activation: ActivationRecord, users: [String], tenant: TenantRecord) async throws -> PendingRequestList {
+    public func list(activation: ActivationRecord, users: [UserID], tenant: TenantRecord) async throws -> PendingRequestList {
         let now = domain.epochNow()
         let requests = try await domain.store.read { tx -> [PendingRequest] in
             var result: [PendingRequest] = []
@@ -30,9 +30,9 @@ public struct DeviceRequests: Sendable {
                 else { continue }
                 result.append(
                     PendingRequest(
-                        requestID: RequestID(record.id),
-                        service: ServiceInformation(clientID: ClientID(service.clientID), name: service.name),
-                        bindingMessage: record.bindingMessage, username: user.username, userID: UserID(userID),
+                        requestID: record.id,
+                        service: ServiceInformation(clientID: service.clientID, name: service.name),
+                        bindingMessage: record.bindingMessage, username: user.username, userID: userID,
                         expiresAt: Date(timeIntervalSince1970: TimeInterval(record.expiresAt)),
                         status: Self.status(of: record, seenBy: activation.id, now: now)))
             }
@@ -42,7 +42,7 @@ public struct DeviceRequests: Sendable {
         return PendingRequestList(requests: requests, version: String(Secrets.digest(fingerprint).prefix(16)))
     }
 
-    public func state(requestID: String, caller: DeviceCaller, tenant: TenantRecord) async throws -> PendingRequestState {
+    public func state(requestID: RequestID, caller: DeviceCaller, tenant: TenantRecord) async throws -> PendingRequestState {
         let now = domain.epochNow()
         let status = try await domain.store.transaction { tx -> PendingRequestStatus in
             try await caller.spendToken(tx, now: now)
@@ -52,10 +52,10 @@ public struct DeviceRequests: Sendable {
             else { throw DomainError.notFound("authentication request") }
             return Self.status(of: record, seenBy: caller.activation.id, now: now)
         }
-        return PendingRequestState(requestID: RequestID(requestID), status: status)
+        return PendingRequestState(requestID: requestID, status: status)
     }
 
-    public static func status(of record: AuthRequestRecord, seenBy activationID: String, now: Int64) -> PendingRequestStatus {
+    public static func status(of record: AuthRequestRecord, seenBy activationID: ActivationID, now: Int64) -> PendingRequestStatus {
         if let owner = record.activationID, owner != activationID { return .ongoingOnAnotherDevice }
         switch record.status {
         case .pending, .claimed: return record.expiresAt > now ? .pending : .timeout

@@ -14,7 +14,7 @@ public struct InAppLogins: Sendable {
     public func start(_ input: InAppAuthenticationStart, caller: DeviceCaller, tenant: TenantRecord) async throws
         -> AuthenticationChallenge
     {
-        guard let service = try await domain.store.read({ try await $0.service(clientID: input.clientID) }), service.tenantID == tenant.id
+        guard let service = try await domain.store.read({ try await $0.service(clientID: ClientID(input.clientID)) }), service.tenantID == tenant.id
         else { throw DomainError(.invalid, .invalidClient, "the service is not registered with this issuer") }
         // [REQ:DESIGN exact redirect URIs] the code is bound to a registered URI, compared exactly.
         guard service.redirectURIs.contains(input.redirectURI) else {
@@ -32,14 +32,14 @@ public struct InAppLogins: Sendable {
         let challenge = try await domain.store.transaction { tx -> AuthenticationChallenge in
             let current = try await caller.begin(tx, now: now)
             var userID = current.userID
-            if let chosen = input.userID?.rawValue, chosen != current.userID {
+            if let chosen = input.userID, chosen != current.userID {
                 guard try await Attempts.users(of: current, tx: tx).contains(chosen) else {
                     throw DomainError.invalidRequest("the activation does not stand for that user")
                 }
                 userID = chosen
             }
             let record = AuthRequestRecord(
-                id: Secrets.randomToken(byteCount: 16), tenantID: tenant.id, serviceID: service.id,
+                id: RequestID(Secrets.randomToken(byteCount: 16)), tenantID: tenant.id, serviceID: service.id,
                 purpose: AuthenticationPurpose.login, status: AuthenticationStatus.claimed,
                 challenge: Secrets.randomToken(), activationID: current.id, userID: userID, redirectURI: input.redirectURI,
                 state: input.state, nonce: input.nonce, codeChallenge: input.codeChallenge, scope: scopes.joined(separator: " "),
@@ -53,7 +53,7 @@ public struct InAppLogins: Sendable {
 
     /// `POST {issuer}/device/in-app/{request}/code`: the approved request's authorization
     /// code, once, to the activation that signed it.
-    public func code(requestID: String, caller: DeviceCaller, tenant: TenantRecord) async throws -> InAppAuthorizationCode {
+    public func code(requestID: RequestID, caller: DeviceCaller, tenant: TenantRecord) async throws -> InAppAuthorizationCode {
         let now = domain.epochNow()
         let (code, record) = try await domain.store.transaction { tx -> (String, AuthRequestRecord) in
             try await caller.spendToken(tx, now: now)

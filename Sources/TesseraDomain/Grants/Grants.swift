@@ -122,8 +122,8 @@ public struct Grants: Sendable {
     /// What a grant stands on: its family, its user and what the user proved and confirmed.
     struct Source: Sendable {
         let familyID: String
-        let tenantID: String
-        let userID: String
+        let tenantID: TenantID
+        let userID: UserID
         let nonce: String?
         let factors: [FactorType]
         let confirmedAttributes: [String]
@@ -136,7 +136,7 @@ public struct Grants: Sendable {
         }
 
         init(
-            familyID: String, tenantID: String, userID: String, nonce: String?, factors: [FactorType], confirmedAttributes: [String],
+            familyID: String, tenantID: TenantID, userID: UserID, nonce: String?, factors: [FactorType], confirmedAttributes: [String],
             authTime: Int64
         ) {
             self.familyID = familyID
@@ -197,12 +197,12 @@ public struct Grants: Sendable {
         let combination = FactorCombination(factors)
         let issuerKeys = try await domain.tokenIssuer(for: tenant)
         var idClaims = IDTokenClaims(
-            iss: issuer, sub: issuance.user.id, aud: service.clientID, exp: Int(now + Self.idTokenLifetime), iat: Int(now),
+            iss: issuer, sub: issuance.user.id.rawValue, aud: service.clientID.rawValue, exp: Int(now + Self.idTokenLifetime), iat: Int(now),
             authTime: Int(source.authTime), nonce: includeNonce ? source.nonce : nil, amr: Self.amr(for: combination.factors),
             acr: Self.acr(for: combination), attributes: released)
         idClaims.sid = source.familyID
         let accessClaims = AccessTokenClaims(
-            iss: issuer, sub: issuance.user.id, aud: issuer, clientID: service.clientID, exp: Int(now + Self.accessTokenLifetime),
+            iss: issuer, sub: issuance.user.id.rawValue, aud: issuer, clientID: service.clientID.rawValue, exp: Int(now + Self.accessTokenLifetime),
             iat: Int(now), jti: Secrets.randomToken(byteCount: 16), scope: issuance.scope, authTime: Int(source.authTime),
             amr: idClaims.amr, acr: idClaims.acr, sid: source.familyID)
         return TokenResponse(
@@ -228,12 +228,12 @@ public struct Grants: Sendable {
         }
         guard claims.iss == issuer, claims.aud == issuer, claims.scope.split(separator: " ").contains("openid") else { throw invalid }
         let (family, user) = try await domain.store.read { tx in
-            (try await tx.family(claims.sid), try await tx.user(id: claims.sub))
+            (try await tx.family(claims.sid), try await tx.user(id: UserID(claims.sub)))
         }
         guard let family, !family.revoked, let user else { throw invalid }
         let confirmed = family.latest.confirmedAttributes
         var body = user.attributes.filter { confirmed.contains($0.key) }
-        body["sub"] = user.id
+        body["sub"] = user.id.rawValue
         return body
     }
 }

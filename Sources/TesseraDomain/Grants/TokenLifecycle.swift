@@ -46,7 +46,7 @@ public struct TokenLifecycle: Sendable {
         switch try await identify(token, tenant: tenant) {
         case .refresh(let grant) where grant.serviceID == service.id:
             familyID = grant.familyID
-        case .access(let claims) where claims.clientID == service.clientID && service.secretDigest != nil:
+        case .access(let claims) where claims.clientID == service.clientID.rawValue && service.secretDigest != nil:
             familyID = claims.sid
         default:
             return  // Unknown, expired or already revoked tokens are not an error (RFC 7009 §2.2).
@@ -75,14 +75,14 @@ public struct TokenLifecycle: Sendable {
                 let user
             {
                 return Introspection(
-                    active: true, scope: grant.scope, clientID: service.clientID, tokenType: "refresh_token",
-                    exp: Int(grant.expiresAt), sub: user.id, iss: issuer, authTime: Int(grant.authTime))
+                    active: true, scope: grant.scope, clientID: service.clientID.rawValue, tokenType: "refresh_token",
+                    exp: Int(grant.expiresAt), sub: user.id.rawValue, iss: issuer, authTime: Int(grant.authTime))
             }
         case .access(let claims):
             let (family, user) = try await domain.store.read { tx in
-                (try await tx.family(claims.sid), try await tx.user(id: claims.sub))
+                (try await tx.family(claims.sid), try await tx.user(id: UserID(claims.sub)))
             }
-            if claims.clientID == service.clientID, family?.revoked == false, user != nil {
+            if claims.clientID == service.clientID.rawValue, family?.revoked == false, user != nil {
                 return Introspection(
                     active: true, scope: claims.scope, clientID: claims.clientID, tokenType: "Bearer",
                     exp: claims.exp, iat: claims.iat, sub: claims.sub, aud: claims.aud, iss: claims.iss, jti: claims.jti,

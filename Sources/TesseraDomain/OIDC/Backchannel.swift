@@ -42,7 +42,7 @@ public struct Backchannel: Sendable {
             lifetime = seconds
         }
         // An identifier never begins with "-", so `tessera device approve ID` reads it as an argument.
-        let requestID = Secrets.identifier(byteCount: 16)
+        let requestID = RequestID(Secrets.identifier(byteCount: 16))
         var sealedToken: String?
         if mode == .ping {
             guard let token = form["client_notification_token"], (1...Self.maximumNotificationToken).contains(token.count),
@@ -108,14 +108,14 @@ public struct Backchannel: Sendable {
                 throw DomainError.invalidRequest("id_token_hint was issued by another issuer")
             }
             // An ID token issued to this client (CIBA §7.1), not an access token or another client's token.
-            guard claims.aud.contains(service.clientID) else {
+            guard claims.aud.contains(service.clientID.rawValue) else {
                 throw DomainError.invalidRequest("id_token_hint was not issued to this client")
             }
             userID = claims.sub
         default:
             throw DomainError.invalidRequest("login_hint_token is not supported; use login_hint or id_token_hint")
         }
-        guard let user = try await domain.store.read({ try await $0.user(id: userID) }), user.tenantID == tenant.id else {
+        guard let user = try await domain.store.read({ try await $0.user(id: UserID(userID)) }), user.tenantID == tenant.id else {
             throw DomainError(.invalid, .unknownUserID, "id_token_hint names a user who no longer exists")
         }
         return user
@@ -181,7 +181,7 @@ public struct Backchannel: Sendable {
         let now = domain.epochNow()
         let grants = domain.grants
         let outcome: Grants.Outcome = try await domain.store.transaction { tx in
-            guard let record = try await tx.authRequest(id: requestID), record.flow == .ciba, record.tenantID == tenant.id,
+            guard let record = try await tx.authRequest(id: RequestID(requestID)), record.flow == .ciba, record.tenantID == tenant.id,
                 record.serviceID == service.id, let userID = record.userID
             else { throw DomainError.invalidGrant("auth_req_id is not valid for this client") }
             switch record.status {
@@ -226,7 +226,7 @@ public struct Backchannel: Sendable {
 
 /// The answer to a backchannel authentication request (CIBA §7.3).
 public struct BackchannelAuthenticationResponse: Codable, Sendable {
-    public let authReqID: String
+    public let authReqID: RequestID
     public let expiresIn: Int
     public let interval: Int
 

@@ -20,7 +20,7 @@ public struct BrowserLogins: Sendable {
     }
 
     public struct StartedLogin: Sendable {
-        public let requestID: String
+        public let requestID: RequestID
         /// Given to the browser once (a cookie); the store keeps its digest.
         public let browserSecret: String
         public let serviceName: String
@@ -45,7 +45,7 @@ public struct BrowserLogins: Sendable {
     public func start(_ query: [String: String], tenant: TenantRecord) async throws -> Start {
         // Until client and redirect URI are known good, errors are shown, never redirected.
         guard let clientID = query["client_id"],
-            let service = try await domain.store.read({ try await $0.service(clientID: clientID) }), service.tenantID == tenant.id
+            let service = try await domain.store.read({ try await $0.service(clientID: ClientID(clientID)) }), service.tenantID == tenant.id
         else { throw DomainError(.invalid, Self.unknownClient, "The service asking for sign-in is not registered here.") }
         let registered = service.redirectURIs
         // [REQ:DESIGN exact redirect URIs] string equality, no prefix or pattern matching.
@@ -92,7 +92,7 @@ public struct BrowserLogins: Sendable {
 
         let now = domain.now()
         // An identifier never begins with "-", so `tessera device approve ID` reads it as an argument.
-        let requestID = Secrets.identifier(byteCount: 16)
+        let requestID = RequestID(Secrets.identifier(byteCount: 16))
         let browserSecret = Secrets.randomToken()
         let expiresAt = now.addingTimeInterval(TimeInterval(domain.settings.requestLifetime))
         let record = AuthRequestRecord(
@@ -110,7 +110,7 @@ public struct BrowserLogins: Sendable {
     }
 
     /// The login request a browser follows, if it holds the request's secret.
-    public func request(id requestID: String?, browserSecret: String?, tenant: TenantRecord) async throws -> AuthRequestRecord {
+    public func request(id requestID: RequestID?, browserSecret: String?, tenant: TenantRecord) async throws -> AuthRequestRecord {
         guard let requestID, let record = try await domain.store.read({ try await $0.authRequest(id: requestID) }),
             record.tenantID == tenant.id
         else { throw DomainError.notFound("authentication request") }
@@ -133,7 +133,7 @@ public struct BrowserLogins: Sendable {
     }
 
     /// The page's view of its request: status, and the lock of the device that took it up.
-    public func status(requestID: String) async throws -> LoginStatus {
+    public func status(requestID: RequestID) async throws -> LoginStatus {
         let now = domain.epochNow()
         return try await domain.store.read { tx in
             guard let record = try await tx.authRequest(id: requestID) else { throw DomainError.notFound("authentication request") }

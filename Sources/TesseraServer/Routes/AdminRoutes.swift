@@ -102,12 +102,12 @@ struct AdminRoutes {
     }
 
     @Sendable func unlock(_ request: Request, context: TesseraRequestContext) async throws -> Response {
-        JSONResponse.make(try await administration.unlock(activationID: context.parameters.get("activation") ?? "", logger: context.logger))
+        JSONResponse.make(try await administration.unlock(activationID: context.parameters.id("activation"), logger: context.logger))
     }
 
     /// Removes an activation and its keys: its proofs and tokens are refused from now on.
     @Sendable func revoke(_ request: Request, context: TesseraRequestContext) async throws -> Response {
-        JSONResponse.make(try await administration.revoke(activationID: context.parameters.get("activation") ?? "", logger: context.logger))
+        JSONResponse.make(try await administration.revoke(activationID: context.parameters.id("activation"), logger: context.logger))
     }
 
     /// `GET /admin/audit?tenant=T&since=EPOCH&limit=N`: newest first.

@@ -51,7 +51,7 @@ struct DeviceRoutes {
     @Sendable func claim(_ request: Request, context: TesseraRequestContext) async throws -> Response {
         let selection = try await RequestDecoding.optionalJSON(ClaimRequest.self, from: request) ?? ClaimRequest(userID: nil)
         let challenge = try await domain.attempts.claim(
-            requestID: context.parameters.get("request") ?? "", selection: selection, caller: try context.requireDevice(),
+            requestID: context.parameters.id("request"), selection: selection, caller: try context.requireDevice(),
             tenant: try context.requireTenant(), logger: context.logger)
         return JSONResponse.make(challenge)
     }
@@ -59,7 +59,7 @@ struct DeviceRoutes {
     @Sendable func finish(_ request: Request, context: TesseraRequestContext) async throws -> Response {
         let input = try await RequestDecoding.json(FinishRequest.self, from: request)
         let finished = try await domain.attempts.finish(
-            requestID: context.parameters.get("request") ?? "", input: input, tenant: try context.requireTenant(),
+            requestID: context.parameters.id("request"), input: input, tenant: try context.requireTenant(),
             logger: context.logger)
         recordMetrics(finished)
         return JSONResponse.make(finished.response)
@@ -67,7 +67,7 @@ struct DeviceRoutes {
 
     @Sendable func deny(_ request: Request, context: TesseraRequestContext) async throws -> Response {
         let purpose = try await domain.attempts.deny(
-            requestID: context.parameters.get("request") ?? "", caller: try context.requireDevice(), tenant: try context.requireTenant(),
+            requestID: context.parameters.id("request"), caller: try context.requireDevice(), tenant: try context.requireTenant(),
             logger: context.logger)
         state.metrics.authentication(purpose: purpose, outcome: .denied)
         return JSONResponse.make(["status": AuthenticationStatus.denied])
@@ -96,7 +96,7 @@ struct DeviceRoutes {
     @Sendable func completeProcess(_ request: Request, context: TesseraRequestContext) async throws -> Response {
         let input = try await RequestDecoding.json(ProcessCompletionRequest.self, from: request)
         let completion = try await domain.accountProcesses.complete(
-            requestID: context.parameters.get("request") ?? "", input: input, caller: try context.requireDevice(),
+            requestID: context.parameters.id("request"), input: input, caller: try context.requireDevice(),
             tenant: try context.requireTenant(), logger: context.logger)
         return JSONResponse.make(completion)
     }
@@ -121,7 +121,7 @@ struct DeviceRoutes {
     /// code, once, to the activation that signed it.
     @Sendable func inAppCode(_ request: Request, context: TesseraRequestContext) async throws -> Response {
         let code = try await domain.inApp.code(
-            requestID: context.parameters.get("request") ?? "", caller: try context.requireDevice(), tenant: try context.requireTenant())
+            requestID: context.parameters.id("request"), caller: try context.requireDevice(), tenant: try context.requireTenant())
         return JSONResponse.make(code)
     }
 
@@ -151,7 +151,7 @@ struct DeviceRoutes {
     /// the activation's users stands, as this device sees it.
     @Sendable func requestState(_ request: Request, context: TesseraRequestContext) async throws -> Response {
         let answer = try await domain.deviceRequests.state(
-            requestID: context.parameters.get("request") ?? "", caller: try context.requireDevice(), tenant: try context.requireTenant())
+            requestID: context.parameters.id("request"), caller: try context.requireDevice(), tenant: try context.requireTenant())
         return JSONResponse.make(answer)
     }
 

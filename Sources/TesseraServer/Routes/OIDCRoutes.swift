@@ -74,7 +74,7 @@ struct OIDCRoutes {
                 serviceName: login.serviceName, attributes: login.attributes,
                 authenticationURL: "\(issuer)/authenticate?request=\(login.requestID)",
                 statusURL: "\(issuer)/authorize/status?request=\(login.requestID)",
-                completeURL: "\(issuer)/authorize/complete?request=\(login.requestID)", requestID: login.requestID,
+                completeURL: "\(issuer)/authorize/complete?request=\(login.requestID)", requestID: login.requestID.rawValue,
                 expiresAt: login.expiresAt)
             var response = HTMLResponse.make(page)
             // The browser that started the request is the only one that can collect its code.
@@ -87,7 +87,7 @@ struct OIDCRoutes {
         }
     }
 
-    static func cookieName(_ requestID: String) -> String { "tessera_login_\(requestID)" }
+    static func cookieName(_ requestID: TesseraCore.RequestID) -> String { "tessera_login_\(requestID)" }
 
     static func redirect(to uri: String, parameters: [(String, String?)]) -> Response {
         var components = URLComponents(string: uri) ?? URLComponents()
@@ -105,7 +105,7 @@ struct OIDCRoutes {
     private func browserRequest(_ request: Request, query: [String: String], context: TesseraRequestContext) async throws
         -> AuthRequestRecord
     {
-        let requestID = query["request"]
+        let requestID = query["request"].map(TesseraCore.RequestID.init)
         return try await domain.browserLogins.request(
             id: requestID, browserSecret: requestID.flatMap { request.cookies[Self.cookieName($0)]?.value },
             tenant: try context.requireTenant())

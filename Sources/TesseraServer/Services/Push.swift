@@ -5,6 +5,7 @@ import Hummingbird
 import Logging
 import NIOSSL
 import ServiceLifecycle
+import TesseraCore
 import TesseraCrypto
 import TesseraOperations
 import TesseraStore
@@ -56,7 +57,7 @@ public struct APNsConfiguration: Sendable {
 struct PushMessage: Sendable {
     let token: String
     let issuer: String
-    let requestID: String
+    let requestID: TesseraCore.RequestID
     let serviceName: String
     let expiresAt: Int64
 
@@ -108,7 +109,7 @@ struct WebhookNotifier: PushNotifier {
         request.headers.add(name: "Content-Type", value: "application/json")
         if let bearer { request.headers.add(name: "Authorization", value: "Bearer \(bearer)") }
         let payload = Payload(
-            token: message.token, issuer: message.issuer, requestID: message.requestID, title: message.title, body: message.body)
+            token: message.token, issuer: message.issuer, requestID: message.requestID.rawValue, title: message.title, body: message.body)
         request.body = .bytes(ByteBuffer(bytes: try JSONEncoder().encode(payload)))
         let response = try await PingSender.client.execute(request, timeout: .seconds(10))
         _ = try? await response.body.collect(upTo: 64 * 1024)
@@ -232,11 +233,11 @@ struct APNsNotifier: PushNotifier {
         request.headers.add(name: "apns-push-type", value: "alert")
         request.headers.add(name: "apns-priority", value: "10")
         request.headers.add(name: "apns-expiration", value: "\(message.expiresAt)")
-        request.headers.add(name: "apns-collapse-id", value: String(message.requestID.prefix(64)))
+        request.headers.add(name: "apns-collapse-id", value: String(message.requestID.rawValue.prefix(64)))
         request.headers.add(name: "content-type", value: "application/json")
         let payload = Payload(
             aps: .init(alert: .init(title: message.title, body: message.body)),
-            tessera: .init(issuer: message.issuer, requestID: message.requestID))
+            tessera: .init(issuer: message.issuer, requestID: message.requestID.rawValue))
         request.body = .bytes(ByteBuffer(bytes: try JSONEncoder().encode(payload)))
         let response = try await client.execute(request, timeout: .seconds(10))
         // APNs speaks HTTP/2 only; an endpoint that does not is not APNs.
@@ -271,7 +272,7 @@ struct Pusher: Sendable {
 
     static let kinds: Set<String> = ["apns", "webhook"]
 
-    func wake(userID: String, message: (String) -> PushMessage, store: SQLStore, logger: Logger) async {
+    func wake(userID: UserID, message: (String) -> PushMessage, store: SQLStore, logger: Logger) async {
         guard !notifiers.isEmpty else { return }
         let targets: [PushTargetRecord]
         do {

@@ -9,11 +9,11 @@ extension StoreTransaction {
         try await insert("activations", activation)
     }
 
-    public func activation(id: String) async throws -> ActivationRecord? {
+    public func activation(id: ActivationID) async throws -> ActivationRecord? {
         try await first("SELECT * FROM activations WHERE id = \(bind: id)", as: ActivationRecord.self)
     }
 
-    public func activations(tenantID: String, userID: String?) async throws -> [ActivationRecord] {
+    public func activations(tenantID: TenantID, userID: UserID?) async throws -> [ActivationRecord] {
         if let userID {
             return try await all(
                 """
@@ -28,7 +28,7 @@ extension StoreTransaction {
 
     /// Writes the outcome of an attempt: the failure count and lock.
     public func updateLockout(
-        activationID: String, failedAttempts: Int, lockedUntil: Int64?, permanentlyLocked: Bool
+        activationID: ActivationID, failedAttempts: Int, lockedUntil: Int64?, permanentlyLocked: Bool
     ) async throws {
         try await db.raw(
             """
@@ -39,7 +39,7 @@ extension StoreTransaction {
         ).run()
     }
 
-    public func recordSuccessfulUse(activationID: String, now: Int64, totpStep: Int64?) async throws {
+    public func recordSuccessfulUse(activationID: ActivationID, now: Int64, totpStep: Int64?) async throws {
         try await db.raw(
             """
             UPDATE activations SET failed_attempts = 0, locked_until = NULL, last_used_at = \(bind: now),
@@ -50,7 +50,7 @@ extension StoreTransaction {
     }
 
     /// Records a TOTP step as spent even when the attempt failed on another factor.
-    public func spendTOTPStep(activationID: String, step: Int64) async throws {
+    public func spendTOTPStep(activationID: ActivationID, step: Int64) async throws {
         try await db.raw(
             "UPDATE activations SET totp_last_step = \(bind: step) WHERE id = \(bind: activationID)"
         ).run()
@@ -59,7 +59,7 @@ extension StoreTransaction {
     // MARK: Device request tokens
 
     /// Records a device token id; `false` when it was seen before (a replay).
-    public func useDeviceTokenID(_ jti: String, activationID: String, expiresAt: Int64, now: Int64) async throws
+    public func useDeviceTokenID(_ jti: String, activationID: ActivationID, expiresAt: Int64, now: Int64) async throws
         -> Bool
     {
         // Each activation clears its own expired ids: a table-wide sweep in every call
@@ -81,7 +81,7 @@ extension StoreTransaction {
 
     /// Moves an approved process of `purpose` owned by `activationID` to `completed`;
     /// `false` when it is not (any more) such a process, or has expired.
-    public func completeProcess(id: String, purpose: AuthenticationPurpose, activationID: String, now: Int64) async throws -> Bool {
+    public func completeProcess(id: RequestID, purpose: AuthenticationPurpose, activationID: ActivationID, now: Int64) async throws -> Bool {
         let rows = try await db.raw(
             """
             UPDATE auth_requests SET status = 'completed'
@@ -93,21 +93,21 @@ extension StoreTransaction {
         return rows.count == 1
     }
 
-    public func updateBiometricKey(activationID: String, key: String?) async throws {
+    public func updateBiometricKey(activationID: ActivationID, key: String?) async throws {
         try await db.raw("UPDATE activations SET biometric_key = \(bind: key) WHERE id = \(bind: activationID)").run()
     }
 
-    public func updateTOTPSecret(activationID: String, sealed: String?) async throws {
+    public func updateTOTPSecret(activationID: ActivationID, sealed: String?) async throws {
         try await db.raw(
             "UPDATE activations SET sealed_totp_secret = \(bind: sealed), totp_last_step = NULL WHERE id = \(bind: activationID)"
         ).run()
     }
 
-    public func updatePinKey(activationID: String, sealed: String) async throws {
+    public func updatePinKey(activationID: ActivationID, sealed: String) async throws {
         try await db.raw("UPDATE activations SET sealed_pin_key = \(bind: sealed) WHERE id = \(bind: activationID)").run()
     }
 
-    public func unlock(activationID: String) async throws -> Bool {
+    public func unlock(activationID: ActivationID) async throws -> Bool {
         let rows = try await db.raw(
             """
             UPDATE activations SET failed_attempts = 0, locked_until = NULL, permanently_locked = 0
@@ -119,7 +119,7 @@ extension StoreTransaction {
 
     /// Removes an activation with its keys, merged users, history and pending requests;
     /// `false` when it did not exist.
-    public func deleteActivation(id: String) async throws -> Bool {
+    public func deleteActivation(id: ActivationID) async throws -> Bool {
         let rows = try await db.raw("DELETE FROM activations WHERE id = \(bind: id) RETURNING id").all()
         guard rows.count == 1 else { return false }
         try await db.raw("DELETE FROM activation_users WHERE activation_id = \(bind: id)").run()
@@ -172,7 +172,7 @@ extension StoreTransaction {
     }
 
     /// Removes an activation's push target; with `token`, only if it is still that token.
-    public func removePushTarget(activationID: String, token: String? = nil) async throws {
+    public func removePushTarget(activationID: ActivationID, token: String? = nil) async throws {
         if let token {
             try await db.raw(
                 "DELETE FROM push_targets WHERE activation_id = \(bind: activationID) AND token = \(bind: token)"
@@ -182,7 +182,7 @@ extension StoreTransaction {
         }
     }
 
-    public func pushTargets(activationIDs: [String]) async throws -> [PushTargetRecord] {
+    public func pushTargets(activationIDs: [ActivationID]) async throws -> [PushTargetRecord] {
         guard !activationIDs.isEmpty else { return [] }
         return try await all(
             "SELECT * FROM push_targets WHERE activation_id IN (\(binds: activationIDs)) ORDER BY activation_id",

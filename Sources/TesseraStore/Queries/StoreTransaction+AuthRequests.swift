@@ -9,14 +9,14 @@ extension StoreTransaction {
         try await insert("auth_requests", request)
     }
 
-    public func authRequest(id: String) async throws -> AuthRequestRecord? {
+    public func authRequest(id: RequestID) async throws -> AuthRequestRecord? {
         try await first("SELECT * FROM auth_requests WHERE id = \(bind: id)", as: AuthRequestRecord.self)
     }
 
     /// Takes up an open request for an activation; `false` when another activation took
     /// it first or it was answered meanwhile (a condition, not a read, so that it holds
     /// with concurrent writers too).
-    public func claimAuthRequest(id: String, activationID: String, userID: String, challenge: String) async throws -> Bool {
+    public func claimAuthRequest(id: RequestID, activationID: ActivationID, userID: UserID, challenge: String) async throws -> Bool {
         let rows = try await db.raw(
             """
             UPDATE auth_requests SET status = 'claimed', activation_id = \(bind: activationID),
@@ -29,7 +29,7 @@ extension StoreTransaction {
     }
 
     /// Replaces the challenge only if it is still `expected`; `false` when it was used already.
-    public func rotateChallenge(requestID: String, expected: String, next: String?) async throws -> Bool {
+    public func rotateChallenge(requestID: RequestID, expected: String, next: String?) async throws -> Bool {
         let rows = try await db.raw(
             """
             UPDATE auth_requests SET challenge = \(bind: next)
@@ -39,11 +39,11 @@ extension StoreTransaction {
         return rows.count == 1
     }
 
-    public func setAuthRequestStatus(id: String, status: AuthenticationStatus) async throws {
+    public func setAuthRequestStatus(id: RequestID, status: AuthenticationStatus) async throws {
         try await db.raw("UPDATE auth_requests SET status = \(bind: status.rawValue) WHERE id = \(bind: id)").run()
     }
 
-    public func approveAuthRequest(id: String, factors: [FactorType], confirmedAttributes: [String], authTime: Int64)
+    public func approveAuthRequest(id: RequestID, factors: [FactorType], confirmedAttributes: [String], authTime: Int64)
         async throws
     {
         try await db.raw(
@@ -56,7 +56,7 @@ extension StoreTransaction {
     }
 
     /// Moves an approved request to `completed`; `false` when it was not approved (or completed already).
-    public func completeAuthRequest(id: String) async throws -> Bool {
+    public func completeAuthRequest(id: RequestID) async throws -> Bool {
         let rows = try await db.raw(
             "UPDATE auth_requests SET status = 'completed' WHERE id = \(bind: id) AND status = 'approved' RETURNING id"
         ).all()
@@ -66,7 +66,7 @@ extension StoreTransaction {
     // MARK: Backchannel (CIBA) requests
 
     /// The backchannel requests still open for any of `userIDs`: not answered and not expired.
-    public func openBackchannelRequests(userIDs: [String], now: Int64) async throws -> [AuthRequestRecord] {
+    public func openBackchannelRequests(userIDs: [UserID], now: Int64) async throws -> [AuthRequestRecord] {
         guard !userIDs.isEmpty else { return [] }
         return try await all(
             """
@@ -89,7 +89,7 @@ extension StoreTransaction {
 
     /// Records a client's token request for a backchannel request and the interval it
     /// must keep from now on.
-    public func recordPoll(id: String, at now: Int64, interval: Int) async throws {
+    public func recordPoll(id: RequestID, at now: Int64, interval: Int) async throws {
         try await db.raw(
             """
             UPDATE auth_requests SET last_polled_at = \(bind: now), poll_interval = \(bind: interval)
@@ -99,8 +99,8 @@ extension StoreTransaction {
     }
 
     /// The ids of the active activations that stand for a user: its own and those merged with it.
-    public func activeActivationIDs(userID: String) async throws -> [String] {
-        struct Row: Decodable { let id: String }
+    public func activeActivationIDs(userID: UserID) async throws -> [ActivationID] {
+        struct Row: Decodable { let id: ActivationID }
         return try await all(
             """
             SELECT id FROM activations WHERE user_id = \(bind: userID) AND status = 'active'
@@ -127,7 +127,7 @@ extension StoreTransaction {
     }
 
     /// The live session of an activation for a user, if any.
-    public func ssoSession(activationID: String, userID: String, now: Int64) async throws -> SSOSessionRecord? {
+    public func ssoSession(activationID: ActivationID, userID: UserID, now: Int64) async throws -> SSOSessionRecord? {
         try await first(
             """
             SELECT * FROM sso_sessions WHERE activation_id = \(bind: activationID) AND user_id = \(bind: userID)
@@ -136,7 +136,7 @@ extension StoreTransaction {
     }
 
     /// Ends every single sign-on session of an activation.
-    public func endSSOSessions(activationID: String) async throws {
+    public func endSSOSessions(activationID: ActivationID) async throws {
         try await db.raw("DELETE FROM sso_sessions WHERE activation_id = \(bind: activationID)").run()
     }
 }

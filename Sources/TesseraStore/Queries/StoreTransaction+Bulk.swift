@@ -1,4 +1,5 @@
 import SQLKit
+import TesseraCore
 
 extension StoreTransaction {
     /// Inserts users and activations a few hundred rows per statement (for `tessera seed`,
@@ -27,7 +28,7 @@ extension StoreTransaction {
     }
 
     /// How many activations a tenant has, in any state.
-    public func activationCount(tenantID: String) async throws -> Int {
+    public func activationCount(tenantID: TenantID) async throws -> Int {
         try await db.raw("SELECT COUNT(*) AS count FROM activations WHERE tenant_id = \(bind: tenantID)")
             .first(decodingColumn: "count", as: Int.self) ?? 0
     }

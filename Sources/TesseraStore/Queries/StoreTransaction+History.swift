@@ -7,7 +7,7 @@ extension StoreTransaction {
 
     public func insertHistory(_ entry: HistoryRecord) async throws { try await insert("authentication_history", entry) }
 
-    public func history(activationID: String, limit: Int) async throws -> [HistoryRecord] {
+    public func history(activationID: ActivationID, limit: Int) async throws -> [HistoryRecord] {
         try await all(
             """
             SELECT * FROM authentication_history WHERE activation_id = \(bind: activationID)
@@ -18,7 +18,7 @@ extension StoreTransaction {
     public func insertAudit(_ entry: AuditRecord) async throws { try await insert("audit_log", entry) }
 
     /// Audit entries, newest first, optionally of one tenant and not older than `since`.
-    public func audit(tenantID: String?, since: Int64?, limit: Int) async throws -> [AuditRecord] {
+    public func audit(tenantID: TenantID?, since: Int64?, limit: Int) async throws -> [AuditRecord] {
         let floor = since ?? 0
         if let tenantID {
             return try await all(
@@ -34,8 +34,8 @@ extension StoreTransaction {
 }
 
 struct LinkedUserRow: Codable, Sendable {
-    var activationID: String
-    var userID: String
+    var activationID: ActivationID
+    var userID: UserID
     var createdAt: Int64
     enum CodingKeys: String, CodingKey {
         case activationID = "activation_id"

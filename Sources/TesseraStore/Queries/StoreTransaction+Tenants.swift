@@ -11,7 +11,7 @@ extension StoreTransaction {
         try await first("SELECT * FROM tenants WHERE name = \(bind: name)", as: TenantRecord.self)
     }
 
-    public func tenant(id: String) async throws -> TenantRecord? {
+    public func tenant(id: TenantID) async throws -> TenantRecord? {
         try await first("SELECT * FROM tenants WHERE id = \(bind: id)", as: TenantRecord.self)
     }
 
@@ -21,7 +21,7 @@ extension StoreTransaction {
 
     public func insertSigningKey(_ key: SigningKeyRecord) async throws { try await insert("signing_keys", key) }
 
-    public func signingKeys(tenantID: String) async throws -> [SigningKeyRecord] {
+    public func signingKeys(tenantID: TenantID) async throws -> [SigningKeyRecord] {
         try await all(
             "SELECT * FROM signing_keys WHERE tenant_id = \(bind: tenantID) ORDER BY created_at",
             as: SigningKeyRecord.self)

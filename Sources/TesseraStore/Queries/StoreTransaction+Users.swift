@@ -7,13 +7,13 @@ extension StoreTransaction {
 
     public func insertUser(_ user: UserRecord) async throws { try await insert("users", user) }
 
-    public func user(tenantID: String, username: String) async throws -> UserRecord? {
+    public func user(tenantID: TenantID, username: String) async throws -> UserRecord? {
         try await first(
             "SELECT * FROM users WHERE tenant_id = \(bind: tenantID) AND username = \(bind: username)",
             as: UserRecord.self)
     }
 
-    public func user(id: String) async throws -> UserRecord? {
+    public func user(id: UserID) async throws -> UserRecord? {
         try await first("SELECT * FROM users WHERE id = \(bind: id)", as: UserRecord.self)
     }
 
@@ -41,7 +41,7 @@ extension StoreTransaction {
     // MARK: Merged users
 
     /// Gives a new activation the merged users of the one it replaces.
-    public func copyLinkedUsers(from source: String, to target: String) async throws {
+    public func copyLinkedUsers(from source: ActivationID, to target: ActivationID) async throws {
         try await db.raw(
             """
             INSERT INTO activation_users (activation_id, user_id, created_at)
@@ -51,19 +51,19 @@ extension StoreTransaction {
     }
 
     /// The activations that stand for a user by a merge.
-    public func activationIDs(linkedTo userID: String) async throws -> [String] {
-        struct Row: Decodable { let activation_id: String }
+    public func activationIDs(linkedTo userID: UserID) async throws -> [ActivationID] {
+        struct Row: Decodable { let activation_id: ActivationID }
         return try await all(
             "SELECT activation_id FROM activation_users WHERE user_id = \(bind: userID)", as: Row.self
         ).map(\.activation_id)
     }
 
-    public func linkUser(activationID: String, userID: String, now: Int64) async throws {
+    public func linkUser(activationID: ActivationID, userID: UserID, now: Int64) async throws {
         try await insert("activation_users", LinkedUserRow(activationID: activationID, userID: userID, createdAt: now))
     }
 
     /// The users an activation was merged with (besides its own).
-    public func linkedUsers(activationID: String) async throws -> [UserRecord] {
+    public func linkedUsers(activationID: ActivationID) async throws -> [UserRecord] {
         try await all(
             """
             SELECT users.* FROM users JOIN activation_users ON activation_users.user_id = users.id

@@ -6,7 +6,7 @@ public struct ProcessParameters: Codable, Sendable, Equatable {
     /// `merge`: the digest of the invitation's code.
     public var invitationDigest: String?
     public var username: String?
-    public var target: String?
+    public var target: ActivationID?
     public var targetAlias: String?
     /// `change_pin` and `new_activation_data`: the salt of the new PIN key.
     public var pinSalt: String?
@@ -21,6 +21,6 @@ public struct ProcessParameters: Codable, Sendable, Equatable {
     public init() {}
 
     public var description: ProcessDescription {
-        ProcessDescription(factor: factor, username: username, target: target.map(ActivationID.init), targetAlias: targetAlias)
+        ProcessDescription(factor: factor, username: username, target: target, targetAlias: targetAlias)
     }
 }

@@ -6,7 +6,7 @@ import TesseraCore
 // schema runs on SQLite and PostgreSQL.
 
 public struct TenantRecord: Codable, Sendable, Equatable {
-    public var id: String
+    public var id: TenantID
     public var name: String
     @JSONText public var lockoutPolicy: LockoutPolicy
     /// The factor combinations account processes need (`device+pin,device+biometric`).
@@ -18,7 +18,7 @@ public struct TenantRecord: Codable, Sendable, Equatable {
     public var createdAt: Int64
 
     public init(
-        id: String, name: String, lockoutPolicy: LockoutPolicy, processPolicy: String, ssoLifetime: Int = 0, ssoPolicy: String? = nil,
+        id: TenantID, name: String, lockoutPolicy: LockoutPolicy, processPolicy: String, ssoLifetime: Int = 0, ssoPolicy: String? = nil,
         createdAt: Int64
     ) {
         self.ssoLifetime = ssoLifetime
@@ -42,15 +42,15 @@ public struct TenantRecord: Codable, Sendable, Equatable {
 
 /// A single sign-on session: a full login of `userID` on `activationID` at `authTime`.
 public struct SSOSessionRecord: Codable, Sendable {
-    public var activationID: String
-    public var userID: String
-    public var tenantID: String
+    public var activationID: ActivationID
+    public var userID: UserID
+    public var tenantID: TenantID
     /// The factors of the full login (JSON), which later logins in the session stand on.
     @JSONText public var factors: [FactorType]
     public var authTime: Int64
     public var expiresAt: Int64
 
-    public init(activationID: String, userID: String, tenantID: String, factors: [FactorType], authTime: Int64, expiresAt: Int64) {
+    public init(activationID: ActivationID, userID: UserID, tenantID: TenantID, factors: [FactorType], authTime: Int64, expiresAt: Int64) {
         self.activationID = activationID
         self.userID = userID
         self.tenantID = tenantID
@@ -71,12 +71,12 @@ public struct SSOSessionRecord: Codable, Sendable {
 
 public struct SigningKeyRecord: Codable, Sendable {
     public var kid: String
-    public var tenantID: String
+    public var tenantID: TenantID
     public var sealedKey: String
     @IntegerFlag public var active: Bool
     public var createdAt: Int64
 
-    public init(kid: String, tenantID: String, sealedKey: String, active: Bool, createdAt: Int64) {
+    public init(kid: String, tenantID: TenantID, sealedKey: String, active: Bool, createdAt: Int64) {
         self.kid = kid
         self.tenantID = tenantID
         self.sealedKey = sealedKey
@@ -93,9 +93,9 @@ public struct SigningKeyRecord: Codable, Sendable {
 }
 
 public struct ServiceRecord: Codable, Sendable {
-    public var id: String
-    public var tenantID: String
-    public var clientID: String
+    public var id: ServiceID
+    public var tenantID: TenantID
+    public var clientID: ClientID
     public var name: String
     public var secretDigest: String?
     @IntegerFlag public var isPublic: Bool
@@ -109,7 +109,7 @@ public struct ServiceRecord: Codable, Sendable {
     public var createdAt: Int64
 
     public init(
-        id: String, tenantID: String, clientID: String, name: String, secretDigest: String?, isPublic: Bool,
+        id: ServiceID, tenantID: TenantID, clientID: ClientID, name: String, secretDigest: String?, isPublic: Bool,
         redirectURIs: [String], policy: String, attributes: [String], backchannelMode: BackchannelMode? = nil,
         notificationEndpoint: String? = nil, createdAt: Int64
     ) {
@@ -141,13 +141,13 @@ public struct ServiceRecord: Codable, Sendable {
 }
 
 public struct UserRecord: Codable, Sendable {
-    public var id: String
-    public var tenantID: String
+    public var id: UserID
+    public var tenantID: TenantID
     public var username: String
     @JSONText public var attributes: [String: String]
     public var createdAt: Int64
 
-    public init(id: String, tenantID: String, username: String, attributes: [String: String], createdAt: Int64) {
+    public init(id: UserID, tenantID: TenantID, username: String, attributes: [String: String], createdAt: Int64) {
         self.id = id
         self.tenantID = tenantID
         self.username = username
@@ -164,8 +164,8 @@ public struct UserRecord: Codable, Sendable {
 
 public struct InvitationRecord: Codable, Sendable {
     public var id: String
-    public var tenantID: String
-    public var userID: String
+    public var tenantID: TenantID
+    public var userID: UserID
     public var codeDigest: String
     public var pinSalt: String
     public var expiresAt: Int64
@@ -175,9 +175,9 @@ public struct InvitationRecord: Codable, Sendable {
     /// present (sealed), its alias, and the activation it replaces.
     public var sealedPinKey: String?
     public var alias: String?
-    public var retiresActivationID: String?
+    public var retiresActivationID: ActivationID?
     /// The activation whose process made this activation data; voided with it.
-    public var createdByActivationID: String?
+    public var createdByActivationID: ActivationID?
     /// PIN attempts made with this code (activation data only); at
     /// `InvitationRecord.maximumFailures` it is void.
     public var failedAttempts: Int
@@ -185,9 +185,9 @@ public struct InvitationRecord: Codable, Sendable {
     public static let maximumFailures = 5
 
     public init(
-        id: String, tenantID: String, userID: String, codeDigest: String, pinSalt: String, expiresAt: Int64,
+        id: String, tenantID: TenantID, userID: UserID, codeDigest: String, pinSalt: String, expiresAt: Int64,
         usedAt: Int64?, createdAt: Int64, sealedPinKey: String? = nil, alias: String? = nil,
-        retiresActivationID: String? = nil, createdByActivationID: String? = nil, failedAttempts: Int = 0
+        retiresActivationID: ActivationID? = nil, createdByActivationID: ActivationID? = nil, failedAttempts: Int = 0
     ) {
         self.createdByActivationID = createdByActivationID
         self.sealedPinKey = sealedPinKey
@@ -222,9 +222,9 @@ public struct InvitationRecord: Codable, Sendable {
 }
 
 public struct ActivationRecord: Codable, Sendable {
-    public var id: String
-    public var tenantID: String
-    public var userID: String
+    public var id: ActivationID
+    public var tenantID: TenantID
+    public var userID: UserID
     public var alias: String?
     public var deviceKey: String
     public var biometricKey: String?
@@ -239,7 +239,7 @@ public struct ActivationRecord: Codable, Sendable {
     public var lastUsedAt: Int64?
 
     public init(
-        id: String, tenantID: String, userID: String, alias: String?, deviceKey: String, biometricKey: String?,
+        id: ActivationID, tenantID: TenantID, userID: UserID, alias: String?, deviceKey: String, biometricKey: String?,
         sealedPinKey: String, sealedTOTPSecret: String?, totpLastStep: Int64?, failedAttempts: Int,
         lockedUntil: Int64?, permanentlyLocked: Bool, status: ActivationStatus, createdAt: Int64, lastUsedAt: Int64?
     ) {
@@ -278,14 +278,14 @@ public struct ActivationRecord: Codable, Sendable {
 }
 
 public struct AuthRequestRecord: Codable, Sendable {
-    public var id: String
-    public var tenantID: String
-    public var serviceID: String?
+    public var id: RequestID
+    public var tenantID: TenantID
+    public var serviceID: ServiceID?
     public var purpose: AuthenticationPurpose
     public var status: AuthenticationStatus
     public var challenge: String?
-    public var activationID: String?
-    public var userID: String?
+    public var activationID: ActivationID?
+    public var userID: UserID?
     public var redirectURI: String?
     public var state: String?
     public var nonce: String?
@@ -318,8 +318,8 @@ public struct AuthRequestRecord: Codable, Sendable {
     public var expiresAt: Int64
 
     public init(
-        id: String, tenantID: String, serviceID: String?, purpose: AuthenticationPurpose, status: AuthenticationStatus, challenge: String?,
-        activationID: String?, userID: String?, redirectURI: String?, state: String?, nonce: String?,
+        id: RequestID, tenantID: TenantID, serviceID: ServiceID?, purpose: AuthenticationPurpose, status: AuthenticationStatus, challenge: String?,
+        activationID: ActivationID?, userID: UserID?, redirectURI: String?, state: String?, nonce: String?,
         codeChallenge: String?, scope: String, browserDigest: String?, confirmedAttributes: [String]?, factors: [FactorType]?,
         authTime: Int64?, process: ProcessParameters? = nil, flow: RequestFlow? = nil, bindingMessage: String? = nil,
         acrPolicy: String? = nil, sealedNotificationToken: String? = nil, pollInterval: Int? = nil,
@@ -383,9 +383,9 @@ public struct GrantRecord: Codable, Sendable {
     public var digest: String
     public var kind: GrantKind
     public var familyID: String
-    public var tenantID: String
-    public var serviceID: String
-    public var userID: String
+    public var tenantID: TenantID
+    public var serviceID: ServiceID
+    public var userID: UserID
     public var redirectURI: String?
     public var codeChallenge: String?
     public var nonce: String?
@@ -398,7 +398,7 @@ public struct GrantRecord: Codable, Sendable {
     @IntegerFlag public var revoked: Bool
 
     public init(
-        digest: String, kind: GrantKind, familyID: String, tenantID: String, serviceID: String, userID: String,
+        digest: String, kind: GrantKind, familyID: String, tenantID: TenantID, serviceID: ServiceID, userID: UserID,
         redirectURI: String?, codeChallenge: String?, nonce: String?, scope: String, factors: [FactorType],
         confirmedAttributes: [String], authTime: Int64, expiresAt: Int64, usedAt: Int64?, revoked: Bool
     ) {
@@ -438,10 +438,10 @@ public struct GrantRecord: Codable, Sendable {
 /// One attempt or process step of an activation, for its owner's history.
 public struct HistoryRecord: Codable, Sendable {
     public var id: String
-    public var tenantID: String
-    public var activationID: String
-    public var userID: String?
-    public var requestID: String
+    public var tenantID: TenantID
+    public var activationID: ActivationID
+    public var userID: UserID?
+    public var requestID: RequestID
     public var service: String?
     public var purpose: AuthenticationPurpose
     public var outcome: AttemptOutcome
@@ -449,7 +449,7 @@ public struct HistoryRecord: Codable, Sendable {
     public var at: Int64
 
     public init(
-        id: String, tenantID: String, activationID: String, userID: String?, requestID: String, service: String?,
+        id: String, tenantID: TenantID, activationID: ActivationID, userID: UserID?, requestID: RequestID, service: String?,
         purpose: AuthenticationPurpose, outcome: AttemptOutcome, factors: [FactorType], at: Int64
     ) {
         self.id = id
@@ -476,7 +476,7 @@ public struct HistoryRecord: Codable, Sendable {
 /// One administrative or account change: who did what to what, when.
 public struct AuditRecord: Codable, Sendable {
     public var id: String
-    public var tenantID: String?
+    public var tenantID: TenantID?
     /// `admin`, or `activation:{id}` for a change a device made.
     public var actor: String
     public var action: String
@@ -485,7 +485,7 @@ public struct AuditRecord: Codable, Sendable {
     @JSONText public var details: [String: String]
     public var at: Int64
 
-    public init(id: String, tenantID: String?, actor: String, action: String, target: String?, details: [String: String], at: Int64) {
+    public init(id: String, tenantID: TenantID?, actor: String, action: String, target: String?, details: [String: String], at: Int64) {
         self.id = id
         self.tenantID = tenantID
         self.actor = actor
@@ -503,13 +503,13 @@ public struct AuditRecord: Codable, Sendable {
 
 /// A device's push registration: the wake-up channel (`apns` or `webhook`) and its token.
 public struct PushTargetRecord: Codable, Sendable {
-    public var activationID: String
-    public var tenantID: String
+    public var activationID: ActivationID
+    public var tenantID: TenantID
     public var kind: String
     public var token: String
     public var createdAt: Int64
 
-    public init(activationID: String, tenantID: String, kind: String, token: String, createdAt: Int64) {
+    public init(activationID: ActivationID, tenantID: TenantID, kind: String, token: String, createdAt: Int64) {
         self.activationID = activationID
         self.tenantID = tenantID
         self.kind = kind
