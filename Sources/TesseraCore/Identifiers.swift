@@ -58,3 +58,10 @@ public struct Challenge: StringIdentifier {
     public let rawValue: String
     public init(rawValue: String) { self.rawValue = rawValue }
 }
+
+/// The id of one session: what a login gave one service, kept alive by refresh tokens
+/// (the `sid` of its ID and access tokens).
+public struct SessionID: StringIdentifier {
+    public let rawValue: String
+    public init(rawValue: String) { self.rawValue = rawValue }
+}

@@ -24,6 +24,20 @@ public enum GrantKind: String, Codable, Sendable {
     case refresh
 }
 
+/// Why a session ended before its time.
+public enum SessionEndReason: String, Codable, Sendable, CaseIterable {
+    /// The client revoked it (RFC 7009), or an operator ended it.
+    case revoked
+    /// A spent code or refresh token was presented again: it was copied.
+    case reuse
+    /// The device whose login it stands on was revoked, deleted, unregistered or retired.
+    case deviceRemoved = "device_removed"
+    /// Its user was disabled or deleted.
+    case userRemoved = "user_removed"
+    /// Its service was deleted.
+    case serviceRemoved = "service_removed"
+}
+
 /// How an attempt or an account process ended, as the history records it.
 public enum AttemptOutcome: String, Codable, Sendable {
     case approved

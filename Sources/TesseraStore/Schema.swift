@@ -255,5 +255,46 @@ enum Schema {
             )
             """,
         ]),
+        // Sessions: one row per refresh family, so a refresh reads one row however often
+        // it rotated, and what must end a session (a removed device, a disabled user, a
+        // deleted service) ends it in one statement. Lifetimes are tenant settings with
+        // per-service overrides. Families from before are carried over without a device.
+        (4, [
+            """
+            CREATE TABLE sessions (
+                id TEXT PRIMARY KEY,
+                tenant_id TEXT NOT NULL,
+                service_id TEXT NOT NULL,
+                user_id TEXT NOT NULL,
+                activation_id TEXT,
+                factors TEXT NOT NULL,
+                confirmed_attributes TEXT NOT NULL,
+                auth_time BIGINT NOT NULL,
+                created_at BIGINT NOT NULL,
+                last_refreshed_at BIGINT NOT NULL,
+                expires_at BIGINT NOT NULL,
+                idle_lifetime BIGINT NOT NULL,
+                ended_at BIGINT,
+                end_reason TEXT
+            )
+            """,
+            "CREATE INDEX sessions_by_user ON sessions (user_id)",
+            "CREATE INDEX sessions_by_activation ON sessions (activation_id)",
+            "CREATE INDEX sessions_by_service ON sessions (service_id)",
+            "ALTER TABLE grants ADD COLUMN activation_id TEXT",
+            "ALTER TABLE tenants ADD COLUMN session_lifetime BIGINT NOT NULL DEFAULT 2592000",
+            "ALTER TABLE tenants ADD COLUMN session_idle_lifetime BIGINT NOT NULL DEFAULT 2592000",
+            "ALTER TABLE services ADD COLUMN session_lifetime BIGINT",
+            "ALTER TABLE services ADD COLUMN session_idle_lifetime BIGINT",
+            """
+            INSERT INTO sessions (id, tenant_id, service_id, user_id, activation_id, factors, confirmed_attributes, auth_time,
+                created_at, last_refreshed_at, expires_at, idle_lifetime, ended_at, end_reason)
+            SELECT family_id, MIN(tenant_id), MIN(service_id), MIN(user_id), NULL, MIN(factors), MIN(confirmed_attributes),
+                MIN(auth_time), MIN(auth_time), MAX(expires_at) - 2592000, MAX(expires_at), 2592000,
+                CASE WHEN MAX(revoked) = 1 THEN MAX(expires_at) - 2592000 END,
+                CASE WHEN MAX(revoked) = 1 THEN 'revoked' END
+            FROM grants WHERE kind = 'refresh' GROUP BY family_id
+            """,
+        ]),
     ]
 }

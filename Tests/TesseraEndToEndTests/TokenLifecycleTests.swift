@@ -113,4 +113,39 @@ struct TokenLifecycleTests {
             device.remove()
         }
     }
+
+    @Test("revoking a device ends every session its logins started, at /token, /userinfo and /introspect; another device's live on")
+    func deviceRevocationEndsSessions() async throws {
+        try await withServer { server in
+            let scenario = try await Scenario.make(on: server)
+            let service = try await scenario.createService()
+            try await scenario.createUser("lee")
+            let (lost, activation) = try await activateDevice(scenario, username: "lee")
+            let (kept, _) = try await activateDevice(scenario, username: "lee")
+            let stolen = try await tokens(scenario, service, device: lost)
+            // Rotated once, so the session is more than its first refresh token.
+            let rotated = try await scenario.tokenRequest(["grant_type": "refresh_token", "refresh_token": stolen.refresh], service: service).json()
+            let stolenRefresh = try #require(rotated["refresh_token"] as? String)
+            let stolenAccess = try #require(rotated["access_token"] as? String)
+            let other = try await tokens(scenario, service, device: kept)
+
+            try await scenario.revoke(activation.activation.id.rawValue)
+
+            let refused = try await scenario.tokenRequest(["grant_type": "refresh_token", "refresh_token": stolenRefresh], service: service)
+            #expect(refused.status == 400)
+            #expect(try refused.json()["error"] as? String == "invalid_grant")
+            for access in [stolen.access, stolenAccess] {
+                #expect(try await scenario.http.get("\(scenario.issuer)/userinfo", headers: ["Authorization": "Bearer \(access)"]).status == 401)
+                #expect(try await scenario.tokenRequest(["token": access], service: service, endpoint: "introspect").json()["active"] as? Bool == false)
+            }
+            #expect(try await scenario.tokenRequest(["token": stolenRefresh], service: service, endpoint: "introspect").json()["active"] as? Bool == false)
+
+            // The other device's session is untouched.
+            #expect(try await scenario.http.get("\(scenario.issuer)/userinfo", headers: ["Authorization": "Bearer \(other.access)"]).status == 200)
+            #expect(try await scenario.tokenRequest(["token": other.access], service: service, endpoint: "introspect").json()["active"] as? Bool == true)
+            #expect(try await scenario.tokenRequest(["grant_type": "refresh_token", "refresh_token": other.refresh], service: service).status == 200)
+            lost.remove()
+            kept.remove()
+        }
+    }
 }

@@ -146,7 +146,7 @@ struct SQLStoreTests {
                         createdAt: 1))
                 try await tx.insertGrant(
                     GrantRecord(
-                        digest: "g1", kind: .code, familyID: "f1", tenantID: "t1", serviceID: "s1", userID: "u1",
+                        digest: "g1", kind: .code, familyID: "f1", tenantID: "t1", serviceID: "s1", userID: "u1", activationID: nil,
                         redirectURI: nil, codeChallenge: nil, nonce: nil, scope: "openid", factors: [],
                         confirmedAttributes: [], authTime: 1, expiresAt: 100, usedAt: nil, revoked: false))
             }
@@ -158,8 +158,31 @@ struct SQLStoreTests {
             #expect(try await store.transaction { try await $0.consumeInvitation(id: "i1", now: 200) } == false, "expired")
             #expect(try await store.transaction { try await $0.consumeInvitation(id: "i1", now: 50) } == true)
             #expect(try await store.transaction { try await $0.consumeInvitation(id: "i1", now: 51) } == false, "spent")
-            try await store.transaction { try await $0.revokeFamily("f1") }
-            #expect(try await store.read { try await $0.family("f1") }?.revoked == true)
+        }
+    }
+
+    @Test("ending the sessions a device started ends them once and leaves the others live")
+    func sessionsEnd() async throws {
+        try await withStore { store in
+            try await store.transaction { tx in
+                try await seed(tx)
+                for (id, activation) in [("f1", "a1"), ("f2", "a1"), ("f3", "a2")] {
+                    try await tx.insertSession(
+                        SessionRecord(
+                            id: SessionID(id), tenantID: "t1", serviceID: "s1", userID: "u1", activationID: ActivationID(activation),
+                            factors: [.device, .pin], confirmedAttributes: [], authTime: 1, createdAt: 1, expiresAt: 1_000, idleLifetime: 100))
+                }
+            }
+            let ended = try await store.transaction { try await $0.endSessions(.activation("a1"), reason: .deviceRemoved, at: 5) }
+            #expect(ended == 2)
+            #expect(try await store.transaction { try await $0.endSessions(.activation("a1"), reason: .deviceRemoved, at: 6) } == 0)
+            let first = try #require(try await store.read { try await $0.session(id: "f1") })
+            #expect(first.endedAt == 5 && first.endReason == .deviceRemoved && !first.isLive(at: 6))
+            let other = try #require(try await store.read { try await $0.session(id: "f3") })
+            #expect(other.isLive(at: 6) && !other.isLive(at: 101), "the idle lifetime counts from the last refresh")
+            try await store.transaction { try await $0.touchSession(id: "f3", at: 90) }
+            #expect(try await store.read { try await $0.session(id: "f3") }?.isLive(at: 150) == true)
+            #expect(try await store.read { try await $0.session(id: "f3") }?.isLive(at: 1_000) == false, "the absolute lifetime holds")
         }
     }
 

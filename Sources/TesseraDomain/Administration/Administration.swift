@@ -394,7 +394,7 @@ public struct Administration: Sendable {
     public func revoke(activationID id: ActivationID, logger: Logger) async throws -> ActivationView {
         let now = domain.epochNow()
         let result: ActivationView = try await domain.store.transaction { tx in
-            guard let activation = try await tx.activation(id: id), try await tx.deleteActivation(id: id) else {
+            guard let activation = try await tx.activation(id: id), try await tx.deleteActivation(id: id, at: now) else {
                 throw DomainError.notFound("activation")
             }
             try await Audit.record(

@@ -201,11 +201,11 @@ public struct AccountProcesses: Sendable {
                 guard let updated = try await tx.activation(id: activationID) else { throw StoreError(.corrupt, "activation vanished") }
                 result = ProcessCompletion(purpose: purpose, factors: updated.enrolledFactors.sorted())
             case .delete:
-                _ = try await tx.deleteActivation(id: activationID)
+                _ = try await tx.deleteActivation(id: activationID, at: now)
                 result = ProcessCompletion(purpose: purpose, removed: activationID)
             case .unregisterDevice:
                 guard let target = parameters.target, let other = try await tx.activation(id: target), other.userID == current.userID,
-                    try await tx.deleteActivation(id: target)
+                    try await tx.deleteActivation(id: target, at: now)
                 else { throw DomainError.notFound("activation") }
                 details["target"] = target.rawValue
                 result = ProcessCompletion(purpose: purpose, removed: target)

@@ -103,7 +103,7 @@ public struct Activations: Sendable {
             // Moving to a new device: the old activation goes once the new one exists.
             if let retired = invitation.retiresActivationID, try await tx.activation(id: retired) != nil {
                 try await tx.copyLinkedUsers(from: retired, to: activationID)
-                _ = try await tx.deleteActivation(id: retired)
+                _ = try await tx.deleteActivation(id: retired, at: now)
                 try await Audit.record(
                     tx, tenantID: tenant.id, actor: .activation(activationID), action: "activation.retire", target: retired.rawValue,
                     details: ["replaced_by": activationID.rawValue], at: now)

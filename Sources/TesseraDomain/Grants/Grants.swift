@@ -5,8 +5,10 @@ import TesseraStore
 
 /// Authorization codes, refresh tokens and the tokens they are exchanged for. Every
 /// grant — a code, a refresh token, an approved backchannel request — ends on one path:
-/// `rotate` writes the family's next refresh token in the transaction that spent the
-/// grant, and `issueTokens` signs the ID and access tokens.
+/// `startSession` (a code, a backchannel request) or `rotate` (a refresh token) writes the
+/// session's next refresh token in the transaction that spent the grant, and
+/// `issueTokens` signs the ID and access tokens. A session is one row: a refresh reads
+/// and writes the same few rows on its ten-thousandth rotation as on its first.
 public struct Grants: Sendable {
     let domain: Domain
 
@@ -14,7 +16,6 @@ public struct Grants: Sendable {
     public static let codeLifetime: Int64 = 60
     public static let accessTokenLifetime: Int64 = 300
     public static let idTokenLifetime: Int64 = 300
-    public static let refreshTokenLifetime: Int64 = 30 * 86_400
 
     /// The `acr` of a combination: `urn:tessera:acr:device+pin`.
     public static func acr(for combination: FactorCombination) -> String { "urn:tessera:acr:\(combination)" }
@@ -35,8 +36,8 @@ public struct Grants: Sendable {
         let code = Secrets.randomToken()
         try await tx.insertGrant(
             GrantRecord(
-                digest: Secrets.digest(code), kind: .code, familyID: Secrets.randomToken(byteCount: 16), tenantID: record.tenantID,
-                serviceID: serviceID, userID: userID, redirectURI: redirectURI, codeChallenge: record.codeChallenge,
+                digest: Secrets.digest(code), kind: .code, familyID: SessionID(Secrets.randomToken(byteCount: 16)),
+                tenantID: record.tenantID, serviceID: serviceID, userID: userID, activationID: record.activationID, redirectURI: redirectURI, codeChallenge: record.codeChallenge,
                 nonce: record.nonce, scope: record.scope, factors: record.factors ?? [],
                 confirmedAttributes: record.confirmedAttributes ?? [], authTime: record.authTime ?? now,
                 expiresAt: now + codeLifetime, usedAt: nil, revoked: false))
@@ -60,7 +61,7 @@ public struct Grants: Sendable {
             // revocation, like the spending of a code that fails its checks, commits before
             // the error is answered: a code gets exactly one try.
             guard try await tx.spendGrant(digest: digest, now: now) else {
-                try await tx.revokeFamily(grant.familyID)
+                try await tx.endSessions(.session(grant.familyID), reason: .reuse, at: now)
                 return .refused(DomainError.invalidGrant("the authorization code was used already"))
             }
             guard grant.expiresAt > now else { return .refused(DomainError.invalidGrant("the authorization code has expired")) }
@@ -75,7 +76,7 @@ public struct Grants: Sendable {
             } else if codeVerifier != nil {
                 return .refused(DomainError.invalidGrant("the authorization request had no code challenge"))
             }
-            return try await rotate(Source(grant), scope: grant.scope, service: service, tx: tx, now: now)
+            return try await startSession(Source(grant), scope: grant.scope, service: service, tenant: tenant, tx: tx, now: now)
         }
         return try await issueTokens(outcome, service: service, tenant: tenant, includeNonce: true)
     }
@@ -94,15 +95,17 @@ public struct Grants: Sendable {
             }
             guard grant.serviceID == service.id else { throw DomainError.invalidGrant("the refresh token was issued to another client") }
             // Rotation: each refresh token works once; a second use means it was copied, so
-            // the whole family is revoked (committed before the error is answered).
+            // the whole session ends (committed before the error is answered).
             guard try await tx.spendGrant(digest: digest, now: now) else {
-                try await tx.revokeFamily(grant.familyID)
+                try await tx.endSessions(.session(grant.familyID), reason: .reuse, at: now)
                 return .refused(DomainError.invalidGrant("the refresh token was used already; its session is revoked"))
             }
-            guard try await tx.family(grant.familyID)?.revoked == false else {
+            guard let session = try await tx.session(id: grant.familyID), session.endedAt == nil else {
                 return .refused(DomainError.invalidGrant("the refresh token was revoked"))
             }
-            guard grant.expiresAt > now else { return .refused(DomainError.invalidGrant("the refresh token has expired")) }
+            guard grant.expiresAt > now, session.isLive(at: now) else {
+                return .refused(DomainError.invalidGrant("the refresh token has expired"))
+            }
             var scope = grant.scope
             if let requested {
                 let granted = Set(grant.scope.split(separator: " "))
@@ -112,18 +115,19 @@ public struct Grants: Sendable {
                 }
                 scope = asked.joined(separator: " ")
             }
-            return try await rotate(Source(grant), scope: scope, service: service, tx: tx, now: now)
+            return try await rotate(session, scope: scope, service: service, tx: tx, now: now)
         }
         return try await issueTokens(outcome, service: service, tenant: tenant, includeNonce: false)
     }
 
     // MARK: The one path
 
-    /// What a grant stands on: its family, its user and what the user proved and confirmed.
+    /// What a grant stands on: its session, its user and device, and what the user proved and confirmed.
     struct Source: Sendable {
-        let familyID: String
+        let familyID: SessionID
         let tenantID: TenantID
         let userID: UserID
+        let activationID: ActivationID?
         let nonce: String?
         let factors: [FactorType]
         let confirmedAttributes: [String]
@@ -131,17 +135,24 @@ public struct Grants: Sendable {
 
         init(_ grant: GrantRecord) {
             self.init(
-                familyID: grant.familyID, tenantID: grant.tenantID, userID: grant.userID, nonce: grant.nonce, factors: grant.factors,
-                confirmedAttributes: grant.confirmedAttributes, authTime: grant.authTime)
+                familyID: grant.familyID, tenantID: grant.tenantID, userID: grant.userID, activationID: grant.activationID,
+                nonce: grant.nonce, factors: grant.factors, confirmedAttributes: grant.confirmedAttributes, authTime: grant.authTime)
+        }
+
+        init(_ session: SessionRecord) {
+            self.init(
+                familyID: session.id, tenantID: session.tenantID, userID: session.userID, activationID: session.activationID,
+                nonce: nil, factors: session.factors, confirmedAttributes: session.confirmedAttributes, authTime: session.authTime)
         }
 
         init(
-            familyID: String, tenantID: TenantID, userID: UserID, nonce: String?, factors: [FactorType], confirmedAttributes: [String],
-            authTime: Int64
+            familyID: SessionID, tenantID: TenantID, userID: UserID, activationID: ActivationID?, nonce: String?, factors: [FactorType],
+            confirmedAttributes: [String], authTime: Int64
         ) {
             self.familyID = familyID
             self.tenantID = tenantID
             self.userID = userID
+            self.activationID = activationID
             self.nonce = nonce
             self.factors = factors
             self.confirmedAttributes = confirmedAttributes
@@ -162,10 +173,33 @@ public struct Grants: Sendable {
         case refused(DomainError)
     }
 
-    /// Writes the next refresh token of the family in the same transaction that spent the
+    /// Starts the session a spent code or backchannel request gives, with the service's
+    /// lifetimes (or the tenant's), and writes its first refresh token.
+    func startSession(
+        _ source: Source, scope: String, service: ServiceRecord, tenant: TenantRecord, tx: StoreTransaction, now: Int64
+    ) async throws -> Outcome {
+        let session = SessionRecord(
+            id: source.familyID, tenantID: source.tenantID, serviceID: service.id, userID: source.userID,
+            activationID: source.activationID, factors: source.factors, confirmedAttributes: source.confirmedAttributes,
+            authTime: source.authTime, createdAt: now, expiresAt: now + (service.sessionLifetime ?? tenant.sessionLifetime),
+            idleLifetime: service.sessionIdleLifetime ?? tenant.sessionIdleLifetime)
+        try await tx.insertSession(session)
+        return try await issueRefreshToken(source, session: session, scope: scope, service: service, tx: tx, now: now)
+    }
+
+    /// Continues a live session with its next refresh token; the idle lifetime counts from now.
+    func rotate(_ session: SessionRecord, scope: String, service: ServiceRecord, tx: StoreTransaction, now: Int64) async throws -> Outcome {
+        try await tx.touchSession(id: session.id, at: now)
+        return try await issueRefreshToken(Source(session), session: session, scope: scope, service: service, tx: tx, now: now)
+    }
+
+    /// Writes the session's next refresh token in the same transaction that spent the
     /// code, the previous token or the backchannel request, so a concurrent reuse either
-    /// sees it (and revokes it with the family) or comes before it (and this spend fails).
-    func rotate(_ source: Source, scope: String, service: ServiceRecord, tx: StoreTransaction, now: Int64) async throws -> Outcome {
+    /// sees it (and ends the session) or comes before it (and this spend fails). The token
+    /// lives for the idle lifetime, never past the session's end.
+    private func issueRefreshToken(
+        _ source: Source, session: SessionRecord, scope: String, service: ServiceRecord, tx: StoreTransaction, now: Int64
+    ) async throws -> Outcome {
         guard let user = try await tx.user(id: source.userID) else {
             return .refused(DomainError.invalidGrant("the user no longer exists"))
         }
@@ -173,9 +207,9 @@ public struct Grants: Sendable {
         try await tx.insertGrant(
             GrantRecord(
                 digest: Secrets.digest(refreshToken), kind: .refresh, familyID: source.familyID, tenantID: source.tenantID,
-                serviceID: service.id, userID: source.userID, redirectURI: nil, codeChallenge: nil, nonce: nil, scope: scope,
-                factors: source.factors, confirmedAttributes: source.confirmedAttributes, authTime: source.authTime,
-                expiresAt: now + Self.refreshTokenLifetime, usedAt: nil, revoked: false))
+                serviceID: service.id, userID: source.userID, activationID: source.activationID, redirectURI: nil, codeChallenge: nil,
+                nonce: nil, scope: scope, factors: source.factors, confirmedAttributes: source.confirmedAttributes,
+                authTime: source.authTime, expiresAt: min(now + session.idleLifetime, session.expiresAt), usedAt: nil, revoked: false))
         return .issued(Issuance(source: source, scope: scope, user: user, refreshToken: refreshToken))
     }
 
@@ -200,11 +234,11 @@ public struct Grants: Sendable {
             iss: issuer, sub: issuance.user.id.rawValue, aud: service.clientID.rawValue, exp: Int(now + Self.idTokenLifetime), iat: Int(now),
             authTime: Int(source.authTime), nonce: includeNonce ? source.nonce : nil, amr: Self.amr(for: combination.factors),
             acr: Self.acr(for: combination), attributes: released)
-        idClaims.sid = source.familyID
+        idClaims.sid = source.familyID.rawValue
         let accessClaims = AccessTokenClaims(
             iss: issuer, sub: issuance.user.id.rawValue, aud: issuer, clientID: service.clientID.rawValue, exp: Int(now + Self.accessTokenLifetime),
             iat: Int(now), jti: Secrets.randomToken(byteCount: 16), scope: issuance.scope, authTime: Int(source.authTime),
-            amr: idClaims.amr, acr: idClaims.acr, sid: source.familyID)
+            amr: idClaims.amr, acr: idClaims.acr, sid: source.familyID.rawValue)
         return TokenResponse(
             accessToken: try await issuerKeys.sign(accessClaims, type: "at+jwt"), expiresIn: Self.accessTokenLifetime,
             idToken: try await issuerKeys.sign(idClaims), refreshToken: issuance.refreshToken, scope: issuance.scope)
@@ -227,11 +261,12 @@ public struct Grants: Sendable {
             throw invalid
         }
         guard claims.iss == issuer, claims.aud == issuer, claims.scope.split(separator: " ").contains("openid") else { throw invalid }
-        let (family, user) = try await domain.store.read { tx in
-            (try await tx.family(claims.sid), try await tx.user(id: UserID(claims.sub)))
+        let now = domain.epochNow()
+        let (session, user) = try await domain.store.read { tx in
+            (try await tx.session(id: SessionID(claims.sid)), try await tx.user(id: UserID(claims.sub)))
         }
-        guard let family, !family.revoked, let user else { throw invalid }
-        let confirmed = family.latest.confirmedAttributes
+        guard let session, session.isLive(at: now), session.userID.rawValue == claims.sub, let user else { throw invalid }
+        let confirmed = session.confirmedAttributes
         var body = user.attributes.filter { confirmed.contains($0.key) }
         body["sub"] = user.id.rawValue
         return body

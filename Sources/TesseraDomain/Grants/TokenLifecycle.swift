@@ -42,17 +42,18 @@ public struct TokenLifecycle: Sendable {
     /// may have seen.
     public func revoke(_ token: String?, client service: ServiceRecord, tenant: TenantRecord, logger: Logger) async throws {
         guard let token, !token.isEmpty else { throw DomainError.invalidRequest("token is missing") }
-        let familyID: String
+        let familyID: SessionID
         switch try await identify(token, tenant: tenant) {
         case .refresh(let grant) where grant.serviceID == service.id:
             familyID = grant.familyID
         case .access(let claims) where claims.clientID == service.clientID.rawValue && service.secretDigest != nil:
-            familyID = claims.sid
+            familyID = SessionID(claims.sid)
         default:
             return  // Unknown, expired or already revoked tokens are not an error (RFC 7009 §2.2).
         }
         // The whole session goes: its refresh tokens and the access tokens issued with them.
-        try await domain.store.transaction { try await $0.revokeFamily(familyID) }
+        let now = domain.epochNow()
+        try await domain.store.transaction { _ = try await $0.endSessions(.session(familyID), reason: .revoked, at: now) }
         logger.info("tokens revoked", metadata: ["tenant": "\(tenant.name)", "client_id": "\(service.clientID)"])
     }
 
@@ -66,12 +67,12 @@ public struct TokenLifecycle: Sendable {
         let now = domain.epochNow()
         switch try await identify(token, tenant: tenant) {
         case .refresh(let grant):
-            let (family, user) = try await domain.store.read { tx in
-                (try await tx.family(grant.familyID), try await tx.user(id: grant.userID))
+            let (session, user) = try await domain.store.read { tx in
+                (try await tx.session(id: grant.familyID), try await tx.user(id: grant.userID))
             }
             // Another client's token is reported inactive rather than described. The user is
             // named by `sub` only: attributes go out only where the user confirmed them.
-            if grant.serviceID == service.id, grant.usedAt == nil, grant.revoked == false, grant.expiresAt > now, family?.revoked == false,
+            if grant.serviceID == service.id, grant.usedAt == nil, grant.revoked == false, grant.expiresAt > now, session?.isLive(at: now) == true,
                 let user
             {
                 return Introspection(
@@ -79,10 +80,12 @@ public struct TokenLifecycle: Sendable {
                     exp: Int(grant.expiresAt), sub: user.id.rawValue, iss: issuer, authTime: Int(grant.authTime))
             }
         case .access(let claims):
-            let (family, user) = try await domain.store.read { tx in
-                (try await tx.family(claims.sid), try await tx.user(id: UserID(claims.sub)))
+            let (session, user) = try await domain.store.read { tx in
+                (try await tx.session(id: SessionID(claims.sid)), try await tx.user(id: UserID(claims.sub)))
             }
-            if claims.clientID == service.clientID.rawValue, family?.revoked == false, user != nil {
+            if claims.clientID == service.clientID.rawValue, let session, session.isLive(at: now), session.userID.rawValue == claims.sub,
+                user != nil
+            {
                 return Introspection(
                     active: true, scope: claims.scope, clientID: claims.clientID, tokenType: "Bearer",
                     exp: claims.exp, iat: claims.iat, sub: claims.sub, aud: claims.aud, iss: claims.iss, jti: claims.jti,

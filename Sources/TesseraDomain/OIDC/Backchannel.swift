@@ -201,12 +201,12 @@ public struct Backchannel: Sendable {
             case .approved:
                 guard record.expiresAt > now else { throw Self.expired }
                 guard try await tx.completeAuthRequest(id: record.id) else { throw Self.used }
-                // The approved request starts a new family, as a code does.
+                // The approved request starts a session, as a code does.
                 let source = Grants.Source(
-                    familyID: Secrets.randomToken(byteCount: 16), tenantID: tenant.id, userID: userID, nonce: nil,
-                    factors: record.factors ?? [], confirmedAttributes: record.confirmedAttributes ?? [],
-                    authTime: record.authTime ?? now)
-                return try await grants.rotate(source, scope: record.scope, service: service, tx: tx, now: now)
+                    familyID: SessionID(Secrets.randomToken(byteCount: 16)), tenantID: tenant.id, userID: userID,
+                    activationID: record.activationID, nonce: nil, factors: record.factors ?? [],
+                    confirmedAttributes: record.confirmedAttributes ?? [], authTime: record.authTime ?? now)
+                return try await grants.startSession(source, scope: record.scope, service: service, tenant: tenant, tx: tx, now: now)
             case .denied:
                 throw DomainError(.invalid, .accessDenied, "the user declined the request")
             case .locked:

@@ -117,9 +117,9 @@ extension StoreTransaction {
         return rows.count == 1
     }
 
-    /// Removes an activation with its keys, merged users, history and pending requests;
-    /// `false` when it did not exist.
-    public func deleteActivation(id: ActivationID) async throws -> Bool {
+    /// Removes an activation with its keys, merged users, history and pending requests,
+    /// and ends every session its logins started; `false` when it did not exist.
+    public func deleteActivation(id: ActivationID, at now: Int64) async throws -> Bool {
         let rows = try await db.raw("DELETE FROM activations WHERE id = \(bind: id) RETURNING id").all()
         guard rows.count == 1 else { return false }
         try await db.raw("DELETE FROM activation_users WHERE activation_id = \(bind: id)").run()
@@ -127,6 +127,7 @@ extension StoreTransaction {
         try await db.raw("DELETE FROM device_token_ids WHERE activation_id = \(bind: id)").run()
         try await removePushTarget(activationID: id)
         try await endSSOSessions(activationID: id)
+        try await endSessions(.activation(id), reason: .deviceRemoved, at: now)
         // Activation data it made is void with it (a stolen device cannot leave a way back in).
         try await db.raw(
             """

@@ -21,17 +21,4 @@ extension StoreTransaction {
         ).all()
         return rows.count == 1
     }
-
-    /// The newest grant of a family, and whether any of its members was revoked.
-    public func family(_ familyID: String) async throws -> (latest: GrantRecord, revoked: Bool)? {
-        let grants = try await all(
-            "SELECT * FROM grants WHERE family_id = \(bind: familyID) ORDER BY expires_at DESC", as: GrantRecord.self)
-        guard let latest = grants.first else { return nil }
-        return (latest, grants.contains { $0.revoked })
-    }
-
-    /// Revokes every code and token of one family (after a reuse was detected).
-    public func revokeFamily(_ familyID: String) async throws {
-        try await db.raw("UPDATE grants SET revoked = 1 WHERE family_id = \(bind: familyID)").run()
-    }
 }

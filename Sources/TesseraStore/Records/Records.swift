@@ -15,12 +15,21 @@ public struct TenantRecord: Codable, Sendable, Equatable {
     /// `ssoPolicy` combinations (0: no single sign-on).
     public var ssoLifetime: Int
     public var ssoPolicy: String?
+    /// Seconds a session (a refresh-token family) lives at most from its login, and
+    /// without a refresh; a service may set its own.
+    public var sessionLifetime: Int64
+    public var sessionIdleLifetime: Int64
     public var createdAt: Int64
+
+    /// Thirty days, the refresh-token lifetime before sessions had settings.
+    public static let defaultSessionLifetime: Int64 = 30 * 86_400
 
     public init(
         id: TenantID, name: String, lockoutPolicy: LockoutPolicy, processPolicy: String, ssoLifetime: Int = 0, ssoPolicy: String? = nil,
-        createdAt: Int64
+        sessionLifetime: Int64 = defaultSessionLifetime, sessionIdleLifetime: Int64 = defaultSessionLifetime, createdAt: Int64
     ) {
+        self.sessionLifetime = sessionLifetime
+        self.sessionIdleLifetime = sessionIdleLifetime
         self.ssoLifetime = ssoLifetime
         self.ssoPolicy = ssoPolicy
         self.id = id
@@ -36,6 +45,8 @@ public struct TenantRecord: Codable, Sendable, Equatable {
         case processPolicy = "process_policy"
         case ssoLifetime = "sso_lifetime"
         case ssoPolicy = "sso_policy"
+        case sessionLifetime = "session_lifetime"
+        case sessionIdleLifetime = "session_idle_lifetime"
         case createdAt = "created_at"
     }
 }
@@ -106,13 +117,18 @@ public struct ServiceRecord: Codable, Sendable {
     public var backchannelMode: BackchannelMode?
     /// Where ping-mode notifications go (`backchannel_client_notification_endpoint`).
     public var notificationEndpoint: String?
+    /// The service's own session lifetimes (seconds), overriding the tenant's.
+    public var sessionLifetime: Int64?
+    public var sessionIdleLifetime: Int64?
     public var createdAt: Int64
 
     public init(
         id: ServiceID, tenantID: TenantID, clientID: ClientID, name: String, secretDigest: String?, isPublic: Bool,
         redirectURIs: [String], policy: String, attributes: [String], backchannelMode: BackchannelMode? = nil,
-        notificationEndpoint: String? = nil, createdAt: Int64
+        notificationEndpoint: String? = nil, sessionLifetime: Int64? = nil, sessionIdleLifetime: Int64? = nil, createdAt: Int64
     ) {
+        self.sessionLifetime = sessionLifetime
+        self.sessionIdleLifetime = sessionIdleLifetime
         self.backchannelMode = backchannelMode
         self.notificationEndpoint = notificationEndpoint
         self.id = id
@@ -136,6 +152,8 @@ public struct ServiceRecord: Codable, Sendable {
         case redirectURIs = "redirect_uris"
         case backchannelMode = "backchannel_mode"
         case notificationEndpoint = "notification_endpoint"
+        case sessionLifetime = "session_lifetime"
+        case sessionIdleLifetime = "session_idle_lifetime"
         case createdAt = "created_at"
     }
 }
@@ -382,10 +400,13 @@ public struct AuthRequestRecord: Codable, Sendable {
 public struct GrantRecord: Codable, Sendable {
     public var digest: String
     public var kind: GrantKind
-    public var familyID: String
+    /// The session the grant belongs to (a code's session starts when it is redeemed).
+    public var familyID: SessionID
     public var tenantID: TenantID
     public var serviceID: ServiceID
     public var userID: UserID
+    /// The device whose login the grant stands on.
+    public var activationID: ActivationID?
     public var redirectURI: String?
     public var codeChallenge: String?
     public var nonce: String?
@@ -398,8 +419,8 @@ public struct GrantRecord: Codable, Sendable {
     @IntegerFlag public var revoked: Bool
 
     public init(
-        digest: String, kind: GrantKind, familyID: String, tenantID: TenantID, serviceID: ServiceID, userID: UserID,
-        redirectURI: String?, codeChallenge: String?, nonce: String?, scope: String, factors: [FactorType],
+        digest: String, kind: GrantKind, familyID: SessionID, tenantID: TenantID, serviceID: ServiceID, userID: UserID,
+        activationID: ActivationID?, redirectURI: String?, codeChallenge: String?, nonce: String?, scope: String, factors: [FactorType],
         confirmedAttributes: [String], authTime: Int64, expiresAt: Int64, usedAt: Int64?, revoked: Bool
     ) {
         self.digest = digest
@@ -408,6 +429,7 @@ public struct GrantRecord: Codable, Sendable {
         self.tenantID = tenantID
         self.serviceID = serviceID
         self.userID = userID
+        self.activationID = activationID
         self.redirectURI = redirectURI
         self.codeChallenge = codeChallenge
         self.nonce = nonce
@@ -426,6 +448,7 @@ public struct GrantRecord: Codable, Sendable {
         case tenantID = "tenant_id"
         case serviceID = "service_id"
         case userID = "user_id"
+        case activationID = "activation_id"
         case redirectURI = "redirect_uri"
         case codeChallenge = "code_challenge"
         case confirmedAttributes = "confirmed_attributes"
@@ -522,5 +545,65 @@ public struct PushTargetRecord: Codable, Sendable {
         case activationID = "activation_id"
         case tenantID = "tenant_id"
         case createdAt = "created_at"
+    }
+}
+
+/// A session: what one login gave one service, kept alive by rotating refresh tokens.
+/// It ends at `expiresAt`, after `idleLifetime` seconds without a refresh, or when
+/// something it stands on goes (`endedAt`, `endReason`).
+public struct SessionRecord: Codable, Sendable {
+    public var id: SessionID
+    public var tenantID: TenantID
+    public var serviceID: ServiceID
+    public var userID: UserID
+    /// The device whose login started it; nil only for sessions from before devices were recorded.
+    public var activationID: ActivationID?
+    @JSONText public var factors: [FactorType]
+    @JSONText public var confirmedAttributes: [String]
+    public var authTime: Int64
+    public var createdAt: Int64
+    public var lastRefreshedAt: Int64
+    public var expiresAt: Int64
+    public var idleLifetime: Int64
+    public var endedAt: Int64?
+    public var endReason: SessionEndReason?
+
+    public init(
+        id: SessionID, tenantID: TenantID, serviceID: ServiceID, userID: UserID, activationID: ActivationID?, factors: [FactorType],
+        confirmedAttributes: [String], authTime: Int64, createdAt: Int64, expiresAt: Int64, idleLifetime: Int64
+    ) {
+        self.id = id
+        self.tenantID = tenantID
+        self.serviceID = serviceID
+        self.userID = userID
+        self.activationID = activationID
+        self.factors = factors
+        self.confirmedAttributes = confirmedAttributes
+        self.authTime = authTime
+        self.createdAt = createdAt
+        self.lastRefreshedAt = createdAt
+        self.expiresAt = expiresAt
+        self.idleLifetime = idleLifetime
+    }
+
+    /// Live at `now`: not ended, not past its lifetime, refreshed within its idle lifetime.
+    public func isLive(at now: Int64) -> Bool {
+        endedAt == nil && now < expiresAt && now < lastRefreshedAt + idleLifetime
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case id, factors
+        case tenantID = "tenant_id"
+        case serviceID = "service_id"
+        case userID = "user_id"
+        case activationID = "activation_id"
+        case confirmedAttributes = "confirmed_attributes"
+        case authTime = "auth_time"
+        case createdAt = "created_at"
+        case lastRefreshedAt = "last_refreshed_at"
+        case expiresAt = "expires_at"
+        case idleLifetime = "idle_lifetime"
+        case endedAt = "ended_at"
+        case endReason = "end_reason"
     }
 }
