@@ -11,6 +11,7 @@ public enum SealingContext {
     public static func totpSecret(activationID: ActivationID) -> String { "totp:\(activationID)" }
     public static func invitationPinKey(invitationID: String) -> String { "invitation-pin-key:\(invitationID)" }
     public static func notificationToken(requestID: RequestID) -> String { "ciba-notification:\(requestID)" }
+    public static func masterKeyCheck(id: String) -> String { "master-key-check:\(id)" }
 
     /// The context of the value in `column` of the row keyed `rowID`.
     public static func of(_ column: SealedColumn, rowID: String) -> String {
@@ -20,6 +21,7 @@ public enum SealingContext {
         case .activationTOTPSecrets: totpSecret(activationID: ActivationID(rowID))
         case .invitationPinKeys: invitationPinKey(invitationID: rowID)
         case .notificationTokens: notificationToken(requestID: RequestID(rowID))
+        case .masterKeyCheck: masterKeyCheck(id: rowID)
         }
     }
 }

@@ -296,5 +296,16 @@ enum Schema {
             FROM grants WHERE kind = 'refresh' GROUP BY family_id
             """,
         ]),
+        // The database's own seal under the master key, written by the first node that
+        // starts on it: a node with another key refuses to start even before any tenant
+        // (and its signing key) exists.
+        (5, [
+            """
+            CREATE TABLE sealed_checks (
+                id TEXT PRIMARY KEY,
+                sealed TEXT NOT NULL
+            )
+            """
+        ]),
     ]
 }

@@ -211,6 +211,46 @@ struct KeyRotationTests {
         }
     }
 
+    @Test("a node whose master key is not the one the database was first sealed with refuses to start, even with no tenant yet")
+    func sealedDatabase() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tessera-seal-\(UUID().uuidString)")
+        let elsewhere = FileManager.default.temporaryDirectory.appendingPathComponent("tessera-seal-\(UUID().uuidString)")
+        defer {
+            try? FileManager.default.removeItem(at: directory)
+            try? FileManager.default.removeItem(at: elsewhere)
+        }
+        let port = try TestServerPort.free(restartable: true)
+        let database = try await TestDatabase.fresh()
+        let databaseArguments = database.map { ["--database", $0] } ?? []
+        let token = "seal-test-admin-token-\(UUID().uuidString)"
+        let keyFile = directory.appendingPathComponent("master.key")
+
+        // The first node seals the empty database (no tenant, no signing key) and stops.
+        let first = try await serve(directory: directory, port: port, database: database, token: token)
+        first.terminate()
+        try await Subprocess.waitForExit(first)
+        let original = try Data(contentsOf: keyFile)
+        let refusedServe = { (dataDirectory: URL) in
+            try await tessera(
+                ["serve", "--port", "\(port)", "--data-dir", dataDirectory.path] + databaseArguments,
+                environment: ["TESSERA_ADMIN_TOKEN": token])
+        }
+        if database != nil {
+            // A second node with a data directory (and master key) of its own: refused.
+            let other = try await refusedServe(elsewhere)
+            #expect(other.0 != 0 && other.2.contains("not the one this database was first sealed with"), "\(other.2)")
+        }
+        // The same data directory with another master key: refused, and the seal is unchanged.
+        try Data((Base64URL.encode(Secrets.randomBytes(32)) + "\n").utf8).write(to: keyFile)
+        let wrong = try await refusedServe(directory)
+        #expect(wrong.0 != 0 && wrong.2.contains("not the one this database was first sealed with"), "\(wrong.2)")
+        // With its own key back, the node starts.
+        try original.write(to: keyFile)
+        let again = try await serve(directory: directory, port: port, database: database, token: token)
+        again.terminate()
+        try await Subprocess.waitForExit(again)
+    }
+
     @Test("tessera rekey seals every secret under a new master key; after a restart logins, OTP and the JWKS are as before")
     func rekey() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tessera-rekey-\(UUID().uuidString)")

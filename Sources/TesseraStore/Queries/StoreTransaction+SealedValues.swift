@@ -14,6 +14,8 @@ public enum SealedColumn: String, CaseIterable, Sendable {
     case invitationPinKeys = "invitation_pin_keys"
     /// `auth_requests.sealed_notification_token`: ping-mode clients' notification tokens.
     case notificationTokens = "ciba_notification_tokens"
+    /// `sealed_checks.sealed`: the database's seal, a known value the first node sealed.
+    case masterKeyCheck = "master_key_check"
 
     var table: String {
         switch self {
@@ -21,6 +23,7 @@ public enum SealedColumn: String, CaseIterable, Sendable {
         case .activationPinKeys, .activationTOTPSecrets: "activations"
         case .invitationPinKeys: "invitations"
         case .notificationTokens: "auth_requests"
+        case .masterKeyCheck: "sealed_checks"
         }
     }
 
@@ -33,6 +36,7 @@ public enum SealedColumn: String, CaseIterable, Sendable {
         case .activationPinKeys, .invitationPinKeys: "sealed_pin_key"
         case .activationTOTPSecrets: "sealed_totp_secret"
         case .notificationTokens: "sealed_notification_token"
+        case .masterKeyCheck: "sealed"
         }
     }
 }
@@ -80,5 +84,20 @@ extension StoreTransaction {
         guard free == true else {
             throw StoreError(.conflict, "a tessera serve node is running on this database: stop every node before tessera rekey")
         }
+    }
+}
+
+extension StoreTransaction {
+    /// The database's master-key seal, if a node has written it.
+    public func masterKeySeal() async throws -> String? {
+        struct Row: Decodable { let sealed: String }
+        return try await first("SELECT sealed FROM sealed_checks WHERE id = 'master-key'", as: Row.self)?.sealed
+    }
+
+    /// Writes the seal unless one exists; `false` when another node's came first.
+    public func recordMasterKeySeal(_ sealed: String) async throws -> Bool {
+        try await db.raw(
+            "INSERT INTO sealed_checks (id, sealed) VALUES ('master-key', \(bind: sealed)) ON CONFLICT (id) DO NOTHING RETURNING id"
+        ).all().count == 1
     }
 }

@@ -213,7 +213,7 @@ struct Admin: AsyncParsableCommand {
 
         struct Revoke: AsyncParsableCommand {
             static let configuration = CommandConfiguration(
-                abstract: "Remove an activation and its keys: its proofs are refused from now on.")
+                abstract: "Remove an activation and its keys: its proofs are refused from now on, and the sessions its logins started end.")
             @OptionGroup var options: AdminOptions
             @Argument(help: "Activation id.") var id: String
 
