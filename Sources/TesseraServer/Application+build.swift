@@ -171,7 +171,10 @@ public func buildApplication(
         application: application, generatedAdminToken: generated, store: store, directoryLock: directoryLock, serving: serving,
         pusher: pusher,
         before: [PushShutdown(pusher: pusher)],
-        after: [EventRelay(serving: serving), LongPollRelease(events: state.requestEvents)],
+        after: [
+            EventRelay(serving: serving), LongPollRelease(events: state.requestEvents),
+            Purger(maintenance: state.domain.maintenance, interval: configuration.purgeInterval, logger: logger),
+        ],
         handlingSignals: handlingSignals)
 }
 

@@ -32,6 +32,9 @@ public struct ServerConfiguration: Sendable {
     public var backchannelInterval: Int
     /// Wake-up pushes for devices (none by default: devices long-poll).
     public var push: PushConfiguration
+    /// Seconds between this node's purges of expired and spent data (0: never; an
+    /// operator may still purge with `POST /admin/purge`).
+    public var purgeInterval: Int
 
     public struct TLSFiles: Sendable {
         public var certificateChain: String
@@ -46,8 +49,9 @@ public struct ServerConfiguration: Sendable {
         host: String = "127.0.0.1", port: Int = 8080, publicURL: String? = nil, dataDirectory: String = "./tessera-data",
         adminToken: String? = nil, requestLifetime: TimeInterval = 300, invitationLifetime: TimeInterval = 7 * 86_400,
         tls: TLSFiles? = nil, allowInsecureHTTP: Bool = false, backchannelInterval: Int = 5, push: PushConfiguration = .init(),
-        databaseURL: String? = nil, databaseConnections: Int = 20
+        databaseURL: String? = nil, databaseConnections: Int = 20, purgeInterval: Int = 3600
     ) {
+        self.purgeInterval = purgeInterval
         self.databaseURL = databaseURL
         self.databaseConnections = databaseConnections
         self.push = push

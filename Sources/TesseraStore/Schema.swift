@@ -307,5 +307,27 @@ enum Schema {
             )
             """
         ]),
+        // Bounded data: what the purge deletes by time has an index on that time;
+        // tenants keep history (and, if they choose, audit entries) for a set time; each
+        // node records its last purge.
+        (6, [
+            "CREATE INDEX grants_by_expiry ON grants (expires_at)",
+            "CREATE INDEX grants_by_use ON grants (used_at)",
+            "CREATE INDEX auth_requests_by_expiry ON auth_requests (expires_at)",
+            "CREATE INDEX device_token_ids_by_expiry ON device_token_ids (expires_at)",
+            "CREATE INDEX sessions_by_expiry ON sessions (expires_at)",
+            "CREATE INDEX history_by_tenant_time ON authentication_history (tenant_id, at)",
+            "CREATE INDEX audit_by_tenant_time ON audit_log (tenant_id, at)",
+            "CREATE INDEX invitations_by_expiry ON invitations (expires_at)",
+            "ALTER TABLE tenants ADD COLUMN history_retention BIGINT NOT NULL DEFAULT 31536000",
+            "ALTER TABLE tenants ADD COLUMN audit_retention BIGINT",
+            """
+            CREATE TABLE maintenance (
+                name TEXT PRIMARY KEY,
+                at BIGINT NOT NULL,
+                details TEXT NOT NULL
+            )
+            """,
+        ]),
     ]
 }

@@ -27,6 +27,8 @@ struct AdminRoutes {
         admin.post("activations/:activation/unlock", use: unlock)
         admin.post("activations/:activation/revoke", use: revoke)
         admin.get("audit", use: audit)
+        admin.get("stats", use: stats)
+        admin.post("purge", use: purge)
     }
 
     // MARK: Tenants
@@ -121,5 +123,17 @@ struct AdminRoutes {
             return value
         }
         return JSONResponse.make(["entries": try await administration.audit(tenant: tenant, since: since, limit: limit)])
+    }
+
+    // MARK: Maintenance
+
+    /// `GET /admin/stats`: row counts per table and the last purge.
+    @Sendable func stats(_ request: Request, context: TesseraRequestContext) async throws -> Response {
+        JSONResponse.make(try await state.domain.maintenance.stats())
+    }
+
+    /// `POST /admin/purge`: purges now, as the background task does every interval.
+    @Sendable func purge(_ request: Request, context: TesseraRequestContext) async throws -> Response {
+        JSONResponse.make(try await state.domain.maintenance.purge(logger: context.logger))
     }
 }

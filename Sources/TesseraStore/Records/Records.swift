@@ -19,15 +19,25 @@ public struct TenantRecord: Codable, Sendable, Equatable {
     /// without a refresh; a service may set its own.
     public var sessionLifetime: Int64
     public var sessionIdleLifetime: Int64
+    /// Seconds authentication history is kept; audit entries are kept for
+    /// `auditRetention` seconds, or for good when it is nil.
+    public var historyRetention: Int64
+    public var auditRetention: Int64?
     public var createdAt: Int64
+
+    /// A year of history, the default.
+    public static let defaultHistoryRetention: Int64 = 365 * 86_400
 
     /// Thirty days, the refresh-token lifetime before sessions had settings.
     public static let defaultSessionLifetime: Int64 = 30 * 86_400
 
     public init(
         id: TenantID, name: String, lockoutPolicy: LockoutPolicy, processPolicy: String, ssoLifetime: Int = 0, ssoPolicy: String? = nil,
-        sessionLifetime: Int64 = defaultSessionLifetime, sessionIdleLifetime: Int64 = defaultSessionLifetime, createdAt: Int64
+        sessionLifetime: Int64 = defaultSessionLifetime, sessionIdleLifetime: Int64 = defaultSessionLifetime,
+        historyRetention: Int64 = defaultHistoryRetention, auditRetention: Int64? = nil, createdAt: Int64
     ) {
+        self.historyRetention = historyRetention
+        self.auditRetention = auditRetention
         self.sessionLifetime = sessionLifetime
         self.sessionIdleLifetime = sessionIdleLifetime
         self.ssoLifetime = ssoLifetime
@@ -47,6 +57,8 @@ public struct TenantRecord: Codable, Sendable, Equatable {
         case ssoPolicy = "sso_policy"
         case sessionLifetime = "session_lifetime"
         case sessionIdleLifetime = "session_idle_lifetime"
+        case historyRetention = "history_retention"
+        case auditRetention = "audit_retention"
         case createdAt = "created_at"
     }
 }

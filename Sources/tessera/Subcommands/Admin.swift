@@ -1,10 +1,11 @@
 import ArgumentParser
 import Foundation
+import TesseraDomain
 
 struct Admin: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Manage tenants and their signing keys, services, users, invitations and activations, and read the audit log, over the admin API.",
-        subcommands: [Tenant.self, Service.self, User.self, Invite.self, ActivationCommands.self, Audit.self])
+        subcommands: [Tenant.self, Service.self, User.self, Invite.self, ActivationCommands.self, Audit.self, Stats.self, Purge.self])
 
     struct Tenant: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
@@ -256,6 +257,35 @@ struct Admin: AsyncParsableCommand {
                 let details = (entry["details"] as? [String: Any] ?? [:]).sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
                 print("\(at)\t\(entry["tenant"] ?? "-")\t\(entry["actor"] ?? "")\t\(entry["action"] ?? "")\t\(entry["target"] ?? "-")\t\(details.joined(separator: " "))")
             }
+        }
+    }
+
+    struct Stats: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Row counts per table and the last purge (of any node).")
+        @OptionGroup var options: AdminOptions
+
+        func run() async throws {
+            let (stats, json) = try await options.client().call("GET", "admin/stats", as: Maintenance.Stats.self)
+            if options.json { return Output.json(json) }
+            for (table, count) in stats.tables.sorted(by: { $0.key < $1.key }) { print("\(table)\t\(count)") }
+            if let purge = stats.lastPurge {
+                let at = ISO8601DateFormatter().string(from: Date(timeIntervalSince1970: TimeInterval(purge.at)))
+                print("last purge\t\(at)\t\(purge.deleted.values.reduce(0, +)) rows deleted")
+            } else {
+                print("last purge\tnever")
+            }
+        }
+    }
+
+    struct Purge: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Delete expired and spent data now (each node also does so every --purge-interval); prints what went.")
+        @OptionGroup var options: AdminOptions
+
+        func run() async throws {
+            let (report, json) = try await options.client().call("POST", "admin/purge", as: Maintenance.PurgeReport.self)
+            if options.json { return Output.json(json) }
+            for (target, count) in report.deleted.sorted(by: { $0.key < $1.key }) { print("\(target)\t\(count)") }
         }
     }
 }

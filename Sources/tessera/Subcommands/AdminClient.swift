@@ -45,6 +45,17 @@ struct AdminClient {
     }
 
     func get(_ path: String) async throws -> Any { try await call("GET", path) }
+
+    /// A call whose answer decodes as `T` (the server's own view type); `--json` prints
+    /// the answer as it came.
+    func call<T: Decodable>(_ method: String, _ path: String, as type: T.Type) async throws -> (value: T, json: Any) {
+        let json = try await call(method, path)
+        do {
+            return (try JSONDecoder().decode(T.self, from: try JSONSerialization.data(withJSONObject: json)), json)
+        } catch {
+            throw CLIError("the server's answer to \(method) /\(path) is not what this tessera expects: \(error)")
+        }
+    }
 }
 
 struct CLIError: Error, CustomStringConvertible {

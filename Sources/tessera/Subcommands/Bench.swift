@@ -22,6 +22,9 @@ struct Bench: AsyncParsableCommand {
               ciba:    backchannel request → device sees it and approves → token
               refresh: refresh-token rotation (each worker logs in once, before the clock starts)
             Only completed flows count; failures are listed by kind. Latency is per whole flow (HdrHistogram).
+            For refresh, the report also gives the mean time of the rotations of one session just before its \
+            100th, 1,000th, 4,000th and 8,640th (30 days at one refresh per 5 minutes), where the run gets there: \
+            `--flow refresh --concurrency 1 --duration 120` shows whether a long-lived session costs more.
             """)
 
     @OptionGroup var admin: AdminOptions
@@ -153,6 +156,7 @@ struct Bench: AsyncParsableCommand {
             for worker in 0..<concurrency {
                 group.addTask {
                     var refreshToken = firstRefreshTokens[worker]
+                    var rotations = 0
                     var iteration = 0
                     while ContinuousClock.now < deadline {
                         let device = fleet[(iteration * concurrency + worker) % fleet.count]
@@ -175,9 +179,12 @@ struct Bench: AsyncParsableCommand {
                                 if refreshToken == nil {
                                     // After a failed refresh: log in again (not counted).
                                     refreshToken = try await BenchFlows.login(device, service: service, http: http)
+                                    rotations = 0
                                     continue
                                 }
                                 refreshToken = try await BenchFlows.refresh(refreshToken ?? "", service: service, http: http)
+                                rotations += 1
+                                stats.rotated(rotations, ContinuousClock.now - start)
                             }
                             stats.completed(ContinuousClock.now - start)
                         } catch {
@@ -335,7 +342,12 @@ final class BenchStats: Sendable {
         var histogram = Histogram<UInt64>(highestTrackableValue: 600_000_000, numberOfSignificantValueDigits: .three)
         var completed = 0
         var failures: [String: Int] = [:]
+        /// Per mark: the summed time and count of rotations number mark-99 through mark.
+        var rotations: [Int: (total: Double, count: Int)] = [:]
     }
+
+    /// Where the report samples a session's rotation time.
+    static let rotationMarks = [100, 1_000, 4_000, 8_640]
 
     private let state = Mutex(State())
 
@@ -344,6 +356,16 @@ final class BenchStats: Sendable {
         state.withLock {
             _ = $0.histogram.record(micros)
             $0.completed += 1
+        }
+    }
+
+    /// Records the time of a session's `number`th rotation, if it is in a mark's window.
+    func rotated(_ number: Int, _ duration: Duration) {
+        guard let mark = Self.rotationMarks.first(where: { (($0 - 99)...$0).contains(number) }) else { return }
+        let ms = Double(duration.components.seconds) * 1000 + Double(duration.components.attoseconds) / 1e15
+        state.withLock {
+            let sum = $0.rotations[mark] ?? (0, 0)
+            $0.rotations[mark] = (sum.total + ms, sum.count + 1)
         }
     }
 
@@ -361,7 +383,9 @@ final class BenchStats: Sendable {
                 flow: flow, seconds: seconds, concurrency: concurrency, devices: devices, completed: state.completed,
                 perSecond: Double(state.completed) / max(seconds, 0.001),
                 latency: .init(p50: ms(50), p90: ms(90), p99: ms(99), p999: ms(99.9), max: state.completed == 0 ? 0 : Double(state.histogram.maxRecorded) / 1000),
-                errors: state.failures)
+                errors: state.failures,
+                rotationMeans: state.rotations.isEmpty
+                    ? nil : Dictionary(uniqueKeysWithValues: state.rotations.map { ("\($0.key)", $0.value.total / Double($0.value.count)) }))
         }
     }
 }
@@ -386,9 +410,12 @@ struct BenchReport: Encodable {
     let perSecond: Double
     let latency: Latency
     let errors: [String: Int]
+    /// Refresh only: mean ms of the 100 rotations of a session up to each mark reached.
+    let rotationMeans: [String: Double]?
 
     enum CodingKeys: String, CodingKey {
         case flow, seconds, concurrency, devices, completed, errors
+        case rotationMeans = "rotation_ms_up_to"
         case perSecond = "flows_per_second"
         case latency = "latency_ms"
     }
@@ -401,6 +428,10 @@ struct BenchReport: Encodable {
             String(
                 format: "latency ms: p50 %.2f  p90 %.2f  p99 %.2f  p99.9 %.2f  max %.2f", latency.p50, latency.p90, latency.p99,
                 latency.p999, latency.max))
+        if let rotationMeans {
+            let marks = rotationMeans.sorted { Int($0.key) ?? 0 < Int($1.key) ?? 0 }
+            print("mean ms of a session's rotations up to: " + marks.map { String(format: "#%@ %.2f", $0.key, $0.value) }.joined(separator: "  "))
+        }
         if errors.isEmpty { return print("errors: none") }
         print("errors:")
         for (kind, count) in errors.sorted(by: { $0.value > $1.value }) { print("  \(count)  \(kind)") }

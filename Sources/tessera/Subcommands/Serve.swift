@@ -30,6 +30,8 @@ struct Serve: AsyncParsableCommand {
     var allowInsecureHttp = false
     @Option(help: "Seconds a backchannel (CIBA) client waits between token requests (the announced interval).")
     var backchannelInterval = 5
+    @Option(help: "Seconds between purges of expired and spent data on this node (0 = never; the first runs one interval after the start).")
+    var purgeInterval = 3600
     @Option(help: "Push gateway URL for devices registered with kind webhook (bearer token from TESSERA_PUSH_WEBHOOK_TOKEN).")
     var pushWebhook: String?
     @Option(help: "APNs: the .p8 provider key file (PKCS#8 PEM); with --apns-key-id, --apns-team-id and --apns-topic.")
@@ -53,6 +55,9 @@ struct Serve: AsyncParsableCommand {
             throw ValidationError("--tls-certificate and --tls-key go together")
         }
         guard (1...60).contains(backchannelInterval) else { throw ValidationError("--backchannel-interval is 1 to 60 seconds") }
+        guard purgeInterval == 0 || (60...86_400).contains(purgeInterval) else {
+            throw ValidationError("--purge-interval is 0 (never) or 60 to 86400 seconds")
+        }
         guard (2...500).contains(databaseConnections) else { throw ValidationError("--database-connections is 2 to 500") }
         let apns = [apnsKeyFile, apnsKeyId, apnsTeamId, apnsTopic]
         guard apns.allSatisfy({ $0 == nil }) || apns.allSatisfy({ $0 != nil }) else {
@@ -93,7 +98,7 @@ struct Serve: AsyncParsableCommand {
                         trustRootsFile: apnsTrustRoots)
                 }),
             databaseURL: database ?? environment["TESSERA_DATABASE_URL"].flatMap { $0.isEmpty ? nil : $0 },
-            databaseConnections: databaseConnections)
+            databaseConnections: databaseConnections, purgeInterval: purgeInterval)
         let server = try await buildApplication(
             configuration: configuration, logger: logger,
             onServerRunning: { boundPort in
