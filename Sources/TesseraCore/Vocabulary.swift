@@ -39,7 +39,7 @@ public enum SessionEndReason: String, Codable, Sendable, CaseIterable {
 }
 
 /// How an attempt or an account process ended, as the history records it.
-public enum AttemptOutcome: String, Codable, Sendable {
+public enum AttemptOutcome: String, Codable, Sendable, CaseIterable {
     case approved
     case failed
     case locked

@@ -38,15 +38,17 @@ public struct Domain: Sendable {
     /// A tenant's issuer URL: `{public URL}/t/{name}`.
     public func issuer(forTenantNamed name: String) -> String { "\(settings.publicURL)/t/\(name)" }
 
-    /// The tenant a path names, or `not_found`. Tenants never change once created, so they
-    /// are kept in memory after the first lookup (unknown names are not remembered).
+    /// The tenant a path names, or `not_found`. Tenants are kept in memory after a lookup
+    /// (unknown names are not remembered); a change or deletion drops them on every node
+    /// (`EventKey.tenant`), and a copy is read again after a minute whatever happens.
     public func tenant(named name: String) async throws -> TenantRecord {
         guard Validation.isTenantName(name) else { throw DomainError.notFound("tenant '\(name.prefix(64))'") }
-        if let cached = await tenants.tenant(named: name) { return cached }
+        let (cached, generation) = await tenants.lookup(name)
+        if let cached { return cached }
         guard let tenant = try await store.read({ try await $0.tenant(named: name) }) else {
             throw DomainError.notFound("tenant '\(name)'")
         }
-        await tenants.remember(tenant)
+        await tenants.remember(tenant, generation: generation)
         return tenant
     }
 
@@ -84,6 +86,7 @@ public struct Domain: Sendable {
     /// signing keys drop its cached issuer; other keys concern only the edge's long polls.
     public func received(_ key: String) async {
         if let tenantID = EventKey.tenantID(ofSigningKeysEvent: key) { await issuers.forget(tenantID: tenantID) }
+        if let name = EventKey.tenantName(ofTenantEvent: key) { await tenants.forget(name) }
     }
 }
 
@@ -106,10 +109,29 @@ public struct DomainSettings: Sendable {
     }
 }
 
+/// Tenants by name, as `IssuerCache` keeps issuers: dropped on a change, re-read after
+/// `maximumAge`, and never kept when read before a change that came in meanwhile.
 actor TenantCache {
-    private var byName: [String: TenantRecord] = [:]
-    func tenant(named name: String) -> TenantRecord? { byName[name] }
-    func remember(_ tenant: TenantRecord) { byName[tenant.name] = tenant }
+    static let maximumAge: Duration = .seconds(60)
+
+    private var byName: [String: (tenant: TenantRecord, loadedAt: ContinuousClock.Instant)] = [:]
+    private var generations: [String: Int] = [:]
+
+    func lookup(_ name: String) -> (tenant: TenantRecord?, generation: Int) {
+        let generation = generations[name, default: 0]
+        guard let entry = byName[name], ContinuousClock.now - entry.loadedAt < Self.maximumAge else { return (nil, generation) }
+        return (entry.tenant, generation)
+    }
+
+    func remember(_ tenant: TenantRecord, generation: Int) {
+        guard generations[tenant.name, default: 0] == generation else { return }
+        byName[tenant.name] = (tenant, ContinuousClock.now)
+    }
+
+    func forget(_ name: String) {
+        byName[name] = nil
+        generations[name, default: 0] += 1
+    }
 }
 
 /// Each tenant's token issuer, built from its signing keys. A change to the keys drops the

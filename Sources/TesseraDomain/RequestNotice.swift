@@ -17,6 +17,16 @@ public enum EventKey {
     /// A tenant's signing keys changed: every node drops the tenant's cached issuer.
     public static func signingKeys(tenantID: TenantID) -> String { signingKeysPrefix + tenantID.rawValue }
 
+    /// A tenant's settings changed, or it was deleted: every node drops its cached copy.
+    public static func tenant(named name: String) -> String { tenantPrefix + name }
+
+    /// The tenant name a `tenant` key names, or nil for any other key.
+    public static func tenantName(ofTenantEvent key: String) -> String? {
+        key.hasPrefix(tenantPrefix) ? String(key.dropFirst(tenantPrefix.count)) : nil
+    }
+
+    private static let tenantPrefix = "tenant:"
+
     /// The tenant a `signingKeys` key names, or nil for any other key.
     public static func tenantID(ofSigningKeysEvent key: String) -> TenantID? {
         key.hasPrefix(signingKeysPrefix) ? TenantID(String(key.dropFirst(signingKeysPrefix.count))) : nil

@@ -40,6 +40,23 @@ enum RequestDecoding {
         return value
     }
 
+    /// A time in a query parameter: seconds since 1970, nil when absent.
+    static func epoch(_ name: String, in query: [String: String]) throws -> Int64? {
+        try query[name].map { text in
+            guard let value = Int64(text), value >= 0 else { throw DomainError.invalidRequest("\(name) must be seconds since 1970") }
+            return value
+        }
+    }
+
+    /// A yes/no query parameter: `true` or `false`, false when absent.
+    static func flag(_ name: String, in query: [String: String]) throws -> Bool {
+        switch query[name] {
+        case nil, "false": false
+        case "true": true
+        default: throw DomainError.invalidRequest("\(name) is true or false")
+        }
+    }
+
     /// A long poll's `wait` query parameter: 0 to `RequestEvents.maximumWait` seconds, 0 when absent.
     static func wait(_ query: [String: String]) throws -> Int64 {
         guard let text = query["wait"] else { return 0 }

@@ -329,5 +329,12 @@ enum Schema {
             )
             """,
         ]),
+        // Operations: a user may be disabled (and enabled again) without losing devices.
+        (7, [
+            "ALTER TABLE users ADD COLUMN disabled_at BIGINT",
+            "CREATE INDEX sessions_by_user_created ON sessions (user_id, created_at)",
+            "CREATE INDEX history_by_user ON authentication_history (user_id, at)",
+            "CREATE INDEX invitations_by_tenant ON invitations (tenant_id, expires_at)",
+        ]),
     ]
 }

@@ -31,57 +31,47 @@ public struct Administration: Sendable {
     public static let maximumSSOLifetime = 86_400
 
     public struct TenantView: Codable, Sendable {
-        let id: TenantID
-        let name: String
-        let issuer: String
-        let lockout: LockoutPolicy
-        let processPolicy: String
-        let ssoLifetime: Int
-        let ssoPolicy: String?
+        public let id: TenantID
+        public let name: String
+        public let issuer: String
+        public let lockout: LockoutPolicy
+        public let processPolicy: String
+        public let ssoLifetime: Int
+        public let ssoPolicy: String?
+        public let sessionLifetime: Int64
+        public let sessionIdleLifetime: Int64
+        public let historyRetention: Int64
+        public let auditRetention: Int64?
         enum CodingKeys: String, CodingKey {
             case id, name, issuer, lockout
             case processPolicy = "process_policy"
             case ssoLifetime = "sso_lifetime"
             case ssoPolicy = "sso_policy"
+            case sessionLifetime = "session_lifetime"
+            case sessionIdleLifetime = "session_idle_lifetime"
+            case historyRetention = "history_retention"
+            case auditRetention = "audit_retention"
         }
     }
 
     public func tenantView(_ record: TenantRecord) throws -> TenantView {
         TenantView(
             id: record.id, name: record.name, issuer: domain.issuer(forTenantNamed: record.name), lockout: record.lockoutPolicy,
-            processPolicy: record.processPolicy, ssoLifetime: record.ssoLifetime, ssoPolicy: record.ssoPolicy)
+            processPolicy: record.processPolicy, ssoLifetime: record.ssoLifetime, ssoPolicy: record.ssoPolicy,
+            sessionLifetime: record.sessionLifetime, sessionIdleLifetime: record.sessionIdleLifetime,
+            historyRetention: record.historyRetention, auditRetention: record.auditRetention)
     }
 
     public func createTenant(_ input: CreateTenant, logger: Logger) async throws -> TenantView {
         guard Validation.isTenantName(input.name) else {
             throw DomainError.invalidRequest("a tenant name is 1 to 63 characters of a-z, 0-9 and '-', not starting with '-'")
         }
-        let policy = input.lockout ?? .standard
-        let processPolicy: AuthenticatorPolicy
-        do {
-            processPolicy = try AuthenticatorPolicy(parsing: input.processPolicy ?? AuthenticatorPolicy.accountProcessDefault)
-        } catch {
-            throw DomainError.invalidRequest("process_policy: \(error)")
-        }
-        let ssoLifetime = input.ssoLifetime ?? 0
-        guard (0...Self.maximumSSOLifetime).contains(ssoLifetime) else {
-            throw DomainError.invalidRequest("sso_lifetime is 0 (off) to \(Self.maximumSSOLifetime) seconds")
-        }
-        var ssoPolicy: AuthenticatorPolicy?
-        if ssoLifetime > 0 {
-            do {
-                ssoPolicy = try AuthenticatorPolicy(parsing: input.ssoPolicy ?? "device")
-            } catch {
-                throw DomainError.invalidRequest("sso_policy: \(error)")
-            }
-        } else if input.ssoPolicy != nil {
-            throw DomainError.invalidRequest("sso_policy needs an sso_lifetime")
-        }
         let now = domain.epochNow()
-        let tenant = TenantRecord(
-            id: TenantID(Secrets.identifier(byteCount: 12)), name: input.name,
-            lockoutPolicy: policy, processPolicy: processPolicy.description,
-            ssoLifetime: ssoLifetime, ssoPolicy: ssoPolicy?.description, createdAt: now)
+        let tenant = try Self.checkedSettings(
+            TenantRecord(
+                id: TenantID(Secrets.identifier(byteCount: 12)), name: input.name, lockoutPolicy: input.lockout ?? .standard,
+                processPolicy: input.processPolicy ?? AuthenticatorPolicy.accountProcessDefault, ssoLifetime: input.ssoLifetime ?? 0,
+                ssoPolicy: input.ssoPolicy ?? ((input.ssoLifetime ?? 0) > 0 ? "device" : nil), createdAt: now))
         let key = ServerSigningKey.generate()
         let sealed = try domain.box.seal(key.privateKey.rawRepresentation, context: SealingContext.signingKey(kid: key.kid))
         try await domain.store.transaction { tx in
@@ -92,7 +82,7 @@ public struct Administration: Sendable {
             try await tx.insertSigningKey(SigningKeyRecord(kid: key.kid, tenantID: tenant.id, sealedKey: sealed, active: true, createdAt: now))
             try await Audit.record(
                 tx, tenantID: tenant.id, actor: .admin, action: "tenant.create", target: tenant.name,
-                details: ["process_policy": processPolicy.description], at: now)
+                details: ["process_policy": tenant.processPolicy], at: now)
         }
         logger.info("tenant created", metadata: ["tenant": "\(tenant.name)"])
         return try tenantView(tenant)
@@ -124,16 +114,18 @@ public struct Administration: Sendable {
     }
 
     public struct ServiceView: Codable, Sendable {
-        let clientID: ClientID
-        let clientSecret: String?
-        let name: String
-        let isPublic: Bool
-        let redirectURIs: [String]
-        let policy: String
-        let attributes: [String]
-        let backchannelMode: String?
-        let notificationEndpoint: String?
-        let issuer: String
+        public let clientID: ClientID
+        public let clientSecret: String?
+        public let name: String
+        public let isPublic: Bool
+        public let redirectURIs: [String]
+        public let policy: String
+        public let attributes: [String]
+        public let backchannelMode: String?
+        public let notificationEndpoint: String?
+        public let sessionLifetime: Int64?
+        public let sessionIdleLifetime: Int64?
+        public let issuer: String
 
         enum CodingKeys: String, CodingKey {
             case name, policy, attributes, issuer
@@ -143,9 +135,13 @@ public struct Administration: Sendable {
             case redirectURIs = "redirect_uris"
             case backchannelMode = "backchannel_token_delivery_mode"
             case notificationEndpoint = "backchannel_client_notification_endpoint"
+            case sessionLifetime = "session_lifetime"
+            case sessionIdleLifetime = "session_idle_lifetime"
         }
 
         init(_ service: ServiceRecord, secret: String?, issuer: String) throws {
+            sessionLifetime = service.sessionLifetime
+            sessionIdleLifetime = service.sessionIdleLifetime
             clientID = service.clientID
             clientSecret = secret
             name = service.name
@@ -161,59 +157,29 @@ public struct Administration: Sendable {
 
     public func createService(_ input: CreateService, tenant: TenantRecord, logger: Logger) async throws -> ServiceView {
         let name = input.name.trimmingCharacters(in: .whitespaces)
-        guard (1...128).contains(name.count) else { throw DomainError.invalidRequest("a service needs a name of 1 to 128 characters") }
         let mode = try input.backchannelMode.map { text in
             guard let mode = BackchannelMode(rawValue: text) else {
                 throw DomainError.invalidRequest("backchannel_token_delivery_mode is poll or ping")
             }
             return mode
         }
-        // A backchannel-only service needs no redirect URI; every other one needs at least one.
-        guard !input.redirectURIs.isEmpty || mode != nil, input.redirectURIs.count <= 20,
-            input.redirectURIs.allSatisfy(Validation.isRedirectURI)
-        else {
-            throw DomainError.invalidRequest(
-                "redirect URIs must be absolute, without fragment, and https, http on a loopback host, or a private-use scheme")
-        }
-        switch (mode, input.notificationEndpoint) {
-        case (.ping, let endpoint?):
-            guard Validation.isNotificationEndpoint(endpoint) else {
-                throw DomainError.invalidRequest("the notification endpoint must be an https URL (http only on a loopback host)")
-            }
-        case (.ping, nil):
-            throw DomainError.invalidRequest("ping mode needs backchannel_client_notification_endpoint")
-        case (_, .some):
-            throw DomainError.invalidRequest("a notification endpoint is for ping mode only")
-        default:
-            break
-        }
-        if mode != nil && input.isPublic == true {
-            throw DomainError.invalidRequest("backchannel authentication is for confidential services (it needs client authentication)")
-        }
-        let policy: AuthenticatorPolicy
-        do {
-            policy = try input.policy.map { try AuthenticatorPolicy(parsing: $0) } ?? .standard
-        } catch {
-            throw DomainError.invalidRequest("policy: \(error)")
-        }
         let attributes = input.attributes ?? []
-        guard attributes.allSatisfy(Validation.isAttributeName), Set(attributes).count == attributes.count else {
-            throw DomainError.invalidRequest("attribute names are lower-case identifiers, each once, and not registered claim names")
-        }
         let isPublic = input.isPublic ?? false
         let secret = isPublic ? nil : Secrets.randomToken()
-        let record = ServiceRecord(
-            id: ServiceID(Secrets.identifier(byteCount: 12)), tenantID: tenant.id, clientID: ClientID(Secrets.identifier(byteCount: 16)),
-            name: name, secretDigest: secret.map(Secrets.digest), isPublic: isPublic,
-            redirectURIs: input.redirectURIs, policy: policy.description,
-            attributes: attributes, backchannelMode: mode,
-            notificationEndpoint: input.notificationEndpoint, createdAt: domain.epochNow())
+        let record = try Self.checkedService(
+            ServiceRecord(
+                id: ServiceID(Secrets.identifier(byteCount: 12)), tenantID: tenant.id, clientID: ClientID(Secrets.identifier(byteCount: 16)),
+                name: name, secretDigest: secret.map(Secrets.digest), isPublic: isPublic,
+                redirectURIs: input.redirectURIs, policy: input.policy ?? AuthenticatorPolicy.standard.description,
+                attributes: attributes, backchannelMode: mode,
+                notificationEndpoint: input.notificationEndpoint, createdAt: domain.epochNow()))
+        let policy = record.policy
         try await domain.store.transaction { tx in
             try await tx.insertService(record)
             try await Audit.record(
                 tx, tenantID: tenant.id, actor: .admin, action: "service.create", target: record.clientID.rawValue,
                 details: [
-                    "name": name, "policy": policy.description, "public": String(isPublic),
+                    "name": name, "policy": policy, "public": String(isPublic),
                     "backchannel_token_delivery_mode": mode?.rawValue ?? "none",
                 ], at: record.createdAt)
         }
@@ -234,9 +200,24 @@ public struct Administration: Sendable {
     }
 
     public struct UserView: Codable, Sendable {
-        let id: UserID
-        let username: String
-        let attributes: [String: String]
+        public let id: UserID
+        public let username: String
+        public let attributes: [String: String]
+        public let disabled: Bool
+        public let createdAt: Date
+
+        enum CodingKeys: String, CodingKey {
+            case id, username, attributes, disabled
+            case createdAt = "created_at"
+        }
+
+        init(_ user: UserRecord) {
+            id = user.id
+            username = user.username
+            attributes = user.attributes
+            disabled = user.disabledAt != nil
+            createdAt = Date(timeIntervalSince1970: TimeInterval(user.createdAt))
+        }
     }
 
     public func createUser(_ input: CreateUser, tenant: TenantRecord, logger: Logger) async throws -> UserView {
@@ -260,7 +241,7 @@ public struct Administration: Sendable {
                 details: ["username": record.username, "attributes": attributes.keys.sorted().joined(separator: ",")], at: record.createdAt)
         }
         logger.info("user created", metadata: ["tenant": "\(tenant.name)", "user_id": "\(record.id)"])
-        return UserView(id: record.id, username: record.username, attributes: attributes)
+        return UserView(record)
     }
 
     public struct CreateInvitation: Decodable, Sendable {

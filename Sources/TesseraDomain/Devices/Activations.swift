@@ -30,6 +30,7 @@ public struct Activations: Sendable {
         }
         guard let (invitation, user) = found else { throw DomainError.invalidGrant("the activation code is not valid") }
         guard invitation.usedAt == nil else { throw DomainError.invalidGrant("the activation code was used already") }
+        guard user.disabledAt == nil else { throw DomainError(.forbidden, .accessDenied, "the user is disabled") }
         guard invitation.expiresAt > now else { throw DomainError(.invalid, .expiredToken, "the activation code has expired") }
         guard invitation.failedAttempts < InvitationRecord.maximumFailures else {
             throw DomainError.invalidGrant("the activation code is void after too many wrong PINs")

@@ -74,6 +74,9 @@ public enum DeviceChecks {
             throw DomainError.invalidToken("the activation is not active")
         }
         if let lock = LockState(current, now: now).information { throw DomainError.pendingLockout(lock) }
+        guard try await tx.user(id: current.userID)?.disabledAt == nil else {
+            throw DomainError(.forbidden, .accessDenied, "the user is disabled")
+        }
         return current
     }
 

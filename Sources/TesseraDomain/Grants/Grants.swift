@@ -203,6 +203,7 @@ public struct Grants: Sendable {
         guard let user = try await tx.user(id: source.userID) else {
             return .refused(DomainError.invalidGrant("the user no longer exists"))
         }
+        guard user.disabledAt == nil else { return .refused(DomainError.invalidGrant("the user is disabled")) }
         let refreshToken = Secrets.randomToken()
         try await tx.insertGrant(
             GrantRecord(

@@ -92,8 +92,10 @@ public struct Backchannel: Sendable {
         switch hints[0] {
         case "login_hint":
             let username = form["login_hint"] ?? ""
-            guard let user = try await domain.store.read({ try await $0.user(tenantID: tenant.id, username: username) }) else {
-                throw DomainError(.invalid, .unknownUserID, "login_hint names no user of this tenant")
+            guard let user = try await domain.store.read({ try await $0.user(tenantID: tenant.id, username: username) }),
+                user.disabledAt == nil
+            else {
+                throw DomainError(.invalid, .unknownUserID, "login_hint names no (enabled) user of this tenant")
             }
             return user
         case "id_token_hint":
@@ -115,8 +117,10 @@ public struct Backchannel: Sendable {
         default:
             throw DomainError.invalidRequest("login_hint_token is not supported; use login_hint or id_token_hint")
         }
-        guard let user = try await domain.store.read({ try await $0.user(id: UserID(userID)) }), user.tenantID == tenant.id else {
-            throw DomainError(.invalid, .unknownUserID, "id_token_hint names a user who no longer exists")
+        guard let user = try await domain.store.read({ try await $0.user(id: UserID(userID)) }), user.tenantID == tenant.id,
+            user.disabledAt == nil
+        else {
+            throw DomainError(.invalid, .unknownUserID, "id_token_hint names a user who no longer exists or is disabled")
         }
         return user
     }

@@ -19,11 +19,30 @@ struct AdminRoutes {
         tenant.get("signing-keys", use: listSigningKeys)
         tenant.post("signing-keys/:kid/activate", use: activateSigningKey)
         tenant.delete("signing-keys/:kid", use: retireSigningKey)
+        tenant.get(use: getTenant)
+        tenant.patch(use: updateTenant)
+        tenant.delete(use: deleteTenant)
         tenant.post("services", use: createService)
         tenant.get("services", use: listServices)
+        tenant.get("services/:client", use: getService)
+        tenant.patch("services/:client", use: updateService)
+        tenant.delete("services/:client", use: deleteService)
+        tenant.post("services/:client/secret", use: rotateSecret)
         tenant.post("users", use: createUser)
+        tenant.get("users", use: listUsers)
+        tenant.get("users/:user", use: getUser)
+        tenant.patch("users/:user", use: updateUser)
+        tenant.delete("users/:user", use: deleteUser)
+        tenant.post("users/:user/disable", use: disableUser)
+        tenant.post("users/:user/enable", use: enableUser)
+        tenant.get("users/:user/sessions", use: listSessions)
+        tenant.delete("users/:user/sessions", use: endUserSessions)
+        tenant.delete("sessions/:session", use: endSession)
         tenant.post("invitations", use: invite)
+        tenant.get("invitations", use: listInvitations)
+        tenant.delete("invitations/:invitation", use: revokeInvitation)
         tenant.get("activations", use: listActivations)
+        tenant.get("history", use: history)
         admin.post("activations/:activation/unlock", use: unlock)
         admin.post("activations/:activation/revoke", use: revoke)
         admin.get("audit", use: audit)
@@ -40,6 +59,25 @@ struct AdminRoutes {
 
     @Sendable func listTenants(_ request: Request, context: TesseraRequestContext) async throws -> Response {
         JSONResponse.make(["tenants": try await administration.listTenants()])
+    }
+
+    /// `GET /admin/tenants/{tenant}`: its settings.
+    @Sendable func getTenant(_ request: Request, context: TesseraRequestContext) async throws -> Response {
+        JSONResponse.make(try await administration.getTenant(try context.requireTenant()))
+    }
+
+    /// `PATCH /admin/tenants/{tenant}`: changes the settings the body names.
+    @Sendable func updateTenant(_ request: Request, context: TesseraRequestContext) async throws -> Response {
+        let input = try await RequestDecoding.json(Administration.UpdateTenant.self, from: request)
+        return JSONResponse.make(try await administration.updateTenant(input, tenant: try context.requireTenant(), logger: context.logger))
+    }
+
+    /// `DELETE /admin/tenants/{tenant}[?force=true]`: refused while it has users unless forced.
+    @Sendable func deleteTenant(_ request: Request, context: TesseraRequestContext) async throws -> Response {
+        let force = try RequestDecoding.flag("force", in: RequestDecoding.query(request))
+        let tenant = try context.requireTenant()
+        try await administration.deleteTenant(tenant, force: force, logger: context.logger)
+        return JSONResponse.make(["deleted": tenant.name])
     }
 
     // MARK: Signing keys
@@ -82,10 +120,95 @@ struct AdminRoutes {
         JSONResponse.make(["services": try await administration.listServices(tenant: try context.requireTenant())])
     }
 
+    @Sendable func getService(_ request: Request, context: TesseraRequestContext) async throws -> Response {
+        JSONResponse.make(try await administration.getService(clientID: context.parameters.id("client"), tenant: try context.requireTenant()))
+    }
+
+    @Sendable func updateService(_ request: Request, context: TesseraRequestContext) async throws -> Response {
+        let input = try await RequestDecoding.json(Administration.UpdateService.self, from: request)
+        return JSONResponse.make(
+            try await administration.updateService(
+                clientID: context.parameters.id("client"), input, tenant: try context.requireTenant(), logger: context.logger))
+    }
+
+    /// `POST …/services/{client_id}/secret`: a new secret, shown once; the old one stops at once.
+    @Sendable func rotateSecret(_ request: Request, context: TesseraRequestContext) async throws -> Response {
+        JSONResponse.make(
+            try await administration.rotateSecret(
+                clientID: context.parameters.id("client"), tenant: try context.requireTenant(), logger: context.logger))
+    }
+
+    @Sendable func deleteService(_ request: Request, context: TesseraRequestContext) async throws -> Response {
+        let clientID: ClientID = context.parameters.id("client")
+        try await administration.deleteService(clientID: clientID, tenant: try context.requireTenant(), logger: context.logger)
+        return JSONResponse.make(["deleted": clientID.rawValue])
+    }
+
     @Sendable func createUser(_ request: Request, context: TesseraRequestContext) async throws -> Response {
         let input = try await RequestDecoding.json(Administration.CreateUser.self, from: request)
         let user = try await administration.createUser(input, tenant: try context.requireTenant(), logger: context.logger)
         return JSONResponse.make(user, status: .created)
+    }
+
+    /// `GET …/users?username=U&search=S&attribute=name=value&cursor=C&limit=N`: a page in username order.
+    @Sendable func listUsers(_ request: Request, context: TesseraRequestContext) async throws -> Response {
+        let query = try RequestDecoding.query(request)
+        let page = try await administration.listUsers(
+            .init(
+                username: query["username"], search: query["search"], attribute: query["attribute"], cursor: query["cursor"],
+                limit: try RequestDecoding.limit(query, maximum: 1000)),
+            tenant: try context.requireTenant())
+        return JSONResponse.make(page)
+    }
+
+    /// `GET …/users/{id}`: the user with their activations and live sessions.
+    @Sendable func getUser(_ request: Request, context: TesseraRequestContext) async throws -> Response {
+        JSONResponse.make(try await administration.getUser(context.parameters.id("user"), tenant: try context.requireTenant()))
+    }
+
+    /// `PATCH …/users/{id}` `{"attributes": {…}}`: replaces the attributes.
+    @Sendable func updateUser(_ request: Request, context: TesseraRequestContext) async throws -> Response {
+        let input = try await RequestDecoding.json(Administration.UpdateUser.self, from: request)
+        return JSONResponse.make(
+            try await administration.updateUser(context.parameters.id("user"), input, tenant: try context.requireTenant(), logger: context.logger))
+    }
+
+    @Sendable func disableUser(_ request: Request, context: TesseraRequestContext) async throws -> Response {
+        JSONResponse.make(
+            try await administration.setDisabled(
+                true, user: context.parameters.id("user"), tenant: try context.requireTenant(), logger: context.logger))
+    }
+
+    @Sendable func enableUser(_ request: Request, context: TesseraRequestContext) async throws -> Response {
+        JSONResponse.make(
+            try await administration.setDisabled(
+                false, user: context.parameters.id("user"), tenant: try context.requireTenant(), logger: context.logger))
+    }
+
+    @Sendable func deleteUser(_ request: Request, context: TesseraRequestContext) async throws -> Response {
+        let id: UserID = context.parameters.id("user")
+        try await administration.deleteUser(id, tenant: try context.requireTenant(), logger: context.logger)
+        return JSONResponse.make(["deleted": id.rawValue])
+    }
+
+    // MARK: Sessions
+
+    @Sendable func listSessions(_ request: Request, context: TesseraRequestContext) async throws -> Response {
+        JSONResponse.make(
+            ["sessions": try await administration.listSessions(user: context.parameters.id("user"), tenant: try context.requireTenant())])
+    }
+
+    /// `DELETE …/users/{id}/sessions`: ends every session of the user.
+    @Sendable func endUserSessions(_ request: Request, context: TesseraRequestContext) async throws -> Response {
+        let ended = try await administration.endSessions(
+            user: context.parameters.id("user"), tenant: try context.requireTenant(), logger: context.logger)
+        return JSONResponse.make(["ended": ended])
+    }
+
+    /// `DELETE …/sessions/{sid}`: ends one session.
+    @Sendable func endSession(_ request: Request, context: TesseraRequestContext) async throws -> Response {
+        try await administration.endSession(context.parameters.id("session"), tenant: try context.requireTenant(), logger: context.logger)
+        return JSONResponse.make(["ended": 1])
     }
 
     @Sendable func invite(_ request: Request, context: TesseraRequestContext) async throws -> Response {
@@ -94,7 +217,29 @@ struct AdminRoutes {
         return JSONResponse.make(invitation, status: .created)
     }
 
-    // MARK: Activations and audit
+    @Sendable func listInvitations(_ request: Request, context: TesseraRequestContext) async throws -> Response {
+        JSONResponse.make(["invitations": try await administration.listInvitations(tenant: try context.requireTenant())])
+    }
+
+    @Sendable func revokeInvitation(_ request: Request, context: TesseraRequestContext) async throws -> Response {
+        let id = context.parameters.get("invitation") ?? ""
+        try await administration.revokeInvitation(id, tenant: try context.requireTenant(), logger: context.logger)
+        return JSONResponse.make(["revoked": id])
+    }
+
+    // MARK: Activations, history and audit
+
+    /// `GET …/history?username=U&activation=A&service=S&outcome=O&since=T&until=T&cursor=C&limit=N`: newest first.
+    @Sendable func history(_ request: Request, context: TesseraRequestContext) async throws -> Response {
+        let query = try RequestDecoding.query(request)
+        let page = try await administration.history(
+            .init(
+                username: query["username"], activationID: query["activation"].map(ActivationID.init), service: query["service"],
+                outcome: query["outcome"], since: try RequestDecoding.epoch("since", in: query), until: try RequestDecoding.epoch("until", in: query),
+                cursor: query["cursor"], limit: try RequestDecoding.limit(query, maximum: 1000)),
+            tenant: try context.requireTenant())
+        return JSONResponse.make(page)
+    }
 
     /// `GET /admin/tenants/{tenant}/activations[?username=U]`.
     @Sendable func listActivations(_ request: Request, context: TesseraRequestContext) async throws -> Response {
@@ -118,10 +263,7 @@ struct AdminRoutes {
         var tenant: TenantRecord?
         if let name = query["tenant"] { tenant = try await state.domain.tenant(named: name) }
         let limit = try RequestDecoding.limit(query, maximum: 1000)
-        let since = try query["since"].map { text -> Int64 in
-            guard let value = Int64(text), value >= 0 else { throw DomainError.invalidRequest("since must be seconds since 1970") }
-            return value
-        }
+        let since = try RequestDecoding.epoch("since", in: query)
         return JSONResponse.make(["entries": try await administration.audit(tenant: tenant, since: since, limit: limit)])
     }
 

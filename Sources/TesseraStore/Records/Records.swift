@@ -176,8 +176,13 @@ public struct UserRecord: Codable, Sendable {
     public var username: String
     @JSONText public var attributes: [String: String]
     public var createdAt: Int64
+    /// When an operator disabled the user: no login, no new session, until enabled again.
+    public var disabledAt: Int64?
 
-    public init(id: UserID, tenantID: TenantID, username: String, attributes: [String: String], createdAt: Int64) {
+    public init(
+        id: UserID, tenantID: TenantID, username: String, attributes: [String: String], createdAt: Int64, disabledAt: Int64? = nil
+    ) {
+        self.disabledAt = disabledAt
         self.id = id
         self.tenantID = tenantID
         self.username = username
@@ -189,6 +194,7 @@ public struct UserRecord: Codable, Sendable {
         case id, username, attributes
         case tenantID = "tenant_id"
         case createdAt = "created_at"
+        case disabledAt = "disabled_at"
     }
 }
 

@@ -4,13 +4,18 @@ import TesseraDomain
 
 struct Admin: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Manage tenants and their signing keys, services, users, invitations and activations, and read the audit log, over the admin API.",
-        subcommands: [Tenant.self, Service.self, User.self, Invite.self, ActivationCommands.self, Audit.self, Stats.self, Purge.self])
+        abstract: "Manage tenants and their signing keys, services, users, invitations, activations and sessions, read history and the audit log, and keep the data bounded, over the admin API.",
+        subcommands: [
+            Tenant.self, Service.self, User.self, Invite.self, Invitation.self, ActivationCommands.self, Session.self, History.self,
+            Audit.self, Stats.self, Purge.self,
+        ])
 
     struct Tenant: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Create and list tenants, and rotate their signing keys.",
-            subcommands: [Create.self, List.self, RotateKey.self, Keys.self, ActivateKey.self, RetireKey.self])
+            abstract: "Create, list, show, change and delete tenants, and rotate their signing keys.",
+            subcommands: [
+                Create.self, List.self, Get.self, Update.self, Delete.self, RotateKey.self, Keys.self, ActivateKey.self, RetireKey.self,
+            ])
 
         struct Create: AsyncParsableCommand {
             static let configuration = CommandConfiguration(abstract: "Create a tenant; prints its issuer URL.")
@@ -65,7 +70,8 @@ struct Admin: AsyncParsableCommand {
 
     struct Service: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Register and list services (OpenID Connect clients).", subcommands: [Create.self, List.self])
+            abstract: "Register, list, show, change and delete services (OpenID Connect clients), and rotate their secrets.",
+            subcommands: [Create.self, List.self, Get.self, Update.self, RotateSecret.self, Delete.self])
 
         struct Create: AsyncParsableCommand {
             static let configuration = CommandConfiguration(
@@ -126,7 +132,9 @@ struct Admin: AsyncParsableCommand {
     }
 
     struct User: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Create users.", subcommands: [Create.self])
+        static let configuration = CommandConfiguration(
+            abstract: "Create, list, show, change, disable, enable and delete users.",
+            subcommands: [Create.self, List.self, Get.self, Update.self, Disable.self, Enable.self, Delete.self])
 
         struct Create: AsyncParsableCommand {
             static let configuration = CommandConfiguration(abstract: "Create a user in a tenant.")

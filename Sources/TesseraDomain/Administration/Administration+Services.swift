@@ -1,0 +1,179 @@
+import Foundation
+import Logging
+import TesseraCore
+import TesseraCrypto
+import TesseraStore
+
+extension Administration {
+    /// Checks a service and writes its policy in normal form; creation and every update
+    /// go through here, so no service is left without a redirect URI (unless it is
+    /// backchannel-only) or a policy.
+    static func checkedService(_ service: ServiceRecord) throws -> ServiceRecord {
+        var service = service
+        service.name = service.name.trimmingCharacters(in: .whitespaces)
+        guard (1...128).contains(service.name.count) else { throw DomainError.invalidRequest("a service needs a name of 1 to 128 characters") }
+        // A backchannel-only service needs no redirect URI; every other one needs at least one.
+        guard !service.redirectURIs.isEmpty || service.backchannelMode != nil, service.redirectURIs.count <= 20,
+            service.redirectURIs.allSatisfy(Validation.isRedirectURI)
+        else {
+            throw DomainError.invalidRequest(
+                "redirect URIs must be absolute, without fragment, and https, http on a loopback host, or a private-use scheme")
+        }
+        switch (service.backchannelMode, service.notificationEndpoint) {
+        case (.ping, let endpoint?):
+            guard Validation.isNotificationEndpoint(endpoint) else {
+                throw DomainError.invalidRequest("the notification endpoint must be an https URL (http only on a loopback host)")
+            }
+        case (.ping, nil):
+            throw DomainError.invalidRequest("ping mode needs backchannel_client_notification_endpoint")
+        case (_, .some):
+            throw DomainError.invalidRequest("a notification endpoint is for ping mode only")
+        default:
+            break
+        }
+        if service.backchannelMode != nil && service.isPublic {
+            throw DomainError.invalidRequest("backchannel authentication is for confidential services (it needs client authentication)")
+        }
+        do {
+            service.policy = try AuthenticatorPolicy(parsing: service.policy).description
+        } catch {
+            throw DomainError.invalidRequest("policy: \(error)")
+        }
+        guard service.attributes.allSatisfy(Validation.isAttributeName), Set(service.attributes).count == service.attributes.count
+        else {
+            throw DomainError.invalidRequest("attribute names are lower-case identifiers, each once, and not registered claim names")
+        }
+        let lifetime = service.sessionLifetime ?? sessionLifetimes.upperBound
+        if let value = service.sessionLifetime, !sessionLifetimes.contains(value) {
+            throw DomainError.invalidRequest("session_lifetime is 300 to 31536000 seconds (or null: the tenant's)")
+        }
+        if let idle = service.sessionIdleLifetime, !sessionLifetimes.contains(idle) || idle > lifetime {
+            throw DomainError.invalidRequest("session_idle_lifetime is 300 to 31536000 seconds and at most session_lifetime (or null)")
+        }
+        return service
+    }
+
+    /// The tenant's service with this client id, or `not_found` (another tenant's too).
+    func service(clientID: ClientID, tenant: TenantRecord, tx: StoreTransaction) async throws -> ServiceRecord {
+        guard let service = try await tx.service(clientID: clientID), service.tenantID == tenant.id else {
+            throw DomainError.notFound("service '\(clientID.rawValue.prefix(64))'")
+        }
+        return service
+    }
+
+    public func getService(clientID: ClientID, tenant: TenantRecord) async throws -> ServiceView {
+        let service = try await domain.store.read { try await self.service(clientID: clientID, tenant: tenant, tx: $0) }
+        return try ServiceView(service, secret: nil, issuer: domain.issuer(forTenantNamed: tenant.name))
+    }
+
+    /// A change to a service: only what the body names changes (`null` clears the
+    /// backchannel settings or a session lifetime, falling back to the tenant's).
+    public struct UpdateService: Decodable, Sendable {
+        var name: String?
+        var redirectURIs: [String]?
+        var policy: String?
+        var attributes: [String]?
+        var backchannelMode: Patch<String>
+        var notificationEndpoint: Patch<String>
+        var sessionLifetime: Patch<Int64>
+        var sessionIdleLifetime: Patch<Int64>
+
+        enum CodingKeys: String, CodingKey {
+            case name, policy, attributes
+            case redirectURIs = "redirect_uris"
+            case backchannelMode = "backchannel_token_delivery_mode"
+            case notificationEndpoint = "backchannel_client_notification_endpoint"
+            case sessionLifetime = "session_lifetime"
+            case sessionIdleLifetime = "session_idle_lifetime"
+        }
+
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            name = try container.decodeIfPresent(String.self, forKey: .name)
+            redirectURIs = try container.decodeIfPresent([String].self, forKey: .redirectURIs)
+            policy = try container.decodeIfPresent(String.self, forKey: .policy)
+            attributes = try container.decodeIfPresent([String].self, forKey: .attributes)
+            backchannelMode = try Patch(container, .backchannelMode)
+            notificationEndpoint = try Patch(container, .notificationEndpoint)
+            sessionLifetime = try Patch(container, .sessionLifetime)
+            sessionIdleLifetime = try Patch(container, .sessionIdleLifetime)
+        }
+    }
+
+    public func updateService(clientID: ClientID, _ input: UpdateService, tenant: TenantRecord, logger: Logger) async throws -> ServiceView {
+        let now = domain.epochNow()
+        let updated: ServiceRecord = try await domain.store.transaction { tx in
+            var next = try await service(clientID: clientID, tenant: tenant, tx: tx)
+            var changed: [String] = []
+            if let name = input.name { next.name = name; changed.append("name") }
+            if let uris = input.redirectURIs { next.redirectURIs = uris; changed.append("redirect_uris") }
+            if let policy = input.policy { next.policy = policy; changed.append("policy") }
+            if let attributes = input.attributes { next.attributes = attributes; changed.append("attributes") }
+            switch input.backchannelMode {
+            case .absent: break
+            case .null: next.backchannelMode = nil; changed.append("backchannel_token_delivery_mode")
+            case .value(let text):
+                guard let mode = BackchannelMode(rawValue: text) else {
+                    throw DomainError.invalidRequest("backchannel_token_delivery_mode is poll or ping")
+                }
+                next.backchannelMode = mode
+                changed.append("backchannel_token_delivery_mode")
+            }
+            switch input.notificationEndpoint {
+            case .absent: if next.backchannelMode != .ping { next.notificationEndpoint = nil }
+            case .null: next.notificationEndpoint = nil; changed.append("backchannel_client_notification_endpoint")
+            case .value(let url): next.notificationEndpoint = url; changed.append("backchannel_client_notification_endpoint")
+            }
+            switch input.sessionLifetime {
+            case .absent: break
+            case .null: next.sessionLifetime = nil; changed.append("session_lifetime")
+            case .value(let seconds): next.sessionLifetime = seconds; changed.append("session_lifetime")
+            }
+            switch input.sessionIdleLifetime {
+            case .absent: break
+            case .null: next.sessionIdleLifetime = nil; changed.append("session_idle_lifetime")
+            case .value(let seconds): next.sessionIdleLifetime = seconds; changed.append("session_idle_lifetime")
+            }
+            guard !changed.isEmpty else { throw DomainError.invalidRequest("the body changes nothing") }
+            next = try Self.checkedService(next)
+            try await tx.updateService(next)
+            try await Audit.record(
+                tx, tenantID: tenant.id, actor: .admin, action: "service.update", target: clientID.rawValue,
+                details: ["changed": changed.joined(separator: ",")], at: now)
+            return next
+        }
+        logger.info("service updated", metadata: ["tenant": "\(tenant.name)", "client_id": "\(clientID)"])
+        return try ServiceView(updated, secret: nil, issuer: domain.issuer(forTenantNamed: tenant.name))
+    }
+
+    /// A new client secret, shown once; the old one stops working at once.
+    public func rotateSecret(clientID: ClientID, tenant: TenantRecord, logger: Logger) async throws -> ServiceView {
+        let now = domain.epochNow()
+        let secret = Secrets.randomToken()
+        let updated: ServiceRecord = try await domain.store.transaction { tx in
+            var next = try await service(clientID: clientID, tenant: tenant, tx: tx)
+            guard !next.isPublic else { throw DomainError.invalidRequest("a public service has no client secret") }
+            next.secretDigest = Secrets.digest(secret)
+            try await tx.updateService(next)
+            try await Audit.record(
+                tx, tenantID: tenant.id, actor: .admin, action: "service.rotate_secret", target: clientID.rawValue, details: [:], at: now)
+            return next
+        }
+        logger.info("client secret rotated", metadata: ["tenant": "\(tenant.name)", "client_id": "\(clientID)"])
+        return try ServiceView(updated, secret: secret, issuer: domain.issuer(forTenantNamed: tenant.name))
+    }
+
+    /// Removes a service: its sessions end and its codes, tokens and requests go.
+    public func deleteService(clientID: ClientID, tenant: TenantRecord, logger: Logger) async throws {
+        let now = domain.epochNow()
+        try await domain.store.transaction { tx in
+            let service = try await service(clientID: clientID, tenant: tenant, tx: tx)
+            let ended = try await tx.endSessions(.service(service.id), reason: .serviceRemoved, at: now)
+            try await tx.deleteService(id: service.id)
+            try await Audit.record(
+                tx, tenantID: tenant.id, actor: .admin, action: "service.delete", target: clientID.rawValue,
+                details: ["name": service.name, "sessions_ended": String(ended)], at: now)
+        }
+        logger.info("service deleted", metadata: ["tenant": "\(tenant.name)", "client_id": "\(clientID)"])
+    }
+}

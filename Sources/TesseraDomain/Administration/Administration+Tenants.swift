@@ -1,0 +1,162 @@
+import Foundation
+import Logging
+import TesseraCore
+import TesseraStore
+
+extension Administration {
+    /// Session lifetimes: five minutes to a year; the idle lifetime no longer than the whole.
+    public static let sessionLifetimes: ClosedRange<Int64> = 300...(365 * 86_400)
+    /// History is kept a day to ten years; audit entries at least 30 days when not for good.
+    public static let historyRetentions: ClosedRange<Int64> = 86_400...(10 * 365 * 86_400)
+    public static let minimumAuditRetention: Int64 = 30 * 86_400
+
+    /// Checks a tenant's settings and writes its policies in their normal form; creation
+    /// and every update go through here, so no tenant holds settings outside these bounds.
+    static func checkedSettings(_ tenant: TenantRecord) throws -> TenantRecord {
+        var tenant = tenant
+        do {
+            tenant.processPolicy = try AuthenticatorPolicy(parsing: tenant.processPolicy).description
+        } catch {
+            throw DomainError.invalidRequest("process_policy: \(error)")
+        }
+        guard (0...maximumSSOLifetime).contains(tenant.ssoLifetime) else {
+            throw DomainError.invalidRequest("sso_lifetime is 0 (off) to \(maximumSSOLifetime) seconds")
+        }
+        if tenant.ssoLifetime > 0 {
+            do {
+                tenant.ssoPolicy = try AuthenticatorPolicy(parsing: tenant.ssoPolicy ?? "device").description
+            } catch {
+                throw DomainError.invalidRequest("sso_policy: \(error)")
+            }
+        } else if tenant.ssoPolicy != nil {
+            throw DomainError.invalidRequest("sso_policy needs an sso_lifetime")
+        }
+        guard sessionLifetimes.contains(tenant.sessionLifetime),
+            sessionLifetimes.contains(tenant.sessionIdleLifetime), tenant.sessionIdleLifetime <= tenant.sessionLifetime
+        else {
+            throw DomainError.invalidRequest(
+                "session_lifetime and session_idle_lifetime are 300 to 31536000 seconds, the idle lifetime at most the lifetime")
+        }
+        guard historyRetentions.contains(tenant.historyRetention) else {
+            throw DomainError.invalidRequest("history_retention is 86400 to 315360000 seconds")
+        }
+        if let audit = tenant.auditRetention, audit < minimumAuditRetention {
+            throw DomainError.invalidRequest("audit_retention is at least 2592000 seconds (or null: kept for good)")
+        }
+        return tenant
+    }
+
+    public func getTenant(_ tenant: TenantRecord) async throws -> TenantView {
+        // Read afresh: the resolved record may be a node's cached copy.
+        guard let current = try await domain.store.read({ try await $0.tenant(id: tenant.id) }) else {
+            throw DomainError.notFound("tenant '\(tenant.name)'")
+        }
+        return try tenantView(current)
+    }
+
+    /// A change of settings: only what the body names changes (`null` clears the SSO
+    /// policy or the audit retention).
+    public struct UpdateTenant: Decodable, Sendable {
+        var lockout: LockoutPolicy?
+        var processPolicy: String?
+        var ssoLifetime: Int?
+        var ssoPolicy: Patch<String>
+        var sessionLifetime: Int64?
+        var sessionIdleLifetime: Int64?
+        var historyRetention: Int64?
+        var auditRetention: Patch<Int64>
+
+        enum CodingKeys: String, CodingKey {
+            case lockout
+            case processPolicy = "process_policy"
+            case ssoLifetime = "sso_lifetime"
+            case ssoPolicy = "sso_policy"
+            case sessionLifetime = "session_lifetime"
+            case sessionIdleLifetime = "session_idle_lifetime"
+            case historyRetention = "history_retention"
+            case auditRetention = "audit_retention"
+        }
+
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            lockout = try container.decodeIfPresent(LockoutPolicy.self, forKey: .lockout)
+            processPolicy = try container.decodeIfPresent(String.self, forKey: .processPolicy)
+            ssoLifetime = try container.decodeIfPresent(Int.self, forKey: .ssoLifetime)
+            ssoPolicy = try Patch(container, .ssoPolicy)
+            sessionLifetime = try container.decodeIfPresent(Int64.self, forKey: .sessionLifetime)
+            sessionIdleLifetime = try container.decodeIfPresent(Int64.self, forKey: .sessionIdleLifetime)
+            historyRetention = try container.decodeIfPresent(Int64.self, forKey: .historyRetention)
+            auditRetention = try Patch(container, .auditRetention)
+        }
+    }
+
+    public func updateTenant(_ input: UpdateTenant, tenant: TenantRecord, logger: Logger) async throws -> TenantView {
+        let now = domain.epochNow()
+        let updated: TenantRecord = try await domain.store.transaction { tx in
+            guard var next = try await tx.tenant(id: tenant.id) else { throw DomainError.notFound("tenant '\(tenant.name)'") }
+            var changed: [String] = []
+            if let lockout = input.lockout { next.lockoutPolicy = lockout; changed.append("lockout") }
+            if let policy = input.processPolicy { next.processPolicy = policy; changed.append("process_policy") }
+            if let lifetime = input.ssoLifetime {
+                next.ssoLifetime = lifetime
+                changed.append("sso_lifetime")
+                // Switching single sign-on off clears its policy unless the body sets one.
+                if lifetime == 0, case .absent = input.ssoPolicy { next.ssoPolicy = nil }
+            }
+            if case .value(let policy) = input.ssoPolicy { next.ssoPolicy = policy; changed.append("sso_policy") }
+            if case .null = input.ssoPolicy { next.ssoPolicy = nil; changed.append("sso_policy") }
+            if let lifetime = input.sessionLifetime { next.sessionLifetime = lifetime; changed.append("session_lifetime") }
+            if let idle = input.sessionIdleLifetime { next.sessionIdleLifetime = idle; changed.append("session_idle_lifetime") }
+            if let retention = input.historyRetention { next.historyRetention = retention; changed.append("history_retention") }
+            if case .value(let retention) = input.auditRetention { next.auditRetention = retention; changed.append("audit_retention") }
+            if case .null = input.auditRetention { next.auditRetention = nil; changed.append("audit_retention") }
+            guard !changed.isEmpty else { throw DomainError.invalidRequest("the body changes nothing") }
+            next = try Self.checkedSettings(next)
+            try await tx.updateTenantSettings(next)
+            try await Audit.record(
+                tx, tenantID: next.id, actor: .admin, action: "tenant.update", target: next.name,
+                details: ["changed": changed.joined(separator: ",")], at: now)
+            return next
+        }
+        await domain.announce(RequestNotice(keys: [EventKey.tenant(named: tenant.name)]), logger: logger)
+        logger.info("tenant updated", metadata: ["tenant": "\(tenant.name)"])
+        return try tenantView(updated)
+    }
+
+    /// Removes a tenant with everything in it (its audit entries stay). Refused while it
+    /// has users, unless `force`.
+    public func deleteTenant(_ tenant: TenantRecord, force: Bool, logger: Logger) async throws {
+        let now = domain.epochNow()
+        try await domain.store.transaction { tx in
+            guard try await tx.tenant(id: tenant.id) != nil else { throw DomainError.notFound("tenant '\(tenant.name)'") }
+            let users = try await tx.userCount(tenantID: tenant.id)
+            guard users == 0 || force else {
+                throw DomainError.conflict("the tenant has \(users) users: delete them first, or force the deletion")
+            }
+            try await tx.deleteTenant(id: tenant.id)
+            try await Audit.record(
+                tx, tenantID: tenant.id, actor: .admin, action: "tenant.delete", target: tenant.name,
+                details: ["users": String(users)], at: now)
+        }
+        await domain.announce(
+            RequestNotice(keys: [EventKey.tenant(named: tenant.name), EventKey.signingKeys(tenantID: tenant.id)]), logger: logger)
+        logger.notice("tenant deleted", metadata: ["tenant": "\(tenant.name)"])
+    }
+}
+
+/// A field of a partial update: absent (unchanged), `null` (cleared) or a value.
+public enum Patch<Value: Decodable & Sendable>: Sendable {
+    case absent
+    case null
+    case value(Value)
+
+    init<Key: CodingKey>(_ container: KeyedDecodingContainer<Key>, _ key: Key) throws {
+        if !container.contains(key) {
+            self = .absent
+        } else if try container.decodeNil(forKey: key) {
+            self = .null
+        } else {
+            self = .value(try container.decode(Value.self, forKey: key))
+        }
+    }
+}

@@ -1,0 +1,463 @@
+import ArgumentParser
+import Foundation
+import TesseraCore
+import TesseraDomain
+
+/// A user named on the command line by username or by id.
+struct UserSelection: ParsableArguments {
+    @Option(help: "Tenant name.") var tenant: String
+    @Option(help: "The user's username.") var username: String?
+    @Option(help: "The user's id.") var id: String?
+
+    func validate() throws {
+        guard (username == nil) != (id == nil) else { throw ValidationError("name the user with --username or --id") }
+    }
+
+    /// The user's id, looked up by username if need be.
+    func userID(_ client: AdminClient) async throws -> String {
+        if let id { return id }
+        let (page, _) = try await client.call(
+            "GET", "admin/tenants/\(tenant)/users?username=\(Query.encoded(username ?? ""))", as: Administration.UserPage.self)
+        guard let user = page.users.first else { throw CLIError("no user '\(username ?? "")' in tenant \(tenant)") }
+        return user.id.rawValue
+    }
+}
+
+enum Query {
+    static func encoded(_ text: String) -> String {
+        text.addingPercentEncoding(withAllowedCharacters: .alphanumerics.union(CharacterSet(charactersIn: "-._~"))) ?? ""
+    }
+
+    static func string(_ pairs: [(String, String?)]) -> String {
+        let parts = pairs.compactMap { name, value in value.map { "\(name)=\(encoded($0))" } }
+        return parts.isEmpty ? "" : "?" + parts.joined(separator: "&")
+    }
+}
+
+enum Show {
+    static func date(_ date: Date) -> String { ISO8601DateFormatter().string(from: date) }
+
+    static func tenant(_ tenant: Administration.TenantView) {
+        print("name: \(tenant.name)")
+        print("issuer: \(tenant.issuer)")
+        print("process_policy: \(tenant.processPolicy)")
+        print("sso_lifetime: \(tenant.ssoLifetime)  sso_policy: \(tenant.ssoPolicy ?? "-")")
+        print("session_lifetime: \(tenant.sessionLifetime)  session_idle_lifetime: \(tenant.sessionIdleLifetime)")
+        print("history_retention: \(tenant.historyRetention)  audit_retention: \(tenant.auditRetention.map(String.init) ?? "forever")")
+        print(
+            "lockout: free_attempts=\(tenant.lockout.freeAttempts) waits=\(tenant.lockout.waits.map(String.init).joined(separator: ","))"
+                + " permanent_after=\(tenant.lockout.permanentAfter.map(String.init) ?? "never")")
+    }
+
+    static func service(_ service: Administration.ServiceView) {
+        print("client_id: \(service.clientID)")
+        if let secret = service.clientSecret { print("client_secret: \(secret)") }
+        print("name: \(service.name)")
+        print("public: \(service.isPublic)")
+        print("redirect_uris: \(service.redirectURIs.joined(separator: ","))")
+        print("policy: \(service.policy)")
+        print("attributes: \(service.attributes.joined(separator: ","))")
+        if let mode = service.backchannelMode { print("backchannel_token_delivery_mode: \(mode)") }
+        if let endpoint = service.notificationEndpoint { print("backchannel_client_notification_endpoint: \(endpoint)") }
+        if let lifetime = service.sessionLifetime { print("session_lifetime: \(lifetime)") }
+        if let idle = service.sessionIdleLifetime { print("session_idle_lifetime: \(idle)") }
+    }
+
+    static func user(_ user: Administration.UserView) {
+        let attributes = user.attributes.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
+        print("\(user.id)\t\(user.username)\t\(user.disabled ? "disabled" : "enabled")\t\(attributes)")
+    }
+
+    static func session(_ session: Administration.SessionView) {
+        print(
+            "\(session.id)\t\(session.service ?? "-")\t\(session.factors.map(\.rawValue).joined(separator: "+"))\t"
+                + "device \(session.activationID?.rawValue ?? "-")\tcreated \(date(session.createdAt))\t"
+                + "refreshed \(date(session.lastRefreshedAt))\tuntil \(date(session.expiresAt))")
+    }
+}
+
+/// Seconds, or `forever` (null) where a setting may be switched off.
+func secondsOrForever(_ text: String) throws -> Any {
+    if text == "forever" { return NSNull() }
+    guard let seconds = Int64(text), seconds >= 0 else { throw ValidationError("give seconds or 'forever'") }
+    return seconds
+}
+
+extension Admin.Tenant {
+    struct Get: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Show a tenant's settings.")
+        @OptionGroup var options: AdminOptions
+        @Argument(help: "Tenant name.") var name: String
+
+        func run() async throws {
+            let (tenant, json) = try await options.client().call("GET", "admin/tenants/\(name)", as: Administration.TenantView.self)
+            if options.json { return Output.json(json) }
+            Show.tenant(tenant)
+        }
+    }
+
+    struct Update: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Change a tenant's settings; only the options given change.",
+            discussion: "Lifetimes and retentions are seconds. Sessions: 300 to 31536000, the idle lifetime at most the lifetime.")
+        @OptionGroup var options: AdminOptions
+        @Argument(help: "Tenant name.") var name: String
+        @Option(help: "Failed attempts before the first wait (0-5); with --lockout-waits and --lockout-permanent-after.")
+        var lockoutFreeAttempts: Int?
+        @Option(help: "Waits in seconds, comma separated; the last repeats.") var lockoutWaits: String?
+        @Option(help: "Failures that lock an activation for good (0 = never).") var lockoutPermanentAfter: Int?
+        @Option(help: "Factor combinations account processes need.") var processPolicy: String?
+        @Option(help: "Single sign-on lifetime in seconds (0 = off).") var ssoLifetime: Int?
+        @Option(help: "Single sign-on: the factor combinations enough within the session.") var ssoPolicy: String?
+        @Option(help: "A session's lifetime from its login.") var sessionLifetime: Int64?
+        @Option(help: "A session's lifetime without a refresh.") var sessionIdleLifetime: Int64?
+        @Option(help: "How long authentication history is kept.") var historyRetention: Int64?
+        @Option(help: "How long audit entries are kept, or 'forever'.") var auditRetention: String?
+
+        func run() async throws {
+            var body: [String: Any] = [:]
+            if lockoutFreeAttempts != nil || lockoutWaits != nil || lockoutPermanentAfter != nil {
+                let waits = try (lockoutWaits ?? "30,60,300,900,3600").split(separator: ",").map { part -> Int in
+                    guard let value = Int(part.trimmingCharacters(in: .whitespaces)) else {
+                        throw ValidationError("--lockout-waits takes whole seconds separated by commas")
+                    }
+                    return value
+                }
+                var lockout: [String: Any] = ["free_attempts": lockoutFreeAttempts ?? 3, "waits": waits]
+                let permanent = lockoutPermanentAfter ?? 10
+                if permanent > 0 { lockout["permanent_after"] = permanent }
+                body["lockout"] = lockout
+            }
+            if let processPolicy { body["process_policy"] = processPolicy }
+            if let ssoLifetime { body["sso_lifetime"] = ssoLifetime }
+            if let ssoPolicy { body["sso_policy"] = ssoPolicy }
+            if let sessionLifetime { body["session_lifetime"] = sessionLifetime }
+            if let sessionIdleLifetime { body["session_idle_lifetime"] = sessionIdleLifetime }
+            if let historyRetention { body["history_retention"] = historyRetention }
+            if let auditRetention { body["audit_retention"] = try secondsOrForever(auditRetention) }
+            guard !body.isEmpty else { throw ValidationError("give at least one setting to change") }
+            let client = try options.client()
+            let json = try await client.call("PATCH", "admin/tenants/\(name)", body: body)
+            if options.json { return Output.json(json) }
+            Show.tenant(try JSONDecoder().decode(Administration.TenantView.self, from: JSONSerialization.data(withJSONObject: json)))
+        }
+    }
+
+    struct Delete: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Delete a tenant and everything in it (its audit entries stay); refused while it has users unless --force.")
+        @OptionGroup var options: AdminOptions
+        @Argument(help: "Tenant name.") var name: String
+        @Flag(help: "Delete it with its users, devices and sessions.") var force = false
+
+        func run() async throws {
+            let json = try await options.client().call("DELETE", "admin/tenants/\(name)" + (force ? "?force=true" : ""))
+            if options.json { return Output.json(json) }
+            print("deleted: \(name)")
+        }
+    }
+}
+
+extension Admin.Service {
+    struct Get: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Show a service.")
+        @OptionGroup var options: AdminOptions
+        @Option(help: "Tenant name.") var tenant: String
+        @Argument(help: "The service's client_id.") var clientID: String
+
+        func run() async throws {
+            let (service, json) = try await options.client().call(
+                "GET", "admin/tenants/\(tenant)/services/\(Query.encoded(clientID))", as: Administration.ServiceView.self)
+            if options.json { return Output.json(json) }
+            Show.service(service)
+        }
+    }
+
+    struct Update: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Change a service; only the options given change (--redirect-uri replaces the list).")
+        @OptionGroup var options: AdminOptions
+        @Option(help: "Tenant name.") var tenant: String
+        @Argument(help: "The service's client_id.") var clientID: String
+        @Option(help: "Service name shown to users.") var name: String?
+        @Option(help: "Exact redirect URI (repeat for several); replaces the registered ones.") var redirectUri: [String] = []
+        @Option(help: "Factor policy: alternatives separated by ',', factors joined by '+'.") var policy: String?
+        @Option(help: "User attributes the service asks for, comma separated (empty: none).") var attributes: String?
+        @Option(help: "Backchannel (CIBA) token delivery mode: poll, ping or none.") var backchannelMode: String?
+        @Option(help: "Ping mode: the service's notification URL.") var notificationEndpoint: String?
+        @Option(help: "The service's own session lifetime in seconds, or 'tenant' for the tenant's.") var sessionLifetime: String?
+        @Option(help: "The service's own idle lifetime in seconds, or 'tenant' for the tenant's.") var sessionIdleLifetime: String?
+
+        func run() async throws {
+            var body: [String: Any] = [:]
+            if let name { body["name"] = name }
+            if !redirectUri.isEmpty { body["redirect_uris"] = redirectUri }
+            if let policy { body["policy"] = policy }
+            if let attributes {
+                body["attributes"] = attributes.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+            }
+            if let backchannelMode { body["backchannel_token_delivery_mode"] = backchannelMode == "none" ? NSNull() : backchannelMode }
+            if let notificationEndpoint { body["backchannel_client_notification_endpoint"] = notificationEndpoint }
+            for (key, value) in [("session_lifetime", sessionLifetime), ("session_idle_lifetime", sessionIdleLifetime)] {
+                guard let value else { continue }
+                if value == "tenant" {
+                    body[key] = NSNull()
+                } else {
+                    guard let seconds = Int64(value) else { throw ValidationError("--\(key.replacingOccurrences(of: "_", with: "-")) takes seconds or 'tenant'") }
+                    body[key] = seconds
+                }
+            }
+            guard !body.isEmpty else { throw ValidationError("give at least one field to change") }
+            let json = try await options.client().call("PATCH", "admin/tenants/\(tenant)/services/\(Query.encoded(clientID))", body: body)
+            if options.json { return Output.json(json) }
+            Show.service(try JSONDecoder().decode(Administration.ServiceView.self, from: JSONSerialization.data(withJSONObject: json)))
+        }
+    }
+
+    struct RotateSecret: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Give a confidential service a new client secret (printed once); the old one stops working at once.")
+        @OptionGroup var options: AdminOptions
+        @Option(help: "Tenant name.") var tenant: String
+        @Argument(help: "The service's client_id.") var clientID: String
+
+        func run() async throws {
+            let (service, json) = try await options.client().call(
+                "POST", "admin/tenants/\(tenant)/services/\(Query.encoded(clientID))/secret", as: Administration.ServiceView.self)
+            if options.json { return Output.json(json) }
+            print("client_id: \(service.clientID)")
+            print("client_secret: \(service.clientSecret ?? "")")
+        }
+    }
+
+    struct Delete: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Delete a service: its sessions end and its tokens stop working.")
+        @OptionGroup var options: AdminOptions
+        @Option(help: "Tenant name.") var tenant: String
+        @Argument(help: "The service's client_id.") var clientID: String
+
+        func run() async throws {
+            let json = try await options.client().call("DELETE", "admin/tenants/\(tenant)/services/\(Query.encoded(clientID))")
+            if options.json { return Output.json(json) }
+            print("deleted: \(clientID)")
+        }
+    }
+}
+
+extension Admin.User {
+    struct List: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "List a tenant's users in username order, a page at a time (--cursor takes the last page's next_cursor).")
+        @OptionGroup var options: AdminOptions
+        @Option(help: "Tenant name.") var tenant: String
+        @Option(help: "Only usernames containing this (case-insensitive).") var search: String?
+        @Option(help: "Only users with this attribute value: name=value.") var attribute: String?
+        @Option(help: "Where the previous page ended.") var cursor: String?
+        @Option(help: "At most this many users (1–1000).") var limit = 100
+
+        func run() async throws {
+            let path = "admin/tenants/\(tenant)/users"
+                + Query.string([("search", search), ("attribute", attribute), ("cursor", cursor), ("limit", String(limit))])
+            let (page, json) = try await options.client().call("GET", path, as: Administration.UserPage.self)
+            if options.json { return Output.json(json) }
+            page.users.forEach(Show.user)
+            if let next = page.nextCursor { print("next_cursor: \(next)") }
+        }
+    }
+
+    struct Get: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Show a user with their activations and live sessions.")
+        @OptionGroup var options: AdminOptions
+        @OptionGroup var user: UserSelection
+
+        func run() async throws {
+            let client = try options.client()
+            let id = try await user.userID(client)
+            let (detail, json) = try await client.call("GET", "admin/tenants/\(user.tenant)/users/\(Query.encoded(id))", as: Administration.UserDetail.self)
+            if options.json { return Output.json(json) }
+            Show.user(detail.user)
+            print("activations: \(detail.activations.count)")
+            print("sessions: \(detail.sessions.count)")
+            detail.sessions.forEach(Show.session)
+        }
+    }
+
+    struct Update: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Replace a user's attributes.")
+        @OptionGroup var options: AdminOptions
+        @OptionGroup var user: UserSelection
+        @Option(help: "An attribute as key=value (repeat for several; none: no attributes).") var attribute: [String] = []
+
+        func run() async throws {
+            var attributes: [String: String] = [:]
+            for pair in attribute {
+                guard let equals = pair.firstIndex(of: "=") else { throw ValidationError("--attribute takes key=value") }
+                attributes[String(pair[..<equals])] = String(pair[pair.index(after: equals)...])
+            }
+            let client = try options.client()
+            let id = try await user.userID(client)
+            let json = try await client.call("PATCH", "admin/tenants/\(user.tenant)/users/\(Query.encoded(id))", body: ["attributes": attributes])
+            if options.json { return Output.json(json) }
+            Show.user(try JSONDecoder().decode(Administration.UserView.self, from: JSONSerialization.data(withJSONObject: json)))
+        }
+    }
+
+    struct Disable: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Disable a user: their sessions end and no device logs them in until they are enabled again.")
+        @OptionGroup var options: AdminOptions
+        @OptionGroup var user: UserSelection
+
+        func run() async throws { try await change(options, user, "disable") }
+    }
+
+    struct Enable: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Enable a disabled user again.")
+        @OptionGroup var options: AdminOptions
+        @OptionGroup var user: UserSelection
+
+        func run() async throws { try await change(options, user, "enable") }
+    }
+
+    struct Delete: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Delete a user with their devices, sessions, invitations and history (the audit log records it).")
+        @OptionGroup var options: AdminOptions
+        @OptionGroup var user: UserSelection
+
+        func run() async throws {
+            let client = try options.client()
+            let id = try await user.userID(client)
+            let json = try await client.call("DELETE", "admin/tenants/\(user.tenant)/users/\(Query.encoded(id))")
+            if options.json { return Output.json(json) }
+            print("deleted: \(id)")
+        }
+    }
+
+    static func change(_ options: AdminOptions, _ user: UserSelection, _ verb: String) async throws {
+        let client = try options.client()
+        let id = try await user.userID(client)
+        let (view, json) = try await client.call(
+            "POST", "admin/tenants/\(user.tenant)/users/\(Query.encoded(id))/\(verb)", as: Administration.UserView.self)
+        if options.json { return Output.json(json) }
+        Show.user(view)
+    }
+}
+
+extension Admin {
+    struct Invitation: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "List and revoke open invitations (activation links).", subcommands: [List.self, Revoke.self])
+
+        struct List: AsyncParsableCommand {
+            static let configuration = CommandConfiguration(abstract: "List a tenant's invitations that can still be used.")
+            @OptionGroup var options: AdminOptions
+            @Option(help: "Tenant name.") var tenant: String
+
+            func run() async throws {
+                struct Answer: Decodable { let invitations: [Administration.OpenInvitation] }
+                let (answer, json) = try await options.client().call("GET", "admin/tenants/\(tenant)/invitations", as: Answer.self)
+                if options.json { return Output.json(json) }
+                for invitation in answer.invitations {
+                    print("\(invitation.id)\t\(invitation.username)\t\(invitation.kind)\tuntil \(Show.date(invitation.expiresAt))")
+                }
+            }
+        }
+
+        struct Revoke: AsyncParsableCommand {
+            static let configuration = CommandConfiguration(abstract: "End an open invitation now: its link no longer activates.")
+            @OptionGroup var options: AdminOptions
+            @Option(help: "Tenant name.") var tenant: String
+            @Argument(help: "Invitation id.") var id: String
+
+            func run() async throws {
+                let json = try await options.client().call("DELETE", "admin/tenants/\(tenant)/invitations/\(Query.encoded(id))")
+                if options.json { return Output.json(json) }
+                print("revoked: \(id)")
+            }
+        }
+    }
+
+    struct Session: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "List and end a user's sessions (what their logins gave services).", subcommands: [List.self, End.self])
+
+        struct List: AsyncParsableCommand {
+            static let configuration = CommandConfiguration(abstract: "List a user's live sessions: service, factors, device, times.")
+            @OptionGroup var options: AdminOptions
+            @OptionGroup var user: UserSelection
+
+            func run() async throws {
+                struct Answer: Decodable { let sessions: [Administration.SessionView] }
+                let client = try options.client()
+                let id = try await user.userID(client)
+                let (answer, json) = try await client.call(
+                    "GET", "admin/tenants/\(user.tenant)/users/\(Query.encoded(id))/sessions", as: Answer.self)
+                if options.json { return Output.json(json) }
+                answer.sessions.forEach(Show.session)
+            }
+        }
+
+        struct End: AsyncParsableCommand {
+            static let configuration = CommandConfiguration(
+                abstract: "End one session (by id), or with --all every session of a user: refresh tokens are refused at once.")
+            @OptionGroup var options: AdminOptions
+            @Option(help: "Tenant name.") var tenant: String
+            @Argument(help: "Session id (the tokens' sid).") var session: String?
+            @Flag(help: "End every session of the user named by --username or --id.") var all = false
+            @Option(help: "With --all: the user's username.") var username: String?
+            @Option(help: "With --all: the user's id.") var id: String?
+
+            func validate() throws {
+                guard (session != nil) != all else { throw ValidationError("give a session id, or --all with --username or --id") }
+                if all, (username == nil) == (id == nil) { throw ValidationError("--all needs --username or --id") }
+            }
+
+            func run() async throws {
+                let client = try options.client()
+                let json: Any
+                if let session {
+                    json = try await client.call("DELETE", "admin/tenants/\(tenant)/sessions/\(Query.encoded(session))")
+                } else {
+                    let selection = try UserSelection.parse(
+                        ["--tenant", tenant] + (username.map { ["--username", $0] } ?? ["--id", id ?? ""]))
+                    let userID = try await selection.userID(client)
+                    json = try await client.call("DELETE", "admin/tenants/\(tenant)/users/\(Query.encoded(userID))/sessions")
+                }
+                if options.json { return Output.json(json) }
+                print("ended: \((json as? [String: Any])?["ended"] ?? 0)")
+            }
+        }
+    }
+
+    struct History: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Authentication history of a tenant, newest first, a page at a time: who, which device, which service, outcome.")
+        @OptionGroup var options: AdminOptions
+        @Option(help: "Tenant name.") var tenant: String
+        @Option(help: "Only this user's entries.") var username: String?
+        @Option(help: "Only this activation's entries.") var activation: String?
+        @Option(help: "Only entries for this service (its name).") var service: String?
+        @Option(help: "Only this outcome: approved, failed, locked, denied or completed.") var outcome: String?
+        @Option(help: "Only entries at or after this time (seconds since 1970).") var since: Int64?
+        @Option(help: "Only entries before this time (seconds since 1970).") var until: Int64?
+        @Option(help: "Where the previous page ended.") var cursor: String?
+        @Option(help: "At most this many entries (1–1000).") var limit = 100
+
+        func run() async throws {
+            let path = "admin/tenants/\(tenant)/history"
+                + Query.string([
+                    ("username", username), ("activation", activation), ("service", service), ("outcome", outcome),
+                    ("since", since.map(String.init)), ("until", until.map(String.init)), ("cursor", cursor), ("limit", String(limit)),
+                ])
+            let (page, json) = try await options.client().call("GET", path, as: Administration.HistoryPage.self)
+            if options.json { return Output.json(json) }
+            for entry in page.entries {
+                print(
+                    "\(Show.date(entry.at))\t\(entry.username ?? "-")\t\(entry.activationID)\t\(entry.service ?? "-")\t"
+                        + "\(entry.purpose.rawValue)\t\(entry.outcome.rawValue)\t\(entry.factors.map(\.rawValue).joined(separator: "+"))")
+            }
+            if let next = page.nextCursor { print("next_cursor: \(next)") }
+        }
+    }
+}
