@@ -36,18 +36,8 @@ struct Admin: AsyncParsableCommand {
                 if let processPolicy { body["process_policy"] = processPolicy }
                 if let ssoLifetime { body["sso_lifetime"] = ssoLifetime }
                 if let ssoPolicy { body["sso_policy"] = ssoPolicy }
-                if lockoutFreeAttempts != nil || lockoutWaits != nil || lockoutPermanentAfter != nil {
-                    let waits = try (lockoutWaits ?? "30,60,300,900,3600").split(separator: ",").map { part -> Int in
-                        guard let value = Int(part.trimmingCharacters(in: .whitespaces)) else {
-                            throw ValidationError("--lockout-waits takes whole seconds separated by commas")
-                        }
-                        return value
-                    }
-                    var lockout: [String: Any] = ["free_attempts": lockoutFreeAttempts ?? 3, "waits": waits]
-                    let permanent = lockoutPermanentAfter ?? 10
-                    if permanent > 0 { lockout["permanent_after"] = permanent }
-                    body["lockout"] = lockout
-                }
+                body["lockout"] = try lockoutBody(
+                    freeAttempts: lockoutFreeAttempts, waits: lockoutWaits, permanentAfter: lockoutPermanentAfter)
                 let result = try await options.client().call("POST", "admin/tenants", body: body)
                 if options.json { return Output.json(result) }
                 print((result as? [String: Any])?["issuer"] ?? "")

@@ -48,8 +48,8 @@ struct AdminClient {
 
     /// A call whose answer decodes as `T` (the server's own view type); `--json` prints
     /// the answer as it came.
-    func call<T: Decodable>(_ method: String, _ path: String, as type: T.Type) async throws -> (value: T, json: Any) {
-        let json = try await call(method, path)
+    func call<T: Decodable>(_ method: String, _ path: String, body: [String: Any]? = nil, as type: T.Type) async throws -> (value: T, json: Any) {
+        let json = try await call(method, path, body: body)
         do {
             return (try JSONDecoder().decode(T.self, from: try JSONSerialization.data(withJSONObject: json)), json)
         } catch {

@@ -76,6 +76,21 @@ enum Show {
     }
 }
 
+/// The `lockout` object of a tenant's settings from the CLI's options; nil when none is given.
+func lockoutBody(freeAttempts: Int?, waits: String?, permanentAfter: Int?) throws -> [String: Any]? {
+    guard freeAttempts != nil || waits != nil || permanentAfter != nil else { return nil }
+    let seconds = try (waits ?? "30,60,300,900,3600").split(separator: ",").map { part -> Int in
+        guard let value = Int(part.trimmingCharacters(in: .whitespaces)) else {
+            throw ValidationError("--lockout-waits takes whole seconds separated by commas")
+        }
+        return value
+    }
+    var lockout: [String: Any] = ["free_attempts": freeAttempts ?? 3, "waits": seconds]
+    let permanent = permanentAfter ?? 10
+    if permanent > 0 { lockout["permanent_after"] = permanent }
+    return lockout
+}
+
 /// Seconds, or `forever` (null) where a setting may be switched off.
 func secondsOrForever(_ text: String) throws -> Any {
     if text == "forever" { return NSNull() }
@@ -116,18 +131,8 @@ extension Admin.Tenant {
 
         func run() async throws {
             var body: [String: Any] = [:]
-            if lockoutFreeAttempts != nil || lockoutWaits != nil || lockoutPermanentAfter != nil {
-                let waits = try (lockoutWaits ?? "30,60,300,900,3600").split(separator: ",").map { part -> Int in
-                    guard let value = Int(part.trimmingCharacters(in: .whitespaces)) else {
-                        throw ValidationError("--lockout-waits takes whole seconds separated by commas")
-                    }
-                    return value
-                }
-                var lockout: [String: Any] = ["free_attempts": lockoutFreeAttempts ?? 3, "waits": waits]
-                let permanent = lockoutPermanentAfter ?? 10
-                if permanent > 0 { lockout["permanent_after"] = permanent }
-                body["lockout"] = lockout
-            }
+            body["lockout"] = try lockoutBody(
+                freeAttempts: lockoutFreeAttempts, waits: lockoutWaits, permanentAfter: lockoutPermanentAfter)
             if let processPolicy { body["process_policy"] = processPolicy }
             if let ssoLifetime { body["sso_lifetime"] = ssoLifetime }
             if let ssoPolicy { body["sso_policy"] = ssoPolicy }
@@ -136,10 +141,9 @@ extension Admin.Tenant {
             if let historyRetention { body["history_retention"] = historyRetention }
             if let auditRetention { body["audit_retention"] = try secondsOrForever(auditRetention) }
             guard !body.isEmpty else { throw ValidationError("give at least one setting to change") }
-            let client = try options.client()
-            let json = try await client.call("PATCH", "admin/tenants/\(name)", body: body)
+            let (tenant, json) = try await options.client().call("PATCH", "admin/tenants/\(name)", body: body, as: Administration.TenantView.self)
             if options.json { return Output.json(json) }
-            Show.tenant(try JSONDecoder().decode(Administration.TenantView.self, from: JSONSerialization.data(withJSONObject: json)))
+            Show.tenant(tenant)
         }
     }
 
@@ -208,9 +212,10 @@ extension Admin.Service {
                 }
             }
             guard !body.isEmpty else { throw ValidationError("give at least one field to change") }
-            let json = try await options.client().call("PATCH", "admin/tenants/\(tenant)/services/\(Query.encoded(clientID))", body: body)
+            let (service, json) = try await options.client().call(
+                "PATCH", "admin/tenants/\(tenant)/services/\(Query.encoded(clientID))", body: body, as: Administration.ServiceView.self)
             if options.json { return Output.json(json) }
-            Show.service(try JSONDecoder().decode(Administration.ServiceView.self, from: JSONSerialization.data(withJSONObject: json)))
+            Show.service(service)
         }
     }
 
@@ -296,9 +301,10 @@ extension Admin.User {
             }
             let client = try options.client()
             let id = try await user.userID(client)
-            let json = try await client.call("PATCH", "admin/tenants/\(user.tenant)/users/\(Query.encoded(id))", body: ["attributes": attributes])
+            let (view, json) = try await client.call(
+                "PATCH", "admin/tenants/\(user.tenant)/users/\(Query.encoded(id))", body: ["attributes": attributes], as: Administration.UserView.self)
             if options.json { return Output.json(json) }
-            Show.user(try JSONDecoder().decode(Administration.UserView.self, from: JSONSerialization.data(withJSONObject: json)))
+            Show.user(view)
         }
     }
 
