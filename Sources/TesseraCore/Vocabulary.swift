@@ -24,6 +24,14 @@ public enum GrantKind: String, Codable, Sendable {
     case refresh
 }
 
+/// What an admin API key may do: `admin` everything in its scope; `helpdesk` read, unlock
+/// and revoke activations, end sessions and invite; `auditor` read only.
+public enum AdminRole: String, Codable, Sendable, CaseIterable {
+    case admin
+    case helpdesk
+    case auditor
+}
+
 /// Why a session ended before its time.
 public enum SessionEndReason: String, Codable, Sendable, CaseIterable {
     /// The client revoked it (RFC 7009), or an operator ended it.

@@ -10,11 +10,14 @@ public enum Audit {
     public enum Actor: Sendable {
         case admin
         case activation(ActivationID)
+        /// An admin API key, by its id.
+        case key(String)
 
         public var text: String {
             switch self {
             case .admin: "admin"
             case .activation(let id): "activation:\(id)"
+            case .key(let id): "key:\(id)"
             }
         }
     }

@@ -336,5 +336,19 @@ enum Schema {
             "CREATE INDEX history_by_user ON authentication_history (user_id, at)",
             "CREATE INDEX invitations_by_tenant ON invitations (tenant_id, expires_at)",
         ]),
+        // Admin API keys: each limited to one tenant or all, with a role; stored as digests.
+        (8, [
+            """
+            CREATE TABLE admin_keys (
+                id TEXT PRIMARY KEY,
+                name TEXT NOT NULL,
+                digest TEXT NOT NULL UNIQUE,
+                role TEXT NOT NULL,
+                tenant_id TEXT,
+                created_at BIGINT NOT NULL,
+                revoked_at BIGINT
+            )
+            """
+        ]),
     ]
 }

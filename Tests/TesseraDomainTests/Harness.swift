@@ -35,19 +35,19 @@ struct Harness {
         -> (TenantRecord, ServiceRecord, secret: String)
     {
         let input = try JSONDecoder().decode(Administration.CreateTenant.self, from: Data(#"{"name":"demo","lockout":\#(lockout)}"#.utf8))
-        _ = try await domain.administration.createTenant(input, logger: logger)
+        _ = try await domain.administration().createTenant(input, logger: logger)
         let tenant = try await domain.tenant(named: "demo")
         let serviceInput = try JSONDecoder().decode(
             Administration.CreateService.self,
             from: Data(#"{"name":"Shop","redirect_uris":["https://shop.example/cb"],"policy":"device+pin","attributes":["email"]}"#.utf8))
         let created = try JSONDecoder().decode(
-            [String: JSONValue].self, from: JSONEncoder().encode(try await domain.administration.createService(serviceInput, tenant: tenant, logger: logger)))
+            [String: JSONValue].self, from: JSONEncoder().encode(try await domain.administration().createService(serviceInput, tenant: tenant, logger: logger)))
         guard case .string(let clientID) = created["client_id"], case .string(let secret) = created["client_secret"] else {
             throw TestSupportError("no client id or secret")
         }
         let service = try await domain.authenticateClient(clientID: clientID, secret: secret, tenant: tenant)
         let user = try JSONDecoder().decode(Administration.CreateUser.self, from: Data(#"{"username":"alice","attributes":{"email":"a@example.com"}}"#.utf8))
-        _ = try await domain.administration.createUser(user, tenant: tenant, logger: logger)
+        _ = try await domain.administration().createUser(user, tenant: tenant, logger: logger)
         return (tenant, service, secret)
     }
 
@@ -55,7 +55,7 @@ struct Harness {
     func invitationCode(_ tenant: TenantRecord) async throws -> String {
         let input = try JSONDecoder().decode(Administration.CreateInvitation.self, from: Data(#"{"username":"alice"}"#.utf8))
         let view = try JSONDecoder().decode(
-            [String: JSONValue].self, from: JSONEncoder().encode(try await domain.administration.invite(input, tenant: tenant, logger: logger)))
+            [String: JSONValue].self, from: JSONEncoder().encode(try await domain.administration().invite(input, tenant: tenant, logger: logger)))
         guard case .string(let url) = view["url"], let code = URLComponents(string: url)?.queryItems?.first(where: { $0.name == "code" })?.value
         else { throw TestSupportError("no invitation URL") }
         return code

@@ -260,3 +260,81 @@ struct AdministrationTests {
         }
     }
 }
+
+@Suite("Scoped admin API keys", .timeLimit(.minutes(5)))
+struct AdminKeyTests {
+    @Test("a tenant's keys reach only that tenant (404 elsewhere); helpdesk and auditor roles get 403 beyond theirs; revoked keys stop")
+    func scopedKeys() async throws {
+        try await withServer { server in
+            let alpha = try await Scenario.make(on: server)
+            let beta = try await Scenario.make(on: server)
+            let bootstrap = AdministrationTests.Admin(scenario: alpha)
+            let betaService = try await beta.createService()
+            try await beta.createUser("bob")
+            try await alpha.createUser("ann")
+            let (device, _) = try await activateDevice(alpha, username: "ann")
+            defer { device.remove() }
+            let (betaDevice, betaActivation) = try await activateDevice(beta, username: "bob")
+            defer { betaDevice.remove() }
+
+            var keys: [String: String] = [:]
+            var keyIDs: [String: String] = [:]
+            for role in ["admin", "helpdesk", "auditor"] {
+                let made = try await bootstrap.cli(["admin", "key", "create", "--name", "\(role) of alpha", "--role", role, "--tenant", alpha.tenant, "--json"])
+                keys[role] = try #require(made.1["key"] as? String, "\(made.2)")
+                keyIDs[role] = made.1["id"] as? String
+            }
+            func call(_ role: String, _ method: String, _ path: String, _ body: Any? = nil) async throws -> Int {
+                try await bootstrap.http.send(
+                    method, "\(alpha.baseURL)/admin\(path)", headers: ["Authorization": "Bearer \(keys[role] ?? "")", "Content-Type": "application/json"],
+                    body: try body.map { try JSONSerialization.data(withJSONObject: $0) }
+                ).status
+            }
+            let a = "/tenants/\(alpha.tenant)"
+            let b = "/tenants/\(beta.tenant)"
+            for role in ["admin", "helpdesk", "auditor"] {
+                #expect(try await call(role, "GET", "\(a)/users") == 200, "\(role) reads its tenant")
+                #expect(try await call(role, "GET", "\(b)/users") == 404, "\(role): another tenant is unknown")
+                #expect(try await call(role, "GET", "\(b)/services/\(betaService.clientID)") == 404)
+                // An auditor may not unlock at all: 403 whether the activation exists or not.
+                #expect(try await call(role, "POST", "/activations/\(betaActivation.activation.id.rawValue)/unlock") == (role == "auditor" ? 403 : 404))
+                #expect(try await call(role, "POST", "/tenants", ["name": "t-\(role)-x"]) == 403, "only an all-tenant admin makes tenants")
+                #expect(try await call(role, "GET", "/stats") == 403)
+            }
+            let tenants = try await bootstrap.http.get("\(alpha.baseURL)/admin/tenants", headers: ["Authorization": "Bearer \(keys["auditor"] ?? "")"]).json()
+            #expect((tenants["tenants"] as? [[String: Any]])?.compactMap { $0["name"] as? String } == [alpha.tenant])
+
+            // auditor: read only.
+            #expect(try await call("auditor", "POST", "\(a)/users", ["username": "nope"]) == 403)
+            #expect(try await call("auditor", "POST", "\(a)/invitations", ["username": "ann"]) == 403)
+            #expect(try await call("auditor", "GET", "/audit") == 200)
+            // helpdesk: invite, unlock, end sessions, but no new users or settings.
+            #expect(try await call("helpdesk", "POST", "\(a)/invitations", ["username": "ann"]) == 201)
+            #expect(try await call("helpdesk", "POST", "\(a)/users", ["username": "nope"]) == 403)
+            #expect(try await call("helpdesk", "PATCH", a, ["sso_lifetime": 60]) == 403)
+            let annID = try #require((try await bootstrap.send("GET", "/users?username=ann").json()["users"] as? [[String: Any]])?.first?["id"] as? String)
+            #expect(try await call("helpdesk", "DELETE", "\(a)/users/\(annID)/sessions") == 200)
+            // admin of alpha: everything in alpha, nothing of beta, no keys for beta.
+            #expect(try await call("admin", "POST", "\(a)/users", ["username": "cat"]) == 201)
+            #expect(try await call("admin", "POST", "/keys", ["name": "x", "role": "auditor", "tenant": beta.tenant]) == 403)
+            #expect(try await call("admin", "POST", "/keys", ["name": "x", "role": "auditor"]) == 403, "an all-tenant key from a tenant's key")
+            #expect(try await call("helpdesk", "GET", "/keys") == 403)
+
+            // The audit names the key, never the key itself.
+            let audit = try await bootstrap.send("GET", "\(alpha.baseURL)/admin/audit?tenant=\(alpha.tenant)").json()
+            let created = (audit["entries"] as? [[String: Any]] ?? []).first { $0["action"] as? String == "user.create" && $0["target"] != nil
+                && ($0["actor"] as? String)?.hasPrefix("key:") == true }
+            #expect(created?["actor"] as? String == "key:\(keyIDs["admin"] ?? "")")
+            #expect(!audit.description.contains(keys["admin"] ?? "-"))
+
+            // Listed without secrets; revoked, a key stops at once.
+            let listed = try await bootstrap.cli(["admin", "key", "list", "--json"])
+            let entries = try #require(listed.1["keys"] as? [[String: Any]], "\(listed.2)")
+            #expect(entries.count == 3 && entries.allSatisfy { $0["key"] == nil && $0["tenant"] as? String == alpha.tenant })
+            #expect(try await bootstrap.cli(["admin", "key", "revoke", keyIDs["auditor"] ?? ""]).0 == 0)
+            #expect(try await call("auditor", "GET", "\(a)/users") == 401)
+            #expect(try await bootstrap.send("DELETE", "\(alpha.baseURL)/admin/keys/\(keyIDs["auditor"] ?? "")").status == 409)
+            #expect(try await call("auditor", "GET", "/keys") == 401)
+        }
+    }
+}

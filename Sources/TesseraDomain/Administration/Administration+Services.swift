@@ -138,7 +138,7 @@ extension Administration {
             next = try Self.checkedService(next)
             try await tx.updateService(next)
             try await Audit.record(
-                tx, tenantID: tenant.id, actor: .admin, action: "service.update", target: clientID.rawValue,
+                tx, tenantID: tenant.id, actor: caller.actor, action: "service.update", target: clientID.rawValue,
                 details: ["changed": changed.joined(separator: ",")], at: now)
             return next
         }
@@ -156,7 +156,7 @@ extension Administration {
             next.secretDigest = Secrets.digest(secret)
             try await tx.updateService(next)
             try await Audit.record(
-                tx, tenantID: tenant.id, actor: .admin, action: "service.rotate_secret", target: clientID.rawValue, details: [:], at: now)
+                tx, tenantID: tenant.id, actor: caller.actor, action: "service.rotate_secret", target: clientID.rawValue, details: [:], at: now)
             return next
         }
         logger.info("client secret rotated", metadata: ["tenant": "\(tenant.name)", "client_id": "\(clientID)"])
@@ -171,7 +171,7 @@ extension Administration {
             let ended = try await tx.endSessions(.service(service.id), reason: .serviceRemoved, at: now)
             try await tx.deleteService(id: service.id)
             try await Audit.record(
-                tx, tenantID: tenant.id, actor: .admin, action: "service.delete", target: clientID.rawValue,
+                tx, tenantID: tenant.id, actor: caller.actor, action: "service.delete", target: clientID.rawValue,
                 details: ["name": service.name, "sessions_ended": String(ended)], at: now)
         }
         logger.info("service deleted", metadata: ["tenant": "\(tenant.name)", "client_id": "\(clientID)"])

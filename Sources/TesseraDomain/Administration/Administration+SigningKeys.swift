@@ -66,7 +66,7 @@ extension Administration {
             try await tx.insertSigningKey(
                 SigningKeyRecord(kid: key.kid, tenantID: tenant.id, sealedKey: sealed, active: activate, createdAt: now))
             try await Audit.record(
-                tx, tenantID: tenant.id, actor: .admin, action: activate ? "signing_key.rotate" : "signing_key.publish",
+                tx, tenantID: tenant.id, actor: caller.actor, action: activate ? "signing_key.rotate" : "signing_key.publish",
                 target: key.kid, details: ["previous_kid": previous.joined(separator: ",")], at: now)
             return try await tx.signingKeys(tenantID: tenant.id)
         }
@@ -89,7 +89,7 @@ extension Administration {
             try await tx.deactivateSigningKeys(tenantID: tenant.id)
             try await tx.activateSigningKey(kid: kid, tenantID: tenant.id)
             try await Audit.record(
-                tx, tenantID: tenant.id, actor: .admin, action: "signing_key.activate", target: kid,
+                tx, tenantID: tenant.id, actor: caller.actor, action: "signing_key.activate", target: kid,
                 details: ["previous_kid": keys.filter { $0.active }.map(\.kid).joined(separator: ",")], at: now)
             return try await tx.signingKeys(tenantID: tenant.id)
         }
@@ -115,7 +115,7 @@ extension Administration {
                 throw DomainError(.conflict, .conflict, "the active signing key cannot be retired: rotate to a new key first")
             }
             try await Audit.record(
-                tx, tenantID: tenant.id, actor: .admin, action: "signing_key.retire", target: kid, details: [:], at: now)
+                tx, tenantID: tenant.id, actor: caller.actor, action: "signing_key.retire", target: kid, details: [:], at: now)
             return try await tx.signingKeys(tenantID: tenant.id)
         }
         await signingKeysChanged(tenantID: tenant.id, logger: logger)

@@ -114,7 +114,7 @@ extension Administration {
             next = try Self.checkedSettings(next)
             try await tx.updateTenantSettings(next)
             try await Audit.record(
-                tx, tenantID: next.id, actor: .admin, action: "tenant.update", target: next.name,
+                tx, tenantID: next.id, actor: caller.actor, action: "tenant.update", target: next.name,
                 details: ["changed": changed.joined(separator: ",")], at: now)
             return next
         }
@@ -135,7 +135,7 @@ extension Administration {
             }
             try await tx.deleteTenant(id: tenant.id)
             try await Audit.record(
-                tx, tenantID: tenant.id, actor: .admin, action: "tenant.delete", target: tenant.name,
+                tx, tenantID: tenant.id, actor: caller.actor, action: "tenant.delete", target: tenant.name,
                 details: ["users": String(users)], at: now)
         }
         await domain.announce(

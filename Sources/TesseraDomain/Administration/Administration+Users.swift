@@ -136,7 +136,7 @@ extension Administration {
             user.attributes = input.attributes
             try await tx.updateUserAttributes(id: user.id, attributes: input.attributes)
             try await Audit.record(
-                tx, tenantID: tenant.id, actor: .admin, action: "user.update", target: id.rawValue,
+                tx, tenantID: tenant.id, actor: caller.actor, action: "user.update", target: id.rawValue,
                 details: ["attributes": input.attributes.keys.sorted().joined(separator: ",")], at: now)
             return user
         }
@@ -165,7 +165,7 @@ extension Administration {
                 try await tx.expireOpenRequests(userID: id)
             }
             try await Audit.record(
-                tx, tenantID: tenant.id, actor: .admin, action: disabled ? "user.disable" : "user.enable", target: id.rawValue,
+                tx, tenantID: tenant.id, actor: caller.actor, action: disabled ? "user.disable" : "user.enable", target: id.rawValue,
                 details: details, at: now)
             return user
         }
@@ -182,7 +182,7 @@ extension Administration {
             let ended = try await tx.endSessions(.user(id), reason: .userRemoved, at: now)
             try await tx.deleteUser(id: id, now: now)
             try await Audit.record(
-                tx, tenantID: tenant.id, actor: .admin, action: "user.delete", target: id.rawValue,
+                tx, tenantID: tenant.id, actor: caller.actor, action: "user.delete", target: id.rawValue,
                 details: ["username": user.username, "sessions_ended": String(ended)], at: now)
         }
         logger.info("user deleted", metadata: ["tenant": "\(tenant.name)", "user_id": "\(id)"])
@@ -236,7 +236,7 @@ extension Administration {
                 throw DomainError.conflict("the invitation was used or has expired")
             }
             try await Audit.record(
-                tx, tenantID: tenant.id, actor: .admin, action: "invitation.revoke", target: id,
+                tx, tenantID: tenant.id, actor: caller.actor, action: "invitation.revoke", target: id,
                 details: ["user_id": invitation.userID.rawValue], at: now)
         }
         logger.info("invitation revoked", metadata: ["tenant": "\(tenant.name)"])
@@ -263,7 +263,7 @@ extension Administration {
                 throw DomainError.conflict("the session has ended already")
             }
             try await Audit.record(
-                tx, tenantID: tenant.id, actor: .admin, action: "session.end", target: id.rawValue,
+                tx, tenantID: tenant.id, actor: caller.actor, action: "session.end", target: id.rawValue,
                 details: ["user_id": session.userID.rawValue], at: now)
         }
         logger.info("session ended", metadata: ["tenant": "\(tenant.name)"])
@@ -276,7 +276,7 @@ extension Administration {
             _ = try await user(id, tenant: tenant, tx: tx)
             let ended = try await tx.endSessions(.user(id), reason: .revoked, at: now)
             try await Audit.record(
-                tx, tenantID: tenant.id, actor: .admin, action: "session.end_all", target: id.rawValue,
+                tx, tenantID: tenant.id, actor: caller.actor, action: "session.end_all", target: id.rawValue,
                 details: ["sessions_ended": String(ended)], at: now)
             return ended
         }

@@ -10,6 +10,8 @@ import TesseraStore
 /// audited in its own transaction.
 public struct Administration: Sendable {
     let domain: Domain
+    /// Who calls: audited as the actor, and its tenant (if any) is the only one it reaches.
+    let caller: AdminCaller
 
     // MARK: Tenants
 
@@ -81,7 +83,7 @@ public struct Administration: Sendable {
             try await tx.insertTenant(tenant)
             try await tx.insertSigningKey(SigningKeyRecord(kid: key.kid, tenantID: tenant.id, sealedKey: sealed, active: true, createdAt: now))
             try await Audit.record(
-                tx, tenantID: tenant.id, actor: .admin, action: "tenant.create", target: tenant.name,
+                tx, tenantID: tenant.id, actor: caller.actor, action: "tenant.create", target: tenant.name,
                 details: ["process_policy": tenant.processPolicy], at: now)
         }
         logger.info("tenant created", metadata: ["tenant": "\(tenant.name)"])
@@ -90,7 +92,7 @@ public struct Administration: Sendable {
 
     public func listTenants() async throws -> [TenantView] {
         let tenants = try await domain.store.read { try await $0.tenants() }
-        return try tenants.map(tenantView)
+        return try tenants.filter { caller.tenantID == nil || $0.id == caller.tenantID }.map(tenantView)
     }
 
     // MARK: Services
@@ -177,7 +179,7 @@ public struct Administration: Sendable {
         try await domain.store.transaction { tx in
             try await tx.insertService(record)
             try await Audit.record(
-                tx, tenantID: tenant.id, actor: .admin, action: "service.create", target: record.clientID.rawValue,
+                tx, tenantID: tenant.id, actor: caller.actor, action: "service.create", target: record.clientID.rawValue,
                 details: [
                     "name": name, "policy": policy, "public": String(isPublic),
                     "backchannel_token_delivery_mode": mode?.rawValue ?? "none",
@@ -237,7 +239,7 @@ public struct Administration: Sendable {
             }
             try await tx.insertUser(record)
             try await Audit.record(
-                tx, tenantID: tenant.id, actor: .admin, action: "user.create", target: record.id.rawValue,
+                tx, tenantID: tenant.id, actor: caller.actor, action: "user.create", target: record.id.rawValue,
                 details: ["username": record.username, "attributes": attributes.keys.sorted().joined(separator: ",")], at: record.createdAt)
         }
         logger.info("user created", metadata: ["tenant": "\(tenant.name)", "user_id": "\(record.id)"])
@@ -279,7 +281,7 @@ public struct Administration: Sendable {
         try await domain.store.transaction { tx in
             try await tx.insertInvitation(record)
             try await Audit.record(
-                tx, tenantID: tenant.id, actor: .admin, action: "invitation.create", target: user.id.rawValue,
+                tx, tenantID: tenant.id, actor: caller.actor, action: "invitation.create", target: user.id.rawValue,
                 details: ["username": user.username, "invitation_id": record.id], at: record.createdAt)
         }
         logger.info("invitation created", metadata: ["tenant": "\(tenant.name)", "user_id": "\(user.id)"])
@@ -357,10 +359,11 @@ public struct Administration: Sendable {
     public func unlock(activationID id: ActivationID, logger: Logger) async throws -> ActivationView {
         let now = domain.epochNow()
         let result: ActivationView = try await domain.store.transaction { tx in
-            guard var activation = try await tx.activation(id: id) else { throw DomainError.notFound("activation") }
+            guard var activation = try await tx.activation(id: id), caller.tenantID == nil || activation.tenantID == caller.tenantID
+            else { throw DomainError.notFound("activation") }
             try await tx.updateLockout(activationID: id, failedAttempts: 0, lockedUntil: nil, permanentlyLocked: false)
             try await Audit.record(
-                tx, tenantID: activation.tenantID, actor: .admin, action: "activation.unlock", target: id.rawValue,
+                tx, tenantID: activation.tenantID, actor: caller.actor, action: "activation.unlock", target: id.rawValue,
                 details: ["failed_attempts": String(activation.failedAttempts)], at: now)
             activation.failedAttempts = 0
             activation.lockedUntil = nil
@@ -375,11 +378,11 @@ public struct Administration: Sendable {
     public func revoke(activationID id: ActivationID, logger: Logger) async throws -> ActivationView {
         let now = domain.epochNow()
         let result: ActivationView = try await domain.store.transaction { tx in
-            guard let activation = try await tx.activation(id: id), try await tx.deleteActivation(id: id, at: now) else {
-                throw DomainError.notFound("activation")
-            }
+            guard let activation = try await tx.activation(id: id), caller.tenantID == nil || activation.tenantID == caller.tenantID,
+                try await tx.deleteActivation(id: id, at: now)
+            else { throw DomainError.notFound("activation") }
             try await Audit.record(
-                tx, tenantID: activation.tenantID, actor: .admin, action: "activation.revoke", target: id.rawValue,
+                tx, tenantID: activation.tenantID, actor: caller.actor, action: "activation.revoke", target: id.rawValue,
                 details: ["user_id": activation.userID.rawValue, "alias": activation.alias ?? ""], at: now)
             var revoked = activation
             revoked.status = .revoked
@@ -402,9 +405,12 @@ public struct Administration: Sendable {
     }
 
     /// The audit log, newest first: one tenant's or all, from `since`, at most `limit` entries.
+    /// Audit entries, newest first: of one tenant, or of all (a tenant's key sees its own only).
     public func audit(tenant: TenantRecord?, since: Int64?, limit: Int) async throws -> [AuditView] {
+        if let tenant { try caller.check(tenant: tenant) }
+        let tenantID = tenant?.id ?? caller.tenantID
         let (entries, tenants) = try await domain.store.read { tx in
-            (try await tx.audit(tenantID: tenant?.id, since: since, limit: limit), try await tx.tenants())
+            (try await tx.audit(tenantID: tenantID, since: since, limit: limit), try await tx.tenants())
         }
         let names = Dictionary(uniqueKeysWithValues: tenants.map { ($0.id, $0.name) })
         return entries.map { entry in
@@ -417,5 +423,6 @@ public struct Administration: Sendable {
 }
 
 extension Domain {
-    public var administration: Administration { Administration(domain: self) }
+    /// The operator's use cases, done by `caller` (the bootstrap token unless said otherwise).
+    public func administration(as caller: AdminCaller = .bootstrap) -> Administration { Administration(domain: self, caller: caller) }
 }

@@ -14,6 +14,8 @@ public struct TesseraRequestContext: RequestContext {
     var device: DeviceCaller?
     /// Set by `ClientAuthentication`: the service that authenticated, and the form it sent.
     var client: AuthenticatedClient?
+    /// Set by `AdminAuthentication`: the bootstrap token or the admin API key that called.
+    var admin: AdminCaller?
 
     public init(source: Source) {
         coreContext = .init(source: source)
@@ -28,6 +30,11 @@ public struct TesseraRequestContext: RequestContext {
     func requireDevice() throws -> DeviceCaller {
         guard let device else { throw MissingContext("device") }
         return device
+    }
+
+    func requireAdmin() throws -> AdminCaller {
+        guard let admin else { throw MissingContext("admin caller") }
+        return admin
     }
 
     func requireClient() throws -> AuthenticatedClient {

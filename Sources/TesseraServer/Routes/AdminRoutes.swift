@@ -8,7 +8,16 @@ import TesseraStore
 /// calls one `Administration` method, and encodes; docs/OPERATIONS.md lists the calls.
 struct AdminRoutes {
     let state: ServerState
-    var administration: Administration { state.domain.administration }
+
+    /// The use cases as the caller may do them: 404 for a tenant outside its scope (so
+    /// another tenant's objects are as unknown as missing ones), then 403 unless its role
+    /// allows `need`.
+    func administration(_ context: TesseraRequestContext, _ need: AdminCaller.Need, global: Bool = false) throws -> Administration {
+        let caller = try context.requireAdmin()
+        if let tenant = context.tenant { try caller.check(tenant: tenant) }
+        try caller.check(need, global: global)
+        return state.domain.administration(as: caller)
+    }
 
     func register(on router: Router<TesseraRequestContext>) {
         let admin = router.group("admin").add(middleware: AdminAuthentication(state: state))
@@ -48,35 +57,38 @@ struct AdminRoutes {
         admin.get("audit", use: audit)
         admin.get("stats", use: stats)
         admin.post("purge", use: purge)
+        admin.post("keys", use: createKey)
+        admin.get("keys", use: listKeys)
+        admin.delete("keys/:key", use: revokeKey)
     }
 
     // MARK: Tenants
 
     @Sendable func createTenant(_ request: Request, context: TesseraRequestContext) async throws -> Response {
         let input = try await RequestDecoding.json(Administration.CreateTenant.self, from: request)
-        return JSONResponse.make(try await administration.createTenant(input, logger: context.logger), status: .created)
+        return JSONResponse.make(try await administration(context, .manage, global: true).createTenant(input, logger: context.logger), status: .created)
     }
 
     @Sendable func listTenants(_ request: Request, context: TesseraRequestContext) async throws -> Response {
-        JSONResponse.make(["tenants": try await administration.listTenants()])
+        JSONResponse.make(["tenants": try await administration(context, .read).listTenants()])
     }
 
     /// `GET /admin/tenants/{tenant}`: its settings.
     @Sendable func getTenant(_ request: Request, context: TesseraRequestContext) async throws -> Response {
-        JSONResponse.make(try await administration.getTenant(try context.requireTenant()))
+        JSONResponse.make(try await administration(context, .read).getTenant(try context.requireTenant()))
     }
 
     /// `PATCH /admin/tenants/{tenant}`: changes the settings the body names.
     @Sendable func updateTenant(_ request: Request, context: TesseraRequestContext) async throws -> Response {
         let input = try await RequestDecoding.json(Administration.UpdateTenant.self, from: request)
-        return JSONResponse.make(try await administration.updateTenant(input, tenant: try context.requireTenant(), logger: context.logger))
+        return JSONResponse.make(try await administration(context, .manage).updateTenant(input, tenant: try context.requireTenant(), logger: context.logger))
     }
 
     /// `DELETE /admin/tenants/{tenant}[?force=true]`: refused while it has users unless forced.
     @Sendable func deleteTenant(_ request: Request, context: TesseraRequestContext) async throws -> Response {
         let force = try RequestDecoding.flag("force", in: RequestDecoding.query(request))
         let tenant = try context.requireTenant()
-        try await administration.deleteTenant(tenant, force: force, logger: context.logger)
+        try await administration(context, .manage, global: true).deleteTenant(tenant, force: force, logger: context.logger)
         return JSONResponse.make(["deleted": tenant.name])
     }
 
@@ -85,26 +97,26 @@ struct AdminRoutes {
     /// `POST /admin/tenants/{tenant}/signing-keys` (body optional, `{"activate": false}` to publish only).
     @Sendable func rotateSigningKey(_ request: Request, context: TesseraRequestContext) async throws -> Response {
         let activate = try await RequestDecoding.optionalJSON(Administration.RotationRequest.self, from: request)?.activate ?? true
-        let rotation = try await administration.rotateSigningKey(activate: activate, tenant: try context.requireTenant(), logger: context.logger)
+        let rotation = try await administration(context, .manage).rotateSigningKey(activate: activate, tenant: try context.requireTenant(), logger: context.logger)
         return JSONResponse.make(rotation, status: .created)
     }
 
     /// `POST /admin/tenants/{tenant}/signing-keys/{kid}/activate`.
     @Sendable func activateSigningKey(_ request: Request, context: TesseraRequestContext) async throws -> Response {
         JSONResponse.make(
-            try await administration.activateSigningKey(
+            try await administration(context, .manage).activateSigningKey(
                 kid: context.parameters.get("kid") ?? "", tenant: try context.requireTenant(), logger: context.logger))
     }
 
     /// `GET /admin/tenants/{tenant}/signing-keys`: every key the JWKS publishes, oldest first.
     @Sendable func listSigningKeys(_ request: Request, context: TesseraRequestContext) async throws -> Response {
-        JSONResponse.make(["keys": try await administration.listSigningKeys(tenant: try context.requireTenant())])
+        JSONResponse.make(["keys": try await administration(context, .read).listSigningKeys(tenant: try context.requireTenant())])
     }
 
     /// `DELETE /admin/tenants/{tenant}/signing-keys/{kid}`.
     @Sendable func retireSigningKey(_ request: Request, context: TesseraRequestContext) async throws -> Response {
         JSONResponse.make(
-            try await administration.retireSigningKey(
+            try await administration(context, .manage).retireSigningKey(
                 kid: context.parameters.get("kid") ?? "", tenant: try context.requireTenant(), logger: context.logger))
     }
 
@@ -112,48 +124,48 @@ struct AdminRoutes {
 
     @Sendable func createService(_ request: Request, context: TesseraRequestContext) async throws -> Response {
         let input = try await RequestDecoding.json(Administration.CreateService.self, from: request)
-        let service = try await administration.createService(input, tenant: try context.requireTenant(), logger: context.logger)
+        let service = try await administration(context, .manage).createService(input, tenant: try context.requireTenant(), logger: context.logger)
         return JSONResponse.make(service, status: .created)
     }
 
     @Sendable func listServices(_ request: Request, context: TesseraRequestContext) async throws -> Response {
-        JSONResponse.make(["services": try await administration.listServices(tenant: try context.requireTenant())])
+        JSONResponse.make(["services": try await administration(context, .read).listServices(tenant: try context.requireTenant())])
     }
 
     @Sendable func getService(_ request: Request, context: TesseraRequestContext) async throws -> Response {
-        JSONResponse.make(try await administration.getService(clientID: context.parameters.id("client"), tenant: try context.requireTenant()))
+        JSONResponse.make(try await administration(context, .read).getService(clientID: context.parameters.id("client"), tenant: try context.requireTenant()))
     }
 
     @Sendable func updateService(_ request: Request, context: TesseraRequestContext) async throws -> Response {
         let input = try await RequestDecoding.json(Administration.UpdateService.self, from: request)
         return JSONResponse.make(
-            try await administration.updateService(
+            try await administration(context, .manage).updateService(
                 clientID: context.parameters.id("client"), input, tenant: try context.requireTenant(), logger: context.logger))
     }
 
     /// `POST …/services/{client_id}/secret`: a new secret, shown once; the old one stops at once.
     @Sendable func rotateSecret(_ request: Request, context: TesseraRequestContext) async throws -> Response {
         JSONResponse.make(
-            try await administration.rotateSecret(
+            try await administration(context, .manage).rotateSecret(
                 clientID: context.parameters.id("client"), tenant: try context.requireTenant(), logger: context.logger))
     }
 
     @Sendable func deleteService(_ request: Request, context: TesseraRequestContext) async throws -> Response {
         let clientID: ClientID = context.parameters.id("client")
-        try await administration.deleteService(clientID: clientID, tenant: try context.requireTenant(), logger: context.logger)
+        try await administration(context, .manage).deleteService(clientID: clientID, tenant: try context.requireTenant(), logger: context.logger)
         return JSONResponse.make(["deleted": clientID.rawValue])
     }
 
     @Sendable func createUser(_ request: Request, context: TesseraRequestContext) async throws -> Response {
         let input = try await RequestDecoding.json(Administration.CreateUser.self, from: request)
-        let user = try await administration.createUser(input, tenant: try context.requireTenant(), logger: context.logger)
+        let user = try await administration(context, .manage).createUser(input, tenant: try context.requireTenant(), logger: context.logger)
         return JSONResponse.make(user, status: .created)
     }
 
     /// `GET …/users?username=U&search=S&attribute=name=value&cursor=C&limit=N`: a page in username order.
     @Sendable func listUsers(_ request: Request, context: TesseraRequestContext) async throws -> Response {
         let query = try RequestDecoding.query(request)
-        let page = try await administration.listUsers(
+        let page = try await administration(context, .read).listUsers(
             .init(
                 username: query["username"], search: query["search"], attribute: query["attribute"], cursor: query["cursor"],
                 limit: try RequestDecoding.limit(query, maximum: 1000)),
@@ -163,31 +175,31 @@ struct AdminRoutes {
 
     /// `GET …/users/{id}`: the user with their activations and live sessions.
     @Sendable func getUser(_ request: Request, context: TesseraRequestContext) async throws -> Response {
-        JSONResponse.make(try await administration.getUser(context.parameters.id("user"), tenant: try context.requireTenant()))
+        JSONResponse.make(try await administration(context, .read).getUser(context.parameters.id("user"), tenant: try context.requireTenant()))
     }
 
     /// `PATCH …/users/{id}` `{"attributes": {…}}`: replaces the attributes.
     @Sendable func updateUser(_ request: Request, context: TesseraRequestContext) async throws -> Response {
         let input = try await RequestDecoding.json(Administration.UpdateUser.self, from: request)
         return JSONResponse.make(
-            try await administration.updateUser(context.parameters.id("user"), input, tenant: try context.requireTenant(), logger: context.logger))
+            try await administration(context, .manage).updateUser(context.parameters.id("user"), input, tenant: try context.requireTenant(), logger: context.logger))
     }
 
     @Sendable func disableUser(_ request: Request, context: TesseraRequestContext) async throws -> Response {
         JSONResponse.make(
-            try await administration.setDisabled(
+            try await administration(context, .manage).setDisabled(
                 true, user: context.parameters.id("user"), tenant: try context.requireTenant(), logger: context.logger))
     }
 
     @Sendable func enableUser(_ request: Request, context: TesseraRequestContext) async throws -> Response {
         JSONResponse.make(
-            try await administration.setDisabled(
+            try await administration(context, .manage).setDisabled(
                 false, user: context.parameters.id("user"), tenant: try context.requireTenant(), logger: context.logger))
     }
 
     @Sendable func deleteUser(_ request: Request, context: TesseraRequestContext) async throws -> Response {
         let id: UserID = context.parameters.id("user")
-        try await administration.deleteUser(id, tenant: try context.requireTenant(), logger: context.logger)
+        try await administration(context, .manage).deleteUser(id, tenant: try context.requireTenant(), logger: context.logger)
         return JSONResponse.make(["deleted": id.rawValue])
     }
 
@@ -195,35 +207,35 @@ struct AdminRoutes {
 
     @Sendable func listSessions(_ request: Request, context: TesseraRequestContext) async throws -> Response {
         JSONResponse.make(
-            ["sessions": try await administration.listSessions(user: context.parameters.id("user"), tenant: try context.requireTenant())])
+            ["sessions": try await administration(context, .read).listSessions(user: context.parameters.id("user"), tenant: try context.requireTenant())])
     }
 
     /// `DELETE …/users/{id}/sessions`: ends every session of the user.
     @Sendable func endUserSessions(_ request: Request, context: TesseraRequestContext) async throws -> Response {
-        let ended = try await administration.endSessions(
+        let ended = try await administration(context, .support).endSessions(
             user: context.parameters.id("user"), tenant: try context.requireTenant(), logger: context.logger)
         return JSONResponse.make(["ended": ended])
     }
 
     /// `DELETE …/sessions/{sid}`: ends one session.
     @Sendable func endSession(_ request: Request, context: TesseraRequestContext) async throws -> Response {
-        try await administration.endSession(context.parameters.id("session"), tenant: try context.requireTenant(), logger: context.logger)
+        try await administration(context, .support).endSession(context.parameters.id("session"), tenant: try context.requireTenant(), logger: context.logger)
         return JSONResponse.make(["ended": 1])
     }
 
     @Sendable func invite(_ request: Request, context: TesseraRequestContext) async throws -> Response {
         let input = try await RequestDecoding.json(Administration.CreateInvitation.self, from: request)
-        let invitation = try await administration.invite(input, tenant: try context.requireTenant(), logger: context.logger)
+        let invitation = try await administration(context, .support).invite(input, tenant: try context.requireTenant(), logger: context.logger)
         return JSONResponse.make(invitation, status: .created)
     }
 
     @Sendable func listInvitations(_ request: Request, context: TesseraRequestContext) async throws -> Response {
-        JSONResponse.make(["invitations": try await administration.listInvitations(tenant: try context.requireTenant())])
+        JSONResponse.make(["invitations": try await administration(context, .read).listInvitations(tenant: try context.requireTenant())])
     }
 
     @Sendable func revokeInvitation(_ request: Request, context: TesseraRequestContext) async throws -> Response {
         let id = context.parameters.get("invitation") ?? ""
-        try await administration.revokeInvitation(id, tenant: try context.requireTenant(), logger: context.logger)
+        try await administration(context, .manage).revokeInvitation(id, tenant: try context.requireTenant(), logger: context.logger)
         return JSONResponse.make(["revoked": id])
     }
 
@@ -232,7 +244,7 @@ struct AdminRoutes {
     /// `GET …/history?username=U&activation=A&service=S&outcome=O&since=T&until=T&cursor=C&limit=N`: newest first.
     @Sendable func history(_ request: Request, context: TesseraRequestContext) async throws -> Response {
         let query = try RequestDecoding.query(request)
-        let page = try await administration.history(
+        let page = try await administration(context, .read).history(
             .init(
                 username: query["username"], activationID: query["activation"].map(ActivationID.init), service: query["service"],
                 outcome: query["outcome"], since: try RequestDecoding.epoch("since", in: query), until: try RequestDecoding.epoch("until", in: query),
@@ -244,17 +256,17 @@ struct AdminRoutes {
     /// `GET /admin/tenants/{tenant}/activations[?username=U]`.
     @Sendable func listActivations(_ request: Request, context: TesseraRequestContext) async throws -> Response {
         let query = try RequestDecoding.query(request)
-        let views = try await administration.listActivations(username: query["username"], tenant: try context.requireTenant())
+        let views = try await administration(context, .read).listActivations(username: query["username"], tenant: try context.requireTenant())
         return JSONResponse.make(["activations": views])
     }
 
     @Sendable func unlock(_ request: Request, context: TesseraRequestContext) async throws -> Response {
-        JSONResponse.make(try await administration.unlock(activationID: context.parameters.id("activation"), logger: context.logger))
+        JSONResponse.make(try await administration(context, .support).unlock(activationID: context.parameters.id("activation"), logger: context.logger))
     }
 
     /// Removes an activation and its keys: its proofs and tokens are refused from now on.
     @Sendable func revoke(_ request: Request, context: TesseraRequestContext) async throws -> Response {
-        JSONResponse.make(try await administration.revoke(activationID: context.parameters.id("activation"), logger: context.logger))
+        JSONResponse.make(try await administration(context, .support).revoke(activationID: context.parameters.id("activation"), logger: context.logger))
     }
 
     /// `GET /admin/audit?tenant=T&since=EPOCH&limit=N`: newest first.
@@ -264,18 +276,39 @@ struct AdminRoutes {
         if let name = query["tenant"] { tenant = try await state.domain.tenant(named: name) }
         let limit = try RequestDecoding.limit(query, maximum: 1000)
         let since = try RequestDecoding.epoch("since", in: query)
-        return JSONResponse.make(["entries": try await administration.audit(tenant: tenant, since: since, limit: limit)])
+        return JSONResponse.make(["entries": try await administration(context, .read).audit(tenant: tenant, since: since, limit: limit)])
     }
 
     // MARK: Maintenance
 
     /// `GET /admin/stats`: row counts per table and the last purge.
     @Sendable func stats(_ request: Request, context: TesseraRequestContext) async throws -> Response {
-        JSONResponse.make(try await state.domain.maintenance.stats())
+        try context.requireAdmin().check(.read, global: true)
+        return JSONResponse.make(try await state.domain.maintenance.stats())
     }
 
     /// `POST /admin/purge`: purges now, as the background task does every interval.
     @Sendable func purge(_ request: Request, context: TesseraRequestContext) async throws -> Response {
-        JSONResponse.make(try await state.domain.maintenance.purge(logger: context.logger))
+        try context.requireAdmin().check(.manage, global: true)
+        return JSONResponse.make(try await state.domain.maintenance.purge(logger: context.logger))
+    }
+
+    // MARK: Admin API keys
+
+    /// `POST /admin/keys` `{"name", "role", "tenant"?}`: the key is in this answer only.
+    @Sendable func createKey(_ request: Request, context: TesseraRequestContext) async throws -> Response {
+        let input = try await RequestDecoding.json(AdminKeys.CreateKey.self, from: request)
+        return JSONResponse.make(
+            try await state.domain.adminKeys.create(input, by: try context.requireAdmin(), logger: context.logger), status: .created)
+    }
+
+    @Sendable func listKeys(_ request: Request, context: TesseraRequestContext) async throws -> Response {
+        JSONResponse.make(["keys": try await state.domain.adminKeys.list(by: try context.requireAdmin())])
+    }
+
+    @Sendable func revokeKey(_ request: Request, context: TesseraRequestContext) async throws -> Response {
+        let id = context.parameters.get("key") ?? ""
+        try await state.domain.adminKeys.revoke(id, by: try context.requireAdmin(), logger: context.logger)
+        return JSONResponse.make(["revoked": id])
     }
 }

@@ -625,3 +625,31 @@ public struct SessionRecord: Codable, Sendable {
         case endReason = "end_reason"
     }
 }
+
+/// An admin API key: its digest (the key itself is shown once), role and scope.
+public struct AdminKeyRecord: Codable, Sendable {
+    public var id: String
+    public var name: String
+    public var digest: String
+    public var role: AdminRole
+    /// The one tenant the key may reach; nil: every tenant.
+    public var tenantID: TenantID?
+    public var createdAt: Int64
+    public var revokedAt: Int64?
+
+    public init(id: String, name: String, digest: String, role: AdminRole, tenantID: TenantID?, createdAt: Int64) {
+        self.id = id
+        self.name = name
+        self.digest = digest
+        self.role = role
+        self.tenantID = tenantID
+        self.createdAt = createdAt
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case id, name, digest, role
+        case tenantID = "tenant_id"
+        case createdAt = "created_at"
+        case revokedAt = "revoked_at"
+    }
+}

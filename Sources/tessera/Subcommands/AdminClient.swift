@@ -6,7 +6,7 @@ import TesseraKit
 /// Options every `tessera admin` command takes.
 struct AdminOptions: ParsableArguments {
     @Option(help: "Server URL (or TESSERA_SERVER; default http://127.0.0.1:8080).") var server: String?
-    @Option(parsing: .unconditional, help: "Admin token (or TESSERA_ADMIN_TOKEN).") var token: String?
+    @Option(parsing: .unconditional, help: "Admin token or admin API key (or TESSERA_ADMIN_TOKEN).") var token: String?
     @Flag(help: "Print the server's JSON answer.") var json = false
 
     func client() throws -> AdminClient {

@@ -467,3 +467,63 @@ extension Admin {
         }
     }
 }
+
+extension Admin {
+    struct Key: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Admin API keys: each limited to one tenant or all, with a role (admin, helpdesk, auditor).",
+            discussion: """
+                admin: everything in its scope; helpdesk: read, unlock and revoke activations, end sessions, invite; \
+                auditor: read only. A key for one tenant gets 404 for other tenants' objects. Keys are stored as digests \
+                and shown once; use one as --token or TESSERA_ADMIN_TOKEN.
+                """,
+            subcommands: [Create.self, List.self, Revoke.self])
+
+        struct Create: AsyncParsableCommand {
+            static let configuration = CommandConfiguration(abstract: "Make an admin API key; prints it (shown only this once).")
+            @OptionGroup var options: AdminOptions
+            @Option(help: "What the key is for (shown in lists).") var name: String
+            @Option(help: "admin, helpdesk or auditor.") var role: String
+            @Option(help: "Limit the key to this tenant (default: every tenant).") var tenant: String?
+
+            func validate() throws {
+                guard AdminRole(rawValue: role) != nil else { throw ValidationError("--role is admin, helpdesk or auditor") }
+            }
+
+            func run() async throws {
+                var body: [String: Any] = ["name": name, "role": role]
+                if let tenant { body["tenant"] = tenant }
+                let (key, json) = try await options.client().call("POST", "admin/keys", body: body, as: AdminKeys.KeyView.self)
+                if options.json { return Output.json(json) }
+                print("id: \(key.id)")
+                print("key: \(key.key ?? "")")
+            }
+        }
+
+        struct List: AsyncParsableCommand {
+            static let configuration = CommandConfiguration(abstract: "List the live admin API keys (never the keys themselves).")
+            @OptionGroup var options: AdminOptions
+
+            func run() async throws {
+                struct Answer: Decodable { let keys: [AdminKeys.KeyView] }
+                let (answer, json) = try await options.client().call("GET", "admin/keys", as: Answer.self)
+                if options.json { return Output.json(json) }
+                for key in answer.keys {
+                    print("\(key.id)\t\(key.name)\t\(key.role.rawValue)\t\(key.tenant ?? "*")\t\(Show.date(key.createdAt))")
+                }
+            }
+        }
+
+        struct Revoke: AsyncParsableCommand {
+            static let configuration = CommandConfiguration(abstract: "Revoke an admin API key: it stops working at once.")
+            @OptionGroup var options: AdminOptions
+            @Argument(help: "Key id.") var id: String
+
+            func run() async throws {
+                let json = try await options.client().call("DELETE", "admin/keys/\(Query.encoded(id))")
+                if options.json { return Output.json(json) }
+                print("revoked: \(id)")
+            }
+        }
+    }
+}

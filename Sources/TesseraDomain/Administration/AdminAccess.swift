@@ -1,0 +1,139 @@
+import Foundation
+import Logging
+import TesseraCore
+import TesseraCrypto
+import TesseraStore
+
+/// Who calls the admin API: the bootstrap token (every tenant, every call), or an API
+/// key with a role and, perhaps, one tenant.
+public struct AdminCaller: Sendable, Equatable {
+    public let role: AdminRole
+    /// The one tenant the caller reaches; nil: every tenant.
+    public let tenantID: TenantID?
+    /// The key's id; nil for the bootstrap token.
+    public let keyID: String?
+
+    public static let bootstrap = AdminCaller(role: .admin, tenantID: nil, keyID: nil)
+
+    /// What a call needs: reading; the help desk's changes (unlock and revoke
+    /// activations, end sessions, invite); or managing (everything else).
+    public enum Need: Sendable {
+        case read
+        case support
+        case manage
+    }
+
+    public var actor: Audit.Actor { keyID.map { .key($0) } ?? .admin }
+
+    /// 403 unless the role allows `need`; with `global`, also unless every tenant is in scope.
+    public func check(_ need: Need, global: Bool = false) throws {
+        let allowed =
+            switch (role, need) {
+            case (.admin, _), (.helpdesk, .read), (.helpdesk, .support), (.auditor, .read): true
+            default: false
+            }
+        guard allowed else { throw DomainError(.forbidden, .accessDenied, "this admin key's role (\(role.rawValue)) may not do this") }
+        if global, tenantID != nil { throw DomainError(.forbidden, .accessDenied, "this admin key is limited to one tenant") }
+    }
+
+    /// 404, as for an unknown tenant, when the tenant is outside the caller's scope.
+    public func check(tenant: TenantRecord) throws {
+        if let tenantID, tenantID != tenant.id { throw DomainError.notFound("tenant '\(tenant.name)'") }
+    }
+}
+
+/// Admin API keys: made by an admin (a tenant's admin only for its own tenant), shown
+/// once, kept as digests, listed and revoked.
+public struct AdminKeys: Sendable {
+    let domain: Domain
+
+    /// Every key begins so, to tell it from the bootstrap token in logs and forms.
+    static let prefix = "tsk_"
+
+    /// The caller a bearer token stands for, or nil when it is no live key.
+    public func caller(bearer token: String) async throws -> AdminCaller? {
+        guard token.hasPrefix(Self.prefix) else { return nil }
+        guard let key = try await domain.store.read({ try await $0.adminKey(digest: Secrets.digest(token)) }) else { return nil }
+        return AdminCaller(role: key.role, tenantID: key.tenantID, keyID: key.id)
+    }
+
+    public struct CreateKey: Decodable, Sendable {
+        let name: String
+        let role: AdminRole
+        let tenant: String?
+    }
+
+    public struct KeyView: Codable, Sendable {
+        public let id: String
+        public let name: String
+        public let role: AdminRole
+        /// The tenant's name; absent: every tenant.
+        public let tenant: String?
+        public let createdAt: Date
+        /// Only in the answer that created it.
+        public let key: String?
+
+        enum CodingKeys: String, CodingKey {
+            case id, name, role, tenant, key
+            case createdAt = "created_at"
+        }
+    }
+
+    public func create(_ input: CreateKey, by caller: AdminCaller, logger: Logger) async throws -> KeyView {
+        try caller.check(.manage)
+        let name = input.name.trimmingCharacters(in: .whitespaces)
+        guard (1...128).contains(name.count) else { throw DomainError.invalidRequest("a key needs a name of 1 to 128 characters") }
+        var tenant: TenantRecord?
+        if let tenantName = input.tenant { tenant = try await domain.tenant(named: tenantName) }
+        if let scope = caller.tenantID {
+            guard let tenant, tenant.id == scope else {
+                throw DomainError(.forbidden, .accessDenied, "a tenant's admin key makes keys for its own tenant only")
+            }
+        }
+        let secret = Self.prefix + Secrets.randomToken()
+        let now = domain.epochNow()
+        let record = AdminKeyRecord(
+            id: Secrets.identifier(byteCount: 12), name: name, digest: Secrets.digest(secret), role: input.role, tenantID: tenant?.id,
+            createdAt: now)
+        try await domain.store.transaction { tx in
+            try await tx.insertAdminKey(record)
+            try await Audit.record(
+                tx, tenantID: tenant?.id, actor: caller.actor, action: "admin_key.create", target: record.id,
+                details: ["name": name, "role": input.role.rawValue, "tenant": tenant?.name ?? "*"], at: now)
+        }
+        logger.info("admin key created", metadata: ["key_id": "\(record.id)", "role": "\(input.role.rawValue)"])
+        return KeyView(id: record.id, name: name, role: input.role, tenant: tenant?.name, createdAt: Self.date(now), key: secret)
+    }
+
+    public func list(by caller: AdminCaller) async throws -> [KeyView] {
+        try caller.check(.manage)
+        let (keys, tenants) = try await domain.store.read { tx in
+            (try await tx.adminKeys(tenantID: caller.tenantID), try await tx.tenants())
+        }
+        let names = Dictionary(uniqueKeysWithValues: tenants.map { ($0.id, $0.name) })
+        return keys.map {
+            KeyView(id: $0.id, name: $0.name, role: $0.role, tenant: $0.tenantID.flatMap { names[$0] }, createdAt: Self.date($0.createdAt), key: nil)
+        }
+    }
+
+    /// Revokes a key at once; another tenant's key is 404 to a tenant's admin.
+    public func revoke(_ id: String, by caller: AdminCaller, logger: Logger) async throws {
+        try caller.check(.manage)
+        let now = domain.epochNow()
+        try await domain.store.transaction { tx in
+            guard let key = try await tx.adminKey(id: id), caller.tenantID == nil || key.tenantID == caller.tenantID else {
+                throw DomainError.notFound("admin key '\(id.prefix(64))'")
+            }
+            guard try await tx.revokeAdminKey(id: id, at: now) else { throw DomainError.conflict("the key was revoked already") }
+            try await Audit.record(
+                tx, tenantID: key.tenantID, actor: caller.actor, action: "admin_key.revoke", target: id, details: ["name": key.name], at: now)
+        }
+        logger.info("admin key revoked", metadata: ["key_id": "\(id)"])
+    }
+
+    static func date(_ epoch: Int64) -> Date { Date(timeIntervalSince1970: TimeInterval(epoch)) }
+}
+
+extension Domain {
+    public var adminKeys: AdminKeys { AdminKeys(domain: self) }
+}
