@@ -348,7 +348,9 @@ enum Schema {
                 created_at BIGINT NOT NULL,
                 revoked_at BIGINT
             )
-            """
+            """,
+            // The lifetime of a tenant's access and ID tokens (seconds).
+            "ALTER TABLE tenants ADD COLUMN access_token_lifetime BIGINT NOT NULL DEFAULT 300",
         ]),
     ]
 }

@@ -47,14 +47,15 @@ struct AdministrationTests {
 
             let updated = try await admin.cli([
                 "admin", "tenant", "update", scenario.tenant, "--session-lifetime", "86400", "--session-idle-lifetime", "3600",
-                "--history-retention", "604800", "--audit-retention", "31536000", "--sso-lifetime", "600", "--json",
+                "--history-retention", "604800", "--audit-retention", "31536000", "--sso-lifetime", "600", "--access-token-lifetime", "120",
+                "--json",
             ])
             #expect(updated.0 == 0, "\(updated.2)")
             #expect(updated.1["session_idle_lifetime"] as? Int == 3600 && updated.1["sso_policy"] as? String == "device")
             // Out of bounds, malformed or empty: 400, and nothing changes.
             let badBodies: [[String: Any]] = [
                 ["session_idle_lifetime": 90_000], ["lockout": ["free_attempts": 9, "waits": [30]]], ["process_policy": "pin+nonsense"],
-                ["history_retention": -1], ["audit_retention": 60], [:],
+                ["history_retention": -1], ["audit_retention": 60], ["access_token_lifetime": 5], [:],
             ]
             for body in badBodies {
                 let refused = try await admin.send("PATCH", "", body)
@@ -65,6 +66,13 @@ struct AdministrationTests {
             #expect(after["session_lifetime"] as? Int == 86_400 && after["session_idle_lifetime"] as? Int == 3600)
             #expect(after["history_retention"] as? Int == 604_800 && after["audit_retention"] as? Int == 31_536_000)
             #expect(try await admin.send("PATCH", "", ["audit_retention": NSNull()]).json()["audit_retention"] == nil)
+            // The token lifetime holds at /token.
+            let service = try await scenario.createService()
+            try await scenario.createUser("tom")
+            let (device, _) = try await activateDevice(scenario, username: "tom")
+            defer { device.remove() }
+            let (login, code) = try await approvedLogin(scenario, service, device: device)
+            #expect(try await scenario.redeem(code: code, service: service, verifier: login.verifier).json()["expires_in"] as? Int == 120)
 
             try await scenario.createUser("uma")
             let refused = try await admin.cli(["admin", "tenant", "delete", scenario.tenant])

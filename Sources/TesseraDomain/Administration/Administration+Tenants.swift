@@ -9,6 +9,8 @@ extension Administration {
     /// History is kept a day to ten years; audit entries at least 30 days when not for good.
     public static let historyRetentions: ClosedRange<Int64> = 86_400...(10 * 365 * 86_400)
     public static let minimumAuditRetention: Int64 = 30 * 86_400
+    /// Access and ID tokens live a minute to an hour.
+    public static let accessTokenLifetimes: ClosedRange<Int64> = 60...3600
 
     /// Checks a tenant's settings and writes its policies in their normal form; creation
     /// and every update go through here, so no tenant holds settings outside these bounds.
@@ -40,6 +42,9 @@ extension Administration {
         guard historyRetentions.contains(tenant.historyRetention) else {
             throw DomainError.invalidRequest("history_retention is 86400 to 315360000 seconds")
         }
+        guard accessTokenLifetimes.contains(tenant.accessTokenLifetime) else {
+            throw DomainError.invalidRequest("access_token_lifetime is 60 to 3600 seconds")
+        }
         if let audit = tenant.auditRetention, audit < minimumAuditRetention {
             throw DomainError.invalidRequest("audit_retention is at least 2592000 seconds (or null: kept for good)")
         }
@@ -65,6 +70,7 @@ extension Administration {
         var sessionIdleLifetime: Int64?
         var historyRetention: Int64?
         var auditRetention: Patch<Int64>
+        var accessTokenLifetime: Int64?
 
         enum CodingKeys: String, CodingKey {
             case lockout
@@ -75,6 +81,7 @@ extension Administration {
             case sessionIdleLifetime = "session_idle_lifetime"
             case historyRetention = "history_retention"
             case auditRetention = "audit_retention"
+            case accessTokenLifetime = "access_token_lifetime"
         }
 
         public init(from decoder: any Decoder) throws {
@@ -87,6 +94,7 @@ extension Administration {
             sessionIdleLifetime = try container.decodeIfPresent(Int64.self, forKey: .sessionIdleLifetime)
             historyRetention = try container.decodeIfPresent(Int64.self, forKey: .historyRetention)
             auditRetention = try Patch(container, .auditRetention)
+            accessTokenLifetime = try container.decodeIfPresent(Int64.self, forKey: .accessTokenLifetime)
         }
     }
 
@@ -110,6 +118,7 @@ extension Administration {
             if let retention = input.historyRetention { next.historyRetention = retention; changed.append("history_retention") }
             if case .value(let retention) = input.auditRetention { next.auditRetention = retention; changed.append("audit_retention") }
             if case .null = input.auditRetention { next.auditRetention = nil; changed.append("audit_retention") }
+            if let lifetime = input.accessTokenLifetime { next.accessTokenLifetime = lifetime; changed.append("access_token_lifetime") }
             guard !changed.isEmpty else { throw DomainError.invalidRequest("the body changes nothing") }
             next = try Self.checkedSettings(next)
             try await tx.updateTenantSettings(next)

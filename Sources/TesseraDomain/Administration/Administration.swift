@@ -44,6 +44,7 @@ public struct Administration: Sendable {
         public let sessionIdleLifetime: Int64
         public let historyRetention: Int64
         public let auditRetention: Int64?
+        public let accessTokenLifetime: Int64
         enum CodingKeys: String, CodingKey {
             case id, name, issuer, lockout
             case processPolicy = "process_policy"
@@ -53,6 +54,7 @@ public struct Administration: Sendable {
             case sessionIdleLifetime = "session_idle_lifetime"
             case historyRetention = "history_retention"
             case auditRetention = "audit_retention"
+            case accessTokenLifetime = "access_token_lifetime"
         }
     }
 
@@ -61,7 +63,8 @@ public struct Administration: Sendable {
             id: record.id, name: record.name, issuer: domain.issuer(forTenantNamed: record.name), lockout: record.lockoutPolicy,
             processPolicy: record.processPolicy, ssoLifetime: record.ssoLifetime, ssoPolicy: record.ssoPolicy,
             sessionLifetime: record.sessionLifetime, sessionIdleLifetime: record.sessionIdleLifetime,
-            historyRetention: record.historyRetention, auditRetention: record.auditRetention)
+            historyRetention: record.historyRetention, auditRetention: record.auditRetention,
+            accessTokenLifetime: record.accessTokenLifetime)
     }
 
     public func createTenant(_ input: CreateTenant, logger: Logger) async throws -> TenantView {

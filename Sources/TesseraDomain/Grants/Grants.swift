@@ -14,8 +14,6 @@ public struct Grants: Sendable {
 
     /// Lifetimes in seconds: codes, access and ID tokens, refresh tokens.
     public static let codeLifetime: Int64 = 60
-    public static let accessTokenLifetime: Int64 = 300
-    public static let idTokenLifetime: Int64 = 300
 
     /// The `acr` of a combination: `urn:tessera:acr:device+pin`.
     public static func acr(for combination: FactorCombination) -> String { "urn:tessera:acr:\(combination)" }
@@ -232,16 +230,16 @@ public struct Grants: Sendable {
         let combination = FactorCombination(factors)
         let issuerKeys = try await domain.tokenIssuer(for: tenant)
         var idClaims = IDTokenClaims(
-            iss: issuer, sub: issuance.user.id.rawValue, aud: service.clientID.rawValue, exp: Int(now + Self.idTokenLifetime), iat: Int(now),
+            iss: issuer, sub: issuance.user.id.rawValue, aud: service.clientID.rawValue, exp: Int(now + tenant.accessTokenLifetime), iat: Int(now),
             authTime: Int(source.authTime), nonce: includeNonce ? source.nonce : nil, amr: Self.amr(for: combination.factors),
             acr: Self.acr(for: combination), attributes: released)
         idClaims.sid = source.familyID.rawValue
         let accessClaims = AccessTokenClaims(
-            iss: issuer, sub: issuance.user.id.rawValue, aud: issuer, clientID: service.clientID.rawValue, exp: Int(now + Self.accessTokenLifetime),
+            iss: issuer, sub: issuance.user.id.rawValue, aud: issuer, clientID: service.clientID.rawValue, exp: Int(now + tenant.accessTokenLifetime),
             iat: Int(now), jti: Secrets.randomToken(byteCount: 16), scope: issuance.scope, authTime: Int(source.authTime),
             amr: idClaims.amr, acr: idClaims.acr, sid: source.familyID.rawValue)
         return TokenResponse(
-            accessToken: try await issuerKeys.sign(accessClaims, type: "at+jwt"), expiresIn: Self.accessTokenLifetime,
+            accessToken: try await issuerKeys.sign(accessClaims, type: "at+jwt"), expiresIn: tenant.accessTokenLifetime,
             idToken: try await issuerKeys.sign(idClaims), refreshToken: issuance.refreshToken, scope: issuance.scope)
     }
 

@@ -23,6 +23,8 @@ public struct TenantRecord: Codable, Sendable, Equatable {
     /// `auditRetention` seconds, or for good when it is nil.
     public var historyRetention: Int64
     public var auditRetention: Int64?
+    /// Seconds the tenant's access and ID tokens live.
+    public var accessTokenLifetime: Int64
     public var createdAt: Int64
 
     /// A year of history, the default.
@@ -34,8 +36,10 @@ public struct TenantRecord: Codable, Sendable, Equatable {
     public init(
         id: TenantID, name: String, lockoutPolicy: LockoutPolicy, processPolicy: String, ssoLifetime: Int = 0, ssoPolicy: String? = nil,
         sessionLifetime: Int64 = defaultSessionLifetime, sessionIdleLifetime: Int64 = defaultSessionLifetime,
-        historyRetention: Int64 = defaultHistoryRetention, auditRetention: Int64? = nil, createdAt: Int64
+        historyRetention: Int64 = defaultHistoryRetention, auditRetention: Int64? = nil, accessTokenLifetime: Int64 = 300,
+        createdAt: Int64
     ) {
+        self.accessTokenLifetime = accessTokenLifetime
         self.historyRetention = historyRetention
         self.auditRetention = auditRetention
         self.sessionLifetime = sessionLifetime
@@ -59,6 +63,7 @@ public struct TenantRecord: Codable, Sendable, Equatable {
         case sessionIdleLifetime = "session_idle_lifetime"
         case historyRetention = "history_retention"
         case auditRetention = "audit_retention"
+        case accessTokenLifetime = "access_token_lifetime"
         case createdAt = "created_at"
     }
 }

@@ -43,6 +43,7 @@ enum Show {
         print("process_policy: \(tenant.processPolicy)")
         print("sso_lifetime: \(tenant.ssoLifetime)  sso_policy: \(tenant.ssoPolicy ?? "-")")
         print("session_lifetime: \(tenant.sessionLifetime)  session_idle_lifetime: \(tenant.sessionIdleLifetime)")
+        print("access_token_lifetime: \(tenant.accessTokenLifetime)")
         print("history_retention: \(tenant.historyRetention)  audit_retention: \(tenant.auditRetention.map(String.init) ?? "forever")")
         print(
             "lockout: free_attempts=\(tenant.lockout.freeAttempts) waits=\(tenant.lockout.waits.map(String.init).joined(separator: ","))"
@@ -128,6 +129,7 @@ extension Admin.Tenant {
         @Option(help: "A session's lifetime without a refresh.") var sessionIdleLifetime: Int64?
         @Option(help: "How long authentication history is kept.") var historyRetention: Int64?
         @Option(help: "How long audit entries are kept, or 'forever'.") var auditRetention: String?
+        @Option(help: "How long access and ID tokens live (60-3600).") var accessTokenLifetime: Int64?
 
         func run() async throws {
             var body: [String: Any] = [:]
@@ -140,6 +142,7 @@ extension Admin.Tenant {
             if let sessionIdleLifetime { body["session_idle_lifetime"] = sessionIdleLifetime }
             if let historyRetention { body["history_retention"] = historyRetention }
             if let auditRetention { body["audit_retention"] = try secondsOrForever(auditRetention) }
+            if let accessTokenLifetime { body["access_token_lifetime"] = accessTokenLifetime }
             guard !body.isEmpty else { throw ValidationError("give at least one setting to change") }
             let (tenant, json) = try await options.client().call("PATCH", "admin/tenants/\(name)", body: body, as: Administration.TenantView.self)
             if options.json { return Output.json(json) }
