@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Logging
 import TesseraServer
 
@@ -110,13 +111,19 @@ public enum TestServerPort {
     /// `restartable`: for a test that stops its server and starts it again on the same
     /// port (its issuer URL names the port). Those come from a range of their own, so the
     /// many other test servers cannot take the port while it is free in between.
+    ///
+    /// A port is handed out once per test process: two tests that pick ports at the same
+    /// moment cannot both get one that is free until the first of them binds it.
     public static func free(restartable: Bool = false) throws -> Int {
         for _ in 0..<200 {
             let port = restartable ? Int.random(in: 30_000..<32_000) : Int.random(in: 20_000..<30_000)
+            guard handedOut.withLock({ $0.insert(port).inserted }) else { continue }
             if try isFree(port) { return port }
         }
         throw TestSupportError("no free port found")
     }
+
+    private static let handedOut = Mutex<Set<Int>>([])
 
     static func isFree(_ port: Int) throws -> Bool {
         #if canImport(Glibc)

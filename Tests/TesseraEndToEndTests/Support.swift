@@ -101,7 +101,12 @@ func serve(directory: URL, port: Int, database: String?, token: String) async th
     process.standardError = FileHandle.nullDevice
     try process.run()
     for _ in 0..<150 {
-        if (try? await TestHTTP().get("http://127.0.0.1:\(port)/ready"))?.status == 200 { return process }
+        if (try? await TestHTTP().get("http://127.0.0.1:\(port)/ready"))?.status == 200 {
+            // Ready, and ours: a process that could not bind the port has exited.
+            try await Task.sleep(for: .milliseconds(50))
+            guard process.isRunning else { throw TestSupportError("tessera serve exited: is port \(port) taken?") }
+            return process
+        }
         try await Task.sleep(for: .milliseconds(100))
     }
     process.terminate()
