@@ -349,6 +349,7 @@ enum Schema {
                 revoked_at BIGINT
             )
             """,
+            "CREATE INDEX grants_by_activation ON grants (activation_id)",
             // The lifetime of a tenant's access and ID tokens (seconds).
             "ALTER TABLE tenants ADD COLUMN access_token_lifetime BIGINT NOT NULL DEFAULT 300",
         ]),

@@ -318,12 +318,17 @@ struct AdminKeyTests {
             #expect(try await call("auditor", "GET", "/audit") == 200)
             // helpdesk: invite, unlock, end sessions, but no new users or settings.
             #expect(try await call("helpdesk", "POST", "\(a)/invitations", ["username": "ann"]) == 201)
+            let open = try await bootstrap.send("GET", "/invitations").json()["invitations"] as? [[String: Any]]
+            let wrongInvitation = try #require(open?.first?["id"] as? String)
+            #expect(try await call("helpdesk", "DELETE", "\(a)/invitations/\(wrongInvitation)") == 200, "the help desk undoes an invitation")
             #expect(try await call("helpdesk", "POST", "\(a)/users", ["username": "nope"]) == 403)
             #expect(try await call("helpdesk", "PATCH", a, ["sso_lifetime": 60]) == 403)
             let annID = try #require((try await bootstrap.send("GET", "/users?username=ann").json()["users"] as? [[String: Any]])?.first?["id"] as? String)
             #expect(try await call("helpdesk", "DELETE", "\(a)/users/\(annID)/sessions") == 200)
             // admin of alpha: everything in alpha, nothing of beta, no keys for beta.
             #expect(try await call("admin", "POST", "\(a)/users", ["username": "cat"]) == 201)
+            #expect(try await call("admin", "PATCH", a, ["session_idle_lifetime": 3600]) == 200)
+            #expect(try await call("admin", "PATCH", a, ["audit_retention": 2_592_000]) == 403, "a tenant's key keeps its own audit trail")
             #expect(try await call("admin", "POST", "/keys", ["name": "x", "role": "auditor", "tenant": beta.tenant]) == 403)
             #expect(try await call("admin", "POST", "/keys", ["name": "x", "role": "auditor"]) == 403, "an all-tenant key from a tenant's key")
             #expect(try await call("helpdesk", "GET", "/keys") == 403)

@@ -128,8 +128,13 @@ struct TokenLifecycleTests {
             let stolenRefresh = try #require(rotated["refresh_token"] as? String)
             let stolenAccess = try #require(rotated["access_token"] as? String)
             let other = try await tokens(scenario, service, device: kept)
+            // A code the device's login earned, not yet redeemed when the device goes.
+            let (pending, pendingCode) = try await approvedLogin(scenario, service, device: lost)
 
             try await scenario.revoke(activation.activation.id.rawValue)
+
+            let late = try await scenario.redeem(code: pendingCode, service: service, verifier: pending.verifier)
+            #expect(late.status == 400, "the code of a removed device starts no session")
 
             let refused = try await scenario.tokenRequest(["grant_type": "refresh_token", "refresh_token": stolenRefresh], service: service)
             #expect(refused.status == 400)

@@ -180,6 +180,20 @@ struct SQLStoreTests {
             #expect(first.endedAt == 5 && first.endReason == .deviceRemoved && !first.isLive(at: 6))
             let other = try #require(try await store.read { try await $0.session(id: "f3") })
             #expect(other.isLive(at: 6) && !other.isLive(at: 101), "the idle lifetime counts from the last refresh")
+            // Removing a device ends its sessions, and those from before devices were recorded.
+            try await store.transaction { tx in
+                try await tx.insertActivation(
+                    ActivationRecord(
+                        id: "a9", tenantID: "t1", userID: "u1", alias: nil, deviceKey: "{}", biometricKey: nil, sealedPinKey: "x",
+                        sealedTOTPSecret: nil, totpLastStep: nil, failedAttempts: 0, lockedUntil: nil, permanentlyLocked: false,
+                        status: .active, createdAt: 1, lastUsedAt: nil))
+                try await tx.insertSession(
+                    SessionRecord(
+                        id: "legacy", tenantID: "t1", serviceID: "s1", userID: "u1", activationID: nil, factors: [.device],
+                        confirmedAttributes: [], authTime: 1, createdAt: 1, expiresAt: 1_000, idleLifetime: 100))
+                #expect(try await tx.deleteActivation(id: "a9", at: 7))
+            }
+            #expect(try await store.read { try await $0.session(id: "legacy") }?.endReason == .deviceRemoved)
             try await store.transaction { try await $0.touchSession(id: "f3", at: 90) }
             #expect(try await store.read { try await $0.session(id: "f3") }?.isLive(at: 150) == true)
             #expect(try await store.read { try await $0.session(id: "f3") }?.isLive(at: 1_000) == false, "the absolute lifetime holds")

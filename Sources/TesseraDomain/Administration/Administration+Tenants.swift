@@ -99,6 +99,10 @@ extension Administration {
     }
 
     public func updateTenant(_ input: UpdateTenant, tenant: TenantRecord, logger: Logger) async throws -> TenantView {
+        // A tenant's own key may not shorten the record of what it did.
+        if case .absent = input.auditRetention {} else if caller.tenantID != nil {
+            throw DomainError(.forbidden, .accessDenied, "audit_retention is set with a key for every tenant")
+        }
         let now = domain.epochNow()
         let updated: TenantRecord = try await domain.store.transaction { tx in
             guard var next = try await tx.tenant(id: tenant.id) else { throw DomainError.notFound("tenant '\(tenant.name)'") }
@@ -112,7 +116,13 @@ extension Administration {
                 if lifetime == 0, case .absent = input.ssoPolicy { next.ssoPolicy = nil }
             }
             if case .value(let policy) = input.ssoPolicy { next.ssoPolicy = policy; changed.append("sso_policy") }
-            if case .null = input.ssoPolicy { next.ssoPolicy = nil; changed.append("sso_policy") }
+            if case .null = input.ssoPolicy {
+                guard next.ssoLifetime == 0 else {
+                    throw DomainError.invalidRequest("sso_policy cannot be cleared while single sign-on is on: set sso_lifetime 0")
+                }
+                next.ssoPolicy = nil
+                changed.append("sso_policy")
+            }
             if let lifetime = input.sessionLifetime { next.sessionLifetime = lifetime; changed.append("session_lifetime") }
             if let idle = input.sessionIdleLifetime { next.sessionIdleLifetime = idle; changed.append("session_idle_lifetime") }
             if let retention = input.historyRetention { next.historyRetention = retention; changed.append("history_retention") }

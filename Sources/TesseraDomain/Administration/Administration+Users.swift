@@ -56,7 +56,10 @@ extension Administration {
         let users = try await domain.store.read { try await $0.users(tenantID: tenant.id, filter: filter, limit: query.limit + 1) }
         let page = users.prefix(query.limit)
         let next = users.count > query.limit ? page.last.map { Base64URL.encode(Data($0.username.utf8)) } : nil
-        return UserPage(users: page.map(UserView.init), nextCursor: next)
+        // The store matches the attribute with LIKE, which ignores ASCII case on SQLite:
+        // the value is compared exactly here (a page may hold fewer than `limit` users).
+        let matching = page.filter { user in filter.attribute.map { user.attributes[$0.key] == $0.value } ?? true }
+        return UserPage(users: matching.map(UserView.init), nextCursor: next)
     }
 
     /// The tenant's user with this id, or `not_found` (another tenant's too).

@@ -176,6 +176,8 @@ public struct Grants: Sendable {
     func startSession(
         _ source: Source, scope: String, service: ServiceRecord, tenant: TenantRecord, tx: StoreTransaction, now: Int64
     ) async throws -> Outcome {
+        // Refused before the session is written: a refusal commits, and must leave no session behind.
+        if let refusal = try await refusal(for: source.userID, tx: tx) { return .refused(refusal) }
         let session = SessionRecord(
             id: source.familyID, tenantID: source.tenantID, serviceID: service.id, userID: source.userID,
             activationID: source.activationID, factors: source.factors, confirmedAttributes: source.confirmedAttributes,
@@ -198,9 +200,7 @@ public struct Grants: Sendable {
     private func issueRefreshToken(
         _ source: Source, session: SessionRecord, scope: String, service: ServiceRecord, tx: StoreTransaction, now: Int64
     ) async throws -> Outcome {
-        guard let user = try await tx.user(id: source.userID) else {
-            return .refused(DomainError.invalidGrant("the user no longer exists"))
-        }
+        guard let user = try await tx.user(id: source.userID) else { return .refused(DomainError.invalidGrant("the user no longer exists")) }
         guard user.disabledAt == nil else { return .refused(DomainError.invalidGrant("the user is disabled")) }
         let refreshToken = Secrets.randomToken()
         try await tx.insertGrant(
@@ -210,6 +210,12 @@ public struct Grants: Sendable {
                 nonce: nil, scope: scope, factors: source.factors, confirmedAttributes: source.confirmedAttributes,
                 authTime: source.authTime, expiresAt: min(now + session.idleLifetime, session.expiresAt), usedAt: nil, revoked: false))
         return .issued(Issuance(source: source, scope: scope, user: user, refreshToken: refreshToken))
+    }
+
+    /// Why the user may not have tokens (gone, or disabled), or nil.
+    private func refusal(for userID: UserID, tx: StoreTransaction) async throws -> DomainError? {
+        guard let user = try await tx.user(id: userID) else { return DomainError.invalidGrant("the user no longer exists") }
+        return user.disabledAt == nil ? nil : DomainError.invalidGrant("the user is disabled")
     }
 
     /// Signs the ID token and the JWT access token (RFC 9068) of an issuance, or throws

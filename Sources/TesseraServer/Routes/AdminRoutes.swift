@@ -235,7 +235,7 @@ struct AdminRoutes {
 
     @Sendable func revokeInvitation(_ request: Request, context: TesseraRequestContext) async throws -> Response {
         let id = context.parameters.get("invitation") ?? ""
-        try await administration(context, .manage).revokeInvitation(id, tenant: try context.requireTenant(), logger: context.logger)
+        try await administration(context, .support).revokeInvitation(id, tenant: try context.requireTenant(), logger: context.logger)
         return JSONResponse.make(["revoked": id])
     }
 

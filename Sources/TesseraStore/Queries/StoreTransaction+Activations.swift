@@ -120,14 +120,25 @@ extension StoreTransaction {
     /// Removes an activation with its keys, merged users, history and pending requests,
     /// and ends every session its logins started; `false` when it did not exist.
     public func deleteActivation(id: ActivationID, at now: Int64) async throws -> Bool {
-        let rows = try await db.raw("DELETE FROM activations WHERE id = \(bind: id) RETURNING id").all()
-        guard rows.count == 1 else { return false }
+        struct Row: Decodable { let user_id: UserID }
+        guard let row = try await first("DELETE FROM activations WHERE id = \(bind: id) RETURNING user_id", as: Row.self) else { return false }
         try await db.raw("DELETE FROM activation_users WHERE activation_id = \(bind: id)").run()
         try await db.raw("DELETE FROM authentication_history WHERE activation_id = \(bind: id)").run()
         try await db.raw("DELETE FROM device_token_ids WHERE activation_id = \(bind: id)").run()
         try await removePushTarget(activationID: id)
         try await endSSOSessions(activationID: id)
         try await endSessions(.activation(id), reason: .deviceRemoved, at: now)
+        // Sessions from before sessions recorded their device may be this one's: they end too.
+        try await db.raw(
+            """
+            UPDATE sessions SET ended_at = \(bind: now), end_reason = \(bind: SessionEndReason.deviceRemoved.rawValue)
+            WHERE user_id = \(bind: row.user_id) AND activation_id IS NULL AND ended_at IS NULL
+            """
+        ).run()
+        // A code its login earned but the service has not redeemed yet starts no session.
+        try await db.raw(
+            "UPDATE grants SET revoked = 1 WHERE activation_id = \(bind: id) AND kind = 'code' AND used_at IS NULL"
+        ).run()
         // Activation data it made is void with it (a stolen device cannot leave a way back in).
         try await db.raw(
             """

@@ -83,6 +83,8 @@ extension StoreTransaction {
             statements.append("DELETE FROM \(ident: table) WHERE tenant_id = \(bind: id)")
         }
         statements.append("DELETE FROM tenants WHERE id = \(bind: id)")
+        // Its admin keys reach nothing any more: revoked, not deleted, so the audit's actors stay known.
+        statements.append("UPDATE admin_keys SET revoked_at = created_at WHERE tenant_id = \(bind: id) AND revoked_at IS NULL")
         for statement in statements { try await db.raw(statement).run() }
     }
 
