@@ -36,11 +36,13 @@ if [ ! -x /usr/sbin/nginx ]; then
     DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq nginx >/dev/null
 fi
 
-if ! python3 -c "import authlib, joserfc, requests, cryptography" >/dev/null 2>&1; then
+if ! python3 -c "import authlib, joserfc, requests, cryptography, schemathesis" >/dev/null 2>&1; then
     echo "Installing the Python interop packages…"
     python3 -m pip install --quiet --disable-pip-version-check -r Tests/interop/requirements.txt
 fi
 
+# The served OpenAPI document is what scripts/openapi.py writes.
+python3 scripts/openapi.py --check
 swift build --build-tests
 # A hung test must fail the run, not stall it: the suites set per-test time limits,
 # and this bounds each pass.

@@ -140,6 +140,11 @@ public func buildApplication(
     let router = Router(context: TesseraRequestContext.self)
     router.add(middleware: EdgeMiddleware(metrics: state.metrics))
     router.get("health") { _, _ in JSONResponse.make(["status": "ok"]) }
+    router.get("openapi.json") { _, _ in
+        Response(
+            status: .ok, headers: [.contentType: "application/json; charset=utf-8"],
+            body: .init(byteBuffer: ByteBuffer(string: OpenAPIDocument.json)))
+    }
     router.get("metrics") { _, _ in
         let text = await state.metrics.render(store: store, now: state.epochNow())
         return Response(

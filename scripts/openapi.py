@@ -1,0 +1,193 @@
+#!/usr/bin/env python3
+"""Writes the OpenAPI 3.1 document of the admin and device API that the server serves at
+/openapi.json (Sources/TesseraServer/OpenAPIDocument.swift). Edit the API's description
+here, run `python3 scripts/openapi.py`, and commit both; `--check` fails when the Swift
+file is not what this script writes (scripts/test.sh runs it). The suite checks the
+served document against a live server with schemathesis."""
+import json, os, sys
+def ref(n): return {"$ref": "#/components/schemas/"+n}
+S={"type":"string"}; I={"type":"integer"}; B={"type":"boolean"}; N={"type":"number"}
+def arr(x): return {"type":"array","items":x}
+def obj(props, required=None, additional=None):
+    o={"type":"object","properties":props}
+    if required: o["required"]=required
+    if additional is not None: o["additionalProperties"]=additional
+    return o
+def nullable(x): return {"oneOf":[x,{"type":"null"}]}
+schemas={
+ "Error": obj({"error":S,"error_description":S},["error"]),
+ "Lockout": obj({"free_attempts":{"type":"integer","minimum":0,"maximum":5},"waits":{"type":"array","minItems":1,"items":{"type":"integer","minimum":1,"maximum":2592000}},"permanent_after":{"type":"integer","minimum":1}},["free_attempts","waits"]),
+ "Tenant": obj({"id":S,"name":S,"issuer":S,"lockout":ref("Lockout"),"process_policy":S,"sso_lifetime":I,"sso_policy":S,"session_lifetime":I,"session_idle_lifetime":I,"history_retention":I,"audit_retention":I,"access_token_lifetime":I},
+   ["id","name","issuer","lockout","process_policy","sso_lifetime","session_lifetime","session_idle_lifetime","history_retention","access_token_lifetime"]),
+ "CreateTenant": obj({"name":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$"},"lockout":ref("Lockout"),"process_policy":S,"sso_lifetime":{"type":"integer","minimum":0,"maximum":86400},"sso_policy":S},["name"]),
+ "UpdateTenant": obj({"lockout":ref("Lockout"),"process_policy":S,"sso_lifetime":{"type":"integer","minimum":0,"maximum":86400},"sso_policy":nullable(S),
+   "session_lifetime":{"type":"integer","minimum":300,"maximum":31536000},"session_idle_lifetime":{"type":"integer","minimum":300,"maximum":31536000},
+   "history_retention":{"type":"integer","minimum":86400,"maximum":315360000},"audit_retention":nullable({"type":"integer","minimum":2592000}),
+   "access_token_lifetime":{"type":"integer","minimum":60,"maximum":3600}}),
+ "SigningKey": obj({"kid":S,"active":B,"created_at":N},["kid","active","created_at"]),
+ "Rotation": obj({"kid":S,"active":B,"keys":arr(ref("SigningKey"))},["kid","active","keys"]),
+ "KeyActivation": obj({"activated":S,"keys":arr(ref("SigningKey"))},["activated","keys"]),
+ "KeyRetirement": obj({"retired":S,"keys":arr(ref("SigningKey"))},["retired","keys"]),
+ "Service": obj({"client_id":S,"client_secret":S,"name":S,"public":B,"redirect_uris":arr(S),"policy":S,"attributes":arr(S),"backchannel_token_delivery_mode":{"type":"string","enum":["poll","ping"]},"backchannel_client_notification_endpoint":S,"session_lifetime":I,"session_idle_lifetime":I,"issuer":S},
+   ["client_id","name","public","redirect_uris","policy","attributes","issuer"]),
+ "CreateService": obj({"name":S,"redirect_uris":arr(S),"public":B,"policy":S,"attributes":arr(S),"backchannel_token_delivery_mode":{"type":"string","enum":["poll","ping"]},"backchannel_client_notification_endpoint":S},["name","redirect_uris"]),
+ "UpdateService": obj({"name":S,"redirect_uris":arr(S),"policy":S,"attributes":arr(S),"backchannel_token_delivery_mode":nullable({"type":"string","enum":["poll","ping"]}),"backchannel_client_notification_endpoint":nullable(S),
+   "session_lifetime":nullable({"type":"integer","minimum":300,"maximum":31536000}),"session_idle_lifetime":nullable({"type":"integer","minimum":300,"maximum":31536000})}),
+ "User": obj({"id":S,"username":S,"attributes":obj({},None,S),"disabled":B,"created_at":N},["id","username","attributes","disabled","created_at"]),
+ "CreateUser": obj({"username":S,"attributes":obj({},None,S)},["username"]),
+ "UpdateUser": obj({"attributes":obj({},None,S)},["attributes"]),
+ "UserPage": obj({"users":arr(ref("User")),"next_cursor":S},["users"]),
+ "Activation": obj({"id":S,"username":S,"alias":S,"factors":arr(S),"status":S,"failed_attempts":I,"locked_until":N,"permanently_locked":B,"created_at":N,"last_used_at":N,"merged_users":arr(S)},
+   ["id","username","factors","status","failed_attempts","permanently_locked","created_at","merged_users"]),
+ "Session": obj({"id":S,"client_id":S,"service":S,"factors":arr(S),"activation_id":S,"created_at":N,"last_refreshed_at":N,"expires_at":N},["id","factors","created_at","last_refreshed_at","expires_at"]),
+ "UserDetail": obj({"user":ref("User"),"activations":arr(ref("Activation")),"sessions":arr(ref("Session"))},["user","activations","sessions"]),
+ "CreateInvitation": obj({"username":S,"ttl_seconds":{"type":"integer","minimum":1,"maximum":2592000}},["username"]),
+ "Invitation": obj({"url":S,"username":S,"expires_at":N},["url","username","expires_at"]),
+ "OpenInvitation": obj({"id":S,"user_id":S,"username":S,"kind":{"type":"string","enum":["invitation","activation_data"]},"created_at":N,"expires_at":N},["id","user_id","username","kind","created_at","expires_at"]),
+ "HistoryEntry": obj({"id":S,"user_id":S,"username":S,"activation_id":S,"request_id":S,"service":S,"purpose":S,"outcome":S,"factors":arr(S),"at":N},["id","activation_id","request_id","purpose","outcome","factors","at"]),
+ "HistoryPage": obj({"entries":arr(ref("HistoryEntry")),"next_cursor":S},["entries"]),
+ "AuditEntry": obj({"id":S,"tenant":S,"actor":S,"action":S,"target":S,"details":obj({},None,S),"at":N},["id","actor","action","details","at"]),
+ "PurgeReport": obj({"at":I,"deleted":obj({},None,I)},["at","deleted"]),
+ "Stats": obj({"tables":obj({},None,I),"last_purge":ref("PurgeReport")},["tables"]),
+ "AdminKey": obj({"id":S,"name":S,"role":{"type":"string","enum":["admin","helpdesk","auditor"]},"tenant":S,"created_at":N,"key":S},["id","name","role","created_at"]),
+ "CreateAdminKey": obj({"name":S,"role":{"type":"string","enum":["admin","helpdesk","auditor"]},"tenant":S},["name","role"]),
+}
+def resp(desc, schema=None):
+    r={"description":desc}
+    if schema: r["content"]={"application/json":{"schema":schema}}
+    return r
+err=lambda d: resp(d, ref("Error"))
+def op(summary, ok, okschema, codes, body=None, params=None, okdesc="OK"):
+    o={"summary":summary,"responses":{str(ok):resp(okdesc, okschema)}}
+    codes=sorted(set(codes)|{400})
+    for c in codes: o["responses"][str(c)]=err({400:"Malformed or out-of-bounds input",401:"No or bad admin token or key",403:"Beyond the key's role or scope",404:"Unknown (or another tenant's)",409:"Conflicts with the current state",413:"Body too large",423:"The activation is locked (lockout)"}[c])
+    if body is not None:
+        o["requestBody"]={"required":True,"content":{"application/json":{"schema":body}}}
+    if params: o["parameters"]=params
+    return o
+def p(name, where="path", schema=S, required=None, desc=None):
+    d={"name":name,"in":where,"required":(where=="path") if required is None else required,"schema":schema}
+    if desc: d["description"]=desc
+    return d
+R=[401,403,404]; W=[400,401,403,404,413]
+T=p("tenant",desc="The tenant's name")
+limit=p("limit","query",{"type":"integer","minimum":1,"maximum":1000},desc="At most this many (default 100)")
+cursor=p("cursor","query",S,desc="The next_cursor of the previous page")
+paths={
+ "/admin/tenants":{
+   "post":op("Create a tenant",201,ref("Tenant"),[400,401,403,409,413],ref("CreateTenant"),okdesc="Created"),
+   "get":op("List tenants (a tenant's key sees its own)",200,obj({"tenants":arr(ref("Tenant"))},["tenants"]),[401])},
+ "/admin/tenants/{tenant}":{"parameters":[T],
+   "get":op("A tenant's settings",200,ref("Tenant"),R),
+   "patch":op("Change the settings the body names",200,ref("Tenant"),W,ref("UpdateTenant")),
+   "delete":op("Delete a tenant (409 while it has users unless force)",200,obj({"deleted":S},["deleted"]),[400,401,403,404,409],params=[p("force","query",{"type":"string","enum":["true","false"]})])},
+ "/admin/tenants/{tenant}/signing-keys":{"parameters":[T],
+   "post":{**op("A new signing key (active unless activate is false)",201,ref("Rotation"),W,okdesc="Created"),"requestBody":{"required":False,"content":{"application/json":{"schema":obj({"activate":B})}}}},
+   "get":op("The tenant's published signing keys",200,obj({"keys":arr(ref("SigningKey"))},["keys"]),R)},
+ "/admin/tenants/{tenant}/signing-keys/{kid}/activate":{"parameters":[T,p("kid")],
+   "post":op("Make a published key the one that signs",200,ref("KeyActivation"),R)},
+ "/admin/tenants/{tenant}/signing-keys/{kid}":{"parameters":[T,p("kid")],
+   "delete":op("Retire an inactive key",200,ref("KeyRetirement"),[401,403,404,409])},
+ "/admin/tenants/{tenant}/services":{"parameters":[T],
+   "post":op("Register a service",201,ref("Service"),W,ref("CreateService"),okdesc="Created"),
+   "get":op("The tenant's services",200,obj({"services":arr(ref("Service"))},["services"]),R)},
+ "/admin/tenants/{tenant}/services/{client}":{"parameters":[T,p("client",desc="The service's client_id")],
+   "get":op("A service",200,ref("Service"),R),
+   "patch":op("Change what the body names",200,ref("Service"),W,ref("UpdateService")),
+   "delete":op("Delete a service; its sessions end",200,obj({"deleted":S},["deleted"]),R)},
+ "/admin/tenants/{tenant}/services/{client}/secret":{"parameters":[T,p("client")],
+   "post":op("A new client secret, shown once",200,ref("Service"),[400,401,403,404])},
+ "/admin/tenants/{tenant}/users":{"parameters":[T],
+   "post":op("Create a user",201,ref("User"),W+[409],ref("CreateUser"),okdesc="Created"),
+   "get":op("Users in username order, a page at a time",200,ref("UserPage"),[400,401,403,404],params=[p("username","query"),p("search","query"),p("attribute","query",desc="name=value"),cursor,limit])},
+ "/admin/tenants/{tenant}/users/{user}":{"parameters":[T,p("user",desc="The user's id")],
+   "get":op("A user with their activations and live sessions",200,ref("UserDetail"),R),
+   "patch":op("Replace the user's attributes",200,ref("User"),W,ref("UpdateUser")),
+   "delete":op("Delete a user with their devices, sessions and history",200,obj({"deleted":S},["deleted"]),R)},
+ "/admin/tenants/{tenant}/users/{user}/disable":{"parameters":[T,p("user")],"post":op("Disable a user: sessions end, no login",200,ref("User"),R)},
+ "/admin/tenants/{tenant}/users/{user}/enable":{"parameters":[T,p("user")],"post":op("Enable a user again",200,ref("User"),R)},
+ "/admin/tenants/{tenant}/users/{user}/sessions":{"parameters":[T,p("user")],
+   "get":op("The user's live sessions",200,obj({"sessions":arr(ref("Session"))},["sessions"]),R),
+   "delete":op("End every session of the user",200,obj({"ended":I},["ended"]),R)},
+ "/admin/tenants/{tenant}/sessions/{session}":{"parameters":[T,p("session",desc="The tokens' sid")],
+   "delete":op("End one session",200,obj({"ended":I},["ended"]),[401,403,404,409])},
+ "/admin/tenants/{tenant}/invitations":{"parameters":[T],
+   "post":op("An activation link for a user",201,ref("Invitation"),W,ref("CreateInvitation"),okdesc="Created"),
+   "get":op("Open invitations",200,obj({"invitations":arr(ref("OpenInvitation"))},["invitations"]),R)},
+ "/admin/tenants/{tenant}/invitations/{invitation}":{"parameters":[T,p("invitation")],
+   "delete":op("End an open invitation",200,obj({"revoked":S},["revoked"]),[401,403,404,409])},
+ "/admin/tenants/{tenant}/activations":{"parameters":[T],
+   "get":op("Activations, with their lock state",200,obj({"activations":arr(ref("Activation"))},["activations"]),R,params=[p("username","query")])},
+ "/admin/tenants/{tenant}/history":{"parameters":[T],
+   "get":op("Authentication history, newest first, paged",200,ref("HistoryPage"),[400,401,403,404],params=[p("username","query"),p("activation","query"),p("service","query"),
+      p("outcome","query",{"type":"string","enum":["approved","failed","locked","denied","completed"]}),p("since","query",{"type":"integer","minimum":0}),p("until","query",{"type":"integer","minimum":0}),cursor,limit])},
+ "/admin/activations/{activation}/unlock":{"parameters":[p("activation")],"post":op("Clear an activation's failures and lock",200,ref("Activation"),R)},
+ "/admin/activations/{activation}/revoke":{"parameters":[p("activation")],"post":op("Remove an activation; its sessions end",200,ref("Activation"),R)},
+ "/admin/audit":{"get":op("The audit log, newest first",200,obj({"entries":arr(ref("AuditEntry"))},["entries"]),[400,401,403,404],params=[p("tenant","query"),p("since","query",{"type":"integer","minimum":0}),limit])},
+ "/admin/stats":{"get":op("Rows per table and the last purge",200,ref("Stats"),[401,403])},
+ "/admin/purge":{"post":op("Purge expired and spent data now",200,ref("PurgeReport"),[401,403])},
+ "/admin/keys":{
+   "post":op("An admin API key, shown once",201,ref("AdminKey"),[400,401,403,404,413],ref("CreateAdminKey"),okdesc="Created"),
+   "get":op("Live admin API keys",200,obj({"keys":arr(ref("AdminKey"))},["keys"]),[401,403])},
+ "/admin/keys/{key}":{"parameters":[p("key")],"delete":op("Revoke an admin API key",200,obj({"revoked":S},["revoked"]),[401,403,404,409])},
+}
+# The device API: activation and finishing carry their own proofs; every other call a
+# `Tessera-Device` token (a JWS signed by the device key, single use, bound to method and path).
+schemas.update({
+ "ActivationStart": obj({"code":S},["code"]),
+ "ActivationOffer": obj({"issuer":S,"tenant":S,"username":S,"pin_salt":S,"expires_at":N,"mergeable":B},["issuer","tenant","username","pin_salt","expires_at"]),
+ "ActivationComplete": obj({"registration":S,"biometric_registration":S},["registration"]),
+ "ActivationReceipt": obj({"activation_id":S,"issuer":S,"tenant":S,"user_id":S,"username":S,"factors":arr(S)},["activation_id","issuer","tenant","user_id","username","factors"]),
+ "Claim": obj({"user_id":S}),
+ "Finish": obj({"proof":S,"biometric_proof":S},["proof"]),
+ "ProcessStart": obj({"purpose":S,"target":S,"code":S,"factor":S}, ["purpose"]),
+ "ProcessComplete": obj({"pin_key":S,"totp_secret":S,"biometric_key":{"type":"object"},"biometric_registration":S,"alias":S,"retire":B}),
+ "InAppStart": obj({"client_id":S,"scope":S,"state":S,"nonce":S,"code_challenge":S,"code_challenge_method":S,"redirect_uri":S,"user_id":S},["client_id","redirect_uri","code_challenge","code_challenge_method","scope"]),
+ "PushRegistration": obj({"kind":{"type":"string","enum":["apns","webhook"]},"token":S},["kind","token"]),
+ "DeviceAnswer": {"type":"object","description":"The exchange's answer; docs/PROTOCOL.md describes each."},
+})
+DW=[400,401,403,404,409,413,423]
+RQ=p("request",desc="The authentication request's id")
+def device(summary, ok, okschema, body=None, params=None, okdesc="OK", signed=True):
+    o=op(summary, ok, okschema, DW, body, params, okdesc)
+    o["tags"]=["device"]
+    o["security"]=[{"deviceToken":[]}] if signed else []
+    return o
+D="/t/{tenant}/device"
+device_paths={
+ D+"/activation/start":{"parameters":[T],"post":device("What an activation code offers (user, PIN salt)",200,ref("ActivationOffer"),ref("ActivationStart"),signed=False)},
+ D+"/activation/complete":{"parameters":[T],"post":device("Register the device's keys (signed registration)",201,ref("ActivationReceipt"),ref("ActivationComplete"),okdesc="Created",signed=False)},
+ D+"/authentications/{request}/finish":{"parameters":[T,RQ],"post":device("Answer a claimed request with a signed proof",200,ref("DeviceAnswer"),ref("Finish"),signed=False)},
+ D+"/authentications/{request}/claim":{"parameters":[T,RQ],"post":{**device("Claim a request: its challenge and what it asks",200,ref("DeviceAnswer")),"requestBody":{"required":False,"content":{"application/json":{"schema":ref("Claim")}}}}},
+ D+"/authentications/{request}/deny":{"parameters":[T,RQ],"post":device("Decline a request",200,ref("DeviceAnswer"))},
+ D+"/authentications/{request}":{"parameters":[T,RQ],"get":device("A request's state as this device sees it",200,ref("DeviceAnswer"))},
+ D+"/pending":{"parameters":[T],"get":device("The requests waiting for this device (long poll with wait)",200,ref("DeviceAnswer"),params=[p("wait","query",{"type":"integer","minimum":0,"maximum":60})])},
+ D+"/push":{"parameters":[T],"post":device("Register a wake-up push target",200,ref("DeviceAnswer"),ref("PushRegistration")),
+   "delete":device("Remove the push target",200,ref("DeviceAnswer"))},
+ D+"/in-app":{"parameters":[T],"post":device("Start an in-app login for a service",201,ref("DeviceAnswer"),ref("InAppStart"),okdesc="Created")},
+ D+"/in-app/{request}/code":{"parameters":[T,RQ],"post":device("The authorization code of an approved in-app login",200,ref("DeviceAnswer"))},
+ D+"/processes":{"parameters":[T],"post":device("Start an account process",201,ref("DeviceAnswer"),ref("ProcessStart"),okdesc="Created")},
+ D+"/processes/{request}/complete":{"parameters":[T,RQ],"post":device("Complete an approved account process",200,ref("DeviceAnswer"),ref("ProcessComplete"))},
+ D+"/history":{"parameters":[T],"get":device("This activation's history",200,ref("DeviceAnswer"),params=[limit])},
+}
+
+for path,item in paths.items():
+    for m,o in item.items():
+        if m=="parameters": continue
+        o["security"]=[{"adminToken":[]}]
+        o["tags"]=["admin"]
+paths.update(device_paths)
+doc={"openapi":"3.1.0","info":{"title":"Tessera admin and device API","version":"1","description":"The admin API of a Tessera server (bearer: the bootstrap admin token or an admin API key, tsk_…) and the device API under each issuer (a Tessera-Device token, or the proofs a request carries). Times are seconds since 1970; docs/PROTOCOL.md describes each exchange."},
+ "paths":paths,"components":{"schemas":schemas,"securitySchemes":{"adminToken":{"type":"http","scheme":"bearer"},"deviceToken":{"type":"apiKey","in":"header","name":"Authorization","description":"Tessera-Device followed by a device-signed JWS (docs/PROTOCOL.md)"}}}}
+text = json.dumps(doc, indent=1, ensure_ascii=False)
+swift = ("// Written by scripts/openapi.py: edit that script, not this file.\n\n"
+         "/// The OpenAPI 3.1 document of the admin and device API, served at `/openapi.json`.\n"
+         "enum OpenAPIDocument {\n    static let json = #\"\"\"\n" + text + "\n\"\"\"#\n}\n")
+target = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "Sources", "TesseraServer", "OpenAPIDocument.swift")
+if "--check" in sys.argv:
+    with open(target, encoding="utf-8") as current:
+        if current.read() != swift:
+            sys.exit("Sources/TesseraServer/OpenAPIDocument.swift is not what scripts/openapi.py writes: run it")
+else:
+    with open(target, "w", encoding="utf-8") as out:
+        out.write(swift)
