@@ -13,9 +13,9 @@ import TesseraStore
 extension Administration {
     /// A signing key as the admin API shows it: never the private half.
     public struct SigningKeyView: Codable, Sendable {
-        let kid: String
-        let active: Bool
-        let createdAt: Date
+        public let kid: String
+        public let active: Bool
+        public let createdAt: Date
 
         enum CodingKeys: String, CodingKey {
             case kid, active
@@ -30,9 +30,9 @@ extension Administration {
     }
 
     public struct RotationView: Codable, Sendable {
-        let kid: String
-        let active: Bool
-        let keys: [SigningKeyView]
+        public let kid: String
+        public let active: Bool
+        public let keys: [SigningKeyView]
     }
 
     /// The optional body of a rotation.
@@ -42,13 +42,13 @@ extension Administration {
     }
 
     public struct KeyActivationView: Codable, Sendable {
-        let activated: String
-        let keys: [SigningKeyView]
+        public let activated: String
+        public let keys: [SigningKeyView]
     }
 
     public struct RetirementView: Codable, Sendable {
-        let retired: String
-        let keys: [SigningKeyView]
+        public let retired: String
+        public let keys: [SigningKeyView]
     }
 
     /// Changes to one tenant's keys take turns (on PostgreSQL an advisory lock), so two

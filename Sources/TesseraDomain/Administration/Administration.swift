@@ -259,9 +259,9 @@ public struct Administration: Sendable {
     }
 
     public struct InvitationView: Codable, Sendable {
-        let url: String
-        let username: String
-        let expiresAt: Date
+        public let url: String
+        public let username: String
+        public let expiresAt: Date
         enum CodingKeys: String, CodingKey {
             case url, username
             case expiresAt = "expires_at"
@@ -295,18 +295,18 @@ public struct Administration: Sendable {
     // MARK: Activations
 
     public struct ActivationView: Codable, Sendable {
-        let id: ActivationID
-        let username: String
-        let alias: String?
-        let factors: [FactorType]
-        let status: String
-        let failedAttempts: Int
-        let lockedUntil: Date?
-        let permanentlyLocked: Bool
-        let createdAt: Date
-        let lastUsedAt: Date?
+        public let id: ActivationID
+        public let username: String
+        public let alias: String?
+        public let factors: [FactorType]
+        public let status: String
+        public let failedAttempts: Int
+        public let lockedUntil: Date?
+        public let permanentlyLocked: Bool
+        public let createdAt: Date
+        public let lastUsedAt: Date?
         /// Users merged into this activation by invitations: it signs in as them too.
-        var mergedUsers: [String] = []
+        public var mergedUsers: [String] = []
 
         enum CodingKeys: String, CodingKey {
             case id, username, alias, factors, status
@@ -398,17 +398,17 @@ public struct Administration: Sendable {
     // MARK: Audit
 
     public struct AuditView: Codable, Sendable {
-        let id: String
-        let tenant: String?
-        let actor: String
-        let action: String
-        let target: String?
-        let details: [String: String]
-        let at: Date
+        public let id: String
+        public let tenant: String?
+        public let actor: String
+        public let action: String
+        public let target: String?
+        public let details: [String: String]
+        public let at: Date
     }
 
-    /// The audit log, newest first: one tenant's or all, from `since`, at most `limit` entries.
-    /// Audit entries, newest first: of one tenant, or of all (a tenant's key sees its own only).
+    /// The audit log, newest first: one tenant's or all (a tenant's key sees its own only),
+    /// from `since`, at most `limit` entries.
     public func audit(tenant: TenantRecord?, since: Int64?, limit: Int) async throws -> [AuditView] {
         if let tenant { try caller.check(tenant: tenant) }
         let tenantID = tenant?.id ?? caller.tenantID

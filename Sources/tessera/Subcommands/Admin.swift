@@ -38,9 +38,9 @@ struct Admin: AsyncParsableCommand {
                 if let ssoPolicy { body["sso_policy"] = ssoPolicy }
                 body["lockout"] = try lockoutBody(
                     freeAttempts: lockoutFreeAttempts, waits: lockoutWaits, permanentAfter: lockoutPermanentAfter)
-                let result = try await options.client().call("POST", "admin/tenants", body: body)
-                if options.json { return Output.json(result) }
-                print((result as? [String: Any])?["issuer"] ?? "")
+                let (tenant, json) = try await options.client().call("POST", "admin/tenants", body: body, as: Administration.TenantView.self)
+                if options.json { return Output.json(json) }
+                print(tenant.issuer)
             }
         }
 
@@ -49,11 +49,10 @@ struct Admin: AsyncParsableCommand {
             @OptionGroup var options: AdminOptions
 
             func run() async throws {
-                let result = try await options.client().get("admin/tenants")
-                if options.json { return Output.json(result) }
-                for tenant in (result as? [String: Any])?["tenants"] as? [[String: Any]] ?? [] {
-                    print("\(tenant["name"] ?? "")\t\(tenant["issuer"] ?? "")")
-                }
+                struct Answer: Decodable { let tenants: [Administration.TenantView] }
+                let (answer, json) = try await options.client().call("GET", "admin/tenants", as: Answer.self)
+                if options.json { return Output.json(json) }
+                for tenant in answer.tenants { print("\(tenant.name)\t\(tenant.issuer)") }
             }
         }
     }
@@ -98,11 +97,14 @@ struct Admin: AsyncParsableCommand {
                 ]
                 if let backchannelMode { body["backchannel_token_delivery_mode"] = backchannelMode }
                 if let notificationEndpoint { body["backchannel_client_notification_endpoint"] = notificationEndpoint }
-                let result = try await options.client().call("POST", "admin/tenants/\(tenant)/services", body: body)
-                if options.json { return Output.json(result) }
-                Output.fields(
-                    result as? [String: Any] ?? [:],
-                    ["client_id", "client_secret", "issuer", "policy", "backchannel_token_delivery_mode"])
+                let (service, json) = try await options.client().call(
+                    "POST", "admin/tenants/\(tenant)/services", body: body, as: Administration.ServiceView.self)
+                if options.json { return Output.json(json) }
+                print("client_id: \(service.clientID)")
+                if let secret = service.clientSecret { print("client_secret: \(secret)") }
+                print("issuer: \(service.issuer)")
+                print("policy: \(service.policy)")
+                if let mode = service.backchannelMode { print("backchannel_token_delivery_mode: \(mode)") }
             }
         }
 
@@ -112,11 +114,10 @@ struct Admin: AsyncParsableCommand {
             @Option(help: "Tenant name.") var tenant: String
 
             func run() async throws {
-                let result = try await options.client().get("admin/tenants/\(tenant)/services")
-                if options.json { return Output.json(result) }
-                for service in (result as? [String: Any])?["services"] as? [[String: Any]] ?? [] {
-                    print("\(service["client_id"] ?? "")\t\(service["name"] ?? "")\t\(service["policy"] ?? "")")
-                }
+                struct Answer: Decodable { let services: [Administration.ServiceView] }
+                let (answer, json) = try await options.client().call("GET", "admin/tenants/\(tenant)/services", as: Answer.self)
+                if options.json { return Output.json(json) }
+                for service in answer.services { print("\(service.clientID)\t\(service.name)\t\(service.policy)") }
             }
         }
     }
@@ -139,10 +140,12 @@ struct Admin: AsyncParsableCommand {
                     guard let equals = pair.firstIndex(of: "=") else { throw ValidationError("--attribute takes key=value") }
                     attributes[String(pair[..<equals])] = String(pair[pair.index(after: equals)...])
                 }
-                let result = try await options.client().call(
-                    "POST", "admin/tenants/\(tenant)/users", body: ["username": username, "attributes": attributes])
-                if options.json { return Output.json(result) }
-                Output.fields(result as? [String: Any] ?? [:], ["id", "username", "attributes"])
+                let (user, json) = try await options.client().call(
+                    "POST", "admin/tenants/\(tenant)/users", body: ["username": username, "attributes": attributes], as: Administration.UserView.self)
+                if options.json { return Output.json(json) }
+                print("id: \(user.id)")
+                print("username: \(user.username)")
+                print("attributes: \(user.attributes.keys.sorted().map { "\($0)=\(user.attributes[$0] ?? "")" }.joined(separator: " "))")
             }
         }
     }
@@ -158,13 +161,11 @@ struct Admin: AsyncParsableCommand {
         func run() async throws {
             var body: [String: Any] = ["username": username]
             if let ttl { body["ttl_seconds"] = ttl }
-            let result = try await options.client().call("POST", "admin/tenants/\(tenant)/invitations", body: body)
-            if options.json { return Output.json(result) }
-            var fields = result as? [String: Any] ?? [:]
-            if let expires = (fields["expires_at"] as? NSNumber)?.doubleValue {
-                fields["expires_at"] = ISO8601DateFormatter().string(from: Date(timeIntervalSince1970: expires))
-            }
-            Output.fields(fields, ["url", "expires_at"])
+            let (invitation, json) = try await options.client().call(
+                "POST", "admin/tenants/\(tenant)/invitations", body: body, as: Administration.InvitationView.self)
+            if options.json { return Output.json(json) }
+            print("url: \(invitation.url)")
+            print("expires_at: \(ISO8601DateFormatter().string(from: invitation.expiresAt))")
         }
     }
 
@@ -180,32 +181,22 @@ struct Admin: AsyncParsableCommand {
             @Option(help: "Only this user's activations.") var username: String?
 
             func run() async throws {
-                var path = "admin/tenants/\(tenant)/activations"
-                if let username, let encoded = username.addingPercentEncoding(withAllowedCharacters: .alphanumerics) {
-                    path += "?username=\(encoded)"
-                }
-                let client = try options.client()
-                guard let url = URL(string: client.base.absoluteString + "/" + path) else { throw ValidationError("bad server URL") }
-                let response = try await client.transport.send(
-                    .init(method: "GET", url: url, headers: ["Authorization": "Bearer \(client.token)"]))
-                guard response.status == 200, let result = try? JSONSerialization.jsonObject(with: response.body) else {
-                    throw CLIError("HTTP \(response.status) \(String(decoding: response.body, as: UTF8.self))")
-                }
-                if options.json { return Output.json(result) }
-                for activation in (result as? [String: Any])?["activations"] as? [[String: Any]] ?? [] {
+                struct Answer: Decodable { let activations: [Administration.ActivationView] }
+                let path = "admin/tenants/\(tenant)/activations" + Query.string([("username", username)])
+                let (answer, json) = try await options.client().call("GET", path, as: Answer.self)
+                if options.json { return Output.json(json) }
+                for activation in answer.activations {
                     let lock: String
-                    if (activation["permanently_locked"] as? Bool) == true {
+                    if activation.permanentlyLocked {
                         lock = "locked permanently"
-                    } else if let until = (activation["locked_until"] as? NSNumber)?.doubleValue,
-                        until > Date().timeIntervalSince1970
-                    {
-                        lock = "locked until \(Date(timeIntervalSince1970: until))"
+                    } else if let until = activation.lockedUntil, until > Date() {
+                        lock = "locked until \(until)"
                     } else {
                         lock = "unlocked"
                     }
                     print(
-                        "\(activation["id"] ?? "")\t\(activation["username"] ?? "")\t\(Output.text(activation["factors"] ?? []))\t\(activation["failed_attempts"] ?? 0) failed\t\(lock)"
-                    )
+                        "\(activation.id)\t\(activation.username)\t\(activation.factors.map(\.rawValue).joined(separator: ","))\t"
+                            + "\(activation.failedAttempts) failed\t\(lock)")
                 }
             }
         }
@@ -217,9 +208,12 @@ struct Admin: AsyncParsableCommand {
             @Argument(help: "Activation id.") var id: String
 
             func run() async throws {
-                let result = try await options.client().call("POST", "admin/activations/\(id)/revoke")
-                if options.json { return Output.json(result) }
-                Output.fields(result as? [String: Any] ?? [:], ["id", "username", "status"])
+                let (activation, json) = try await options.client().call(
+                    "POST", "admin/activations/\(Query.encoded(id))/revoke", as: Administration.ActivationView.self)
+                if options.json { return Output.json(json) }
+                print("id: \(activation.id)")
+                print("username: \(activation.username)")
+                print("status: \(activation.status)")
             }
         }
 
@@ -229,9 +223,13 @@ struct Admin: AsyncParsableCommand {
             @Argument(help: "Activation id.") var id: String
 
             func run() async throws {
-                let result = try await options.client().call("POST", "admin/activations/\(id)/unlock")
-                if options.json { return Output.json(result) }
-                Output.fields(result as? [String: Any] ?? [:], ["id", "username", "failed_attempts", "permanently_locked"])
+                let (activation, json) = try await options.client().call(
+                    "POST", "admin/activations/\(Query.encoded(id))/unlock", as: Administration.ActivationView.self)
+                if options.json { return Output.json(json) }
+                print("id: \(activation.id)")
+                print("username: \(activation.username)")
+                print("failed_attempts: \(activation.failedAttempts)")
+                print("permanently_locked: \(activation.permanentlyLocked)")
             }
         }
     }
@@ -245,15 +243,15 @@ struct Admin: AsyncParsableCommand {
         @Option(help: "Only entries since this time (seconds since 1970).") var since: Int?
 
         func run() async throws {
-            var query = ["limit=\(limit)"]
-            if let tenant, let encoded = tenant.addingPercentEncoding(withAllowedCharacters: .alphanumerics) { query.append("tenant=\(encoded)") }
-            if let since { query.append("since=\(since)") }
-            let result = try await options.client().get("admin/audit?" + query.joined(separator: "&"))
-            if options.json { return Output.json(result) }
-            for entry in (result as? [String: Any])?["entries"] as? [[String: Any]] ?? [] {
-                let at = (entry["at"] as? NSNumber).map { ISO8601DateFormatter().string(from: Date(timeIntervalSince1970: $0.doubleValue)) } ?? ""
-                let details = (entry["details"] as? [String: Any] ?? [:]).sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
-                print("\(at)\t\(entry["tenant"] ?? "-")\t\(entry["actor"] ?? "")\t\(entry["action"] ?? "")\t\(entry["target"] ?? "-")\t\(details.joined(separator: " "))")
+            struct Answer: Decodable { let entries: [Administration.AuditView] }
+            let path = "admin/audit" + Query.string([("limit", String(limit)), ("tenant", tenant), ("since", since.map(String.init))])
+            let (answer, json) = try await options.client().call("GET", path, as: Answer.self)
+            if options.json { return Output.json(json) }
+            for entry in answer.entries {
+                let details = entry.details.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
+                print(
+                    "\(Show.date(entry.at))\t\(entry.tenant ?? "-")\t\(entry.actor)\t\(entry.action)\t\(entry.target ?? "-")\t"
+                        + details.joined(separator: " "))
             }
         }
     }

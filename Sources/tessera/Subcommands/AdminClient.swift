@@ -51,7 +51,7 @@ struct AdminClient {
     func call<T: Decodable>(_ method: String, _ path: String, body: [String: Any]? = nil, as type: T.Type) async throws -> (value: T, json: Any) {
         let json = try await call(method, path, body: body)
         do {
-            return (try JSONDecoder().decode(T.self, from: try JSONSerialization.data(withJSONObject: json)), json)
+            return (try WireCoding.decoder().decode(T.self, from: try JSONSerialization.data(withJSONObject: json)), json)
         } catch {
             throw CLIError("the server's answer to \(method) /\(path) is not what this tessera expects: \(error)")
         }
@@ -75,23 +75,6 @@ enum Output {
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         encoder.dateEncodingStrategy = .iso8601
         if let data = try? encoder.encode(value) { print(String(decoding: data, as: UTF8.self)) }
-    }
-
-    /// `key: value` lines in the given order, for people.
-    static func fields(_ object: [String: Any], _ keys: [String]) {
-        for key in keys {
-            guard let value = object[key], !(value is NSNull) else { continue }
-            print("\(key): \(text(value))")
-        }
-    }
-
-    static func text(_ value: Any) -> String {
-        switch value {
-        case let array as [Any]: array.map(text).joined(separator: ",")
-        case let dictionary as [String: Any]: dictionary.keys.sorted().map { "\($0)=\(text(dictionary[$0]!))" }.joined(separator: " ")
-        case let bool as Bool where "\(type(of: value))".contains("Bool"): bool ? "true" : "false"
-        default: "\(value)"
-        }
     }
 }
 

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import TesseraDomain
 
 extension Admin.Tenant {
     struct RotateKey: AsyncParsableCommand {
@@ -17,10 +18,11 @@ extension Admin.Tenant {
         @Flag(help: "Publish the new key in the JWKS without signing with it yet (see activate-key).") var publishOnly = false
 
         func run() async throws {
-            let result = try await options.client().call(
-                "POST", "admin/tenants/\(tenant)/signing-keys", body: publishOnly ? ["activate": false] : nil)
-            if options.json { return Output.json(result) }
-            print((result as? [String: Any])?["kid"] ?? "")
+            let (rotation, json) = try await options.client().call(
+                "POST", "admin/tenants/\(tenant)/signing-keys", body: publishOnly ? ["activate": false] : nil,
+                as: Administration.RotationView.self)
+            if options.json { return Output.json(json) }
+            print(rotation.kid)
         }
     }
 
@@ -31,19 +33,15 @@ extension Admin.Tenant {
         @Option(help: "Tenant name.") var tenant: String
 
         func run() async throws {
-            let result = try await options.client().get("admin/tenants/\(tenant)/signing-keys")
-            if options.json { return Output.json(result) }
-            Self.printKeys(result)
+            struct Answer: Decodable { let keys: [Administration.SigningKeyView] }
+            let (answer, json) = try await options.client().call("GET", "admin/tenants/\(tenant)/signing-keys", as: Answer.self)
+            if options.json { return Output.json(json) }
+            Self.printKeys(answer.keys)
         }
 
         /// A line per key: `kid<TAB>active|inactive<TAB>created`.
-        static func printKeys(_ result: Any) {
-            for key in (result as? [String: Any])?["keys"] as? [[String: Any]] ?? [] {
-                let created = (key["created_at"] as? NSNumber).map {
-                    ISO8601DateFormatter().string(from: Date(timeIntervalSince1970: $0.doubleValue))
-                } ?? ""
-                print("\(key["kid"] ?? "")\t\((key["active"] as? Bool) == true ? "active" : "inactive")\t\(created)")
-            }
+        static func printKeys(_ keys: [Administration.SigningKeyView]) {
+            for key in keys { print("\(key.kid)\t\(key.active ? "active" : "inactive")\t\(Show.date(key.createdAt))") }
         }
     }
 
@@ -58,9 +56,10 @@ extension Admin.Tenant {
         @Option(parsing: .unconditional, help: "The key's kid (from rotate-key --publish-only or keys).") var kid: String
 
         func run() async throws {
-            let result = try await options.client().call("POST", "admin/tenants/\(tenant)/signing-keys/\(kid)/activate")
-            if options.json { return Output.json(result) }
-            Keys.printKeys(result)
+            let (activation, json) = try await options.client().call(
+                "POST", "admin/tenants/\(tenant)/signing-keys/\(Query.encoded(kid))/activate", as: Administration.KeyActivationView.self)
+            if options.json { return Output.json(json) }
+            Keys.printKeys(activation.keys)
         }
     }
 
@@ -74,9 +73,10 @@ extension Admin.Tenant {
         @Option(parsing: .unconditional, help: "The key's kid (from keys).") var kid: String
 
         func run() async throws {
-            let result = try await options.client().call("DELETE", "admin/tenants/\(tenant)/signing-keys/\(kid)")
-            if options.json { return Output.json(result) }
-            Keys.printKeys(result)
+            let (retirement, json) = try await options.client().call(
+                "DELETE", "admin/tenants/\(tenant)/signing-keys/\(Query.encoded(kid))", as: Administration.RetirementView.self)
+            if options.json { return Output.json(json) }
+            Keys.printKeys(retirement.keys)
         }
     }
 }
