@@ -57,10 +57,16 @@ public struct AdminKeys: Sendable {
         return AdminCaller(role: key.role, tenantID: key.tenantID, keyID: key.id)
     }
 
-    public struct CreateKey: Decodable, Sendable {
+    public struct CreateKey: Codable, Sendable {
         let name: String
         let role: AdminRole
         let tenant: String?
+
+        public init(name: String, role: AdminRole, tenant: String?) {
+            self.name = name
+            self.role = role
+            self.tenant = tenant
+        }
     }
 
     public struct KeyView: Codable, Sendable {

@@ -68,15 +68,34 @@ extension Administration {
 
     /// A change to a service: only what the body names changes (`null` clears the
     /// backchannel settings or a session lifetime, falling back to the tenant's).
-    public struct UpdateService: Decodable, Sendable {
-        var name: String?
-        var redirectURIs: [String]?
-        var policy: String?
-        var attributes: [String]?
-        var backchannelMode: Patch<String>
-        var notificationEndpoint: Patch<String>
-        var sessionLifetime: Patch<Int64>
-        var sessionIdleLifetime: Patch<Int64>
+    public struct UpdateService: Codable, Sendable {
+        public var name: String?
+        public var redirectURIs: [String]?
+        public var policy: String?
+        public var attributes: [String]?
+        public var backchannelMode: Patch<String> = .absent
+        public var notificationEndpoint: Patch<String> = .absent
+        public var sessionLifetime: Patch<Int64> = .absent
+        public var sessionIdleLifetime: Patch<Int64> = .absent
+
+        public init() {}
+
+        public var isEmpty: Bool {
+            name == nil && redirectURIs == nil && policy == nil && attributes == nil && backchannelMode.isAbsent
+                && notificationEndpoint.isAbsent && sessionLifetime.isAbsent && sessionIdleLifetime.isAbsent
+        }
+
+        public func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encodeIfPresent(name, forKey: .name)
+            try container.encodeIfPresent(redirectURIs, forKey: .redirectURIs)
+            try container.encodeIfPresent(policy, forKey: .policy)
+            try container.encodeIfPresent(attributes, forKey: .attributes)
+            try backchannelMode.encode(into: &container, .backchannelMode)
+            try notificationEndpoint.encode(into: &container, .notificationEndpoint)
+            try sessionLifetime.encode(into: &container, .sessionLifetime)
+            try sessionIdleLifetime.encode(into: &container, .sessionIdleLifetime)
+        }
 
         enum CodingKeys: String, CodingKey {
             case name, policy, attributes

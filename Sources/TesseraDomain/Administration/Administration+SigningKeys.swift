@@ -36,9 +36,11 @@ extension Administration {
     }
 
     /// The optional body of a rotation.
-    public struct RotationRequest: Decodable, Sendable {
+    public struct RotationRequest: Codable, Sendable {
         /// false: publish the new key now, sign with it once it is activated. Default true.
         public let activate: Bool?
+
+        public init(activate: Bool?) { self.activate = activate }
     }
 
     public struct KeyActivationView: Codable, Sendable {

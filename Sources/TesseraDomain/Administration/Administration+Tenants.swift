@@ -61,16 +61,37 @@ extension Administration {
 
     /// A change of settings: only what the body names changes (`null` clears the SSO
     /// policy or the audit retention).
-    public struct UpdateTenant: Decodable, Sendable {
-        var lockout: LockoutPolicy?
-        var processPolicy: String?
-        var ssoLifetime: Int?
-        var ssoPolicy: Patch<String>
-        var sessionLifetime: Int64?
-        var sessionIdleLifetime: Int64?
-        var historyRetention: Int64?
-        var auditRetention: Patch<Int64>
-        var accessTokenLifetime: Int64?
+    public struct UpdateTenant: Codable, Sendable {
+        public var lockout: LockoutPolicy?
+        public var processPolicy: String?
+        public var ssoLifetime: Int?
+        public var ssoPolicy: Patch<String> = .absent
+        public var sessionLifetime: Int64?
+        public var sessionIdleLifetime: Int64?
+        public var historyRetention: Int64?
+        public var auditRetention: Patch<Int64> = .absent
+        public var accessTokenLifetime: Int64?
+
+        public init() {}
+
+        /// Whether the update names nothing.
+        public var isEmpty: Bool {
+            lockout == nil && processPolicy == nil && ssoLifetime == nil && ssoPolicy.isAbsent && sessionLifetime == nil
+                && sessionIdleLifetime == nil && historyRetention == nil && auditRetention.isAbsent && accessTokenLifetime == nil
+        }
+
+        public func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encodeIfPresent(lockout, forKey: .lockout)
+            try container.encodeIfPresent(processPolicy, forKey: .processPolicy)
+            try container.encodeIfPresent(ssoLifetime, forKey: .ssoLifetime)
+            try ssoPolicy.encode(into: &container, .ssoPolicy)
+            try container.encodeIfPresent(sessionLifetime, forKey: .sessionLifetime)
+            try container.encodeIfPresent(sessionIdleLifetime, forKey: .sessionIdleLifetime)
+            try container.encodeIfPresent(historyRetention, forKey: .historyRetention)
+            try auditRetention.encode(into: &container, .auditRetention)
+            try container.encodeIfPresent(accessTokenLifetime, forKey: .accessTokenLifetime)
+        }
 
         enum CodingKeys: String, CodingKey {
             case lockout
@@ -164,10 +185,24 @@ extension Administration {
 }
 
 /// A field of a partial update: absent (unchanged), `null` (cleared) or a value.
-public enum Patch<Value: Decodable & Sendable>: Sendable {
+public enum Patch<Value: Codable & Sendable>: Sendable {
     case absent
     case null
     case value(Value)
+
+    public var isAbsent: Bool {
+        if case .absent = self { return true }
+        return false
+    }
+
+    /// Writes the field: nothing when absent, `null`, or the value.
+    func encode<Key: CodingKey>(into container: inout KeyedEncodingContainer<Key>, _ key: Key) throws {
+        switch self {
+        case .absent: break
+        case .null: try container.encodeNil(forKey: key)
+        case .value(let value): try container.encode(value, forKey: key)
+        }
+    }
 
     init<Key: CodingKey>(_ container: KeyedDecodingContainer<Key>, _ key: Key) throws {
         if !container.contains(key) {

@@ -126,8 +126,10 @@ extension Administration {
         return views
     }
 
-    public struct UpdateUser: Decodable, Sendable {
+    public struct UpdateUser: Codable, Sendable {
         let attributes: [String: String]
+
+        public init(attributes: [String: String]) { self.attributes = attributes }
     }
 
     /// Replaces a user's attributes.

@@ -15,12 +15,21 @@ public struct Administration: Sendable {
 
     // MARK: Tenants
 
-    public struct CreateTenant: Decodable, Sendable {
+    public struct CreateTenant: Codable, Sendable {
         let name: String
         let lockout: LockoutPolicy?
         let processPolicy: String?
         let ssoLifetime: Int?
         let ssoPolicy: String?
+
+        public init(name: String, lockout: LockoutPolicy? = nil, processPolicy: String? = nil, ssoLifetime: Int? = nil, ssoPolicy: String? = nil) {
+            self.name = name
+            self.lockout = lockout
+            self.processPolicy = processPolicy
+            self.ssoLifetime = ssoLifetime
+            self.ssoPolicy = ssoPolicy
+        }
+
         enum CodingKeys: String, CodingKey {
             case name, lockout
             case processPolicy = "process_policy"
@@ -100,7 +109,7 @@ public struct Administration: Sendable {
 
     // MARK: Services
 
-    public struct CreateService: Decodable, Sendable {
+    public struct CreateService: Codable, Sendable {
         let name: String
         let redirectURIs: [String]
         let isPublic: Bool?
@@ -108,6 +117,19 @@ public struct Administration: Sendable {
         let attributes: [String]?
         let backchannelMode: String?
         let notificationEndpoint: String?
+
+        public init(
+            name: String, redirectURIs: [String], isPublic: Bool?, policy: String?, attributes: [String]?, backchannelMode: String?,
+            notificationEndpoint: String?
+        ) {
+            self.name = name
+            self.redirectURIs = redirectURIs
+            self.isPublic = isPublic
+            self.policy = policy
+            self.attributes = attributes
+            self.backchannelMode = backchannelMode
+            self.notificationEndpoint = notificationEndpoint
+        }
 
         enum CodingKeys: String, CodingKey {
             case name, policy, attributes
@@ -199,9 +221,14 @@ public struct Administration: Sendable {
 
     // MARK: Users and invitations
 
-    public struct CreateUser: Decodable, Sendable {
+    public struct CreateUser: Codable, Sendable {
         let username: String
         let attributes: [String: String]?
+
+        public init(username: String, attributes: [String: String]?) {
+            self.username = username
+            self.attributes = attributes
+        }
     }
 
     public struct UserView: Codable, Sendable {
@@ -249,9 +276,15 @@ public struct Administration: Sendable {
         return UserView(record)
     }
 
-    public struct CreateInvitation: Decodable, Sendable {
+    public struct CreateInvitation: Codable, Sendable {
         let username: String
         let ttlSeconds: Int?
+
+        public init(username: String, ttlSeconds: Int?) {
+            self.username = username
+            self.ttlSeconds = ttlSeconds
+        }
+
         enum CodingKeys: String, CodingKey {
             case username
             case ttlSeconds = "ttl_seconds"

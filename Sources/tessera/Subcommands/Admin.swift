@@ -32,12 +32,10 @@ struct Admin: AsyncParsableCommand {
             var ssoPolicy: String?
 
             func run() async throws {
-                var body: [String: Any] = ["name": name]
-                if let processPolicy { body["process_policy"] = processPolicy }
-                if let ssoLifetime { body["sso_lifetime"] = ssoLifetime }
-                if let ssoPolicy { body["sso_policy"] = ssoPolicy }
-                body["lockout"] = try lockoutBody(
-                    freeAttempts: lockoutFreeAttempts, waits: lockoutWaits, permanentAfter: lockoutPermanentAfter)
+                let body = Administration.CreateTenant(
+                    name: name,
+                    lockout: try lockoutPolicy(freeAttempts: lockoutFreeAttempts, waits: lockoutWaits, permanentAfter: lockoutPermanentAfter),
+                    processPolicy: processPolicy, ssoLifetime: ssoLifetime, ssoPolicy: ssoPolicy)
                 let (tenant, json) = try await options.client().call("POST", "admin/tenants", body: body, as: Administration.TenantView.self)
                 if options.json { return Output.json(json) }
                 print(tenant.issuer)
@@ -90,13 +88,10 @@ struct Admin: AsyncParsableCommand {
             }
 
             func run() async throws {
-                var body: [String: Any] = [
-                    "name": name, "redirect_uris": redirectUri, "public": `public`, "policy": policy,
-                    "attributes": (attributes ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
-                        .filter { !$0.isEmpty },
-                ]
-                if let backchannelMode { body["backchannel_token_delivery_mode"] = backchannelMode }
-                if let notificationEndpoint { body["backchannel_client_notification_endpoint"] = notificationEndpoint }
+                let body = Administration.CreateService(
+                    name: name, redirectURIs: redirectUri, isPublic: `public`, policy: policy,
+                    attributes: (attributes ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty },
+                    backchannelMode: backchannelMode, notificationEndpoint: notificationEndpoint)
                 let (service, json) = try await options.client().call(
                     "POST", "admin/tenants/\(tenant)/services", body: body, as: Administration.ServiceView.self)
                 if options.json { return Output.json(json) }
@@ -141,7 +136,8 @@ struct Admin: AsyncParsableCommand {
                     attributes[String(pair[..<equals])] = String(pair[pair.index(after: equals)...])
                 }
                 let (user, json) = try await options.client().call(
-                    "POST", "admin/tenants/\(tenant)/users", body: ["username": username, "attributes": attributes], as: Administration.UserView.self)
+                    "POST", "admin/tenants/\(tenant)/users", body: Administration.CreateUser(username: username, attributes: attributes),
+                    as: Administration.UserView.self)
                 if options.json { return Output.json(json) }
                 print("id: \(user.id)")
                 print("username: \(user.username)")
@@ -159,8 +155,7 @@ struct Admin: AsyncParsableCommand {
         @Option(help: "Lifetime in seconds (default 7 days).") var ttl: Int?
 
         func run() async throws {
-            var body: [String: Any] = ["username": username]
-            if let ttl { body["ttl_seconds"] = ttl }
+            let body = Administration.CreateInvitation(username: username, ttlSeconds: ttl)
             let (invitation, json) = try await options.client().call(
                 "POST", "admin/tenants/\(tenant)/invitations", body: body, as: Administration.InvitationView.self)
             if options.json { return Output.json(json) }

@@ -28,8 +28,8 @@ struct AdminClient {
     let token: String
     let transport = URLSessionTransport()
 
-    func call(_ method: String, _ path: String, body: [String: Any]? = nil) async throws -> Any {
-        let data = try body.map { try JSONSerialization.data(withJSONObject: $0, options: [.sortedKeys]) }
+    /// Sends a call and returns the answer's JSON, or throws the server's error.
+    private func send(_ method: String, _ path: String, body data: Data?) async throws -> Any {
         // The path may carry a query; its parts are percent-encoded by the callers.
         guard let url = URL(string: base.absoluteString.trimmingSuffix("/") + "/" + path) else { throw CLIError("bad server URL") }
         let response = try await transport.send(
@@ -44,12 +44,20 @@ struct AdminClient {
         return object
     }
 
-    func get(_ path: String) async throws -> Any { try await call("GET", path) }
+    /// A call without a body whose answer decodes as `T` (the server's own view type);
+    /// `--json` prints the answer as it came.
+    func call<T: Decodable>(_ method: String, _ path: String, as type: T.Type) async throws -> (value: T, json: Any) {
+        try decoded(try await send(method, path, body: nil), method, path)
+    }
 
-    /// A call whose answer decodes as `T` (the server's own view type); `--json` prints
-    /// the answer as it came.
-    func call<T: Decodable>(_ method: String, _ path: String, body: [String: Any]? = nil, as type: T.Type) async throws -> (value: T, json: Any) {
-        let json = try await call(method, path, body: body)
+    /// A call with a body of the domain's own input type.
+    func call<T: Decodable>(_ method: String, _ path: String, body: some Encodable, as type: T.Type) async throws -> (value: T, json: Any) {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        return try decoded(try await send(method, path, body: try encoder.encode(body)), method, path)
+    }
+
+    private func decoded<T: Decodable>(_ json: Any, _ method: String, _ path: String) throws -> (value: T, json: Any) {
         do {
             return (try WireCoding.decoder().decode(T.self, from: try JSONSerialization.data(withJSONObject: json)), json)
         } catch {

@@ -23,6 +23,11 @@ struct UserSelection: ParsableArguments {
     }
 }
 
+/// The small answers of deletions.
+struct Deleted: Decodable { let deleted: String }
+struct Revoked: Decodable { let revoked: String }
+struct Ended: Decodable { let ended: Int }
+
 enum Query {
     static func encoded(_ text: String) -> String {
         text.addingPercentEncoding(withAllowedCharacters: .alphanumerics.union(CharacterSet(charactersIn: "-._~"))) ?? ""
@@ -77,8 +82,8 @@ enum Show {
     }
 }
 
-/// The `lockout` object of a tenant's settings from the CLI's options; nil when none is given.
-func lockoutBody(freeAttempts: Int?, waits: String?, permanentAfter: Int?) throws -> [String: Any]? {
+/// A tenant's lockout policy from the CLI's options; nil when none is given.
+func lockoutPolicy(freeAttempts: Int?, waits: String?, permanentAfter: Int?) throws -> LockoutPolicy? {
     guard freeAttempts != nil || waits != nil || permanentAfter != nil else { return nil }
     let seconds = try (waits ?? "30,60,300,900,3600").split(separator: ",").map { part -> Int in
         guard let value = Int(part.trimmingCharacters(in: .whitespaces)) else {
@@ -86,17 +91,19 @@ func lockoutBody(freeAttempts: Int?, waits: String?, permanentAfter: Int?) throw
         }
         return value
     }
-    var lockout: [String: Any] = ["free_attempts": freeAttempts ?? 3, "waits": seconds]
     let permanent = permanentAfter ?? 10
-    if permanent > 0 { lockout["permanent_after"] = permanent }
-    return lockout
+    do {
+        return try LockoutPolicy(freeAttempts: freeAttempts ?? 3, waits: seconds, permanentAfter: permanent > 0 ? permanent : nil)
+    } catch {
+        throw ValidationError("lockout: \(error)")
+    }
 }
 
-/// Seconds, or `forever` (null) where a setting may be switched off.
-func secondsOrForever(_ text: String) throws -> Any {
-    if text == "forever" { return NSNull() }
-    guard let seconds = Int64(text), seconds >= 0 else { throw ValidationError("give seconds or 'forever'") }
-    return seconds
+/// Seconds, or `word` (null) where a setting may be cleared.
+func secondsOr(_ word: String, _ text: String, option: String) throws -> Patch<Int64> {
+    if text == word { return .null }
+    guard let seconds = Int64(text), seconds >= 0 else { throw ValidationError("\(option) takes seconds or '\(word)'") }
+    return .value(seconds)
 }
 
 extension Admin.Tenant {
@@ -132,17 +139,16 @@ extension Admin.Tenant {
         @Option(help: "How long access and ID tokens live (60-3600).") var accessTokenLifetime: Int64?
 
         func run() async throws {
-            var body: [String: Any] = [:]
-            body["lockout"] = try lockoutBody(
-                freeAttempts: lockoutFreeAttempts, waits: lockoutWaits, permanentAfter: lockoutPermanentAfter)
-            if let processPolicy { body["process_policy"] = processPolicy }
-            if let ssoLifetime { body["sso_lifetime"] = ssoLifetime }
-            if let ssoPolicy { body["sso_policy"] = ssoPolicy }
-            if let sessionLifetime { body["session_lifetime"] = sessionLifetime }
-            if let sessionIdleLifetime { body["session_idle_lifetime"] = sessionIdleLifetime }
-            if let historyRetention { body["history_retention"] = historyRetention }
-            if let auditRetention { body["audit_retention"] = try secondsOrForever(auditRetention) }
-            if let accessTokenLifetime { body["access_token_lifetime"] = accessTokenLifetime }
+            var body = Administration.UpdateTenant()
+            body.lockout = try lockoutPolicy(freeAttempts: lockoutFreeAttempts, waits: lockoutWaits, permanentAfter: lockoutPermanentAfter)
+            body.processPolicy = processPolicy
+            body.ssoLifetime = ssoLifetime
+            if let ssoPolicy { body.ssoPolicy = .value(ssoPolicy) }
+            body.sessionLifetime = sessionLifetime
+            body.sessionIdleLifetime = sessionIdleLifetime
+            body.historyRetention = historyRetention
+            if let auditRetention { body.auditRetention = try secondsOr("forever", auditRetention, option: "--audit-retention") }
+            body.accessTokenLifetime = accessTokenLifetime
             guard !body.isEmpty else { throw ValidationError("give at least one setting to change") }
             let (tenant, json) = try await options.client().call("PATCH", "admin/tenants/\(name)", body: body, as: Administration.TenantView.self)
             if options.json { return Output.json(json) }
@@ -158,7 +164,7 @@ extension Admin.Tenant {
         @Flag(help: "Delete it with its users, devices and sessions.") var force = false
 
         func run() async throws {
-            let json = try await options.client().call("DELETE", "admin/tenants/\(name)" + (force ? "?force=true" : ""))
+            let (_, json) = try await options.client().call("DELETE", "admin/tenants/\(name)" + (force ? "?force=true" : ""), as: Deleted.self)
             if options.json { return Output.json(json) }
             print("deleted: \(name)")
         }
@@ -196,23 +202,16 @@ extension Admin.Service {
         @Option(help: "The service's own idle lifetime in seconds, or 'tenant' for the tenant's.") var sessionIdleLifetime: String?
 
         func run() async throws {
-            var body: [String: Any] = [:]
-            if let name { body["name"] = name }
-            if !redirectUri.isEmpty { body["redirect_uris"] = redirectUri }
-            if let policy { body["policy"] = policy }
-            if let attributes {
-                body["attributes"] = attributes.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
-            }
-            if let backchannelMode { body["backchannel_token_delivery_mode"] = backchannelMode == "none" ? NSNull() : backchannelMode }
-            if let notificationEndpoint { body["backchannel_client_notification_endpoint"] = notificationEndpoint }
-            for (key, value) in [("session_lifetime", sessionLifetime), ("session_idle_lifetime", sessionIdleLifetime)] {
-                guard let value else { continue }
-                if value == "tenant" {
-                    body[key] = NSNull()
-                } else {
-                    guard let seconds = Int64(value) else { throw ValidationError("--\(key.replacingOccurrences(of: "_", with: "-")) takes seconds or 'tenant'") }
-                    body[key] = seconds
-                }
+            var body = Administration.UpdateService()
+            body.name = name
+            if !redirectUri.isEmpty { body.redirectURIs = redirectUri }
+            body.policy = policy
+            body.attributes = attributes.map { $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty } }
+            if let backchannelMode { body.backchannelMode = backchannelMode == "none" ? .null : .value(backchannelMode) }
+            if let notificationEndpoint { body.notificationEndpoint = .value(notificationEndpoint) }
+            if let sessionLifetime { body.sessionLifetime = try secondsOr("tenant", sessionLifetime, option: "--session-lifetime") }
+            if let sessionIdleLifetime {
+                body.sessionIdleLifetime = try secondsOr("tenant", sessionIdleLifetime, option: "--session-idle-lifetime")
             }
             guard !body.isEmpty else { throw ValidationError("give at least one field to change") }
             let (service, json) = try await options.client().call(
@@ -245,7 +244,7 @@ extension Admin.Service {
         @Argument(help: "The service's client_id.") var clientID: String
 
         func run() async throws {
-            let json = try await options.client().call("DELETE", "admin/tenants/\(tenant)/services/\(Query.encoded(clientID))")
+            let (_, json) = try await options.client().call("DELETE", "admin/tenants/\(tenant)/services/\(Query.encoded(clientID))", as: Deleted.self)
             if options.json { return Output.json(json) }
             print("deleted: \(clientID)")
         }
@@ -305,7 +304,8 @@ extension Admin.User {
             let client = try options.client()
             let id = try await user.userID(client)
             let (view, json) = try await client.call(
-                "PATCH", "admin/tenants/\(user.tenant)/users/\(Query.encoded(id))", body: ["attributes": attributes], as: Administration.UserView.self)
+                "PATCH", "admin/tenants/\(user.tenant)/users/\(Query.encoded(id))", body: Administration.UpdateUser(attributes: attributes),
+                as: Administration.UserView.self)
             if options.json { return Output.json(json) }
             Show.user(view)
         }
@@ -337,7 +337,7 @@ extension Admin.User {
         func run() async throws {
             let client = try options.client()
             let id = try await user.userID(client)
-            let json = try await client.call("DELETE", "admin/tenants/\(user.tenant)/users/\(Query.encoded(id))")
+            let (_, json) = try await client.call("DELETE", "admin/tenants/\(user.tenant)/users/\(Query.encoded(id))", as: Deleted.self)
             if options.json { return Output.json(json) }
             print("deleted: \(id)")
         }
@@ -380,7 +380,8 @@ extension Admin {
             @Argument(help: "Invitation id.") var id: String
 
             func run() async throws {
-                let json = try await options.client().call("DELETE", "admin/tenants/\(tenant)/invitations/\(Query.encoded(id))")
+                let (_, json) = try await options.client().call(
+                    "DELETE", "admin/tenants/\(tenant)/invitations/\(Query.encoded(id))", as: Revoked.self)
                 if options.json { return Output.json(json) }
                 print("revoked: \(id)")
             }
@@ -424,17 +425,17 @@ extension Admin {
 
             func run() async throws {
                 let client = try options.client()
-                let json: Any
+                let answer: (value: Ended, json: Any)
                 if let session {
-                    json = try await client.call("DELETE", "admin/tenants/\(tenant)/sessions/\(Query.encoded(session))")
+                    answer = try await client.call("DELETE", "admin/tenants/\(tenant)/sessions/\(Query.encoded(session))", as: Ended.self)
                 } else {
                     let selection = try UserSelection.parse(
                         ["--tenant", tenant] + (username.map { ["--username", $0] } ?? ["--id", id ?? ""]))
                     let userID = try await selection.userID(client)
-                    json = try await client.call("DELETE", "admin/tenants/\(tenant)/users/\(Query.encoded(userID))/sessions")
+                    answer = try await client.call("DELETE", "admin/tenants/\(tenant)/users/\(Query.encoded(userID))/sessions", as: Ended.self)
                 }
-                if options.json { return Output.json(json) }
-                print("ended: \((json as? [String: Any])?["ended"] ?? 0)")
+                if options.json { return Output.json(answer.json) }
+                print("ended: \(answer.value.ended)")
             }
         }
     }
@@ -494,8 +495,7 @@ extension Admin {
             }
 
             func run() async throws {
-                var body: [String: Any] = ["name": name, "role": role]
-                if let tenant { body["tenant"] = tenant }
+                let body = AdminKeys.CreateKey(name: name, role: AdminRole(rawValue: role) ?? .auditor, tenant: tenant)
                 let (key, json) = try await options.client().call("POST", "admin/keys", body: body, as: AdminKeys.KeyView.self)
                 if options.json { return Output.json(json) }
                 print("id: \(key.id)")
@@ -523,7 +523,7 @@ extension Admin {
             @Argument(help: "Key id.") var id: String
 
             func run() async throws {
-                let json = try await options.client().call("DELETE", "admin/keys/\(Query.encoded(id))")
+                let (_, json) = try await options.client().call("DELETE", "admin/keys/\(Query.encoded(id))", as: Revoked.self)
                 if options.json { return Output.json(json) }
                 print("revoked: \(id)")
             }

@@ -19,7 +19,7 @@ extension Admin.Tenant {
 
         func run() async throws {
             let (rotation, json) = try await options.client().call(
-                "POST", "admin/tenants/\(tenant)/signing-keys", body: publishOnly ? ["activate": false] : nil,
+                "POST", "admin/tenants/\(tenant)/signing-keys", body: Administration.RotationRequest(activate: publishOnly ? false : nil),
                 as: Administration.RotationView.self)
             if options.json { return Output.json(json) }
             print(rotation.kid)

@@ -7,6 +7,7 @@ import NIOCore
 import Synchronization
 import TesseraCore
 import TesseraCrypto
+import TesseraDomain
 import TesseraKit
 
 /// `tessera bench`: enrols devices in a tenant, then drives complete flows against a
@@ -72,17 +73,17 @@ struct Bench: AsyncParsableCommand {
         let base = adminClient.base.absoluteString
         let issuer = "\(base)/t/\(tenant)"
         // Set-up: tenant, service, users and devices.
-        _ = try? await adminClient.call("POST", "admin/tenants", body: ["name": tenant])
+        _ = try? await adminClient.call(
+            "POST", "admin/tenants", body: Administration.CreateTenant(name: tenant), as: Administration.TenantView.self)
         let redirectURI = "http://127.0.0.1:9/bench"
-        let created = try await adminClient.call(
+        let (created, _) = try await adminClient.call(
             "POST", "admin/tenants/\(tenant)/services",
-            body: [
-                "name": "tessera bench", "redirect_uris": [redirectURI], "policy": "device+biometric", "attributes": [String](),
-                "backchannel_token_delivery_mode": "poll",
-            ]) as? [String: Any]
-        guard let clientID = created?["client_id"] as? String, let secret = created?["client_secret"] as? String else {
-            throw CLIError("the service was not created")
-        }
+            body: Administration.CreateService(
+                name: "tessera bench", redirectURIs: [redirectURI], isPublic: false, policy: "device+biometric", attributes: [],
+                backchannelMode: "poll", notificationEndpoint: nil),
+            as: Administration.ServiceView.self)
+        let clientID = created.clientID.rawValue
+        guard let secret = created.clientSecret else { throw CLIError("the service was not created with a secret") }
         let service = BenchService(issuer: issuer, clientID: clientID, secret: secret, redirectURI: redirectURI)
         let transport = ClientTransport(http: http)
         let run = Secrets.identifier(byteCount: 4).lowercased()
@@ -93,10 +94,13 @@ struct Bench: AsyncParsableCommand {
             func enrol(_ index: Int) {
                 group.addTask {
                     let username = "bench-\(run)-\(index)"
-                    _ = try await adminClient.call("POST", "admin/tenants/\(tenant)/users", body: ["username": username])
-                    let invitation = try await adminClient.call(
-                        "POST", "admin/tenants/\(tenant)/invitations", body: ["username": username]) as? [String: Any]
-                    guard let link = (invitation?["url"] as? String).flatMap(URL.init(string:)) else { throw CLIError("no invitation url") }
+                    _ = try await adminClient.call(
+                        "POST", "admin/tenants/\(tenant)/users", body: Administration.CreateUser(username: username, attributes: nil),
+                        as: Administration.UserView.self)
+                    let (invitation, _) = try await adminClient.call(
+                        "POST", "admin/tenants/\(tenant)/invitations", body: Administration.CreateInvitation(username: username, ttlSeconds: nil),
+                        as: Administration.InvitationView.self)
+                    guard let link = URL(string: invitation.url) else { throw CLIError("no invitation url") }
                     let store = MemoryKeyStore()
                     let personalizer = Personalizer(keyStore: store, transport: transport, biometrics: FixedBiometrics())
                     _ = try await personalizer.activate(url: link, pin: "2468", alias: nil, enrollBiometric: true, enrollOTP: false)
