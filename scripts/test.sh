@@ -36,7 +36,7 @@ if [ ! -x /usr/sbin/nginx ]; then
     DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq nginx >/dev/null
 fi
 
-if ! python3 -c "import authlib, joserfc, requests, cryptography, schemathesis" >/dev/null 2>&1; then
+if ! python3 -c "import authlib, joserfc, requests, cryptography, schemathesis, jsonschema" >/dev/null 2>&1; then
     echo "Installing the Python interop packages…"
     python3 -m pip install --quiet --disable-pip-version-check -r Tests/interop/requirements.txt
 fi

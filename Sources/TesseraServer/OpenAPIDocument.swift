@@ -3527,7 +3527,7 @@ enum OpenAPIDocument {
       "content": {
        "application/json": {
         "schema": {
-         "$ref": "#/components/schemas/DeviceAnswer"
+         "$ref": "#/components/schemas/FinishAnswer"
         }
        }
       }
@@ -3648,7 +3648,7 @@ enum OpenAPIDocument {
       "content": {
        "application/json": {
         "schema": {
-         "$ref": "#/components/schemas/DeviceAnswer"
+         "$ref": "#/components/schemas/Challenge"
         }
        }
       }
@@ -3773,7 +3773,7 @@ enum OpenAPIDocument {
       "content": {
        "application/json": {
         "schema": {
-         "$ref": "#/components/schemas/DeviceAnswer"
+         "$ref": "#/components/schemas/Status"
         }
        }
       }
@@ -3888,7 +3888,7 @@ enum OpenAPIDocument {
       "content": {
        "application/json": {
         "schema": {
-         "$ref": "#/components/schemas/DeviceAnswer"
+         "$ref": "#/components/schemas/PendingState"
         }
        }
       }
@@ -3994,7 +3994,7 @@ enum OpenAPIDocument {
       "content": {
        "application/json": {
         "schema": {
-         "$ref": "#/components/schemas/DeviceAnswer"
+         "$ref": "#/components/schemas/PendingList"
         }
        }
       }
@@ -4112,7 +4112,7 @@ enum OpenAPIDocument {
       "content": {
        "application/json": {
         "schema": {
-         "$ref": "#/components/schemas/DeviceAnswer"
+         "$ref": "#/components/schemas/Status"
         }
        }
       }
@@ -4215,7 +4215,7 @@ enum OpenAPIDocument {
       "content": {
        "application/json": {
         "schema": {
-         "$ref": "#/components/schemas/DeviceAnswer"
+         "$ref": "#/components/schemas/Status"
         }
        }
       }
@@ -4321,7 +4321,7 @@ enum OpenAPIDocument {
       "content": {
        "application/json": {
         "schema": {
-         "$ref": "#/components/schemas/DeviceAnswer"
+         "$ref": "#/components/schemas/Challenge"
         }
        }
       }
@@ -4446,7 +4446,7 @@ enum OpenAPIDocument {
       "content": {
        "application/json": {
         "schema": {
-         "$ref": "#/components/schemas/DeviceAnswer"
+         "$ref": "#/components/schemas/InAppCode"
         }
        }
       }
@@ -4552,7 +4552,7 @@ enum OpenAPIDocument {
       "content": {
        "application/json": {
         "schema": {
-         "$ref": "#/components/schemas/DeviceAnswer"
+         "$ref": "#/components/schemas/Challenge"
         }
        }
       }
@@ -4677,7 +4677,7 @@ enum OpenAPIDocument {
       "content": {
        "application/json": {
         "schema": {
-         "$ref": "#/components/schemas/DeviceAnswer"
+         "$ref": "#/components/schemas/ProcessCompletion"
         }
        }
       }
@@ -4793,7 +4793,7 @@ enum OpenAPIDocument {
       "content": {
        "application/json": {
         "schema": {
-         "$ref": "#/components/schemas/DeviceAnswer"
+         "$ref": "#/components/schemas/DeviceHistory"
         }
        }
       }
@@ -5993,9 +5993,420 @@ enum OpenAPIDocument {
      "token"
     ]
    },
-   "DeviceAnswer": {
+   "Factors": {
+    "type": "array",
+    "items": {
+     "type": "string",
+     "enum": [
+      "device",
+      "pin",
+      "biometric",
+      "otp"
+     ]
+    }
+   },
+   "ServiceInformation": {
     "type": "object",
-    "description": "The exchange's answer; docs/PROTOCOL.md describes each."
+    "properties": {
+     "client_id": {
+      "type": "string"
+     },
+     "name": {
+      "type": "string"
+     }
+    },
+    "required": [
+     "client_id",
+     "name"
+    ]
+   },
+   "ProcessDescription": {
+    "type": "object",
+    "properties": {
+     "factor": {
+      "type": "string"
+     },
+     "username": {
+      "type": "string"
+     },
+     "target": {
+      "type": "string"
+     },
+     "target_alias": {
+      "type": "string"
+     }
+    }
+   },
+   "Challenge": {
+    "type": "object",
+    "properties": {
+     "request_id": {
+      "type": "string"
+     },
+     "purpose": {
+      "type": "string"
+     },
+     "challenge": {
+      "type": "string"
+     },
+     "audience": {
+      "type": "string"
+     },
+     "expires_at": {
+      "type": "number"
+     },
+     "service": {
+      "$ref": "#/components/schemas/ServiceInformation"
+     },
+     "process": {
+      "$ref": "#/components/schemas/ProcessDescription"
+     },
+     "requested_attributes": {
+      "type": "array",
+      "items": {
+       "type": "object",
+       "properties": {
+        "name": {
+         "type": "string"
+        },
+        "value": {
+         "type": "string"
+        }
+       },
+       "required": [
+        "name"
+       ]
+      }
+     },
+     "requested_authenticators": {
+      "type": "array",
+      "items": {
+       "$ref": "#/components/schemas/Factors"
+      }
+     },
+     "binding_message": {
+      "type": "string"
+     }
+    },
+    "required": [
+     "request_id",
+     "purpose",
+     "challenge",
+     "audience",
+     "expires_at",
+     "requested_attributes",
+     "requested_authenticators"
+    ]
+   },
+   "FinishAnswer": {
+    "type": "object",
+    "properties": {
+     "result": {
+      "type": "string"
+     },
+     "login": {
+      "type": "object",
+      "properties": {
+       "service": {
+        "$ref": "#/components/schemas/ServiceInformation"
+       },
+       "username": {
+        "type": "string"
+       },
+       "factors": {
+        "$ref": "#/components/schemas/Factors"
+       },
+       "authenticated_at": {
+        "type": "number"
+       }
+      },
+      "required": [
+       "service",
+       "username",
+       "factors",
+       "authenticated_at"
+      ]
+     },
+     "lockout": {
+      "type": "object",
+      "properties": {
+       "is_permanent": {
+        "type": "boolean"
+       },
+       "locked_until": {
+        "type": "number"
+       }
+      },
+      "required": [
+       "is_permanent"
+      ]
+     },
+     "user_information": {
+      "$ref": "#/components/schemas/Challenge"
+     },
+     "process": {
+      "type": "object",
+      "properties": {
+       "request_id": {
+        "type": "string"
+       },
+       "purpose": {
+        "type": "string"
+       },
+       "expires_at": {
+        "type": "number"
+       },
+       "pin_salt": {
+        "type": "string"
+       },
+       "description": {
+        "$ref": "#/components/schemas/ProcessDescription"
+       }
+      },
+      "required": [
+       "request_id",
+       "purpose",
+       "expires_at"
+      ]
+     },
+     "merged": {
+      "type": "object",
+      "properties": {
+       "idm_identifier": {
+        "type": "string"
+       },
+       "username": {
+        "type": "string"
+       }
+      },
+      "required": [
+       "idm_identifier",
+       "username"
+      ]
+     }
+    },
+    "required": [
+     "result"
+    ]
+   },
+   "Status": {
+    "type": "object",
+    "properties": {
+     "status": {
+      "type": "string"
+     },
+     "kind": {
+      "type": "string"
+     }
+    },
+    "required": [
+     "status"
+    ]
+   },
+   "PendingList": {
+    "type": "object",
+    "properties": {
+     "requests": {
+      "type": "array",
+      "items": {
+       "type": "object",
+       "properties": {
+        "request_id": {
+         "type": "string"
+        },
+        "service": {
+         "$ref": "#/components/schemas/ServiceInformation"
+        },
+        "binding_message": {
+         "type": "string"
+        },
+        "username": {
+         "type": "string"
+        },
+        "user_id": {
+         "type": "string"
+        },
+        "expires_at": {
+         "type": "number"
+        },
+        "status": {
+         "type": "string",
+         "enum": [
+          "pending",
+          "authenticated",
+          "ongoing_on_another_device",
+          "canceled",
+          "failed",
+          "timeout"
+         ]
+        }
+       },
+       "required": [
+        "request_id",
+        "service",
+        "username",
+        "user_id",
+        "expires_at",
+        "status"
+       ]
+      }
+     },
+     "version": {
+      "type": "string"
+     }
+    },
+    "required": [
+     "requests",
+     "version"
+    ]
+   },
+   "PendingState": {
+    "type": "object",
+    "properties": {
+     "request_id": {
+      "type": "string"
+     },
+     "status": {
+      "type": "string",
+      "enum": [
+       "pending",
+       "authenticated",
+       "ongoing_on_another_device",
+       "canceled",
+       "failed",
+       "timeout"
+      ]
+     }
+    },
+    "required": [
+     "request_id",
+     "status"
+    ]
+   },
+   "InAppCode": {
+    "type": "object",
+    "properties": {
+     "code": {
+      "type": "string"
+     },
+     "state": {
+      "type": "string"
+     },
+     "iss": {
+      "type": "string"
+     },
+     "redirect_uri": {
+      "type": "string"
+     },
+     "expires_at": {
+      "type": "number"
+     }
+    },
+    "required": [
+     "code",
+     "iss",
+     "redirect_uri",
+     "expires_at"
+    ]
+   },
+   "ProcessCompletion": {
+    "type": "object",
+    "properties": {
+     "purpose": {
+      "type": "string"
+     },
+     "factors": {
+      "$ref": "#/components/schemas/Factors"
+     },
+     "url": {
+      "type": "string"
+     },
+     "expires_at": {
+      "type": "number"
+     },
+     "devices": {
+      "type": "array",
+      "items": {
+       "type": "object",
+       "properties": {
+        "activation_id": {
+         "type": "string"
+        },
+        "alias": {
+         "type": "string"
+        },
+        "factors": {
+         "$ref": "#/components/schemas/Factors"
+        },
+        "created_at": {
+         "type": "number"
+        },
+        "last_used_at": {
+         "type": "number"
+        },
+        "current": {
+         "type": "boolean"
+        }
+       },
+       "required": [
+        "activation_id",
+        "factors",
+        "created_at",
+        "current"
+       ]
+      }
+     },
+     "removed": {
+      "type": "string"
+     }
+    },
+    "required": [
+     "purpose"
+    ]
+   },
+   "DeviceHistory": {
+    "type": "object",
+    "properties": {
+     "entries": {
+      "type": "array",
+      "items": {
+       "type": "object",
+       "properties": {
+        "request_id": {
+         "type": "string"
+        },
+        "service": {
+         "type": "string"
+        },
+        "purpose": {
+         "type": "string"
+        },
+        "outcome": {
+         "type": "string"
+        },
+        "factors": {
+         "$ref": "#/components/schemas/Factors"
+        },
+        "username": {
+         "type": "string"
+        },
+        "at": {
+         "type": "number"
+        }
+       },
+       "required": [
+        "request_id",
+        "purpose",
+        "outcome",
+        "factors",
+        "at"
+       ]
+      }
+     }
+    },
+    "required": [
+     "entries"
+    ]
    }
   },
   "securitySchemes": {

@@ -24,17 +24,24 @@ public struct TestDevice: Sendable {
     public func remove() { try? FileManager.default.removeItem(at: directory) }
 }
 
-/// Sends through URLSession and keeps every request, so a test can replay one.
+/// Sends through URLSession and keeps every request, so a test can replay one, and every
+/// answer, so a test can check it against the OpenAPI document.
 public final class RecordingTransport: HTTPTransport {
     private let inner = URLSessionTransport()
     private let sent = Mutex<[HTTPRequestData]>([])
+    private let answered = Mutex<[(request: HTTPRequestData, response: HTTPResponseData)]>([])
 
     public init() {}
 
     public func send(_ request: HTTPRequestData) async throws -> HTTPResponseData {
         sent.withLock { $0.append(request) }
-        return try await inner.send(request)
+        let response = try await inner.send(request)
+        answered.withLock { $0.append((request, response)) }
+        return response
     }
 
     public var requests: [HTTPRequestData] { sent.withLock { $0 } }
+
+    /// Every exchange that got an answer, in order.
+    public var exchanges: [(request: HTTPRequestData, response: HTTPResponseData)] { answered.withLock { $0 } }
 }

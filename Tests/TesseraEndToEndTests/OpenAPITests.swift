@@ -1,5 +1,8 @@
 import Foundation
 import Testing
+import TesseraCore
+import TesseraCrypto
+import TesseraKit
 import TesseraTesting
 
 @Suite("The OpenAPI document against the live server (schemathesis)", .timeLimit(.minutes(10)))
@@ -32,6 +35,65 @@ struct OpenAPITests {
             let summary = result.output.split(separator: "\n").suffix(40).joined(separator: "\n")
             #expect(result.status == 0, "schemathesis: \(summary)\n\(result.errors.suffix(2000))")
             #expect(result.output.contains("Selected: 52/52"), "every operation is tested: \(summary)")
+        }
+    }
+
+    @Test("the device API's answers in real flows match the document's schemas (activation, claim, finish, deny, pending, state, push, processes, history)")
+    func deviceAnswers() async throws {
+        try await withServer { server in
+            let scenario = try await Scenario.make(on: server, lockout: ["free_attempts": 1, "waits": [1]])
+            let service = try await scenario.createService(backchannelMode: "poll")
+            try await scenario.createUser("dee")
+            let (device, activated) = try await activateDevice(scenario, username: "dee")
+            defer { device.remove() }
+            // A login approved, one failed, one denied.
+            _ = try await approvedLogin(scenario, service, device: device)
+            let failing = try await scenario.openLogin(service)
+            _ = try await signAndFinish(try await device.authenticator.start(url: failing.authenticationURL), device: device, factors: [.device, .pin], pin: "0000")
+            let declined = try await scenario.openLogin(service)
+            try await device.authenticator.deny(try await device.authenticator.start(url: declined.authenticationURL))
+            // A backchannel request: pending list and state; push targets; a process; history.
+            _ = try await scenario.tokenRequest(["scope": "openid", "login_hint": "dee"], service: service, endpoint: "bc-authorize")
+            let pending = try await device.authenticator.pendingRequests()
+            _ = try await device.authenticator.status(of: try #require(pending.first))
+            try await device.authenticator.registerPush(kind: "webhook", token: "push-dee")
+            try await device.authenticator.unregisterPush()
+            let listed = try await approve(try await device.personalizer.startListDevices(activation: activated.activation), device: device)
+            _ = try await device.personalizer.finishListDevices(try #require(listed.process))
+            _ = try await device.personalizer.history(activation: activated.activation)
+            // An in-app login: start, finish, code.
+            let inApp = InAppAuthenticationRequest(
+                clientID: service.clientID, redirectURI: service.redirectURI, codeChallenge: PKCE.challenge(forVerifier: PKCE.makeVerifier()),
+                state: "s", nonce: "n")
+            let information = try await device.authenticator.fetchInAppAuthenticationInitializationData(inApp)
+            if case .serviceLogin(let login) = try await signAndFinish(information, device: device, factors: [.device, .pin]) {
+                _ = try await device.authenticator.fetchAuthorizationCode(login)
+            } else {
+                Issue.record("an in-app login ends in serviceLogin")
+            }
+
+            let exchanges = device.transport.exchanges.map { exchange -> [String: Any] in
+                [
+                    "method": exchange.request.method, "path": exchange.request.url.path, "status": exchange.response.status,
+                    "body": String(decoding: exchange.response.body, as: UTF8.self),
+                ]
+            }
+            let file = FileManager.default.temporaryDirectory.appendingPathComponent("tessera-answers-\(UUID().uuidString).json")
+            defer { try? FileManager.default.removeItem(at: file) }
+            try JSONSerialization.data(withJSONObject: exchanges).write(to: file)
+            let result = try await Python.run("openapi_answers.py", ["\(server.baseURL)/openapi.json", file.path])
+            #expect(result.status == 0, "\(result.output)\n\(result.errors)")
+            for operation in [
+                "POST /t/{tenant}/device/activation/start 200", "POST /t/{tenant}/device/activation/complete 201",
+                "POST /t/{tenant}/device/authentications/{request}/claim 200", "POST /t/{tenant}/device/authentications/{request}/finish 200",
+                "POST /t/{tenant}/device/authentications/{request}/deny 200", "GET /t/{tenant}/device/pending 200",
+                "GET /t/{tenant}/device/authentications/{request} 200", "POST /t/{tenant}/device/push 200",
+                "DELETE /t/{tenant}/device/push 200", "POST /t/{tenant}/device/processes 201",
+                "POST /t/{tenant}/device/processes/{request}/complete 200", "GET /t/{tenant}/device/history 200",
+                "POST /t/{tenant}/device/in-app 201", "POST /t/{tenant}/device/in-app/{request}/code 200",
+            ] {
+                #expect(result.output.contains("checked \(operation)"), "\(operation) was checked: \(result.output)")
+            }
         }
     }
 }
