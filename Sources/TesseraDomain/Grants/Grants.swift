@@ -34,7 +34,8 @@ public struct Grants: Sendable {
         let code = Secrets.randomToken()
         try await tx.insertGrant(
             GrantRecord(
-                digest: Secrets.digest(code), kind: .code, familyID: SessionID(Secrets.randomToken(byteCount: 16)),
+                // The session's id: an identifier, which never begins with "-", since operators pass it to `tessera admin session end`.
+                digest: Secrets.digest(code), kind: .code, familyID: SessionID(Secrets.identifier(byteCount: 16)),
                 tenantID: record.tenantID, serviceID: serviceID, userID: userID, activationID: record.activationID, redirectURI: redirectURI, codeChallenge: record.codeChallenge,
                 nonce: record.nonce, scope: record.scope, factors: record.factors ?? [],
                 confirmedAttributes: record.confirmedAttributes ?? [], authTime: record.authTime ?? now,

@@ -207,7 +207,7 @@ public struct Backchannel: Sendable {
                 guard try await tx.completeAuthRequest(id: record.id) else { throw Self.used }
                 // The approved request starts a session, as a code does.
                 let source = Grants.Source(
-                    familyID: SessionID(Secrets.randomToken(byteCount: 16)), tenantID: tenant.id, userID: userID,
+                    familyID: SessionID(Secrets.identifier(byteCount: 16)), tenantID: tenant.id, userID: userID,
                     activationID: record.activationID, nonce: nil, factors: record.factors ?? [],
                     confirmedAttributes: record.confirmedAttributes ?? [], authTime: record.authTime ?? now)
                 return try await grants.startSession(source, scope: record.scope, service: service, tenant: tenant, tx: tx, now: now)

@@ -413,7 +413,8 @@ extension Admin {
                 abstract: "End one session (by id), or with --all every session of a user: refresh tokens are refused at once.")
             @OptionGroup var options: AdminOptions
             @Option(help: "Tenant name.") var tenant: String
-            @Argument(help: "Session id (the tokens' sid).") var session: String?
+            @Argument(help: "Session id (the tokens' sid; one from before sessions had ids of their own may begin with '-': put it after --).")
+            var session: String?
             @Flag(help: "End every session of the user named by --username or --id.") var all = false
             @Option(help: "With --all: the user's username.") var username: String?
             @Option(help: "With --all: the user's id.") var id: String?
