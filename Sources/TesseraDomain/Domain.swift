@@ -18,8 +18,8 @@ public struct Domain: Sendable {
     public let now: @Sendable () -> Date
     /// Where a changed request is announced (long polls, other nodes, CIBA pings).
     public let notifier: any RequestNotifier
-    let tenants = TenantCache()
-    let issuers = IssuerCache()
+    let tenants = RefreshingCache<String, TenantRecord>()
+    let issuers = RefreshingCache<TenantID, TokenIssuer>()
 
     public init(
         store: SQLStore, box: SecretBox, settings: DomainSettings, notifier: any RequestNotifier,
@@ -48,13 +48,13 @@ public struct Domain: Sendable {
         guard let tenant = try await store.read({ try await $0.tenant(named: name) }) else {
             throw DomainError.notFound("tenant '\(name)'")
         }
-        await tenants.remember(tenant, generation: generation)
+        await tenants.store(tenant, for: name, generation: generation)
         return tenant
     }
 
-    /// The tenant's token issuer, built from its signing keys and cached (see `IssuerCache`).
+    /// The tenant's token issuer, built from its signing keys and cached (see `RefreshingCache`).
     public func tokenIssuer(for tenant: TenantRecord) async throws -> TokenIssuer {
-        let (cached, generation) = await issuers.lookup(tenantID: tenant.id)
+        let (cached, generation) = await issuers.lookup(tenant.id)
         if let cached { return cached }
         let records = try await store.read { try await $0.signingKeys(tenantID: tenant.id) }
         let keys = try records.map { record in
@@ -65,7 +65,7 @@ public struct Domain: Sendable {
             throw StoreError(.corrupt, "tenant \(tenant.name) has no active signing key")
         }
         let issuer = try await TokenIssuer(keys: keys, activeKid: active.kid)
-        await issuers.store(issuer, tenantID: tenant.id, generation: generation)
+        await issuers.store(issuer, for: tenant.id, generation: generation)
         return issuer
     }
 
@@ -85,7 +85,7 @@ public struct Domain: Sendable {
     /// Acts on an announced key, this node's own or another node's: a tenant's changed
     /// signing keys drop its cached issuer; other keys concern only the edge's long polls.
     public func received(_ key: String) async {
-        if let tenantID = EventKey.tenantID(ofSigningKeysEvent: key) { await issuers.forget(tenantID: tenantID) }
+        if let tenantID = EventKey.tenantID(ofSigningKeysEvent: key) { await issuers.forget(tenantID) }
         if let name = EventKey.tenantName(ofTenantEvent: key) { await tenants.forget(name) }
     }
 }
@@ -109,62 +109,33 @@ public struct DomainSettings: Sendable {
     }
 }
 
-/// Tenants by name, as `IssuerCache` keeps issuers: dropped on a change, re-read after
-/// `maximumAge`, and never kept when read before a change that came in meanwhile.
-actor TenantCache {
-    static let maximumAge: Duration = .seconds(60)
+/// What a node keeps in memory of what other nodes may change (tenants by name, token
+/// issuers by tenant): a change drops the entry (`forget`, on every node through the
+/// announced event); an entry is read again once it is `maximumAge` old, so a lost
+/// notification delays a change by that at most; and a value read before a change
+/// that came in meanwhile is not kept (`generation`).
+actor RefreshingCache<Key: Hashable & Sendable, Value: Sendable> {
+    static var maximumAge: Duration { .seconds(60) }
 
-    private var byName: [String: (tenant: TenantRecord, loadedAt: ContinuousClock.Instant)] = [:]
-    private var generations: [String: Int] = [:]
+    private var entries: [Key: (value: Value, loadedAt: ContinuousClock.Instant)] = [:]
+    /// Counts each key's `forget`s.
+    private var generations: [Key: Int] = [:]
 
-    func lookup(_ name: String) -> (tenant: TenantRecord?, generation: Int) {
-        let generation = generations[name, default: 0]
-        guard let entry = byName[name], ContinuousClock.now - entry.loadedAt < Self.maximumAge else { return (nil, generation) }
-        return (entry.tenant, generation)
+    /// The cached value while it is fresh, and the generation to `store` a new one with.
+    func lookup(_ key: Key) -> (value: Value?, generation: Int) {
+        let generation = generations[key, default: 0]
+        guard let entry = entries[key], ContinuousClock.now - entry.loadedAt < Self.maximumAge else { return (nil, generation) }
+        return (entry.value, generation)
     }
 
-    func remember(_ tenant: TenantRecord, generation: Int) {
-        guard generations[tenant.name, default: 0] == generation else { return }
-        byName[tenant.name] = (tenant, ContinuousClock.now)
+    /// Keeps a value read after `lookup` returned `generation`, unless it changed since.
+    func store(_ value: Value, for key: Key, generation: Int) {
+        guard generations[key, default: 0] == generation else { return }
+        entries[key] = (value, ContinuousClock.now)
     }
 
-    func forget(_ name: String) {
-        byName[name] = nil
-        generations[name, default: 0] += 1
-    }
-}
-
-/// Each tenant's token issuer, built from its signing keys. A change to the keys drops the
-/// entry (`forget`, on every node through the announced event); an entry is also rebuilt
-/// once it is `maximumAge` old, so a lost notification delays a change by that at most.
-actor IssuerCache {
-    static let maximumAge: Duration = .seconds(60)
-
-    private struct Entry {
-        let issuer: TokenIssuer
-        let loadedAt: ContinuousClock.Instant
-    }
-
-    private var entries: [TenantID: Entry] = [:]
-    /// Counts each tenant's `forget`s: an issuer built from keys read before a change is
-    /// not kept after it.
-    private var generations: [TenantID: Int] = [:]
-
-    /// The cached issuer while it is fresh, and the generation to `store` a new one with.
-    func lookup(tenantID: TenantID) -> (issuer: TokenIssuer?, generation: Int) {
-        let generation = generations[tenantID, default: 0]
-        guard let entry = entries[tenantID], ContinuousClock.now - entry.loadedAt < Self.maximumAge else { return (nil, generation) }
-        return (entry.issuer, generation)
-    }
-
-    /// Keeps an issuer built after `lookup` returned `generation`, unless the keys changed since.
-    func store(_ issuer: TokenIssuer, tenantID: TenantID, generation: Int) {
-        guard generations[tenantID, default: 0] == generation else { return }
-        entries[tenantID] = Entry(issuer: issuer, loadedAt: ContinuousClock.now)
-    }
-
-    func forget(tenantID: TenantID) {
-        entries[tenantID] = nil
-        generations[tenantID, default: 0] += 1
+    func forget(_ key: Key) {
+        entries[key] = nil
+        generations[key, default: 0] += 1
     }
 }

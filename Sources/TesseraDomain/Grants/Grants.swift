@@ -178,20 +178,29 @@ public struct Grants: Sendable {
         _ source: Source, scope: String, service: ServiceRecord, tenant: TenantRecord, tx: StoreTransaction, now: Int64
     ) async throws -> Outcome {
         // Refused before the session is written: a refusal commits, and must leave no session behind.
-        if let refusal = try await refusal(for: source.userID, tx: tx) { return .refused(refusal) }
+        let user: UserRecord
+        switch try await tokenHolder(source.userID, tx: tx) {
+        case .success(let holder): user = holder
+        case .failure(let refusal): return .refused(refusal)
+        }
         let session = SessionRecord(
             id: source.familyID, tenantID: source.tenantID, serviceID: service.id, userID: source.userID,
             activationID: source.activationID, factors: source.factors, confirmedAttributes: source.confirmedAttributes,
             authTime: source.authTime, createdAt: now, expiresAt: now + (service.sessionLifetime ?? tenant.sessionLifetime),
             idleLifetime: service.sessionIdleLifetime ?? tenant.sessionIdleLifetime)
         try await tx.insertSession(session)
-        return try await issueRefreshToken(source, session: session, scope: scope, service: service, tx: tx, now: now)
+        return try await issueRefreshToken(source, user: user, session: session, scope: scope, service: service, tx: tx, now: now)
     }
 
     /// Continues a live session with its next refresh token; the idle lifetime counts from now.
     func rotate(_ session: SessionRecord, scope: String, service: ServiceRecord, tx: StoreTransaction, now: Int64) async throws -> Outcome {
         try await tx.touchSession(id: session.id, at: now)
-        return try await issueRefreshToken(Source(session), session: session, scope: scope, service: service, tx: tx, now: now)
+        switch try await tokenHolder(session.userID, tx: tx) {
+        case .success(let user):
+            return try await issueRefreshToken(Source(session), user: user, session: session, scope: scope, service: service, tx: tx, now: now)
+        case .failure(let refusal):
+            return .refused(refusal)
+        }
     }
 
     /// Writes the session's next refresh token in the same transaction that spent the
@@ -199,10 +208,9 @@ public struct Grants: Sendable {
     /// sees it (and ends the session) or comes before it (and this spend fails). The token
     /// lives for the idle lifetime, never past the session's end.
     private func issueRefreshToken(
-        _ source: Source, session: SessionRecord, scope: String, service: ServiceRecord, tx: StoreTransaction, now: Int64
+        _ source: Source, user: UserRecord, session: SessionRecord, scope: String, service: ServiceRecord, tx: StoreTransaction,
+        now: Int64
     ) async throws -> Outcome {
-        guard let user = try await tx.user(id: source.userID) else { return .refused(DomainError.invalidGrant("the user no longer exists")) }
-        guard user.disabledAt == nil else { return .refused(DomainError.invalidGrant("the user is disabled")) }
         let refreshToken = Secrets.randomToken()
         try await tx.insertGrant(
             GrantRecord(
@@ -213,10 +221,10 @@ public struct Grants: Sendable {
         return .issued(Issuance(source: source, scope: scope, user: user, refreshToken: refreshToken))
     }
 
-    /// Why the user may not have tokens (gone, or disabled), or nil.
-    private func refusal(for userID: UserID, tx: StoreTransaction) async throws -> DomainError? {
-        guard let user = try await tx.user(id: userID) else { return DomainError.invalidGrant("the user no longer exists") }
-        return user.disabledAt == nil ? nil : DomainError.invalidGrant("the user is disabled")
+    /// The user tokens are issued to, or why there may be none (gone, or disabled).
+    private func tokenHolder(_ userID: UserID, tx: StoreTransaction) async throws -> Result<UserRecord, DomainError> {
+        guard let user = try await tx.user(id: userID) else { return .failure(DomainError.invalidGrant("the user no longer exists")) }
+        return user.disabledAt == nil ? .success(user) : .failure(DomainError.invalidGrant("the user is disabled"))
     }
 
     /// Signs the ID token and the JWT access token (RFC 9068) of an issuance, or throws
