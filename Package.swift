@@ -27,6 +27,7 @@ let package = Package(
         .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift.git", from: "0.2.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
+        .package(url: "https://github.com/hummingbird-project/swift-mustache.git", from: "2.1.1"),
     ],
     targets: [
         .target(name: "TesseraCore"),
@@ -96,6 +97,7 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "Mustache", package: "swift-mustache"),
             ]
         ),
         .target(name: "TesseraKit", dependencies: ["TesseraCore", "TesseraCrypto"]),

@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # Runs Tessera's whole test suite. Installs what the build and the tests need first:
 #   libsqlite3-dev (the SQLite C API the store links; Swift machines have it already),
-#   zbar-tools (zbarimg decodes the login page's QR code) and nginx (in front of the
-#   multi-node test's servers) from Debian,
-#   Authlib, joserfc and requests (the interop relying party) from PyPI.
+#   zbar-tools (zbarimg decodes the login page's QR code), nginx (in front of the
+#   multi-node test's servers), chromium and chromium-driver (the console's browser
+#   tests) from Debian,
+#   Authlib, joserfc and requests (the interop relying party), schemathesis and
+#   jsonschema (the OpenAPI checks) and Selenium (driving Chromium) from PyPI.
 # The suite runs twice: on SQLite, then on PostgreSQL. Unless TESSERA_TEST_DATABASE_URL
 # names a server already, scripts/postgres.sh installs Debian's postgresql and starts a
 # throwaway cluster for the run, removed when the run ends; every test server gets a
@@ -36,7 +38,15 @@ if [ ! -x /usr/sbin/nginx ]; then
     DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq nginx >/dev/null
 fi
 
-if ! python3 -c "import authlib, joserfc, requests, cryptography, schemathesis, jsonschema" >/dev/null 2>&1; then
+if [ ! -x /usr/bin/chromium ] || [ ! -x /usr/bin/chromedriver ]; then
+    sudo=""
+    if [ "$(id -u)" != "0" ]; then sudo="sudo"; fi
+    echo "Installing chromium and chromium-driver (the console's browser tests drive Debian's Chromium)…"
+    $sudo apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq chromium chromium-driver >/dev/null
+fi
+
+if ! python3 -c "import authlib, joserfc, requests, cryptography, schemathesis, jsonschema, selenium" >/dev/null 2>&1; then
     echo "Installing the Python interop packages…"
     python3 -m pip install --quiet --disable-pip-version-check -r Tests/interop/requirements.txt
 fi

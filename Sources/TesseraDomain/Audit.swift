@@ -12,12 +12,18 @@ public enum Audit {
         case activation(ActivationID)
         /// An admin API key, by its id.
         case key(String)
+        /// An operator signed in to the web console, by username.
+        case `operator`(String)
+        /// The server itself (the console's and account page's own services).
+        case system
 
         public var text: String {
             switch self {
             case .admin: "admin"
             case .activation(let id): "activation:\(id)"
             case .key(let id): "key:\(id)"
+            case .operator(let name): "operator:\(name)"
+            case .system: "system"
             }
         }
     }

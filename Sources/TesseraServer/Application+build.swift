@@ -159,9 +159,13 @@ public func buildApplication(
         return JSONResponse.make(["status": "ready"])
     }
     AdminRoutes(state: state).register(on: router)
+    let webPages = WebPages()
+    StaticFiles.register(on: router)
+    ConsoleRoutes(state: state, pages: webPages).register(on: router)
     let tenant = router.group("t/:tenant").add(middleware: TenantResolution(domain: state.domain))
     let pages = router.group("t/:tenant").add(middleware: TenantResolution(domain: state.domain, answer: .page))
     OIDCRoutes(state: state).register(on: tenant, pages: pages)
+    AccountRoutes(state: state, pages: webPages).register(on: pages)
     DeviceRoutes(state: state).register(on: tenant)
 
     let application = Application(

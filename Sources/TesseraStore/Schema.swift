@@ -353,5 +353,37 @@ enum Schema {
             // The lifetime of a tenant's access and ID tokens (seconds).
             "ALTER TABLE tenants ADD COLUMN access_token_lifetime BIGINT NOT NULL DEFAULT 300",
         ]),
+        // The web console and account pages: the operators (users of the operators'
+        // tenant with a role), and the browser sessions of both, each bound to the
+        // OpenID Connect session of the device login that opened it.
+        (9, [
+            """
+            CREATE TABLE console_operators (
+                user_id TEXT PRIMARY KEY,
+                tenant_id TEXT NOT NULL,
+                role TEXT NOT NULL,
+                scope_tenant_id TEXT,
+                created_at BIGINT NOT NULL
+            )
+            """,
+            """
+            CREATE TABLE web_sessions (
+                digest TEXT PRIMARY KEY,
+                kind TEXT NOT NULL,
+                tenant_id TEXT NOT NULL,
+                user_id TEXT NOT NULL,
+                activation_id TEXT,
+                session_id TEXT NOT NULL,
+                csrf TEXT NOT NULL,
+                created_at BIGINT NOT NULL,
+                last_seen_at BIGINT NOT NULL,
+                expires_at BIGINT NOT NULL,
+                idle_lifetime BIGINT NOT NULL,
+                ended_at BIGINT
+            )
+            """,
+            "CREATE INDEX web_sessions_by_user ON web_sessions (user_id)",
+            "CREATE INDEX web_sessions_by_expiry ON web_sessions (expires_at)",
+        ]),
     ]
 }

@@ -10,8 +10,17 @@ public struct AdminCaller: Sendable, Equatable {
     public let role: AdminRole
     /// The one tenant the caller reaches; nil: every tenant.
     public let tenantID: TenantID?
-    /// The key's id; nil for the bootstrap token.
+    /// The key's id; nil for the bootstrap token and operators.
     public let keyID: String?
+    /// The console operator's username; nil for the API's callers.
+    public let operatorName: String?
+
+    public init(role: AdminRole, tenantID: TenantID?, keyID: String?, operatorName: String? = nil) {
+        self.role = role
+        self.tenantID = tenantID
+        self.keyID = keyID
+        self.operatorName = operatorName
+    }
 
     public static let bootstrap = AdminCaller(role: .admin, tenantID: nil, keyID: nil)
 
@@ -23,7 +32,13 @@ public struct AdminCaller: Sendable, Equatable {
         case manage
     }
 
-    public var actor: Audit.Actor { keyID.map { .key($0) } ?? .admin }
+    public var actor: Audit.Actor {
+        if let operatorName { return .operator(operatorName) }
+        return keyID.map { .key($0) } ?? .admin
+    }
+
+    /// Whether the role allows `need` (and, with `global`, every tenant is in scope).
+    public func may(_ need: Need, global: Bool = false) -> Bool { (try? check(need, global: global)) != nil }
 
     /// 403 unless the role allows `need`; with `global`, also unless every tenant is in scope.
     public func check(_ need: Need, global: Bool = false) throws {
@@ -32,8 +47,9 @@ public struct AdminCaller: Sendable, Equatable {
             case (.admin, _), (.helpdesk, .read), (.helpdesk, .support), (.auditor, .read): true
             default: false
             }
-        guard allowed else { throw DomainError(.forbidden, .accessDenied, "this admin key's role (\(role.rawValue)) may not do this") }
-        if global, tenantID != nil { throw DomainError(.forbidden, .accessDenied, "this admin key is limited to one tenant") }
+        let who = operatorName == nil ? "this admin key" : "this operator"
+        guard allowed else { throw DomainError(.forbidden, .accessDenied, "\(who)'s role (\(role.rawValue)) may not do this") }
+        if global, tenantID != nil { throw DomainError(.forbidden, .accessDenied, "\(who) is limited to one tenant") }
     }
 
     /// 404, as for an unknown tenant, when the tenant is outside the caller's scope.

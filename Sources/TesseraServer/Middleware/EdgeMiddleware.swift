@@ -42,6 +42,8 @@ struct EdgeMiddleware<Context: RequestContext>: RouterMiddleware {
             return (error, error.status.code, error.status.code >= 500 ? "OAuthError \(error.code)" : nil)
         case let error as BrowserError:
             return (error, error.status.code, error.status.code >= 500 ? "BrowserError" : nil)
+        case let error as WebRedirect:
+            return (error, error.status.code, nil)
         case let error as HTTPError:
             let code = error.status == .notFound ? "not_found" : "invalid_request"
             return (OAuthError(error.status, code, error.status.reasonPhrase.lowercased()), error.status.code, nil)

@@ -60,6 +60,17 @@ struct AdminRoutes {
         admin.post("keys", use: createKey)
         admin.get("keys", use: listKeys)
         admin.delete("keys/:key", use: revokeKey)
+        admin.post("console-users", use: addConsoleUser)
+    }
+
+    // MARK: Console operators
+
+    /// `POST /admin/console-users`: an operator of the web console, and its device's invitation.
+    @Sendable func addConsoleUser(_ request: Request, context: TesseraRequestContext) async throws -> Response {
+        let input = try await RequestDecoding.json(WebSessions.AddOperator.self, from: request)
+        let invitation = try await state.domain.webSessions.addOperator(
+            username: input.username, role: input.role ?? .admin, scope: input.tenant, by: try context.requireAdmin(), logger: context.logger)
+        return JSONResponse.make(invitation, status: .created)
     }
 
     // MARK: Tenants

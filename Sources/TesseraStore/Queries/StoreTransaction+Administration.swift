@@ -78,10 +78,11 @@ extension StoreTransaction {
         statements.append("DELETE FROM activation_users WHERE user_id IN (" + users + ")")
         for table in [
             "grants", "auth_requests", "sessions", "sso_sessions", "push_targets", "authentication_history", "invitations",
-            "activations", "users", "services", "signing_keys",
+            "activations", "users", "services", "signing_keys", "web_sessions", "console_operators",
         ] {
             statements.append("DELETE FROM \(ident: table) WHERE tenant_id = \(bind: id)")
         }
+        statements.append("DELETE FROM console_operators WHERE scope_tenant_id = \(bind: id)")
         statements.append("DELETE FROM tenants WHERE id = \(bind: id)")
         // Its admin keys reach nothing any more: revoked, not deleted, so the audit's actors stay known.
         statements.append("UPDATE admin_keys SET revoked_at = created_at WHERE tenant_id = \(bind: id) AND revoked_at IS NULL")
@@ -154,7 +155,10 @@ extension StoreTransaction {
         for activation in try await all("SELECT id FROM activations WHERE user_id = \(bind: id)", as: Row.self) {
             _ = try await deleteActivation(id: activation.id, at: now)
         }
-        for table in ["activation_users", "invitations", "auth_requests", "sso_sessions", "grants", "sessions", "authentication_history"] {
+        for table in [
+            "activation_users", "invitations", "auth_requests", "sso_sessions", "grants", "sessions", "authentication_history",
+            "web_sessions", "console_operators",
+        ] {
             try await db.raw("DELETE FROM \(ident: table) WHERE user_id = \(bind: id)").run()
         }
         try await db.raw("DELETE FROM users WHERE id = \(bind: id)").run()

@@ -21,12 +21,15 @@ public enum PurgeTarget: String, CaseIterable, Sendable {
     case ssoSessions = "sso_sessions"
     /// Invitations (activation links) past their expiry and the reuse-detection window.
     case invitations
+    /// Console and account-page sessions past their lifetime or their end.
+    case webSessions = "web_sessions"
 }
 
 /// The tables `tessera admin stats` counts.
 public let countedTables = [
     "tenants", "signing_keys", "services", "users", "invitations", "activations", "activation_users", "auth_requests",
     "grants", "sessions", "sso_sessions", "device_token_ids", "push_targets", "authentication_history", "audit_log",
+    "web_sessions",
 ]
 
 extension StoreTransaction {
@@ -46,6 +49,10 @@ extension StoreTransaction {
         case .endedSessions: try await deleteBatch(table: "sessions", key: "id", where: "ended_at < \(bind: spentBefore)", limit: limit)
         case .deviceTokenIDs: try await deleteBatch(table: "device_token_ids", key: "jti", where: "expires_at < \(bind: now)", limit: limit)
         case .invitations: try await deleteBatch(table: "invitations", key: "id", where: "expires_at < \(bind: spentBefore)", limit: limit)
+        case .webSessions:
+            try await deleteBatch(
+                table: "web_sessions", key: "digest",
+                where: "expires_at < \(bind: now) OR ended_at IS NOT NULL OR last_seen_at + idle_lifetime < \(bind: now)", limit: limit)
         case .ssoSessions:
             // Keyed by two columns, and never more than one row per device and user: no batches.
             try await db.raw("DELETE FROM sso_sessions WHERE expires_at < \(bind: now) RETURNING 1").all().count

@@ -7,7 +7,7 @@ struct Admin: AsyncParsableCommand {
         abstract: "Manage tenants and their signing keys, services, users, invitations, activations and sessions, read history and the audit log, and keep the data bounded, over the admin API.",
         subcommands: [
             Tenant.self, Service.self, User.self, Invite.self, Invitation.self, ActivationCommands.self, Session.self, History.self,
-            Audit.self, Stats.self, Purge.self, Key.self,
+            Audit.self, Stats.self, Purge.self, Key.self, ConsoleUser.self,
         ])
 
     struct Tenant: AsyncParsableCommand {

@@ -474,6 +474,39 @@ extension Admin {
 }
 
 extension Admin {
+    struct ConsoleUser: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "console-user", abstract: "Operators of the web console (/console), who sign in with their activated device.",
+            subcommands: [Add.self])
+
+        struct Add: AsyncParsableCommand {
+            static let configuration = CommandConfiguration(
+                abstract: "Make USERNAME an operator: makes the operators' tenant and the user if missing, gives the role, and prints an activation link and its QR code.",
+                discussion: """
+                    Activate a device with the link (tessera device activate URL, or the app scanning the code), then sign in                     at {public URL}/console by scanning the login page's code with that device. Running it again for an                     operator changes its role and scope and invites another device.
+                    """)
+            @OptionGroup var options: AdminOptions
+            @Argument(help: "The operator's username.") var username: String
+            @Option(help: "admin, helpdesk or auditor (the roles of admin API keys).") var role: String = "admin"
+            @Option(help: "Limit the operator to this tenant (default: every tenant).") var tenant: String?
+
+            func validate() throws {
+                guard AdminRole(rawValue: role) != nil else { throw ValidationError("--role is admin, helpdesk or auditor") }
+            }
+
+            func run() async throws {
+                let body = WebSessions.AddOperator(username: username, role: AdminRole(rawValue: role), tenant: tenant)
+                let (invitation, json) = try await options.client().call(
+                    "POST", "admin/console-users", body: body, as: WebSessions.OperatorInvitation.self)
+                if options.json { return Output.json(json) }
+                print("operator: \(invitation.username) (\(invitation.role.rawValue), \(invitation.tenant ?? "every tenant"))")
+                print("url: \(invitation.url)")
+                print("expires_at: \(ISO8601DateFormatter().string(from: invitation.expiresAt))")
+                if let code = try? QRCode(invitation.url) { print(code.terminalText()) }
+            }
+        }
+    }
+
     struct Key: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Admin API keys: each limited to one tenant or all, with a role (admin, helpdesk, auditor).",

@@ -1,0 +1,75 @@
+import Foundation
+import Logging
+import TesseraCore
+import TesseraStore
+
+/// What a user does on their account page, signed in with a device: see their devices,
+/// sessions and recent sign-ins; remove another device; end a session. Audited with the
+/// device that signed in as the actor.
+public struct AccountPage: Sendable {
+    let domain: Domain
+
+    public struct Overview: Sendable {
+        public let devices: [Administration.ActivationView]
+        public let sessions: [Administration.SessionView]
+        public let signIns: [Administration.HistoryView]
+    }
+
+    /// Reads as an auditor limited to the user's tenant would: the same views as the admin API.
+    private func reader(_ current: WebSessions.Current) -> Administration {
+        domain.administration(as: AdminCaller(role: .auditor, tenantID: current.tenant.id, keyID: nil))
+    }
+
+    public func overview(_ current: WebSessions.Current, signIns limit: Int = 20) async throws -> Overview {
+        let reader = reader(current)
+        let devices = try await reader.listActivations(username: current.user.username, tenant: current.tenant)
+        let sessions = try await reader.listSessions(user: current.user.id, tenant: current.tenant)
+        let history = try await reader.history(
+            .init(
+                username: current.user.username, activationID: nil, service: nil, outcome: nil, since: nil, until: nil, cursor: nil,
+                limit: limit), tenant: current.tenant)
+        return Overview(devices: devices, sessions: sessions, signIns: history.entries)
+    }
+
+    private func actor(_ current: WebSessions.Current) -> Audit.Actor {
+        current.session.activationID.map { .activation($0) } ?? .system
+    }
+
+    /// Removes another of the user's devices: its keys, sessions and codes go with it.
+    public func removeDevice(_ id: ActivationID, current: WebSessions.Current, logger: Logger) async throws {
+        guard id != current.session.activationID else {
+            throw DomainError.invalidRequest("this is the device you signed in with: remove it on the device itself")
+        }
+        let now = domain.epochNow()
+        try await domain.store.transaction { tx in
+            guard let activation = try await tx.activation(id: id), activation.userID == current.user.id,
+                try await tx.deleteActivation(id: id, at: now)
+            else { throw DomainError.notFound("device") }
+            try await Audit.record(
+                tx, tenantID: current.tenant.id, actor: actor(current), action: "activation.unregister", target: id.rawValue,
+                details: ["user_id": current.user.id.rawValue, "alias": activation.alias ?? "", "via": "account_page"], at: now)
+        }
+        logger.notice("device removed on the account page", metadata: ["activation_id": "\(id)"])
+    }
+
+    /// Ends one of the user's sessions at a service.
+    public func endSession(_ id: SessionID, current: WebSessions.Current, logger: Logger) async throws {
+        let now = domain.epochNow()
+        try await domain.store.transaction { tx in
+            guard let session = try await tx.session(id: id), session.userID == current.user.id else {
+                throw DomainError.notFound("session")
+            }
+            guard try await tx.endSessions(.session(id), reason: .revoked, at: now) == 1 else {
+                throw DomainError.conflict("the session has ended already")
+            }
+            try await Audit.record(
+                tx, tenantID: current.tenant.id, actor: actor(current), action: "session.end", target: id.rawValue,
+                details: ["user_id": current.user.id.rawValue, "via": "account_page"], at: now)
+        }
+        logger.info("session ended on the account page")
+    }
+}
+
+extension Domain {
+    public var accountPage: AccountPage { AccountPage(domain: self) }
+}

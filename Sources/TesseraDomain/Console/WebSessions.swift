@@ -1,0 +1,310 @@
+import Foundation
+import Logging
+import TesseraCore
+import TesseraCrypto
+import TesseraStore
+
+/// The browser sessions of the web console (`/console`) and of a user's account page
+/// (`/t/{tenant}/account`). Both sign in as relying parties of the server's own OpenID
+/// Connect: an authorization request with PKCE, state and nonce to a built-in public
+/// service, the device login its page shows, the code redeemed and the ID token checked.
+/// A session lives while its idle and absolute lifetimes last, its user is enabled (and,
+/// for the console, still an operator), and the OpenID Connect session of that login
+/// has not ended: revoking the device that signed in ends the browser's session too.
+public struct WebSessions: Sendable {
+    let domain: Domain
+
+    /// The built-in tenant of the console's operators.
+    public static let operatorsTenant = "operators"
+    public static let consoleClientID = ClientID("tessera-console")
+    static let accountClientPrefix = "tessera-account-"
+
+    public struct Lifetimes: Sendable {
+        public let idle: Int64
+        public let absolute: Int64
+    }
+
+    public static func lifetimes(_ kind: WebSessionKind) -> Lifetimes {
+        switch kind {
+        case .console: Lifetimes(idle: 15 * 60, absolute: 8 * 3600)
+        case .account: Lifetimes(idle: 15 * 60, absolute: 3600)
+        }
+    }
+
+    /// Where the sign-in returns to: the console's callback, or the tenant's account page's.
+    public func redirectURI(_ kind: WebSessionKind, tenant: TenantRecord) -> String {
+        switch kind {
+        case .console: "\(domain.settings.publicURL)/console/callback"
+        case .account: "\(domain.issuer(forTenantNamed: tenant.name))/account/callback"
+        }
+    }
+
+    func clientID(_ kind: WebSessionKind, tenant: TenantRecord) -> ClientID {
+        switch kind {
+        case .console: Self.consoleClientID
+        case .account: ClientID(Self.accountClientPrefix + tenant.id.rawValue)
+        }
+    }
+
+    /// The tenant the console's operators belong to; made when `creating` and missing.
+    public func operatorsTenant(creating: Bool, logger: Logger) async throws -> TenantRecord? {
+        if let tenant = try? await domain.tenant(named: Self.operatorsTenant) { return tenant }
+        guard creating else { return nil }
+        do {
+            _ = try await domain.administration().createTenant(.init(name: Self.operatorsTenant), logger: logger)
+        } catch let error as DomainError where error.kind == .conflict {
+            // Made by another caller meanwhile.
+        }
+        return try await domain.tenant(named: Self.operatorsTenant)
+    }
+
+    /// The built-in service a sign-in goes through: made on first use, its one redirect
+    /// URI kept to the current public URL. A public client: PKCE protects its codes.
+    func service(_ kind: WebSessionKind, tenant: TenantRecord) async throws -> ServiceRecord {
+        let clientID = clientID(kind, tenant: tenant)
+        let redirectURI = redirectURI(kind, tenant: tenant)
+        let now = domain.epochNow()
+        let existing = try await domain.store.read { try await $0.service(clientID: clientID) }
+        if let existing, existing.tenantID == tenant.id, existing.redirectURIs == [redirectURI] { return existing }
+        return try await domain.store.transaction { tx in
+            if var service = try await tx.service(clientID: clientID), service.tenantID == tenant.id {
+                service.redirectURIs = [redirectURI]
+                try await tx.updateService(service)
+                try await Audit.record(
+                    tx, tenantID: tenant.id, actor: .system, action: "service.update", target: clientID.rawValue,
+                    details: ["redirect_uris": redirectURI], at: now)
+                return service
+            }
+            let service = try Administration.checkedService(
+                ServiceRecord(
+                    id: ServiceID(Secrets.identifier(byteCount: 12)), tenantID: tenant.id, clientID: clientID,
+                    name: kind == .console ? "Tessera console" : "Tessera account", secretDigest: nil, isPublic: true,
+                    redirectURIs: [redirectURI], policy: AuthenticatorPolicy.standard.description, attributes: [],
+                    backchannelMode: nil, notificationEndpoint: nil, createdAt: now))
+            try await tx.insertService(service)
+            try await Audit.record(
+                tx, tenantID: tenant.id, actor: .system, action: "service.create", target: clientID.rawValue,
+                details: ["name": service.name, "policy": service.policy, "public": "true"], at: now)
+            return service
+        }
+    }
+
+    /// A sign-in under way: where the browser goes, and what it keeps (in a cookie) for
+    /// the callback.
+    public struct SignIn: Sendable {
+        public let authorizationURL: String
+        public let state: String
+        public let nonce: String
+        public let verifier: String
+
+        public init(authorizationURL: String, state: String, nonce: String, verifier: String) {
+            self.authorizationURL = authorizationURL
+            self.state = state
+            self.nonce = nonce
+            self.verifier = verifier
+        }
+    }
+
+    public func start(_ kind: WebSessionKind, tenant: TenantRecord) async throws -> SignIn {
+        let service = try await service(kind, tenant: tenant)
+        let state = Secrets.randomToken(byteCount: 16)
+        let nonce = Secrets.randomToken(byteCount: 16)
+        let verifier = PKCE.makeVerifier()
+        let parameters = [
+            ("response_type", "code"), ("client_id", service.clientID.rawValue), ("redirect_uri", redirectURI(kind, tenant: tenant)),
+            ("scope", "openid"), ("state", state), ("nonce", nonce),
+            ("code_challenge", PKCE.challenge(forVerifier: verifier)), ("code_challenge_method", "S256"),
+            // An operator's console always asks for the device, never single sign-on.
+            ("prompt", kind == .console ? "login" : ""),
+        ].filter { !$0.1.isEmpty }
+        let query = parameters.map { "\($0.0)=\(FormEncoding.component($0.1))" }.joined(separator: "&")
+        return SignIn(
+            authorizationURL: "\(domain.issuer(forTenantNamed: tenant.name))/authorize?\(query)", state: state, nonce: nonce,
+            verifier: verifier)
+    }
+
+    /// A browser's session, once it signed in.
+    public struct Opened: Sendable {
+        /// Goes into the session cookie; the store keeps its digest.
+        public let secret: String
+        public let session: WebSessionRecord
+    }
+
+    public static let notOperator = DomainError.Code("not_an_operator")
+
+    /// The callback: checks `state` against the one the browser kept, redeems the code
+    /// with the PKCE verifier, checks the ID token (signature, issuer, audience, nonce),
+    /// and opens the session.
+    public func finish(
+        _ kind: WebSessionKind, tenant: TenantRecord, code: String?, state: String?, kept: SignIn?, logger: Logger
+    ) async throws -> Opened {
+        guard let kept, let state, Secrets.constantTimeEquals(state, kept.state) else {
+            throw DomainError(.forbidden, .accessDenied, "this sign-in was not started in this browser, or it is stale: start again")
+        }
+        guard let code else { throw DomainError.invalidRequest("the sign-in returned no code") }
+        let service = try await service(kind, tenant: tenant)
+        let tokens = try await domain.grants.redeemCode(
+            code, redirectURI: redirectURI(kind, tenant: tenant), codeVerifier: kept.verifier, client: service, tenant: tenant)
+        let keys = try await domain.tokenIssuer(for: tenant)
+        let issuer = domain.issuer(forTenantNamed: tenant.name)
+        let identity: IDTokenClaims
+        let access: AccessTokenClaims
+        do {
+            identity = try await keys.verify(tokens.idToken, as: IDTokenClaims.self)
+            access = try await keys.verify(tokens.accessToken, as: AccessTokenClaims.self)
+        } catch {
+            throw DomainError(.unauthenticated, .accessDenied, "the ID token did not verify")
+        }
+        guard identity.iss == issuer, identity.aud == service.clientID.rawValue, let nonce = identity.nonce,
+            Secrets.constantTimeEquals(nonce, kept.nonce), access.sub == identity.sub
+        else { throw DomainError(.unauthenticated, .accessDenied, "the ID token is not this sign-in's") }
+        let now = domain.epochNow()
+        let lifetimes = Self.lifetimes(kind)
+        let secret = Secrets.randomToken()
+        let sessionID = SessionID(access.sid)
+        let userID = UserID(identity.sub)
+        let record: WebSessionRecord = try await domain.store.transaction { tx in
+            let session = try await tx.session(id: sessionID)
+            if kind == .console, try await tx.consoleOperator(userID: userID) == nil {
+                // Not an operator: the login it made is of no use, and ends.
+                try await tx.endSessions(.session(sessionID), reason: .revoked, at: now)
+                return nil
+            }
+            let record = WebSessionRecord(
+                digest: Secrets.digest(secret), kind: kind, tenantID: tenant.id, userID: userID, activationID: session?.activationID,
+                sessionID: sessionID, csrf: Secrets.randomToken(), createdAt: now, expiresAt: now + lifetimes.absolute,
+                idleLifetime: lifetimes.idle)
+            try await tx.insertWebSession(record)
+            return record
+        } ?? { throw DomainError(.forbidden, Self.notOperator, "this account is not an operator of the console") }()
+        logger.info("web session opened", metadata: ["kind": "\(kind.rawValue)", "user_id": "\(userID)"])
+        return Opened(secret: secret, session: record)
+    }
+
+    /// A live session: its record, user, tenant and (for the console) operator.
+    public struct Current: Sendable {
+        public let session: WebSessionRecord
+        public let user: UserRecord
+        public let tenant: TenantRecord
+        public let consoleOperator: ConsoleOperatorRecord?
+
+        /// What an operator may do: its role, over its tenant or all, audited by name.
+        public var caller: AdminCaller? {
+            consoleOperator.map {
+                AdminCaller(role: $0.role, tenantID: $0.scopeTenantID, keyID: nil, operatorName: user.username)
+            }
+        }
+
+        /// Whether a form's token is the session's (compared in constant time).
+        public func checks(csrf token: String?) -> Bool {
+            guard let token else { return false }
+            return Secrets.constantTimeEquals(token, session.csrf)
+        }
+    }
+
+    /// The live session the cookie's secret opens, or nil (signed out, expired, idle, or
+    /// ended with its device login).
+    public func current(_ kind: WebSessionKind, secret: String?, tenant expected: TenantRecord? = nil) async throws -> Current? {
+        guard let secret, !secret.isEmpty, secret.count <= 128 else { return nil }
+        let now = domain.epochNow()
+        let digest = Secrets.digest(secret)
+        let found: Current? = try await domain.store.read { tx in
+            guard let record = try await tx.webSession(digest: digest), record.kind == kind, record.endedAt == nil,
+                now < record.expiresAt, now < record.lastSeenAt + record.idleLifetime
+            else { return nil }
+            if let expected, expected.id != record.tenantID { return nil }
+            guard let login = try await tx.session(id: record.sessionID), login.endedAt == nil,
+                let user = try await tx.user(id: record.userID), user.disabledAt == nil,
+                let tenant = try await tx.tenant(id: record.tenantID)
+            else { return nil }
+            var consoleOperator: ConsoleOperatorRecord?
+            if kind == .console {
+                guard let found = try await tx.consoleOperator(userID: user.id) else { return nil }
+                consoleOperator = found
+            }
+            return Current(session: record, user: user, tenant: tenant, consoleOperator: consoleOperator)
+        }
+        // The idle lifetime counts from the last page; written at most every 30 s.
+        if let found, now - found.session.lastSeenAt >= 30 {
+            try await domain.store.transaction { try await $0.touchWebSession(digest: digest, at: now) }
+        }
+        return found
+    }
+
+    /// Signs out: the browser's session ends, and with it the device login it stood on.
+    public func signOut(_ current: Current, logger: Logger) async throws {
+        let now = domain.epochNow()
+        try await domain.store.transaction { tx in
+            _ = try await tx.endWebSession(digest: current.session.digest, at: now)
+            try await tx.endSessions(.session(current.session.sessionID), reason: .revoked, at: now)
+        }
+        logger.info("web session ended", metadata: ["kind": "\(current.session.kind.rawValue)", "user_id": "\(current.user.id)"])
+    }
+
+    // MARK: Operators
+
+    /// What `POST /admin/console-users` takes.
+    public struct AddOperator: Codable, Sendable {
+        public let username: String
+        public let role: AdminRole?
+        public let tenant: String?
+
+        public init(username: String, role: AdminRole?, tenant: String?) {
+            self.username = username
+            self.role = role
+            self.tenant = tenant
+        }
+    }
+
+    public struct OperatorInvitation: Codable, Sendable {
+        public let username: String
+        public let role: AdminRole
+        /// The tenant it is limited to; absent: every tenant.
+        public let tenant: String?
+        /// The activation link for the operator's device.
+        public let url: String
+        public let expiresAt: Date
+
+        enum CodingKeys: String, CodingKey {
+            case username, role, tenant, url
+            case expiresAt = "expires_at"
+        }
+    }
+
+    /// Makes the operators' tenant if missing, the user if missing, gives it `role`
+    /// (limited to `scope` if named), and invites a device: the link to activate it.
+    public func addOperator(
+        username: String, role: AdminRole, scope: String?, by caller: AdminCaller, logger: Logger
+    ) async throws -> OperatorInvitation {
+        try caller.check(.manage, global: true)
+        var scopeTenant: TenantRecord?
+        if let scope { scopeTenant = try await domain.tenant(named: scope) }
+        guard let tenant = try await operatorsTenant(creating: true, logger: logger) else {
+            throw DomainError(.internal, .serverError, "the operators' tenant could not be made")
+        }
+        let administration = domain.administration(as: caller)
+        if try await domain.store.read({ try await $0.user(tenantID: tenant.id, username: username) }) == nil {
+            do {
+                _ = try await administration.createUser(.init(username: username, attributes: nil), tenant: tenant, logger: logger)
+            } catch let error as DomainError where error.kind == .conflict {}
+        }
+        guard let user = try await domain.store.read({ try await $0.user(tenantID: tenant.id, username: username) }) else {
+            throw DomainError.notFound("user '\(username.prefix(128))'")
+        }
+        let now = domain.epochNow()
+        try await domain.store.transaction { tx in
+            try await tx.saveConsoleOperator(
+                ConsoleOperatorRecord(userID: user.id, tenantID: tenant.id, role: role, scopeTenantID: scopeTenant?.id, createdAt: now))
+            try await Audit.record(
+                tx, tenantID: tenant.id, actor: caller.actor, action: "operator.save", target: user.id.rawValue,
+                details: ["username": username, "role": role.rawValue, "tenant": scopeTenant?.name ?? "*"], at: now)
+        }
+        let invitation = try await administration.invite(.init(username: username, ttlSeconds: nil), tenant: tenant, logger: logger)
+        return OperatorInvitation(
+            username: username, role: role, tenant: scopeTenant?.name, url: invitation.url, expiresAt: invitation.expiresAt)
+    }
+}
+
+extension Domain {
+    public var webSessions: WebSessions { WebSessions(domain: self) }
+}

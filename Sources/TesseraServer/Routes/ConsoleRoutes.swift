@@ -1,0 +1,852 @@
+import Foundation
+import Hummingbird
+import TesseraCore
+import TesseraCrypto
+import TesseraDomain
+import TesseraStore
+
+/// The operators' web console under `/console`: signed in by the server's own OpenID
+/// Connect (a device login to the operators' tenant), and doing every change through the
+/// same `Administration` use cases as the admin API, with the operator's role and scope
+/// and the operator as the audited actor. Pages are server-rendered; each form carries
+/// the session's CSRF token.
+struct ConsoleRoutes {
+    let state: ServerState
+    let pages: WebPages
+    var domain: Domain { state.domain }
+    var cookies: WebSessionCookies { WebSessionCookies(kind: .console, path: "/console", secure: state.publicURL.hasPrefix("https:")) }
+
+    func register(on router: Router<TesseraRequestContext>) {
+        router.get("/") { _, _ in Response(status: .found, headers: [.location: "/console"]) }
+        let console = router.group("console").add(middleware: PageErrors())
+        console.get(use: dashboard)
+        console.get("sign-in", use: signInPage)
+        console.get("login", use: login)
+        console.get("callback", use: callback)
+        console.post("logout", use: logout)
+        console.get("tenants", use: tenantsPage)
+        console.post("tenants", use: createTenant)
+        console.get("tenants/:tenant", use: tenantPage)
+        console.post("tenants/:tenant", use: updateTenant)
+        console.get("tenants/:tenant/services", use: servicesPage)
+        console.post("tenants/:tenant/services", use: createService)
+        console.get("tenants/:tenant/services/:client", use: servicePage)
+        console.post("tenants/:tenant/services/:client", use: updateService)
+        console.post("tenants/:tenant/services/:client/secret", use: rotateSecret)
+        console.post("tenants/:tenant/services/:client/delete", use: deleteService)
+        console.get("tenants/:tenant/users", use: usersPage)
+        console.post("tenants/:tenant/users", use: createUser)
+        console.get("tenants/:tenant/users/:user", use: userPage)
+        console.post("tenants/:tenant/users/:user", use: updateUser)
+        console.post("tenants/:tenant/users/:user/invite", use: invite)
+        console.post("tenants/:tenant/users/:user/disable", use: disableUser)
+        console.post("tenants/:tenant/users/:user/enable", use: enableUser)
+        console.post("tenants/:tenant/users/:user/delete", use: deleteUser)
+        console.post("tenants/:tenant/activations/:activation/unlock", use: unlock)
+        console.post("tenants/:tenant/activations/:activation/revoke", use: revoke)
+        console.post("tenants/:tenant/sessions/:session/end", use: endSession)
+        console.get("tenants/:tenant/keys", use: signingKeysPage)
+        console.post("tenants/:tenant/keys", use: rotateSigningKey)
+        console.post("tenants/:tenant/keys/:kid/activate", use: activateSigningKey)
+        console.post("tenants/:tenant/keys/:kid/retire", use: retireSigningKey)
+        console.get("audit", use: auditPage)
+        console.get("keys", use: apiKeysPage)
+        console.post("keys", use: createAPIKey)
+        console.post("keys/:key/revoke", use: revokeAPIKey)
+    }
+
+    // MARK: Sessions
+
+    /// The signed-in operator, or a redirect to sign-in.
+    func signedIn(_ request: Request) async throws -> WebSessions.Current {
+        guard let current = try await domain.webSessions.current(.console, secret: cookies.session(request)) else {
+            throw WebRedirect(location: "/console/sign-in", status: .found)
+        }
+        return current
+    }
+
+    /// A form's session: signed in, and the form carries its CSRF token (else nothing happens).
+    func signedInForm(_ request: Request) async throws -> (WebSessions.Current, [String: String]) {
+        let current = try await signedIn(request)
+        let form: [String: String]
+        do {
+            form = try await RequestDecoding.form(from: request)
+        } catch {
+            throw BrowserError(status: .badRequest, title: "Invalid form", message: "The form could not be read. Nothing was changed.")
+        }
+        guard current.checks(csrf: form["csrf"]) else {
+            throw BrowserError(
+                status: .forbidden, title: "Stale or forged form",
+                message: "This form is not from your current console session. Nothing was changed: reload the page and try again.")
+        }
+        return (current, form)
+    }
+
+    func layout(_ current: WebSessions.Current, notice: String? = nil) -> [String: Any] {
+        let caller = current.caller
+        var values: [String: Any] = [
+            "console": true, "wide": true, "who": current.user.username, "role": caller?.role.rawValue ?? "",
+            "csrf": current.session.csrf, "manage": caller?.may(.manage, global: true) ?? false,
+        ]
+        if let scope = current.consoleOperator?.scopeTenantID { values["scope"] = scope.rawValue }
+        if let notice { values["notice"] = notice }
+        return values
+    }
+
+    /// The operator's use cases for `need` (and the tenant of the path, when it has one):
+    /// 404 for a tenant outside its scope, 403 beyond its role; the same checks as the API.
+    func administration(_ current: WebSessions.Current, _ need: AdminCaller.Need, tenant: TenantRecord? = nil, global: Bool = false)
+        throws -> Administration
+    {
+        guard let caller = current.caller else { throw DomainError(.forbidden, .accessDenied, "not an operator") }
+        if let tenant { try caller.check(tenant: tenant) }
+        try caller.check(need, global: global)
+        return domain.administration(as: caller)
+    }
+
+    func tenant(_ context: TesseraRequestContext, _ current: WebSessions.Current) async throws -> TenantRecord {
+        let name = context.parameters.get("tenant") ?? ""
+        do {
+            let tenant = try await domain.tenant(named: name)
+            try current.caller?.check(tenant: tenant)
+            return tenant
+        } catch let error as DomainError where error.kind == .notFound {
+            throw BrowserError(status: .notFound, title: "Not found", message: "There is no tenant '\(name.prefix(64))' you can see.")
+        }
+    }
+
+    static func notice(_ request: Request) -> String? {
+        let notices = [
+            "created": "Created.", "saved": "Saved.", "deleted": "Deleted.", "unlocked": "The device is unlocked.",
+            "revoked": "The device is revoked: its sessions ended.", "ended": "The session ended.", "disabled": "The user is disabled.",
+            "enabled": "The user is enabled.", "activated": "The key is active.", "retired": "The key is retired.",
+            "rotated": "A new signing key was added.",
+        ]
+        return (try? RequestDecoding.query(request))?["done"].flatMap { notices[$0] }
+    }
+
+    // MARK: Sign-in
+
+    @Sendable func signInPage(_ request: Request, context: TesseraRequestContext) async throws -> Response {
+        if try await domain.webSessions.current(.console, secret: cookies.session(request)) != nil {
+            throw WebRedirect(location: "/console", status: .found)
+        }
+        let exists = try await domain.webSessions.operatorsTenant(creating: false, logger: context.logger) != nil
+        return pages.render(
+            "signin", title: "Console sign-in",
+            values: [
+                "heading": "Tessera console",
+                "text": exists
+                    ? "Operators sign in with their activated device."
+                    : "No operator exists yet: run `tessera admin console-user add USERNAME` and activate the device it invites.",
+                "start": "/console/login",
+            ], layout: [:])
+    }
+
+    @Sendable func login(_ request: Request, context: TesseraRequestContext) async throws -> Response {
+        guard let tenant = try await domain.webSessions.operatorsTenant(creating: false, logger: context.logger) else {
+            throw WebRedirect(location: "/console/sign-in", status: .found)
+        }
+        let signIn = try await domain.webSessions.start(.console, tenant: tenant)
+        var response = Response(status: .found, headers: [.location: signIn.authorizationURL, .cacheControl: "no-store"])
+        cookies.setSignIn(signIn, on: &response)
+        return response
+    }
+
+    @Sendable func callback(_ request: Request, context: TesseraRequestContext) async throws -> Response {
+        guard let tenant = try await domain.webSessions.operatorsTenant(creating: false, logger: context.logger) else {
+            throw WebRedirect(location: "/console/sign-in", status: .found)
+        }
+        let query = (try? RequestDecoding.query(request)) ?? [:]
+        if let error = query["error"] {
+            return pages.render(
+                "message", title: "Sign-in ended",
+                values: [
+                    "heading": "Sign-in ended", "text": "The sign-in did not complete (\(error)). \(query["error_description"] ?? "")",
+                    "link": "/console/sign-in", "linkText": "Try again",
+                ], layout: [:], status: .forbidden)
+        }
+        do {
+            let opened = try await domain.webSessions.finish(
+                .console, tenant: tenant, code: query["code"], state: query["state"], kept: cookies.signIn(request), logger: context.logger)
+            var response = Response(status: .seeOther, headers: [.location: "/console", .cacheControl: "no-store"])
+            cookies.setSession(opened.secret, maxAge: WebSessions.lifetimes(.console).absolute, on: &response)
+            return response
+        } catch let error as DomainError where error.kind != .internal {
+            var response = pages.render(
+                "message", title: "Sign-in refused",
+                values: ["heading": "Sign-in refused", "text": error.message, "link": "/console/sign-in", "linkText": "Start again"],
+                layout: [:], status: error.kind.status)
+            cookies.clearSignIn(on: &response)
+            return response
+        }
+    }
+
+    @Sendable func logout(_ request: Request, context: TesseraRequestContext) async throws -> Response {
+        let (current, _) = try await signedInForm(request)
+        try await domain.webSessions.signOut(current, logger: context.logger)
+        var response = Response(status: .seeOther, headers: [.location: "/console/sign-in", .cacheControl: "no-store"])
+        cookies.clearSession(on: &response)
+        return response
+    }
+
+    // MARK: Dashboard
+
+    @Sendable func dashboard(_ request: Request, context: TesseraRequestContext) async throws -> Response {
+        let current = try await signedIn(request)
+        let administration = try administration(current, .read)
+        var cards: [[String: Any]] = []
+        for view in try await administration.listTenants() {
+            let tenant = try await domain.tenant(named: view.name)
+            let figures = try await domain.store.read { try await $0.tenantFigures(tenantID: tenant.id, now: domain.epochNow(), hours: 24) }
+            cards.append([
+                "name": view.name, "users": figures.users, "activations": figures.activations,
+                "logins": figures.loginsPerHour.reduce(0, +), "failures": figures.failuresPerHour.reduce(0, +),
+                "locked": figures.lockedActivations, "ciba": figures.openBackchannelRequests,
+                "chart": WebPages.chart(logins: figures.loginsPerHour, failures: figures.failuresPerHour, label: view.name),
+            ])
+        }
+        return pages.render("dashboard", title: "Dashboard", values: ["tenants": cards], layout: layout(current))
+    }
+
+    // MARK: Tenants
+
+    func renderTenants(_ current: WebSessions.Current, problem: FormProblem? = nil, values input: [String: String] = [:], notice: String? = nil)
+        async throws -> Response
+    {
+        let tenants = try await administration(current, .read).listTenants()
+        var values: [String: Any] = [
+            "tenants": tenants.map { ["name": $0.name, "issuer": $0.issuer] },
+            "global": current.caller?.may(.manage, global: true) ?? false, "values": input,
+        ]
+        problem?.apply(to: &values)
+        return pages.render("tenants", title: "Tenants", values: values, layout: layout(current, notice: notice), status: problem?.status ?? .ok)
+    }
+
+    @Sendable func tenantsPage(_ request: Request, context: TesseraRequestContext) async throws -> Response {
+        try await renderTenants(try await signedIn(request), notice: Self.notice(request))
+    }
+
+    @Sendable func createTenant(_ request: Request, context: TesseraRequestContext) async throws -> Response {
+        let (current, form) = try await signedInForm(request)
+        let name = form["name"] ?? ""
+        do {
+            _ = try await administration(current, .manage, global: true).createTenant(.init(name: name), logger: context.logger)
+        } catch {
+            guard let problem = FormProblem(error, fields: ["name"]) else { throw error }
+            return try await renderTenants(current, problem: problem, values: ["name": name])
+        }
+        throw WebRedirect(location: "/console/tenants/\(name)?done=created")
+    }
+
+    static let tenantSettings: [(name: String, label: String)] = [
+        ("free_attempts", "Lockout: free attempts"), ("waits", "Lockout: waits in seconds (comma-separated)"),
+        ("permanent_after", "Lockout: permanent after attempts (empty: never)"), ("process_policy", "Account process policy"),
+        ("sso_lifetime", "Single sign-on lifetime (s)"), ("session_lifetime", "Session lifetime (s)"),
+        ("session_idle_lifetime", "Session idle lifetime (s)"), ("access_token_lifetime", "Access token lifetime (s)"),
+        ("history_retention", "History retention (s)"),
+    ]
+
+    func renderTenant(
+        _ current: WebSessions.Current, tenant: TenantRecord, problem: FormProblem? = nil, input: [String: String]? = nil,
+        notice: String? = nil
+    ) async throws -> Response {
+        let administration = try administration(current, .read, tenant: tenant)
+        let view = try await administration.getTenant(tenant)
+        let stored: [String: String] = [
+            "free_attempts": String(view.lockout.freeAttempts), "waits": view.lockout.waits.map(String.init).joined(separator: ","),
+            "permanent_after": view.lockout.permanentAfter.map(String.init) ?? "", "process_policy": view.processPolicy,
+            "sso_lifetime": String(view.ssoLifetime), "session_lifetime": String(view.sessionLifetime),
+            "session_idle_lifetime": String(view.sessionIdleLifetime), "access_token_lifetime": String(view.accessTokenLifetime),
+            "history_retention": String(view.historyRetention),
+        ]
+        let settings: [[String: Any]] = Self.tenantSettings.map { setting in
+            var entry: [String: Any] = ["name": setting.name, "label": setting.label, "value": input?[setting.name] ?? stored[setting.name] ?? ""]
+            if let problem, problem.field == setting.name { entry["message"] = problem.message }
+            return entry
+        }
+        var values: [String: Any] = ["name": view.name, "issuer": view.issuer, "settings": settings]
+        if let problem, problem.field == nil { values["error"] = problem.message }
+        var frame = layout(current, notice: notice)
+        frame["manage"] = current.caller?.may(.manage) ?? false
+        return pages.render("tenant", title: "Tenant \(view.name)", values: values, layout: frame, status: problem?.status ?? .ok)
+    }
+
+    @Sendable func tenantPage(_ request: Request, context: TesseraRequestContext) async throws -> Response {
+        let current = try await signedIn(request)
+        return try await renderTenant(current, tenant: try await tenant(context, current), notice: Self.notice(request))
+    }
+
+    @Sendable func updateTenant(_ request: Request, context: TesseraRequestContext) async throws -> Response {
+        let (current, form) = try await signedInForm(request)
+        let tenant = try await tenant(context, current)
+        do {
+            let administration = try administration(current, .manage, tenant: tenant)
+            func number(_ name: String) throws -> Int64? {
+                guard let text = form[name]?.trimmingCharacters(in: .whitespaces), !text.isEmpty else { return nil }
+                guard let value = Int64(text) else { throw FormProblem("\(name) must be a whole number", field: name) }
+                return value
+            }
+            var update = Administration.UpdateTenant()
+            if let free = try number("free_attempts") {
+                let waits = try (form["waits"] ?? "").split(separator: ",").map { part in
+                    guard let value = Int(part.trimmingCharacters(in: .whitespaces)) else {
+                        throw FormProblem("waits are whole numbers of seconds, comma-separated", field: "waits")
+                    }
+                    return value
+                }
+                var json: [String: Any] = ["free_attempts": free, "waits": waits]
+                if let permanent = try number("permanent_after") { json["permanent_after"] = permanent }
+                let data = try JSONSerialization.data(withJSONObject: json)
+                do {
+                    update.lockout = try WireCoding.decoder().decode(LockoutPolicy.self, from: data)
+                } catch {
+                    throw FormProblem("the lockout policy is not valid: \(error)", field: "free_attempts")
+                }
+            }
+            if let policy = form["process_policy"], !policy.isEmpty { update.processPolicy = policy }
+            update.ssoLifetime = try number("sso_lifetime").map { Int($0) }
+            update.sessionLifetime = try number("session_lifetime")
+            update.sessionIdleLifetime = try number("session_idle_lifetime")
+            update.accessTokenLifetime = try number("access_token_lifetime")
+            update.historyRetention = try number("history_retention")
+            _ = try await administration.updateTenant(update, tenant: tenant, logger: context.logger)
+        } catch {
+            guard let problem = FormProblem(error, fields: Self.tenantSettings.map(\.name) + ["lockout"]) else { throw error }
+            let placed = problem.field == "lockout" ? FormProblem(problem.message, field: "free_attempts", status: problem.status) : problem
+            return try await renderTenant(current, tenant: tenant, problem: placed, input: form)
+        }
+        throw WebRedirect(location: "/console/tenants/\(tenant.name)?done=saved")
+    }
+
+    // MARK: Services
+
+    static let serviceFields = ["redirect_uris", "redirect URI", "policy", "attributes", "name"]
+
+    func serviceValues(_ form: [String: String]) -> (name: String, redirectURIs: [String], policy: String?, attributes: [String]) {
+        let uris = (form["redirect_uris"] ?? "").split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }
+            .filter { !$0.isEmpty }
+        let attributes = (form["attributes"] ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        let policy = form["policy"].flatMap { $0.trimmingCharacters(in: .whitespaces).isEmpty ? nil : $0.trimmingCharacters(in: .whitespaces) }
+        return (form["name"] ?? "", uris, policy, attributes)
+    }
+
+    static func placed(_ problem: FormProblem) -> FormProblem {
+        problem.field == "redirect URI" ? FormProblem(problem.message, field: "redirect_uris", status: problem.status) : problem
+    }
+
+    func renderServices(
+        _ current: WebSessions.Current, tenant: TenantRecord, problem: FormProblem? = nil, input: [String: String] = [:], notice: String? = nil
+    ) async throws -> Response {
+        let services = try await administration(current, .read, tenant: tenant).listServices(tenant: tenant)
+        var values: [String: Any] = [
+            "tenantName": tenant.name, "values": input,
+            "services": services.map {
+                ["name": $0.name, "clientID": $0.clientID.rawValue, "kind": $0.isPublic ? "public" : "confidential", "policy": $0.policy]
+            },
+        ]
+        problem.map(Self.placed)?.apply(to: &values)
+        var frame = layout(current, notice: notice)
+        frame["manage"] = current.caller?.may(.manage) ?? false
+        return pages.render("services", title: "Services", values: values, layout: frame, status: problem?.status ?? .ok)
+    }
+
+    @Sendable func servicesPage(_ request: Request, context: TesseraRequestContext) async throws -> Response {
+        let current = try await signedIn(request)
+        return try await renderServices(current, tenant: try await tenant(context, current), notice: Self.notice(request))
+    }
+
+    @Sendable func createService(_ request: Request, context: TesseraRequestContext) async throws -> Response {
+        let (current, form) = try await signedInForm(request)
+        let tenant = try await tenant(context, current)
+        let input = serviceValues(form)
+        let created: Administration.ServiceView
+        do {
+            created = try await administration(current, .manage, tenant: tenant).createService(
+                .init(
+                    name: input.name, redirectURIs: input.redirectURIs, isPublic: form["public"] == "true", policy: input.policy,
+                    attributes: input.attributes, backchannelMode: nil, notificationEndpoint: nil), tenant: tenant, logger: context.logger)
+        } catch {
+            guard let problem = FormProblem(error, fields: Self.serviceFields) else { throw error }
+            return try await renderServices(current, tenant: tenant, problem: problem, input: form)
+        }
+        let back = "/console/tenants/\(tenant.name)/services/\(created.clientID)"
+        guard let secret = created.clientSecret else { throw WebRedirect(location: back + "?done=created") }
+        return pages.render(
+            "once", title: "Service created",
+            values: [
+                "heading": "Service \(created.name) created", "text": "Give the service its client id and this secret.",
+                "label": "Client secret", "value": secret, "extraLabel": "Client id", "extra": created.clientID.rawValue, "back": back,
+            ], layout: layout(current), status: .created)
+    }
+
+    func renderService(
+        _ current: WebSessions.Current, tenant: TenantRecord, clientID: ClientID, problem: FormProblem? = nil, input: [String: String]? = nil,
+        notice: String? = nil
+    ) async throws -> Response {
+        let service: Administration.ServiceView
+        do {
+            service = try await administration(current, .read, tenant: tenant).getService(clientID: clientID, tenant: tenant)
+        } catch let error as DomainError where error.kind == .notFound {
+            throw BrowserError(status: .notFound, title: "Not found", message: "There is no such service.")
+        }
+        let stored = [
+            "name": service.name, "redirect_uris": service.redirectURIs.joined(separator: "\n"), "policy": service.policy,
+            "attributes": service.attributes.joined(separator: ", "),
+        ]
+        var values: [String: Any] = [
+            "tenantName": tenant.name, "name": service.name, "clientID": service.clientID.rawValue, "public": service.isPublic,
+            "kind": service.isPublic ? "public client" : "confidential client", "values": input ?? stored,
+        ]
+        problem.map(Self.placed)?.apply(to: &values)
+        var frame = layout(current, notice: notice)
+        frame["manage"] = current.caller?.may(.manage) ?? false
+        return pages.render("service", title: "Service \(service.name)", values: values, layout: frame, status: problem?.status ?? .ok)
+    }
+
+    @Sendable func servicePage(_ request: Request, context: TesseraRequestContext) async throws -> Response {
+        let current = try await signedIn(request)
+        return try await renderService(
+            current, tenant: try await tenant(context, current), clientID: context.parameters.id("client"), notice: Self.notice(request))
+    }
+
+    @Sendable func updateService(_ request: Request, context: TesseraRequestContext) async throws -> Response {
+        let (current, form) = try await signedInForm(request)
+        let tenant = try await tenant(context, current)
+        let clientID: ClientID = context.parameters.id("client")
+        do {
+            let administration = try administration(current, .manage, tenant: tenant)
+            let input = serviceValues(form)
+            var update = Administration.UpdateService()
+            update.name = input.name
+            update.redirectURIs = input.redirectURIs
+            update.policy = input.policy
+            update.attributes = input.attributes
+            _ = try await administration.updateService(clientID: clientID, update, tenant: tenant, logger: context.logger)
+        } catch {
+            guard let problem = FormProblem(error, fields: Self.serviceFields) else { throw error }
+            return try await renderService(current, tenant: tenant, clientID: clientID, problem: problem, input: form)
+        }
+        throw WebRedirect(location: "/console/tenants/\(tenant.name)/services/\(clientID)?done=saved")
+    }
+
+    @Sendable func rotateSecret(_ request: Request, context: TesseraRequestContext) async throws -> Response {
+        let (current, _) = try await signedInForm(request)
+        let tenant = try await tenant(context, current)
+        let clientID: ClientID = context.parameters.id("client")
+        let rotated: Administration.ServiceView
+        do {
+            rotated = try await administration(current, .manage, tenant: tenant).rotateSecret(clientID: clientID, tenant: tenant, logger: context.logger)
+        } catch {
+            guard let problem = FormProblem(error, fields: []) else { throw error }
+            return try await renderService(current, tenant: tenant, clientID: clientID, problem: problem)
+        }
+        return pages.render(
+            "once", title: "New secret",
+            values: [
+                "heading": "New secret for \(rotated.name)", "text": "The old secret stopped working. Give the service this one.",
+                "label": "Client secret", "value": rotated.clientSecret ?? "", "back": "/console/tenants/\(tenant.name)/services/\(clientID)",
+            ], layout: layout(current))
+    }
+
+    @Sendable func deleteService(_ request: Request, context: TesseraRequestContext) async throws -> Response {
+        let (current, _) = try await signedInForm(request)
+        let tenant = try await tenant(context, current)
+        let clientID: ClientID = context.parameters.id("client")
+        do {
+            try await administration(current, .manage, tenant: tenant).deleteService(clientID: clientID, tenant: tenant, logger: context.logger)
+        } catch {
+            guard let problem = FormProblem(error, fields: []) else { throw error }
+            return try await renderService(current, tenant: tenant, clientID: clientID, problem: problem)
+        }
+        throw WebRedirect(location: "/console/tenants/\(tenant.name)/services?done=deleted")
+    }
+
+    // MARK: Users
+
+    static func attributes(_ text: String?) throws -> [String: String] {
+        var attributes: [String: String] = [:]
+        for line in (text ?? "").split(whereSeparator: \.isNewline) {
+            let trimmed = line.trimmingCharacters(in: .whitespaces)
+            if trimmed.isEmpty { continue }
+            guard let equals = trimmed.firstIndex(of: "=") else {
+                throw FormProblem("each attribute is name=value on a line of its own", field: "attributes")
+            }
+            attributes[String(trimmed[..<equals]).trimmingCharacters(in: .whitespaces)] = String(trimmed[trimmed.index(after: equals)...])
+                .trimmingCharacters(in: .whitespaces)
+        }
+        return attributes
+    }
+
+    static func attributeText(_ attributes: [String: String]) -> String {
+        attributes.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: "\n")
+    }
+
+    func renderUsers(
+        _ current: WebSessions.Current, tenant: TenantRecord, query: [String: String], problem: FormProblem? = nil, input: [String: String] = [:],
+        notice: String? = nil
+    ) async throws -> Response {
+        let administration = try administration(current, .read, tenant: tenant)
+        let search = query["q"].flatMap { $0.isEmpty ? nil : $0 }
+        var values: [String: Any] = ["tenantName": tenant.name, "query": search ?? "", "values": input]
+        var status = problem?.status ?? .ok
+        do {
+            let page = try await administration.listUsers(
+                .init(username: nil, search: search, attribute: nil, cursor: query["cursor"], limit: 25), tenant: tenant)
+            values["users"] = page.users.map {
+                [
+                    "id": $0.id.rawValue, "username": $0.username, "attributes": Self.attributeText($0.attributes).replacingOccurrences(of: "\n", with: ", "),
+                    "status": $0.disabled ? "disabled" : "active", "created": WebPages.time($0.createdAt),
+                ]
+            }
+            if let next = page.nextCursor {
+                values["next"] = "/console/tenants/\(tenant.name)/users?cursor=\(next)" + (search.map { "&q=\(FormEncoding.component($0))" } ?? "")
+            }
+        } catch let error as DomainError where error.kind == .invalid {
+            FormProblem(error.message, field: "q").apply(to: &values)
+            status = .badRequest
+        }
+        problem?.apply(to: &values)
+        var frame = layout(current, notice: notice)
+        frame["manage"] = current.caller?.may(.manage) ?? false
+        return pages.render("users", title: "Users", values: values, layout: frame, status: status)
+    }
+
+    @Sendable func usersPage(_ request: Request, context: TesseraRequestContext) async throws -> Response {
+        let current = try await signedIn(request)
+        return try await renderUsers(
+            current, tenant: try await tenant(context, current), query: (try? RequestDecoding.query(request)) ?? [:], notice: Self.notice(request))
+    }
+
+    @Sendable func createUser(_ request: Request, context: TesseraRequestContext) async throws -> Response {
+        let (current, form) = try await signedInForm(request)
+        let tenant = try await tenant(context, current)
+        let created: Administration.UserView
+        do {
+            let administration = try administration(current, .manage, tenant: tenant)
+            created = try await administration.createUser(
+                .init(username: form["username"] ?? "", attributes: try Self.attributes(form["attributes"])), tenant: tenant, logger: context.logger)
+        } catch {
+            guard let problem = FormProblem(error, fields: ["username", "user exists", "attribute"]) else { throw error }
+            let placed = FormProblem(
+                problem.message, field: problem.field.map { $0 == "attribute" ? "attributes" : "username" }, status: problem.status)
+            return try await renderUsers(current, tenant: tenant, query: [:], problem: placed, input: form)
+        }
+        throw WebRedirect(location: "/console/tenants/\(tenant.name)/users/\(created.id)?done=created")
+    }
+
+    func renderUser(
+        _ current: WebSessions.Current, tenant: TenantRecord, id: UserID, problem: FormProblem? = nil, notice: String? = nil
+    ) async throws -> Response {
+        let administration = try administration(current, .read, tenant: tenant)
+        let detail: Administration.UserDetail
+        do {
+            detail = try await administration.getUser(id, tenant: tenant)
+        } catch let error as DomainError where error.kind == .notFound {
+            throw BrowserError(status: .notFound, title: "Not found", message: "There is no such user.")
+        }
+        let history = try await administration.history(
+            .init(username: detail.user.username, activationID: nil, service: nil, outcome: nil, since: nil, until: nil, cursor: nil, limit: 20),
+            tenant: tenant)
+        let now = Date(timeIntervalSince1970: TimeInterval(domain.epochNow()))
+        var values: [String: Any] = [
+            "tenantName": tenant.name, "id": detail.user.id.rawValue, "username": detail.user.username,
+            "status": detail.user.disabled ? "Disabled" : "Active", "disabled": detail.user.disabled,
+            "created": WebPages.time(detail.user.createdAt), "attributes": Self.attributeText(detail.user.attributes),
+            "activations": detail.activations.map { activation -> [String: Any] in
+                let locked = activation.permanentlyLocked || (activation.lockedUntil.map { $0 > now } ?? false)
+                return [
+                    "id": activation.id.rawValue, "alias": activation.alias ?? "—", "factors": activation.factors.map(\.rawValue).joined(separator: ", "),
+                    "state": activation.permanentlyLocked
+                        ? "locked" : locked ? "locked until \(WebPages.time(activation.lockedUntil))"
+                        : activation.failedAttempts > 0 ? "active, \(activation.failedAttempts) failed attempts" : "active",
+                    "locked": locked || activation.failedAttempts > 0, "created": WebPages.time(activation.createdAt),
+                    "lastUsed": WebPages.time(activation.lastUsedAt),
+                ]
+            },
+            "sessions": detail.sessions.map {
+                [
+                    "id": $0.id.rawValue, "service": $0.service ?? "—", "factors": $0.factors.map(\.rawValue).joined(separator: ", "),
+                    "created": WebPages.time($0.createdAt), "expires": WebPages.time($0.expiresAt),
+                ]
+            },
+            "history": history.entries.map {
+                [
+                    "at": WebPages.time($0.at), "service": $0.service ?? "—", "purpose": $0.purpose.rawValue, "outcome": $0.outcome.rawValue,
+                    "factors": $0.factors.map(\.rawValue).joined(separator: ", "),
+                ]
+            },
+        ]
+        problem?.apply(to: &values)
+        var frame = layout(current, notice: notice)
+        frame["manage"] = current.caller?.may(.manage) ?? false
+        frame["support"] = current.caller?.may(.support) ?? false
+        return pages.render("user", title: "User \(detail.user.username)", values: values, layout: frame, status: problem?.status ?? .ok)
+    }
+
+    @Sendable func userPage(_ request: Request, context: TesseraRequestContext) async throws -> Response {
+        let current = try await signedIn(request)
+        return try await renderUser(current, tenant: try await tenant(context, current), id: context.parameters.id("user"), notice: Self.notice(request))
+    }
+
+    /// A change to a user (or its devices and sessions) that needs `need`: on success back
+    /// to the user's page with `done`, else the page with the problem.
+    func userChange(
+        _ request: Request, context: TesseraRequestContext, _ need: AdminCaller.Need, done: String,
+        user: ((TesseraRequestContext) -> UserID)? = nil,
+        _ change: (Administration, TenantRecord, [String: String]) async throws -> UserID?
+    ) async throws -> Response {
+        let (current, form) = try await signedInForm(request)
+        let tenant = try await tenant(context, current)
+        let pageUser = context.parameters.get("user").map(UserID.init) ?? UserID(form["user"] ?? "")
+        do {
+            let administration = try administration(current, need, tenant: tenant)
+            let target = try await change(administration, tenant, form) ?? pageUser
+            if target.rawValue.isEmpty { throw WebRedirect(location: "/console/tenants/\(tenant.name)/users?done=\(done)") }
+            throw WebRedirect(location: "/console/tenants/\(tenant.name)/users/\(target)?done=\(done)")
+        } catch let redirect as WebRedirect {
+            throw redirect
+        } catch {
+            guard let problem = FormProblem(error, fields: ["attribute"]) else { throw error }
+            let placed = problem.field == nil ? problem : FormProblem(problem.message, field: "attributes", status: problem.status)
+            if pageUser.rawValue.isEmpty { return try await renderUsers(current, tenant: tenant, query: [:], problem: placed) }
+            return try await renderUser(current, tenant: tenant, id: pageUser, problem: placed)
+        }
+    }
+
+    @Sendable func updateUser(_ request: Request, context: TesseraRequestContext) async throws -> Response {
+        try await userChange(request, context: context, .manage, done: "saved") { administration, tenant, form in
+            _ = try await administration.updateUser(
+                context.parameters.id("user"), .init(attributes: try Self.attributes(form["attributes"])), tenant: tenant, logger: context.logger)
+            return nil
+        }
+    }
+
+    @Sendable func disableUser(_ request: Request, context: TesseraRequestContext) async throws -> Response {
+        try await userChange(request, context: context, .manage, done: "disabled") { administration, tenant, _ in
+            _ = try await administration.setDisabled(true, user: context.parameters.id("user"), tenant: tenant, logger: context.logger)
+            return nil
+        }
+    }
+
+    @Sendable func enableUser(_ request: Request, context: TesseraRequestContext) async throws -> Response {
+        try await userChange(request, context: context, .manage, done: "enabled") { administration, tenant, _ in
+            _ = try await administration.setDisabled(false, user: context.parameters.id("user"), tenant: tenant, logger: context.logger)
+            return nil
+        }
+    }
+
+    @Sendable func deleteUser(_ request: Request, context: TesseraRequestContext) async throws -> Response {
+        try await userChange(request, context: context, .manage, done: "deleted") { administration, tenant, _ in
+            try await administration.deleteUser(context.parameters.id("user"), tenant: tenant, logger: context.logger)
+            return UserID("")
+        }
+    }
+
+    @Sendable func invite(_ request: Request, context: TesseraRequestContext) async throws -> Response {
+        let (current, _) = try await signedInForm(request)
+        let tenant = try await tenant(context, current)
+        let id: UserID = context.parameters.id("user")
+        let invitation: Administration.InvitationView
+        do {
+            let administration = try administration(current, .support, tenant: tenant)
+            let user = try await administration.getUser(id, tenant: tenant).user
+            invitation = try await administration.invite(.init(username: user.username, ttlSeconds: nil), tenant: tenant, logger: context.logger)
+        } catch {
+            guard let problem = FormProblem(error, fields: []) else { throw error }
+            return try await renderUser(current, tenant: tenant, id: id, problem: problem)
+        }
+        return pages.render(
+            "invitation", title: "Invitation",
+            values: [
+                "username": invitation.username, "url": invitation.url, "expires": WebPages.time(invitation.expiresAt),
+                "qr": (try? QRCode(invitation.url).svg(moduleSize: 5)) ?? "", "back": "/console/tenants/\(tenant.name)/users/\(id)",
+            ], layout: layout(current), status: .created)
+    }
+
+    @Sendable func unlock(_ request: Request, context: TesseraRequestContext) async throws -> Response {
+        try await userChange(request, context: context, .support, done: "unlocked") { administration, tenant, _ in
+            let view = try await administration.unlock(activationID: context.parameters.id("activation"), logger: context.logger)
+            return try await userID(named: view.username, tenant: tenant)
+        }
+    }
+
+    @Sendable func revoke(_ request: Request, context: TesseraRequestContext) async throws -> Response {
+        try await userChange(request, context: context, .support, done: "revoked") { administration, tenant, _ in
+            let view = try await administration.revoke(activationID: context.parameters.id("activation"), logger: context.logger)
+            return try await userID(named: view.username, tenant: tenant)
+        }
+    }
+
+    @Sendable func endSession(_ request: Request, context: TesseraRequestContext) async throws -> Response {
+        try await userChange(request, context: context, .support, done: "ended") { administration, tenant, _ in
+            let id: SessionID = context.parameters.id("session")
+            let owner = try await domain.store.read { try await $0.session(id: id) }?.userID
+            try await administration.endSession(id, tenant: tenant, logger: context.logger)
+            return owner
+        }
+    }
+
+    func userID(named username: String, tenant: TenantRecord) async throws -> UserID? {
+        try await domain.store.read { try await $0.user(tenantID: tenant.id, username: username) }?.id
+    }
+
+    // MARK: Signing keys
+
+    func renderSigningKeys(_ current: WebSessions.Current, tenant: TenantRecord, problem: FormProblem? = nil, notice: String? = nil) async throws
+        -> Response
+    {
+        let keys = try await administration(current, .read, tenant: tenant).listSigningKeys(tenant: tenant)
+        var values: [String: Any] = [
+            "tenantName": tenant.name,
+            "keys": keys.map {
+                ["kid": $0.kid, "active": $0.active, "state": $0.active ? "active (signs)" : "published", "created": WebPages.time($0.createdAt)]
+            },
+        ]
+        problem?.apply(to: &values)
+        var frame = layout(current, notice: notice)
+        frame["manage"] = current.caller?.may(.manage) ?? false
+        return pages.render("signingkeys", title: "Signing keys", values: values, layout: frame, status: problem?.status ?? .ok)
+    }
+
+    @Sendable func signingKeysPage(_ request: Request, context: TesseraRequestContext) async throws -> Response {
+        let current = try await signedIn(request)
+        return try await renderSigningKeys(current, tenant: try await tenant(context, current), notice: Self.notice(request))
+    }
+
+    func signingKeyChange(
+        _ request: Request, context: TesseraRequestContext, done: String,
+        _ change: (Administration, TenantRecord, [String: String]) async throws -> Void
+    ) async throws -> Response {
+        let (current, form) = try await signedInForm(request)
+        let tenant = try await tenant(context, current)
+        do {
+            try await change(try administration(current, .manage, tenant: tenant), tenant, form)
+        } catch {
+            guard let problem = FormProblem(error, fields: []) else { throw error }
+            return try await renderSigningKeys(current, tenant: tenant, problem: problem)
+        }
+        throw WebRedirect(location: "/console/tenants/\(tenant.name)/keys?done=\(done)")
+    }
+
+    @Sendable func rotateSigningKey(_ request: Request, context: TesseraRequestContext) async throws -> Response {
+        try await signingKeyChange(request, context: context, done: "rotated") { administration, tenant, form in
+            _ = try await administration.rotateSigningKey(activate: form["activate"] == "true", tenant: tenant, logger: context.logger)
+        }
+    }
+
+    @Sendable func activateSigningKey(_ request: Request, context: TesseraRequestContext) async throws -> Response {
+        try await signingKeyChange(request, context: context, done: "activated") { administration, tenant, _ in
+            _ = try await administration.activateSigningKey(kid: context.parameters.get("kid") ?? "", tenant: tenant, logger: context.logger)
+        }
+    }
+
+    @Sendable func retireSigningKey(_ request: Request, context: TesseraRequestContext) async throws -> Response {
+        try await signingKeyChange(request, context: context, done: "retired") { administration, tenant, _ in
+            _ = try await administration.retireSigningKey(kid: context.parameters.get("kid") ?? "", tenant: tenant, logger: context.logger)
+        }
+    }
+
+    // MARK: Audit log
+
+    @Sendable func auditPage(_ request: Request, context: TesseraRequestContext) async throws -> Response {
+        let current = try await signedIn(request)
+        let administration = try administration(current, .read)
+        let query = (try? RequestDecoding.query(request)) ?? [:]
+        var values: [String: Any] = [:]
+        var status = HTTPResponse.Status.ok
+        let tenants = try await administration.listTenants()
+        let chosen = query["tenant"].flatMap { $0.isEmpty ? nil : $0 }
+        var tenant: TenantRecord?
+        if let chosen {
+            tenant = try? await domain.tenant(named: chosen)
+            if let found = tenant, (try? current.caller?.check(tenant: found)) == nil { tenant = nil }
+            if tenant == nil { throw BrowserError(status: .notFound, title: "Not found", message: "There is no tenant '\(chosen.prefix(64))' you can see.") }
+        }
+        var since: Int64?
+        if let hours = query["hours"], !hours.isEmpty {
+            if let value = Int64(hours), value > 0, value <= 24 * 3650 {
+                since = domain.epochNow() - value * 3600
+            } else {
+                FormProblem("hours is a whole number from 1 to 87600", field: "hours").apply(to: &values)
+                status = .badRequest
+            }
+        }
+        let action = query["action"] ?? ""
+        let actor = query["actor"] ?? ""
+        let entries = try await administration.audit(tenant: tenant, since: since, limit: 500).filter { entry in
+            (action.isEmpty || entry.action.hasPrefix(action)) && (actor.isEmpty || entry.actor == actor)
+        }.prefix(200)
+        values["tenants"] = tenants.map { ["name": $0.name, "selected": $0.name == chosen] }
+        values["all"] = current.caller?.tenantID == nil
+        values["action"] = action
+        values["actor"] = actor
+        values["hours"] = query["hours"] ?? ""
+        values["entries"] = entries.map {
+            [
+                "at": WebPages.time($0.at), "tenant": $0.tenant ?? "—", "actor": $0.actor, "action": $0.action, "target": $0.target ?? "",
+                "details": $0.details.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: ", "),
+            ]
+        }
+        return pages.render("audit", title: "Audit log", values: values, layout: layout(current), status: status)
+    }
+
+    // MARK: Admin API keys
+
+    func renderAPIKeys(_ current: WebSessions.Current, problem: FormProblem? = nil, input: [String: String] = [:], notice: String? = nil)
+        async throws -> Response
+    {
+        guard let caller = current.caller else { throw DomainError(.forbidden, .accessDenied, "not an operator") }
+        let keys: [AdminKeys.KeyView]
+        do {
+            keys = try await domain.adminKeys.list(by: caller)
+        } catch let error as DomainError where error.kind == .forbidden {
+            throw BrowserError(status: .forbidden, title: "Not allowed", message: error.message)
+        }
+        let tenants = try await administration(current, .read).listTenants()
+        var values: [String: Any] = [
+            "keys": keys.map {
+                ["id": $0.id, "name": $0.name, "role": $0.role.rawValue, "tenant": $0.tenant ?? "every tenant", "created": WebPages.time($0.createdAt)]
+            },
+            "tenants": tenants.map { ["name": $0.name] }, "all": caller.tenantID == nil, "values": input,
+        ]
+        problem?.apply(to: &values)
+        return pages.render("apikeys", title: "Admin API keys", values: values, layout: layout(current, notice: notice), status: problem?.status ?? .ok)
+    }
+
+    @Sendable func apiKeysPage(_ request: Request, context: TesseraRequestContext) async throws -> Response {
+        try await renderAPIKeys(try await signedIn(request), notice: Self.notice(request))
+    }
+
+    @Sendable func createAPIKey(_ request: Request, context: TesseraRequestContext) async throws -> Response {
+        let (current, form) = try await signedInForm(request)
+        guard let caller = current.caller else { throw DomainError(.forbidden, .accessDenied, "not an operator") }
+        let created: AdminKeys.KeyView
+        do {
+            guard let role = AdminRole(rawValue: form["role"] ?? "") else { throw FormProblem("role is admin, helpdesk or auditor", field: "role") }
+            let tenant = form["tenant"].flatMap { $0.isEmpty ? nil : $0 }
+            created = try await domain.adminKeys.create(.init(name: form["name"] ?? "", role: role, tenant: tenant), by: caller, logger: context.logger)
+        } catch {
+            guard let problem = FormProblem(error, fields: ["name", "tenant"]) else { throw error }
+            return try await renderAPIKeys(current, problem: problem, input: form)
+        }
+        return pages.render(
+            "once", title: "Admin API key",
+            values: [
+                "heading": "Admin API key \(created.name)", "text": "Use it as the bearer token of the admin API.", "label": "Key",
+                "value": created.key ?? "", "back": "/console/keys",
+            ], layout: layout(current), status: .created)
+    }
+
+    @Sendable func revokeAPIKey(_ request: Request, context: TesseraRequestContext) async throws -> Response {
+        let (current, _) = try await signedInForm(request)
+        guard let caller = current.caller else { throw DomainError(.forbidden, .accessDenied, "not an operator") }
+        do {
+            try await domain.adminKeys.revoke(context.parameters.get("key") ?? "", by: caller, logger: context.logger)
+        } catch {
+            guard let problem = FormProblem(error, fields: []) else { throw error }
+            return try await renderAPIKeys(current, problem: problem)
+        }
+        throw WebRedirect(location: "/console/keys?done=revoked")
+    }
+}

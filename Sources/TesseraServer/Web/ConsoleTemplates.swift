@@ -1,0 +1,243 @@
+/// The Mustache templates of the console and the account page. `{{name}}` is escaped
+/// for HTML; `{{{name}}}` (raw) is used only for markup the server drew itself (QR codes,
+/// charts, the rendered page inside the layout). Main forms and tables have stable ids.
+enum ConsoleTemplates {
+    static let all: [String: String] = [
+        "layout": layout, "csrf": csrf, "field": field, "signin": signIn, "message": message, "dashboard": dashboard,
+        "tenants": tenants, "tenant": tenant, "services": services, "service": service, "once": once, "users": users,
+        "user": user, "invitation": invitation, "audit": audit, "signingkeys": signingKeys, "apikeys": apiKeys, "account": account,
+    ]
+
+    static let layout = """
+        <!doctype html>
+        <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
+        <title>{{title}} · Tessera</title><link rel="stylesheet" href="/static/tessera.css"><script src="/static/console.js" defer></script></head>
+        <body class="{{#wide}}wide{{/wide}}"><a class="skip" href="#main">Skip to content</a>
+        {{#console}}<header class="top"><nav aria-label="Console">
+        <a href="/console" id="nav-dashboard">Dashboard</a><a href="/console/tenants" id="nav-tenants">Tenants</a>
+        <a href="/console/audit" id="nav-audit">Audit log</a>{{#manage}}<a href="/console/keys" id="nav-keys">API keys</a>{{/manage}}
+        <span class="who">{{who}} ({{role}}{{#scope}}, {{scope}}{{/scope}})</span>
+        <form method="post" action="/console/logout" class="inline" id="sign-out">{{>csrf}}<button class="quiet">Sign out</button></form>
+        </nav></header>{{/console}}
+        {{#account}}<header class="top"><nav aria-label="Account"><a href="{{home}}">My account</a><span class="who">{{who}}</span>
+        <form method="post" action="{{home}}/logout" class="inline" id="sign-out">{{>csrf}}<button class="quiet">Sign out</button></form>
+        </nav></header>{{/account}}
+        <main id="main">
+        {{#notice}}<p class="notice" role="status" id="notice">{{notice}}</p>{{/notice}}
+        {{#error}}<p class="error" role="alert" id="error">{{error}}</p>{{/error}}
+        {{{content}}}
+        </main></body></html>
+        """
+
+    static let csrf = #"<input type="hidden" name="csrf" value="{{csrf}}">"#
+
+    /// Beside a field: its error, if the last submission had one.
+    static let field = #"{{#message}}<p class="field-error" id="{{name}}-error">{{message}}</p>{{/message}}"#
+
+    static let signIn = """
+        <h1>{{heading}}</h1>
+        <p>{{text}}</p>
+        <p><a class="button" id="sign-in" href="{{start}}">Sign in with your device</a></p>
+        <p class="muted">You will see a QR code: scan it with the Tessera app on your activated device and confirm with your PIN or biometrics.</p>
+        """
+
+    static let message = """
+        <h1>{{heading}}</h1><p>{{text}}</p>{{#link}}<p><a class="button" href="{{link}}">{{linkText}}</a></p>{{/link}}
+        """
+
+    static let dashboard = """
+        <h1>Dashboard</h1>
+        <p class="muted">Per tenant: users, devices, logins (blue) and failures (red) per hour over the last 24 hours, current lockouts and open CIBA requests.</p>
+        <div class="cards" id="dashboard">
+        {{#tenants}}<section class="card" id="tenant-{{name}}" aria-labelledby="card-{{name}}">
+        <h2 id="card-{{name}}"><a href="/console/tenants/{{name}}">{{name}}</a></h2>
+        <div class="chart">{{{chart}}}</div>
+        <dl><dt>Users</dt><dd>{{users}}</dd><dt>Activations</dt><dd>{{activations}}</dd>
+        <dt>Logins (24 h)</dt><dd>{{logins}}</dd><dt>Failures (24 h)</dt><dd>{{failures}}</dd>
+        <dt>Locked devices</dt><dd class="locked">{{locked}}</dd><dt>Open CIBA requests</dt><dd>{{ciba}}</dd></dl>
+        </section>{{/tenants}}
+        {{^tenants}}<p>No tenants yet.</p>{{/tenants}}
+        </div>
+        """
+
+    static let tenants = """
+        <h1>Tenants</h1>
+        <div class="table"><table id="tenants"><thead><tr><th scope="col">Name</th><th scope="col">Issuer</th></tr></thead><tbody>
+        {{#tenants}}<tr><td><a href="/console/tenants/{{name}}">{{name}}</a></td><td><code>{{issuer}}</code></td></tr>{{/tenants}}
+        </tbody></table></div>
+        {{#global}}<h2>New tenant</h2>
+        <form method="post" action="/console/tenants" class="stack" id="create-tenant">{{>csrf}}
+        <div><label for="tenant-name">Name</label><input id="tenant-name" name="name" required maxlength="63" value="{{values.name}}"
+        aria-describedby="name-error">{{#errors.name}}{{>field}}{{/errors.name}}</div>
+        <button>Create tenant</button></form>{{/global}}
+        """
+
+    static let tenant = """
+        <h1>Tenant {{name}}</h1>
+        <p class="actions"><a class="button" href="/console/tenants/{{name}}/users" id="link-users">Users</a>
+        <a class="button" href="/console/tenants/{{name}}/services" id="link-services">Services</a>
+        <a class="button" href="/console/tenants/{{name}}/keys" id="link-signing-keys">Signing keys</a>
+        <a class="button quiet" href="/console/audit?tenant={{name}}">Audit log</a></p>
+        <p>Issuer: <code>{{issuer}}</code></p>
+        <h2>Settings</h2>
+        <form method="post" action="/console/tenants/{{name}}" class="stack" id="tenant-settings">{{>csrf}}
+        {{#settings}}<div><label for="{{name}}">{{label}}</label><input id="{{name}}" name="{{name}}" value="{{value}}" {{^manage}}disabled{{/manage}}
+        aria-describedby="{{name}}-error">{{#message}}{{>field}}{{/message}}</div>{{/settings}}
+        {{#manage}}<button>Save settings</button>{{/manage}}</form>
+        """
+
+    static let services = """
+        <h1>Services of {{tenantName}}</h1>
+        <div class="table"><table id="services"><thead><tr><th scope="col">Name</th><th scope="col">Client id</th><th scope="col">Type</th><th scope="col">Policy</th></tr></thead><tbody>
+        {{#services}}<tr><td><a href="/console/tenants/{{tenantName}}/services/{{clientID}}">{{name}}</a></td><td><code>{{clientID}}</code></td>
+        <td>{{kind}}</td><td>{{policy}}</td></tr>{{/services}}
+        </tbody></table></div>
+        {{#manage}}<h2>New service</h2>
+        <form method="post" action="/console/tenants/{{tenantName}}/services" class="stack" id="create-service">{{>csrf}}
+        <div><label for="service-name">Name</label><input id="service-name" name="name" required value="{{values.name}}" aria-describedby="name-error">{{#errors.name}}{{>field}}{{/errors.name}}</div>
+        <div><label for="service-redirect-uris">Redirect URIs (one per line)</label><textarea id="service-redirect-uris" name="redirect_uris" rows="3" aria-describedby="redirect_uris-error">{{values.redirect_uris}}</textarea>{{#errors.redirect_uris}}{{>field}}{{/errors.redirect_uris}}</div>
+        <div><label for="service-policy">Factor policy</label><input id="service-policy" name="policy" value="{{values.policy}}" placeholder="device+pin,device+biometric" aria-describedby="policy-error">{{#errors.policy}}{{>field}}{{/errors.policy}}</div>
+        <div><label for="service-attributes">Attributes (comma-separated)</label><input id="service-attributes" name="attributes" value="{{values.attributes}}" aria-describedby="attributes-error">{{#errors.attributes}}{{>field}}{{/errors.attributes}}</div>
+        <div><label><input type="checkbox" name="public" value="true" id="service-public"> Public client (no secret, PKCE)</label></div>
+        <button>Create service</button></form>{{/manage}}
+        """
+
+    static let service = """
+        <h1>Service {{name}}</h1>
+        <p>Client id: <code id="client-id">{{clientID}}</code> · {{kind}} · <a href="/console/tenants/{{tenantName}}/services">all services</a></p>
+        <form method="post" action="/console/tenants/{{tenantName}}/services/{{clientID}}" class="stack" id="edit-service">{{>csrf}}
+        <div><label for="service-name">Name</label><input id="service-name" name="name" value="{{values.name}}" {{^manage}}disabled{{/manage}} aria-describedby="name-error">{{#errors.name}}{{>field}}{{/errors.name}}</div>
+        <div><label for="service-redirect-uris">Redirect URIs (one per line)</label><textarea id="service-redirect-uris" name="redirect_uris" rows="4" {{^manage}}disabled{{/manage}} aria-describedby="redirect_uris-error">{{values.redirect_uris}}</textarea>{{#errors.redirect_uris}}{{>field}}{{/errors.redirect_uris}}</div>
+        <div><label for="service-policy">Factor policy</label><input id="service-policy" name="policy" value="{{values.policy}}" {{^manage}}disabled{{/manage}} aria-describedby="policy-error">{{#errors.policy}}{{>field}}{{/errors.policy}}</div>
+        <div><label for="service-attributes">Attributes (comma-separated)</label><input id="service-attributes" name="attributes" value="{{values.attributes}}" {{^manage}}disabled{{/manage}} aria-describedby="attributes-error">{{#errors.attributes}}{{>field}}{{/errors.attributes}}</div>
+        {{#manage}}<button id="save-service">Save service</button>{{/manage}}</form>
+        {{#manage}}<h2>Secret and removal</h2><div class="actions">
+        {{^public}}<form method="post" action="/console/tenants/{{tenantName}}/services/{{clientID}}/secret" class="inline" id="rotate-secret" data-confirm="The current secret stops working at once. Rotate?">{{>csrf}}<button>Rotate secret</button></form>{{/public}}
+        <form method="post" action="/console/tenants/{{tenantName}}/services/{{clientID}}/delete" class="inline" id="delete-service" data-confirm="Delete this service and end its sessions?">{{>csrf}}<button class="danger">Delete service</button></form>
+        </div>{{/manage}}
+        """
+
+    static let once = """
+        <h1>{{heading}}</h1>
+        <p>{{text}}</p>
+        <p class="once"><label for="secret">{{label}}</label><code id="secret">{{value}}</code></p>
+        {{#extra}}<p>{{extraLabel}}: <code id="extra">{{extra}}</code></p>{{/extra}}
+        <p class="muted">It is shown this once: the server keeps only its digest.</p>
+        <p><a class="button" href="{{back}}" id="continue">Continue</a></p>
+        """
+
+    static let users = """
+        <h1>Users of {{tenantName}}</h1>
+        <form method="get" action="/console/tenants/{{tenantName}}/users" id="search-users" role="search">
+        <label for="user-search">Search usernames</label><input id="user-search" name="q" value="{{query}}" maxlength="128" aria-describedby="q-error">
+        {{#errors.q}}{{>field}}{{/errors.q}}<button>Search</button></form>
+        <div class="table"><table id="users"><thead><tr><th scope="col">Username</th><th scope="col">Attributes</th><th scope="col">Status</th><th scope="col">Created</th></tr></thead><tbody>
+        {{#users}}<tr><td><a href="/console/tenants/{{tenantName}}/users/{{id}}">{{username}}</a></td><td>{{attributes}}</td><td>{{status}}</td><td>{{created}}</td></tr>{{/users}}
+        </tbody></table></div>
+        {{#next}}<p><a href="{{next}}" id="next-page">Next page</a></p>{{/next}}
+        {{#manage}}<h2>New user</h2>
+        <form method="post" action="/console/tenants/{{tenantName}}/users" class="stack" id="create-user">{{>csrf}}
+        <div><label for="user-username">Username</label><input id="user-username" name="username" required value="{{values.username}}" aria-describedby="username-error">{{#errors.username}}{{>field}}{{/errors.username}}</div>
+        <div><label for="user-attributes">Attributes (name=value, one per line)</label><textarea id="user-attributes" name="attributes" rows="3" aria-describedby="attributes-error">{{values.attributes}}</textarea>{{#errors.attributes}}{{>field}}{{/errors.attributes}}</div>
+        <button>Create user</button></form>{{/manage}}
+        """
+
+    static let user = """
+        <h1>User {{username}}</h1>
+        <p>{{status}} · created {{created}} · <a href="/console/tenants/{{tenantName}}/users">all users</a></p>
+        <div class="actions">
+        {{#support}}<form method="post" action="/console/tenants/{{tenantName}}/users/{{id}}/invite" class="inline" id="invite-user">{{>csrf}}<button>Invite a device</button></form>{{/support}}
+        {{#manage}}{{#disabled}}<form method="post" action="/console/tenants/{{tenantName}}/users/{{id}}/enable" class="inline" id="enable-user">{{>csrf}}<button>Enable</button></form>{{/disabled}}
+        {{^disabled}}<form method="post" action="/console/tenants/{{tenantName}}/users/{{id}}/disable" class="inline" id="disable-user" data-confirm="Disable this user and end their sessions?">{{>csrf}}<button class="quiet">Disable</button></form>{{/disabled}}
+        <form method="post" action="/console/tenants/{{tenantName}}/users/{{id}}/delete" class="inline" id="delete-user" data-confirm="Delete this user, their devices and sessions?">{{>csrf}}<button class="danger">Delete</button></form>{{/manage}}
+        </div>
+        <h2>Attributes</h2>
+        <form method="post" action="/console/tenants/{{tenantName}}/users/{{id}}" class="stack" id="edit-user">{{>csrf}}
+        <div><label for="user-attributes">Attributes (name=value, one per line)</label><textarea id="user-attributes" name="attributes" rows="4" {{^manage}}disabled{{/manage}} aria-describedby="attributes-error">{{attributes}}</textarea>{{#errors.attributes}}{{>field}}{{/errors.attributes}}</div>
+        {{#manage}}<button>Save attributes</button>{{/manage}}</form>
+        <h2>Devices</h2>
+        <div class="table"><table id="activations"><thead><tr><th scope="col">Alias</th><th scope="col">Factors</th><th scope="col">Status</th><th scope="col">Created</th><th scope="col">Last used</th><th scope="col">Actions</th></tr></thead><tbody>
+        {{#activations}}<tr id="activation-{{id}}"><td>{{alias}}</td><td>{{factors}}</td><td class="state">{{state}}</td><td>{{created}}</td><td>{{lastUsed}}</td><td>
+        {{#support}}{{#locked}}<form method="post" action="/console/tenants/{{tenantName}}/activations/{{id}}/unlock" class="inline unlock">{{>csrf}}<button>Unlock</button></form>{{/locked}}
+        <form method="post" action="/console/tenants/{{tenantName}}/activations/{{id}}/revoke" class="inline revoke" data-confirm="Revoke this device? Its sessions end.">{{>csrf}}<button class="danger">Revoke</button></form>{{/support}}
+        </td></tr>{{/activations}}
+        </tbody></table></div>
+        <h2>Sessions</h2>
+        <div class="table"><table id="sessions"><thead><tr><th scope="col">Service</th><th scope="col">Factors</th><th scope="col">Started</th><th scope="col">Ends</th><th scope="col">Actions</th></tr></thead><tbody>
+        {{#sessions}}<tr><td>{{service}}</td><td>{{factors}}</td><td>{{created}}</td><td>{{expires}}</td><td>
+        {{#support}}<form method="post" action="/console/tenants/{{tenantName}}/sessions/{{id}}/end" class="inline end-session">{{>csrf}}<button class="quiet">End</button></form>{{/support}}</td></tr>{{/sessions}}
+        </tbody></table></div>
+        <h2>History</h2>
+        <div class="table"><table id="history"><thead><tr><th scope="col">When</th><th scope="col">Service</th><th scope="col">Purpose</th><th scope="col">Outcome</th><th scope="col">Factors</th></tr></thead><tbody>
+        {{#history}}<tr><td>{{at}}</td><td>{{service}}</td><td>{{purpose}}</td><td>{{outcome}}</td><td>{{factors}}</td></tr>{{/history}}
+        </tbody></table></div>
+        """
+
+    static let invitation = """
+        <h1>Invitation for {{username}}</h1>
+        <p>Scan this code with the Tessera app on the new device (or open the link on it) before {{expires}}.</p>
+        <div class="qr" id="invitation-qr">{{{qr}}}</div>
+        <p class="once"><label for="invitation-url">Activation link</label><code id="invitation-url">{{url}}</code></p>
+        <p class="muted">It is shown this once: the server keeps only its digest.</p>
+        <p><a class="button" href="{{back}}" id="continue">Back to the user</a></p>
+        """
+
+    static let audit = """
+        <h1>Audit log</h1>
+        <form method="get" action="/console/audit" id="audit-filter" class="stack">
+        <div><label for="audit-tenant">Tenant</label><select id="audit-tenant" name="tenant">{{#all}}<option value="">All tenants</option>{{/all}}
+        {{#tenants}}<option value="{{name}}" {{#selected}}selected{{/selected}}>{{name}}</option>{{/tenants}}</select></div>
+        <div><label for="audit-action">Action starts with</label><input id="audit-action" name="action" value="{{action}}" maxlength="64"></div>
+        <div><label for="audit-actor">Actor</label><input id="audit-actor" name="actor" value="{{actor}}" maxlength="200"></div>
+        <div><label for="audit-since">Since (hours ago)</label><input id="audit-since" name="hours" value="{{hours}}" inputmode="numeric" aria-describedby="hours-error">{{#errors.hours}}{{>field}}{{/errors.hours}}</div>
+        <button>Filter</button></form>
+        <div class="table"><table id="audit"><thead><tr><th scope="col">When</th><th scope="col">Tenant</th><th scope="col">Actor</th><th scope="col">Action</th><th scope="col">Target</th><th scope="col">Details</th></tr></thead><tbody>
+        {{#entries}}<tr><td>{{at}}</td><td>{{tenant}}</td><td class="actor">{{actor}}</td><td class="action">{{action}}</td><td><code>{{target}}</code></td><td>{{details}}</td></tr>{{/entries}}
+        </tbody></table></div>
+        """
+
+    static let signingKeys = """
+        <h1>Signing keys of {{tenantName}}</h1>
+        <div class="table"><table id="signing-keys"><thead><tr><th scope="col">Key id</th><th scope="col">State</th><th scope="col">Created</th><th scope="col">Actions</th></tr></thead><tbody>
+        {{#keys}}<tr><td><code>{{kid}}</code></td><td>{{state}}</td><td>{{created}}</td><td>{{#manage}}{{^active}}
+        <form method="post" action="/console/tenants/{{tenantName}}/keys/{{kid}}/activate" class="inline activate-key">{{>csrf}}<button>Activate</button></form>
+        <form method="post" action="/console/tenants/{{tenantName}}/keys/{{kid}}/retire" class="inline retire-key" data-confirm="Retire this key? Tokens it signed stop verifying.">{{>csrf}}<button class="danger">Retire</button></form>{{/active}}{{/manage}}</td></tr>{{/keys}}
+        </tbody></table></div>
+        {{#manage}}<form method="post" action="/console/tenants/{{tenantName}}/keys" class="stack" id="rotate-signing-key">{{>csrf}}
+        <label><input type="checkbox" name="activate" value="true"> Activate at once (otherwise it is published first)</label>
+        <button>Add a signing key</button></form>{{/manage}}
+        """
+
+    static let apiKeys = """
+        <h1>Admin API keys</h1>
+        <div class="table"><table id="api-keys"><thead><tr><th scope="col">Name</th><th scope="col">Role</th><th scope="col">Tenant</th><th scope="col">Created</th><th scope="col">Actions</th></tr></thead><tbody>
+        {{#keys}}<tr><td>{{name}}</td><td>{{role}}</td><td>{{tenant}}</td><td>{{created}}</td><td>
+        <form method="post" action="/console/keys/{{id}}/revoke" class="inline revoke-key" data-confirm="Revoke this key at once?">{{>csrf}}<button class="danger">Revoke</button></form></td></tr>{{/keys}}
+        </tbody></table></div>
+        <h2>New key</h2>
+        <form method="post" action="/console/keys" class="stack" id="create-api-key">{{>csrf}}
+        <div><label for="key-name">Name</label><input id="key-name" name="name" required maxlength="128" value="{{values.name}}" aria-describedby="name-error">{{#errors.name}}{{>field}}{{/errors.name}}</div>
+        <div><label for="key-role">Role</label><select id="key-role" name="role"><option value="admin">admin</option><option value="helpdesk">helpdesk</option><option value="auditor">auditor</option></select></div>
+        <div><label for="key-tenant">Tenant</label><select id="key-tenant" name="tenant">{{#all}}<option value="">Every tenant</option>{{/all}}{{#tenants}}<option value="{{name}}">{{name}}</option>{{/tenants}}</select>{{#errors.tenant}}{{>field}}{{/errors.tenant}}</div>
+        <button>Create key</button></form>
+        """
+
+    static let account = """
+        <h1>Your account</h1>
+        <p>Signed in as <strong id="account-user">{{who}}</strong> at {{tenantName}}.</p>
+        <h2>Your devices</h2>
+        <div class="table"><table id="devices"><thead><tr><th scope="col">Alias</th><th scope="col">Factors</th><th scope="col">Created</th><th scope="col">Last used</th><th scope="col">Actions</th></tr></thead><tbody>
+        {{#devices}}<tr id="device-{{id}}"><td>{{alias}}{{#current}} <strong>(this sign-in)</strong>{{/current}}</td><td>{{factors}}</td><td>{{created}}</td><td>{{lastUsed}}</td><td>
+        {{^current}}<form method="post" action="{{home}}/devices/{{id}}/remove" class="inline remove-device" data-confirm="Remove this device? It can no longer sign you in.">{{>csrf}}<button class="danger">Remove</button></form>{{/current}}</td></tr>{{/devices}}
+        </tbody></table></div>
+        <h2>Your sessions</h2>
+        <div class="table"><table id="sessions"><thead><tr><th scope="col">Service</th><th scope="col">Started</th><th scope="col">Ends</th><th scope="col">Actions</th></tr></thead><tbody>
+        {{#sessions}}<tr><td>{{service}}</td><td>{{created}}</td><td>{{expires}}</td><td>
+        <form method="post" action="{{home}}/sessions/{{id}}/end" class="inline end-session">{{>csrf}}<button class="quiet">End</button></form></td></tr>{{/sessions}}
+        </tbody></table></div>
+        <h2>Recent sign-ins</h2>
+        <div class="table"><table id="sign-ins"><thead><tr><th scope="col">When</th><th scope="col">Service</th><th scope="col">What</th><th scope="col">Outcome</th></tr></thead><tbody>
+        {{#signIns}}<tr><td>{{at}}</td><td>{{service}}</td><td>{{purpose}}</td><td>{{outcome}}</td></tr>{{/signIns}}
+        </tbody></table></div>
+        """
+}

@@ -1,0 +1,114 @@
+import Hummingbird
+import NIOCore
+
+/// The pages' style sheet and scripts, served from `/static/` by the server itself: no
+/// CDN, and the Content-Security-Policy allows scripts and styles from here only.
+enum StaticFiles {
+    static let files: [String: (type: String, body: String)] = [
+        "tessera.css": ("text/css; charset=utf-8", style),
+        "login.js": ("text/javascript; charset=utf-8", loginScript),
+        "console.js": ("text/javascript; charset=utf-8", consoleScript),
+    ]
+
+    static func register(on router: Router<TesseraRequestContext>) {
+        router.get("static/:file") { _, context in
+            guard let name = context.parameters.get("file"), let file = files[name] else {
+                throw BrowserError(status: .notFound, title: "Not found", message: "There is no such file.")
+            }
+            return Response(
+                status: .ok,
+                headers: [.contentType: file.type, .cacheControl: "public, max-age=300", .init("X-Content-Type-Options")!: "nosniff"],
+                body: .init(byteBuffer: ByteBuffer(string: file.body)))
+        }
+    }
+
+    static let style = """
+        *{box-sizing:border-box}
+        body{font-family:system-ui,sans-serif;background:#f4f5f7;color:#1d2330;margin:0;line-height:1.45}
+        main{max-width:30rem;margin:2rem auto;background:#fff;border-radius:12px;padding:1.5rem 2rem;box-shadow:0 2px 12px #0002}
+        body.wide main{max-width:72rem}
+        h1{font-size:1.35rem;margin-top:0}h2{font-size:1.1rem;margin-top:1.75rem}
+        .qr{text-align:center;margin:1rem 0}.qr svg{max-width:100%;height:auto}
+        .muted{color:#5b6475;font-size:.9rem}.status{padding:.75rem;border-radius:8px;background:#eef2ff;margin-top:1rem}
+        .status.failed{background:#fdecec;color:#8a1c1c}.status.done{background:#e8f7ee;color:#14532d}
+        a.button,button{display:inline-block;padding:.5rem .9rem;background:#2f4fd8;color:#fff;border:0;border-radius:8px;
+          text-decoration:none;font:inherit;cursor:pointer}
+        button.danger{background:#b42318}button.quiet{background:#e4e7ee;color:#1d2330}
+        a:focus-visible,button:focus-visible,input:focus-visible,select:focus-visible,textarea:focus-visible{outline:3px solid #f5a524;outline-offset:2px}
+        ul{padding-left:1.2rem}code{word-break:break-all;font-size:.85rem}
+        .skip{position:absolute;left:-999px}.skip:focus{left:1rem;top:1rem;background:#fff;padding:.5rem;z-index:2}
+        header.top{background:#1d2330;color:#fff;padding:.5rem 1rem}
+        header.top nav{display:flex;flex-wrap:wrap;gap:.25rem 1rem;align-items:center;max-width:72rem;margin:auto}
+        header.top a{color:#fff}header.top .who{margin-left:auto;font-size:.9rem}
+        form.inline{display:inline}form.stack{display:grid;gap:.6rem;max-width:32rem}
+        label{font-weight:600;display:block}input,select,textarea{font:inherit;padding:.4rem;border:1px solid #b8bfcc;border-radius:6px;width:100%}
+        input[type=checkbox]{width:auto}
+        .field-error{color:#8a1c1c;margin:.2rem 0 0;font-size:.9rem}.notice{background:#e8f7ee;padding:.6rem;border-radius:8px}
+        .error{background:#fdecec;color:#8a1c1c;padding:.6rem;border-radius:8px}
+        .once{background:#fff7e0;padding:.75rem;border-radius:8px}
+        .table{overflow-x:auto}table{border-collapse:collapse;width:100%;font-size:.92rem}
+        th,td{text-align:left;padding:.4rem .5rem;border-bottom:1px solid #e4e7ee;vertical-align:top}
+        .cards{display:grid;grid-template-columns:repeat(auto-fit,minmax(18rem,1fr));gap:1rem}
+        .card{border:1px solid #e4e7ee;border-radius:10px;padding:1rem}.card dl{display:grid;grid-template-columns:auto auto;gap:.2rem 1rem}
+        .card dd{margin:0;text-align:right;font-weight:600}.chart svg{width:100%;height:auto}
+        .actions{display:flex;flex-wrap:wrap;gap:.5rem}
+        @media (max-width:40rem){main{margin:0;border-radius:0;padding:1rem}body.wide main{max-width:none}}
+        """
+
+    /// The login page's script: follows its request by a long poll and moves on by itself.
+    static let loginScript = """
+        (function () {
+          var login = document.getElementById('login');
+          var box = document.getElementById('status');
+          if (!login || !box) { return; }
+          var messages = {
+            pending: 'Waiting for your device…',
+            claimed: 'Your device has the request. Confirm it there.',
+            approved: 'Signed in. Returning to the service…',
+            completed: 'This sign-in was completed already.',
+            denied: 'The sign-in was declined on the device.',
+            expired: 'The sign-in request has expired. Start again from the service.',
+            locked: 'The device is locked after too many wrong attempts.'
+          };
+          function show(text, kind) { box.textContent = text; box.className = 'status ' + (kind || ''); }
+          // A long poll: the server answers when the request changes (or after 25 s).
+          var known = '';
+          function poll() {
+            var url = login.dataset.statusUrl + (known ? '&wait=25&known=' + encodeURIComponent(known) : '');
+            fetch(url, { credentials: 'same-origin', cache: 'no-store' })
+              .then(function (r) { return r.json(); })
+              .then(function (s) {
+                known = s.status + (s.locked_until ? ':' + s.locked_until : '');
+                if (s.status === 'approved') { show(messages.approved, 'done'); window.location.assign(login.dataset.completeUrl); return; }
+                if (s.status === 'pending' || s.status === 'claimed') {
+                  var text = messages[s.status];
+                  if (s.locked_until) { text = 'Wrong factors. Your device can try again after ' + new Date(s.locked_until * 1000).toLocaleTimeString() + '.'; }
+                  show(text, s.locked_until ? 'failed' : ''); setTimeout(poll, 100); return;
+                }
+                show(messages[s.status] || s.error_description || 'The sign-in failed.', 'failed');
+                if (s.status === 'denied' || s.status === 'expired' || s.status === 'locked') {
+                  var paragraph = document.createElement('p');
+                  var link = document.createElement('a');
+                  link.className = 'button';
+                  link.href = login.dataset.completeUrl;
+                  link.textContent = 'Back to the service';
+                  paragraph.appendChild(link);
+                  box.appendChild(paragraph);
+                }
+              })
+              .catch(function () { setTimeout(poll, 2000); });
+          }
+          poll();
+        })();
+        """
+
+    /// The console's one enhancement: forms marked `data-confirm` ask first. Without
+    /// script every form still works.
+    static let consoleScript = """
+        document.addEventListener('submit', function (event) {
+          var form = event.target;
+          var question = form.getAttribute('data-confirm');
+          if (question && !window.confirm(question)) { event.preventDefault(); }
+        });
+        """
+}

@@ -1,0 +1,75 @@
+import Foundation
+import Hummingbird
+import Mustache
+import TesseraCore
+
+/// Renders the console's and account page's templates (`ConsoleTemplates`) into the
+/// shared layout, answered with the strict Content-Security-Policy of every page.
+struct WebPages: Sendable {
+    let library: MustacheLibrary
+
+    init() {
+        var library = MustacheLibrary()
+        for (name, text) in ConsoleTemplates.all {
+            do {
+                try library.register(text, named: name)
+            } catch {
+                preconditionFailure("the template \(name) does not parse: \(error)")
+            }
+        }
+        self.library = library
+    }
+
+    /// A page: `template` rendered with `values`, inside the layout with `title`.
+    func render(
+        _ template: String, title: String, values: [String: Any], layout: [String: Any], status: HTTPResponse.Status = .ok
+    ) -> Response {
+        var values = values
+        for (key, value) in layout where values[key] == nil { values[key] = value }
+        let content = library.render(values, withTemplate: template) ?? ""
+        var frame = layout
+        if let error = values["error"] { frame["error"] = error }
+        frame["title"] = title
+        frame["content"] = content
+        return HTMLResponse.make(library.render(frame, withTemplate: "layout") ?? "", status: status)
+    }
+
+    /// An SVG bar chart of logins (and failures) per hour: drawn here, no script.
+    static func chart(logins: [Int], failures: [Int], label: String) -> String {
+        let width = 480
+        let height = 120
+        let count = max(logins.count, 1)
+        let top = max(1, zip(logins, failures).map { $0 + $1 }.max() ?? 1)
+        let slot = Double(width) / Double(count)
+        var bars = ""
+        for index in 0..<logins.count {
+            let x = Double(index) * slot + 1
+            let ok = Double(logins[index]) / Double(top) * Double(height - 20)
+            let failed = Double(failures[index]) / Double(top) * Double(height - 20)
+            let base = Double(height - 14)
+            bars += String(
+                format: "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"#2f4fd8\"><title>%d logins</title></rect>",
+                x, base - ok, max(slot - 2, 1), ok, logins[index])
+            if failures[index] > 0 {
+                bars += String(
+                    format: "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"#b42318\"><title>%d failures</title></rect>",
+                    x, base - ok - failed, max(slot - 2, 1), failed, failures[index])
+            }
+        }
+        let total = logins.reduce(0, +)
+        let failed = failures.reduce(0, +)
+        return """
+            <svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 \(width) \(height)" role="img" aria-label="\(Pages.escape(label)): \(total) logins, \(failed) failures in 24 hours">\
+            <line x1="0" y1="\(height - 14)" x2="\(width)" y2="\(height - 14)" stroke="#b8bfcc"/>\(bars)\
+            <text x="0" y="\(height - 2)" font-size="10" fill="#5b6475">24 h ago</text>\
+            <text x="\(width)" y="\(height - 2)" font-size="10" fill="#5b6475" text-anchor="end">now</text></svg>
+            """
+    }
+
+    static func time(_ date: Date?) -> String {
+        guard let date else { return "—" }
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withFullDate, .withTime, .withColonSeparatorInTime, .withSpaceBetweenDateAndTime]
+        return formatter.string(from: date) + " UTC"
+    }
+}

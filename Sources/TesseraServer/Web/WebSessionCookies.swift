@@ -1,0 +1,104 @@
+import Foundation
+import Hummingbird
+import TesseraCore
+import TesseraCrypto
+import TesseraDomain
+import TesseraStore
+
+/// A redirect a page answers with (303 after a form, so the browser follows with GET).
+struct WebRedirect: HTTPResponseError {
+    let location: String
+    var status: HTTPResponse.Status = .seeOther
+
+    func response(from request: Request, context: some RequestContext) throws -> Response {
+        Response(status: status, headers: [.location: location, .cacheControl: "no-store"])
+    }
+}
+
+/// The cookies of a browser session (console or account page): the session's secret,
+/// and while signing in, the state, nonce and PKCE verifier the callback checks.
+/// `HttpOnly`, `SameSite=Lax`, `Secure` when the public URL is HTTPS, limited to the
+/// pages' path.
+struct WebSessionCookies: Sendable {
+    let kind: WebSessionKind
+    let path: String
+    let secure: Bool
+
+    var sessionName: String { "tessera_\(kind.rawValue)" }
+    var signInName: String { "tessera_\(kind.rawValue)_signin" }
+
+    func session(_ request: Request) -> String? { request.cookies[sessionName]?.value }
+
+    func signIn(_ request: Request) -> WebSessions.SignIn? {
+        guard let value = request.cookies[signInName]?.value else { return nil }
+        let parts = value.split(separator: ".").map(String.init)
+        guard parts.count == 3 else { return nil }
+        return WebSessions.SignIn(authorizationURL: "", state: parts[0], nonce: parts[1], verifier: parts[2])
+    }
+
+    func setSignIn(_ signIn: WebSessions.SignIn, on response: inout Response) {
+        response.setCookie(
+            Cookie(
+                name: signInName, value: "\(signIn.state).\(signIn.nonce).\(signIn.verifier)", maxAge: 900, path: path, secure: secure,
+                httpOnly: true, sameSite: .lax))
+    }
+
+    func setSession(_ secret: String, maxAge: Int64, on response: inout Response) {
+        response.setCookie(
+            Cookie(name: sessionName, value: secret, maxAge: Int(maxAge), path: path, secure: secure, httpOnly: true, sameSite: .lax))
+        clearSignIn(on: &response)
+    }
+
+    func clearSignIn(on response: inout Response) {
+        response.setCookie(Cookie(name: signInName, value: "", maxAge: 0, path: path, secure: secure, httpOnly: true, sameSite: .lax))
+    }
+
+    func clearSession(on response: inout Response) {
+        response.setCookie(Cookie(name: sessionName, value: "", maxAge: 0, path: path, secure: secure, httpOnly: true, sameSite: .lax))
+    }
+}
+
+/// A form's failure as a page shows it: the message, and the field it belongs beside.
+struct FormProblem: Error {
+    let message: String
+    let field: String?
+    let status: HTTPResponse.Status
+
+    init(_ message: String, field: String? = nil, status: HTTPResponse.Status = .badRequest) {
+        self.message = message
+        self.field = field
+        self.status = status
+    }
+
+    /// A use case's refusal, placed beside the first of `fields` its message names.
+    init?(_ error: any Error, fields: [String]) {
+        if let problem = error as? FormProblem {
+            self = problem
+            return
+        }
+        guard let error = error as? DomainError, error.kind != .internal else { return nil }
+        self.init(error.message, field: fields.first { error.message.contains($0) }, status: error.kind.status)
+    }
+
+    /// The template values: `errors.{field}` or the page's `error`.
+    func apply(to values: inout [String: Any]) {
+        if let field {
+            values["errors"] = [field: ["name": field, "message": message]]
+        } else {
+            values["error"] = message
+        }
+    }
+}
+
+/// On the console's and account page's routes: a use case's refusal is a page, not JSON.
+struct PageErrors: RouterMiddleware {
+    typealias Context = TesseraRequestContext
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        do {
+            return try await next(request, context)
+        } catch let error as DomainError where error.kind != .internal {
+            throw BrowserError(status: error.kind.status, title: error.kind == .forbidden ? "Not allowed" : "Not possible", message: error.message)
+        }
+    }
+}

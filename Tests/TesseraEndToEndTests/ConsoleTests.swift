@@ -1,0 +1,98 @@
+import Foundation
+import Testing
+import TesseraCore
+import TesseraKit
+import TesseraTesting
+
+@Suite("The web console and the account page in Debian's Chromium", .timeLimit(.minutes(8)))
+struct ConsoleTests {
+    /// Operators sign in by QR and device; create a tenant, service and user; invite and
+    /// activate a device from the QR shown; unlock and revoke it; a helpdesk operator is
+    /// refused a service edit; a form without its CSRF token changes nothing; a user
+    /// removes a second device on the account page (Tests/interop/console_browser.py).
+    @Test("operator sign-in, tenant, service, user, invitation, unlock, revoke, roles, CSRF, account page")
+    func consoleInBrowser() async throws {
+        try await withServer { server in
+            let http = TestHTTP()
+            let admin = ["Authorization": "Bearer \(server.adminToken)"]
+            func addOperator(_ username: String, role: String) async throws -> TestDevice {
+                let response = try await http.postJSON(
+                    "\(server.baseURL)/admin/console-users", ["username": username, "role": role], headers: admin)
+                #expect(response.status == 201, "\(response.text)")
+                let link = try #require(try response.json()["url"] as? String)
+                let url = try #require(URL(string: link))
+                let device = try TestDevice()
+                _ = try await device.personalizer.activate(url: url, pin: "2468", alias: username, enrollBiometric: false, enrollOTP: false)
+                return device
+            }
+            let olivia = try await addOperator("olivia", role: "admin")
+            let hank = try await addOperator("hank", role: "helpdesk")
+            // A role the API does not know is refused.
+            let bad = try await http.postJSON("\(server.baseURL)/admin/console-users", ["username": "x", "role": "root"], headers: admin)
+            #expect(bad.status == 400)
+
+            let account = try await Scenario.make(on: server)
+            try await account.createUser("carol")
+            let (carolPhone, _) = try await activateDevice(account, username: "carol")
+            let (carolLaptop, _) = try await activateDevice(account, username: "carol")
+            let acme = Scenario(baseURL: server.baseURL, adminToken: server.adminToken, tenant: "acme")
+
+            let (lines, continuation) = AsyncStream<String>.makeStream()
+            let devices = Task { () -> [String] in
+                var done: [String] = []
+                var bob: TestDevice?
+                for await line in lines {
+                    let parts = line.split(separator: " ").map(String.init)
+                    guard parts.count >= 2 else { continue }
+                    switch (parts[0], parts[1]) {
+                    case ("SCAN", let who):
+                        let device = who == "admin" ? olivia : who == "helpdesk" ? hank : carolPhone
+                        let link = try #require(URL(string: parts[2]))
+                        let information = try await device.authenticator.start(url: link)
+                        #expect(try await signAndFinish(information, device: device, factors: [.device, .pin]).isUserLogin)
+                        done.append("scan \(who)")
+                    case ("ACTIVATE", "bob"):
+                        let device = try TestDevice()
+                        let link = try #require(URL(string: parts[2]))
+                        _ = try await device.personalizer.activate(
+                            url: link, pin: "2468", alias: "bob's phone", enrollBiometric: false, enrollOTP: false)
+                        bob = device
+                        // Wrong PINs until the device is locked (three free attempts, then a wait).
+                        let service = try await acme.createService()
+                        let login = try await acme.openLogin(service)
+                        var information = try await device.authenticator.start(url: login.authenticationURL)
+                        for _ in 0..<4 {
+                            let failure = try #require(try await signAndFinish(information, device: device, factors: [.device, .pin], pin: "0000").lockout)
+                            information = failure.1
+                        }
+                        done.append("activate bob")
+                    case ("UNLOCKED", "bob"):
+                        done.append("unlocked bob")
+                    default:
+                        break
+                    }
+                }
+                bob?.remove()
+                return done
+            }
+            let result = try await Python.run(
+                "console_browser.py", [], environment: ["TESSERA_BASE": server.baseURL, "ACCOUNT_TENANT": account.tenant],
+                onLine: { continuation.yield($0) })
+            continuation.finish()
+            let done = try await devices.value
+            #expect(result.status == 0, "\(result.errors)\n\(result.output.suffix(2000))")
+            #expect(done == ["scan admin", "activate bob", "unlocked bob", "scan helpdesk", "scan carol"])
+
+            // What the pages did, seen through the admin API.
+            #expect(try await account.activations(username: "carol").count == 1)
+            let audit = try await http.get("\(server.baseURL)/admin/audit?tenant=acme", headers: admin).json()
+            let entries = try #require(audit["entries"] as? [[String: Any]])
+            #expect(entries.contains { $0["action"] as? String == "service.create" && $0["actor"] as? String == "operator:olivia" })
+            #expect(!entries.contains { ($0["actor"] as? String) == "operator:hank" }, "the helpdesk changed nothing")
+            let users = try await http.get("\(server.baseURL)/admin/tenants/acme/users", headers: admin).json()
+            let names = (users["users"] as? [[String: Any]] ?? []).compactMap { $0["username"] as? String }
+            #expect(names == ["bob"], "the forged form created no user")
+            for device in [olivia, hank, carolPhone, carolLaptop] { device.remove() }
+        }
+    }
+}

@@ -1,0 +1,231 @@
+"""Drives Debian's Chromium (Selenium, headless) through Tessera's web console and
+account page, against a real server at TESSERA_BASE.
+
+It talks to the Swift test by lines: it prints `SCAN <who> <url>` when a login page
+shows a QR code (decoded from a screenshot with zbarimg) and `ACTIVATE <who> <url>`
+for an invitation's QR code; the test's devices answer, and this script waits for the
+page to move on. It prints `RESULT <json>` with what it saw, and exits non-zero with a
+message on the first failed check.
+"""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+from selenium import webdriver
+from selenium.common.exceptions import NoAlertPresentException, NoSuchElementException
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.by import By
+from selenium.webdriver.support.expected_conditions import staleness_of
+from selenium.webdriver.support.ui import WebDriverWait
+
+BASE = os.environ["TESSERA_BASE"]
+ACCOUNT_TENANT = os.environ["ACCOUNT_TENANT"]
+result = {}
+
+
+def check(condition, message):
+    if not condition:
+        print(f"FAILED {message}", file=sys.stderr, flush=True)
+        try:
+            print(driver.current_url, file=sys.stderr)
+            print(driver.page_source[:3000], file=sys.stderr)
+        except Exception:
+            pass
+        sys.exit(1)
+
+
+def browser():
+    options = webdriver.ChromeOptions()
+    options.binary_location = "/usr/bin/chromium"
+    for argument in ["--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=1000,1400", "--disable-gpu"]:
+        options.add_argument(argument)
+    return webdriver.Chrome(service=Service(executable_path="/usr/bin/chromedriver"), options=options)
+
+
+def qr_from_screen(element_id):
+    """The text of the QR code in element `element_id`, read from a screenshot by zbarimg."""
+    element = driver.find_element(By.ID, element_id)
+    with tempfile.NamedTemporaryFile(suffix=".png", delete=False) as file:
+        path = file.name
+    element.screenshot(path)
+    decoded = subprocess.run(["zbarimg", "--raw", "-q", path], capture_output=True, text=True, timeout=30)
+    os.unlink(path)
+    check(decoded.returncode == 0, f"zbarimg read no QR code in #{element_id}: {decoded.stderr}")
+    return decoded.stdout.strip()
+
+
+def wait(condition, seconds=30, message="the page did not change"):
+    try:
+        WebDriverWait(driver, seconds, poll_frequency=0.2).until(lambda _: condition())
+    except Exception:
+        check(False, message)
+
+
+def text(element_id):
+    return driver.find_element(By.ID, element_id).text
+
+
+def exists(selector):
+    return len(driver.find_elements(By.CSS_SELECTOR, selector)) > 0
+
+
+def submit(form, confirm=False):
+    """Submits a form by its button, as a person would (accepting its confirmation)."""
+    page = driver.find_element(By.TAG_NAME, "html")
+    form.find_element(By.TAG_NAME, "button").click()
+    if confirm:
+        WebDriverWait(driver, 5).until(lambda d: alert_present(d))
+        driver.switch_to.alert.accept()
+    WebDriverWait(driver, 30).until(staleness_of(page))
+
+
+def alert_present(d):
+    try:
+        d.switch_to.alert
+        return True
+    except NoAlertPresentException:
+        return False
+
+
+def fill(field_id, value):
+    field = driver.find_element(By.ID, field_id)
+    field.clear()
+    field.send_keys(value)
+
+
+def sign_in(start_url, who, landing):
+    """Opens `start_url`, follows the sign-in link to the login page, hands the QR code to
+    the test's device, and waits for `landing`."""
+    driver.get(start_url)
+    driver.find_element(By.ID, "sign-in").click()
+    wait(lambda: exists("#qr svg"), message="no login page with a QR code")
+    url = qr_from_screen("qr")
+    check("/authenticate?request=" in url, f"the QR code is not an authentication link: {url}")
+    print(f"SCAN {who} {url}", flush=True)
+    wait(lambda: driver.current_url.split("?")[0] == landing, seconds=60, message=f"{who} was not signed in")
+
+
+driver = browser()
+try:
+    # Every page is served with a strict policy: the login page's script is a file.
+    # 1. Operator sign-in by QR and device approval.
+    sign_in(f"{BASE}/console", "admin", f"{BASE}/console")
+    check(exists("#dashboard"), "no dashboard after sign-in")
+    check(exists("#dashboard svg"), "the dashboard has no chart")
+
+    # 2. A tenant, a service, a user.
+    driver.get(f"{BASE}/console/tenants")
+    fill("tenant-name", "Bad Name!")
+    submit(driver.find_element(By.ID, "create-tenant"))
+    check(exists("#name-error"), "an invalid tenant name has no error beside the field")
+    fill("tenant-name", "acme")
+    submit(driver.find_element(By.ID, "create-tenant"))
+    wait(lambda: driver.current_url.startswith(f"{BASE}/console/tenants/acme"), message="the tenant was not created")
+    check("Created" in text("notice"), "no notice after creating the tenant")
+
+    driver.get(f"{BASE}/console/tenants/acme/services")
+    fill("service-name", "Shop")
+    fill("service-redirect-uris", "not a uri")
+    submit(driver.find_element(By.ID, "create-service"))
+    check(exists("#redirect_uris-error"), "an invalid redirect URI has no error beside the field")
+    check(len(driver.find_elements(By.CSS_SELECTOR, "#services tbody tr")) == 0, "a refused service was created")
+    fill("service-redirect-uris", "https://shop.example/callback")
+    fill("service-attributes", "email")
+    submit(driver.find_element(By.ID, "create-service"))
+    wait(lambda: exists("#secret"), message="no secret shown for the new service")
+    client_id = text("extra")
+    result["service_secret_shown"] = len(text("secret")) > 20
+    driver.find_element(By.ID, "continue").click()
+    wait(lambda: exists("#edit-service"), message="no service page")
+    check(text("client-id") == client_id, "the service page shows another client id")
+    result["client_id"] = client_id
+
+    driver.get(f"{BASE}/console/tenants/acme/users")
+    # A form without its CSRF token changes nothing.
+    driver.execute_script("document.querySelector('#create-user input[name=csrf]').remove()")
+    fill("user-username", "mallory")
+    submit(driver.find_element(By.ID, "create-user"))
+    check("Stale or forged form" in driver.page_source, "a form without its CSRF token was not refused")
+    driver.get(f"{BASE}/console/tenants/acme/users?q=mallory")
+    check(len(driver.find_elements(By.CSS_SELECTOR, "#users tbody tr")) == 0, "the forged form created a user")
+
+    driver.get(f"{BASE}/console/tenants/acme/users")
+    fill("user-username", "bob")
+    fill("user-attributes", "email=bob@example.com")
+    submit(driver.find_element(By.ID, "create-user"))
+    wait(lambda: exists("#invite-user"), message="no user page after creating bob")
+    user_page = driver.current_url.split("?")[0]
+
+    # 3. Invite, and activate a device from the QR code shown.
+    submit(driver.find_element(By.ID, "invite-user"))
+    wait(lambda: exists("#invitation-qr svg"), message="no invitation QR code")
+    invitation = qr_from_screen("invitation-qr")
+    check(invitation == text("invitation-url"), "the QR code is not the link shown")
+    print(f"ACTIVATE bob {invitation}", flush=True)
+
+    # 4. The test locks the device with wrong PINs; unlock it, then revoke it.
+    def locked_row():
+        driver.get(user_page)
+        return any("locked" in cell.text for cell in driver.find_elements(By.CSS_SELECTOR, "#activations td.state"))
+    wait(locked_row, seconds=60, message="bob's device never showed as locked")
+    submit(driver.find_element(By.CSS_SELECTOR, "#activations form.unlock"))
+    wait(lambda: exists("#notice"), message="no notice after unlocking")
+    check("unlocked" in text("notice"), "the unlock was not confirmed")
+    check(not exists("#activations form.unlock"), "the device still shows as locked")
+    print("UNLOCKED bob", flush=True)
+    submit(driver.find_element(By.CSS_SELECTOR, "#activations form.revoke"), confirm=True)
+    wait(lambda: exists("#notice") and "revoked" in text("notice"), message="no notice after revoking")
+    check(len(driver.find_elements(By.CSS_SELECTOR, "#activations tbody tr")) == 0, "the revoked device is still listed")
+
+    # The audit log names the operator.
+    driver.get(f"{BASE}/console/audit?tenant=acme")
+    actors = {cell.text for cell in driver.find_elements(By.CSS_SELECTOR, "#audit td.actor")}
+    actions = {cell.text for cell in driver.find_elements(By.CSS_SELECTOR, "#audit td.action")}
+    check("operator:olivia" in actors, f"the audit log does not name the operator: {actors}")
+    for action in ["tenant.create", "service.create", "user.create", "invitation.create", "activation.unlock", "activation.revoke"]:
+        check(action in actions, f"the audit log lacks {action}: {actions}")
+
+    # Sign out: the session is gone, the console asks to sign in again.
+    submit(driver.find_element(By.ID, "sign-out"))
+    wait(lambda: driver.current_url.startswith(f"{BASE}/console/sign-in"), message="sign-out did not return to sign-in")
+    driver.get(f"{BASE}/console/tenants")
+    check(driver.current_url.startswith(f"{BASE}/console/sign-in"), "a signed-out browser still reaches the console")
+
+    # 5. A helpdesk operator may not edit a service.
+    sign_in(f"{BASE}/console", "helpdesk", f"{BASE}/console")
+    driver.get(f"{BASE}/console/tenants/acme/services/{client_id}")
+    check(not exists("#save-service"), "a helpdesk operator is offered a service edit")
+    check(not exists("#delete-service"), "a helpdesk operator is offered a service deletion")
+    page = driver.find_element(By.TAG_NAME, "html")
+    driver.execute_script(
+        "var f = document.getElementById('edit-service');"
+        "f.querySelectorAll('[disabled]').forEach(function (e) { e.disabled = false; });"
+        "f.querySelector('#service-name').value = 'Hijacked'; f.submit();")
+    WebDriverWait(driver, 30).until(staleness_of(page))
+    wait(lambda: exists("#error"), message="the helpdesk's forged edit was not answered with an error")
+    check("helpdesk" in text("error"), f"the refusal does not name the role: {text('error')}")
+    driver.get(f"{BASE}/console/tenants/acme/services")
+    check("Hijacked" not in driver.page_source, "the helpdesk's edit changed the service")
+    check("Shop" in driver.page_source, "the service lost its name")
+    submit(driver.find_element(By.ID, "sign-out"))
+
+    # 6. The account page: carol signs in with one device and removes the other.
+    home = f"{BASE}/t/{ACCOUNT_TENANT}/account"
+    sign_in(home, "carol", home)
+    rows = driver.find_elements(By.CSS_SELECTOR, "#devices tbody tr")
+    check(len(rows) == 2, f"carol's account page lists {len(rows)} devices, not 2")
+    check(len(driver.find_elements(By.CSS_SELECTOR, "#sessions tbody tr")) >= 1, "carol's account page lists no session")
+    check(len(driver.find_elements(By.CSS_SELECTOR, "#sign-ins tbody tr")) >= 1, "carol's account page lists no sign-in")
+    check(len(driver.find_elements(By.CSS_SELECTOR, "#devices form.remove-device")) == 1, "not exactly one other device is removable")
+    submit(driver.find_element(By.CSS_SELECTOR, "#devices form.remove-device"), confirm=True)
+    wait(lambda: exists("#notice") and "removed" in text("notice"), message="no notice after removing a device")
+    check(len(driver.find_elements(By.CSS_SELECTOR, "#devices tbody tr")) == 1, "the removed device is still listed")
+    submit(driver.find_element(By.ID, "sign-out"))
+    wait(lambda: exists("#sign-in"), message="the account page's sign-out did not return to sign-in")
+
+    print("RESULT " + json.dumps(result), flush=True)
+finally:
+    driver.quit()
