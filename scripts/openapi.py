@@ -51,6 +51,8 @@ schemas={
  "Stats": obj({"tables":obj({},None,I),"last_purge":ref("PurgeReport")},["tables"]),
  "AdminKey": obj({"id":S,"name":S,"role":{"type":"string","enum":["admin","helpdesk","auditor"]},"tenant":S,"created_at":N,"key":S},["id","name","role","created_at"]),
  "CreateAdminKey": obj({"name":S,"role":{"type":"string","enum":["admin","helpdesk","auditor"]},"tenant":S},["name","role"]),
+ "AddConsoleUser": obj({"username":S,"role":{"type":"string","enum":["admin","helpdesk","auditor"]},"tenant":S},["username"]),
+ "ConsoleUserInvitation": obj({"username":S,"role":S,"tenant":S,"url":S,"expires_at":N},["username","role","url","expires_at"]),
 }
 def resp(desc, schema=None):
     r={"description":desc}
@@ -130,6 +132,8 @@ paths={
    "post":op("An admin API key, shown once",201,ref("AdminKey"),[400,401,403,404,413],ref("CreateAdminKey"),okdesc="Created"),
    "get":op("Live admin API keys",200,obj({"keys":arr(ref("AdminKey"))},["keys"]),[401,403])},
  "/admin/keys/{key}":{"parameters":[p("key")],"delete":op("Revoke an admin API key",200,obj({"revoked":S},["revoked"]),[401,403,404,409])},
+ "/admin/console-users":{
+   "post":op("Make a console operator (and the operators' tenant, and the user, if missing); an activation link for its device",201,ref("ConsoleUserInvitation"),[400,401,403,404,413],ref("AddConsoleUser"),okdesc="Created")},
 }
 # The device API: activation and finishing carry their own proofs; every other call a
 # `Tessera-Device` token (a JWS signed by the device key, single use, bound to method and path).

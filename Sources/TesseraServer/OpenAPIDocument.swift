@@ -3274,6 +3274,91 @@ enum OpenAPIDocument {
     ]
    }
   },
+  "/admin/console-users": {
+   "post": {
+    "summary": "Make a console operator (and the operators' tenant, and the user, if missing); an activation link for its device",
+    "responses": {
+     "201": {
+      "description": "Created",
+      "content": {
+       "application/json": {
+        "schema": {
+         "$ref": "#/components/schemas/ConsoleUserInvitation"
+        }
+       }
+      }
+     },
+     "400": {
+      "description": "Malformed or out-of-bounds input",
+      "content": {
+       "application/json": {
+        "schema": {
+         "$ref": "#/components/schemas/Error"
+        }
+       }
+      }
+     },
+     "401": {
+      "description": "No or bad admin token or key",
+      "content": {
+       "application/json": {
+        "schema": {
+         "$ref": "#/components/schemas/Error"
+        }
+       }
+      }
+     },
+     "403": {
+      "description": "Beyond the key's role or scope",
+      "content": {
+       "application/json": {
+        "schema": {
+         "$ref": "#/components/schemas/Error"
+        }
+       }
+      }
+     },
+     "404": {
+      "description": "Unknown (or another tenant's)",
+      "content": {
+       "application/json": {
+        "schema": {
+         "$ref": "#/components/schemas/Error"
+        }
+       }
+      }
+     },
+     "413": {
+      "description": "Body too large",
+      "content": {
+       "application/json": {
+        "schema": {
+         "$ref": "#/components/schemas/Error"
+        }
+       }
+      }
+     }
+    },
+    "requestBody": {
+     "required": true,
+     "content": {
+      "application/json": {
+       "schema": {
+        "$ref": "#/components/schemas/AddConsoleUser"
+       }
+      }
+     }
+    },
+    "security": [
+     {
+      "adminToken": []
+     }
+    ],
+    "tags": [
+     "admin"
+    ]
+   }
+  },
   "/t/{tenant}/device/activation/start": {
    "parameters": [
     {
@@ -5782,6 +5867,54 @@ enum OpenAPIDocument {
     "required": [
      "name",
      "role"
+    ]
+   },
+   "AddConsoleUser": {
+    "type": "object",
+    "properties": {
+     "username": {
+      "type": "string"
+     },
+     "role": {
+      "type": "string",
+      "enum": [
+       "admin",
+       "helpdesk",
+       "auditor"
+      ]
+     },
+     "tenant": {
+      "type": "string"
+     }
+    },
+    "required": [
+     "username"
+    ]
+   },
+   "ConsoleUserInvitation": {
+    "type": "object",
+    "properties": {
+     "username": {
+      "type": "string"
+     },
+     "role": {
+      "type": "string"
+     },
+     "tenant": {
+      "type": "string"
+     },
+     "url": {
+      "type": "string"
+     },
+     "expires_at": {
+      "type": "number"
+     }
+    },
+    "required": [
+     "username",
+     "role",
+     "url",
+     "expires_at"
     ]
    },
    "ActivationStart": {
