@@ -19,6 +19,8 @@ struct AccountRoutes {
 
     func home(_ tenant: TenantRecord) -> String { "/t/\(tenant.name)/account" }
 
+    func signIn(_ tenant: TenantRecord) -> WebSignIn { WebSignIn(domain: domain, pages: pages, kind: .account, cookies: cookies(tenant)) }
+
     func register(on group: RouterGroup<TesseraRequestContext>) {
         let pages = group.group().add(middleware: PageErrors())
         pages.get("account", use: account)
@@ -74,64 +76,25 @@ struct AccountRoutes {
 
     @Sendable func login(_ request: Request, context: TesseraRequestContext) async throws -> Response {
         let tenant = try context.requireTenant()
-        let signIn = try await domain.webSessions.start(.account, tenant: tenant)
-        var response = Response(status: .found, headers: [.location: signIn.authorizationURL, .cacheControl: "no-store"])
-        cookies(tenant).setSignIn(signIn, on: &response)
-        return response
+        return try await signIn(tenant).start(tenant: tenant)
     }
 
     @Sendable func callback(_ request: Request, context: TesseraRequestContext) async throws -> Response {
         let tenant = try context.requireTenant()
-        let query = (try? RequestDecoding.query(request)) ?? [:]
-        let cookies = cookies(tenant)
-        if let error = query["error"] {
-            return pages.render(
-                "message", title: "Sign-in ended",
-                values: [
-                    "heading": "Sign-in ended", "text": "The sign-in did not complete (\(error)). \(query["error_description"] ?? "")",
-                    "link": home(tenant), "linkText": "Try again",
-                ], layout: [:], status: .forbidden)
-        }
-        do {
-            let opened = try await domain.webSessions.finish(
-                .account, tenant: tenant, code: query["code"], state: query["state"], kept: cookies.signIn(request), logger: context.logger)
-            var response = Response(status: .seeOther, headers: [.location: home(tenant), .cacheControl: "no-store"])
-            cookies.setSession(opened.secret, maxAge: WebSessions.lifetimes(.account).absolute, on: &response)
-            return response
-        } catch let error as DomainError where error.kind != .internal {
-            var response = pages.render(
-                "message", title: "Sign-in refused",
-                values: ["heading": "Sign-in refused", "text": error.message, "link": home(tenant), "linkText": "Start again"],
-                layout: [:], status: error.kind.status)
-            cookies.clearSignIn(on: &response)
-            return response
-        }
+        return try await signIn(tenant).finish(request, tenant: tenant, home: home(tenant), retry: home(tenant), logger: context.logger)
     }
 
     /// A form's session and tenant: signed in (else back to sign-in) and carrying the CSRF token.
     func signedInForm(_ request: Request, context: TesseraRequestContext) async throws -> (WebSessions.Current, TenantRecord) {
         let tenant = try context.requireTenant()
         guard let current = try await current(request, tenant: tenant) else { throw WebRedirect(location: home(tenant)) }
-        let form: [String: String]
-        do {
-            form = try await RequestDecoding.form(from: request)
-        } catch {
-            throw BrowserError(status: .badRequest, title: "Invalid form", message: "The form could not be read. Nothing was changed.")
-        }
-        guard current.checks(csrf: form["csrf"]) else {
-            throw BrowserError(
-                status: .forbidden, title: "Stale or forged form",
-                message: "This form is not from your current session. Nothing was changed: reload the page and try again.")
-        }
+        _ = try await signIn(tenant).form(request, current: current)
         return (current, tenant)
     }
 
     @Sendable func logout(_ request: Request, context: TesseraRequestContext) async throws -> Response {
         let (current, tenant) = try await signedInForm(request, context: context)
-        try await domain.webSessions.signOut(current, logger: context.logger)
-        var response = Response(status: .seeOther, headers: [.location: home(tenant), .cacheControl: "no-store"])
-        cookies(tenant).clearSession(on: &response)
-        return response
+        return try await signIn(tenant).signOut(current, next: home(tenant), logger: context.logger)
     }
 
     @Sendable func removeDevice(_ request: Request, context: TesseraRequestContext) async throws -> Response {

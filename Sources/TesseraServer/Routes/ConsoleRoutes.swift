@@ -65,21 +65,12 @@ struct ConsoleRoutes {
         return current
     }
 
+    var signIn: WebSignIn { WebSignIn(domain: domain, pages: pages, kind: .console, cookies: cookies) }
+
     /// A form's session: signed in, and the form carries its CSRF token (else nothing happens).
     func signedInForm(_ request: Request) async throws -> (WebSessions.Current, [String: String]) {
         let current = try await signedIn(request)
-        let form: [String: String]
-        do {
-            form = try await RequestDecoding.form(from: request)
-        } catch {
-            throw BrowserError(status: .badRequest, title: "Invalid form", message: "The form could not be read. Nothing was changed.")
-        }
-        guard current.checks(csrf: form["csrf"]) else {
-            throw BrowserError(
-                status: .forbidden, title: "Stale or forged form",
-                message: "This form is not from your current console session. Nothing was changed: reload the page and try again.")
-        }
-        return (current, form)
+        return (current, try await signIn.form(request, current: current))
     }
 
     func layout(_ current: WebSessions.Current, notice: String? = nil) -> [String: Any] {
@@ -147,47 +138,19 @@ struct ConsoleRoutes {
         guard let tenant = try await domain.webSessions.operatorsTenant(creating: false, logger: context.logger) else {
             throw WebRedirect(location: "/console/sign-in", status: .found)
         }
-        let signIn = try await domain.webSessions.start(.console, tenant: tenant)
-        var response = Response(status: .found, headers: [.location: signIn.authorizationURL, .cacheControl: "no-store"])
-        cookies.setSignIn(signIn, on: &response)
-        return response
+        return try await signIn.start(tenant: tenant)
     }
 
     @Sendable func callback(_ request: Request, context: TesseraRequestContext) async throws -> Response {
         guard let tenant = try await domain.webSessions.operatorsTenant(creating: false, logger: context.logger) else {
             throw WebRedirect(location: "/console/sign-in", status: .found)
         }
-        let query = (try? RequestDecoding.query(request)) ?? [:]
-        if let error = query["error"] {
-            return pages.render(
-                "message", title: "Sign-in ended",
-                values: [
-                    "heading": "Sign-in ended", "text": "The sign-in did not complete (\(error)). \(query["error_description"] ?? "")",
-                    "link": "/console/sign-in", "linkText": "Try again",
-                ], layout: [:], status: .forbidden)
-        }
-        do {
-            let opened = try await domain.webSessions.finish(
-                .console, tenant: tenant, code: query["code"], state: query["state"], kept: cookies.signIn(request), logger: context.logger)
-            var response = Response(status: .seeOther, headers: [.location: "/console", .cacheControl: "no-store"])
-            cookies.setSession(opened.secret, maxAge: WebSessions.lifetimes(.console).absolute, on: &response)
-            return response
-        } catch let error as DomainError where error.kind != .internal {
-            var response = pages.render(
-                "message", title: "Sign-in refused",
-                values: ["heading": "Sign-in refused", "text": error.message, "link": "/console/sign-in", "linkText": "Start again"],
-                layout: [:], status: error.kind.status)
-            cookies.clearSignIn(on: &response)
-            return response
-        }
+        return try await signIn.finish(request, tenant: tenant, home: "/console", retry: "/console/sign-in", logger: context.logger)
     }
 
     @Sendable func logout(_ request: Request, context: TesseraRequestContext) async throws -> Response {
         let (current, _) = try await signedInForm(request)
-        try await domain.webSessions.signOut(current, logger: context.logger)
-        var response = Response(status: .seeOther, headers: [.location: "/console/sign-in", .cacheControl: "no-store"])
-        cookies.clearSession(on: &response)
-        return response
+        return try await signIn.signOut(current, next: "/console/sign-in", logger: context.logger)
     }
 
     // MARK: Dashboard

@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import Logging
 import TesseraCore
 import TesseraCrypto
 import TesseraDomain
@@ -100,5 +101,74 @@ struct PageErrors: RouterMiddleware {
         } catch let error as DomainError where error.kind != .internal {
             throw BrowserError(status: error.kind.status, title: error.kind == .forbidden ? "Not allowed" : "Not possible", message: error.message)
         }
+    }
+}
+
+/// What the console and the account page share: reading a form of a session (with its
+/// CSRF token), and the two ends of the sign-in.
+struct WebSignIn: Sendable {
+    let domain: Domain
+    let pages: WebPages
+    let kind: WebSessionKind
+    let cookies: WebSessionCookies
+
+    /// The form a signed-in session sent, if it carries the session's CSRF token; a
+    /// missing or foreign token is refused and nothing happens.
+    func form(_ request: Request, current: WebSessions.Current) async throws -> [String: String] {
+        let form: [String: String]
+        do {
+            form = try await RequestDecoding.form(from: request)
+        } catch {
+            throw BrowserError(status: .badRequest, title: "Invalid form", message: "The form could not be read. Nothing was changed.")
+        }
+        guard current.checks(csrf: form["csrf"]) else {
+            throw BrowserError(
+                status: .forbidden, title: "Stale or forged form",
+                message: "This form is not from your current session. Nothing was changed: reload the page and try again.")
+        }
+        return form
+    }
+
+    /// Off to the tenant's authorization endpoint, keeping state, nonce and verifier in a cookie.
+    func start(tenant: TenantRecord) async throws -> Response {
+        let signIn = try await domain.webSessions.start(kind, tenant: tenant)
+        var response = Response(status: .found, headers: [.location: signIn.authorizationURL, .cacheControl: "no-store"])
+        cookies.setSignIn(signIn, on: &response)
+        return response
+    }
+
+    /// The callback: an error from the login, or the code that opens the session; then `home`.
+    func finish(_ request: Request, tenant: TenantRecord, home: String, retry: String, logger: Logger) async throws -> Response {
+        let query = (try? RequestDecoding.query(request)) ?? [:]
+        if let error = query["error"] {
+            return pages.render(
+                "message", title: "Sign-in ended",
+                values: [
+                    "heading": "Sign-in ended", "text": "The sign-in did not complete (\(error)). \(query["error_description"] ?? "")",
+                    "link": retry, "linkText": "Try again",
+                ], layout: [:], status: .forbidden)
+        }
+        do {
+            let opened = try await domain.webSessions.finish(
+                kind, tenant: tenant, code: query["code"], state: query["state"], kept: cookies.signIn(request), logger: logger)
+            var response = Response(status: .seeOther, headers: [.location: home, .cacheControl: "no-store"])
+            cookies.setSession(opened.secret, maxAge: WebSessions.lifetimes(kind).absolute, on: &response)
+            return response
+        } catch let error as DomainError where error.kind != .internal {
+            var response = pages.render(
+                "message", title: "Sign-in refused",
+                values: ["heading": "Sign-in refused", "text": error.message, "link": retry, "linkText": "Start again"],
+                layout: [:], status: error.kind.status)
+            cookies.clearSignIn(on: &response)
+            return response
+        }
+    }
+
+    /// Signs out: the session and its login end, the cookie goes; then `next`.
+    func signOut(_ current: WebSessions.Current, next: String, logger: Logger) async throws -> Response {
+        try await domain.webSessions.signOut(current, logger: logger)
+        var response = Response(status: .seeOther, headers: [.location: next, .cacheControl: "no-store"])
+        cookies.clearSession(on: &response)
+        return response
     }
 }
