@@ -15,10 +15,9 @@ import tempfile
 import time
 
 from selenium import webdriver
-from selenium.common.exceptions import NoAlertPresentException, NoSuchElementException
+from selenium.common.exceptions import NoAlertPresentException, WebDriverException
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
-from selenium.webdriver.support.expected_conditions import staleness_of
 from selenium.webdriver.support.ui import WebDriverWait
 
 BASE = os.environ["TESSERA_BASE"]
@@ -80,6 +79,18 @@ def submit(form, confirm=False):
         WebDriverWait(driver, 5).until(lambda d: alert_present(d))
         driver.switch_to.alert.accept()
     WebDriverWait(driver, 30).until(staleness_of(page))
+
+
+def staleness_of(element):
+    """Whether `element` left the page (a navigation replaced it). Chromium reports a
+    replaced node as a stale reference or as a node "not in the document": both count."""
+    def left(_):
+        try:
+            element.is_enabled()
+            return False
+        except WebDriverException:
+            return True
+    return left
 
 
 def alert_present(d):
