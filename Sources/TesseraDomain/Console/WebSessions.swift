@@ -163,7 +163,7 @@ public struct WebSessions: Sendable {
         let secret = Secrets.randomToken()
         let sessionID = SessionID(access.sid)
         let userID = UserID(identity.sub)
-        let record: WebSessionRecord = try await domain.store.transaction { tx in
+        let opened: WebSessionRecord? = try await domain.store.transaction { tx in
             let session = try await tx.session(id: sessionID)
             if kind == .console, try await tx.consoleOperator(userID: userID) == nil {
                 // Not an operator: the login it made is of no use, and ends.
@@ -176,7 +176,10 @@ public struct WebSessions: Sendable {
                 idleLifetime: lifetimes.idle)
             try await tx.insertWebSession(record)
             return record
-        } ?? { throw DomainError(.forbidden, Self.notOperator, "this account is not an operator of the console") }()
+        }
+        guard let record = opened else {
+            throw DomainError(.forbidden, Self.notOperator, "this account is not an operator of the console")
+        }
         logger.info("web session opened", metadata: ["kind": "\(kind.rawValue)", "user_id": "\(userID)"])
         return Opened(secret: secret, session: record)
     }

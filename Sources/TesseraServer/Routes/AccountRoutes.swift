@@ -46,7 +46,7 @@ struct AccountRoutes {
                     "start": "\(home(tenant))/login",
                 ], layout: [:])
         }
-        return try await render(current, tenant: tenant, notice: (try? RequestDecoding.query(request))?["done"])
+        return try await render(current, tenant: tenant, notice: WebPages.notice(request))
     }
 
     func render(_ current: WebSessions.Current, tenant: TenantRecord, problem: FormProblem? = nil, notice: String? = nil) async throws -> Response {
@@ -68,9 +68,8 @@ struct AccountRoutes {
             },
         ]
         problem?.apply(to: &values)
-        let notices = ["removed": "The device is removed.", "ended": "The session ended."]
         var layout: [String: Any] = ["account": true, "wide": true, "who": current.user.username, "home": home(tenant), "csrf": current.session.csrf]
-        if let notice = notice.flatMap({ notices[$0] }) { layout["notice"] = notice }
+        if let notice { layout["notice"] = notice }
         return pages.render("account", title: "Your account", values: values, layout: layout, status: problem?.status ?? .ok)
     }
 

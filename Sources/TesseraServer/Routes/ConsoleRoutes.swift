@@ -77,7 +77,7 @@ struct ConsoleRoutes {
         let caller = current.caller
         var values: [String: Any] = [
             "console": true, "wide": true, "who": current.user.username, "role": caller?.role.rawValue ?? "",
-            "csrf": current.session.csrf, "manage": caller?.may(.manage, global: true) ?? false,
+            "csrf": current.session.csrf, "manage": caller?.may(.manage) ?? false, "support": caller?.may(.support) ?? false,
         ]
         if let scope = current.consoleOperator?.scopeTenantID { values["scope"] = scope.rawValue }
         if let notice { values["notice"] = notice }
@@ -104,16 +104,6 @@ struct ConsoleRoutes {
         } catch let error as DomainError where error.kind == .notFound {
             throw BrowserError(status: .notFound, title: "Not found", message: "There is no tenant '\(name.prefix(64))' you can see.")
         }
-    }
-
-    static func notice(_ request: Request) -> String? {
-        let notices = [
-            "created": "Created.", "saved": "Saved.", "deleted": "Deleted.", "unlocked": "The device is unlocked.",
-            "revoked": "The device is revoked: its sessions ended.", "ended": "The session ended.", "disabled": "The user is disabled.",
-            "enabled": "The user is enabled.", "activated": "The key is active.", "retired": "The key is retired.",
-            "rotated": "A new signing key was added.",
-        ]
-        return (try? RequestDecoding.query(request))?["done"].flatMap { notices[$0] }
     }
 
     // MARK: Sign-in
@@ -160,8 +150,7 @@ struct ConsoleRoutes {
         let administration = try administration(current, .read)
         var cards: [[String: Any]] = []
         for view in try await administration.listTenants() {
-            let tenant = try await domain.tenant(named: view.name)
-            let figures = try await domain.store.read { try await $0.tenantFigures(tenantID: tenant.id, now: domain.epochNow(), hours: 24) }
+            let figures = try await domain.store.read { try await $0.tenantFigures(tenantID: view.id, now: domain.epochNow(), hours: 24) }
             cards.append([
                 "name": view.name, "users": figures.users, "activations": figures.activations,
                 "logins": figures.loginsPerHour.reduce(0, +), "failures": figures.failuresPerHour.reduce(0, +),
@@ -187,7 +176,7 @@ struct ConsoleRoutes {
     }
 
     @Sendable func tenantsPage(_ request: Request, context: TesseraRequestContext) async throws -> Response {
-        try await renderTenants(try await signedIn(request), notice: Self.notice(request))
+        try await renderTenants(try await signedIn(request), notice: WebPages.notice(request))
     }
 
     @Sendable func createTenant(_ request: Request, context: TesseraRequestContext) async throws -> Response {
@@ -230,14 +219,12 @@ struct ConsoleRoutes {
         }
         var values: [String: Any] = ["name": view.name, "issuer": view.issuer, "settings": settings]
         if let problem, problem.field == nil { values["error"] = problem.message }
-        var frame = layout(current, notice: notice)
-        frame["manage"] = current.caller?.may(.manage) ?? false
-        return pages.render("tenant", title: "Tenant \(view.name)", values: values, layout: frame, status: problem?.status ?? .ok)
+        return pages.render("tenant", title: "Tenant \(view.name)", values: values, layout: layout(current, notice: notice), status: problem?.status ?? .ok)
     }
 
     @Sendable func tenantPage(_ request: Request, context: TesseraRequestContext) async throws -> Response {
         let current = try await signedIn(request)
-        return try await renderTenant(current, tenant: try await tenant(context, current), notice: Self.notice(request))
+        return try await renderTenant(current, tenant: try await tenant(context, current), notice: WebPages.notice(request))
     }
 
     @Sendable func updateTenant(_ request: Request, context: TesseraRequestContext) async throws -> Response {
@@ -258,12 +245,9 @@ struct ConsoleRoutes {
                     }
                     return value
                 }
-                var json: [String: Any] = ["free_attempts": free, "waits": waits]
-                if let permanent = try number("permanent_after") { json["permanent_after"] = permanent }
-                let data = try JSONSerialization.data(withJSONObject: json)
                 do {
-                    update.lockout = try WireCoding.decoder().decode(LockoutPolicy.self, from: data)
-                } catch {
+                    update.lockout = try LockoutPolicy(freeAttempts: Int(free), waits: waits, permanentAfter: try number("permanent_after").map { Int($0) })
+                } catch let error as PolicyError {
                     throw FormProblem("the lockout policy is not valid: \(error)", field: "free_attempts")
                 }
             }
@@ -309,14 +293,12 @@ struct ConsoleRoutes {
             },
         ]
         problem.map(Self.placed)?.apply(to: &values)
-        var frame = layout(current, notice: notice)
-        frame["manage"] = current.caller?.may(.manage) ?? false
-        return pages.render("services", title: "Services", values: values, layout: frame, status: problem?.status ?? .ok)
+        return pages.render("services", title: "Services", values: values, layout: layout(current, notice: notice), status: problem?.status ?? .ok)
     }
 
     @Sendable func servicesPage(_ request: Request, context: TesseraRequestContext) async throws -> Response {
         let current = try await signedIn(request)
-        return try await renderServices(current, tenant: try await tenant(context, current), notice: Self.notice(request))
+        return try await renderServices(current, tenant: try await tenant(context, current), notice: WebPages.notice(request))
     }
 
     @Sendable func createService(_ request: Request, context: TesseraRequestContext) async throws -> Response {
@@ -362,15 +344,13 @@ struct ConsoleRoutes {
             "kind": service.isPublic ? "public client" : "confidential client", "values": input ?? stored,
         ]
         problem.map(Self.placed)?.apply(to: &values)
-        var frame = layout(current, notice: notice)
-        frame["manage"] = current.caller?.may(.manage) ?? false
-        return pages.render("service", title: "Service \(service.name)", values: values, layout: frame, status: problem?.status ?? .ok)
+        return pages.render("service", title: "Service \(service.name)", values: values, layout: layout(current, notice: notice), status: problem?.status ?? .ok)
     }
 
     @Sendable func servicePage(_ request: Request, context: TesseraRequestContext) async throws -> Response {
         let current = try await signedIn(request)
         return try await renderService(
-            current, tenant: try await tenant(context, current), clientID: context.parameters.id("client"), notice: Self.notice(request))
+            current, tenant: try await tenant(context, current), clientID: context.parameters.id("client"), notice: WebPages.notice(request))
     }
 
     @Sendable func updateService(_ request: Request, context: TesseraRequestContext) async throws -> Response {
@@ -470,15 +450,13 @@ struct ConsoleRoutes {
             status = .badRequest
         }
         problem?.apply(to: &values)
-        var frame = layout(current, notice: notice)
-        frame["manage"] = current.caller?.may(.manage) ?? false
-        return pages.render("users", title: "Users", values: values, layout: frame, status: status)
+        return pages.render("users", title: "Users", values: values, layout: layout(current, notice: notice), status: status)
     }
 
     @Sendable func usersPage(_ request: Request, context: TesseraRequestContext) async throws -> Response {
         let current = try await signedIn(request)
         return try await renderUsers(
-            current, tenant: try await tenant(context, current), query: (try? RequestDecoding.query(request)) ?? [:], notice: Self.notice(request))
+            current, tenant: try await tenant(context, current), query: (try? RequestDecoding.query(request)) ?? [:], notice: WebPages.notice(request))
     }
 
     @Sendable func createUser(_ request: Request, context: TesseraRequestContext) async throws -> Response {
@@ -541,68 +519,62 @@ struct ConsoleRoutes {
             },
         ]
         problem?.apply(to: &values)
-        var frame = layout(current, notice: notice)
-        frame["manage"] = current.caller?.may(.manage) ?? false
-        frame["support"] = current.caller?.may(.support) ?? false
-        return pages.render("user", title: "User \(detail.user.username)", values: values, layout: frame, status: problem?.status ?? .ok)
+        return pages.render("user", title: "User \(detail.user.username)", values: values, layout: layout(current, notice: notice), status: problem?.status ?? .ok)
     }
 
     @Sendable func userPage(_ request: Request, context: TesseraRequestContext) async throws -> Response {
         let current = try await signedIn(request)
-        return try await renderUser(current, tenant: try await tenant(context, current), id: context.parameters.id("user"), notice: Self.notice(request))
+        return try await renderUser(current, tenant: try await tenant(context, current), id: context.parameters.id("user"), notice: WebPages.notice(request))
     }
 
-    /// A change to a user (or its devices and sessions) that needs `need`: on success back
-    /// to the user's page with `done`, else the page with the problem.
+    /// A change to a user (or its devices and sessions) that needs `need`. On success the
+    /// browser goes to the page of the user `change` returns (the users' list for nil) with
+    /// `done`; on failure the page the form came from shows the problem.
     func userChange(
         _ request: Request, context: TesseraRequestContext, _ need: AdminCaller.Need, done: String,
-        user: ((TesseraRequestContext) -> UserID)? = nil,
         _ change: (Administration, TenantRecord, [String: String]) async throws -> UserID?
     ) async throws -> Response {
         let (current, form) = try await signedInForm(request)
         let tenant = try await tenant(context, current)
-        let pageUser = context.parameters.get("user").map(UserID.init) ?? UserID(form["user"] ?? "")
+        let target: UserID?
         do {
-            let administration = try administration(current, need, tenant: tenant)
-            let target = try await change(administration, tenant, form) ?? pageUser
-            if target.rawValue.isEmpty { throw WebRedirect(location: "/console/tenants/\(tenant.name)/users?done=\(done)") }
-            throw WebRedirect(location: "/console/tenants/\(tenant.name)/users/\(target)?done=\(done)")
-        } catch let redirect as WebRedirect {
-            throw redirect
+            target = try await change(try administration(current, need, tenant: tenant), tenant, form)
         } catch {
             guard let problem = FormProblem(error, fields: ["attribute"]) else { throw error }
             let placed = problem.field == nil ? problem : FormProblem(problem.message, field: "attributes", status: problem.status)
-            if pageUser.rawValue.isEmpty { return try await renderUsers(current, tenant: tenant, query: [:], problem: placed) }
+            guard let pageUser = context.parameters.get("user").map(UserID.init) else {
+                return try await renderUsers(current, tenant: tenant, query: [:], problem: placed)
+            }
             return try await renderUser(current, tenant: tenant, id: pageUser, problem: placed)
         }
+        let users = "/console/tenants/\(tenant.name)/users"
+        throw WebRedirect(location: target.map { "\(users)/\($0)?done=\(done)" } ?? "\(users)?done=\(done)")
     }
 
     @Sendable func updateUser(_ request: Request, context: TesseraRequestContext) async throws -> Response {
         try await userChange(request, context: context, .manage, done: "saved") { administration, tenant, form in
             _ = try await administration.updateUser(
                 context.parameters.id("user"), .init(attributes: try Self.attributes(form["attributes"])), tenant: tenant, logger: context.logger)
-            return nil
+            return context.parameters.id("user")
         }
     }
 
     @Sendable func disableUser(_ request: Request, context: TesseraRequestContext) async throws -> Response {
         try await userChange(request, context: context, .manage, done: "disabled") { administration, tenant, _ in
-            _ = try await administration.setDisabled(true, user: context.parameters.id("user"), tenant: tenant, logger: context.logger)
-            return nil
+            return try await administration.setDisabled(true, user: context.parameters.id("user"), tenant: tenant, logger: context.logger).id
         }
     }
 
     @Sendable func enableUser(_ request: Request, context: TesseraRequestContext) async throws -> Response {
         try await userChange(request, context: context, .manage, done: "enabled") { administration, tenant, _ in
-            _ = try await administration.setDisabled(false, user: context.parameters.id("user"), tenant: tenant, logger: context.logger)
-            return nil
+            return try await administration.setDisabled(false, user: context.parameters.id("user"), tenant: tenant, logger: context.logger).id
         }
     }
 
     @Sendable func deleteUser(_ request: Request, context: TesseraRequestContext) async throws -> Response {
         try await userChange(request, context: context, .manage, done: "deleted") { administration, tenant, _ in
             try await administration.deleteUser(context.parameters.id("user"), tenant: tenant, logger: context.logger)
-            return UserID("")
+            return nil
         }
     }
 
@@ -667,14 +639,12 @@ struct ConsoleRoutes {
             },
         ]
         problem?.apply(to: &values)
-        var frame = layout(current, notice: notice)
-        frame["manage"] = current.caller?.may(.manage) ?? false
-        return pages.render("signingkeys", title: "Signing keys", values: values, layout: frame, status: problem?.status ?? .ok)
+        return pages.render("signingkeys", title: "Signing keys", values: values, layout: layout(current, notice: notice), status: problem?.status ?? .ok)
     }
 
     @Sendable func signingKeysPage(_ request: Request, context: TesseraRequestContext) async throws -> Response {
         let current = try await signedIn(request)
-        return try await renderSigningKeys(current, tenant: try await tenant(context, current), notice: Self.notice(request))
+        return try await renderSigningKeys(current, tenant: try await tenant(context, current), notice: WebPages.notice(request))
     }
 
     func signingKeyChange(
@@ -778,7 +748,7 @@ struct ConsoleRoutes {
     }
 
     @Sendable func apiKeysPage(_ request: Request, context: TesseraRequestContext) async throws -> Response {
-        try await renderAPIKeys(try await signedIn(request), notice: Self.notice(request))
+        try await renderAPIKeys(try await signedIn(request), notice: WebPages.notice(request))
     }
 
     @Sendable func createAPIKey(_ request: Request, context: TesseraRequestContext) async throws -> Response {

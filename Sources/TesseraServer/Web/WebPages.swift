@@ -66,10 +66,25 @@ struct WebPages: Sendable {
             """
     }
 
+    /// What a page says after a form succeeded: `?done=CODE` names one of these, so a link
+    /// cannot put words of its own on a page.
+    static let notices = [
+        "created": "Created.", "saved": "Saved.", "deleted": "Deleted.", "unlocked": "The device is unlocked.",
+        "revoked": "The device is revoked: its sessions ended.", "ended": "The session ended.", "disabled": "The user is disabled.",
+        "enabled": "The user is enabled.", "activated": "The key is active.", "retired": "The key is retired.",
+        "rotated": "A new signing key was added.", "removed": "The device is removed.",
+    ]
+
+    static func notice(_ request: Request) -> String? {
+        (try? RequestDecoding.query(request))?["done"].flatMap { notices[$0] }
+    }
+
+    /// `2026-11-23 14:51:45 UTC`: a value type, made once and shared by every page.
+    private static let timeStyle = Date.ISO8601FormatStyle(dateSeparator: .dash, dateTimeSeparator: .space, timeSeparator: .colon, timeZone: .gmt)
+        .year().month().day().time(includingFractionalSeconds: false)
+
     static func time(_ date: Date?) -> String {
         guard let date else { return "—" }
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withFullDate, .withTime, .withColonSeparatorInTime, .withSpaceBetweenDateAndTime]
-        return formatter.string(from: date) + " UTC"
+        return date.formatted(timeStyle) + " UTC"
     }
 }
