@@ -58,6 +58,8 @@ struct AccountRoutes {
                     "id": device.id.rawValue, "alias": device.alias ?? "device", "factors": device.factors.map(\.rawValue).joined(separator: ", "),
                     "created": WebPages.time(device.createdAt), "lastUsed": WebPages.time(device.lastUsedAt),
                     "current": device.id == current.session.activationID,
+                    // An activation merged into this account belongs to its first user: removed there, not here.
+                    "removable": device.id != current.session.activationID && device.username == current.user.username,
                 ]
             },
             "sessions": overview.sessions.map {

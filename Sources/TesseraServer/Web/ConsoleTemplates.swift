@@ -228,7 +228,7 @@ enum ConsoleTemplates {
         <h2>Your devices</h2>
         <div class="table"><table id="devices"><thead><tr><th scope="col">Alias</th><th scope="col">Factors</th><th scope="col">Created</th><th scope="col">Last used</th><th scope="col">Actions</th></tr></thead><tbody>
         {{#devices}}<tr id="device-{{id}}"><td>{{alias}}{{#current}} <strong>(this sign-in)</strong>{{/current}}</td><td>{{factors}}</td><td>{{created}}</td><td>{{lastUsed}}</td><td>
-        {{^current}}<form method="post" action="{{home}}/devices/{{id}}/remove" class="inline remove-device" data-confirm="Remove this device? It can no longer sign you in.">{{>csrf}}<button class="danger">Remove</button></form>{{/current}}</td></tr>{{/devices}}
+        {{#removable}}<form method="post" action="{{home}}/devices/{{id}}/remove" class="inline remove-device" data-confirm="Remove this device? It can no longer sign you in.">{{>csrf}}<button class="danger">Remove</button></form>{{/removable}}</td></tr>{{/devices}}
         </tbody></table></div>
         <h2>Your sessions</h2>
         <div class="table"><table id="sessions"><thead><tr><th scope="col">Service</th><th scope="col">Started</th><th scope="col">Ends</th><th scope="col">Actions</th></tr></thead><tbody>
