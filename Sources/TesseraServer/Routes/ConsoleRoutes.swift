@@ -601,15 +601,19 @@ struct ConsoleRoutes {
 
     @Sendable func unlock(_ request: Request, context: TesseraRequestContext) async throws -> Response {
         try await userChange(request, context: context, .support, done: "unlocked") { administration, tenant, _ in
-            let view = try await administration.unlock(activationID: context.parameters.id("activation"), logger: context.logger)
-            return try await userID(named: view.username, tenant: tenant)
+            let id: ActivationID = context.parameters.id("activation")
+            let owner = try await owner(of: id, tenant: tenant)
+            _ = try await administration.unlock(activationID: id, logger: context.logger)
+            return owner
         }
     }
 
     @Sendable func revoke(_ request: Request, context: TesseraRequestContext) async throws -> Response {
         try await userChange(request, context: context, .support, done: "revoked") { administration, tenant, _ in
-            let view = try await administration.revoke(activationID: context.parameters.id("activation"), logger: context.logger)
-            return try await userID(named: view.username, tenant: tenant)
+            let id: ActivationID = context.parameters.id("activation")
+            let owner = try await owner(of: id, tenant: tenant)
+            _ = try await administration.revoke(activationID: id, logger: context.logger)
+            return owner
         }
     }
 
@@ -622,8 +626,12 @@ struct ConsoleRoutes {
         }
     }
 
-    func userID(named username: String, tenant: TenantRecord) async throws -> UserID? {
-        try await domain.store.read { try await $0.user(tenantID: tenant.id, username: username) }?.id
+    /// The user whose page lists the activation: it must be in the path's tenant.
+    func owner(of id: ActivationID, tenant: TenantRecord) async throws -> UserID {
+        guard let activation = try await domain.store.read({ try await $0.activation(id: id) }), activation.tenantID == tenant.id else {
+            throw DomainError.notFound("activation")
+        }
+        return activation.userID
     }
 
     // MARK: Signing keys
