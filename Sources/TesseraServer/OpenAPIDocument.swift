@@ -1012,7 +1012,7 @@ enum OpenAPIDocument {
     ]
    },
    "patch": {
-    "summary": "Change what the body names",
+    "summary": "Change what the body names (409 for the server's own console and account-page services)",
     "responses": {
      "200": {
       "description": "OK",
@@ -1064,6 +1064,16 @@ enum OpenAPIDocument {
        }
       }
      },
+     "409": {
+      "description": "Conflicts with the current state",
+      "content": {
+       "application/json": {
+        "schema": {
+         "$ref": "#/components/schemas/Error"
+        }
+       }
+      }
+     },
      "413": {
       "description": "Body too large",
       "content": {
@@ -1095,7 +1105,7 @@ enum OpenAPIDocument {
     ]
    },
    "delete": {
-    "summary": "Delete a service; its sessions end",
+    "summary": "Delete a service; its sessions end (409 for the server's own console and account-page services)",
     "responses": {
      "200": {
       "description": "OK",
@@ -1147,6 +1157,16 @@ enum OpenAPIDocument {
      },
      "404": {
       "description": "Unknown (or another tenant's)",
+      "content": {
+       "application/json": {
+        "schema": {
+         "$ref": "#/components/schemas/Error"
+        }
+       }
+      }
+     },
+     "409": {
+      "description": "Conflicts with the current state",
       "content": {
        "application/json": {
         "schema": {

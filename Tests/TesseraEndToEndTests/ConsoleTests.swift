@@ -92,6 +92,15 @@ struct ConsoleTests {
             let users = try await http.get("\(server.baseURL)/admin/tenants/acme/users", headers: admin).json()
             let names = (users["users"] as? [[String: Any]] ?? []).compactMap { $0["username"] as? String }
             #expect(names == ["bob"], "the forged form created no user")
+            // The console's own sign-in service is the server's: neither changed nor deleted.
+            let weaken = try await http.send(
+                "PATCH", "\(server.baseURL)/admin/tenants/operators/services/tessera-console",
+                headers: admin.merging(["Content-Type": "application/json"]) { $1 }, body: Data(#"{"policy":"device"}"#.utf8))
+            #expect(weaken.status == 409, "\(weaken.text)")
+            let remove = try await http.send("DELETE", "\(server.baseURL)/admin/tenants/operators/services/tessera-console", headers: admin)
+            #expect(remove.status == 409, "\(remove.text)")
+            let console = try await http.get("\(server.baseURL)/admin/tenants/operators/services/tessera-console", headers: admin).json()
+            #expect(console["policy"] as? String == "device+pin,device+biometric")
             for device in [olivia, hank, carolPhone, carolLaptop] { device.remove() }
         }
     }

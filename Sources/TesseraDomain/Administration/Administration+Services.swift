@@ -119,7 +119,16 @@ extension Administration {
         }
     }
 
+    /// The console's and account page's own services are the server's: their policy and
+    /// redirect URI are what keeps operator sign-in strong.
+    static func refuseBuiltIn(_ clientID: ClientID) throws {
+        if WebSessions.isBuiltIn(clientID) {
+            throw DomainError.conflict("this is the server's own sign-in service for the console or account page: it is not changed here")
+        }
+    }
+
     public func updateService(clientID: ClientID, _ input: UpdateService, tenant: TenantRecord, logger: Logger) async throws -> ServiceView {
+        try Self.refuseBuiltIn(clientID)
         let now = domain.epochNow()
         let updated: ServiceRecord = try await domain.store.transaction { tx in
             var next = try await service(clientID: clientID, tenant: tenant, tx: tx)
@@ -184,6 +193,7 @@ extension Administration {
 
     /// Removes a service: its sessions end and its codes, tokens and requests go.
     public func deleteService(clientID: ClientID, tenant: TenantRecord, logger: Logger) async throws {
+        try Self.refuseBuiltIn(clientID)
         let now = domain.epochNow()
         try await domain.store.transaction { tx in
             let service = try await service(clientID: clientID, tenant: tenant, tx: tx)

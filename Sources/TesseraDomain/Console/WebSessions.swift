@@ -39,6 +39,12 @@ public struct WebSessions: Sendable {
         }
     }
 
+    /// Whether a service is one of the server's own sign-in clients, which the admin API
+    /// and the console do not change or delete.
+    public static func isBuiltIn(_ clientID: ClientID) -> Bool {
+        clientID == consoleClientID || clientID.rawValue.hasPrefix(accountClientPrefix)
+    }
+
     func clientID(_ kind: WebSessionKind, tenant: TenantRecord) -> ClientID {
         switch kind {
         case .console: Self.consoleClientID

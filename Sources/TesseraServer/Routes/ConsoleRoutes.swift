@@ -343,6 +343,11 @@ struct ConsoleRoutes {
             "tenantName": tenant.name, "name": service.name, "clientID": service.clientID.rawValue, "public": service.isPublic,
             "kind": service.isPublic ? "public client" : "confidential client", "values": input ?? stored,
         ]
+        if WebSessions.isBuiltIn(service.clientID) {
+            // The server's own sign-in service: shown, never edited.
+            values["manage"] = false
+            values["builtIn"] = true
+        }
         problem.map(Self.placed)?.apply(to: &values)
         return pages.render("service", title: "Service \(service.name)", values: values, layout: layout(current, notice: notice), status: problem?.status ?? .ok)
     }

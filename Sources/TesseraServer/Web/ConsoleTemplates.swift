@@ -105,6 +105,7 @@ enum ConsoleTemplates {
     static let service = """
         <h1>Service {{name}}</h1>
         <p>Client id: <code id="client-id">{{clientID}}</code> · {{kind}} · <a href="/console/tenants/{{tenantName}}/services">all services</a></p>
+        {{#builtIn}}<p class="muted" id="built-in">The server's own sign-in service for the console or the account page: it is kept as it is.</p>{{/builtIn}}
         <form method="post" action="/console/tenants/{{tenantName}}/services/{{clientID}}" class="stack" id="edit-service">{{>csrf}}
         <div><label for="service-name">Name</label><input id="service-name" name="name" value="{{values.name}}" {{^manage}}disabled{{/manage}} aria-describedby="name-error">{{#errors.name}}{{>field}}{{/errors.name}}</div>
         <div><label for="service-redirect-uris">Redirect URIs (one per line)</label><textarea id="service-redirect-uris" name="redirect_uris" rows="4" {{^manage}}disabled{{/manage}} aria-describedby="redirect_uris-error">{{values.redirect_uris}}</textarea>{{#errors.redirect_uris}}{{>field}}{{/errors.redirect_uris}}</div>
