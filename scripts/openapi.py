@@ -125,7 +125,7 @@ paths={
       p("outcome","query",{"type":"string","enum":["approved","failed","locked","denied","completed"]}),p("since","query",{"type":"integer","minimum":0}),p("until","query",{"type":"integer","minimum":0}),cursor,limit])},
  "/admin/activations/{activation}/unlock":{"parameters":[p("activation")],"post":op("Clear an activation's failures and lock",200,ref("Activation"),R)},
  "/admin/activations/{activation}/revoke":{"parameters":[p("activation")],"post":op("Remove an activation; its sessions end",200,ref("Activation"),R)},
- "/admin/audit":{"get":op("The audit log, newest first",200,obj({"entries":arr(ref("AuditEntry"))},["entries"]),[400,401,403,404],params=[p("tenant","query"),p("since","query",{"type":"integer","minimum":0}),limit])},
+ "/admin/audit":{"get":op("The audit log, newest first",200,obj({"entries":arr(ref("AuditEntry"))},["entries"]),[400,401,403,404],params=[p("tenant","query"),p("since","query",{"type":"integer","minimum":0}),p("action","query",{"type":"string","maxLength":64},desc="Only actions beginning so"),p("actor","query",{"type":"string","maxLength":200},desc="Only this actor"),limit])},
  "/admin/stats":{"get":op("Rows per table and the last purge",200,ref("Stats"),[401,403])},
  "/admin/purge":{"post":op("Purge expired and spent data now",200,ref("PurgeReport"),[401,403])},
  "/admin/keys":{

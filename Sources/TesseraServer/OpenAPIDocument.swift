@@ -2921,6 +2921,26 @@ enum OpenAPIDocument {
       }
      },
      {
+      "name": "action",
+      "in": "query",
+      "required": false,
+      "schema": {
+       "type": "string",
+       "maxLength": 64
+      },
+      "description": "Only actions beginning so"
+     },
+     {
+      "name": "actor",
+      "in": "query",
+      "required": false,
+      "schema": {
+       "type": "string",
+       "maxLength": 200
+      },
+      "description": "Only this actor"
+     },
+     {
       "name": "limit",
       "in": "query",
       "required": false,

@@ -89,6 +89,14 @@ struct ConsoleTests {
             let entries = try #require(audit["entries"] as? [[String: Any]])
             #expect(entries.contains { $0["action"] as? String == "service.create" && $0["actor"] as? String == "operator:olivia" })
             #expect(!entries.contains { ($0["actor"] as? String) == "operator:hank" }, "the helpdesk changed nothing")
+            // The audit log's filters run in the store: an action prefix (taken literally) and an actor.
+            let filtered = try #require(
+                try await http.get("\(server.baseURL)/admin/audit?tenant=acme&action=activation.&actor=operator:olivia", headers: admin).json()["entries"]
+                    as? [[String: Any]])
+            #expect(Set(filtered.compactMap { $0["action"] as? String }) == ["activation.unlock", "activation.revoke"])
+            #expect(filtered.allSatisfy { $0["actor"] as? String == "operator:olivia" })
+            let literal = try await http.get("\(server.baseURL)/admin/audit?tenant=acme&action=user_", headers: admin).json()
+            #expect((literal["entries"] as? [[String: Any]])?.isEmpty == true, "_ is no wildcard")
             let users = try await http.get("\(server.baseURL)/admin/tenants/acme/users", headers: admin).json()
             let names = (users["users"] as? [[String: Any]] ?? []).compactMap { $0["username"] as? String }
             #expect(names == ["bob"], "the forged form created no user")

@@ -441,12 +441,20 @@ public struct Administration: Sendable {
     }
 
     /// The audit log, newest first: one tenant's or all (a tenant's key sees its own only),
-    /// from `since`, at most `limit` entries.
-    public func audit(tenant: TenantRecord?, since: Int64?, limit: Int) async throws -> [AuditView] {
+    /// from `since`, with actions beginning `action`, by `actor`, at most `limit` entries.
+    public func audit(tenant: TenantRecord?, since: Int64?, action: String? = nil, actor: String? = nil, limit: Int) async throws
+        -> [AuditView]
+    {
         if let tenant { try caller.check(tenant: tenant) }
+        guard (action?.count ?? 0) <= 64, (actor?.count ?? 0) <= 200 else {
+            throw DomainError.invalidRequest("action is at most 64 characters and actor at most 200")
+        }
         let tenantID = tenant?.id ?? caller.tenantID
         let (entries, tenants) = try await domain.store.read { tx in
-            (try await tx.audit(tenantID: tenantID, since: since, limit: limit), try await tx.tenants())
+            (
+                try await tx.audit(tenantID: tenantID, since: since, actionPrefix: action, actor: actor, limit: limit),
+                try await tx.tenants()
+            )
         }
         let names = Dictionary(uniqueKeysWithValues: tenants.map { ($0.id, $0.name) })
         return entries.map { entry in

@@ -287,7 +287,9 @@ struct AdminRoutes {
         if let name = query["tenant"] { tenant = try await state.domain.tenant(named: name) }
         let limit = try RequestDecoding.limit(query, maximum: 1000)
         let since = try RequestDecoding.epoch("since", in: query)
-        return JSONResponse.make(["entries": try await administration(context, .read).audit(tenant: tenant, since: since, limit: limit)])
+        let entries = try await administration(context, .read).audit(
+            tenant: tenant, since: since, action: query["action"], actor: query["actor"], limit: limit)
+        return JSONResponse.make(["entries": entries])
     }
 
     // MARK: Maintenance

@@ -720,9 +720,8 @@ struct ConsoleRoutes {
         }
         let action = query["action"] ?? ""
         let actor = query["actor"] ?? ""
-        let entries = try await administration.audit(tenant: tenant, since: since, limit: 500).filter { entry in
-            (action.isEmpty || entry.action.hasPrefix(action)) && (actor.isEmpty || entry.actor == actor)
-        }.prefix(200)
+        let entries = try await administration.audit(
+            tenant: tenant, since: since, action: action.isEmpty ? nil : action, actor: actor.isEmpty ? nil : actor, limit: 200)
         values["tenants"] = tenants.map { ["name": $0.name, "selected": $0.name == chosen] }
         values["all"] = current.caller?.tenantID == nil
         values["action"] = action

@@ -236,10 +236,16 @@ struct Admin: AsyncParsableCommand {
         @Option(help: "Only this tenant's entries.") var tenant: String?
         @Option(help: "At most this many entries (1–1000).") var limit = 100
         @Option(help: "Only entries since this time (seconds since 1970).") var since: Int?
+        @Option(help: "Only actions beginning so (e.g. user. or activation.revoke).") var action: String?
+        @Option(help: "Only this actor (admin, key:ID, operator:NAME, activation:ID, system).") var actor: String?
 
         func run() async throws {
             struct Answer: Decodable { let entries: [Administration.AuditView] }
-            let path = "admin/audit" + Query.string([("limit", String(limit)), ("tenant", tenant), ("since", since.map(String.init))])
+            let path =
+                "admin/audit"
+                + Query.string([
+                    ("limit", String(limit)), ("tenant", tenant), ("since", since.map(String.init)), ("action", action), ("actor", actor),
+                ])
             let (answer, json) = try await options.client().call("GET", path, as: Answer.self)
             if options.json { return Output.json(json) }
             for entry in answer.entries {
