@@ -18,7 +18,7 @@ from selenium import webdriver
 from selenium.common.exceptions import NoAlertPresentException, WebDriverException
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
-from selenium.webdriver.support.ui import WebDriverWait
+from selenium.webdriver.support.ui import Select, WebDriverWait
 
 BASE = os.environ["TESSERA_BASE"]
 ACCOUNT_TENANT = os.environ["ACCOUNT_TENANT"]
@@ -154,6 +154,19 @@ try:
     check(text("client-id") == client_id, "the service page shows another client id")
     result["client_id"] = client_id
 
+    # CIBA settings: ping mode without its endpoint is refused beside the endpoint field.
+    Select(driver.find_element(By.ID, "service-backchannel-mode")).select_by_value("ping")
+    submit(driver.find_element(By.ID, "edit-service"))
+    check(exists("#backchannel_client_notification_endpoint-error"), "ping mode without an endpoint has no error beside the field")
+    Select(driver.find_element(By.ID, "service-backchannel-mode")).select_by_value("poll")
+    fill("service-notification-endpoint", "")
+    fill("service-session-lifetime", "3600")
+    submit(driver.find_element(By.ID, "edit-service"))
+    wait(lambda: exists("#notice") and "Saved" in text("notice"), message="the service's CIBA mode and session lifetime were not saved")
+    check(driver.find_element(By.ID, "service-session-lifetime").get_attribute("value") == "3600", "the session lifetime was not kept")
+    check(Select(driver.find_element(By.ID, "service-backchannel-mode")).first_selected_option.get_attribute("value") == "poll",
+          "the CIBA mode was not kept")
+
     driver.get(f"{BASE}/console/tenants/acme/users")
     # A form without its CSRF token changes nothing.
     driver.execute_script("document.querySelector('#create-user input[name=csrf]').remove()")
@@ -191,12 +204,24 @@ try:
     wait(lambda: exists("#notice") and "revoked" in text("notice"), message="no notice after revoking")
     check(len(driver.find_elements(By.CSS_SELECTOR, "#activations tbody tr")) == 0, "the revoked device is still listed")
 
+    # A tenant with users is not deleted without force; an empty one is.
+    driver.get(f"{BASE}/console/tenants/acme")
+    submit(driver.find_element(By.ID, "delete-tenant"), confirm=True)
+    check(exists("#error") and "users" in text("error"), "a tenant with users was deleted, or the refusal is not shown")
+    driver.get(f"{BASE}/console/tenants")
+    fill("tenant-name", "scratch")
+    submit(driver.find_element(By.ID, "create-tenant"))
+    submit(driver.find_element(By.ID, "delete-tenant"), confirm=True)
+    check(driver.current_url.startswith(f"{BASE}/console/tenants?"), "deleting a tenant did not return to the tenants")
+    check("scratch" not in text("tenants"), "the deleted tenant is still listed")
+
     # The audit log names the operator.
     driver.get(f"{BASE}/console/audit?tenant=acme")
     actors = {cell.text for cell in driver.find_elements(By.CSS_SELECTOR, "#audit td.actor")}
     actions = {cell.text for cell in driver.find_elements(By.CSS_SELECTOR, "#audit td.action")}
     check("operator:olivia" in actors, f"the audit log does not name the operator: {actors}")
-    for action in ["tenant.create", "service.create", "user.create", "invitation.create", "activation.unlock", "activation.revoke"]:
+    for action in ["tenant.create", "service.create", "service.update", "user.create", "invitation.create", "activation.unlock",
+                   "activation.revoke"]:
         check(action in actions, f"the audit log lacks {action}: {actions}")
 
     # Sign out: the session is gone, the console asks to sign in again.

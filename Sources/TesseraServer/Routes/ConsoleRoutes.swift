@@ -28,6 +28,7 @@ struct ConsoleRoutes {
         console.post("tenants", use: createTenant)
         console.get("tenants/:tenant", use: tenantPage)
         console.post("tenants/:tenant", use: updateTenant)
+        console.post("tenants/:tenant/delete", use: deleteTenant)
         console.get("tenants/:tenant/services", use: servicesPage)
         console.post("tenants/:tenant/services", use: createService)
         console.get("tenants/:tenant/services/:client", use: servicePage)
@@ -217,7 +218,9 @@ struct ConsoleRoutes {
             if let problem, problem.field == setting.name { entry["message"] = problem.message }
             return entry
         }
-        var values: [String: Any] = ["name": view.name, "issuer": view.issuer, "settings": settings]
+        var values: [String: Any] = [
+            "name": view.name, "issuer": view.issuer, "settings": settings, "global": current.caller?.may(.manage, global: true) ?? false,
+        ]
         if let problem, problem.field == nil { values["error"] = problem.message }
         return pages.render("tenant", title: "Tenant \(view.name)", values: values, layout: layout(current, notice: notice), status: problem?.status ?? .ok)
     }
@@ -266,20 +269,62 @@ struct ConsoleRoutes {
         throw WebRedirect(location: "/console/tenants/\(tenant.name)?done=saved")
     }
 
-    // MARK: Services
-
-    static let serviceFields = ["redirect_uris", "redirect URI", "policy", "attributes", "name"]
-
-    func serviceValues(_ form: [String: String]) -> (name: String, redirectURIs: [String], policy: String?, attributes: [String]) {
-        let uris = (form["redirect_uris"] ?? "").split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }
-            .filter { !$0.isEmpty }
-        let attributes = (form["attributes"] ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
-        let policy = form["policy"].flatMap { $0.trimmingCharacters(in: .whitespaces).isEmpty ? nil : $0.trimmingCharacters(in: .whitespaces) }
-        return (form["name"] ?? "", uris, policy, attributes)
+    @Sendable func deleteTenant(_ request: Request, context: TesseraRequestContext) async throws -> Response {
+        let (current, form) = try await signedInForm(request)
+        let tenant = try await tenant(context, current)
+        do {
+            try await administration(current, .manage, tenant: tenant, global: true).deleteTenant(
+                tenant, force: form["force"] == "true", logger: context.logger)
+        } catch {
+            guard let problem = FormProblem(error, fields: []) else { throw error }
+            return try await renderTenant(current, tenant: tenant, problem: problem)
+        }
+        throw WebRedirect(location: "/console/tenants?done=deleted")
     }
 
-    static func placed(_ problem: FormProblem) -> FormProblem {
-        problem.field == "redirect URI" ? FormProblem(problem.message, field: "redirect_uris", status: problem.status) : problem
+    // MARK: Services
+
+    /// The words a use case's message names a service field by, and the field (first match wins).
+    static let serviceFields: [(words: String, field: String)] = [
+        ("redirect_uris", "redirect_uris"), ("redirect URI", "redirect_uris"),
+        ("backchannel_client_notification_endpoint", "backchannel_client_notification_endpoint"),
+        ("notification endpoint", "backchannel_client_notification_endpoint"),
+        ("backchannel", "backchannel_token_delivery_mode"), ("session_idle_lifetime", "session_idle_lifetime"),
+        ("session_lifetime", "session_lifetime"), ("policy", "policy"), ("attribute", "attributes"), ("name", "name"),
+    ]
+
+    static func serviceProblem(_ error: any Error) -> FormProblem? {
+        guard let problem = FormProblem(error, fields: serviceFields.map(\.words)) else { return nil }
+        let field = problem.field.flatMap { words in serviceFields.first { $0.words == words }?.field }
+        return FormProblem(problem.message, field: field, status: problem.status)
+    }
+
+    /// What a service form says, trimmed: empty optional fields are nil.
+    struct ServiceForm {
+        let name: String
+        let redirectURIs: [String]
+        let policy: String?
+        let attributes: [String]
+        let backchannelMode: String?
+        let notificationEndpoint: String?
+
+        init(_ form: [String: String]) {
+            func text(_ name: String) -> String? {
+                form[name].map { $0.trimmingCharacters(in: .whitespaces) }.flatMap { $0.isEmpty ? nil : $0 }
+            }
+            name = form["name"] ?? ""
+            redirectURIs = (form["redirect_uris"] ?? "").split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }
+                .filter { !$0.isEmpty }
+            attributes = (form["attributes"] ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+            policy = text("policy")
+            backchannelMode = text("backchannel_token_delivery_mode")
+            notificationEndpoint = text("backchannel_client_notification_endpoint")
+        }
+    }
+
+    /// The choices of CIBA token delivery, `chosen` selected.
+    static func modes(_ chosen: String?) -> [[String: Any]] {
+        [("", "none"), ("poll", "poll"), ("ping", "ping")].map { ["value": $0.0, "label": $0.1, "selected": $0.0 == (chosen ?? "")] }
     }
 
     func renderServices(
@@ -292,7 +337,8 @@ struct ConsoleRoutes {
                 ["name": $0.name, "clientID": $0.clientID.rawValue, "kind": $0.isPublic ? "public" : "confidential", "policy": $0.policy]
             },
         ]
-        problem.map(Self.placed)?.apply(to: &values)
+        values["modes"] = Self.modes(input["backchannel_token_delivery_mode"])
+        problem?.apply(to: &values)
         return pages.render("services", title: "Services", values: values, layout: layout(current, notice: notice), status: problem?.status ?? .ok)
     }
 
@@ -304,15 +350,16 @@ struct ConsoleRoutes {
     @Sendable func createService(_ request: Request, context: TesseraRequestContext) async throws -> Response {
         let (current, form) = try await signedInForm(request)
         let tenant = try await tenant(context, current)
-        let input = serviceValues(form)
+        let input = ServiceForm(form)
         let created: Administration.ServiceView
         do {
             created = try await administration(current, .manage, tenant: tenant).createService(
                 .init(
                     name: input.name, redirectURIs: input.redirectURIs, isPublic: form["public"] == "true", policy: input.policy,
-                    attributes: input.attributes, backchannelMode: nil, notificationEndpoint: nil), tenant: tenant, logger: context.logger)
+                    attributes: input.attributes, backchannelMode: input.backchannelMode, notificationEndpoint: input.notificationEndpoint),
+                tenant: tenant, logger: context.logger)
         } catch {
-            guard let problem = FormProblem(error, fields: Self.serviceFields) else { throw error }
+            guard let problem = Self.serviceProblem(error) else { throw error }
             return try await renderServices(current, tenant: tenant, problem: problem, input: form)
         }
         let back = "/console/tenants/\(tenant.name)/services/\(created.clientID)"
@@ -338,6 +385,10 @@ struct ConsoleRoutes {
         let stored = [
             "name": service.name, "redirect_uris": service.redirectURIs.joined(separator: "\n"), "policy": service.policy,
             "attributes": service.attributes.joined(separator: ", "),
+            "backchannel_token_delivery_mode": service.backchannelMode ?? "",
+            "backchannel_client_notification_endpoint": service.notificationEndpoint ?? "",
+            "session_lifetime": service.sessionLifetime.map(String.init) ?? "",
+            "session_idle_lifetime": service.sessionIdleLifetime.map(String.init) ?? "",
         ]
         var values: [String: Any] = [
             "tenantName": tenant.name, "name": service.name, "clientID": service.clientID.rawValue, "public": service.isPublic,
@@ -348,7 +399,8 @@ struct ConsoleRoutes {
             values["manage"] = false
             values["builtIn"] = true
         }
-        problem.map(Self.placed)?.apply(to: &values)
+        values["modes"] = Self.modes((input ?? stored)["backchannel_token_delivery_mode"])
+        problem?.apply(to: &values)
         return pages.render("service", title: "Service \(service.name)", values: values, layout: layout(current, notice: notice), status: problem?.status ?? .ok)
     }
 
@@ -364,15 +416,24 @@ struct ConsoleRoutes {
         let clientID: ClientID = context.parameters.id("client")
         do {
             let administration = try administration(current, .manage, tenant: tenant)
-            let input = serviceValues(form)
+            let input = ServiceForm(form)
+            func lifetime(_ name: String) throws -> Patch<Int64> {
+                guard let text = form[name]?.trimmingCharacters(in: .whitespaces), !text.isEmpty else { return .null }
+                guard let seconds = Int64(text) else { throw FormProblem("\(name) is a whole number of seconds", field: name) }
+                return .value(seconds)
+            }
             var update = Administration.UpdateService()
             update.name = input.name
             update.redirectURIs = input.redirectURIs
             update.policy = input.policy
             update.attributes = input.attributes
+            update.backchannelMode = input.backchannelMode.map { .value($0) } ?? .null
+            update.notificationEndpoint = input.notificationEndpoint.map { .value($0) } ?? .null
+            update.sessionLifetime = try lifetime("session_lifetime")
+            update.sessionIdleLifetime = try lifetime("session_idle_lifetime")
             _ = try await administration.updateService(clientID: clientID, update, tenant: tenant, logger: context.logger)
         } catch {
-            guard let problem = FormProblem(error, fields: Self.serviceFields) else { throw error }
+            guard let problem = Self.serviceProblem(error) else { throw error }
             return try await renderService(current, tenant: tenant, clientID: clientID, problem: problem, input: form)
         }
         throw WebRedirect(location: "/console/tenants/\(tenant.name)/services/\(clientID)?done=saved")
@@ -482,7 +543,8 @@ struct ConsoleRoutes {
     }
 
     func renderUser(
-        _ current: WebSessions.Current, tenant: TenantRecord, id: UserID, problem: FormProblem? = nil, notice: String? = nil
+        _ current: WebSessions.Current, tenant: TenantRecord, id: UserID, problem: FormProblem? = nil, notice: String? = nil,
+        historyCursor: String? = nil
     ) async throws -> Response {
         let administration = try administration(current, .read, tenant: tenant)
         let detail: Administration.UserDetail
@@ -492,8 +554,9 @@ struct ConsoleRoutes {
             throw BrowserError(status: .notFound, title: "Not found", message: "There is no such user.")
         }
         let history = try await administration.history(
-            .init(username: detail.user.username, activationID: nil, service: nil, outcome: nil, since: nil, until: nil, cursor: nil, limit: 20),
-            tenant: tenant)
+            .init(
+                username: detail.user.username, activationID: nil, service: nil, outcome: nil, since: nil, until: nil, cursor: historyCursor,
+                limit: 20), tenant: tenant)
         let now = Date(timeIntervalSince1970: TimeInterval(domain.epochNow()))
         var values: [String: Any] = [
             "tenantName": tenant.name, "id": detail.user.id.rawValue, "username": detail.user.username,
@@ -523,13 +586,16 @@ struct ConsoleRoutes {
                 ]
             },
         ]
+        if let older = history.nextCursor { values["olderHistory"] = "/console/tenants/\(tenant.name)/users/\(detail.user.id)?history=\(older)#history" }
         problem?.apply(to: &values)
         return pages.render("user", title: "User \(detail.user.username)", values: values, layout: layout(current, notice: notice), status: problem?.status ?? .ok)
     }
 
     @Sendable func userPage(_ request: Request, context: TesseraRequestContext) async throws -> Response {
         let current = try await signedIn(request)
-        return try await renderUser(current, tenant: try await tenant(context, current), id: context.parameters.id("user"), notice: WebPages.notice(request))
+        return try await renderUser(
+            current, tenant: try await tenant(context, current), id: context.parameters.id("user"), notice: WebPages.notice(request),
+            historyCursor: (try? RequestDecoding.query(request))?["history"])
     }
 
     /// A change to a user (or its devices and sessions) that needs `need`. On success the

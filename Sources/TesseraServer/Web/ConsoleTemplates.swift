@@ -4,7 +4,7 @@
 enum ConsoleTemplates {
     static let all: [String: String] = [
         "layout": layout, "csrf": csrf, "field": field, "signin": signIn, "message": message, "dashboard": dashboard,
-        "tenants": tenants, "tenant": tenant, "services": services, "service": service, "once": once, "users": users,
+        "tenants": tenants, "tenant": tenant, "services": services, "service": service, "servicefields": serviceFields, "once": once, "users": users,
         "user": user, "invitation": invitation, "audit": audit, "signingkeys": signingKeys, "apikeys": apiKeys, "account": account,
     ]
 
@@ -84,6 +84,10 @@ enum ConsoleTemplates {
         {{#settings}}<div><label for="{{name}}">{{label}}</label><input id="{{name}}" name="{{name}}" value="{{value}}" {{^manage}}disabled{{/manage}}
         aria-describedby="{{name}}-error">{{#message}}{{>field}}{{/message}}</div>{{/settings}}
         {{#manage}}<button>Save settings</button>{{/manage}}</form>
+        {{#global}}<h2>Removal</h2>
+        <form method="post" action="/console/tenants/{{name}}/delete" class="stack" id="delete-tenant" data-confirm="Delete this tenant with its services, users, devices and sessions?">{{>csrf}}
+        <label><input type="checkbox" name="force" value="true" id="delete-tenant-force"> Also when it still has users (they, their devices and sessions go too)</label>
+        <button class="danger">Delete tenant</button></form>{{/global}}
         """
 
     static let services = """
@@ -94,12 +98,20 @@ enum ConsoleTemplates {
         </tbody></table></div>
         {{#manage}}<h2>New service</h2>
         <form method="post" action="/console/tenants/{{tenantName}}/services" class="stack" id="create-service">{{>csrf}}
-        <div><label for="service-name">Name</label><input id="service-name" name="name" required value="{{values.name}}" aria-describedby="name-error">{{#errors.name}}{{>field}}{{/errors.name}}</div>
-        <div><label for="service-redirect-uris">Redirect URIs (one per line)</label><textarea id="service-redirect-uris" name="redirect_uris" rows="3" aria-describedby="redirect_uris-error">{{values.redirect_uris}}</textarea>{{#errors.redirect_uris}}{{>field}}{{/errors.redirect_uris}}</div>
-        <div><label for="service-policy">Factor policy</label><input id="service-policy" name="policy" value="{{values.policy}}" placeholder="device+pin,device+biometric" aria-describedby="policy-error">{{#errors.policy}}{{>field}}{{/errors.policy}}</div>
-        <div><label for="service-attributes">Attributes (comma-separated)</label><input id="service-attributes" name="attributes" value="{{values.attributes}}" aria-describedby="attributes-error">{{#errors.attributes}}{{>field}}{{/errors.attributes}}</div>
+        {{>servicefields}}
         <div><label><input type="checkbox" name="public" value="true" id="service-public"> Public client (no secret, PKCE)</label></div>
         <button>Create service</button></form>{{/manage}}
+        """
+
+    /// The fields a service is created and edited with (read-only without `manage`).
+    static let serviceFields = """
+        <div><label for="service-name">Name</label><input id="service-name" name="name" required value="{{values.name}}" {{^manage}}disabled{{/manage}} aria-describedby="name-error">{{#errors.name}}{{>field}}{{/errors.name}}</div>
+        <div><label for="service-redirect-uris">Redirect URIs (one per line)</label><textarea id="service-redirect-uris" name="redirect_uris" rows="3" {{^manage}}disabled{{/manage}} aria-describedby="redirect_uris-error">{{values.redirect_uris}}</textarea>{{#errors.redirect_uris}}{{>field}}{{/errors.redirect_uris}}</div>
+        <div><label for="service-policy">Factor policy</label><input id="service-policy" name="policy" value="{{values.policy}}" placeholder="device+pin,device+biometric" {{^manage}}disabled{{/manage}} aria-describedby="policy-error">{{#errors.policy}}{{>field}}{{/errors.policy}}</div>
+        <div><label for="service-attributes">Attributes (comma-separated)</label><input id="service-attributes" name="attributes" value="{{values.attributes}}" {{^manage}}disabled{{/manage}} aria-describedby="attributes-error">{{#errors.attributes}}{{>field}}{{/errors.attributes}}</div>
+        <div><label for="service-backchannel-mode">CIBA token delivery</label><select id="service-backchannel-mode" name="backchannel_token_delivery_mode" {{^manage}}disabled{{/manage}} aria-describedby="backchannel_token_delivery_mode-error">
+        {{#modes}}<option value="{{value}}" {{#selected}}selected{{/selected}}>{{label}}</option>{{/modes}}</select>{{#errors.backchannel_token_delivery_mode}}{{>field}}{{/errors.backchannel_token_delivery_mode}}</div>
+        <div><label for="service-notification-endpoint">CIBA notification endpoint (ping mode)</label><input id="service-notification-endpoint" name="backchannel_client_notification_endpoint" value="{{values.backchannel_client_notification_endpoint}}" {{^manage}}disabled{{/manage}} aria-describedby="backchannel_client_notification_endpoint-error">{{#errors.backchannel_client_notification_endpoint}}{{>field}}{{/errors.backchannel_client_notification_endpoint}}</div>
         """
 
     static let service = """
@@ -107,10 +119,9 @@ enum ConsoleTemplates {
         <p>Client id: <code id="client-id">{{clientID}}</code> · {{kind}} · <a href="/console/tenants/{{tenantName}}/services">all services</a></p>
         {{#builtIn}}<p class="muted" id="built-in">The server's own sign-in service for the console or the account page: it is kept as it is.</p>{{/builtIn}}
         <form method="post" action="/console/tenants/{{tenantName}}/services/{{clientID}}" class="stack" id="edit-service">{{>csrf}}
-        <div><label for="service-name">Name</label><input id="service-name" name="name" value="{{values.name}}" {{^manage}}disabled{{/manage}} aria-describedby="name-error">{{#errors.name}}{{>field}}{{/errors.name}}</div>
-        <div><label for="service-redirect-uris">Redirect URIs (one per line)</label><textarea id="service-redirect-uris" name="redirect_uris" rows="4" {{^manage}}disabled{{/manage}} aria-describedby="redirect_uris-error">{{values.redirect_uris}}</textarea>{{#errors.redirect_uris}}{{>field}}{{/errors.redirect_uris}}</div>
-        <div><label for="service-policy">Factor policy</label><input id="service-policy" name="policy" value="{{values.policy}}" {{^manage}}disabled{{/manage}} aria-describedby="policy-error">{{#errors.policy}}{{>field}}{{/errors.policy}}</div>
-        <div><label for="service-attributes">Attributes (comma-separated)</label><input id="service-attributes" name="attributes" value="{{values.attributes}}" {{^manage}}disabled{{/manage}} aria-describedby="attributes-error">{{#errors.attributes}}{{>field}}{{/errors.attributes}}</div>
+        {{>servicefields}}
+        <div><label for="service-session-lifetime">Session lifetime (s; empty: the tenant's)</label><input id="service-session-lifetime" name="session_lifetime" value="{{values.session_lifetime}}" inputmode="numeric" {{^manage}}disabled{{/manage}} aria-describedby="session_lifetime-error">{{#errors.session_lifetime}}{{>field}}{{/errors.session_lifetime}}</div>
+        <div><label for="service-session-idle-lifetime">Session idle lifetime (s; empty: the tenant's)</label><input id="service-session-idle-lifetime" name="session_idle_lifetime" value="{{values.session_idle_lifetime}}" inputmode="numeric" {{^manage}}disabled{{/manage}} aria-describedby="session_idle_lifetime-error">{{#errors.session_idle_lifetime}}{{>field}}{{/errors.session_idle_lifetime}}</div>
         {{#manage}}<button id="save-service">Save service</button>{{/manage}}</form>
         {{#manage}}<h2>Secret and removal</h2><div class="actions">
         {{^public}}<form method="post" action="/console/tenants/{{tenantName}}/services/{{clientID}}/secret" class="inline" id="rotate-secret" data-confirm="The current secret stops working at once. Rotate?">{{>csrf}}<button>Rotate secret</button></form>{{/public}}
@@ -172,6 +183,7 @@ enum ConsoleTemplates {
         <div class="table"><table id="history"><thead><tr><th scope="col">When</th><th scope="col">Service</th><th scope="col">Purpose</th><th scope="col">Outcome</th><th scope="col">Factors</th></tr></thead><tbody>
         {{#history}}<tr><td>{{at}}</td><td>{{service}}</td><td>{{purpose}}</td><td>{{outcome}}</td><td>{{factors}}</td></tr>{{/history}}
         </tbody></table></div>
+        {{#olderHistory}}<p><a href="{{olderHistory}}" id="older-history">Older entries</a></p>{{/olderHistory}}
         """
 
     static let invitation = """
