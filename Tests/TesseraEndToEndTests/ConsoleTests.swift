@@ -10,8 +10,11 @@ struct ConsoleTests {
     /// activate a device from the QR shown; unlock and revoke it; a helpdesk operator is
     /// refused a service edit; a form without its CSRF token changes nothing; a user
     /// removes a second device on the account page (Tests/interop/console_browser.py).
-    @Test("operator sign-in, tenant, service, user, invitation, unlock, revoke, roles, CSRF, account page")
-    func consoleInBrowser() async throws {
+    /// On a desktop window and on a phone-sized one (390×844): the same walk must work on both.
+    @Test(
+        "operator sign-in, tenant, service, user, invitation, unlock, revoke, roles, CSRF, account page",
+        arguments: ["1000,1400", "390,844"])
+    func consoleInBrowser(windowSize: String) async throws {
         try await withServer { server in
             let http = TestHTTP()
             let admin = ["Authorization": "Bearer \(server.adminToken)"]
@@ -76,7 +79,7 @@ struct ConsoleTests {
                 return done
             }
             let result = try await Python.run(
-                "console_browser.py", [], environment: ["TESSERA_BASE": server.baseURL, "ACCOUNT_TENANT": account.tenant],
+                "console_browser.py", [], environment: ["TESSERA_BASE": server.baseURL, "ACCOUNT_TENANT": account.tenant, "WINDOW_SIZE": windowSize],
                 onLine: { continuation.yield($0) })
             continuation.finish()
             let done = try await devices.value
@@ -89,6 +92,17 @@ struct ConsoleTests {
             let entries = try #require(audit["entries"] as? [[String: Any]])
             #expect(entries.contains { $0["action"] as? String == "service.create" && $0["actor"] as? String == "operator:olivia" })
             #expect(!entries.contains { ($0["actor"] as? String) == "operator:hank" }, "the helpdesk changed nothing")
+            // The account page's login lasts as long as its browser session (an hour), no longer.
+            let carol = try #require(
+                (try await http.get("\(server.baseURL)/admin/tenants/\(account.tenant)/users?username=carol", headers: admin).json()["users"]
+                    as? [[String: Any]])?.first?["id"] as? String)
+            let sessions = try #require(
+                try await http.get("\(server.baseURL)/admin/tenants/\(account.tenant)/users/\(carol)/sessions", headers: admin).json()["sessions"]
+                    as? [[String: Any]])
+            for session in sessions where session["service"] as? String == "Tessera account" {
+                let ends = try #require((session["expires_at"] as? NSNumber)?.doubleValue)
+                #expect(ends <= Date().timeIntervalSince1970 + 3600 + 5)
+            }
             // The audit log's filters run in the store: an action prefix (taken literally) and an actor.
             let filtered = try #require(
                 try await http.get("\(server.baseURL)/admin/audit?tenant=acme&action=activation.&actor=operator:olivia", headers: admin).json()["entries"]

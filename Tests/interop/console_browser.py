@@ -36,10 +36,19 @@ def check(condition, message):
         sys.exit(1)
 
 
+def shot(name):
+    """With SCREENSHOT_DIR set, keeps a picture of the page, to look at by hand."""
+    directory = os.environ.get("SCREENSHOT_DIR")
+    if directory:
+        driver.save_screenshot(os.path.join(directory, f"{name}.png"))
+
+
 def browser():
     options = webdriver.ChromeOptions()
     options.binary_location = "/usr/bin/chromium"
-    for argument in ["--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=1000,1400", "--disable-gpu"]:
+    # WINDOW_SIZE=390,844 runs the same walk on a phone-sized screen.
+    size = os.environ.get("WINDOW_SIZE", "1000,1400")
+    for argument in ["--headless=new", "--no-sandbox", "--disable-dev-shm-usage", f"--window-size={size}", "--disable-gpu"]:
         options.add_argument(argument)
     return webdriver.Chrome(service=Service(executable_path="/usr/bin/chromedriver"), options=options)
 
@@ -113,6 +122,7 @@ def sign_in(start_url, who, landing):
     driver.get(start_url)
     driver.find_element(By.ID, "sign-in").click()
     wait(lambda: exists("#qr svg"), message="no login page with a QR code")
+    shot(f"login-{who}")
     url = qr_from_screen("qr")
     check("/authenticate?request=" in url, f"the QR code is not an authentication link: {url}")
     print(f"SCAN {who} {url}", flush=True)
@@ -126,16 +136,22 @@ try:
     sign_in(f"{BASE}/console", "admin", f"{BASE}/console")
     check(exists("#dashboard"), "no dashboard after sign-in")
     check(exists("#dashboard svg"), "the dashboard has no chart")
+    logins = driver.find_element(By.CSS_SELECTOR, "#tenant-operators dd.logins").text
+    check(int(logins) >= 1, f"the dashboard does not count the sign-in that just happened: {logins}")
+    check(exists("#tenant-operators svg rect[fill='#2f4fd8']"), "the chart has no bar for that sign-in")
+    shot("dashboard")
 
     # 2. A tenant, a service, a user.
     driver.get(f"{BASE}/console/tenants")
     fill("tenant-name", "Bad Name!")
     submit(driver.find_element(By.ID, "create-tenant"))
     check(exists("#name-error"), "an invalid tenant name has no error beside the field")
+    shot("tenants-error")
     fill("tenant-name", "acme")
     submit(driver.find_element(By.ID, "create-tenant"))
     wait(lambda: driver.current_url.startswith(f"{BASE}/console/tenants/acme"), message="the tenant was not created")
     check("Created" in text("notice"), "no notice after creating the tenant")
+    shot("tenant")
 
     driver.get(f"{BASE}/console/tenants/acme/services")
     fill("service-name", "Shop")
@@ -147,6 +163,7 @@ try:
     fill("service-attributes", "email")
     submit(driver.find_element(By.ID, "create-service"))
     wait(lambda: exists("#secret"), message="no secret shown for the new service")
+    shot("service-secret")
     client_id = text("extra")
     result["service_secret_shown"] = len(text("secret")) > 20
     driver.find_element(By.ID, "continue").click()
@@ -158,6 +175,7 @@ try:
     Select(driver.find_element(By.ID, "service-backchannel-mode")).select_by_value("ping")
     submit(driver.find_element(By.ID, "edit-service"))
     check(exists("#backchannel_client_notification_endpoint-error"), "ping mode without an endpoint has no error beside the field")
+    shot("service-error")
     Select(driver.find_element(By.ID, "service-backchannel-mode")).select_by_value("poll")
     fill("service-notification-endpoint", "")
     fill("service-session-lifetime", "3600")
@@ -186,6 +204,7 @@ try:
     # 3. Invite, and activate a device from the QR code shown.
     submit(driver.find_element(By.ID, "invite-user"))
     wait(lambda: exists("#invitation-qr svg"), message="no invitation QR code")
+    shot("invitation")
     invitation = qr_from_screen("invitation-qr")
     check(invitation == text("invitation-url"), "the QR code is not the link shown")
     print(f"ACTIVATE bob {invitation}", flush=True)
@@ -195,6 +214,7 @@ try:
         driver.get(user_page)
         return any("locked" in cell.text for cell in driver.find_elements(By.CSS_SELECTOR, "#activations td.state"))
     wait(locked_row, seconds=60, message="bob's device never showed as locked")
+    shot("user-locked")
     submit(driver.find_element(By.CSS_SELECTOR, "#activations form.unlock"))
     wait(lambda: exists("#notice"), message="no notice after unlocking")
     check("unlocked" in text("notice"), "the unlock was not confirmed")
@@ -220,6 +240,7 @@ try:
     actors = {cell.text for cell in driver.find_elements(By.CSS_SELECTOR, "#audit td.actor")}
     actions = {cell.text for cell in driver.find_elements(By.CSS_SELECTOR, "#audit td.action")}
     check("operator:olivia" in actors, f"the audit log does not name the operator: {actors}")
+    shot("audit")
     for action in ["tenant.create", "service.create", "service.update", "user.create", "invitation.create", "activation.unlock",
                    "activation.revoke"]:
         check(action in actions, f"the audit log lacks {action}: {actions}")
@@ -243,6 +264,7 @@ try:
     WebDriverWait(driver, 30).until(staleness_of(page))
     wait(lambda: exists("#error"), message="the helpdesk's forged edit was not answered with an error")
     check("helpdesk" in text("error"), f"the refusal does not name the role: {text('error')}")
+    shot("helpdesk-refused")
     driver.get(f"{BASE}/console/tenants/acme/services")
     check("Hijacked" not in driver.page_source, "the helpdesk's edit changed the service")
     check("Shop" in driver.page_source, "the service lost its name")
@@ -253,6 +275,7 @@ try:
     sign_in(home, "carol", home)
     rows = driver.find_elements(By.CSS_SELECTOR, "#devices tbody tr")
     check(len(rows) == 2, f"carol's account page lists {len(rows)} devices, not 2")
+    shot("account")
     check(len(driver.find_elements(By.CSS_SELECTOR, "#sessions tbody tr")) >= 1, "carol's account page lists no session")
     check(len(driver.find_elements(By.CSS_SELECTOR, "#sign-ins tbody tr")) >= 1, "carol's account page lists no sign-in")
     check(len(driver.find_elements(By.CSS_SELECTOR, "#devices form.remove-device")) == 1, "not exactly one other device is removable")

@@ -65,16 +65,25 @@ public struct WebSessions: Sendable {
     }
 
     /// The built-in service a sign-in goes through: made on first use, its one redirect
-    /// URI kept to the current public URL. A public client: PKCE protects its codes.
+    /// URI kept to the current public URL. A public client: PKCE protects its codes. The
+    /// sessions of its logins last as long as the browser sessions they open (they are
+    /// never refreshed), so a user's list of sessions says when they end.
     func service(_ kind: WebSessionKind, tenant: TenantRecord) async throws -> ServiceRecord {
         let clientID = clientID(kind, tenant: tenant)
         let redirectURI = redirectURI(kind, tenant: tenant)
+        let lifetime = Self.lifetimes(kind).absolute
         let now = domain.epochNow()
+        func current(_ service: ServiceRecord) -> Bool {
+            service.redirectURIs == [redirectURI] && service.sessionLifetime == lifetime && service.sessionIdleLifetime == lifetime
+        }
         let existing = try await domain.store.read { try await $0.service(clientID: clientID) }
-        if let existing, existing.tenantID == tenant.id, existing.redirectURIs == [redirectURI] { return existing }
+        if let existing, existing.tenantID == tenant.id, current(existing) { return existing }
         return try await domain.store.transaction { tx in
             if var service = try await tx.service(clientID: clientID), service.tenantID == tenant.id {
+                if current(service) { return service }
                 service.redirectURIs = [redirectURI]
+                service.sessionLifetime = lifetime
+                service.sessionIdleLifetime = lifetime
                 try await tx.updateService(service)
                 try await Audit.record(
                     tx, tenantID: tenant.id, actor: .system, action: "service.update", target: clientID.rawValue,
@@ -86,7 +95,8 @@ public struct WebSessions: Sendable {
                     id: ServiceID(Secrets.identifier(byteCount: 12)), tenantID: tenant.id, clientID: clientID,
                     name: kind == .console ? "Tessera console" : "Tessera account", secretDigest: nil, isPublic: true,
                     redirectURIs: [redirectURI], policy: AuthenticatorPolicy.standard.description, attributes: [],
-                    backchannelMode: nil, notificationEndpoint: nil, createdAt: now))
+                    backchannelMode: nil, notificationEndpoint: nil, sessionLifetime: lifetime, sessionIdleLifetime: lifetime,
+                    createdAt: now))
             try await tx.insertService(service)
             try await Audit.record(
                 tx, tenantID: tenant.id, actor: .system, action: "service.create", target: clientID.rawValue,

@@ -53,7 +53,7 @@ enum ConsoleTemplates {
         <h2 id="card-{{name}}"><a href="/console/tenants/{{name}}">{{name}}</a></h2>
         <div class="chart">{{{chart}}}</div>
         <dl><dt>Users</dt><dd>{{users}}</dd><dt>Activations</dt><dd>{{activations}}</dd>
-        <dt>Logins (24 h)</dt><dd>{{logins}}</dd><dt>Failures (24 h)</dt><dd>{{failures}}</dd>
+        <dt>Logins (24 h)</dt><dd class="logins">{{logins}}</dd><dt>Failures (24 h)</dt><dd class="failures">{{failures}}</dd>
         <dt>Locked devices</dt><dd class="locked">{{locked}}</dd><dt>Open CIBA requests</dt><dd>{{ciba}}</dd></dl>
         </section>{{/tenants}}
         {{^tenants}}<p>No tenants yet.</p>{{/tenants}}

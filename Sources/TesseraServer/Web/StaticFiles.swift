@@ -50,7 +50,7 @@ enum StaticFiles {
         th,td{text-align:left;padding:.4rem .5rem;border-bottom:1px solid #e4e7ee;vertical-align:top}
         .cards{display:grid;grid-template-columns:repeat(auto-fit,minmax(18rem,1fr));gap:1rem}
         .card{border:1px solid #e4e7ee;border-radius:10px;padding:1rem}.card dl{display:grid;grid-template-columns:auto auto;gap:.2rem 1rem}
-        .card dd{margin:0;text-align:right;font-weight:600}.chart svg{width:100%;height:auto}
+        .card dd{margin:0;text-align:right;font-weight:600}.card h2{margin-top:0}.chart svg{width:100%;height:auto}
         .actions{display:flex;flex-wrap:wrap;gap:.5rem}
         @media (max-width:40rem){main{margin:0;border-radius:0;padding:1rem}body.wide main{max-width:none}}
         """

@@ -156,7 +156,8 @@ extension StoreTransaction {
                 SELECT COUNT(*) AS count FROM auth_requests WHERE tenant_id = \(bind: tenantID) AND flow = 'ciba'
                 AND status IN ('pending', 'claimed') AND expires_at > \(bind: now)
                 """, as: Count.self)?.count ?? 0)
-        let start = now - Int64(hours) * 3600
+        // Hour 0 starts just over `hours` hours ago, so that `now` falls in the last hour.
+        let start = now - Int64(hours) * 3600 + 1
         let buckets = try await all(
             """
             SELECT (at - \(bind: start)) / 3600 AS hour, outcome, COUNT(*) AS count FROM authentication_history
