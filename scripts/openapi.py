@@ -16,7 +16,7 @@ def obj(props, required=None, additional=None):
 def nullable(x): return {"oneOf":[x,{"type":"null"}]}
 schemas={
  "Error": obj({"error":S,"error_description":S},["error"]),
- "Lockout": obj({"free_attempts":{"type":"integer","minimum":0,"maximum":5},"waits":{"type":"array","minItems":1,"items":{"type":"integer","minimum":1,"maximum":2592000}},"permanent_after":{"type":"integer","minimum":1}},["free_attempts","waits"]),
+ "Lockout": obj({"free_attempts":{"type":"integer","minimum":0,"maximum":5},"waits":{"type":"array","minItems":1,"items":{"type":"integer","minimum":5,"maximum":2592000},"description":"Seconds; never shorter than the one before, the last at least 60."},"permanent_after":{"type":"integer","minimum":1,"maximum":20}},["free_attempts","waits","permanent_after"]),
  "Tenant": obj({"id":S,"name":S,"issuer":S,"lockout":ref("Lockout"),"process_policy":S,"sso_lifetime":I,"sso_policy":S,"session_lifetime":I,"session_idle_lifetime":I,"history_retention":I,"audit_retention":I,"access_token_lifetime":I},
    ["id","name","issuer","lockout","process_policy","sso_lifetime","session_lifetime","session_idle_lifetime","history_retention","access_token_lifetime"]),
  "CreateTenant": obj({"name":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$"},"lockout":ref("Lockout"),"process_policy":S,"sso_lifetime":{"type":"integer","minimum":0,"maximum":86400},"sso_policy":S},["name"]),

@@ -5047,18 +5047,21 @@ enum OpenAPIDocument {
       "minItems": 1,
       "items": {
        "type": "integer",
-       "minimum": 1,
+       "minimum": 5,
        "maximum": 2592000
-      }
+      },
+      "description": "Seconds; never shorter than the one before, the last at least 60."
      },
      "permanent_after": {
       "type": "integer",
-      "minimum": 1
+      "minimum": 1,
+      "maximum": 20
      }
     },
     "required": [
      "free_attempts",
-     "waits"
+     "waits",
+     "permanent_after"
     ]
    },
    "Tenant": {

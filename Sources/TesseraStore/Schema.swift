@@ -385,5 +385,13 @@ enum Schema {
             "CREATE INDEX web_sessions_by_user ON web_sessions (user_id)",
             "CREATE INDEX web_sessions_by_expiry ON web_sessions (expires_at)",
         ]),
+        // Lockout counts per guessable factor: a success resets only what it proved. The
+        // count so far stays with the PIN, the factor it mostly protected.
+        (10, [
+            "ALTER TABLE activations ADD COLUMN pin_failures INTEGER NOT NULL DEFAULT 0",
+            "ALTER TABLE activations ADD COLUMN otp_failures INTEGER NOT NULL DEFAULT 0",
+            "ALTER TABLE activations ADD COLUMN biometric_failures INTEGER NOT NULL DEFAULT 0",
+            "UPDATE activations SET pin_failures = failed_attempts",
+        ]),
     ]
 }

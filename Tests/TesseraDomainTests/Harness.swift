@@ -31,7 +31,7 @@ struct Harness {
     func close() async throws { try await store.close() }
 
     /// A tenant with the given lockout policy, a confidential service and one user.
-    func tenant(lockout: String = #"{"free_attempts":0,"waits":[30],"permanent_after":3}"#) async throws
+    func tenant(lockout: String = #"{"free_attempts":0,"waits":[30,60],"permanent_after":3}"#) async throws
         -> (TenantRecord, ServiceRecord, secret: String)
     {
         let input = try JSONDecoder().decode(Administration.CreateTenant.self, from: Data(#"{"name":"demo","lockout":\#(lockout)}"#.utf8))

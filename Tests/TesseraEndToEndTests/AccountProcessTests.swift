@@ -52,7 +52,7 @@ struct AccountProcessTests {
     @Test("change PIN, with a lockout in the middle: the old PIN stops at once, the new one works")
     func changePin() async throws {
         try await withServer { server in
-            let scenario = try await Scenario.make(on: server, lockout: ["free_attempts": 1, "waits": [1], "permanent_after": 8])
+            let scenario = try await Scenario.make(on: server, lockout: ["free_attempts": 1, "waits": [60], "permanent_after": 8])
             let service = try await scenario.createService()
             try await scenario.createUser("alice")
             let (device, activated) = try await activateDevice(scenario, username: "alice")

@@ -162,7 +162,7 @@ struct BackchannelTests {
         let receiver = try await CallbackReceiver.start()
         defer { Task { await receiver.stop() } }
         try await withCIBAServer { server in
-            let scenario = try await Scenario.make(on: server, lockout: ["free_attempts": 0, "waits": [1], "permanent_after": 1])
+            let scenario = try await Scenario.make(on: server, lockout: ["free_attempts": 0, "waits": [60], "permanent_after": 1])
             let service = try await scenario.createService(backchannelMode: "ping", notificationEndpoint: "\(receiver.baseURL)/n")
             try await scenario.createUser("yan")
             let (device, _) = try await activateDevice(scenario, username: "yan")

@@ -91,7 +91,7 @@ struct CommandLineTests {
         #expect((attributes[.posixPermissions] as? NSNumber)?.intValue == 0o600)
         let admin = ["TESSERA_SERVER": server, "TESSERA_ADMIN_TOKEN": token]
 
-        let tenant = try await tessera(["admin", "tenant", "create", "demo", "--lockout-free-attempts", "0", "--lockout-waits", "1"], environment: admin)
+        let tenant = try await tessera(["admin", "tenant", "create", "demo", "--lockout-free-attempts", "0", "--lockout-waits", "5,60"], environment: admin)
         #expect(tenant.0 == 0, "\(tenant.2)")
         #expect(tenant.2.trimmingCharacters(in: .whitespacesAndNewlines) == "\(server)/t/demo")
         let service = try await tessera(

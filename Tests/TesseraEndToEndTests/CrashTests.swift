@@ -44,7 +44,7 @@ struct CrashTests {
         defer { if first.isRunning { kill(first.processIdentifier, SIGKILL) } }
 
         let scenario = try await Scenario.make(
-            baseURL: base, adminToken: token, lockout: ["free_attempts": 5, "waits": [1]])
+            baseURL: base, adminToken: token, lockout: ["free_attempts": 5, "waits": [5, 60], "permanent_after": 20])
         let service = try await scenario.createService(policy: "device+pin")
         try await scenario.createUser("victim")
         let (victim, _) = try await activateDevice(scenario, username: "victim")
@@ -67,8 +67,8 @@ struct CrashTests {
                         }
                     }
                 }
-                // Wrong PINs (five are free; each later one locks for a second, which the
-                // worker waits out).
+                // Wrong PINs (five are free; the sixth locks for five seconds, which the
+                // worker waits out, the seventh for a minute).
                 group.addTask {
                     while !Task.isCancelled {
                         do {

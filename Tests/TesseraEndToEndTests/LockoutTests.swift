@@ -9,10 +9,11 @@ struct LockoutTests {
     @Test("wrong PIN → lockout result → pending lockout while it runs → success after the wait")
     func waitThenSuccess() async throws {
         try await withServer { server in
-            // A two-minute wait, so the checks below run inside it however loaded the machine
+            // A 90-second wait, so the checks below run inside it however loaded the machine
             // is (the device derives its PIN key with PBKDF2 for each attempt); the test then
-            // moves the server's clock past it instead of waiting.
-            let scenario = try await Scenario.make(on: server, lockout: ["free_attempts": 1, "waits": [120], "permanent_after": 6])
+            // moves the server's clock past it instead of waiting (by less than the two
+            // minutes the device's proofs live, which are signed on the real clock).
+            let scenario = try await Scenario.make(on: server, lockout: ["free_attempts": 1, "waits": [90], "permanent_after": 6])
             let service = try await scenario.createService()
             try await scenario.createUser("alice")
             let (device, activation) = try await activateDevice(scenario, username: "alice")
@@ -51,6 +52,7 @@ struct LockoutTests {
             #expect(listed["id"] as? String == activation.activation.id.rawValue)
 
             // The wait passes on the server's clock, not by sleeping.
+            print("DEBUG lockedUntil", lockedUntil, "server now", server.clock.now(), "real", Date())
             server.clock.advance(by: lockedUntil.timeIntervalSince(server.clock.now()) + 1.2)
             #expect(try await signAndFinish(second.1, device: device, factors: [.device, .pin]).isUserLogin)
             #expect(try await scenario.activations(username: "alice").first?["failed_attempts"] as? Int == 0)
@@ -87,10 +89,73 @@ struct LockoutTests {
         }
     }
 
+    @Test("a success resets only the counts of the factors it proved: a one-time code buys no more PIN guesses")
+    func successResetsWhatItProved() async throws {
+        try await withServer { server in
+            let scenario = try await Scenario.make(on: server, lockout: ["free_attempts": 5, "waits": [60], "permanent_after": 9])
+            let service = try await scenario.createService(policy: "device+pin,device+otp")
+            try await scenario.createUser("olga")
+            let (device, _) = try await activateDevice(scenario, username: "olga", otp: true)
+            func failedAttempts() async throws -> Int? {
+                try await scenario.activations(username: "olga").first?["failed_attempts"] as? Int
+            }
+            for expected in 1...2 {
+                let login = try await scenario.openLogin(service)
+                let information = try await device.authenticator.start(url: login.authenticationURL)
+                #expect(try await signAndFinish(information, device: device, factors: [.device, .pin], pin: "0000").lockout != nil)
+                #expect(try await failedAttempts() == expected)
+            }
+            // Device and one-time code: a success, but it proved nothing about the PIN.
+            let otpLogin = try await scenario.openLogin(service)
+            let otpInformation = try await device.authenticator.start(url: otpLogin.authenticationURL)
+            #expect(try await signAndFinish(otpInformation, device: device, factors: [.device, .otp]).isUserLogin)
+            #expect(try await failedAttempts() == 2, "the PIN's count stands")
+            // The third wrong PIN continues from there.
+            let third = try await scenario.openLogin(service)
+            #expect(
+                try await signAndFinish(try await device.authenticator.start(url: third.authenticationURL), device: device, factors: [.device, .pin], pin: "0000")
+                    .lockout != nil)
+            #expect(try await failedAttempts() == 3)
+            // The right PIN resets it.
+            _ = try await approvedLogin(scenario, service, device: device)
+            #expect(try await failedAttempts() == 0)
+            device.remove()
+        }
+    }
+
+    @Test("lockout cannot be switched off: waits under the floor, shrinking waits, no or a late permanent lock are refused")
+    func lockoutFloors() async throws {
+        try await withServer { server in
+            let http = TestHTTP()
+            let admin = ["Authorization": "Bearer \(server.adminToken)", "Content-Type": "application/json"]
+            let refused: [[String: Any]] = [
+                ["free_attempts": 3, "waits": [1], "permanent_after": 10],
+                ["free_attempts": 3, "waits": [300, 60], "permanent_after": 10],
+                ["free_attempts": 3, "waits": [5, 30], "permanent_after": 10],
+                ["free_attempts": 3, "waits": [30, 60]],
+                ["free_attempts": 3, "waits": [30, 60], "permanent_after": 1000],
+            ]
+            for (index, lockout) in refused.enumerated() {
+                let body = try JSONSerialization.data(withJSONObject: ["name": "floor\(index)", "lockout": lockout])
+                let created = try await http.send("POST", "\(server.baseURL)/admin/tenants", headers: admin, body: body)
+                #expect(created.status == 400, "\(lockout): \(created.text)")
+                #expect(try created.json()["error"] as? String == "invalid_request")
+            }
+            #expect(try await http.get("\(server.baseURL)/admin/tenants", headers: admin).text.contains("floor") == false)
+            // The same for a change of an existing tenant's policy, which stays as it was.
+            let scenario = try await Scenario.make(on: server)
+            let body = try JSONSerialization.data(withJSONObject: ["lockout": ["free_attempts": 5, "waits": [1], "permanent_after": 10]])
+            let changed = try await http.send("PATCH", "\(server.baseURL)/admin/tenants/\(scenario.tenant)", headers: admin, body: body)
+            #expect(changed.status == 400, "\(changed.text)")
+            let tenant = try await http.get("\(server.baseURL)/admin/tenants/\(scenario.tenant)", headers: admin).json()
+            #expect((tenant["lockout"] as? [String: Any])?["waits"] as? [Int] == [30, 60, 300, 900, 3600])
+        }
+    }
+
     @Test("a permanent lock stops every call until the admin unlocks the activation")
     func permanentLock() async throws {
         try await withServer { server in
-            let scenario = try await Scenario.make(on: server, lockout: ["free_attempts": 1, "waits": [1], "permanent_after": 2])
+            let scenario = try await Scenario.make(on: server, lockout: ["free_attempts": 1, "waits": [60], "permanent_after": 2])
             let service = try await scenario.createService()
             try await scenario.createUser("carol")
             let (device, activation) = try await activateDevice(scenario, username: "carol")

@@ -94,7 +94,7 @@ struct MultiNodeTests {
     func parallelLockout() async throws {
         try await withCluster { cluster in
             let scenario = try await Scenario.make(
-                baseURL: cluster.baseURL, adminToken: cluster.adminToken, lockout: ["free_attempts": 3, "waits": [600]])
+                baseURL: cluster.baseURL, adminToken: cluster.adminToken, lockout: ["free_attempts": 3, "waits": [600], "permanent_after": 10])
             let service = try await scenario.createService(policy: "device+pin")
             try await scenario.createUser("bea")
             let (device, _) = try await activateDevice(scenario, username: "bea")
@@ -145,6 +145,81 @@ struct MultiNodeTests {
             #expect(counts["refused while locked"] == 96, "\(counts)")
             let record = try #require(try await scenario.activations(username: "bea").first)
             #expect(record["failed_attempts"] as? Int == 4)
+            #expect(record["locked_until"] != nil)
+            device.remove()
+        }
+    }
+
+    @Test("wrong PINs raced by re-claims and denials of the same requests on two nodes: every verified guess counts, exactly the policy's allowance")
+    func racedLockout() async throws {
+        try await withCluster { cluster in
+            let scenario = try await Scenario.make(
+                baseURL: cluster.baseURL, adminToken: cluster.adminToken, lockout: ["free_attempts": 5, "waits": [600], "permanent_after": 20])
+            let service = try await scenario.createService(policy: "device+pin")
+            try await scenario.createUser("rex")
+            let (device, _) = try await activateDevice(scenario, username: "rex")
+            var claimed: [AuthenticationUserInformation] = []
+            var links: [URL] = []
+            for _ in 0..<60 {
+                let login = try await scenario.openLogin(service)
+                links.append(login.authenticationURL)
+                claimed.append(try await device.authenticator.start(url: login.authenticationURL))
+            }
+            let activation = try #require(claimed.first?.activation)
+            let wrongKey = try PinProof.deriveKeyData(pin: "0000", salt: try #require(Base64URL.decode(activation.pinSalt)))
+            let signer = try await device.authenticator.registry.signer(activation.deviceKeyLabel)
+            let requests = try claimed.map { information in
+                let now = Int(Date().timeIntervalSince1970)
+                let claims = AuthenticationProofClaims(
+                    rid: information.requestID.rawValue, chal: information.challenge.rawValue, aud: information.audience,
+                    sub: activation.id.rawValue, comb: [.device, .pin], attrs: [],
+                    pin: Base64URL.encode(
+                        PinProof.proof(keyData: wrongKey, requestID: information.requestID.rawValue, challenge: information.challenge.rawValue)),
+                    otp: nil, iat: now, exp: now + 120, jti: Secrets.randomToken(byteCount: 16))
+                let proof = try CompactJWS.sign(
+                    payload: try WireCoding.encoder().encode(claims), header: JWSHeader(typ: "tessera-proof+jwt", kid: activation.id.rawValue),
+                    signer: signer)
+                return (information, try WireCoding.encoder().encode(FinishRequest(proof: proof, biometricProof: nil)))
+            }
+            // Each proof races a fresh claim of its own request (which replaces the challenge
+            // it signed) and, for every third, the device's denial of it.
+            let http = TestHTTP()
+            let urls = links
+            let outcomes = await withTaskGroup(of: String?.self) { group -> [String] in
+                for (index, (information, body)) in requests.enumerated() {
+                    group.addTask {
+                        let node = cluster.nodeURLs[index % 2]
+                        let url = "\(node)/t/\(scenario.tenant)/device/authentications/\(information.requestID.rawValue)/finish"
+                        guard let response = try? await http.send("POST", url, headers: ["Content-Type": "application/json"], body: body)
+                        else { return "no answer" }
+                        let json = try? response.json()
+                        switch (response.status, json?["result"] as? String, json?["error"] as? String) {
+                        case (200, "lockout", _): return "counted"
+                        case (423, _, _): return "refused while locked"
+                        case (400, _, "invalid_grant"), (400, _, "invalid_request"): return "refused unseen"
+                        default: return "\(response.status) \(response.text)"
+                        }
+                    }
+                    group.addTask {
+                        _ = try? await device.authenticator.start(url: urls[index])
+                        return nil
+                    }
+                    if index % 3 == 0 {
+                        group.addTask {
+                            try? await device.authenticator.deny(information)
+                            return nil
+                        }
+                    }
+                }
+                return await group.reduce(into: []) { if let outcome = $1 { $0.append(outcome) } }
+            }
+            let counts = Dictionary(outcomes.map { ($0, 1) }, uniquingKeysWith: +)
+            let record = try #require(try await scenario.activations(username: "rex").first)
+            let stored = try #require(record["failed_attempts"] as? Int)
+            #expect(Set(counts.keys).isSubset(of: ["counted", "refused while locked", "refused unseen"]), "\(counts)")
+            // Every guess that was verified counted, and none beyond the lock.
+            #expect(stored == counts["counted", default: 0], "\(stored) stored: \(counts)")
+            #expect(stored == 6, "five free attempts and the one that locks: \(counts)")
             #expect(record["locked_until"] != nil)
             device.remove()
         }

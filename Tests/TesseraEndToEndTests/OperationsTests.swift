@@ -10,14 +10,14 @@ struct OperationsTests {
     @Test("/metrics counts requests per route, authentications by purpose and outcome, locks, open step-ups and connections")
     func metrics() async throws {
         try await withServer { server in
-            let scenario = try await Scenario.make(on: server, lockout: ["free_attempts": 0, "waits": [1]])
+            let scenario = try await Scenario.make(on: server, lockout: ["free_attempts": 0, "waits": [5, 60], "permanent_after": 10])
             let service = try await scenario.createService(backchannelMode: "poll")
             try await scenario.createUser("max")
             let (device, _) = try await activateDevice(scenario, username: "max")
             let login = try await scenario.openLogin(service)
             let information = try await device.authenticator.start(url: login.authenticationURL)
             #expect(try await signAndFinish(information, device: device, factors: [.device, .pin], pin: "0000").lockout != nil)
-            try await Task.sleep(for: .seconds(2.2))  // the one-second wait, rounded up to whole seconds
+            server.clock.advance(by: 6)  // past the five-second wait, rounded up to whole seconds
             let (_, code) = try await approvedLogin(scenario, service, device: device)
             #expect(!code.isEmpty)
             _ = try await scenario.tokenRequest(["scope": "openid", "login_hint": "max"], service: service, endpoint: "bc-authorize")

@@ -57,6 +57,26 @@ struct RefusalTests {
         }
     }
 
+    @Test("an approved login the browser does not complete before its request expires is refused, not turned into a code")
+    func approvedThenExpired() async throws {
+        try await withServer { server in
+            let scenario = try await Scenario.make(on: server)
+            let service = try await scenario.createService()
+            try await scenario.createUser("bob")
+            let (device, _) = try await activateDevice(scenario, username: "bob")
+            let login = try await scenario.openLogin(service)
+            let information = try await device.authenticator.start(url: login.authenticationURL)
+            #expect(try await signAndFinish(information, device: device, factors: [.device, .pin]).isUserLogin)
+            #expect(try await scenario.status(login)["status"] as? String == "approved")
+            server.clock.advance(by: 301)  // past the request's five minutes
+            #expect(try await scenario.status(login)["status"] as? String == "expired")
+            let redirect = try await scenario.complete(login)
+            #expect(redirect["error"] == "access_denied")
+            #expect(redirect["code"] == nil)
+            device.remove()
+        }
+    }
+
     @Test("a code works once; its reuse is refused and revokes the tokens it gave")
     func reusedCode() async throws {
         try await withServer { server in

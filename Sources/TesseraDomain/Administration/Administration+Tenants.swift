@@ -14,6 +14,15 @@ extension Administration {
 
     /// Checks a tenant's settings and writes its policies in their normal form; creation
     /// and every update go through here, so no tenant holds settings outside these bounds.
+    /// A lockout policy an administrator sets keeps the floors: lockout cannot be switched off.
+    static func checkFloors(_ policy: LockoutPolicy?) throws {
+        do {
+            try policy?.checkFloors()
+        } catch {
+            throw DomainError.invalidRequest("lockout: \(error)")
+        }
+    }
+
     static func checkedSettings(_ tenant: TenantRecord) throws -> TenantRecord {
         var tenant = tenant
         do {
@@ -124,6 +133,7 @@ extension Administration {
         if case .absent = input.auditRetention {} else if caller.tenantID != nil {
             throw DomainError(.forbidden, .accessDenied, "audit_retention is set with a key for every tenant")
         }
+        try Self.checkFloors(input.lockout)
         let now = domain.epochNow()
         let updated: TenantRecord = try await domain.store.transaction { tx in
             guard var next = try await tx.tenant(id: tenant.id) else { throw DomainError.notFound("tenant '\(tenant.name)'") }

@@ -80,6 +80,7 @@ public struct Administration: Sendable {
         guard Validation.isTenantName(input.name) else {
             throw DomainError.invalidRequest("a tenant name is 1 to 63 characters of a-z, 0-9 and '-', not starting with '-'")
         }
+        try Self.checkFloors(input.lockout)
         let now = domain.epochNow()
         let tenant = try Self.checkedSettings(
             TenantRecord(
@@ -397,11 +398,11 @@ public struct Administration: Sendable {
         let result: ActivationView = try await domain.store.transaction { tx in
             guard var activation = try await tx.activation(id: id), caller.tenantID == nil || activation.tenantID == caller.tenantID
             else { throw DomainError.notFound("activation") }
-            try await tx.updateLockout(activationID: id, failedAttempts: 0, lockedUntil: nil, permanentlyLocked: false)
+            guard try await tx.unlock(activationID: id) else { throw DomainError.notFound("activation") }
             try await Audit.record(
                 tx, tenantID: activation.tenantID, actor: caller.actor, action: "activation.unlock", target: id.rawValue,
                 details: ["failed_attempts": String(activation.failedAttempts)], at: now)
-            activation.failedAttempts = 0
+            activation.failures = FactorFailures()
             activation.lockedUntil = nil
             activation.permanentlyLocked = false
             return view(activation, username: try await tx.user(id: activation.userID)?.username ?? "")

@@ -20,7 +20,9 @@ public struct Attempts: Sendable {
     {
         let activation = caller.activation
         let now = domain.epochNow()
-        let (challenge, notice) = try await domain.store.transaction { tx -> (AuthenticationChallenge, RequestNotice) in
+        // Claims take turns with the activation's finishes and denials (see `finish`).
+        let (challenge, notice) = try await domain.store.transaction(queue: Self.queue(activation.id)) {
+            tx -> (AuthenticationChallenge, RequestNotice) in
             let current = try await caller.begin(tx, now: now)
             let authRequest = try await pendingRequest(requestID, tenant: tenant, tx: tx, now: now)
             // Account processes are started and answered by their own device only.
@@ -66,9 +68,14 @@ public struct Attempts: Sendable {
     ///
     /// The envelope's signature is checked before anything counts against the activation
     /// (a stranger cannot lock a user out by sending garbage); then one transaction,
-    /// queued behind the activation's other attempts, reads the counter, refuses a locked
-    /// activation, checks the combination against the policy before any proof, verifies
-    /// the proofs, and writes the outcome with the spent challenge.
+    /// queued behind the activation's other claims, finishes and denials, reads the
+    /// counters, refuses a locked activation, checks the combination against the policy
+    /// before any proof, spends the challenge, verifies the proofs, and writes the outcome.
+    ///
+    /// The challenge is spent before any proof is looked at, so nothing that can still
+    /// fail (a parallel claim replacing the challenge, say) comes between a verified
+    /// proof and its counted outcome: a wrong guess is either refused unseen or counted,
+    /// never verified and then rolled back.
     public func finish(requestID: RequestID, input: FinishRequest, tenant: TenantRecord, logger: Logger) async throws -> Finished {
         let (activation, claims, jws) = try await verifiedEnvelope(input, requestID: requestID, tenant: tenant)
         let policy = tenant.lockoutPolicy
@@ -76,12 +83,16 @@ public struct Attempts: Sendable {
         let epoch = Int64(now.timeIntervalSince1970)
         // Attempts on one activation take turns: its failure counter is exact however many
         // arrive at once, on however many nodes.
-        let (outcome, notice, purpose) = try await domain.store.transaction(queue: "activation:\(activation.id)") {
+        let (outcome, notice, purpose) = try await domain.store.transaction(queue: Self.queue(activation.id)) {
             tx -> (FinishResponse, RequestNotice?, AuthenticationPurpose) in
             let current = try await DeviceChecks.usableActivation(activation.id, tx: tx, now: epoch)
             guard try await tx.useDeviceTokenID(claims.jti, activationID: current.id, expiresAt: Int64(claims.exp), now: epoch)
             else { throw DomainError.invalidGrant("this proof was submitted before") }
             let attempt = try await checkedAttempt(requestID, claims: claims, activation: current, tenant: tenant, tx: tx, now: epoch)
+            // [REQ:DESIGN single-use challenges] spent whatever the outcome, before any proof.
+            guard try await tx.rotateChallenge(requestID: attempt.request.id, expected: attempt.expectedChallenge, next: nil) else {
+                throw DomainError.invalidGrant("the proof's challenge was used or replaced")
+            }
             let verification = try verifyFactors(
                 attempt.combination, claims: claims, proof: jws, biometricProof: input.biometricProof, activation: current, now: now)
             let history = HistoryRecord(
@@ -198,7 +209,6 @@ public struct Attempts: Sendable {
         guard Set(claims.attrs).isSubset(of: Set(requested)) else {
             throw DomainError.invalidRequest("the proof confirms attributes the service did not request")
         }
-        // [REQ:DESIGN single-use challenges] the challenge is spent whatever the outcome.
         guard let expected = authRequest.challenge, Secrets.constantTimeEquals(expected, claims.chal) else {
             throw DomainError.invalidGrant("the proof's challenge was used or replaced")
         }
@@ -213,10 +223,11 @@ public struct Attempts: Sendable {
     ) async throws -> (FinishResponse, RequestNotice?) {
         let now = Int64(date.timeIntervalSince1970)
         let authRequest = attempt.request
-        guard try await tx.rotateChallenge(requestID: authRequest.id, expected: attempt.expectedChallenge, next: nil) else {
-            throw DomainError.invalidGrant("the proof's challenge was used or replaced")
-        }
-        try await tx.recordSuccessfulUse(activationID: activation.id, now: now, totpStep: verification.totpStep)
+        // A success resets the counts of the factors it proved, and only those: a one-time
+        // code buys no more PIN guesses.
+        try await tx.recordSuccessfulUse(
+            activationID: activation.id, failures: activation.failures.succeeding(attempt.combination.factors), now: now,
+            totpStep: verification.totpStep)
         // Within a single sign-on session the login stands on the session's full login:
         // its factors and its time (OpenID `auth_time`); a full login starts the session
         // (or starts it again).
@@ -253,34 +264,33 @@ public struct Attempts: Sendable {
         return (result, RequestNotice(authRequest, service: service, answered: true))
     }
 
-    /// A proof failed: the attempt counts once, whichever factor was wrong, and says
-    /// nothing about which; it also ends the activation's single sign-on sessions. The
-    /// device gets a fresh challenge to try again with once the lock allows.
+    /// A proof failed: the attempt counts once against each guessable factor of its
+    /// combination, whichever was wrong, and says nothing about which; it also ends the
+    /// activation's single sign-on sessions. The device gets a fresh challenge to try again
+    /// with once the lock allows. Nothing after the count can fail on its own account: the
+    /// challenge was spent before the proofs were verified.
     private func countFailure(
         _ attempt: Attempt, verification: Verification, policy: LockoutPolicy, activation: ActivationRecord, tenant: TenantRecord,
         history: HistoryRecord, tx: StoreTransaction, at date: Date
     ) async throws -> (FinishResponse, RequestNotice?) {
         let authRequest = attempt.request
-        try await tx.endSSOSessions(activationID: activation.id)
-        let failures = activation.failedAttempts + 1
-        let lock = policy.lock(afterFailures: failures, at: date)
-        try await tx.updateLockout(
-            activationID: activation.id, failedAttempts: failures,
+        var failed = activation
+        failed.failures = activation.failures.failing(attempt.combination.factors)
+        let lock = policy.lock(afterFailures: failed.failedAttempts, at: date)
+        try await tx.recordFailure(
+            activationID: activation.id, failures: failed.failures,
             lockedUntil: lock?.lockedUntil.map { Int64($0.timeIntervalSince1970.rounded(.up)) },
             permanentlyLocked: lock?.isPermanent ?? false)
+        try await tx.endSSOSessions(activationID: activation.id)
         if let step = verification.totpStep { try await tx.spendTOTPStep(activationID: activation.id, step: step) }
         let next = Secrets.randomToken()
-        guard try await tx.rotateChallenge(requestID: authRequest.id, expected: attempt.expectedChallenge, next: next) else {
-            throw DomainError.invalidGrant("the proof's challenge was used or replaced")
-        }
+        try await tx.replaceChallenge(requestID: authRequest.id, with: next)
         var retried = authRequest
         retried.challenge = next
         if lock?.isPermanent == true { try await tx.setAuthRequestStatus(id: authRequest.id, status: .locked) }
         var failedEntry = history
         failedEntry.outcome = lock?.isPermanent == true ? .locked : .failed
         try await tx.insertHistory(failedEntry)
-        var failed = activation
-        failed.failedAttempts = failures
         let result = FinishResponse(
             result: .lockout,
             lockout: lock ?? LockoutInformation(isPermanent: false, lockedUntil: date),
@@ -347,7 +357,8 @@ public struct Attempts: Sendable {
     {
         let activation = caller.activation
         let now = domain.epochNow()
-        let (notice, purpose) = try await domain.store.transaction { tx -> (RequestNotice, AuthenticationPurpose) in
+        let (notice, purpose) = try await domain.store.transaction(queue: Self.queue(activation.id)) {
+            tx -> (RequestNotice, AuthenticationPurpose) in
             try await caller.spendToken(tx, now: now)
             let authRequest = try await pendingRequest(requestID, tenant: tenant, tx: tx, now: now)
             guard authRequest.activationID == activation.id else {
@@ -446,6 +457,11 @@ public struct Attempts: Sendable {
         tenant.ssoLifetime > 0 && tenant.ssoPolicy != nil && authRequest.serviceID != nil && authRequest.flow == nil
             && authRequest.purpose == AuthenticationPurpose.login
     }
+
+    /// The queue an activation's claims, finishes and denials take turns on: one at a
+    /// time, on however many nodes, so its failure counts are exact and a request's
+    /// challenge changes under no attempt that is being verified.
+    static func queue(_ activation: ActivationID) -> String { "activation:\(activation)" }
 
     /// The users an activation stands for: its own and those it was merged with.
     static func users(of activation: ActivationRecord, tx: StoreTransaction) async throws -> [UserID] {

@@ -124,11 +124,12 @@ public struct BrowserLogins: Sendable {
         return record
     }
 
-    /// A request's status as the page sees it: pending and claimed requests past their
-    /// expiry are expired.
+    /// A request's status as the page sees it: pending, claimed and approved requests past
+    /// their expiry are expired (an approval is only good while its request lives: the
+    /// browser that started it must complete it in time).
     public static func effectiveStatus(_ record: AuthRequestRecord, now: Int64) -> AuthenticationStatus {
         let status = record.status
-        if (status == .pending || status == .claimed) && record.expiresAt <= now { return .expired }
+        if (status == .pending || status == .claimed || status == .approved) && record.expiresAt <= now { return .expired }
         return status
     }
 

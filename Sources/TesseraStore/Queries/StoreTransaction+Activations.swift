@@ -26,24 +26,29 @@ extension StoreTransaction {
             as: ActivationRecord.self)
     }
 
-    /// Writes the outcome of an attempt: the failure count and lock.
-    public func updateLockout(
-        activationID: ActivationID, failedAttempts: Int, lockedUntil: Int64?, permanentlyLocked: Bool
+    /// Writes a failed attempt: the per-factor counts (the highest is the lock's count)
+    /// and the lock they earned.
+    public func recordFailure(
+        activationID: ActivationID, failures: FactorFailures, lockedUntil: Int64?, permanentlyLocked: Bool
     ) async throws {
         try await db.raw(
             """
-            UPDATE activations SET failed_attempts = \(bind: failedAttempts), locked_until = \(bind: lockedUntil),
-                permanently_locked = \(bind: permanentlyLocked ? 1 : 0)
+            UPDATE activations SET failed_attempts = \(bind: failures.highest), pin_failures = \(bind: failures.pin),
+                otp_failures = \(bind: failures.otp), biometric_failures = \(bind: failures.biometric),
+                locked_until = \(bind: lockedUntil), permanently_locked = \(bind: permanentlyLocked ? 1 : 0)
             WHERE id = \(bind: activationID)
             """
         ).run()
     }
 
-    public func recordSuccessfulUse(activationID: ActivationID, now: Int64, totpStep: Int64?) async throws {
+    /// Writes a successful attempt: the counts it leaves (those of the factors it did not
+    /// prove), the time, and the TOTP step it spent.
+    public func recordSuccessfulUse(activationID: ActivationID, failures: FactorFailures, now: Int64, totpStep: Int64?) async throws {
         try await db.raw(
             """
-            UPDATE activations SET failed_attempts = 0, locked_until = NULL, last_used_at = \(bind: now),
-                totp_last_step = COALESCE(\(bind: totpStep), totp_last_step)
+            UPDATE activations SET failed_attempts = \(bind: failures.highest), pin_failures = \(bind: failures.pin),
+                otp_failures = \(bind: failures.otp), biometric_failures = \(bind: failures.biometric),
+                locked_until = NULL, last_used_at = \(bind: now), totp_last_step = COALESCE(\(bind: totpStep), totp_last_step)
             WHERE id = \(bind: activationID)
             """
         ).run()
@@ -110,7 +115,8 @@ extension StoreTransaction {
     public func unlock(activationID: ActivationID) async throws -> Bool {
         let rows = try await db.raw(
             """
-            UPDATE activations SET failed_attempts = 0, locked_until = NULL, permanently_locked = 0
+            UPDATE activations SET failed_attempts = 0, pin_failures = 0, otp_failures = 0, biometric_failures = 0,
+                locked_until = NULL, permanently_locked = 0
             WHERE id = \(bind: activationID) RETURNING id
             """
         ).all()

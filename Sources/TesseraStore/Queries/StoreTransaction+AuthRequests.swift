@@ -39,6 +39,12 @@ extension StoreTransaction {
         return rows.count == 1
     }
 
+    /// Gives a request whose challenge was spent a fresh one (after a failed attempt, in
+    /// the transaction that spent it).
+    public func replaceChallenge(requestID: RequestID, with next: String) async throws {
+        try await db.raw("UPDATE auth_requests SET challenge = \(bind: next) WHERE id = \(bind: requestID)").run()
+    }
+
     public func setAuthRequestStatus(id: RequestID, status: AuthenticationStatus) async throws {
         try await db.raw("UPDATE auth_requests SET status = \(bind: status.rawValue) WHERE id = \(bind: id)").run()
     }

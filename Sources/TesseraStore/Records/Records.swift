@@ -272,7 +272,13 @@ public struct ActivationRecord: Codable, Sendable {
     public var sealedPinKey: String
     public var sealedTOTPSecret: String?
     public var totpLastStep: Int64?
+    /// The count the lock follows: the highest of the per-factor counts below.
     public var failedAttempts: Int
+    /// Consecutive failed attempts per guessable factor (PIN, one-time code, biometric
+    /// key): a success resets only the counts of the factors it proved.
+    public var pinFailures: Int
+    public var otpFailures: Int
+    public var biometricFailures: Int
     public var lockedUntil: Int64?
     @IntegerFlag public var permanentlyLocked: Bool
     public var status: ActivationStatus
@@ -282,8 +288,12 @@ public struct ActivationRecord: Codable, Sendable {
     public init(
         id: ActivationID, tenantID: TenantID, userID: UserID, alias: String?, deviceKey: String, biometricKey: String?,
         sealedPinKey: String, sealedTOTPSecret: String?, totpLastStep: Int64?, failedAttempts: Int,
-        lockedUntil: Int64?, permanentlyLocked: Bool, status: ActivationStatus, createdAt: Int64, lastUsedAt: Int64?
+        lockedUntil: Int64?, permanentlyLocked: Bool, status: ActivationStatus, createdAt: Int64, lastUsedAt: Int64?,
+        failures: FactorFailures = FactorFailures()
     ) {
+        self.pinFailures = failures.pin
+        self.otpFailures = failures.otp
+        self.biometricFailures = failures.biometric
         self.id = id
         self.tenantID = tenantID
         self.userID = userID
@@ -311,10 +321,74 @@ public struct ActivationRecord: Codable, Sendable {
         case sealedTOTPSecret = "sealed_totp_secret"
         case totpLastStep = "totp_last_step"
         case failedAttempts = "failed_attempts"
+        case pinFailures = "pin_failures"
+        case otpFailures = "otp_failures"
+        case biometricFailures = "biometric_failures"
         case lockedUntil = "locked_until"
         case permanentlyLocked = "permanently_locked"
         case createdAt = "created_at"
         case lastUsedAt = "last_used_at"
+    }
+}
+
+extension ActivationRecord {
+    /// The per-factor failure counts.
+    public var failures: FactorFailures {
+        get { FactorFailures(pin: pinFailures, otp: otpFailures, biometric: biometricFailures) }
+        set {
+            pinFailures = newValue.pin
+            otpFailures = newValue.otp
+            biometricFailures = newValue.biometric
+            failedAttempts = newValue.highest
+        }
+    }
+}
+
+/// An activation's consecutive failed attempts, counted per factor whose proof a holder
+/// of the device key could guess or forge. A failed attempt counts once against every
+/// such factor in its combination (it does not tell which one was wrong); a success
+/// resets the counts of the factors it proved and no other, so a combination without the
+/// PIN never buys more PIN guesses.
+public struct FactorFailures: Sendable, Hashable {
+    public var pin: Int
+    public var otp: Int
+    public var biometric: Int
+
+    public init(pin: Int = 0, otp: Int = 0, biometric: Int = 0) {
+        self.pin = pin
+        self.otp = otp
+        self.biometric = biometric
+    }
+
+    /// The count the lockout policy applies to.
+    public var highest: Int { max(pin, otp, biometric) }
+
+    /// After a failed attempt with `factors`.
+    public func failing(_ factors: [FactorType]) -> FactorFailures {
+        var next = self
+        for factor in Set(factors) {
+            switch factor {
+            case .pin: next.pin += 1
+            case .otp: next.otp += 1
+            case .biometric: next.biometric += 1
+            case .device: break
+            }
+        }
+        return next
+    }
+
+    /// After a successful attempt with `factors`: only what they proved starts again.
+    public func succeeding(_ factors: [FactorType]) -> FactorFailures {
+        var next = self
+        for factor in Set(factors) {
+            switch factor {
+            case .pin: next.pin = 0
+            case .otp: next.otp = 0
+            case .biometric: next.biometric = 0
+            case .device: break
+            }
+        }
+        return next
     }
 }
 

@@ -22,8 +22,11 @@ struct Admin: AsyncParsableCommand {
             @OptionGroup var options: AdminOptions
             @Argument(help: "Tenant name: a-z, 0-9 and '-'.") var name: String
             @Option(help: "Failed attempts before the first wait (0-5).") var lockoutFreeAttempts: Int?
-            @Option(help: "Waits in seconds, comma separated; the last repeats (e.g. 30,60,300).") var lockoutWaits: String?
-            @Option(help: "Failures that lock an activation for good (0 = never).") var lockoutPermanentAfter: Int?
+            @Option(
+                help: "Waits in seconds, comma separated, the last repeats: each at least 5, never shorter than the one before, the last at least 60 (e.g. 30,60,300).")
+            var lockoutWaits: String?
+            @Option(help: "Failures that lock an activation for good: 1 to 20 (default 10); lockout cannot be switched off.")
+            var lockoutPermanentAfter: Int?
             @Option(help: "Factor combinations account processes need (default \"device+pin,device+biometric\").")
             var processPolicy: String?
             @Option(help: "Single sign-on: seconds after a full login during which the same device logs in to other services with --sso-policy (0 = off).")

@@ -91,9 +91,10 @@ func lockoutPolicy(freeAttempts: Int?, waits: String?, permanentAfter: Int?) thr
         }
         return value
     }
-    let permanent = permanentAfter ?? 10
     do {
-        return try LockoutPolicy(freeAttempts: freeAttempts ?? 3, waits: seconds, permanentAfter: permanent > 0 ? permanent : nil)
+        let policy = try LockoutPolicy(freeAttempts: freeAttempts ?? 3, waits: seconds, permanentAfter: permanentAfter ?? 10)
+        try policy.checkFloors()
+        return policy
     } catch {
         throw ValidationError("lockout: \(error)")
     }
