@@ -271,6 +271,46 @@ struct BackchannelTests {
         }
     }
 
+    @Test("an unknown, a disabled and a device-less user get the same answer; a user has at most five open requests")
+    func enumerationAndBombing() async throws {
+        try await withCIBAServer { server in
+            let scenario = try await Scenario.make(on: server)
+            let service = try await scenario.createService(backchannelMode: "poll")
+            try await scenario.createUser("kai")
+            try await scenario.createUser("nodevice")
+            try await scenario.createUser("gone")
+            let (device, _) = try await activateDevice(scenario, username: "kai")
+            let (goneDevice, _) = try await activateDevice(scenario, username: "gone")
+            let admin = ["Authorization": "Bearer \(scenario.adminToken)"]
+            let users = try await scenario.http.get("\(scenario.baseURL)/admin/tenants/\(scenario.tenant)/users", headers: admin).json()
+            let gone = try #require((users["users"] as? [[String: Any]])?.first { $0["username"] as? String == "gone" }?["id"] as? String)
+            let disabled = try await scenario.http.send(
+                "POST", "\(scenario.baseURL)/admin/tenants/\(scenario.tenant)/users/\(gone)/disable", headers: admin)
+            #expect(disabled.status == 200, "\(disabled.text)")
+            var answers: [String] = []
+            for hint in ["nobody", "nodevice", "gone"] {
+                let response = try await startRequest(scenario, service, ["login_hint": hint])
+                answers.append("\(response.status) \(response.text)")
+            }
+            #expect(Set(answers).count == 1, "\(answers)")
+            #expect(answers.first?.hasPrefix("400 ") == true && answers.first?.contains("unknown_user_id") == true)
+
+            for _ in 0..<5 {
+                #expect(try await startRequest(scenario, service, ["login_hint": "kai"]).status == 200)
+            }
+            let sixth = try await startRequest(scenario, service, ["login_hint": "kai"])
+            #expect(sixth.status == 403, "\(sixth.text)")
+            #expect(try error(sixth) == "access_denied")
+            #expect(try await device.authenticator.pendingRequests().count == 5)
+            // Answering one makes room for the next.
+            let first = try #require(try await device.authenticator.pendingRequests().first)
+            try await device.authenticator.deny(try await device.authenticator.start(pending: first))
+            #expect(try await startRequest(scenario, service, ["login_hint": "kai"]).status == 200)
+            device.remove()
+            goneDevice.remove()
+        }
+    }
+
     @Test("bad backchannel requests get the errors CIBA names and create nothing")
     func refusals() async throws {
         try await withCIBAServer { server in

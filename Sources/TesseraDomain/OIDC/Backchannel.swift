@@ -30,6 +30,8 @@ public struct Backchannel: Sendable {
         let scopes = (form["scope"] ?? "").split(separator: " ").map(String.init)
         guard scopes.contains("openid") else { throw DomainError(.invalid, .invalidScope, "the scope must include openid") }
 
+        // Who the hint names is looked at last, after every other check, and answered alike
+        // whether the user is unknown, disabled or has no device: a client cannot tell them apart.
         let user = try await hintedUser(form, tenant: tenant, service: service)
         let bindingMessage = try Self.bindingMessage(form["binding_message"])
         let servicePolicy = try AuthenticatorPolicy(parsing: service.policy)
@@ -55,9 +57,18 @@ public struct Backchannel: Sendable {
         }
         let now = domain.epochNow()
         let interval = domain.settings.backchannelInterval
-        try await domain.store.transaction { tx in
-            guard !(try await tx.activeActivationIDs(userID: user.id)).isEmpty else {
-                throw DomainError(.invalid, .unknownUserID, "the user has no activated device")
+        // One user's requests are counted one at a time (on PostgreSQL, on every node).
+        let userKey = user?.id ?? UserID("")
+        try await domain.store.transaction(queue: "backchannel-user:\(userKey)") { tx in
+            // The same queries whether or not the hint named someone, and one answer.
+            let devices = try await tx.activeActivationIDs(userID: userKey)
+            let open = try await tx.openBackchannelRequests(userIDs: [userKey], now: now)
+            guard let user, !devices.isEmpty else { throw Self.unknownUser }
+            // A service cannot flood a user's devices with prompts (push bombing).
+            guard open.count < Self.maximumOpenPerUser else {
+                throw DomainError(
+                    .forbidden, .accessDenied,
+                    "the user has \(Self.maximumOpenPerUser) requests open already: wait until they are answered or expire")
             }
             try await tx.insertAuthRequest(
                 AuthRequestRecord(
@@ -68,6 +79,7 @@ public struct Backchannel: Sendable {
                     bindingMessage: bindingMessage, acrPolicy: policy?.description, sealedNotificationToken: sealedToken,
                     pollInterval: interval, lastPolledAt: nil, createdAt: now, expiresAt: now + Int64(lifetime)))
         }
+        guard let user else { throw Self.unknownUser }
         // The user's devices: their long polls see the request, their push targets are woken.
         await domain.announce(
             RequestNotice(
@@ -81,9 +93,18 @@ public struct Backchannel: Sendable {
         return BackchannelAuthenticationResponse(authReqID: requestID, expiresIn: lifetime, interval: interval)
     }
 
+    /// The one answer for a hint that names no user who can be asked (unknown, disabled,
+    /// or without an activated device): CIBA's `unknown_user_id`, the same for all three.
+    static var unknownUser: DomainError {
+        DomainError(.invalid, .unknownUserID, "the hint does not name a user who can be asked")
+    }
+
+    /// Open backchannel requests one user may have at a time, over all services.
+    public static let maximumOpenPerUser = 5
+
     /// The user named by exactly one hint: `login_hint` (the username) or `id_token_hint`
-    /// (an ID token this issuer signed).
-    private func hintedUser(_ form: [String: String], tenant: TenantRecord, service: ServiceRecord) async throws -> UserRecord {
+    /// (an ID token this issuer signed); nil when it names no enabled user of the tenant.
+    private func hintedUser(_ form: [String: String], tenant: TenantRecord, service: ServiceRecord) async throws -> UserRecord? {
         let hints = ["login_hint", "id_token_hint", "login_hint_token"].filter { form[$0] != nil }
         guard hints.count == 1 else {
             throw DomainError.invalidRequest("give exactly one of login_hint and id_token_hint")
@@ -94,9 +115,7 @@ public struct Backchannel: Sendable {
             let username = form["login_hint"] ?? ""
             guard let user = try await domain.store.read({ try await $0.user(tenantID: tenant.id, username: username) }),
                 user.disabledAt == nil
-            else {
-                throw DomainError(.invalid, .unknownUserID, "login_hint names no (enabled) user of this tenant")
-            }
+            else { return nil }
             return user
         case "id_token_hint":
             let claims: IDTokenHintClaims
@@ -119,9 +138,7 @@ public struct Backchannel: Sendable {
         }
         guard let user = try await domain.store.read({ try await $0.user(id: UserID(userID)) }), user.tenantID == tenant.id,
             user.disabledAt == nil
-        else {
-            throw DomainError(.invalid, .unknownUserID, "id_token_hint names a user who no longer exists or is disabled")
-        }
+        else { return nil }
         return user
     }
 
