@@ -45,7 +45,8 @@ start() {
         psql -q "${PGBASE}" -c "CREATE DATABASE $name" >/dev/null
         DB=(--database "${PGBASE%/*}/$name?sslmode=disable")
     fi
-    $B serve --port $PORT --data-dir "$DATA" "${DB[@]}" --log-level error >/dev/null 2>&1 &
+    # One address sends every flow: the per-address rate limit is off for the measurement.
+    $B serve --port $PORT --data-dir "$DATA" "${DB[@]}" --rate-limit-per-address 0 --rate-limit-per-client 0 --log-level error >/dev/null 2>&1 &
     SERVER=$!
     for _ in $(seq 50); do curl -sf "$TESSERA_SERVER/ready" >/dev/null && return; sleep 0.2; done
     echo "the server did not start" >&2; exit 1

@@ -56,7 +56,8 @@ def main() -> int:
     token = secrets.token_urlsafe(32)
     env = dict(os.environ, TESSERA_ADMIN_TOKEN=token, TESSERA_SERVER=base)
     server = subprocess.Popen(
-        [binary, "serve", "--port", str(port), "--data-dir", f"{work}/data", "--log-level", "warning"],
+        [binary, "serve", "--port", str(port), "--data-dir", f"{work}/data", "--log-level", "warning",
+         "--rate-limit-per-address", "0", "--rate-limit-per-client", "0"],
         env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
     )
     try:

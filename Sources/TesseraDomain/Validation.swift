@@ -2,6 +2,10 @@ import Foundation
 
 /// Checks on names and URIs that come from administrators and clients.
 public enum Validation {
+    /// The longest `scope` a request may ask for (characters): it is stored with the
+    /// request, which an unauthenticated caller can make.
+    public static let maximumScopeLength = 1024
+
     public static func isTenantName(_ name: String) -> Bool {
         let bytes = Array(name.utf8)
         guard (1...63).contains(bytes.count) else { return false }

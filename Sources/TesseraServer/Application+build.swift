@@ -88,8 +88,10 @@ public func buildApplication(
 ) async throws -> TesseraServerApp {
     try configuration.checkTransportSecurity()
     let server: HTTPServerBuilder
+    // A connection with no request in flight is closed after the idle timeout.
+    let http = HTTPServerBuilder.http1(configuration: .init(idleTimeout: .seconds(Int64(configuration.idleTimeout))))
     if let files = configuration.tls {
-        let tlsConfiguration: TLSConfiguration
+        var tlsConfiguration: TLSConfiguration
         do {
             tlsConfiguration = TLSConfiguration.makeServerConfiguration(
                 certificateChain: try NIOSSLCertificate.fromPEMFile(files.certificateChain).map { .certificate($0) },
@@ -97,9 +99,11 @@ public func buildApplication(
         } catch {
             throw ServerStartupError("cannot load the TLS certificate or key: \(error)")
         }
-        server = try .tls(.http1(), tlsConfiguration: tlsConfiguration)
+        // TLS 1.0 and 1.1 are deprecated (RFC 8996).
+        tlsConfiguration.minimumTLSVersion = .tlsv12
+        server = try .tls(http, tlsConfiguration: tlsConfiguration)
     } else {
-        server = .http1()
+        server = http
     }
     let directory = DataDirectory(path: configuration.dataDirectory)
     try directory.prepare()
@@ -138,6 +142,8 @@ public func buildApplication(
     }
 
     let router = Router(context: TesseraRequestContext.self)
+    let https = configuration.tls != nil || configuration.publicURL.lowercased().hasPrefix("https://")
+    router.add(middleware: SecurityHeaders(strictTransportSecurity: https))
     router.add(middleware: EdgeMiddleware(metrics: state.metrics))
     router.get("health") { _, _ in JSONResponse.make(["status": "ok"]) }
     router.get("openapi.json") { _, _ in
@@ -145,7 +151,8 @@ public func buildApplication(
             status: .ok, headers: [.contentType: "application/json; charset=utf-8"],
             body: .init(byteBuffer: ByteBuffer(string: OpenAPIDocument.json)))
     }
-    router.get("metrics") { _, _ in
+    router.get("metrics") { request, context in
+        try MetricsAccess.check(request, context: context, token: configuration.metricsToken)
         let text = await state.metrics.render(store: store, now: state.epochNow())
         return Response(
             status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8", .cacheControl: "no-store"],
@@ -217,5 +224,27 @@ struct LongPollRelease: Service {
     func run() async throws {
         try? await gracefulShutdown()
         await events.close()
+    }
+}
+
+/// Who may read `/metrics`: with `--metrics-token`, a caller presenting it as a bearer
+/// token; without, a caller on a loopback address only (a scraper on the same host, or a
+/// proxy there that forwards it deliberately).
+enum MetricsAccess {
+    static func check(_ request: Request, context: TesseraRequestContext, token: String?) throws {
+        if let token {
+            let presented = request.headers[.authorization].flatMap { header -> String? in
+                header.lowercased().hasPrefix("bearer ") ? String(header.dropFirst(7)) : nil
+            }
+            guard let presented, Secrets.constantTimeEquals(presented, token) else {
+                var error = OAuthError(.unauthorized, "invalid_token", "/metrics needs the metrics token")
+                error.headers = [.wwwAuthenticate: #"Bearer realm="tessera-metrics""#]
+                throw error
+            }
+            return
+        }
+        guard let address = context.remoteAddress?.ipAddress, address == "::1" || address.hasPrefix("127.") else {
+            throw OAuthError(.forbidden, "access_denied", "/metrics is served to loopback callers only, unless the server has a --metrics-token")
+        }
     }
 }

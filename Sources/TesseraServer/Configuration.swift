@@ -35,6 +35,13 @@ public struct ServerConfiguration: Sendable {
     /// Seconds between this node's purges of expired and spent data (0: never; an
     /// operator may still purge with `POST /admin/purge`).
     public var purgeInterval: Int
+    /// Rate limits and long-poll caps.
+    public var throttle: ThrottleSettings = ThrottleSettings()
+    /// Seconds a connection may stay idle (no request in flight) before it is closed.
+    public var idleTimeout: Int = 60
+    /// When set, `/metrics` answers only `Authorization: Bearer` with this token; when
+    /// not, it answers only callers on a loopback address.
+    public var metricsToken: String?
 
     public struct TLSFiles: Sendable {
         public var certificateChain: String

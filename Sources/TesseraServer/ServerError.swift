@@ -83,7 +83,7 @@ enum HTMLResponse {
                 .init("Content-Security-Policy")!:
                     HTMLResponse.contentSecurityPolicy,
                 .init("X-Frame-Options")!: "DENY", .init("X-Content-Type-Options")!: "nosniff",
-                .init("Referrer-Policy")!: "same-origin",
+                .init("Referrer-Policy")!: "no-referrer",
             ],
             body: .init(byteBuffer: ByteBuffer(string: html)))
     }

@@ -17,6 +17,10 @@ struct ServerState: Sendable {
     /// Wakes devices that sleep, through their push service.
     let pusher: Pusher
     let metrics = ServerMetrics()
+    /// Requests per source address and per client, per endpoint.
+    let limiter = RateLimiter()
+    /// Long polls held open, per caller and in all.
+    let longPolls: LongPollGate
 
     init(
         configuration: ServerConfiguration, store: SQLStore, box: SecretBox, adminTokenDigest: String, pusher: Pusher,
@@ -24,6 +28,7 @@ struct ServerState: Sendable {
     ) {
         let events = RequestEvents()
         self.configuration = configuration
+        longPolls = LongPollGate(perCaller: configuration.throttle.longPollsPerCaller, perNode: configuration.throttle.longPollsPerNode)
         self.adminTokenDigest = adminTokenDigest
         self.requestEvents = events
         self.pusher = pusher
@@ -42,10 +47,15 @@ struct ServerState: Sendable {
     /// waits for a change to `keys` (up to the timeout it gives) and reads once more. The
     /// waiter registers before the first read, so a change between read and wait still
     /// wakes it.
+    ///
+    /// Only so many long polls wait at once for one `caller` and on the node; one more is
+    /// answered 429 with `Retry-After` before anything is read.
     func longPoll<T: Sendable>(
-        watching keys: Set<String>, isolation: isolated (any Actor)? = #isolation, read: () async throws -> T,
+        watching keys: Set<String>, caller: String, isolation: isolated (any Actor)? = #isolation, read: () async throws -> T,
         waitFor: (T) -> Duration?
     ) async throws -> T {
+        try longPolls.enter(caller)
+        defer { longPolls.leave(caller) }
         let waiter = await requestEvents.register(keys: keys)
         let first: T
         do {

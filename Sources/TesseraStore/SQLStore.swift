@@ -12,6 +12,8 @@ public struct StoreError: Error, CustomStringConvertible, Sendable {
         case unavailable
         case conflict
         case corrupt
+        /// Too many transactions wait on one queue (a hot activation): try again shortly.
+        case busy
     }
 
     public let code: Code
@@ -49,6 +51,12 @@ public final class SQLStore: Sendable {
     private let logger: Logger
     private let inUse = Atomic<Int>(0)
     private let connectionLimit: Int
+    /// On PostgreSQL: at most two transactions of one queue on a connection at once (one
+    /// holding the advisory lock, one next in line); the rest wait in memory, 5 s at most.
+    private let queueGate = QueueGate(perQueue: 2, maximumWait: .seconds(5))
+    /// How long a queued transaction waits for the advisory lock a transaction on another
+    /// node holds, before it fails as busy.
+    static let queueLockTimeout = "5s"
     /// How often a transaction is tried when PostgreSQL reports a deadlock or serialization failure.
     static let serializationAttempts = 30
 
@@ -311,26 +319,66 @@ public final class SQLStore: Sendable {
                 try await counted { try await body(StoreTransaction(db: database)) }
             }
         case .postgres(let client, _):
-            var attempt = 1
-            while true {
-                do {
-                    return try await Self.onLoop(of: client) { connection in
-                        try await counted {
-                            let database = connection.sql(queryLogLevel: nil)
-                            guard let queue else { return try await Self.inTransaction(database, begin: "BEGIN", body) }
-                            return try await Self.holding(
-                                database, lock: "SELECT pg_advisory_lock(hashtext(\(bind: queue)))",
-                                unlock: "SELECT pg_advisory_unlock(hashtext(\(bind: queue)))"
-                            ) { try await Self.inTransaction(database, begin: "BEGIN", body) }
-                        }
-                    }
-                } catch where PostgresErrors.mustRetry(error) && attempt < Self.serializationAttempts {
-                    // A deadlock (or serialization failure): run again on what the other committed.
-                    attempt += 1
-                    try await Task.sleep(for: .milliseconds(Int.random(in: 1...(2 * attempt))))
-                }
+            guard let queue else { return try await postgresTransaction(client, queue: nil, body) }
+            // A burst on one queue waits here, not on pooled connections.
+            try await queueGate.enter(queue)
+            do {
+                let result = try await postgresTransaction(client, queue: queue, body)
+                await queueGate.leave(queue)
+                return result
+            } catch {
+                await queueGate.leave(queue)
+                throw error
             }
         }
+    }
+
+    private func postgresTransaction<R: Sendable>(
+        _ client: PostgresClient, queue: String?, isolation: isolated (any Actor)? = #isolation,
+        _ body: (StoreTransaction) async throws -> R
+    ) async throws -> R {
+        var attempt = 1
+        while true {
+            do {
+                return try await Self.onLoop(of: client) { connection in
+                    try await counted {
+                        let database = connection.sql(queryLogLevel: nil)
+                        guard let queue else { return try await Self.inTransaction(database, begin: "BEGIN", body) }
+                        try await Self.takeQueueLock(queue, on: database)
+                        do {
+                            let result = try await Self.inTransaction(database, begin: "BEGIN", body)
+                            try await database.raw("SELECT pg_advisory_unlock(hashtext(\(bind: queue)))").run()
+                            return result
+                        } catch {
+                            try? await database.raw("SELECT pg_advisory_unlock(hashtext(\(bind: queue)))").run()
+                            throw error
+                        }
+                    }
+                }
+            } catch where PostgresErrors.mustRetry(error) && attempt < Self.serializationAttempts {
+                // A deadlock (or serialization failure): run again on what the other committed.
+                attempt += 1
+                try await Task.sleep(for: .milliseconds(Int.random(in: 1...(2 * attempt))))
+            }
+        }
+    }
+
+    /// Takes a queue's advisory lock, waiting no longer than `queueLockTimeout` for the
+    /// transaction (on another node) that holds it; a longer wait is `busy`.
+    private static func takeQueueLock(
+        _ queue: String, on database: any SQLDatabase, isolation: isolated (any Actor)? = #isolation
+    ) async throws {
+        try await database.raw("SET lock_timeout = '\(unsafeRaw: queueLockTimeout)'").run()
+        do {
+            try await database.raw("SELECT pg_advisory_lock(hashtext(\(bind: queue)))").run()
+        } catch {
+            try? await database.raw("RESET lock_timeout").run()
+            if PostgresErrors.isLockTimeout(error) {
+                throw StoreError(.busy, "too many attempts at once on one \(queue.prefix { $0 != ":" }): try again shortly")
+            }
+            throw error
+        }
+        try await database.raw("RESET lock_timeout").run()
     }
 
     /// Runs `body` for reading; it sees one consistent snapshot.
@@ -417,6 +465,11 @@ enum PostgresErrors {
     static func mustRetry(_ error: any Error) -> Bool {
         guard let state = (error as? PSQLError)?.serverInfo?[.sqlState] else { return false }
         return state == "40001" || state == "40P01"
+    }
+
+    /// `lock_not_available`: a lock wait ran past `lock_timeout`.
+    static func isLockTimeout(_ error: any Error) -> Bool {
+        (error as? PSQLError)?.serverInfo?[.sqlState] == "55P03"
     }
 
     static func isUniqueViolation(_ error: any Error) -> Bool {

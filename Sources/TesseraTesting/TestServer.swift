@@ -36,7 +36,7 @@ public final class TestServer: Sendable {
 
     public static func start(
         requestLifetime: TimeInterval = 300, tls: ServerConfiguration.TLSFiles? = nil, backchannelInterval: Int = 5,
-        push: PushConfiguration = .init()
+        push: PushConfiguration = .init(), configure: @Sendable (inout ServerConfiguration) -> Void = { _ in }
     ) async throws -> TestServer {
         // The free port can be taken by someone else's connection before the server binds
         // it (many tests run at once): then try another one instead of waiting forever.
@@ -44,7 +44,8 @@ public final class TestServer: Sendable {
         for _ in 0..<5 {
             do {
                 return try await startOnce(
-                    requestLifetime: requestLifetime, tls: tls, backchannelInterval: backchannelInterval, push: push, clock: .running())
+                    requestLifetime: requestLifetime, tls: tls, backchannelInterval: backchannelInterval, push: push, clock: .running(),
+                    configure: configure)
             } catch {
                 lastError = error
             }
@@ -54,17 +55,18 @@ public final class TestServer: Sendable {
 
     private static func startOnce(
         requestLifetime: TimeInterval, tls: ServerConfiguration.TLSFiles?, backchannelInterval: Int, push: PushConfiguration,
-        clock: TestClock
+        clock: TestClock, configure: @Sendable (inout ServerConfiguration) -> Void
     ) async throws -> TestServer {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tessera-test-\(UUID().uuidString)")
         let port = try TestServerPort.free()
         let databaseURL = try await TestDatabase.fresh()
         let token = "test-admin-token-\(UUID().uuidString)"
-        let configuration = ServerConfiguration(
+        var configuration = ServerConfiguration(
             host: "127.0.0.1", port: port, dataDirectory: directory.path, adminToken: token, requestLifetime: requestLifetime,
             tls: tls, backchannelInterval: backchannelInterval, push: push, databaseURL: databaseURL,
             // Many test servers run at once against one PostgreSQL server: small pools.
             databaseConnections: 4)
+        configure(&configuration)
         var logger = Logger(label: "tessera-test", factory: { label in StreamLogHandler.standardError(label: label) })
         logger.logLevel = .error
         let (running, continuation) = AsyncStream<Void>.makeStream()

@@ -52,7 +52,7 @@ struct OperationsTests {
         }
     }
 
-    @Test("with --tls-certificate and --tls-key the server speaks HTTPS, verified by an outside client")
+    @Test("with --tls-certificate and --tls-key the server speaks HTTPS (TLS 1.2 and 1.3 only, with HSTS), verified by an outside client")
     func https() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tls-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -66,9 +66,19 @@ struct OperationsTests {
         #expect(server.baseURL.hasPrefix("https://127.0.0.1:"))
         let discovery = try await Python.run(
             "tls_check.py", ["get", "\(server.baseURL)/health", directory.appendingPathComponent("cert.pem").path])
+        let headers = try await Python.run(
+            "tls_check.py", ["headers", "\(server.baseURL)/health", directory.appendingPathComponent("cert.pem").path])
+        let port = try #require(URLComponents(string: server.baseURL)?.port)
+        let versions = try await Python.run("tls_check.py", ["versions", "127.0.0.1", "\(port)"])
         await server.stop()
         #expect(discovery.status == 0, "\(discovery.errors)")
         #expect(discovery.output.contains(#""status":"ok""#))
+        // HTTPS answers tell browsers to stay on HTTPS.
+        let fields = try #require(try JSONSerialization.jsonObject(with: Data(headers.output.utf8)) as? [String: String], "\(headers.errors)")
+        #expect(fields["Strict-Transport-Security"]?.hasPrefix("max-age=") == true, "\(fields)")
+        // TLS 1.2 and 1.3 only (RFC 8996).
+        let lines = Set(versions.output.split(separator: "\n").map(String.init))
+        #expect(lines == ["TLSv1 refused", "TLSv1_1 refused", "TLSv1_2 accepted", "TLSv1_3 accepted"], "\(versions.output) \(versions.errors)")
     }
 
     @Test("a plain-HTTP public URL on a non-loopback host is refused unless explicitly allowed")

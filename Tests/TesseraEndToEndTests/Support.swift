@@ -3,6 +3,7 @@ import Testing
 import TesseraCore
 import TesseraCrypto
 import TesseraKit
+import TesseraServer
 import TesseraTesting
 
 /// Activates a fresh test device for `username`.
@@ -62,9 +63,10 @@ extension AuthenticationResult {
 
 /// Runs `body` with a fresh server that is stopped afterwards.
 func withServer<T>(
-    requestLifetime: TimeInterval = 300, backchannelInterval: Int = 5, _ body: (TestServer) async throws -> T
+    requestLifetime: TimeInterval = 300, backchannelInterval: Int = 5,
+    configure: @Sendable (inout ServerConfiguration) -> Void = { _ in }, _ body: (TestServer) async throws -> T
 ) async throws -> T {
-    let server = try await TestServer.start(requestLifetime: requestLifetime, backchannelInterval: backchannelInterval)
+    let server = try await TestServer.start(requestLifetime: requestLifetime, backchannelInterval: backchannelInterval, configure: configure)
     do {
         let result = try await body(server)
         await server.stop()

@@ -70,7 +70,9 @@ struct RouteTests {
             #expect(line.metadata["status"] == "500")
             #expect(line.metadata["error"]?.contains("corrupt") == true)
 
-            let metrics = try await client.executeRequest(uri: "/metrics", method: .get, headers: [:], body: nil).text
+            let metrics = try await client.executeRequest(
+                uri: "/metrics", method: .get, headers: [.authorization: "Bearer \(RouterHarness.metricsToken)"], body: nil
+            ).text
             #expect(metrics.contains(#"tessera_http_server_errors_total{route="/t/{tenant}/.well-known/openid-configuration"} 1"#))
         }
     }

@@ -15,6 +15,8 @@ import TesseraTesting
 /// log lines are kept for the test to read.
 struct RouterHarness {
     static let adminToken = "router-test-admin-token"
+    /// In-process requests have no peer address: /metrics is read with its token.
+    static let metricsToken = "router-test-metrics-token"
     let app: TesseraServerApp
     let clock: TestClock
     let log: LogRecorder
@@ -24,8 +26,9 @@ struct RouterHarness {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tessera-router-\(UUID().uuidString)")
         let clock = TestClock.running()
         let log = LogRecorder()
-        let configuration = ServerConfiguration(
+        var configuration = ServerConfiguration(
             host: "127.0.0.1", port: 0, publicURL: "http://127.0.0.1:8080", dataDirectory: directory.path, adminToken: adminToken)
+        configuration.metricsToken = metricsToken
         let logger = Logger(label: "router-test", factory: { _ in log })
         let app = try await buildApplication(configuration: configuration, logger: logger, now: { clock.now() }, handlingSignals: false)
         return RouterHarness(app: app, clock: clock, log: log, directory: directory)

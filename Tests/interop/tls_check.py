@@ -2,8 +2,15 @@
 
   tls_check.py make DIR            -> writes DIR/cert.pem and DIR/key.pem (self-signed, 127.0.0.1/localhost)
   tls_check.py get URL CAFILE      -> prints the body of an HTTPS GET verified against CAFILE
+  tls_check.py headers URL CAFILE  -> prints the answer's headers as JSON
+  tls_check.py versions HOST PORT  -> one line per protocol version: "TLSv1_1 refused", "TLSv1_2 accepted", …
+                                      (TLS 1.0 and 1.1 are offered with OpenSSL's security level 0, so that
+                                      only the server's refusal can stop them)
 """
 import datetime
+import json
+import socket
+import ssl
 import sys
 
 import requests
@@ -43,6 +50,24 @@ def make(directory: str) -> None:
         )
 
 
+def versions(host: str, port: int) -> None:
+    for version in (ssl.TLSVersion.TLSv1, ssl.TLSVersion.TLSv1_1, ssl.TLSVersion.TLSv1_2, ssl.TLSVersion.TLSv1_3):
+        context = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+        context.check_hostname = False
+        context.verify_mode = ssl.CERT_NONE
+        if version < ssl.TLSVersion.TLSv1_2:
+            context.set_ciphers("DEFAULT:@SECLEVEL=0")
+        context.minimum_version = version
+        context.maximum_version = version
+        try:
+            with socket.create_connection((host, port), timeout=10) as raw:
+                with context.wrap_socket(raw, server_hostname=host) as tls:
+                    outcome = "accepted" if tls.version() else "refused"
+        except (ssl.SSLError, OSError):
+            outcome = "refused"
+        print(f"{version.name} {outcome}")
+
+
 def main() -> int:
     if sys.argv[1] == "make":
         make(sys.argv[2])
@@ -51,6 +76,13 @@ def main() -> int:
         response = requests.get(sys.argv[2], verify=sys.argv[3], timeout=10)
         sys.stdout.write(response.text)
         return 0 if response.ok else 1
+    if sys.argv[1] == "headers":
+        response = requests.get(sys.argv[2], verify=sys.argv[3], timeout=10)
+        print(json.dumps(dict(response.headers)))
+        return 0
+    if sys.argv[1] == "versions":
+        versions(sys.argv[2], int(sys.argv[3]))
+        return 0
     return 2
 
 

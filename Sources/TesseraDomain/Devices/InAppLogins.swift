@@ -23,6 +23,9 @@ public struct InAppLogins: Sendable {
         guard input.codeChallengeMethod == "S256", PKCE.isWellFormedChallenge(input.codeChallenge) else {
             throw DomainError.invalidRequest("an in-app login needs an S256 code_challenge from the app's backend")
         }
+        guard input.scope.count <= Validation.maximumScopeLength else {
+            throw DomainError(.invalid, .invalidScope, "the scope is limited to \(Validation.maximumScopeLength) characters")
+        }
         let scopes = input.scope.split(separator: " ").map(String.init)
         guard scopes.contains("openid") else { throw DomainError(.invalid, .invalidScope, "the scope must include openid") }
         guard (input.state?.count ?? 0) <= Self.maximumStateLength, (input.nonce?.count ?? 0) <= Self.maximumStateLength else {

@@ -27,6 +27,9 @@ public struct Backchannel: Sendable {
             throw DomainError(.invalid, .unauthorizedClient, "this client is not registered for backchannel authentication")
         }
         if form["request"] != nil { throw DomainError.invalidRequest("signed authentication requests are not supported") }
+        guard (form["scope"]?.count ?? 0) <= Validation.maximumScopeLength else {
+            throw DomainError(.invalid, .invalidScope, "the scope is limited to \(Validation.maximumScopeLength) characters")
+        }
         let scopes = (form["scope"] ?? "").split(separator: " ").map(String.init)
         guard scopes.contains("openid") else { throw DomainError(.invalid, .invalidScope, "the scope must include openid") }
 

@@ -60,6 +60,9 @@ public struct BrowserLogins: Sendable {
         guard query["response_type"] == "code" else {
             return fail("unsupported_response_type", "only response_type=code is supported")
         }
+        guard (query["scope"]?.count ?? 0) <= Validation.maximumScopeLength else {
+            return fail("invalid_scope", "the scope is limited to \(Validation.maximumScopeLength) characters")
+        }
         let scopes = (query["scope"] ?? "").split(separator: " ").map(String.init)
         guard scopes.contains("openid") else { return fail("invalid_scope", "the scope must include openid") }
         guard (stateParameter?.count ?? 0) <= 1024, (query["nonce"]?.count ?? 0) <= 1024 else {

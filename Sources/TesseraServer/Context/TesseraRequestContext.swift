@@ -1,4 +1,5 @@
 import Hummingbird
+import NIOCore
 import TesseraDomain
 import TesseraStore
 
@@ -6,8 +7,10 @@ import TesseraStore
 /// middleware established before the handler runs — the tenant a `t/:tenant` path names,
 /// the device a `Tessera-Device` token proved, the OAuth client that authenticated.
 /// A handler asks with `requireTenant()` and friends; it never resolves them itself.
-public struct TesseraRequestContext: RequestContext {
+public struct TesseraRequestContext: RequestContext, RemoteAddressRequestContext {
     public var coreContext: CoreRequestContextStorage
+    /// The connection's peer (a proxy's, behind one: see `sourceAddress`).
+    public let remoteAddress: SocketAddress?
     /// Set by `TenantResolution` on routes under `t/:tenant` (and admin `tenants/:tenant`).
     var tenant: TenantRecord?
     /// Set by `DeviceAuthentication`: the device whose signed token checked out (not spent yet).
@@ -17,8 +20,9 @@ public struct TesseraRequestContext: RequestContext {
     /// Set by `AdminAuthentication`: the bootstrap token or the admin API key that called.
     var admin: AdminCaller?
 
-    public init(source: Source) {
+    public init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)
+        remoteAddress = source.channel.remoteAddress
     }
 
     /// The tenant of the route; its absence is a wiring mistake, not the caller's.

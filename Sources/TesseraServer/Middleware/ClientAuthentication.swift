@@ -10,6 +10,8 @@ struct ClientAuthentication: RouterMiddleware {
     typealias Context = TesseraRequestContext
 
     let domain: Domain
+    let limiter: RateLimiter
+    let settings: ThrottleSettings
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         let form = try await RequestDecoding.form(from: request)
@@ -32,6 +34,7 @@ struct ClientAuthentication: RouterMiddleware {
         var context = context
         do {
             let service = try await domain.authenticateClient(clientID: clientID, secret: secret, tenant: try context.requireTenant())
+            try limiter.checkClient(service.clientID.rawValue, group: context.endpointPath ?? "token", settings: settings)
             context.client = AuthenticatedClient(service: service, form: form)
         } catch let error as DomainError where error.code == .invalidClient {
             throw Self.invalidClient(basic: usedBasic)

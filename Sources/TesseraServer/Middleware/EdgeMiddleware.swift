@@ -44,9 +44,16 @@ struct EdgeMiddleware<Context: RequestContext>: RouterMiddleware {
             return (error, error.status.code, error.status.code >= 500 ? "BrowserError" : nil)
         case let error as WebRedirect:
             return (error, error.status.code, nil)
+        case let error as TooManyRequests:
+            return (error, error.status.code, nil)
         case let error as HTTPError:
             let code = error.status == .notFound ? "not_found" : "invalid_request"
             return (OAuthError(error.status, code, error.status.reasonPhrase.lowercased()), error.status.code, nil)
+        case let error as StoreError where error.code == .busy:
+            // A burst on one activation: the caller may simply try again.
+            var answer = OAuthError(.serviceUnavailable, "temporarily_unavailable", error.message)
+            answer.headers = [.retryAfter: "1"]
+            return (answer, 503, nil)
         case let error as StoreError:
             // Store errors are written by the store and hold no secrets.
             return (serverError, 500, "StoreError \(error.description)")

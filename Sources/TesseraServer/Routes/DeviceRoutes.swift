@@ -14,12 +14,14 @@ struct DeviceRoutes {
 
     func register(on tenant: RouterGroup<TesseraRequestContext>) {
         // Activation and finishing carry their own proofs: no device token.
-        let open = tenant.group("device")
+        let throttled = tenant.group().add(
+            middleware: AddressThrottle(group: "device", limiter: state.limiter, settings: state.configuration.throttle))
+        let open = throttled.group("device")
         open.post("activation/start", use: startActivation)
         open.post("activation/complete", use: completeActivation)
         open.post("authentications/:request/finish", use: finish)
 
-        let device = tenant.group("device").add(middleware: DeviceAuthentication(domain: domain))
+        let device = throttled.group("device").add(middleware: DeviceAuthentication(domain: domain))
         device.post("authentications/:request/claim", use: claim)
         device.post("authentications/:request/deny", use: deny)
         device.get("authentications/:request", use: requestState)
@@ -136,7 +138,7 @@ struct DeviceRoutes {
         let tenant = try context.requireTenant()
         let requests = domain.deviceRequests
         let (activation, users) = try await requests.begin(caller: try context.requireDevice())
-        let list = try await state.longPoll(watching: Set(users.map(EventKey.user))) {
+        let list = try await state.longPoll(watching: Set(users.map(EventKey.user)), caller: "device \(activation.id)") {
             try await requests.list(activation: activation, users: users, tenant: tenant)
         } waitFor: { list in
             guard wait > 0, query["version"] == list.version else { return nil }

@@ -19,14 +19,19 @@ struct OIDCRoutes {
     func register(on tenant: RouterGroup<TesseraRequestContext>, pages: RouterGroup<TesseraRequestContext>) {
         tenant.get(".well-known/openid-configuration", use: discovery)
         tenant.get("jwks", use: jwks)
-        pages.get("authorize", use: authorize)
-        tenant.get("authorize/status", use: status)
-        pages.get("authorize/complete", use: complete)
+        let settings = state.configuration.throttle
+        let authorizePages = pages.group().add(middleware: AddressThrottle(group: "authorize", limiter: state.limiter, settings: settings))
+        authorizePages.get("authorize", use: authorize)
+        authorizePages.get("authorize/complete", use: complete)
+        tenant.group().add(middleware: AddressThrottle(group: "authorize", limiter: state.limiter, settings: settings))
+            .get("authorize/status", use: status)
         tenant.get("userinfo", use: userinfo)
         tenant.post("userinfo", use: userinfo)
         tenant.get("authenticate", use: authenticationLinkPage)
         tenant.get("activate", use: activationLinkPage)
-        let clients = tenant.group().add(middleware: ClientAuthentication(domain: domain))
+        let clients = tenant.group()
+            .add(middleware: AddressThrottle(group: "token", limiter: state.limiter, settings: settings))
+            .add(middleware: ClientAuthentication(domain: domain, limiter: state.limiter, settings: settings))
         clients.post("token", use: token)
         clients.post("bc-authorize", use: backchannelAuthenticate)
         clients.post("revoke", use: revoke)
@@ -55,6 +60,9 @@ struct OIDCRoutes {
             query = try RequestDecoding.query(request)
         } catch {
             throw BrowserError(status: .badRequest, title: "Invalid request", message: "The sign-in request has malformed or repeated parameters.")
+        }
+        if let clientID = query["client_id"] {
+            try state.limiter.checkClient(clientID, group: "authorize", settings: state.configuration.throttle)
         }
         let start: BrowserLogins.Start
         do {
@@ -120,7 +128,8 @@ struct OIDCRoutes {
         let record = try await browserRequest(request, query: query, context: context)
         let wait = try RequestDecoding.wait(query)
         let logins = domain.browserLogins
-        let view = try await state.longPoll(watching: [EventKey.request(record.id)]) {
+        let caller = "browser \(context.sourceAddress(trusting: state.configuration.throttle.trustedProxies, request: request))"
+        let view = try await state.longPoll(watching: [EventKey.request(record.id)], caller: caller) {
             try await logins.status(requestID: record.id)
         } waitFor: { view in
             guard wait > 0, query["known"] == view.key, view.status == .pending || view.status == .claimed else { return nil }

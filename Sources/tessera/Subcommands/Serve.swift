@@ -42,6 +42,22 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "APNs: the endpoint (https://api.sandbox.push.apple.com for development builds).")
     var apnsServer = "https://api.push.apple.com"
     @Option(help: "APNs: PEM certificates to trust instead of the system's (a private endpoint).") var apnsTrustRoots: String?
+    @Option(
+        help: """
+            Bearer token /metrics asks for (or TESSERA_METRICS_TOKEN); without one, /metrics answers loopback callers only.
+            """)
+    var metricsToken: String?
+    @Option(help: "Seconds a connection with no request in flight stays open.") var idleTimeout = 60
+    @Option(help: "Requests per second one source address may send to each OAuth and device endpoint, twice that in a burst (0 = no limit).")
+    var rateLimitPerAddress = 100
+    @Option(help: "Requests per second one client_id may send to /authorize, /token, /bc-authorize, /revoke, /introspect, twice that in a burst (0 = no limit).")
+    var rateLimitPerClient = 500
+    @Option(help: "Long polls one device or browser address may hold open at once (0 = no limit).") var longPollsPerCaller = 4
+    @Option(help: "Long polls this node holds open at once (0 = no limit).") var longPollsPerNode = 2_000
+    @Option(
+        name: .customLong("trusted-proxy"),
+        help: "Address of a reverse proxy whose X-Forwarded-For names the real client (repeatable); rate limits then count that address.")
+    var trustedProxies: [String] = []
 
     func validate() throws {
         guard (1...65_535).contains(port) else { throw ValidationError("--port must be between 1 and 65535") }
@@ -59,6 +75,11 @@ struct Serve: AsyncParsableCommand {
             throw ValidationError("--purge-interval is 0 (never) or 60 to 86400 seconds")
         }
         guard (2...500).contains(databaseConnections) else { throw ValidationError("--database-connections is 2 to 500") }
+        guard (5...3_600).contains(idleTimeout) else { throw ValidationError("--idle-timeout is 5 to 3600 seconds") }
+        guard rateLimitPerAddress >= 0, rateLimitPerClient >= 0, longPollsPerCaller >= 0, longPollsPerNode >= 0 else {
+            throw ValidationError("rate limits and long-poll caps are 0 (none) or more")
+        }
+        if let metricsToken, metricsToken.count < 16 { throw ValidationError("--metrics-token must be at least 16 characters") }
         let apns = [apnsKeyFile, apnsKeyId, apnsTeamId, apnsTopic]
         guard apns.allSatisfy({ $0 == nil }) || apns.allSatisfy({ $0 != nil }) else {
             throw ValidationError("--apns-key-file, --apns-key-id, --apns-team-id and --apns-topic go together")
@@ -83,7 +104,7 @@ struct Serve: AsyncParsableCommand {
         // Everything the server writes (database, WAL, keys) is for its own user only.
         umask(0o077)
         let environment = ProcessInfo.processInfo.environment
-        let configuration = ServerConfiguration(
+        var configuration = ServerConfiguration(
             host: host, port: port, publicURL: publicURL, dataDirectory: dataDir,
             adminToken: environment["TESSERA_ADMIN_TOKEN"].flatMap { $0.isEmpty ? nil : $0 },
             tls: tlsCertificate.flatMap { certificate in
@@ -99,11 +120,17 @@ struct Serve: AsyncParsableCommand {
                 }),
             databaseURL: database ?? environment["TESSERA_DATABASE_URL"].flatMap { $0.isEmpty ? nil : $0 },
             databaseConnections: databaseConnections, purgeInterval: purgeInterval)
+        configuration.throttle = ThrottleSettings(
+            perAddress: rateLimitPerAddress, perClient: rateLimitPerClient, longPollsPerCaller: longPollsPerCaller,
+            longPollsPerNode: longPollsPerNode, trustedProxies: Set(trustedProxies))
+        configuration.idleTimeout = idleTimeout
+        configuration.metricsToken = metricsToken ?? environment["TESSERA_METRICS_TOKEN"].flatMap { $0.isEmpty ? nil : $0 }
+        let settings = configuration
         let server = try await buildApplication(
-            configuration: configuration, logger: logger,
+            configuration: settings, logger: logger,
             onServerRunning: { boundPort in
                 logger.notice(
-                    "listening", metadata: ["address": "\(configuration.host):\(boundPort)", "public_url": "\(configuration.publicURL)"])
+                    "listening", metadata: ["address": "\(settings.host):\(boundPort)", "public_url": "\(settings.publicURL)"])
             })
         if let token = server.generatedAdminToken {
             FileHandle.standardOutput.write(

@@ -1,0 +1,178 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import NIOCore
+import Synchronization
+
+/// How much one caller may ask of a node before it is told to wait (`tessera serve`
+/// flags). Limits are per node and per endpoint group; a count of 0 switches one off.
+public struct ThrottleSettings: Sendable {
+    /// Requests per second one source address may send to one group (and twice that in a burst).
+    public var perAddress: Int
+    /// Requests per second one OAuth client (`client_id`) may send to one group (and twice that in a burst).
+    public var perClient: Int
+    /// Long polls one caller (a device, or a browser's address) may hold open at once.
+    public var longPollsPerCaller: Int
+    /// Long polls the node holds open at once.
+    public var longPollsPerNode: Int
+    /// Peers (reverse proxies) whose `X-Forwarded-For` names the real source address.
+    public var trustedProxies: Set<String>
+
+    public init(
+        perAddress: Int = 100, perClient: Int = 500, longPollsPerCaller: Int = 4, longPollsPerNode: Int = 2_000,
+        trustedProxies: Set<String> = []
+    ) {
+        self.perAddress = perAddress
+        self.perClient = perClient
+        self.longPollsPerCaller = longPollsPerCaller
+        self.longPollsPerNode = longPollsPerNode
+        self.trustedProxies = trustedProxies
+    }
+}
+
+/// Answered with 429 and `Retry-After` (RFC 6585 §4).
+struct TooManyRequests: HTTPResponseError {
+    let retryAfter: Int
+    let description: String
+
+    var status: HTTPResponse.Status { .tooManyRequests }
+
+    func response(from request: Request, context: some RequestContext) throws -> Response {
+        var error = OAuthError(.tooManyRequests, "too_many_requests", description)
+        error.headers[.retryAfter] = String(retryAfter)
+        return try error.response(from: request, context: context)
+    }
+}
+
+/// Token buckets per key: each holds up to `2 × rate` requests and refills at `rate` per
+/// second. Buckets that are full again are dropped, so memory follows the active callers.
+final class RateLimiter: Sendable {
+    private struct Bucket {
+        var tokens: Double
+        var updated: ContinuousClock.Instant
+    }
+
+    private let buckets = Mutex<[String: Bucket]>([:])
+    private let lastSweep = Mutex<ContinuousClock.Instant>(.now)
+
+    /// Takes one request from `key`'s bucket; nil when allowed, else the seconds to wait.
+    func take(_ key: String, rate: Int, now: ContinuousClock.Instant = .now) -> Int? {
+        guard rate > 0 else { return nil }
+        let capacity = Double(rate * 2)
+        sweepIfDue(now: now, rate: Double(rate), capacity: capacity)
+        return buckets.withLock { buckets -> Int? in
+            var bucket = buckets[key] ?? Bucket(tokens: capacity, updated: now)
+            let elapsed = now - bucket.updated
+            let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+            bucket.tokens = min(capacity, bucket.tokens + seconds * Double(rate))
+            bucket.updated = now
+            guard bucket.tokens >= 1 else {
+                buckets[key] = bucket
+                return max(1, Int(((1 - bucket.tokens) / Double(rate)).rounded(.up)))
+            }
+            bucket.tokens -= 1
+            buckets[key] = bucket
+            return nil
+        }
+    }
+
+    /// Every ten seconds, forgets buckets that would be full by now.
+    private func sweepIfDue(now: ContinuousClock.Instant, rate: Double, capacity: Double) {
+        let due = lastSweep.withLock { last -> Bool in
+            guard now - last > .seconds(10) else { return false }
+            last = now
+            return true
+        }
+        guard due else { return }
+        buckets.withLock { buckets in
+            buckets = buckets.filter { _, bucket in
+                let elapsed = now - bucket.updated
+                return bucket.tokens + Double(elapsed.components.seconds) * rate < capacity
+            }
+        }
+    }
+}
+
+/// Counts the long polls a node holds: per caller and in all.
+final class LongPollGate: Sendable {
+    private struct Counts {
+        var total = 0
+        var perCaller: [String: Int] = [:]
+    }
+
+    private let counts = Mutex(Counts())
+    let perCaller: Int
+    let perNode: Int
+
+    init(perCaller: Int, perNode: Int) {
+        self.perCaller = perCaller
+        self.perNode = perNode
+    }
+
+    /// Admits one more long poll of `caller`, or refuses with how long to wait.
+    func enter(_ caller: String) throws(TooManyRequests) {
+        let admitted = counts.withLock { counts -> Bool in
+            guard perNode <= 0 || counts.total < perNode, perCaller <= 0 || counts.perCaller[caller, default: 0] < perCaller
+            else { return false }
+            counts.total += 1
+            counts.perCaller[caller, default: 0] += 1
+            return true
+        }
+        guard admitted else {
+            throw TooManyRequests(retryAfter: 2, description: "too many waiting requests: poll again without waiting for an answer first")
+        }
+    }
+
+    func leave(_ caller: String) {
+        counts.withLock { counts in
+            counts.total -= 1
+            let left = counts.perCaller[caller, default: 1] - 1
+            counts.perCaller[caller] = left > 0 ? left : nil
+        }
+    }
+
+    var open: Int { counts.withLock { $0.total } }
+}
+
+/// Limits each endpoint of a group per source address, before its handler (and any
+/// authentication) runs.
+struct AddressThrottle: RouterMiddleware {
+    typealias Context = TesseraRequestContext
+    let group: String
+    let limiter: RateLimiter
+    let settings: ThrottleSettings
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        // Per endpoint (its route pattern), within the group.
+        let endpoint = context.endpointPath ?? group
+        let address = context.sourceAddress(trusting: settings.trustedProxies, request: request)
+        if let wait = limiter.take("\(endpoint) address \(address)", rate: settings.perAddress) {
+            throw TooManyRequests(retryAfter: wait, description: "too many requests from this address: retry after \(wait) s")
+        }
+        return try await next(request, context)
+    }
+}
+
+extension RateLimiter {
+    /// Limits one endpoint group per OAuth client (`client_id`).
+    func checkClient(_ clientID: String, group: String, settings: ThrottleSettings) throws(TooManyRequests) {
+        if let wait = take("\(group) client \(clientID)", rate: settings.perClient) {
+            throw TooManyRequests(retryAfter: wait, description: "too many requests for this client: retry after \(wait) s")
+        }
+    }
+}
+
+extension TesseraRequestContext {
+    /// The address a request came from: the peer's, or, when the peer is a trusted proxy,
+    /// the last address its `X-Forwarded-For` names (the one the proxy saw).
+    func sourceAddress(trusting proxies: Set<String>, request: Request) -> String {
+        let peer = remoteAddress?.ipAddress ?? "unknown"
+        guard proxies.contains(peer), let forwarded = request.headers[.xForwardedFor] else { return peer }
+        let last = forwarded.split(separator: ",").last.map { $0.trimmingCharacters(in: .whitespaces) } ?? ""
+        return last.isEmpty ? peer : String(last.prefix(64))
+    }
+}
+
+extension HTTPField.Name {
+    static let xForwardedFor = HTTPField.Name("X-Forwarded-For")!
+}
