@@ -14,7 +14,8 @@ public final class TestCluster: Sendable {
     private let nodes: [(app: AppBox, task: Task<Void, any Error>)]
     private let proxy: Process
     private let directory: URL
-    private let database: String
+    /// The PostgreSQL database the nodes share.
+    public let database: String
 
     private init(
         baseURL: String, nodeURLs: [String], adminToken: String, nodes: [(app: AppBox, task: Task<Void, any Error>)], proxy: Process,

@@ -42,6 +42,17 @@ public enum TestDatabase {
         }
     }
 
+    /// Runs `body` while a session of its own holds the advisory lock of a store queue
+    /// (`activation:ID`), as a transaction on another node would.
+    public static func holdingQueueLock<R>(
+        _ queue: String, on databaseURL: String, isolation: isolated (any Actor)? = #isolation, _ body: () async throws -> R
+    ) async throws -> R {
+        try await session(databaseURL) { connection, logger in
+            _ = try await connection.query("SELECT pg_advisory_lock(hashtext(\(queue)))", logger: logger)
+            return try await body()
+        }
+    }
+
     /// Runs one statement on the database `base` names.
     private static func administer(_ base: String, _ sql: String) async throws {
         try await session(base) { connection, logger in

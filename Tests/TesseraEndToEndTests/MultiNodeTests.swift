@@ -224,4 +224,60 @@ struct MultiNodeTests {
             device.remove()
         }
     }
+
+    @Test("attempts on an activation whose queue another node holds fail fast with 503 and Retry-After; the node serves others meanwhile")
+    func heldQueue() async throws {
+        try await withCluster { cluster in
+            let scenario = try await Scenario.make(baseURL: cluster.baseURL, adminToken: cluster.adminToken)
+            let service = try await scenario.createService(policy: "device+pin")
+            try await scenario.createUser("hot")
+            try await scenario.createUser("cold")
+            let (hot, _) = try await activateDevice(scenario, username: "hot")
+            let (cold, _) = try await activateDevice(scenario, username: "cold")
+            let login = try await scenario.openLogin(service)
+            let information = try await hot.authenticator.start(url: login.authenticationURL)
+            let activationID = information.activation.id.rawValue
+            let node = authenticator(hot, cluster, node: 0)
+            let outcome = try await TestDatabase.holdingQueueLock("activation:\(activationID)", on: cluster.database) {
+                // Twelve attempts at once on node 0: two wait on connections for the lock, the
+                // rest in memory; all give up within the bounds.
+                let started = ContinuousClock.now
+                let answers = await withTaskGroup(of: String.self) { group -> [String] in
+                    for _ in 0..<12 {
+                        group.addTask {
+                            do {
+                                _ = try await signAndFinish(information, device: hot, factors: [.device, .pin], authenticator: node)
+                                return "answered"
+                            } catch TesseraKitError.server(let status, let code, _) {
+                                return "\(status) \(code)"
+                            } catch {
+                                return "\(error)"
+                            }
+                        }
+                    }
+                    // Meanwhile another user logs in through the same node.
+                    group.addTask {
+                        do {
+                            _ = try await approvedLogin(scenario, service, device: cold)
+                            return "other login done after \(ContinuousClock.now - started)"
+                        } catch {
+                            return "other login failed: \(error)"
+                        }
+                    }
+                    return await group.reduce(into: []) { $0.append($1) }
+                }
+                return (answers, ContinuousClock.now - started)
+            }
+            let (answers, elapsed) = outcome
+            #expect(answers.filter { $0 == "503 temporarily_unavailable" }.count == 12, "\(answers)")
+            #expect(answers.contains { $0.hasPrefix("other login done") }, "\(answers)")
+            #expect(elapsed < .seconds(30), "bounded waits: \(elapsed)")
+            // Nothing counted while busy; once the lock is free the attempt goes through.
+            #expect(try await scenario.activations(username: "hot").first?["failed_attempts"] as? Int == 0)
+            let retried = try await hot.authenticator.start(url: login.authenticationURL)
+            #expect(try await signAndFinish(retried, device: hot, factors: [.device, .pin]).isUserLogin)
+            hot.remove()
+            cold.remove()
+        }
+    }
 }

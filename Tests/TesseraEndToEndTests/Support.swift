@@ -19,7 +19,8 @@ func activateDevice(
 
 /// Signs a claimed request with the given factors and finishes it.
 func signAndFinish(
-    _ information: AuthenticationUserInformation, device: TestDevice, factors: [FactorType], pin: String = "2468"
+    _ information: AuthenticationUserInformation, device: TestDevice, factors: [FactorType], pin: String = "2468",
+    authenticator: Authenticator? = nil
 ) async throws -> AuthenticationResult {
     var information = information
     for factor in factors {
@@ -30,7 +31,7 @@ func signAndFinish(
         case .otp: try information.sign(factor: try await device.authenticator.currentOtpFactor(for: information))
         }
     }
-    return try await device.authenticator.finish(information)
+    return try await (authenticator ?? device.authenticator).finish(information)
 }
 
 /// Checks an ID token offline: signature against the tenant's JWKS, then the claims.
