@@ -5,7 +5,8 @@
 #   multi-node test's servers), chromium and chromium-driver (the console's browser
 #   tests) from Debian,
 #   Authlib, joserfc and requests (the interop relying party), schemathesis and
-#   jsonschema (the OpenAPI checks) and Selenium (driving Chromium) from PyPI.
+#   jsonschema (the OpenAPI checks), Selenium (driving Chromium) and Hypothesis (the
+#   fuzzer against the live server) from PyPI.
 # The suite runs twice: on SQLite, then on PostgreSQL. Unless TESSERA_TEST_DATABASE_URL
 # names a server already, scripts/postgres.sh installs Debian's postgresql and starts a
 # throwaway cluster for the run, removed when the run ends; every test server gets a
@@ -46,7 +47,7 @@ if [ ! -x /usr/bin/chromium ] || [ ! -x /usr/bin/chromedriver ]; then
     DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq chromium chromium-driver >/dev/null
 fi
 
-if ! python3 -c "import authlib, joserfc, requests, cryptography, schemathesis, jsonschema, selenium" >/dev/null 2>&1; then
+if ! python3 -c "import authlib, joserfc, requests, cryptography, schemathesis, jsonschema, selenium, hypothesis" >/dev/null 2>&1; then
     echo "Installing the Python interop packages…"
     python3 -m pip install --quiet --disable-pip-version-check -r Tests/interop/requirements.txt
 fi

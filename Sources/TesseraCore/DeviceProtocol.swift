@@ -396,6 +396,19 @@ public struct ErrorBody: Codable, Sendable {
 
 /// JSON coding shared by both ends: dates as seconds since 1970.
 public enum WireCoding {
+    /// Whether a JSON text holds a NUL: raw, or escaped as `\u0000`.
+    public static func containsNUL(json data: Data) -> Bool {
+        if data.contains(0) { return true }
+        let escape = Array(#"\u0000"#.utf8)
+        let bytes = [UInt8](data)
+        guard bytes.count >= escape.count else { return false }
+        for start in 0...(bytes.count - escape.count) where bytes[start] == UInt8(ascii: "\\") {
+            let candidate = bytes[start..<(start + escape.count)].map { $0 | (($0 >= 0x41 && $0 <= 0x5A) ? 0x20 : 0) }
+            if candidate == escape { return true }
+        }
+        return false
+    }
+
     public static func encoder() -> JSONEncoder {
         let encoder = JSONEncoder()
         encoder.dateEncodingStrategy = .secondsSince1970

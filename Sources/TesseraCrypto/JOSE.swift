@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import TesseraCore
 
 /// A P-256 public key as a JSON Web Key (RFC 7517/7518 §6.2).
 public struct PublicJWK: Codable, Hashable, Sendable {
@@ -90,17 +91,33 @@ public enum CompactJWS {
     }
 
     /// Splits and decodes a compact JWS without trusting anything in it yet.
-    public static func parse(_ token: String) throws(CryptoError) -> UnverifiedJWS {
+    ///
+    /// Refused before any key is looked at: another algorithm than ES256; a `crit` header
+    /// (no extension is understood here, RFC 7515 §4.1.11) or `b64` (RFC 7797, which would
+    /// change what the signature covers); and, with `type`, any other `typ` (RFC 8725
+    /// §3.11: a token of one kind cannot be passed off as another).
+    public static func parse(_ token: String, type: String? = nil) throws(CryptoError) -> UnverifiedJWS {
         guard token.utf8.count <= 16_384 else { throw CryptoError(.malformed, "JWS too large") }
         let parts = token.split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count == 3, let headerData = Base64URL.decode(parts[0]),
             let payload = Base64URL.decode(parts[1]), let signature = Base64URL.decode(parts[2])
         else { throw CryptoError(.malformed, "not a compact JWS") }
         let header: JWSHeader
+        let members: [String: Any]
         do {
             header = try JSONDecoder().decode(JWSHeader.self, from: headerData)
+            guard let object = try JSONSerialization.jsonObject(with: headerData) as? [String: Any] else {
+                throw CryptoError(.malformed, "JWS header is not a JSON object")
+            }
+            members = object
         } catch {
             throw CryptoError(.malformed, "JWS header is not valid JSON")
+        }
+        guard members["crit"] == nil, members["b64"] == nil else {
+            throw CryptoError(.malformed, "JWS header extensions (crit, b64) are not supported")
+        }
+        if let type, header.typ?.lowercased() != type.lowercased() {
+            throw CryptoError(.malformed, "the JWS is not a \(type)")
         }
         // [REQ:RFC8725-3.1] the algorithm is fixed by the key type, never taken from the token.
         guard header.alg == "ES256" else { throw CryptoError(.unsupportedAlgorithm, "only ES256 is accepted") }
@@ -128,6 +145,8 @@ public struct UnverifiedJWS: Sendable {
     }
 
     public func unverifiedClaims<Claims: Decodable>(as type: Claims.Type) throws(CryptoError) -> Claims {
+        // No claim of any kind holds a NUL (and PostgreSQL could not store one).
+        guard !WireCoding.containsNUL(json: unverifiedPayload) else { throw CryptoError(.malformed, "JWS claims hold a NUL character") }
         do {
             return try JSONDecoder().decode(Claims.self, from: unverifiedPayload)
         } catch {

@@ -125,6 +125,9 @@ extension Personalizer {
                 let state = try await biometrics.evaluate(reason: "Enrol biometrics for \(activation.username)")
                 try await keyStore.setItem(state, label: updated.biometricStateLabel)
                 let key = try await keyStore.generateKey(label: updated.biometricKeyLabel, protection: .currentBiometrics)
+                guard let deviceKey = try await keyStore.key(label: activation.deviceKeyLabel),
+                    key.publicKey.rawRepresentation != deviceKey.publicKey.rawRepresentation
+                else { throw TesseraKitError.keyStore("the biometric key is the device key, or the device key is missing") }
                 let issuedAt = Int(now().timeIntervalSince1970)
                 let claims = ProcessKeyClaims(
                     rid: process.requestID.rawValue, sub: activation.id.rawValue, aud: activation.issuer, iat: issuedAt,

@@ -106,6 +106,10 @@ struct ActivationRegistry: Sendable {
 }
 
 /// Links the SDK understands: `{issuer}/activate?code=…` and `{issuer}/authenticate?request=…`.
+///
+/// The issuer must be `https`; plain `http` only on a loopback host (a developer's own
+/// machine), since a PIN's proof and the device's tokens would otherwise cross a network
+/// in clear.
 enum DeviceLink {
     static func parse(_ url: URL, endpoint: String, parameter: String) throws -> (issuer: String, value: String) {
         guard let components = URLComponents(url: url, resolvingAgainstBaseURL: false),
@@ -115,11 +119,19 @@ enum DeviceLink {
             // Codes and request ids are base64url: nothing else may reach a request path.
             Base64URL.isURLSafe(value)
         else { throw TesseraKitError.invalidLink("expected {issuer}/\(endpoint)?\(parameter)=…") }
+        guard scheme == "https" || isLoopback(components.host ?? "") else {
+            throw TesseraKitError.invalidLink("the issuer must use https (plain http only on a loopback host)")
+        }
         var issuer = components
         issuer.query = nil
         issuer.fragment = nil
         issuer.path = String(components.path.dropLast(endpoint.count + 1))
         guard let text = issuer.string else { throw TesseraKitError.invalidLink("no issuer") }
         return (text, value)
+    }
+
+    static func isLoopback(_ host: String) -> Bool {
+        let host = host.lowercased()
+        return host == "localhost" || host == "::1" || host == "[::1]" || host.hasPrefix("127.")
     }
 }

@@ -54,7 +54,13 @@ public struct Personalizer: Sendable {
                 guard let biometrics else { throw TesseraKitError.biometricsUnavailable }
                 let state = try await biometrics.evaluate(reason: "Enrol biometrics for \(offer.username)")
                 try await keyStore.setItem(state, label: storageLabel + "biometric-state")
-                biometricKey = try await keyStore.generateKey(label: storageLabel + "biometric", protection: .currentBiometrics)
+                let key = try await keyStore.generateKey(label: storageLabel + "biometric", protection: .currentBiometrics)
+                // Biometrics are a second key; a key store that hands back the device key
+                // would make them a copy of the first factor.
+                guard key.publicKey.rawRepresentation != deviceKey.publicKey.rawRepresentation else {
+                    throw TesseraKitError.keyStore("the biometric key is the device key")
+                }
+                biometricKey = key
             }
             var totpSecret: Data?
             if enrollOTP {

@@ -271,7 +271,7 @@ public struct TokenManager: Sendable {
     /// The `sub` of an ID token, read without verification (it came from the token
     /// endpoint over the same connection as the tokens; it only labels the entry).
     static func subject(of idToken: String?) -> String? {
-        guard let idToken, let jws = try? CompactJWS.parse(idToken),
+        guard let idToken, let jws = try? CompactJWS.parse(idToken, type: "JWT"),
             let claims = try? JSONSerialization.jsonObject(with: jws.unverifiedPayload) as? [String: Any]
         else { return nil }
         return claims["sub"] as? String

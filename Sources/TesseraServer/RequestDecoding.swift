@@ -71,8 +71,10 @@ enum RequestDecoding {
         var request = request
         let buffer = try await body(&request)
         guard buffer.readableBytes > 0 else { return nil }
+        let data = Data(buffer.readableBytesView)
+        guard !WireCoding.containsNUL(json: data) else { throw DomainError.invalidRequest("JSON strings may not contain NUL characters") }
         do {
-            return try WireCoding.decoder().decode(T.self, from: Data(buffer.readableBytesView))
+            return try WireCoding.decoder().decode(T.self, from: data)
         } catch let error as DecodingError {
             throw DomainError.invalidRequest("malformed JSON body: \(describe(error))")
         } catch let error as PolicyError {
@@ -105,9 +107,15 @@ enum RequestDecoding {
         return values
     }
 
+    /// A percent-decoded form or query component; nil when it is not valid, or holds a NUL
+    /// character (which no identifier, name or token has, and PostgreSQL cannot store).
     static func decodeComponent(_ text: Substring) -> String? {
-        text.replacingOccurrences(of: "+", with: " ").removingPercentEncoding
+        guard let decoded = text.replacingOccurrences(of: "+", with: " ").removingPercentEncoding, !decoded.contains("\0") else {
+            return nil
+        }
+        return decoded
     }
+
 
     /// Query parameters, with the same no-repeats rule.
     static func query(_ request: Request) throws -> [String: String] {

@@ -17,11 +17,11 @@ public enum Python {
 
     public static func run(
         _ script: String, _ arguments: [String], environment: [String: String] = [:], file: String = #filePath,
-        onLine: (@Sendable (String) -> Void)? = nil
+        timeout: Duration = .seconds(180), onLine: (@Sendable (String) -> Void)? = nil
     ) async throws -> Subprocess.Result {
         try await Subprocess.run(
             "/usr/bin/env", ["python3", interopDirectory(from: file).appendingPathComponent(script).path] + arguments,
-            environment: environment, onLine: onLine)
+            environment: environment, timeout: timeout, onLine: onLine)
     }
 }
 

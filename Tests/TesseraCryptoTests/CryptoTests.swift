@@ -109,6 +109,28 @@ struct JWSInteropTests {
         #expect(throws: CryptoError.self) { try CompactJWS.parse(tampered).verifiedPayload(with: key.publicKey) }
         #expect(throws: CryptoError.self) { try CompactJWS.parse("not a token") }
     }
+
+    @Test("crit and b64 headers are refused; a typ is checked when the caller names one", arguments: [
+        #"{"alg":"ES256","crit":["urn:x"],"urn:x":true}"#, #"{"alg":"ES256","b64":false,"crit":["b64"]}"#,
+        #"{"alg":"ES256","b64":true}"#, #"{"alg":"ES256","crit":[]}"#,
+    ])
+    func extensionHeaders(header: String) throws {
+        let key = SoftwareSigningKey()
+        let input = Base64URL.encode(Data(header.utf8)) + "." + Base64URL.encode(Data("x".utf8))
+        let token = input + "." + Base64URL.encode(try key.es256Signature(for: Data(input.utf8)))
+        #expect(throws: CryptoError.self) { try CompactJWS.parse(token) }
+    }
+
+    @Test("a typ is checked when the caller names one, case-insensitively (RFC 7515 §4.1.9)")
+    func types() throws {
+        let key = SoftwareSigningKey()
+        let token = try CompactJWS.sign(payload: Data("x".utf8), header: JWSHeader(typ: "tessera-proof+jwt"), signer: key)
+        #expect(try CompactJWS.parse(token, type: "tessera-proof+jwt").unverifiedPayload == Data("x".utf8))
+        #expect(try CompactJWS.parse(token, type: "Tessera-Proof+JWT").header.typ == "tessera-proof+jwt")
+        #expect(throws: CryptoError.self) { try CompactJWS.parse(token, type: "tessera-device+jwt") }
+        let untyped = try CompactJWS.sign(payload: Data("x".utf8), header: JWSHeader(), signer: key)
+        #expect(throws: CryptoError.self) { try CompactJWS.parse(untyped, type: "tessera-proof+jwt") }
+    }
 }
 
 @Suite("Base64url (RFC 4648 §5)")

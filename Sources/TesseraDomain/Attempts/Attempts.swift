@@ -156,7 +156,7 @@ public struct Attempts: Sendable {
     /// release builds.
     @inline(never)
     private static func parseProof(_ text: String) throws -> (UnverifiedJWS, AuthenticationProofClaims) {
-        let jws = try DeviceChecks.parseJWS(text)
+        let jws = try DeviceChecks.parseJWS(text, type: JWSType.proof)
         do {
             return (jws, try jws.unverifiedClaims(as: AuthenticationProofClaims.self))
         } catch {
@@ -325,7 +325,7 @@ public struct Attempts: Sendable {
                 // A missing or unreadable biometric proof is a failed factor, counted like a
                 // wrong PIN; a stored key that does not decode is a corrupt row.
                 guard let keyJSON = activation.biometricKey, let biometricProof,
-                    let second = try? CompactJWS.parse(biometricProof), second.unverifiedPayload == proof.unverifiedPayload
+                    let second = try? CompactJWS.parse(biometricProof, type: JWSType.proof), second.unverifiedPayload == proof.unverifiedPayload
                 else {
                     passed = false
                     continue

@@ -296,6 +296,10 @@ public struct WebSessions: Sendable {
         username: String, role: AdminRole, scope: String?, by caller: AdminCaller, logger: Logger
     ) async throws -> OperatorInvitation {
         try caller.check(.manage, global: true)
+        // Checked before anything is made: a refused request leaves nothing behind.
+        guard Validation.isUsername(username) else {
+            throw DomainError.invalidRequest("a username is 1 to 128 characters, without control characters or outer spaces")
+        }
         var scopeTenant: TenantRecord?
         if let scope { scopeTenant = try await domain.tenant(named: scope) }
         guard let tenant = try await operatorsTenant(creating: true, logger: logger) else {

@@ -140,7 +140,10 @@ public struct AccountProcesses: Sendable {
                 throw DomainError.invalidRequest("adding biometrics needs biometric_key and biometric_registration")
             }
             let key = try DeviceChecks.publicKey(jwk, name: "biometric_key")
-            let jws = try DeviceChecks.parseJWS(registration)
+            guard key.rawRepresentation != (try DeviceChecks.deviceKey(of: caller.activation)).rawRepresentation else {
+                throw DomainError.invalidRequest("the biometric key must differ from the device key")
+            }
+            let jws = try DeviceChecks.parseJWS(registration, type: JWSType.keyRegistration)
             guard (try? jws.verifiedPayload(with: key)) != nil, let claims = try? jws.unverifiedClaims(as: ProcessKeyClaims.self),
                 claims.rid == requestID.rawValue, claims.sub == activationID.rawValue
             else { throw DomainError.invalidRequest("biometric_registration is not signed by the new key for this process") }

@@ -42,7 +42,7 @@ public struct Activations: Sendable {
     /// when it has one), spends the invitation and writes the activation.
     public func complete(_ input: ActivationCompleteRequest, tenant: TenantRecord, logger: Logger) async throws -> ActivationReceipt {
         let issuer = domain.issuer(forTenantNamed: tenant.name)
-        let jws = try DeviceChecks.parseJWS(input.registration)
+        let jws = try DeviceChecks.parseJWS(input.registration, type: JWSType.registration)
         let registration: ActivationRegistration
         do {
             registration = try jws.unverifiedClaims(as: ActivationRegistration.self)
@@ -60,14 +60,22 @@ public struct Activations: Sendable {
         var biometricKey: P256.Signing.PublicKey?
         if let biometricJWK = registration.biometricKey {
             let key = try DeviceChecks.publicKey(biometricJWK, name: "biometric_key")
-            guard let second = input.biometricRegistration, let secondJWS = try? CompactJWS.parse(second),
+            // A second factor is a second key: the device key cannot stand in for biometrics.
+            guard key.rawRepresentation != deviceKey.rawRepresentation else {
+                throw DomainError.invalidRequest("the biometric key must differ from the device key")
+            }
+            guard let second = input.biometricRegistration, let secondJWS = try? CompactJWS.parse(second, type: JWSType.registration),
                 secondJWS.unverifiedPayload == jws.unverifiedPayload, (try? secondJWS.verifiedPayload(with: key)) != nil
             else { throw DomainError.invalidRequest("the registration is not signed by the biometric key") }
             biometricKey = key
         }
         let pinKey = try DeviceChecks.pinKey(registration.pinKey)
         let totpSecret = try registration.totpSecret.map(DeviceChecks.totpSecret)
-        if let alias = registration.alias, alias.count > 128 { throw DomainError.invalidRequest("alias is longer than 128 characters") }
+        if let alias = registration.alias {
+            guard alias.count <= 128, !alias.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
+                throw DomainError.invalidRequest("alias is at most 128 characters, without control characters")
+            }
+        }
 
         let (invitation, user) = try await usableInvitation(code: registration.code, tenant: tenant)
         let now = domain.epochNow()

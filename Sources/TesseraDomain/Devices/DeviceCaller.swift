@@ -45,7 +45,7 @@ extension Domain {
 
     /// A token's JWS and claims as sent, or nil when it is not one.
     private static func parseDeviceToken(_ token: String) -> (UnverifiedJWS, DeviceRequestClaims)? {
-        guard let jws = try? CompactJWS.parse(token), let claims = try? jws.unverifiedClaims(as: DeviceRequestClaims.self) else { return nil }
+        guard let jws = try? CompactJWS.parse(token, type: JWSType.deviceToken), let claims = try? jws.unverifiedClaims(as: DeviceRequestClaims.self) else { return nil }
         return (jws, claims)
     }
 
@@ -60,6 +60,14 @@ extension Domain {
             exp <= now + DeviceChecks.maximumTokenLifetime + DeviceChecks.clockSkew, exp - iat <= DeviceChecks.maximumTokenLifetime
         else { throw DomainError.invalidToken("the token's lifetime is not acceptable") }
     }
+}
+
+/// The `typ` of each JWS a device signs: one kind is never accepted as another.
+public enum JWSType {
+    public static let deviceToken = "tessera-device+jwt"
+    public static let proof = "tessera-proof+jwt"
+    public static let registration = "tessera-registration+jwt"
+    public static let keyRegistration = "tessera-key+jwt"
 }
 
 /// Checks on what devices send: keys, JWS, PIN keys, TOTP secrets, activations.
@@ -102,9 +110,9 @@ public enum DeviceChecks {
         try JSONCoding.decode(PublicJWK.self, activation.deviceKey).publicKey()
     }
 
-    public static func parseJWS(_ text: String) throws -> UnverifiedJWS {
+    public static func parseJWS(_ text: String, type: String) throws -> UnverifiedJWS {
         do {
-            return try CompactJWS.parse(text)
+            return try CompactJWS.parse(text, type: type)
         } catch {
             throw DomainError.invalidRequest("malformed JWS: \(error.message)")
         }

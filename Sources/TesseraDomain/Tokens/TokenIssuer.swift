@@ -46,11 +46,29 @@ public struct TokenIssuer: Sendable {
 
     /// The claims of a token this tenant signed, after signature and claim checks.
     public func verify<Claims: JWTPayload>(_ token: String, as type: Claims.Type) async throws(TesseraCrypto.CryptoError) -> Claims {
+        // The token as this issuer spells it, and no other spelling: three base64url parts
+        // without padding (a `=` added to a signature must not make the same token new).
+        guard Self.isCompactSerialization(token) else { throw TesseraCrypto.CryptoError(.malformed, "not a compact JWS") }
         do {
             return try await keys.verify(token, as: Claims.self)
         } catch {
             throw TesseraCrypto.CryptoError(.invalidSignature, "token does not verify")
         }
+    }
+}
+
+extension TokenIssuer {
+    /// Three non-empty parts of the base64url alphabet (RFC 7515 §2: no padding), joined by dots.
+    static func isCompactSerialization(_ token: String) -> Bool {
+        let parts = token.utf8.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false)
+        return parts.count == 3
+            && parts.allSatisfy { part in
+                !part.isEmpty
+                    && part.allSatisfy { byte in
+                        (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte) || (0x30...0x39).contains(byte) || byte == 0x2D
+                            || byte == 0x5F
+                    }
+            }
     }
 }
 

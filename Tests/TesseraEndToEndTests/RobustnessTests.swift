@@ -1,0 +1,35 @@
+import Foundation
+import Testing
+import TesseraTesting
+
+/// The hardening review's "keep it found": the outside harnesses in Tests/interop run
+/// against a real `tessera serve` (on SQLite, or on a fresh PostgreSQL database in the
+/// suite's PostgreSQL pass), each bounded in time.
+@Suite("Negative inputs and fuzzing against the live server (Python harnesses)", .timeLimit(.minutes(6)))
+struct RobustnessTests {
+    /// `--database URL` in the PostgreSQL pass: a fresh, empty database of its own.
+    func databaseArguments() async throws -> [String] {
+        guard let url = try await TestDatabase.fresh() else { return [] }
+        return ["--database", url]
+    }
+
+    @Test("every operation gets malformed JSON and JOSE, wrong types, huge and empty values, replays and expired proofs: a clear 4xx, nothing written, nothing secret in the log")
+    func negativeSuite() async throws {
+        let result = try await Python.run(
+            "negative_suite.py", ["--tessera", tesseraBinary, "--seconds", "120"] + (try await databaseArguments()), timeout: .seconds(240))
+        let summary = result.output.split(separator: "\n").suffix(60).joined(separator: "\n")
+        #expect(result.status == 0, "\(summary)\n\(result.errors.suffix(3000))")
+        #expect(result.output.contains("operations covered: 64 of 64"), "\(summary)")
+        #expect(result.output.contains("failures: 0"), "\(summary)")
+    }
+
+    @Test("Hypothesis fuzzes the JWS parser, the form decoders of the OAuth endpoints and the JSON decoders of every device and admin operation: no 5xx, no crash")
+    func fuzzing() async throws {
+        let result = try await Python.run(
+            "fuzz_server.py", ["--tessera", tesseraBinary, "--seconds", "45", "--seed", "20261123"] + (try await databaseArguments()),
+            timeout: .seconds(240))
+        let summary = result.output.split(separator: "\n").suffix(40).joined(separator: "\n")
+        #expect(result.status == 0, "\(summary)\n\(result.errors.suffix(3000))")
+        #expect(result.output.contains("failures: 0"), "\(summary)")
+    }
+}
