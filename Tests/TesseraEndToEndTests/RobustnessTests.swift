@@ -32,4 +32,15 @@ struct RobustnessTests {
         #expect(result.status == 0, "\(summary)\n\(result.errors.suffix(3000))")
         #expect(result.output.contains("failures: 0"), "\(summary)")
     }
+
+    @Test(
+        "libFuzzer (the toolchain's -sanitize=fuzzer,address) on the QR encoder for 30 s: no crash, no memory error, every symbol well formed",
+        .enabled(if: TestDatabase.postgresURL == nil, "no database involved: runs once, in the suite's SQLite pass"))
+    func qrEncoder() async throws {
+        let root = Python.interopDirectory().deletingLastPathComponent().deletingLastPathComponent()
+        let result = try await Subprocess.run(
+            root.appendingPathComponent("scripts/fuzz.sh").path, ["30"], timeout: .seconds(240))
+        #expect(result.status == 0, "\(result.output.suffix(3000))\n\(result.errors.suffix(3000))")
+        #expect(result.output.contains("stat::number_of_executed_units"), "\(result.output.suffix(2000))")
+    }
 }
