@@ -28,11 +28,11 @@ schemas={
  "Rotation": obj({"kid":S,"active":B,"keys":arr(ref("SigningKey"))},["kid","active","keys"]),
  "KeyActivation": obj({"activated":S,"keys":arr(ref("SigningKey"))},["activated","keys"]),
  "KeyRetirement": obj({"retired":S,"keys":arr(ref("SigningKey"))},["retired","keys"]),
- "Service": obj({"client_id":S,"client_secret":S,"name":S,"public":B,"redirect_uris":arr(S),"policy":S,"attributes":arr(S),"backchannel_token_delivery_mode":{"type":"string","enum":["poll","ping"]},"backchannel_client_notification_endpoint":S,"session_lifetime":I,"session_idle_lifetime":I,"issuer":S},
-   ["client_id","name","public","redirect_uris","policy","attributes","issuer"]),
- "CreateService": obj({"name":S,"redirect_uris":arr(S),"public":B,"policy":S,"attributes":arr(S),"backchannel_token_delivery_mode":{"type":"string","enum":["poll","ping"]},"backchannel_client_notification_endpoint":S},["name","redirect_uris"]),
+ "Service": obj({"client_id":S,"client_secret":S,"name":S,"public":B,"redirect_uris":arr(S),"policy":S,"attributes":arr(S),"backchannel_token_delivery_mode":{"type":"string","enum":["poll","ping"]},"backchannel_client_notification_endpoint":S,"session_lifetime":I,"session_idle_lifetime":I,"number_matching":B,"issuer":S},
+   ["client_id","name","public","redirect_uris","policy","attributes","number_matching","issuer"]),
+ "CreateService": obj({"name":S,"redirect_uris":arr(S),"public":B,"policy":S,"attributes":arr(S),"backchannel_token_delivery_mode":{"type":"string","enum":["poll","ping"]},"backchannel_client_notification_endpoint":S,"number_matching":{"type":"boolean","description":"Browser logins show a number the user picks on the device (default true)"}},["name","redirect_uris"]),
  "UpdateService": obj({"name":S,"redirect_uris":arr(S),"policy":S,"attributes":arr(S),"backchannel_token_delivery_mode":nullable({"type":"string","enum":["poll","ping"]}),"backchannel_client_notification_endpoint":nullable(S),
-   "session_lifetime":nullable({"type":"integer","minimum":300,"maximum":31536000}),"session_idle_lifetime":nullable({"type":"integer","minimum":300,"maximum":31536000})}),
+   "session_lifetime":nullable({"type":"integer","minimum":300,"maximum":31536000}),"session_idle_lifetime":nullable({"type":"integer","minimum":300,"maximum":31536000}),"number_matching":B}),
  "User": obj({"id":S,"username":S,"attributes":obj({},None,S),"disabled":B,"created_at":N},["id","username","attributes","disabled","created_at"]),
  "CreateUser": obj({"username":S,"attributes":obj({},None,S)},["username"]),
  "UpdateUser": obj({"attributes":obj({},None,S)},["attributes"]),
@@ -62,7 +62,7 @@ err=lambda d: resp(d, ref("Error"))
 def op(summary, ok, okschema, codes, body=None, params=None, okdesc="OK"):
     o={"summary":summary,"responses":{str(ok):resp(okdesc, okschema)}}
     codes=sorted(set(codes)|{400})
-    for c in codes: o["responses"][str(c)]=err({400:"Malformed or out-of-bounds input",401:"No or bad admin token or key",403:"Beyond the key's role or scope",404:"Unknown (or another tenant's)",409:"Conflicts with the current state",413:"Body too large",423:"The activation is locked (lockout)"}[c])
+    for c in codes: o["responses"][str(c)]=err({400:"Malformed or out-of-bounds input",401:"No or bad admin token or key",403:"Beyond the key's role or scope",404:"Unknown (or another tenant's)",409:"Conflicts with the current state",413:"Body too large",423:"The activation is locked (lockout)",429:"Too many requests from this address, or long polls of this device (Retry-After)",503:"Too many attempts at once on this activation (Retry-After)"}[c])
     if body is not None:
         o["requestBody"]={"required":True,"content":{"application/json":{"schema":body}}}
     if params: o["parameters"]=params
@@ -153,7 +153,9 @@ schemas.update({
  "ProcessDescription": obj({"factor":S,"username":S,"target":S,"target_alias":S}),
  "Challenge": obj({"request_id":S,"purpose":S,"challenge":S,"audience":S,"expires_at":N,"service":ref("ServiceInformation"),
    "process":ref("ProcessDescription"),"requested_attributes":arr(obj({"name":S,"value":S},["name"])),
-   "requested_authenticators":arr(ref("Factors")),"binding_message":S},
+   "requested_authenticators":arr(ref("Factors")),"binding_message":S,
+   "origin":obj({"address":S,"network":S,"user_agent":S,"started_at":N},["address","network","started_at"]),
+   "number_choices":{"type":"array","items":S,"description":"Number matching: the user picks the one the login page shows; it goes into the proof as match"}},
    ["request_id","purpose","challenge","audience","expires_at","requested_attributes","requested_authenticators"]),
  "FinishAnswer": obj({"result":S,"login":obj({"service":ref("ServiceInformation"),"username":S,"factors":ref("Factors"),"authenticated_at":N},["service","username","factors","authenticated_at"]),
    "lockout":obj({"is_permanent":B,"locked_until":N},["is_permanent"]),"user_information":ref("Challenge"),
@@ -170,7 +172,7 @@ schemas.update({
    "removed":S},["purpose"]),
  "DeviceHistory": obj({"entries":arr(obj({"request_id":S,"service":S,"purpose":S,"outcome":S,"factors":ref("Factors"),"username":S,"at":N},["request_id","purpose","outcome","factors","at"]))},["entries"]),
 })
-DW=[400,401,403,404,409,413,423]
+DW=[400,401,403,404,409,413,423,429,503]
 RQ=p("request",desc="The authentication request's id")
 def device(summary, ok, okschema, body=None, params=None, okdesc="OK", signed=True):
     o=op(summary, ok, okschema, DW, body, params, okdesc)

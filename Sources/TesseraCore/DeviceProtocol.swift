@@ -225,12 +225,21 @@ public struct AuthenticationChallenge: Codable, Sendable {
     public let requestedAuthenticators: [FactorCombination]
     /// The text a service's backchannel request carries, to compare with what the service shows.
     public let bindingMessage: String?
+    /// Where the browser that started a login is: for the user to refuse a login they
+    /// did not start (a QR code shown on someone else's page).
+    public let origin: BrowserOrigin?
+    /// Number matching: the login page shows one of these; the user picks it on the
+    /// device, and the pick is signed with the proof (`match`). Empty when not asked.
+    public let numberChoices: [String]
 
     public init(
         requestID: RequestID, purpose: AuthenticationPurpose, challenge: Challenge, audience: String,
         expiresAt: Date, service: ServiceInformation?, requestedAttributes: [RequestedAttribute],
-        requestedAuthenticators: [FactorCombination], process: ProcessDescription? = nil, bindingMessage: String? = nil
+        requestedAuthenticators: [FactorCombination], process: ProcessDescription? = nil, bindingMessage: String? = nil,
+        origin: BrowserOrigin? = nil, numberChoices: [String] = []
     ) {
+        self.origin = origin
+        self.numberChoices = numberChoices
         self.process = process
         self.bindingMessage = bindingMessage
         self.requestID = requestID
@@ -250,6 +259,68 @@ public struct AuthenticationChallenge: Codable, Sendable {
         case bindingMessage = "binding_message"
         case requestedAttributes = "requested_attributes"
         case requestedAuthenticators = "requested_authenticators"
+        case origin
+        case numberChoices = "number_choices"
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        requestID = try c.decode(RequestID.self, forKey: .requestID)
+        purpose = try c.decode(AuthenticationPurpose.self, forKey: .purpose)
+        challenge = try c.decode(Challenge.self, forKey: .challenge)
+        audience = try c.decode(String.self, forKey: .audience)
+        expiresAt = try c.decode(Date.self, forKey: .expiresAt)
+        service = try c.decodeIfPresent(ServiceInformation.self, forKey: .service)
+        process = try c.decodeIfPresent(ProcessDescription.self, forKey: .process)
+        requestedAttributes = try c.decode([RequestedAttribute].self, forKey: .requestedAttributes)
+        requestedAuthenticators = try c.decode([FactorCombination].self, forKey: .requestedAuthenticators)
+        bindingMessage = try c.decodeIfPresent(String.self, forKey: .bindingMessage)
+        origin = try c.decodeIfPresent(BrowserOrigin.self, forKey: .origin)
+        numberChoices = try c.decodeIfPresent([String].self, forKey: .numberChoices) ?? []
+    }
+}
+
+/// The browser a login was started from, as the server saw it: the device shows it so
+/// that the user can refuse a login someone else started.
+public struct BrowserOrigin: Codable, Sendable, Hashable {
+    /// The source address (behind a trusted proxy, the one it forwarded).
+    public let address: String
+    /// The address's network: its /24 (IPv4) or /48 (IPv6), a coarse "where".
+    public let network: String
+    /// The browser's `User-Agent`, cut to 256 characters.
+    public let userAgent: String?
+    /// When the browser started the login.
+    public let startedAt: Date
+
+    public init(address: String, network: String, userAgent: String?, startedAt: Date) {
+        self.address = address
+        self.network = network
+        self.userAgent = userAgent
+        self.startedAt = startedAt
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case address, network
+        case userAgent = "user_agent"
+        case startedAt = "started_at"
+    }
+
+    /// The /24 of an IPv4 address or the /48 of an IPv6 one; the address itself otherwise.
+    public static func network(of address: String) -> String {
+        let quads = address.split(separator: ".", omittingEmptySubsequences: false)
+        if quads.count == 4, quads.allSatisfy({ UInt8($0) != nil }) {
+            return quads.prefix(3).joined(separator: ".") + ".0/24"
+        }
+        if address.contains(":") {
+            var groups = address.split(separator: ":", omittingEmptySubsequences: false).map(String.init)
+            if let gap = groups.firstIndex(of: ""), address.contains("::") {
+                let present = groups.filter { !$0.isEmpty }
+                groups = Array(groups[..<gap]).filter { !$0.isEmpty } + Array(repeating: "0", count: max(0, 8 - present.count))
+                    + Array(groups[(gap + 1)...]).filter { !$0.isEmpty }
+            }
+            return groups.prefix(3).joined(separator: ":") + "::/48"
+        }
+        return address
     }
 }
 
@@ -265,14 +336,17 @@ public struct AuthenticationProofClaims: Codable, Sendable {
     /// `HMAC-SHA256(K, rid ‖ 0 ‖ chal)`, base64url.
     public let pin: String?
     public let otp: String?
+    /// The number the user picked among `number_choices` (number matching).
+    public let match: String?
     public let iat: Int
     public let exp: Int
     public let jti: String
 
     public init(
         rid: String, chal: String, aud: String, sub: String, comb: [FactorType], attrs: [String], pin: String?,
-        otp: String?, iat: Int, exp: Int, jti: String
+        otp: String?, match: String? = nil, iat: Int, exp: Int, jti: String
     ) {
+        self.match = match
         self.rid = rid
         self.chal = chal
         self.aud = aud

@@ -137,11 +137,14 @@ public struct Authenticator: Sendable {
                 break
             }
         }
+        guard information.numberChoices.isEmpty || information.pickedNumber != nil else {
+            throw TesseraKitError.numberNotPicked("pick the number the sign-in page shows among \(information.numberChoices.joined(separator: ", "))")
+        }
         let issuedAt = Int(now().timeIntervalSince1970)
         let claims = AuthenticationProofClaims(
             rid: information.requestID.rawValue, chal: information.challenge.rawValue, aud: information.audience,
             sub: activation.id.rawValue, comb: chosen.sorted(), attrs: information.confirmedAttributes.sorted(), pin: pinProof,
-            otp: otp, iat: issuedAt, exp: issuedAt + 120, jti: Secrets.randomToken(byteCount: 16))
+            otp: otp, match: information.pickedNumber, iat: issuedAt, exp: issuedAt + 120, jti: Secrets.randomToken(byteCount: 16))
         let payload = try WireCoding.encoder().encode(claims)
         let header = JWSHeader(typ: "tessera-proof+jwt", kid: activation.id.rawValue)
         let proof = try CompactJWS.sign(payload: payload, header: header, signer: try await registry.signer(activation.deviceKeyLabel))

@@ -53,6 +53,14 @@ public struct AuthenticationUserInformation: Sendable {
     public let requestedAuthenticators: [[FactorType]]
     public let expiresAt: Date
     public let activation: Activation
+    /// Where the browser that started this login is (address, network, browser, time):
+    /// show it, so the user can deny a login someone else started with a copied QR code.
+    public let origin: BrowserOrigin?
+    /// Number matching: show these and let the user pick the one the sign-in page shows
+    /// (`pickNumber(_:)`); empty when the service does not ask for it.
+    public let numberChoices: [String]
+    /// The number the user picked.
+    public private(set) var pickedNumber: String?
     let challenge: Challenge
     let audience: String
     /// Started by `fetchInAppAuthenticationInitializationData`: ends in `serviceLogin`.
@@ -74,7 +82,18 @@ public struct AuthenticationUserInformation: Sendable {
         challenge = wire.challenge
         audience = wire.audience
         confirmedAttributes = Set(wire.requestedAttributes.map(\.name))
+        origin = wire.origin
+        numberChoices = wire.numberChoices
         self.activation = activation
+    }
+
+    /// Records the number the user picked among `numberChoices`; it is signed with the
+    /// proof. A pick that is not the page's number cancels the login on the server.
+    public mutating func pickNumber(_ number: String) throws {
+        guard numberChoices.contains(number) else {
+            throw TesseraKitError.numberNotPicked("\(number) is not one of the numbers offered (\(numberChoices.joined(separator: ", ")))")
+        }
+        pickedNumber = number
     }
 
     /// Adds a factor; it must belong to one of the requested combinations.

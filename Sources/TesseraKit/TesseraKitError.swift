@@ -26,6 +26,8 @@ public enum TesseraKitError: Error, Sendable, CustomStringConvertible {
     case keyStore(String)
     /// An approved process was handed to the completion of another purpose.
     case wrongProcess(String)
+    /// The login asks for the number its page shows (number matching): call `pickNumber(_:)`.
+    case numberNotPicked(String)
 
     public var description: String {
         switch self {
@@ -42,6 +44,7 @@ public enum TesseraKitError: Error, Sendable, CustomStringConvertible {
         case .transport(let reason): "network: \(reason)"
         case .keyStore(let reason): "key store: \(reason)"
         case .wrongProcess(let reason): reason
+        case .numberNotPicked(let reason): "number matching: \(reason)"
         }
     }
 }

@@ -3493,6 +3493,26 @@ enum OpenAPIDocument {
         }
        }
       }
+     },
+     "429": {
+      "description": "Too many requests from this address, or long polls of this device (Retry-After)",
+      "content": {
+       "application/json": {
+        "schema": {
+         "$ref": "#/components/schemas/Error"
+        }
+       }
+      }
+     },
+     "503": {
+      "description": "Too many attempts at once on this activation (Retry-After)",
+      "content": {
+       "application/json": {
+        "schema": {
+         "$ref": "#/components/schemas/Error"
+        }
+       }
+      }
      }
     },
     "requestBody": {
@@ -3598,6 +3618,26 @@ enum OpenAPIDocument {
      },
      "423": {
       "description": "The activation is locked (lockout)",
+      "content": {
+       "application/json": {
+        "schema": {
+         "$ref": "#/components/schemas/Error"
+        }
+       }
+      }
+     },
+     "429": {
+      "description": "Too many requests from this address, or long polls of this device (Retry-After)",
+      "content": {
+       "application/json": {
+        "schema": {
+         "$ref": "#/components/schemas/Error"
+        }
+       }
+      }
+     },
+     "503": {
+      "description": "Too many attempts at once on this activation (Retry-After)",
       "content": {
        "application/json": {
         "schema": {
@@ -3726,6 +3766,26 @@ enum OpenAPIDocument {
         }
        }
       }
+     },
+     "429": {
+      "description": "Too many requests from this address, or long polls of this device (Retry-After)",
+      "content": {
+       "application/json": {
+        "schema": {
+         "$ref": "#/components/schemas/Error"
+        }
+       }
+      }
+     },
+     "503": {
+      "description": "Too many attempts at once on this activation (Retry-After)",
+      "content": {
+       "application/json": {
+        "schema": {
+         "$ref": "#/components/schemas/Error"
+        }
+       }
+      }
      }
     },
     "requestBody": {
@@ -3840,6 +3900,26 @@ enum OpenAPIDocument {
      },
      "423": {
       "description": "The activation is locked (lockout)",
+      "content": {
+       "application/json": {
+        "schema": {
+         "$ref": "#/components/schemas/Error"
+        }
+       }
+      }
+     },
+     "429": {
+      "description": "Too many requests from this address, or long polls of this device (Retry-After)",
+      "content": {
+       "application/json": {
+        "schema": {
+         "$ref": "#/components/schemas/Error"
+        }
+       }
+      }
+     },
+     "503": {
+      "description": "Too many attempts at once on this activation (Retry-After)",
       "content": {
        "application/json": {
         "schema": {
@@ -3972,6 +4052,26 @@ enum OpenAPIDocument {
         }
        }
       }
+     },
+     "429": {
+      "description": "Too many requests from this address, or long polls of this device (Retry-After)",
+      "content": {
+       "application/json": {
+        "schema": {
+         "$ref": "#/components/schemas/Error"
+        }
+       }
+      }
+     },
+     "503": {
+      "description": "Too many attempts at once on this activation (Retry-After)",
+      "content": {
+       "application/json": {
+        "schema": {
+         "$ref": "#/components/schemas/Error"
+        }
+       }
+      }
      }
     },
     "tags": [
@@ -4087,6 +4187,26 @@ enum OpenAPIDocument {
         }
        }
       }
+     },
+     "429": {
+      "description": "Too many requests from this address, or long polls of this device (Retry-After)",
+      "content": {
+       "application/json": {
+        "schema": {
+         "$ref": "#/components/schemas/Error"
+        }
+       }
+      }
+     },
+     "503": {
+      "description": "Too many attempts at once on this activation (Retry-After)",
+      "content": {
+       "application/json": {
+        "schema": {
+         "$ref": "#/components/schemas/Error"
+        }
+       }
+      }
      }
     },
     "tags": [
@@ -4186,6 +4306,26 @@ enum OpenAPIDocument {
      },
      "423": {
       "description": "The activation is locked (lockout)",
+      "content": {
+       "application/json": {
+        "schema": {
+         "$ref": "#/components/schemas/Error"
+        }
+       }
+      }
+     },
+     "429": {
+      "description": "Too many requests from this address, or long polls of this device (Retry-After)",
+      "content": {
+       "application/json": {
+        "schema": {
+         "$ref": "#/components/schemas/Error"
+        }
+       }
+      }
+     },
+     "503": {
+      "description": "Too many attempts at once on this activation (Retry-After)",
       "content": {
        "application/json": {
         "schema": {
@@ -4311,6 +4451,26 @@ enum OpenAPIDocument {
         }
        }
       }
+     },
+     "429": {
+      "description": "Too many requests from this address, or long polls of this device (Retry-After)",
+      "content": {
+       "application/json": {
+        "schema": {
+         "$ref": "#/components/schemas/Error"
+        }
+       }
+      }
+     },
+     "503": {
+      "description": "Too many attempts at once on this activation (Retry-After)",
+      "content": {
+       "application/json": {
+        "schema": {
+         "$ref": "#/components/schemas/Error"
+        }
+       }
+      }
      }
     },
     "requestBody": {
@@ -4407,6 +4567,26 @@ enum OpenAPIDocument {
      },
      "423": {
       "description": "The activation is locked (lockout)",
+      "content": {
+       "application/json": {
+        "schema": {
+         "$ref": "#/components/schemas/Error"
+        }
+       }
+      }
+     },
+     "429": {
+      "description": "Too many requests from this address, or long polls of this device (Retry-After)",
+      "content": {
+       "application/json": {
+        "schema": {
+         "$ref": "#/components/schemas/Error"
+        }
+       }
+      }
+     },
+     "503": {
+      "description": "Too many attempts at once on this activation (Retry-After)",
       "content": {
        "application/json": {
         "schema": {
@@ -4513,6 +4693,26 @@ enum OpenAPIDocument {
      },
      "423": {
       "description": "The activation is locked (lockout)",
+      "content": {
+       "application/json": {
+        "schema": {
+         "$ref": "#/components/schemas/Error"
+        }
+       }
+      }
+     },
+     "429": {
+      "description": "Too many requests from this address, or long polls of this device (Retry-After)",
+      "content": {
+       "application/json": {
+        "schema": {
+         "$ref": "#/components/schemas/Error"
+        }
+       }
+      }
+     },
+     "503": {
+      "description": "Too many attempts at once on this activation (Retry-After)",
       "content": {
        "application/json": {
         "schema": {
@@ -4645,6 +4845,26 @@ enum OpenAPIDocument {
         }
        }
       }
+     },
+     "429": {
+      "description": "Too many requests from this address, or long polls of this device (Retry-After)",
+      "content": {
+       "application/json": {
+        "schema": {
+         "$ref": "#/components/schemas/Error"
+        }
+       }
+      }
+     },
+     "503": {
+      "description": "Too many attempts at once on this activation (Retry-After)",
+      "content": {
+       "application/json": {
+        "schema": {
+         "$ref": "#/components/schemas/Error"
+        }
+       }
+      }
      }
     },
     "tags": [
@@ -4744,6 +4964,26 @@ enum OpenAPIDocument {
      },
      "423": {
       "description": "The activation is locked (lockout)",
+      "content": {
+       "application/json": {
+        "schema": {
+         "$ref": "#/components/schemas/Error"
+        }
+       }
+      }
+     },
+     "429": {
+      "description": "Too many requests from this address, or long polls of this device (Retry-After)",
+      "content": {
+       "application/json": {
+        "schema": {
+         "$ref": "#/components/schemas/Error"
+        }
+       }
+      }
+     },
+     "503": {
+      "description": "Too many attempts at once on this activation (Retry-After)",
       "content": {
        "application/json": {
         "schema": {
@@ -4876,6 +5116,26 @@ enum OpenAPIDocument {
         }
        }
       }
+     },
+     "429": {
+      "description": "Too many requests from this address, or long polls of this device (Retry-After)",
+      "content": {
+       "application/json": {
+        "schema": {
+         "$ref": "#/components/schemas/Error"
+        }
+       }
+      }
+     },
+     "503": {
+      "description": "Too many attempts at once on this activation (Retry-After)",
+      "content": {
+       "application/json": {
+        "schema": {
+         "$ref": "#/components/schemas/Error"
+        }
+       }
+      }
      }
     },
     "requestBody": {
@@ -4985,6 +5245,26 @@ enum OpenAPIDocument {
      },
      "423": {
       "description": "The activation is locked (lockout)",
+      "content": {
+       "application/json": {
+        "schema": {
+         "$ref": "#/components/schemas/Error"
+        }
+       }
+      }
+     },
+     "429": {
+      "description": "Too many requests from this address, or long polls of this device (Retry-After)",
+      "content": {
+       "application/json": {
+        "schema": {
+         "$ref": "#/components/schemas/Error"
+        }
+       }
+      }
+     },
+     "503": {
+      "description": "Too many attempts at once on this activation (Retry-After)",
       "content": {
        "application/json": {
         "schema": {
@@ -5323,6 +5603,9 @@ enum OpenAPIDocument {
      "session_idle_lifetime": {
       "type": "integer"
      },
+     "number_matching": {
+      "type": "boolean"
+     },
      "issuer": {
       "type": "string"
      }
@@ -5334,6 +5617,7 @@ enum OpenAPIDocument {
      "redirect_uris",
      "policy",
      "attributes",
+     "number_matching",
      "issuer"
     ]
    },
@@ -5370,6 +5654,10 @@ enum OpenAPIDocument {
      },
      "backchannel_client_notification_endpoint": {
       "type": "string"
+     },
+     "number_matching": {
+      "type": "boolean",
+      "description": "Browser logins show a number the user picks on the device (default true)"
      }
     },
     "required": [
@@ -5445,6 +5733,9 @@ enum OpenAPIDocument {
         "type": "null"
        }
       ]
+     },
+     "number_matching": {
+      "type": "boolean"
      }
     }
    },
@@ -6262,6 +6553,35 @@ enum OpenAPIDocument {
      },
      "binding_message": {
       "type": "string"
+     },
+     "origin": {
+      "type": "object",
+      "properties": {
+       "address": {
+        "type": "string"
+       },
+       "network": {
+        "type": "string"
+       },
+       "user_agent": {
+        "type": "string"
+       },
+       "started_at": {
+        "type": "number"
+       }
+      },
+      "required": [
+       "address",
+       "network",
+       "started_at"
+      ]
+     },
+     "number_choices": {
+      "type": "array",
+      "items": {
+       "type": "string"
+      },
+      "description": "Number matching: the user picks the one the login page shows; it goes into the proof as match"
      }
     },
     "required": [

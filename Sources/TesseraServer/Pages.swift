@@ -39,7 +39,7 @@ enum Pages {
     /// status and moves on by itself.
     static func login(
         serviceName: String, attributes: [String], authenticationURL: String, statusURL: String, completeURL: String,
-        requestID: String, expiresAt: Date
+        requestID: String, expiresAt: Date, matchCode: String? = nil
     ) -> String {
         let qr = (try? QRCode(authenticationURL).svg(moduleSize: 6)) ?? ""
         let attributeList =
@@ -50,6 +50,7 @@ enum Pages {
             <h1>Sign in to \(escape(serviceName))</h1>
             \(attributeList)
             <p>Scan this code with the Tessera app on your activated device, then confirm with your factors.</p>
+            \(matchCode.map { "<p class=\"match\">Your device will ask for a number: pick <strong id=\"match-code\" data-match-code=\"\(escape($0))\">\(escape($0))</strong>. If it shows another service or place than yours, deny.</p>" } ?? "")
             <div class="qr" id="qr">\(qr)</div>
             <p class="muted">On this device? <a id="same-device" href="\(escape(authenticationURL))">Open the sign-in link</a>.</p>
             <p class="muted">Link: <code id="authentication-url">\(escape(authenticationURL))</code></p>

@@ -393,5 +393,13 @@ enum Schema {
             "ALTER TABLE activations ADD COLUMN biometric_failures INTEGER NOT NULL DEFAULT 0",
             "UPDATE activations SET pin_failures = failed_attempts",
         ]),
+        // Against cross-device phishing: a browser login records where it was started (shown
+        // on the device), and a service may have the user match the number its page shows.
+        (11, [
+            "ALTER TABLE auth_requests ADD COLUMN origin_address TEXT",
+            "ALTER TABLE auth_requests ADD COLUMN origin_agent TEXT",
+            "ALTER TABLE auth_requests ADD COLUMN match_code TEXT",
+            "ALTER TABLE services ADD COLUMN number_matching INTEGER NOT NULL DEFAULT 0",
+        ]),
     ]
 }

@@ -60,10 +60,13 @@ public struct Scenario: Sendable {
     public func createService(
         policy: String = "device+pin,device+biometric", attributes: [String] = ["email", "name"], isPublic: Bool = false,
         redirectURI: String = "http://127.0.0.1:9/callback", backchannelMode: String? = nil, notificationEndpoint: String? = nil,
-        name: String = "Test Service"
+        name: String = "Test Service", numberMatching: Bool = false
     ) async throws -> Service {
+        // Number matching is on for new services unless set false; the tests that are not
+        // about it answer logins without reading the page, as a bench would.
         var body: [String: Any] = [
             "name": name, "redirect_uris": [redirectURI], "public": isPublic, "policy": policy, "attributes": attributes,
+            "number_matching": numberMatching,
         ]
         if let backchannelMode { body["backchannel_token_delivery_mode"] = backchannelMode }
         if let notificationEndpoint { body["backchannel_client_notification_endpoint"] = notificationEndpoint }
@@ -123,13 +126,16 @@ public struct Scenario: Sendable {
         public let verifier: String?
         public let state: String
         public let nonce: String
+        /// The number the page shows, for a service with number matching.
+        public var matchCode: String? = nil
 
         /// The same browser login, its links pointed at another origin (one node of a cluster).
         public func via(_ origin: String, instead proxy: String) -> BrowserLogin {
             BrowserLogin(
                 page: page, cookie: cookie, authenticationURL: authenticationURL,
                 statusURL: statusURL.replacingOccurrences(of: proxy, with: origin),
-                completeURL: completeURL.replacingOccurrences(of: proxy, with: origin), verifier: verifier, state: state, nonce: nonce)
+                completeURL: completeURL.replacingOccurrences(of: proxy, with: origin), verifier: verifier, state: state, nonce: nonce,
+                matchCode: matchCode)
         }
     }
 
@@ -158,7 +164,7 @@ public struct Scenario: Sendable {
         else { throw TestSupportError("the login page lacks its parts") }
         return BrowserLogin(
             page: page, cookie: String(cookie), authenticationURL: authentication, statusURL: link, completeURL: complete,
-            verifier: verifier, state: state, nonce: nonce)
+            verifier: verifier, state: state, nonce: nonce, matchCode: Self.attribute("data-match-code", in: page))
     }
 
     public func status(_ login: BrowserLogin) async throws -> [String: Any] {

@@ -39,7 +39,9 @@ struct Harness {
         let tenant = try await domain.tenant(named: "demo")
         let serviceInput = try JSONDecoder().decode(
             Administration.CreateService.self,
-            from: Data(#"{"name":"Shop","redirect_uris":["https://shop.example/cb"],"policy":"device+pin","attributes":["email"]}"#.utf8))
+            from: Data(
+                #"{"name":"Shop","redirect_uris":["https://shop.example/cb"],"policy":"device+pin","attributes":["email"],"number_matching":false}"#
+                    .utf8))
         let created = try JSONDecoder().decode(
             [String: JSONValue].self, from: JSONEncoder().encode(try await domain.administration().createService(serviceInput, tenant: tenant, logger: logger)))
         guard case .string(let clientID) = created["client_id"], case .string(let secret) = created["client_secret"] else {

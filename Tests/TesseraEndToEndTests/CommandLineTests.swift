@@ -113,7 +113,13 @@ struct CommandLineTests {
 
         let scenario = Scenario(baseURL: server, adminToken: token, tenant: "demo")
         let login = try await scenario.openLogin(.init(clientID: clientID, clientSecret: clientSecret, redirectURI: "http://127.0.0.1:9/cb"))
-        let wrong = try await tessera(["device", "login", login.authenticationURL.absoluteString, "--pin", "0000", "--store", store, "--json"])
+        // The service asks for number matching (the default): without the page's number the
+        // command refuses before signing anything.
+        let matchCode = try #require(login.matchCode, "the login page shows a number")
+        let unpicked = try await tessera(["device", "login", login.authenticationURL.absoluteString, "--pin", "0000", "--store", store])
+        #expect(unpicked.0 == 1 && unpicked.2.contains("--number"), "\(unpicked.2)")
+        let wrong = try await tessera(
+            ["device", "login", login.authenticationURL.absoluteString, "--pin", "0000", "--number", matchCode, "--store", store, "--json"])
         #expect(wrong.0 == 3)
         #expect(wrong.1["result"] as? String == "lockout")
         #expect(wrong.1["isPermanent"] as? Bool == false)
@@ -125,7 +131,8 @@ struct CommandLineTests {
         // The right PIN, with the link read from the page's QR code as a camera would.
         let image = dataDirectory.appendingPathComponent("login-qr.pgm")
         try Data(try ZBar.pgm(fromSVGIn: login.page)).write(to: image)
-        let right = try await tessera(["device", "login", "--qr-image", image.path, "--pin", "2468", "--factors", "device,pin", "--store", store, "--json"])
+        let right = try await tessera(
+            ["device", "login", "--qr-image", image.path, "--pin", "2468", "--factors", "device,pin", "--number", matchCode, "--store", store, "--json"])
         #expect(right.0 == 0, "\(right.2)")
         #expect(right.1["result"] as? String == "userLogin")
         let code = try #require(try await scenario.complete(login)["code"])

@@ -84,7 +84,8 @@ struct RouteTests {
         try await harness.run { client in
             try await client.admin(.post, "/admin/tenants", #"{"name":"demo","lockout":{"free_attempts":0,"waits":[60],"permanent_after":5}}"#)
             let (_, service) = try await client.admin(
-                .post, "/admin/tenants/demo/services", #"{"name":"Shop","redirect_uris":["https://shop.example/cb"],"attributes":["email"]}"#)
+                .post, "/admin/tenants/demo/services",
+                #"{"name":"Shop","redirect_uris":["https://shop.example/cb"],"attributes":["email"],"number_matching":false}"#)
             try await client.admin(.post, "/admin/tenants/demo/users", #"{"username":"alice","attributes":{"email":"a@example.com"}}"#)
             let (_, invitation) = try await client.admin(.post, "/admin/tenants/demo/invitations", #"{"username":"alice"}"#)
 

@@ -125,7 +125,10 @@ def sign_in(start_url, who, landing):
     shot(f"login-{who}")
     url = qr_from_screen("qr")
     check("/authenticate?request=" in url, f"the QR code is not an authentication link: {url}")
-    print(f"SCAN {who} {url}", flush=True)
+    # Number matching: the person reads the number on the page and picks it on the device.
+    code = driver.find_element(By.ID, "match-code").text.strip()
+    check(code.isdigit() and len(code) == 2, f"the login page shows no two-digit number to pick: {code!r}")
+    print(f"SCAN {who} {url} {code}", flush=True)
     wait(lambda: driver.current_url.split("?")[0] == landing, seconds=60, message=f"{who} was not signed in")
 
 

@@ -371,7 +371,8 @@ def browser_login(server: Server, issuer: str, client_id: str, store: str) -> tu
         return html.unescape(re.search(pattern, page.text).group(1))
 
     link = value(r'id="authentication-url">([^<]*)<')
-    server.cli("device", "login", "--store", store, link, "--pin", PIN)
+    # The service asks for number matching (the default): the number the page shows.
+    server.cli("device", "login", "--store", store, link, "--pin", PIN, "--number", value(r'data-match-code="([^"]*)"'))
     if browser.get(value(r'data-status-url="([^"]*)"'), timeout=TIMEOUT).json()["status"] != "approved":
         raise RuntimeError("the login page did not see the device's approval")
     redirect = browser.get(value(r'data-complete-url="([^"]*)"'), allow_redirects=False, timeout=TIMEOUT)

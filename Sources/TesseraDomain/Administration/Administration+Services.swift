@@ -77,12 +77,13 @@ extension Administration {
         public var notificationEndpoint: Patch<String> = .absent
         public var sessionLifetime: Patch<Int64> = .absent
         public var sessionIdleLifetime: Patch<Int64> = .absent
+        public var numberMatching: Bool?
 
         public init() {}
 
         public var isEmpty: Bool {
             name == nil && redirectURIs == nil && policy == nil && attributes == nil && backchannelMode.isAbsent
-                && notificationEndpoint.isAbsent && sessionLifetime.isAbsent && sessionIdleLifetime.isAbsent
+                && notificationEndpoint.isAbsent && sessionLifetime.isAbsent && sessionIdleLifetime.isAbsent && numberMatching == nil
         }
 
         public func encode(to encoder: any Encoder) throws {
@@ -95,6 +96,7 @@ extension Administration {
             try notificationEndpoint.encode(into: &container, .notificationEndpoint)
             try sessionLifetime.encode(into: &container, .sessionLifetime)
             try sessionIdleLifetime.encode(into: &container, .sessionIdleLifetime)
+            try container.encodeIfPresent(numberMatching, forKey: .numberMatching)
         }
 
         enum CodingKeys: String, CodingKey {
@@ -104,6 +106,7 @@ extension Administration {
             case notificationEndpoint = "backchannel_client_notification_endpoint"
             case sessionLifetime = "session_lifetime"
             case sessionIdleLifetime = "session_idle_lifetime"
+            case numberMatching = "number_matching"
         }
 
         public init(from decoder: any Decoder) throws {
@@ -116,6 +119,7 @@ extension Administration {
             notificationEndpoint = try Patch(container, .notificationEndpoint)
             sessionLifetime = try Patch(container, .sessionLifetime)
             sessionIdleLifetime = try Patch(container, .sessionIdleLifetime)
+            numberMatching = try container.decodeIfPresent(Bool.self, forKey: .numberMatching)
         }
     }
 
@@ -162,6 +166,7 @@ extension Administration {
             case .null: next.sessionIdleLifetime = nil; changed.append("session_idle_lifetime")
             case .value(let seconds): next.sessionIdleLifetime = seconds; changed.append("session_idle_lifetime")
             }
+            if let matching = input.numberMatching { next.numberMatching = matching; changed.append("number_matching") }
             guard !changed.isEmpty else { throw DomainError.invalidRequest("the body changes nothing") }
             next = try Self.checkedService(next)
             try await tx.updateService(next)

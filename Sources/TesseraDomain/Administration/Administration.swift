@@ -118,11 +118,14 @@ public struct Administration: Sendable {
         let attributes: [String]?
         let backchannelMode: String?
         let notificationEndpoint: String?
+        /// Browser logins show a number the user picks on the device; on unless set false.
+        let numberMatching: Bool?
 
         public init(
             name: String, redirectURIs: [String], isPublic: Bool?, policy: String?, attributes: [String]?, backchannelMode: String?,
-            notificationEndpoint: String?
+            notificationEndpoint: String?, numberMatching: Bool? = nil
         ) {
+            self.numberMatching = numberMatching
             self.name = name
             self.redirectURIs = redirectURIs
             self.isPublic = isPublic
@@ -138,6 +141,7 @@ public struct Administration: Sendable {
             case isPublic = "public"
             case backchannelMode = "backchannel_token_delivery_mode"
             case notificationEndpoint = "backchannel_client_notification_endpoint"
+            case numberMatching = "number_matching"
         }
     }
 
@@ -153,6 +157,7 @@ public struct Administration: Sendable {
         public let notificationEndpoint: String?
         public let sessionLifetime: Int64?
         public let sessionIdleLifetime: Int64?
+        public let numberMatching: Bool
         public let issuer: String
 
         enum CodingKeys: String, CodingKey {
@@ -165,9 +170,11 @@ public struct Administration: Sendable {
             case notificationEndpoint = "backchannel_client_notification_endpoint"
             case sessionLifetime = "session_lifetime"
             case sessionIdleLifetime = "session_idle_lifetime"
+            case numberMatching = "number_matching"
         }
 
         init(_ service: ServiceRecord, secret: String?, issuer: String) throws {
+            numberMatching = service.numberMatching
             sessionLifetime = service.sessionLifetime
             sessionIdleLifetime = service.sessionIdleLifetime
             clientID = service.clientID
@@ -200,7 +207,8 @@ public struct Administration: Sendable {
                 name: name, secretDigest: secret.map(Secrets.digest), isPublic: isPublic,
                 redirectURIs: input.redirectURIs, policy: input.policy ?? AuthenticatorPolicy.standard.description,
                 attributes: attributes, backchannelMode: mode,
-                notificationEndpoint: input.notificationEndpoint, createdAt: domain.epochNow()))
+                notificationEndpoint: input.notificationEndpoint, numberMatching: input.numberMatching ?? true,
+                createdAt: domain.epochNow()))
         let policy = record.policy
         try await domain.store.transaction { tx in
             try await tx.insertService(record)
@@ -209,6 +217,7 @@ public struct Administration: Sendable {
                 details: [
                     "name": name, "policy": policy, "public": String(isPublic),
                     "backchannel_token_delivery_mode": mode?.rawValue ?? "none",
+                    "number_matching": String(record.numberMatching),
                 ], at: record.createdAt)
         }
         logger.info("service created", metadata: ["tenant": "\(tenant.name)", "client_id": "\(record.clientID)"])

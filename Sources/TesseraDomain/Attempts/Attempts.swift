@@ -84,7 +84,7 @@ public struct Attempts: Sendable {
         // Attempts on one activation take turns: its failure counter is exact however many
         // arrive at once, on however many nodes.
         let (outcome, notice, purpose) = try await domain.store.transaction(queue: Self.queue(activation.id)) {
-            tx -> (FinishResponse, RequestNotice?, AuthenticationPurpose) in
+            tx -> (FinishResponse?, RequestNotice?, AuthenticationPurpose) in
             let current = try await DeviceChecks.usableActivation(activation.id, tx: tx, now: epoch)
             guard try await tx.useDeviceTokenID(claims.jti, activationID: current.id, expiresAt: Int64(claims.exp), now: epoch)
             else { throw DomainError.invalidGrant("this proof was submitted before") }
@@ -92,6 +92,11 @@ public struct Attempts: Sendable {
             // [REQ:DESIGN single-use challenges] spent whatever the outcome, before any proof.
             guard try await tx.rotateChallenge(requestID: attempt.request.id, expected: attempt.expectedChallenge, next: nil) else {
                 throw DomainError.invalidGrant("the proof's challenge was used or replaced")
+            }
+            // Number matching: a wrong pick (or none) ends the login; it guesses no secret,
+            // so it counts against no factor.
+            if let expected = attempt.request.matchCode, !Secrets.constantTimeEquals(expected, claims.match ?? "") {
+                return (nil, try await endMismatched(attempt, activation: current, tenant: tenant, tx: tx, at: epoch), attempt.request.purpose)
             }
             let verification = try verifyFactors(
                 attempt.combination, claims: claims, proof: jws, biometricProof: input.biometricProof, activation: current, now: now)
@@ -111,6 +116,11 @@ public struct Attempts: Sendable {
             return (response, notice, attempt.request.purpose)
         }
         if let notice { await domain.announce(notice, logger: logger) }
+        guard let outcome else {
+            logger.notice("number matching failed: login ended", metadata: ["tenant": "\(tenant.name)", "activation_id": "\(activation.id)"])
+            throw DomainError(
+                .forbidden, .accessDenied, "the number picked is not the one the sign-in page shows: this sign-in was cancelled")
+        }
         logger.info(
             "authentication attempt",
             metadata: ["tenant": "\(tenant.name)", "activation_id": "\(activation.id)", "outcome": "\(outcome.result.rawValue)"])
@@ -299,6 +309,21 @@ public struct Attempts: Sendable {
         return (result, RequestNotice(authRequest, service: attempt.service, answered: lock?.isPermanent == true))
     }
 
+    /// The user picked another number than the page shows: the login ends as denied, with
+    /// a failed entry in the history, and the page learns at once.
+    private func endMismatched(_ attempt: Attempt, activation: ActivationRecord, tenant: TenantRecord, tx: StoreTransaction, at now: Int64)
+        async throws -> RequestNotice
+    {
+        let authRequest = attempt.request
+        try await tx.setAuthRequestStatus(id: authRequest.id, status: .denied)
+        try await tx.insertHistory(
+            HistoryRecord(
+                id: orderedID(), tenantID: tenant.id, activationID: activation.id, userID: authRequest.userID ?? activation.userID,
+                requestID: authRequest.id, service: attempt.service?.name, purpose: authRequest.purpose, outcome: .failed,
+                factors: attempt.combination.factors, at: now))
+        return RequestNotice(authRequest, service: attempt.service, answered: true)
+    }
+
     struct Verification {
         let passed: Bool
         let totpStep: Int64?
@@ -410,12 +435,20 @@ public struct Attempts: Sendable {
             service = ServiceInformation(clientID: record.clientID, name: record.name)
             requested = record.attributes.map { RequestedAttribute(name: $0, value: userAttributes[$0]) }
         }
+        // Where the browser of a login is, and the number its page shows among decoys: what
+        // the user needs to refuse a login someone else started.
+        let origin = authRequest.originAddress.map { address in
+            BrowserOrigin(
+                address: address, network: BrowserOrigin.network(of: address), userAgent: authRequest.originAgent,
+                startedAt: Date(timeIntervalSince1970: TimeInterval(authRequest.createdAt)))
+        }
         return AuthenticationChallenge(
             requestID: authRequest.id, purpose: purpose,
             challenge: Challenge(authRequest.challenge ?? ""), audience: domain.issuer(forTenantNamed: tenant.name),
             expiresAt: Date(timeIntervalSince1970: TimeInterval(authRequest.expiresAt)), service: service,
             requestedAttributes: requested, requestedAuthenticators: policy.filtered(toEnrolled: activation.enrolledFactors),
-            process: authRequest.process?.description, bindingMessage: authRequest.bindingMessage)
+            process: authRequest.process?.description, bindingMessage: authRequest.bindingMessage, origin: origin,
+            numberChoices: authRequest.matchCode.map { BrowserLogins.numberChoices(including: $0) } ?? [])
     }
 
     /// A login follows its service's policy (narrowed to the `acr_values` of a backchannel

@@ -96,7 +96,7 @@ public struct WebSessions: Sendable {
                     name: kind == .console ? "Tessera console" : "Tessera account", secretDigest: nil, isPublic: true,
                     redirectURIs: [redirectURI], policy: AuthenticatorPolicy.standard.description, attributes: [],
                     backchannelMode: nil, notificationEndpoint: nil, sessionLifetime: lifetime, sessionIdleLifetime: lifetime,
-                    createdAt: now))
+                    numberMatching: true, createdAt: now))
             try await tx.insertService(service)
             try await Audit.record(
                 tx, tenantID: tenant.id, actor: .system, action: "service.create", target: clientID.rawValue,

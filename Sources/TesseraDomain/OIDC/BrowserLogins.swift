@@ -26,6 +26,27 @@ public struct BrowserLogins: Sendable {
         public let serviceName: String
         public let attributes: [String]
         public let expiresAt: Date
+        /// The number the page shows for the user to pick on the device (number matching).
+        public let matchCode: String?
+    }
+
+    /// The browser as the edge saw it: recorded with the request and shown on the device.
+    public struct Browser: Sendable {
+        public let address: String
+        public let userAgent: String?
+
+        public init(address: String, userAgent: String?) {
+            self.address = String(address.prefix(64))
+            self.userAgent = userAgent.map { String($0.prefix(256)) }
+        }
+    }
+
+    /// A two-digit number for the page, and decoys for the device: `count` distinct
+    /// numbers from 10 to 99, the right one among them at a random place.
+    public static func numberChoices(including code: String, count: Int = 3) -> [String] {
+        var choices: Set<String> = [code]
+        while choices.count < count { choices.insert(String(Int.random(in: 10...99))) }
+        return choices.shuffled()
     }
 
     public struct RedirectError: Sendable {
@@ -42,7 +63,7 @@ public struct BrowserLogins: Sendable {
 
     /// Checks an authorization request (client, exact redirect URI, scope, PKCE, prompt,
     /// max_age) and stores the login request.
-    public func start(_ query: [String: String], tenant: TenantRecord) async throws -> Start {
+    public func start(_ query: [String: String], tenant: TenantRecord, browser: Browser? = nil) async throws -> Start {
         // Until client and redirect URI are known good, errors are shown, never redirected.
         guard let clientID = query["client_id"],
             let service = try await domain.store.read({ try await $0.service(clientID: ClientID(clientID)) }), service.tenantID == tenant.id
@@ -103,13 +124,14 @@ public struct BrowserLogins: Sendable {
             status: AuthenticationStatus.pending, challenge: nil, activationID: nil, userID: nil,
             redirectURI: redirectURI, state: stateParameter, nonce: query["nonce"], codeChallenge: challenge,
             scope: scopes.joined(separator: " "), browserDigest: Secrets.digest(browserSecret), confirmedAttributes: nil,
-            factors: nil, authTime: nil, ssoAllowed: ssoAllowed, maxAge: maxAge, createdAt: Int64(now.timeIntervalSince1970),
-            expiresAt: Int64(expiresAt.timeIntervalSince1970))
+            factors: nil, authTime: nil, ssoAllowed: ssoAllowed, maxAge: maxAge, originAddress: browser?.address,
+            originAgent: browser?.userAgent, matchCode: service.numberMatching ? String(Int.random(in: 10...99)) : nil,
+            createdAt: Int64(now.timeIntervalSince1970), expiresAt: Int64(expiresAt.timeIntervalSince1970))
         try await domain.store.transaction { try await $0.insertAuthRequest(record) }
         return .started(
             StartedLogin(
                 requestID: requestID, browserSecret: browserSecret, serviceName: service.name,
-                attributes: service.attributes, expiresAt: expiresAt))
+                attributes: service.attributes, expiresAt: expiresAt, matchCode: record.matchCode))
     }
 
     /// The login request a browser follows, if it holds the request's secret.

@@ -66,7 +66,10 @@ struct OIDCRoutes {
         }
         let start: BrowserLogins.Start
         do {
-            start = try await domain.browserLogins.start(query, tenant: tenant)
+            let browser = BrowserLogins.Browser(
+                address: context.sourceAddress(trusting: state.configuration.throttle.trustedProxies, request: request),
+                userAgent: request.headers[.userAgent])
+            start = try await domain.browserLogins.start(query, tenant: tenant, browser: browser)
         } catch let error as DomainError where error.code == BrowserLogins.unknownClient {
             throw BrowserError(status: .badRequest, title: "Unknown service", message: error.message)
         } catch let error as DomainError where error.code == BrowserLogins.invalidRedirectURI {
@@ -83,7 +86,7 @@ struct OIDCRoutes {
                 authenticationURL: "\(issuer)/authenticate?request=\(login.requestID)",
                 statusURL: "\(issuer)/authorize/status?request=\(login.requestID)",
                 completeURL: "\(issuer)/authorize/complete?request=\(login.requestID)", requestID: login.requestID.rawValue,
-                expiresAt: login.expiresAt)
+                expiresAt: login.expiresAt, matchCode: login.matchCode)
             var response = HTMLResponse.make(page)
             // The browser that started the request is the only one that can collect its code.
             response.setCookie(

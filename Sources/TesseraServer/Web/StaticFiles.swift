@@ -29,6 +29,7 @@ enum StaticFiles {
         body.wide main{max-width:72rem}
         h1{font-size:1.35rem;margin-top:0}h2{font-size:1.1rem;margin-top:1.75rem}
         .qr{text-align:center;margin:1rem 0}.qr svg{max-width:100%;height:auto}
+        .match strong{font-size:1.6rem;letter-spacing:.1em;padding:0 .3rem}
         .muted{color:#5b6475;font-size:.9rem}.status{padding:.75rem;border-radius:8px;background:#eef2ff;margin-top:1rem}
         .status.failed{background:#fdecec;color:#8a1c1c}.status.done{background:#e8f7ee;color:#14532d}
         a.button,button{display:inline-block;padding:.5rem .9rem;background:#2f4fd8;color:#fff;border:0;border-radius:8px;

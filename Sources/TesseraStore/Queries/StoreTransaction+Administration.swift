@@ -99,7 +99,8 @@ extension StoreTransaction {
                 redirect_uris = \(bind: try JSONCoding.string(service.redirectURIs)), policy = \(bind: service.policy),
                 attributes = \(bind: try JSONCoding.string(service.attributes)), backchannel_mode = \(bind: service.backchannelMode?.rawValue),
                 notification_endpoint = \(bind: service.notificationEndpoint), session_lifetime = \(bind: service.sessionLifetime),
-                session_idle_lifetime = \(bind: service.sessionIdleLifetime)
+                session_idle_lifetime = \(bind: service.sessionIdleLifetime),
+                number_matching = \(bind: service.numberMatching ? 1 : 0)
             WHERE id = \(bind: service.id)
             """
         ).run()

@@ -137,13 +137,17 @@ public struct ServiceRecord: Codable, Sendable {
     /// The service's own session lifetimes (seconds), overriding the tenant's.
     public var sessionLifetime: Int64?
     public var sessionIdleLifetime: Int64?
+    /// Browser logins show a number the user picks on the device.
+    @IntegerFlag public var numberMatching: Bool
     public var createdAt: Int64
 
     public init(
         id: ServiceID, tenantID: TenantID, clientID: ClientID, name: String, secretDigest: String?, isPublic: Bool,
         redirectURIs: [String], policy: String, attributes: [String], backchannelMode: BackchannelMode? = nil,
-        notificationEndpoint: String? = nil, sessionLifetime: Int64? = nil, sessionIdleLifetime: Int64? = nil, createdAt: Int64
+        notificationEndpoint: String? = nil, sessionLifetime: Int64? = nil, sessionIdleLifetime: Int64? = nil,
+        numberMatching: Bool = false, createdAt: Int64
     ) {
+        self.numberMatching = numberMatching
         self.sessionLifetime = sessionLifetime
         self.sessionIdleLifetime = sessionIdleLifetime
         self.backchannelMode = backchannelMode
@@ -171,6 +175,7 @@ public struct ServiceRecord: Codable, Sendable {
         case notificationEndpoint = "notification_endpoint"
         case sessionLifetime = "session_lifetime"
         case sessionIdleLifetime = "session_idle_lifetime"
+        case numberMatching = "number_matching"
         case createdAt = "created_at"
     }
 }
@@ -429,6 +434,11 @@ public struct AuthRequestRecord: Codable, Sendable {
     @IntegerFlag public var ssoAllowed: Bool
     /// The request's `max_age`: a single sign-on session older than this does not count.
     public var maxAge: Int64?
+    /// A browser login's source address and `User-Agent`, shown on the device.
+    public var originAddress: String?
+    public var originAgent: String?
+    /// The number a browser login's page shows and the device must pick (number matching).
+    public var matchCode: String?
     public var createdAt: Int64
     public var expiresAt: Int64
 
@@ -438,8 +448,12 @@ public struct AuthRequestRecord: Codable, Sendable {
         codeChallenge: String?, scope: String, browserDigest: String?, confirmedAttributes: [String]?, factors: [FactorType]?,
         authTime: Int64?, process: ProcessParameters? = nil, flow: RequestFlow? = nil, bindingMessage: String? = nil,
         acrPolicy: String? = nil, sealedNotificationToken: String? = nil, pollInterval: Int? = nil,
-        lastPolledAt: Int64? = nil, ssoAllowed: Bool = false, maxAge: Int64? = nil, createdAt: Int64, expiresAt: Int64
+        lastPolledAt: Int64? = nil, ssoAllowed: Bool = false, maxAge: Int64? = nil, originAddress: String? = nil,
+        originAgent: String? = nil, matchCode: String? = nil, createdAt: Int64, expiresAt: Int64
     ) {
+        self.originAddress = originAddress
+        self.originAgent = originAgent
+        self.matchCode = matchCode
         self.ssoAllowed = ssoAllowed
         self.maxAge = maxAge
         self.process = process
@@ -479,6 +493,9 @@ public struct AuthRequestRecord: Codable, Sendable {
         case lastPolledAt = "last_polled_at"
         case ssoAllowed = "sso_allowed"
         case maxAge = "max_age"
+        case originAddress = "origin_address"
+        case originAgent = "origin_agent"
+        case matchCode = "match_code"
         case tenantID = "tenant_id"
         case serviceID = "service_id"
         case activationID = "activation_id"

@@ -77,6 +77,10 @@ struct Admin: AsyncParsableCommand {
             var backchannelMode: String?
             @Option(help: "Ping mode: the service's URL for notifications (backchannel_client_notification_endpoint).")
             var notificationEndpoint: String?
+            @Flag(
+                inversion: .prefixedNo,
+                help: "Number matching: the login page shows a number the user picks on the device (on by default).")
+            var numberMatching = true
 
             func validate() throws {
                 guard !redirectUri.isEmpty || backchannelMode != nil else {
@@ -94,7 +98,7 @@ struct Admin: AsyncParsableCommand {
                 let body = Administration.CreateService(
                     name: name, redirectURIs: redirectUri, isPublic: `public`, policy: policy,
                     attributes: (attributes ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty },
-                    backchannelMode: backchannelMode, notificationEndpoint: notificationEndpoint)
+                    backchannelMode: backchannelMode, notificationEndpoint: notificationEndpoint, numberMatching: numberMatching)
                 let (service, json) = try await options.client().call(
                     "POST", "admin/tenants/\(tenant)/services", body: body, as: Administration.ServiceView.self)
                 if options.json { return Output.json(json) }

@@ -63,6 +63,7 @@ enum Show {
         print("redirect_uris: \(service.redirectURIs.joined(separator: ","))")
         print("policy: \(service.policy)")
         print("attributes: \(service.attributes.joined(separator: ","))")
+        print("number_matching: \(service.numberMatching)")
         if let mode = service.backchannelMode { print("backchannel_token_delivery_mode: \(mode)") }
         if let endpoint = service.notificationEndpoint { print("backchannel_client_notification_endpoint: \(endpoint)") }
         if let lifetime = service.sessionLifetime { print("session_lifetime: \(lifetime)") }
@@ -201,9 +202,11 @@ extension Admin.Service {
         @Option(help: "Ping mode: the service's notification URL.") var notificationEndpoint: String?
         @Option(help: "The service's own session lifetime in seconds, or 'tenant' for the tenant's.") var sessionLifetime: String?
         @Option(help: "The service's own idle lifetime in seconds, or 'tenant' for the tenant's.") var sessionIdleLifetime: String?
+        @Flag(inversion: .prefixedNo, help: "Number matching on browser logins.") var numberMatching: Bool?
 
         func run() async throws {
             var body = Administration.UpdateService()
+            body.numberMatching = numberMatching
             body.name = name
             if !redirectUri.isEmpty { body.redirectURIs = redirectUri }
             body.policy = policy

@@ -80,7 +80,8 @@ struct Bench: AsyncParsableCommand {
             "POST", "admin/tenants/\(tenant)/services",
             body: Administration.CreateService(
                 name: "tessera bench", redirectURIs: [redirectURI], isPublic: false, policy: "device+biometric", attributes: [],
-                backchannelMode: "poll", notificationEndpoint: nil),
+                // The bench is no person reading a page: it measures the protocol without number matching.
+                backchannelMode: "poll", notificationEndpoint: nil, numberMatching: false),
             as: Administration.ServiceView.self)
         let clientID = created.clientID.rawValue
         guard let secret = created.clientSecret else { throw CLIError("the service was not created with a secret") }

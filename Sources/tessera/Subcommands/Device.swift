@@ -100,6 +100,8 @@ struct Device: AsyncParsableCommand {
         var factors: String?
         @Option(help: "The user to log in as, when this device holds several activations for the issuer.") var user: String?
         @Option(help: "A TOTP code (default: computed from the secret this device enrolled).") var otp: String?
+        @Option(help: "The number the login page shows, for a service with number matching (asked for on a terminal otherwise).")
+        var number: String?
         @Flag(help: "Decline the request instead of approving it.") var deny = false
 
         func validate() throws {
@@ -110,12 +112,34 @@ struct Device: AsyncParsableCommand {
             let text = try url ?? QRScanner.scan(imageAt: qrImage ?? "")
             guard let link = URL(string: text) else { throw ValidationError("not a URL: \(text)") }
             let authenticator = Authenticator(keyStore: try options.keyStore(), biometrics: options.biometrics())
-            let information = try await Device.reporting(json: options.json) {
+            var information = try await Device.reporting(json: options.json) {
                 try await authenticator.start(url: link, username: user)
             }
+            if !options.json { Device.showOrigin(information) }
+            if !deny { try Device.pickNumber(&information, given: number) }
             try await Device.answer(
                 information, deny: deny, factors: factors, pin: pin, otp: otp, authenticator: authenticator, json: options.json)
         }
+    }
+
+    /// Where the browser that started the login is: the user compares it with their own.
+    static func showOrigin(_ information: AuthenticationUserInformation) {
+        guard let origin = information.origin else { return }
+        let started = origin.startedAt.formatted(.iso8601)
+        print("browser: \(origin.address) (network \(origin.network)), started \(started)")
+        if let agent = origin.userAgent { print("browser_user_agent: \(agent)") }
+    }
+
+    /// Number matching: the number given, or asked for on a terminal among the choices.
+    static func pickNumber(_ information: inout AuthenticationUserInformation, given: String?) throws {
+        guard !information.numberChoices.isEmpty else { return }
+        let choices = information.numberChoices.joined(separator: ", ")
+        if let given { return try information.pickNumber(given) }
+        guard isatty(STDIN_FILENO) == 1 else {
+            throw CLIError("this login asks for the number its page shows (one of \(choices)): pass --number")
+        }
+        FileHandle.standardError.write(Data("Which number does the sign-in page show? (\(choices)): ".utf8))
+        try information.pickNumber((readLine() ?? "").trimmingCharacters(in: .whitespaces))
     }
 
     /// Approves (signs and finishes) or denies a claimed login and prints the result;
