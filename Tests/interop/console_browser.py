@@ -157,6 +157,7 @@ try:
     shot("tenant")
 
     driver.get(f"{BASE}/console/tenants/acme/services")
+    check(driver.find_element(By.ID, "service-number-matching").is_selected(), "a new service does not match numbers by default")
     fill("service-name", "Shop")
     fill("service-redirect-uris", "not a uri")
     submit(driver.find_element(By.ID, "create-service"))
@@ -187,6 +188,11 @@ try:
     check(driver.find_element(By.ID, "service-session-lifetime").get_attribute("value") == "3600", "the session lifetime was not kept")
     check(Select(driver.find_element(By.ID, "service-backchannel-mode")).first_selected_option.get_attribute("value") == "poll",
           "the CIBA mode was not kept")
+    check(driver.find_element(By.ID, "service-number-matching").is_selected(), "the service created with number matching lost it")
+    driver.find_element(By.ID, "service-number-matching").click()
+    submit(driver.find_element(By.ID, "edit-service"))
+    wait(lambda: exists("#notice") and "Saved" in text("notice"), message="number matching was not switched off")
+    check(not driver.find_element(By.ID, "service-number-matching").is_selected(), "number matching is still on after unticking it")
 
     driver.get(f"{BASE}/console/tenants/acme/users")
     # A form without its CSRF token changes nothing.

@@ -307,6 +307,8 @@ struct ConsoleRoutes {
         let attributes: [String]
         let backchannelMode: String?
         let notificationEndpoint: String?
+        /// A checkbox: present when ticked.
+        let numberMatching: Bool
 
         init(_ form: [String: String]) {
             func text(_ name: String) -> String? {
@@ -319,6 +321,7 @@ struct ConsoleRoutes {
             policy = text("policy")
             backchannelMode = text("backchannel_token_delivery_mode")
             notificationEndpoint = text("backchannel_client_notification_endpoint")
+            numberMatching = form["number_matching"] == "true"
         }
     }
 
@@ -332,7 +335,8 @@ struct ConsoleRoutes {
     ) async throws -> Response {
         let services = try await administration(current, .read, tenant: tenant).listServices(tenant: tenant)
         var values: [String: Any] = [
-            "tenantName": tenant.name, "values": input,
+            // A new service matches numbers unless the operator unticks it.
+            "tenantName": tenant.name, "values": input, "numberMatching": input.isEmpty || input["number_matching"] == "true",
             "services": services.map {
                 ["name": $0.name, "clientID": $0.clientID.rawValue, "kind": $0.isPublic ? "public" : "confidential", "policy": $0.policy]
             },
@@ -356,7 +360,8 @@ struct ConsoleRoutes {
             created = try await administration(current, .manage, tenant: tenant).createService(
                 .init(
                     name: input.name, redirectURIs: input.redirectURIs, isPublic: form["public"] == "true", policy: input.policy,
-                    attributes: input.attributes, backchannelMode: input.backchannelMode, notificationEndpoint: input.notificationEndpoint),
+                    attributes: input.attributes, backchannelMode: input.backchannelMode, notificationEndpoint: input.notificationEndpoint,
+                    numberMatching: input.numberMatching),
                 tenant: tenant, logger: context.logger)
         } catch {
             guard let problem = Self.serviceProblem(error) else { throw error }
@@ -393,6 +398,7 @@ struct ConsoleRoutes {
         var values: [String: Any] = [
             "tenantName": tenant.name, "name": service.name, "clientID": service.clientID.rawValue, "public": service.isPublic,
             "kind": service.isPublic ? "public client" : "confidential client", "values": input ?? stored,
+            "numberMatching": input.map { $0["number_matching"] == "true" } ?? service.numberMatching,
         ]
         if WebSessions.isBuiltIn(service.clientID) {
             // The server's own sign-in service: shown, never edited.
@@ -431,6 +437,7 @@ struct ConsoleRoutes {
             update.notificationEndpoint = input.notificationEndpoint.map { .value($0) } ?? .null
             update.sessionLifetime = try lifetime("session_lifetime")
             update.sessionIdleLifetime = try lifetime("session_idle_lifetime")
+            update.numberMatching = input.numberMatching
             _ = try await administration.updateService(clientID: clientID, update, tenant: tenant, logger: context.logger)
         } catch {
             guard let problem = Self.serviceProblem(error) else { throw error }

@@ -112,6 +112,7 @@ enum ConsoleTemplates {
         <div><label for="service-backchannel-mode">CIBA token delivery</label><select id="service-backchannel-mode" name="backchannel_token_delivery_mode" {{^manage}}disabled{{/manage}} aria-describedby="backchannel_token_delivery_mode-error">
         {{#modes}}<option value="{{value}}" {{#selected}}selected{{/selected}}>{{label}}</option>{{/modes}}</select>{{#errors.backchannel_token_delivery_mode}}{{>field}}{{/errors.backchannel_token_delivery_mode}}</div>
         <div><label for="service-notification-endpoint">CIBA notification endpoint (ping mode)</label><input id="service-notification-endpoint" name="backchannel_client_notification_endpoint" value="{{values.backchannel_client_notification_endpoint}}" {{^manage}}disabled{{/manage}} aria-describedby="backchannel_client_notification_endpoint-error">{{#errors.backchannel_client_notification_endpoint}}{{>field}}{{/errors.backchannel_client_notification_endpoint}}</div>
+        <div><label><input type="checkbox" name="number_matching" value="true" id="service-number-matching" {{#numberMatching}}checked{{/numberMatching}} {{^manage}}disabled{{/manage}}> Number matching: the login page shows a number the user picks on the device</label></div>
         """
 
     static let service = """
