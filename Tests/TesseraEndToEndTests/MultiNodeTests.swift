@@ -36,6 +36,29 @@ struct MultiNodeTests {
         }
     }
 
+    /// A finish body with a wrong PIN for each claimed request, signed like the SDK would
+    /// (one PBKDF2 of the wrong PIN serves them all, as the salt is the activation's).
+    func wrongPINFinishes(_ claimed: [AuthenticationUserInformation], device: TestDevice) async throws
+        -> [(AuthenticationUserInformation, Data)]
+    {
+        let activation = try #require(claimed.first?.activation)
+        let wrongKey = try PinProof.deriveKeyData(pin: "0000", salt: try #require(Base64URL.decode(activation.pinSalt)))
+        let signer = try await device.authenticator.registry.signer(activation.deviceKeyLabel)
+        return try claimed.map { information in
+            let now = Int(Date().timeIntervalSince1970)
+            let claims = AuthenticationProofClaims(
+                rid: information.requestID.rawValue, chal: information.challenge.rawValue, aud: information.audience,
+                sub: activation.id.rawValue, comb: [.device, .pin], attrs: [],
+                pin: Base64URL.encode(
+                    PinProof.proof(keyData: wrongKey, requestID: information.requestID.rawValue, challenge: information.challenge.rawValue)),
+                otp: nil, iat: now, exp: now + 120, jti: Secrets.randomToken(byteCount: 16))
+            let proof = try CompactJWS.sign(
+                payload: try WireCoding.encoder().encode(claims), header: JWSHeader(typ: "tessera-proof+jwt", kid: activation.id.rawValue),
+                signer: signer)
+            return (information, try WireCoding.encoder().encode(FinishRequest(proof: proof, biometricProof: nil)))
+        }
+    }
+
     func authenticator(_ device: TestDevice, _ cluster: TestCluster, node: Int) -> Authenticator {
         Authenticator(
             keyStore: device.keyStore, transport: NodeTransport(proxy: cluster.baseURL, node: cluster.nodeURLs[node]),
@@ -105,24 +128,8 @@ struct MultiNodeTests {
                 let login = try await scenario.openLogin(service)
                 claimed.append(try await device.authenticator.start(url: login.authenticationURL))
             }
-            // The proofs are made first (one PBKDF2 of the wrong PIN serves them all, as the
-            // salt is the activation's), then sent together, alternating between the nodes.
-            let activation = try #require(claimed.first?.activation)
-            let wrongKey = try PinProof.deriveKeyData(pin: "0000", salt: try #require(Base64URL.decode(activation.pinSalt)))
-            let signer = try await device.authenticator.registry.signer(activation.deviceKeyLabel)
-            let requests = try claimed.map { information in
-                let now = Int(Date().timeIntervalSince1970)
-                let claims = AuthenticationProofClaims(
-                    rid: information.requestID.rawValue, chal: information.challenge.rawValue, aud: information.audience,
-                    sub: activation.id.rawValue, comb: [.device, .pin], attrs: [],
-                    pin: Base64URL.encode(
-                        PinProof.proof(keyData: wrongKey, requestID: information.requestID.rawValue, challenge: information.challenge.rawValue)),
-                    otp: nil, iat: now, exp: now + 120, jti: Secrets.randomToken(byteCount: 16))
-                let proof = try CompactJWS.sign(
-                    payload: try WireCoding.encoder().encode(claims), header: JWSHeader(typ: "tessera-proof+jwt", kid: activation.id.rawValue),
-                    signer: signer)
-                return (information.requestID.rawValue, try WireCoding.encoder().encode(FinishRequest(proof: proof, biometricProof: nil)))
-            }
+            // The proofs are made first, then sent together, alternating between the nodes.
+            let requests = try await wrongPINFinishes(claimed, device: device).map { ($0.0.requestID.rawValue, $0.1) }
             let http = TestHTTP()
             let outcomes = await withTaskGroup(of: String.self) { group -> [String] in
                 for (index, (requestID, body)) in requests.enumerated() {
@@ -165,22 +172,7 @@ struct MultiNodeTests {
                 links.append(login.authenticationURL)
                 claimed.append(try await device.authenticator.start(url: login.authenticationURL))
             }
-            let activation = try #require(claimed.first?.activation)
-            let wrongKey = try PinProof.deriveKeyData(pin: "0000", salt: try #require(Base64URL.decode(activation.pinSalt)))
-            let signer = try await device.authenticator.registry.signer(activation.deviceKeyLabel)
-            let requests = try claimed.map { information in
-                let now = Int(Date().timeIntervalSince1970)
-                let claims = AuthenticationProofClaims(
-                    rid: information.requestID.rawValue, chal: information.challenge.rawValue, aud: information.audience,
-                    sub: activation.id.rawValue, comb: [.device, .pin], attrs: [],
-                    pin: Base64URL.encode(
-                        PinProof.proof(keyData: wrongKey, requestID: information.requestID.rawValue, challenge: information.challenge.rawValue)),
-                    otp: nil, iat: now, exp: now + 120, jti: Secrets.randomToken(byteCount: 16))
-                let proof = try CompactJWS.sign(
-                    payload: try WireCoding.encoder().encode(claims), header: JWSHeader(typ: "tessera-proof+jwt", kid: activation.id.rawValue),
-                    signer: signer)
-                return (information, try WireCoding.encoder().encode(FinishRequest(proof: proof, biometricProof: nil)))
-            }
+            let requests = try await wrongPINFinishes(claimed, device: device)
             // Each proof races a fresh claim of its own request (which replaces the challenge
             // it signed) and, for every third, the device's denial of it.
             let http = TestHTTP()
