@@ -305,8 +305,9 @@ public struct BrowserOrigin: Codable, Sendable, Hashable {
         case startedAt = "started_at"
     }
 
-    /// The /24 of an IPv4 address or the /48 of an IPv6 one; the address itself otherwise.
-    public static func network(of address: String) -> String {
+    /// The /24 of an IPv4 address or the /48 of an IPv6 one (`ipv6PrefixGroups` 16-bit
+    /// groups); the address itself otherwise.
+    public static func network(of address: String, ipv6PrefixGroups: Int = 3) -> String {
         let quads = address.split(separator: ".", omittingEmptySubsequences: false)
         if quads.count == 4, quads.allSatisfy({ UInt8($0) != nil }) {
             return quads.prefix(3).joined(separator: ".") + ".0/24"
@@ -318,7 +319,7 @@ public struct BrowserOrigin: Codable, Sendable, Hashable {
                 groups = Array(groups[..<gap]).filter { !$0.isEmpty } + Array(repeating: "0", count: max(0, 8 - present.count))
                     + Array(groups[(gap + 1)...]).filter { !$0.isEmpty }
             }
-            return groups.prefix(3).joined(separator: ":") + "::/48"
+            return groups.prefix(ipv6PrefixGroups).joined(separator: ":") + "::/\(ipv6PrefixGroups * 16)"
         }
         return address
     }

@@ -194,6 +194,10 @@ public struct Authenticator: Sendable {
             var retry = AuthenticationUserInformation(fresh, activation: activation)
             retry.confirmedAttributes = information.confirmedAttributes
             retry.inApp = information.inApp
+            // The request's numbers stay the same: so does the user's pick.
+            if let picked = information.pickedNumber, retry.numberChoices == information.numberChoices {
+                try retry.pickNumber(picked)
+            }
             return .lockout(lockout, retry)
         }
     }

@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 import Hummingbird
 import HummingbirdCore
 import HummingbirdTLS
@@ -152,7 +153,7 @@ public func buildApplication(
             body: .init(byteBuffer: ByteBuffer(string: OpenAPIDocument.json)))
     }
     router.get("metrics") { request, context in
-        try MetricsAccess.check(request, context: context, token: configuration.metricsToken)
+        try MetricsAccess.check(request, context: context, token: configuration.metricsToken, proxies: configuration.throttle.trustedProxies)
         let text = await state.metrics.render(store: store, now: state.epochNow())
         return Response(
             status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8", .cacheControl: "no-store"],
@@ -228,10 +229,11 @@ struct LongPollRelease: Service {
 }
 
 /// Who may read `/metrics`: with `--metrics-token`, a caller presenting it as a bearer
-/// token; without, a caller on a loopback address only (a scraper on the same host, or a
-/// proxy there that forwards it deliberately).
+/// token; without, a caller on a loopback address only, and not through a proxy (a
+/// request a trusted proxy forwarded, or one that carries forwarding headers, is
+/// someone else's).
 enum MetricsAccess {
-    static func check(_ request: Request, context: TesseraRequestContext, token: String?) throws {
+    static func check(_ request: Request, context: TesseraRequestContext, token: String?, proxies: Set<String>) throws {
         if let token {
             let presented = request.headers[.authorization].flatMap { header -> String? in
                 header.lowercased().hasPrefix("bearer ") ? String(header.dropFirst(7)) : nil
@@ -243,7 +245,9 @@ enum MetricsAccess {
             }
             return
         }
-        guard let address = context.remoteAddress?.ipAddress, address == "::1" || address.hasPrefix("127.") else {
+        let peer = SourceAddress.normalized(context.remoteAddress?.ipAddress ?? "")
+        let forwarded = request.headers[.xForwardedFor] != nil || request.headers[HTTPField.Name("Forwarded")!] != nil
+        guard SourceAddress.isLoopback(peer), !proxies.contains(peer), !forwarded else {
             throw OAuthError(.forbidden, "access_denied", "/metrics is served to loopback callers only, unless the server has a --metrics-token")
         }
     }

@@ -28,7 +28,7 @@ struct ServerState: Sendable {
     ) {
         let events = RequestEvents()
         self.configuration = configuration
-        longPolls = LongPollGate(perCaller: configuration.throttle.longPollsPerCaller, perNode: configuration.throttle.longPollsPerNode)
+        longPolls = LongPollGate(perNode: configuration.throttle.longPollsPerNode)
         self.adminTokenDigest = adminTokenDigest
         self.requestEvents = events
         self.pusher = pusher
@@ -51,10 +51,10 @@ struct ServerState: Sendable {
     /// Only so many long polls wait at once for one `caller` and on the node; one more is
     /// answered 429 with `Retry-After` before anything is read.
     func longPoll<T: Sendable>(
-        watching keys: Set<String>, caller: String, isolation: isolated (any Actor)? = #isolation, read: () async throws -> T,
-        waitFor: (T) -> Duration?
+        watching keys: Set<String>, caller: String, perCaller: Int, isolation: isolated (any Actor)? = #isolation,
+        read: () async throws -> T, waitFor: (T) -> Duration?
     ) async throws -> T {
-        try longPolls.enter(caller)
+        try longPolls.enter(caller, perCaller: perCaller)
         defer { longPolls.leave(caller) }
         let waiter = await requestEvents.register(keys: keys)
         let first: T

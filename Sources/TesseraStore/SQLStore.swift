@@ -345,14 +345,21 @@ public final class SQLStore: Sendable {
                         let database = connection.sql(queryLogLevel: nil)
                         guard let queue else { return try await Self.inTransaction(database, begin: "BEGIN", body) }
                         try await Self.takeQueueLock(queue, on: database)
+                        let result: R
                         do {
-                            let result = try await Self.inTransaction(database, begin: "BEGIN", body)
-                            try await database.raw("SELECT pg_advisory_unlock(hashtext(\(bind: queue)))").run()
-                            return result
+                            result = try await Self.inTransaction(database, begin: "BEGIN", body)
                         } catch {
                             try? await database.raw("SELECT pg_advisory_unlock(hashtext(\(bind: queue)))").run()
                             throw error
                         }
+                        // Committed: the answer stands. A connection that cannot unlock is
+                        // closed, which releases the lock with it.
+                        do {
+                            try await database.raw("SELECT pg_advisory_unlock(hashtext(\(bind: queue)))").run()
+                        } catch {
+                            try? await connection.close()
+                        }
+                        return result
                     }
                 }
             } catch where PostgresErrors.mustRetry(error) && attempt < Self.serializationAttempts {
@@ -378,7 +385,12 @@ public final class SQLStore: Sendable {
             }
             throw error
         }
-        try await database.raw("RESET lock_timeout").run()
+        do {
+            try await database.raw("RESET lock_timeout").run()
+        } catch {
+            try? await database.raw("SELECT pg_advisory_unlock(hashtext(\(bind: queue)))").run()
+            throw error
+        }
     }
 
     /// Runs `body` for reading; it sees one consistent snapshot.

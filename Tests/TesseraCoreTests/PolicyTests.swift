@@ -32,4 +32,20 @@ struct PolicyTests {
         #expect(throws: PolicyError.self) { try LockoutPolicy(freeAttempts: 9, waits: [10], permanentAfter: nil) }
         #expect(LockoutPolicy.standard.lock(afterFailures: 4, at: now) != nil)
     }
+
+    @Test("floors: below them a policy is refused when set, and a stored one is held to them when applied")
+    func floors() throws {
+        #expect(throws: Never.self) { try LockoutPolicy.standard.checkFloors() }
+        for (waits, permanentAfter) in [([1], 10), ([300, 60], 10), ([5, 30], 10), ([30, 60], nil), ([30, 60], 21)] as [([Int], Int?)] {
+            let policy = try LockoutPolicy(freeAttempts: 3, waits: waits, permanentAfter: permanentAfter)
+            #expect(throws: PolicyError.self, "\(waits) \(String(describing: permanentAfter))") { try policy.checkFloors() }
+        }
+        // A policy stored before the floors: one-second waits and no permanent lock.
+        let stored = try JSONDecoder().decode(LockoutPolicy.self, from: Data(#"{"free_attempts":1,"waits":[1,2]}"#.utf8))
+        let now = Date(timeIntervalSince1970: 1_000)
+        #expect(stored.lock(afterFailures: 2, at: now) == LockoutInformation(isPermanent: false, lockedUntil: now + 5))
+        #expect(stored.lock(afterFailures: 3, at: now) == LockoutInformation(isPermanent: false, lockedUntil: now + 60))
+        #expect(stored.lock(afterFailures: 9, at: now) == LockoutInformation(isPermanent: false, lockedUntil: now + 60))
+        #expect(stored.lock(afterFailures: LockoutPolicy.maximumPermanentAfter, at: now)?.isPermanent == true)
+    }
 }

@@ -271,7 +271,7 @@ struct BackchannelTests {
         }
     }
 
-    @Test("an unknown, a disabled and a device-less user get the same answer; a user has at most five open requests")
+    @Test("an unknown, a disabled and a device-less user get the same answer; a user has at most five open requests per service")
     func enumerationAndBombing() async throws {
         try await withCIBAServer { server in
             let scenario = try await Scenario.make(on: server)
@@ -302,8 +302,11 @@ struct BackchannelTests {
             #expect(sixth.status == 403, "\(sixth.text)")
             #expect(try error(sixth) == "access_denied")
             #expect(try await device.authenticator.pendingRequests().count == 5)
+            // Another service still reaches the user.
+            let other = try await scenario.createService(backchannelMode: "poll")
+            #expect(try await startRequest(scenario, other, ["login_hint": "kai"]).status == 200)
             // Answering one makes room for the next.
-            let first = try #require(try await device.authenticator.pendingRequests().first)
+            let first = try #require(try await device.authenticator.pendingRequests().first { $0.service.clientID.rawValue == service.clientID })
             try await device.authenticator.deny(try await device.authenticator.start(pending: first))
             #expect(try await startRequest(scenario, service, ["login_hint": "kai"]).status == 200)
             device.remove()

@@ -52,7 +52,6 @@ struct LockoutTests {
             #expect(listed["id"] as? String == activation.activation.id.rawValue)
 
             // The wait passes on the server's clock, not by sleeping.
-            print("DEBUG lockedUntil", lockedUntil, "server now", server.clock.now(), "real", Date())
             server.clock.advance(by: lockedUntil.timeIntervalSince(server.clock.now()) + 1.2)
             #expect(try await signAndFinish(second.1, device: device, factors: [.device, .pin]).isUserLogin)
             #expect(try await scenario.activations(username: "alice").first?["failed_attempts"] as? Int == 0)

@@ -69,7 +69,9 @@ struct OperationsTests {
         let headers = try await Python.run(
             "tls_check.py", ["headers", "\(server.baseURL)/health", directory.appendingPathComponent("cert.pem").path])
         let port = try #require(URLComponents(string: server.baseURL)?.port)
-        let versions = try await Python.run("tls_check.py", ["versions", "127.0.0.1", "\(port)"])
+        let versions = try await Python.run(
+            "tls_check.py",
+            ["versions", "127.0.0.1", "\(port)", directory.appendingPathComponent("cert.pem").path, directory.appendingPathComponent("key.pem").path])
         await server.stop()
         #expect(discovery.status == 0, "\(discovery.errors)")
         #expect(discovery.output.contains(#""status":"ok""#))

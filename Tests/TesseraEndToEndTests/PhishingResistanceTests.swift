@@ -1,7 +1,8 @@
 import Foundation
 import Testing
 import TesseraCore
-import TesseraKit
+import TesseraCrypto
+@testable import TesseraKit
 import TesseraTesting
 
 /// What the device is given to refuse a login someone else started (the hardening
@@ -27,6 +28,10 @@ struct PhishingResistanceTests {
             var information = try await device.authenticator.start(url: login.authenticationURL)
             #expect(information.numberChoices.count == 3 && Set(information.numberChoices).count == 3)
             #expect(information.numberChoices.contains(code))
+            // A second claim (a re-scan) offers the same three: two screens give nothing away.
+            let again = try await device.authenticator.start(url: login.authenticationURL)
+            #expect(again.numberChoices == information.numberChoices)
+            information = again
             let origin = try #require(information.origin, "the device learns where the browser is")
             #expect(origin.address == "127.0.0.1")
             #expect(origin.network == "127.0.0.0/24")
@@ -47,6 +52,25 @@ struct PhishingResistanceTests {
             #expect(try await scenario.complete(login)["error"] == "access_denied")
             #expect(try await scenario.activations(username: "nina").first?["failed_attempts"] as? Int == 0)
             await #expect(throws: TesseraKitError.self) { _ = try await device.authenticator.start(url: login.authenticationURL) }
+
+            // A proof made without the SDK and without a pick is refused the same way.
+            let bare = try await scenario.openLogin(service)
+            let claimed = try await device.authenticator.start(url: bare.authenticationURL)
+            let activation = claimed.activation
+            let key = try PinProof.deriveKeyData(pin: "2468", salt: try #require(Base64URL.decode(activation.pinSalt)))
+            let now = Int(Date().timeIntervalSince1970)
+            let claims = AuthenticationProofClaims(
+                rid: claimed.requestID.rawValue, chal: claimed.challenge.rawValue, aud: claimed.audience, sub: activation.id.rawValue,
+                comb: [.device, .pin], attrs: [],
+                pin: Base64URL.encode(PinProof.proof(keyData: key, requestID: claimed.requestID.rawValue, challenge: claimed.challenge.rawValue)),
+                otp: nil, iat: now, exp: now + 60, jti: Secrets.randomToken(byteCount: 16))
+            let proof = try CompactJWS.sign(
+                payload: try WireCoding.encoder().encode(claims), header: JWSHeader(typ: "tessera-proof+jwt", kid: activation.id.rawValue),
+                signer: try await device.authenticator.registry.signer(activation.deviceKeyLabel))
+            let unmatched = try await scenario.http.postJSON(
+                "\(scenario.issuer)/device/authentications/\(claimed.requestID.rawValue)/finish", ["proof": proof])
+            #expect(unmatched.status == 403, "\(unmatched.text)")
+            #expect(try await scenario.status(bare)["status"] as? String == "denied")
 
             // The right pick logs in.
             let second = try await scenario.openLogin(service)

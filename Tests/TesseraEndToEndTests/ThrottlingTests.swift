@@ -56,7 +56,7 @@ struct ThrottlingTests {
 
     @Test("a caller past its long-poll cap is answered 429 at once, and may wait again when its first poll ends")
     func longPollCap() async throws {
-        try await withServer(configure: { $0.throttle.longPollsPerCaller = 1 }) { server in
+        try await withServer(configure: { $0.throttle.longPollsPerAddress = 1 }) { server in
             let scenario = try await Scenario.make(on: server)
             let service = try await scenario.createService()
             let login = try await scenario.openLogin(service)
@@ -149,6 +149,8 @@ struct ThrottlingTests {
             let port = try #require(URLComponents(string: server.baseURL)?.port)
             let http = TestHTTP()
             #expect(try await http.get("\(server.baseURL)/metrics").status == 200)
+            // A request a proxy on this host forwarded is someone else's.
+            #expect(try await http.get("\(server.baseURL)/metrics", headers: ["X-Forwarded-For": "203.0.113.9"]).status == 403)
             let outside = try await http.get("http://\(address):\(port)/metrics")
             #expect(outside.status == 403, "\(outside.text)")
             #expect(try await http.get("http://\(address):\(port)/health").status == 200)

@@ -23,19 +23,19 @@ def main() -> int:
     issuer = os.environ["TESSERA_ISSUER"]
     client_id = os.environ["CLIENT_ID"]
     auth = (client_id, os.environ["CLIENT_SECRET"])
-    metadata = requests.get(issuer + "/.well-known/openid-configuration", timeout=10).json()
+    metadata = requests.get(issuer + "/.well-known/openid-configuration", timeout=30).json()
     assert metadata["issuer"] == issuer, metadata["issuer"]
     assert "poll" in metadata["backchannel_token_delivery_modes_supported"], metadata
     assert GRANT in metadata["grant_types_supported"], metadata["grant_types_supported"]
     endpoint = metadata["backchannel_authentication_endpoint"]
     token_endpoint = metadata["token_endpoint"]
     # A JWKS fetched before the login: the ID token is then checked without calling the issuer.
-    keys = KeySet.import_key_set(requests.get(metadata["jwks_uri"], timeout=10).json())
+    keys = KeySet.import_key_set(requests.get(metadata["jwks_uri"], timeout=30).json())
 
     refusals = {}
-    unknown = requests.post(endpoint, data={"scope": "openid", "login_hint": "no-such-user"}, auth=auth, timeout=10)
+    unknown = requests.post(endpoint, data={"scope": "openid", "login_hint": "no-such-user"}, auth=auth, timeout=30)
     refusals["unknown_user"] = [unknown.status_code, unknown.json()["error"]]
-    bogus = requests.post(token_endpoint, data={"grant_type": GRANT, "auth_req_id": "bogus"}, auth=auth, timeout=10)
+    bogus = requests.post(token_endpoint, data={"grant_type": GRANT, "auth_req_id": "bogus"}, auth=auth, timeout=30)
     refusals["unknown_auth_req_id"] = [bogus.status_code, bogus.json()["error"]]
 
     started = requests.post(
@@ -46,7 +46,7 @@ def main() -> int:
             "binding_message": os.environ["BINDING_MESSAGE"],
         },
         auth=auth,
-        timeout=10,
+        timeout=30,
     )
     assert started.status_code == 200, started.text
     body = started.json()
@@ -60,7 +60,7 @@ def main() -> int:
         if time.time() > deadline:
             raise SystemExit("the request expired before the user answered")
         time.sleep(interval)
-        answer = requests.post(token_endpoint, data={"grant_type": GRANT, "auth_req_id": auth_req_id}, auth=auth, timeout=10)
+        answer = requests.post(token_endpoint, data={"grant_type": GRANT, "auth_req_id": auth_req_id}, auth=auth, timeout=30)
         if answer.status_code == 200:
             tokens = answer.json()
             break
@@ -83,7 +83,7 @@ def main() -> int:
     assert id_token.header["alg"] == "ES256"
     assert tokens["token_type"] == "Bearer" and tokens["access_token"], tokens
 
-    again = requests.post(token_endpoint, data={"grant_type": GRANT, "auth_req_id": auth_req_id}, auth=auth, timeout=10)
+    again = requests.post(token_endpoint, data={"grant_type": GRANT, "auth_req_id": auth_req_id}, auth=auth, timeout=30)
     refusals["redeemed_twice"] = [again.status_code, again.json()["error"]]
     print("RESULT " + json.dumps({"claims": id_token.claims, "polls": polls, "refusals": refusals}), flush=True)
     return 0

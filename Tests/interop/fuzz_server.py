@@ -1,6 +1,6 @@
 """Fuzzes a live Tessera server's parsers with Hypothesis.
 
-Usage: python3 fuzz_server.py --tessera BIN [--seconds N] [--seed N] [--database URL]
+Usage: python3 fuzz_server.py --tessera BIN [--seconds N] [--seed N] [--minimum-examples N] [--database URL]
 
 Starts `BIN serve` and sets up the same fixtures as negative_suite.py (see
 tessera_server.py), then feeds generated input to every place the server parses it:
@@ -26,7 +26,9 @@ A failure is a 5xx answer or a dropped connection; after each target the process
 running and answer /health. Failures are collected rather than raised, so Hypothesis
 does not shrink (the run stays time-bound). Examples come from fixed seeds (--seed, then
 one more per chunk of 100) with no example database, so a run is reproducible up to the
-server's own random values. --seconds (default 60) is split among the targets by weight.
+server's own random values. --seconds (default 60) is split among the targets by weight;
+--minimum-examples lets a target on a busy machine run past its share until it has run
+that many (never past four times its share).
 With --database (an empty PostgreSQL database) the server runs on PostgreSQL.
 Prints per target the examples run and the statuses answered, then every failure; exits 1
 on any failure.
@@ -478,16 +480,22 @@ def describe(value) -> str:
     return text if len(text) <= 300 else text[:300] + f"…({len(text)} characters)"
 
 
-def run_target(target: Target, budget: float, first_seed: int, server: tessera_server.Server) -> Outcome:
+def run_target(target: Target, budget: float, first_seed: int, server: tessera_server.Server, minimum: int = 0) -> Outcome:
+    """Runs `target` for `budget` seconds, and on past it until `minimum` examples ran (a
+    busy machine slows every example), but never longer than four times the budget."""
     outcome = Outcome()
     started = time.time()
-    stop_at = started + budget
+    hard_stop = started + 4 * budget
+
+    def over() -> bool:
+        now = time.time()
+        return now > hard_stop or (now > started + budget and outcome.examples >= minimum)
 
     @settings(max_examples=CHUNK, deadline=None, database=None, phases=[Phase.explicit, Phase.generate],
               suppress_health_check=list(HealthCheck))
     @given(target.strategy)
     def probe(value):
-        if time.time() > stop_at or not server.alive():
+        if over() or not server.alive():
             raise TimeUp()
         outcome.examples += 1
         try:
@@ -505,7 +513,7 @@ def run_target(target: Target, budget: float, first_seed: int, server: tessera_s
             outcome.failures.append(f"{target.name}: answered {answer.status_code} {answer.text[:160]!r} for {describe(value)}")
 
     chunk = 0
-    while time.time() < stop_at and server.alive():
+    while not over() and server.alive():
         try:
             seed(first_seed + chunk)(probe)()
         except TimeUp:
@@ -520,6 +528,8 @@ def main() -> int:
     parser.add_argument("--tessera", required=True, help="the tessera executable")
     parser.add_argument("--seconds", type=float, default=60, help="time to split among the targets (default 60)")
     parser.add_argument("--seed", type=int, default=0, help="the first Hypothesis seed (default 0)")
+    parser.add_argument("--minimum-examples", type=int, default=0,
+                        help="examples each target runs even past its share of the time (at most four times that share)")
     parser.add_argument("--database", help="an empty PostgreSQL database's URL")
     arguments = parser.parse_args()
     # Hypothesis describes the example that met TimeUp, sometimes a 70 KB one; the warning says only that.
@@ -538,7 +548,7 @@ def main() -> int:
         for index, target in enumerate(targets):
             budget = max(0.2, budget_left * target.weight / total_weight)
             fuzzing.unlock()
-            outcome = run_target(target, budget, arguments.seed + 1000 * index, server)
+            outcome = run_target(target, budget, arguments.seed + 1000 * index, server, arguments.minimum_examples)
             statuses = ", ".join(f"{status}: {count}" for status, count in sorted(outcome.statuses.items(), key=lambda item: str(item[0])))
             print(f"{target.name:<36} {outcome.examples:>8} {outcome.seconds:>8.1f}  {statuses}", flush=True)
             failures += outcome.failures

@@ -31,7 +31,7 @@ def main() -> int:
     issuer = os.environ["TESSERA_ISSUER"]
     client_id = os.environ["CLIENT_ID"]
     redirect_uri = os.environ["REDIRECT_URI"]
-    metadata = requests.get(issuer + "/.well-known/openid-configuration", timeout=10).json()
+    metadata = requests.get(issuer + "/.well-known/openid-configuration", timeout=30).json()
     assert metadata["issuer"] == issuer, metadata["issuer"]
     assert "S256" in metadata["code_challenge_methods_supported"]
 
@@ -50,7 +50,7 @@ def main() -> int:
     )
 
     browser = requests.Session()
-    page = browser.get(url, timeout=10)
+    page = browser.get(url, timeout=30)
     page.raise_for_status()
     print("AUTHENTICATION_URL " + page_value(r'id="authentication-url">([^<]*)<', page.text), flush=True)
     status_url = page_value(r'data-status-url="([^"]*)"', page.text)
@@ -58,14 +58,14 @@ def main() -> int:
 
     deadline = time.time() + 60
     while True:
-        status = browser.get(status_url, timeout=10).json()["status"]
+        status = browser.get(status_url, timeout=30).json()["status"]
         if status == "approved":
             break
         if status not in ("pending", "claimed") or time.time() > deadline:
             raise SystemExit(f"login ended as {status}")
         time.sleep(0.2)
 
-    redirect = browser.get(complete_url, allow_redirects=False, timeout=10)
+    redirect = browser.get(complete_url, allow_redirects=False, timeout=30)
     assert redirect.status_code == 302, redirect.status_code
     location = redirect.headers["Location"]
     assert location.startswith(redirect_uri + "?"), location
@@ -75,7 +75,7 @@ def main() -> int:
         metadata["token_endpoint"], authorization_response=location, code_verifier=verifier, state=state
     )
 
-    keys = KeySet.import_key_set(requests.get(metadata["jwks_uri"], timeout=10).json())
+    keys = KeySet.import_key_set(requests.get(metadata["jwks_uri"], timeout=30).json())
     id_token = jwt.decode(token["id_token"], keys, algorithms=["ES256"])
     jwt.JWTClaimsRegistry(
         iss={"essential": True, "value": issuer},
@@ -87,7 +87,7 @@ def main() -> int:
     ).validate(id_token.claims)
     assert id_token.header["alg"] == "ES256"
 
-    userinfo = session.get(metadata["userinfo_endpoint"], timeout=10).json()
+    userinfo = session.get(metadata["userinfo_endpoint"], timeout=30).json()
     assert userinfo["sub"] == id_token.claims["sub"]
     # RFC 7662 and RFC 7009 through Authlib, with the same client authentication.
     introspected = session.introspect_token(
@@ -98,7 +98,7 @@ def main() -> int:
         metadata["revocation_endpoint"], token=token["refresh_token"], token_type_hint="refresh_token", timeout=10
     )
     assert revoked.status_code == 200, revoked.status_code
-    after = session.introspect_token(metadata["introspection_endpoint"], token=token["access_token"], timeout=10).json()
+    after = session.introspect_token(metadata["introspection_endpoint"], token=token["access_token"], timeout=30).json()
     assert after == {"active": False}, after
     print("RESULT " + json.dumps({"claims": id_token.claims, "userinfo": userinfo, "introspected": introspected}), flush=True)
     return 0

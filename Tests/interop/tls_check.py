@@ -3,15 +3,20 @@
   tls_check.py make DIR            -> writes DIR/cert.pem and DIR/key.pem (self-signed, 127.0.0.1/localhost)
   tls_check.py get URL CAFILE      -> prints the body of an HTTPS GET verified against CAFILE
   tls_check.py headers URL CAFILE  -> prints the answer's headers as JSON
-  tls_check.py versions HOST PORT  -> one line per protocol version: "TLSv1_1 refused", "TLSv1_2 accepted", …
-                                      (TLS 1.0 and 1.1 are offered with OpenSSL's security level 0, so that
-                                      only the server's refusal can stop them)
+  tls_check.py versions HOST PORT CERT KEY
+                                   -> one line per protocol version: "TLSv1_1 refused", "TLSv1_2 accepted", …
+                                      TLS 1.0 and 1.1 are offered with OpenSSL's security level 0, and each
+                                      version is first tried against a control server of this script's own
+                                      that accepts them all (with CERT and KEY): a version this client cannot
+                                      speak prints "untestable", never "refused"
 """
 import datetime
 import json
 import socket
 import ssl
 import sys
+import threading
+import warnings
 
 import requests
 from cryptography import x509
@@ -50,8 +55,9 @@ def make(directory: str) -> None:
         )
 
 
-def versions(host: str, port: int) -> None:
-    for version in (ssl.TLSVersion.TLSv1, ssl.TLSVersion.TLSv1_1, ssl.TLSVersion.TLSv1_2, ssl.TLSVersion.TLSv1_3):
+def handshake(host: str, port: int, version) -> str:
+    """Whether a handshake offering only `version` succeeds."""
+    try:
         context = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
         context.check_hostname = False
         context.verify_mode = ssl.CERT_NONE
@@ -59,13 +65,42 @@ def versions(host: str, port: int) -> None:
             context.set_ciphers("DEFAULT:@SECLEVEL=0")
         context.minimum_version = version
         context.maximum_version = version
-        try:
-            with socket.create_connection((host, port), timeout=10) as raw:
-                with context.wrap_socket(raw, server_hostname=host) as tls:
-                    outcome = "accepted" if tls.version() else "refused"
-        except (ssl.SSLError, OSError):
-            outcome = "refused"
-        print(f"{version.name} {outcome}")
+        with socket.create_connection((host, port), timeout=10) as raw:
+            with context.wrap_socket(raw, server_hostname=host) as tls:
+                return "accepted" if tls.version() else "refused"
+    except (ssl.SSLError, OSError, ValueError):
+        return "refused"
+
+
+def control_server(certificate: str, key: str) -> int:
+    """A TLS server on a free loopback port that accepts TLS 1.0 to 1.3; its port."""
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    context.load_cert_chain(certificate, key)
+    context.set_ciphers("DEFAULT:@SECLEVEL=0")
+    context.minimum_version = ssl.TLSVersion.TLSv1
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(8)
+
+    def serve():
+        while True:
+            connection, _ = listener.accept()
+            try:
+                context.wrap_socket(connection, server_side=True).close()
+            except (ssl.SSLError, OSError):
+                connection.close()
+
+    threading.Thread(target=serve, daemon=True).start()
+    return listener.getsockname()[1]
+
+
+def versions(host: str, port: int, certificate: str, key: str) -> None:
+    control = control_server(certificate, key)
+    for version in (ssl.TLSVersion.TLSv1, ssl.TLSVersion.TLSv1_1, ssl.TLSVersion.TLSv1_2, ssl.TLSVersion.TLSv1_3):
+        if handshake("127.0.0.1", control, version) != "accepted":
+            print(f"{version.name} untestable")
+            continue
+        print(f"{version.name} {handshake(host, port, version)}")
 
 
 def main() -> int:
@@ -81,7 +116,8 @@ def main() -> int:
         print(json.dumps(dict(response.headers)))
         return 0
     if sys.argv[1] == "versions":
-        versions(sys.argv[2], int(sys.argv[3]))
+        warnings.simplefilter("ignore", DeprecationWarning)  # TLS 1.0 and 1.1 are offered on purpose
+        versions(sys.argv[2], int(sys.argv[3]), sys.argv[4], sys.argv[5])
         return 0
     return 2
 

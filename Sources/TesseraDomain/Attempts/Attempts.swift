@@ -448,7 +448,7 @@ public struct Attempts: Sendable {
             expiresAt: Date(timeIntervalSince1970: TimeInterval(authRequest.expiresAt)), service: service,
             requestedAttributes: requested, requestedAuthenticators: policy.filtered(toEnrolled: activation.enrolledFactors),
             process: authRequest.process?.description, bindingMessage: authRequest.bindingMessage, origin: origin,
-            numberChoices: authRequest.matchCode.map { BrowserLogins.numberChoices(including: $0) } ?? [])
+            numberChoices: authRequest.matchCode.map { BrowserLogins.numberChoices(including: $0, requestID: authRequest.id) } ?? [])
     }
 
     /// A login follows its service's policy (narrowed to the `acr_values` of a backchannel

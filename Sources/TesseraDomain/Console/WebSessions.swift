@@ -75,6 +75,7 @@ public struct WebSessions: Sendable {
         let now = domain.epochNow()
         func current(_ service: ServiceRecord) -> Bool {
             service.redirectURIs == [redirectURI] && service.sessionLifetime == lifetime && service.sessionIdleLifetime == lifetime
+                && service.numberMatching
         }
         let existing = try await domain.store.read { try await $0.service(clientID: clientID) }
         if let existing, existing.tenantID == tenant.id, current(existing) { return existing }
@@ -84,6 +85,8 @@ public struct WebSessions: Sendable {
                 service.redirectURIs = [redirectURI]
                 service.sessionLifetime = lifetime
                 service.sessionIdleLifetime = lifetime
+                // Operators and users pick the page's number (services made before it existed too).
+                service.numberMatching = true
                 try await tx.updateService(service)
                 try await Audit.record(
                     tx, tenantID: tenant.id, actor: .system, action: "service.update", target: clientID.rawValue,

@@ -68,10 +68,12 @@ public struct Backchannel: Sendable {
             let open = try await tx.openBackchannelRequests(userIDs: [userKey], now: now)
             guard let user, !devices.isEmpty else { throw Self.unknownUser }
             // A service cannot flood a user's devices with prompts (push bombing).
-            guard open.count < Self.maximumOpenPerUser else {
+            // Per service, so one service cannot use up a user's requests for the others.
+            guard open.filter({ $0.serviceID == service.id }).count < Self.maximumOpenPerService, open.count < Self.maximumOpenPerUser
+            else {
                 throw DomainError(
                     .forbidden, .accessDenied,
-                    "the user has \(Self.maximumOpenPerUser) requests open already: wait until they are answered or expire")
+                    "the user has too many requests open (\(Self.maximumOpenPerService) from this service, \(Self.maximumOpenPerUser) in all): wait until they are answered or expire")
             }
             try await tx.insertAuthRequest(
                 AuthRequestRecord(
@@ -102,8 +104,9 @@ public struct Backchannel: Sendable {
         DomainError(.invalid, .unknownUserID, "the hint does not name a user who can be asked")
     }
 
-    /// Open backchannel requests one user may have at a time, over all services.
-    public static let maximumOpenPerUser = 5
+    /// Open backchannel requests one user may have at a time from one service, and over all services.
+    public static let maximumOpenPerService = 5
+    public static let maximumOpenPerUser = 20
 
     /// The user named by exactly one hint: `login_hint` (the username) or `id_token_hint`
     /// (an ID token this issuer signed); nil when it names no enabled user of the tenant.

@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import TesseraCore
 import TesseraCrypto
@@ -37,16 +38,37 @@ public struct BrowserLogins: Sendable {
 
         public init(address: String, userAgent: String?) {
             self.address = String(address.prefix(64))
-            self.userAgent = userAgent.map { String($0.prefix(256)) }
+            // The browser chooses its User-Agent: no control, format or separator
+            // characters reach the device's screen or a terminal.
+            self.userAgent = userAgent.map { agent in
+                String(
+                    String.UnicodeScalarView(
+                        agent.unicodeScalars.filter { scalar in
+                            switch scalar.properties.generalCategory {
+                            case .control, .format, .lineSeparator, .paragraphSeparator, .privateUse, .surrogate, .unassigned: false
+                            default: true
+                            }
+                        }
+                    ).prefix(256))
+            }
         }
     }
 
-    /// A two-digit number for the page, and decoys for the device: `count` distinct
-    /// numbers from 10 to 99, the right one among them at a random place.
-    public static func numberChoices(including code: String, count: Int = 3) -> [String] {
+    /// The numbers the device offers for a request: its page's number and `count - 1`
+    /// decoys, in ascending order. The decoys are derived from the request id, so every
+    /// claim of the request (a re-scan, a retry after a failure) offers the same three:
+    /// comparing two screens does not give the page's number away.
+    public static func numberChoices(including code: String, requestID: RequestID, count: Int = 3) -> [String] {
         var choices: Set<String> = [code]
-        while choices.count < count { choices.insert(String(Int.random(in: 10...99))) }
-        return choices.shuffled()
+        var counter: UInt8 = 0
+        while choices.count < count {
+            let digest = SHA256.hash(data: Data("tessera number matching \(requestID.rawValue) \(counter)".utf8))
+            for byte in digest where choices.count < count {
+                choices.insert(String(10 + Int(byte) % 90))
+            }
+            counter &+= 1
+        }
+        return choices.sorted()
     }
 
     public struct RedirectError: Sendable {

@@ -3,30 +3,36 @@ import HTTPTypes
 import Hummingbird
 import NIOCore
 import Synchronization
+import TesseraCore
 
 /// How much one caller may ask of a node before it is told to wait (`tessera serve`
 /// flags). Limits are per node and per endpoint group; a count of 0 switches one off.
 public struct ThrottleSettings: Sendable {
     /// Requests per second one source address may send to one group (and twice that in a burst).
     public var perAddress: Int
-    /// Requests per second one OAuth client (`client_id`) may send to one group (and twice that in a burst).
+    /// Requests per second one authenticated OAuth client (`client_id`) may send to one
+    /// endpoint (and twice that in a burst).
     public var perClient: Int
-    /// Long polls one caller (a device, or a browser's address) may hold open at once.
-    public var longPollsPerCaller: Int
+    /// Long polls one device may hold open at once.
+    public var longPollsPerDevice: Int
+    /// Long polls of login pages one source address may hold open at once (browsers
+    /// behind one NAT share it).
+    public var longPollsPerAddress: Int
     /// Long polls the node holds open at once.
     public var longPollsPerNode: Int
     /// Peers (reverse proxies) whose `X-Forwarded-For` names the real source address.
     public var trustedProxies: Set<String>
 
     public init(
-        perAddress: Int = 100, perClient: Int = 500, longPollsPerCaller: Int = 4, longPollsPerNode: Int = 2_000,
-        trustedProxies: Set<String> = []
+        perAddress: Int = 100, perClient: Int = 500, longPollsPerDevice: Int = 4, longPollsPerAddress: Int = 32,
+        longPollsPerNode: Int = 2_000, trustedProxies: Set<String> = []
     ) {
         self.perAddress = perAddress
         self.perClient = perClient
-        self.longPollsPerCaller = longPollsPerCaller
+        self.longPollsPerDevice = longPollsPerDevice
+        self.longPollsPerAddress = longPollsPerAddress
         self.longPollsPerNode = longPollsPerNode
-        self.trustedProxies = trustedProxies
+        self.trustedProxies = Set(trustedProxies.map(SourceAddress.normalized))
     }
 }
 
@@ -50,6 +56,9 @@ final class RateLimiter: Sendable {
     private struct Bucket {
         var tokens: Double
         var updated: ContinuousClock.Instant
+        /// Its own refill rate and size: address and client buckets differ.
+        let rate: Double
+        let capacity: Double
     }
 
     private let buckets = Mutex<[String: Bucket]>([:])
@@ -59,9 +68,9 @@ final class RateLimiter: Sendable {
     func take(_ key: String, rate: Int, now: ContinuousClock.Instant = .now) -> Int? {
         guard rate > 0 else { return nil }
         let capacity = Double(rate * 2)
-        sweepIfDue(now: now, rate: Double(rate), capacity: capacity)
+        sweepIfDue(now: now)
         return buckets.withLock { buckets -> Int? in
-            var bucket = buckets[key] ?? Bucket(tokens: capacity, updated: now)
+            var bucket = buckets[key] ?? Bucket(tokens: capacity, updated: now, rate: Double(rate), capacity: capacity)
             let elapsed = now - bucket.updated
             let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
             bucket.tokens = min(capacity, bucket.tokens + seconds * Double(rate))
@@ -77,7 +86,7 @@ final class RateLimiter: Sendable {
     }
 
     /// Every ten seconds, forgets buckets that would be full by now.
-    private func sweepIfDue(now: ContinuousClock.Instant, rate: Double, capacity: Double) {
+    private func sweepIfDue(now: ContinuousClock.Instant) {
         let due = lastSweep.withLock { last -> Bool in
             guard now - last > .seconds(10) else { return false }
             last = now
@@ -87,7 +96,7 @@ final class RateLimiter: Sendable {
         buckets.withLock { buckets in
             buckets = buckets.filter { _, bucket in
                 let elapsed = now - bucket.updated
-                return bucket.tokens + Double(elapsed.components.seconds) * rate < capacity
+                return bucket.tokens + Double(elapsed.components.seconds) * bucket.rate < bucket.capacity
             }
         }
     }
@@ -101,16 +110,15 @@ final class LongPollGate: Sendable {
     }
 
     private let counts = Mutex(Counts())
-    let perCaller: Int
     let perNode: Int
 
-    init(perCaller: Int, perNode: Int) {
-        self.perCaller = perCaller
+    init(perNode: Int) {
         self.perNode = perNode
     }
 
-    /// Admits one more long poll of `caller`, or refuses with how long to wait.
-    func enter(_ caller: String) throws(TooManyRequests) {
+    /// Admits one more long poll of `caller` (at most `perCaller` at once), or refuses
+    /// with how long to wait.
+    func enter(_ caller: String, perCaller: Int) throws(TooManyRequests) {
         let admitted = counts.withLock { counts -> Bool in
             guard perNode <= 0 || counts.total < perNode, perCaller <= 0 || counts.perCaller[caller, default: 0] < perCaller
             else { return false }
@@ -143,9 +151,9 @@ struct AddressThrottle: RouterMiddleware {
     let settings: ThrottleSettings
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        // Per endpoint (its route pattern), within the group.
+        // Per endpoint (its route pattern), within the group; an IPv6 client counts by its /64.
         let endpoint = context.endpointPath ?? group
-        let address = context.sourceAddress(trusting: settings.trustedProxies, request: request)
+        let address = SourceAddress.rateKey(context.sourceAddress(trusting: settings.trustedProxies, request: request))
         if let wait = limiter.take("\(endpoint) address \(address)", rate: settings.perAddress) {
             throw TooManyRequests(retryAfter: wait, description: "too many requests from this address: retry after \(wait) s")
         }
@@ -164,12 +172,36 @@ extension RateLimiter {
 
 extension TesseraRequestContext {
     /// The address a request came from: the peer's, or, when the peer is a trusted proxy,
-    /// the last address its `X-Forwarded-For` names (the one the proxy saw).
+    /// the last address its `X-Forwarded-For` names (the one the proxy saw). IPv4 peers
+    /// of a dual-stack listener (`::ffff:a.b.c.d`) are given as IPv4.
     func sourceAddress(trusting proxies: Set<String>, request: Request) -> String {
-        let peer = remoteAddress?.ipAddress ?? "unknown"
+        let peer = SourceAddress.normalized(remoteAddress?.ipAddress ?? "unknown")
         guard proxies.contains(peer), let forwarded = request.headers[.xForwardedFor] else { return peer }
         let last = forwarded.split(separator: ",").last.map { $0.trimmingCharacters(in: .whitespaces) } ?? ""
-        return last.isEmpty ? peer : String(last.prefix(64))
+        return last.isEmpty ? peer : SourceAddress.normalized(String(last.prefix(64)))
+    }
+}
+
+/// Source addresses as the limits and the device see them.
+enum SourceAddress {
+    /// An IPv4-mapped IPv6 address (`::ffff:192.0.2.1`) as plain IPv4; others unchanged.
+    static func normalized(_ address: String) -> String {
+        let lowered = address.lowercased()
+        if lowered.hasPrefix("::ffff:"), lowered.dropFirst(7).split(separator: ".").count == 4 { return String(lowered.dropFirst(7)) }
+        return address
+    }
+
+    /// What a rate limit counts: an IPv4 address, or the /64 of an IPv6 one (one client
+    /// usually holds a whole /64).
+    static func rateKey(_ address: String) -> String {
+        guard address.contains(":") else { return address }
+        let network = BrowserOrigin.network(of: address, ipv6PrefixGroups: 4)
+        return network
+    }
+
+    static func isLoopback(_ address: String) -> Bool {
+        let address = normalized(address)
+        return address == "::1" || address.hasPrefix("127.")
     }
 }
 

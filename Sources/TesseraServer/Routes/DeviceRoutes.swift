@@ -138,7 +138,9 @@ struct DeviceRoutes {
         let tenant = try context.requireTenant()
         let requests = domain.deviceRequests
         let (activation, users) = try await requests.begin(caller: try context.requireDevice())
-        let list = try await state.longPoll(watching: Set(users.map(EventKey.user)), caller: "device \(activation.id)") {
+        let list = try await state.longPoll(watching: Set(users.map(EventKey.user)), caller: "device \(activation.id)",
+            perCaller: state.configuration.throttle.longPollsPerDevice
+        ) {
             try await requests.list(activation: activation, users: users, tenant: tenant)
         } waitFor: { list in
             guard wait > 0, query["version"] == list.version else { return nil }

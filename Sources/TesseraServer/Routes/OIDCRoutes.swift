@@ -61,9 +61,9 @@ struct OIDCRoutes {
         } catch {
             throw BrowserError(status: .badRequest, title: "Invalid request", message: "The sign-in request has malformed or repeated parameters.")
         }
-        if let clientID = query["client_id"] {
-            try state.limiter.checkClient(clientID, group: "authorize", settings: state.configuration.throttle)
-        }
+        // No per-client budget here: the caller is not authenticated and could name any
+        // client_id, so such a budget would let anyone stop a service's logins. The
+        // per-address limit (AddressThrottle) bounds this endpoint.
         let start: BrowserLogins.Start
         do {
             let browser = BrowserLogins.Browser(
@@ -132,7 +132,9 @@ struct OIDCRoutes {
         let wait = try RequestDecoding.wait(query)
         let logins = domain.browserLogins
         let caller = "browser \(context.sourceAddress(trusting: state.configuration.throttle.trustedProxies, request: request))"
-        let view = try await state.longPoll(watching: [EventKey.request(record.id)], caller: caller) {
+        let view = try await state.longPoll(
+            watching: [EventKey.request(record.id)], caller: caller, perCaller: state.configuration.throttle.longPollsPerAddress
+        ) {
             try await logins.status(requestID: record.id)
         } waitFor: { view in
             guard wait > 0, query["known"] == view.key, view.status == .pending || view.status == .claimed else { return nil }

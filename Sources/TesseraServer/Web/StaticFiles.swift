@@ -77,8 +77,17 @@ enum StaticFiles {
           function poll() {
             var url = login.dataset.statusUrl + (known ? '&wait=25&known=' + encodeURIComponent(known) : '');
             fetch(url, { credentials: 'same-origin', cache: 'no-store' })
-              .then(function (r) { return r.json(); })
+              .then(function (r) {
+                // Too many waiting pages (429) or a busy node (503): ask again when told to.
+                if (r.status === 429 || r.status === 503) {
+                  var seconds = parseInt(r.headers.get('Retry-After') || '2', 10);
+                  setTimeout(poll, Math.max(1, Math.min(seconds, 30)) * 1000);
+                  return null;
+                }
+                return r.json();
+              })
               .then(function (s) {
+                if (s === null) { return; }
                 known = s.status + (s.locked_until ? ':' + s.locked_until : '');
                 if (s.status === 'approved') { show(messages.approved, 'done'); window.location.assign(login.dataset.completeUrl); return; }
                 if (s.status === 'pending' || s.status === 'claimed') {

@@ -50,9 +50,10 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "Seconds a connection with no request in flight stays open.") var idleTimeout = 60
     @Option(help: "Requests per second one source address may send to each OAuth and device endpoint, twice that in a burst (0 = no limit).")
     var rateLimitPerAddress = 100
-    @Option(help: "Requests per second one client_id may send to /authorize, /token, /bc-authorize, /revoke, /introspect, twice that in a burst (0 = no limit).")
+    @Option(help: "Requests per second one authenticated client_id may send to /token, /bc-authorize, /revoke, /introspect, twice that in a burst (0 = no limit).")
     var rateLimitPerClient = 500
-    @Option(help: "Long polls one device or browser address may hold open at once (0 = no limit).") var longPollsPerCaller = 4
+    @Option(help: "Long polls one device may hold open at once (0 = no limit).") var longPollsPerDevice = 4
+    @Option(help: "Long polls of login pages one source address may hold open at once (0 = no limit).") var longPollsPerAddress = 32
     @Option(help: "Long polls this node holds open at once (0 = no limit).") var longPollsPerNode = 2_000
     @Option(
         name: .customLong("trusted-proxy"),
@@ -76,7 +77,8 @@ struct Serve: AsyncParsableCommand {
         }
         guard (2...500).contains(databaseConnections) else { throw ValidationError("--database-connections is 2 to 500") }
         guard (5...3_600).contains(idleTimeout) else { throw ValidationError("--idle-timeout is 5 to 3600 seconds") }
-        guard rateLimitPerAddress >= 0, rateLimitPerClient >= 0, longPollsPerCaller >= 0, longPollsPerNode >= 0 else {
+        guard rateLimitPerAddress >= 0, rateLimitPerClient >= 0, longPollsPerDevice >= 0, longPollsPerAddress >= 0, longPollsPerNode >= 0
+        else {
             throw ValidationError("rate limits and long-poll caps are 0 (none) or more")
         }
         if let metricsToken, metricsToken.count < 16 { throw ValidationError("--metrics-token must be at least 16 characters") }
@@ -121,8 +123,8 @@ struct Serve: AsyncParsableCommand {
             databaseURL: database ?? environment["TESSERA_DATABASE_URL"].flatMap { $0.isEmpty ? nil : $0 },
             databaseConnections: databaseConnections, purgeInterval: purgeInterval)
         configuration.throttle = ThrottleSettings(
-            perAddress: rateLimitPerAddress, perClient: rateLimitPerClient, longPollsPerCaller: longPollsPerCaller,
-            longPollsPerNode: longPollsPerNode, trustedProxies: Set(trustedProxies))
+            perAddress: rateLimitPerAddress, perClient: rateLimitPerClient, longPollsPerDevice: longPollsPerDevice,
+            longPollsPerAddress: longPollsPerAddress, longPollsPerNode: longPollsPerNode, trustedProxies: Set(trustedProxies))
         configuration.idleTimeout = idleTimeout
         configuration.metricsToken = metricsToken ?? environment["TESSERA_METRICS_TOKEN"].flatMap { $0.isEmpty ? nil : $0 }
         let settings = configuration
