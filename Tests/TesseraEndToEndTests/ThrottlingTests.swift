@@ -54,6 +54,37 @@ struct ThrottlingTests {
         }
     }
 
+    @Test("one device past its burst at a device endpoint gets 429; another device does not")
+    func perDevice() async throws {
+        try await withServer(configure: { $0.throttle.perClient = 1 }) { server in
+            let scenario = try await Scenario.make(on: server)
+            try await scenario.createUser("dan")
+            try await scenario.createUser("eve")
+            let (busy, _) = try await activateDevice(scenario, username: "dan")
+            let (quiet, _) = try await activateDevice(scenario, username: "eve")
+            let outcomes = await withTaskGroup(of: String.self) { group -> [String] in
+                for _ in 0..<20 {
+                    group.addTask {
+                        do {
+                            _ = try await busy.authenticator.pendingRequests()
+                            return "answered"
+                        } catch TesseraKitError.server(let status, let code, _) {
+                            return "\(status) \(code)"
+                        } catch {
+                            return "\(error)"
+                        }
+                    }
+                }
+                return await group.reduce(into: []) { $0.append($1) }
+            }
+            #expect(outcomes.contains("429 too_many_requests"), "\(outcomes)")
+            #expect(Set(outcomes).isSubset(of: ["answered", "429 too_many_requests"]), "\(outcomes)")
+            #expect(try await quiet.authenticator.pendingRequests().isEmpty)
+            busy.remove()
+            quiet.remove()
+        }
+    }
+
     @Test("a caller past its long-poll cap is answered 429 at once, and may wait again when its first poll ends")
     func longPollCap() async throws {
         try await withServer(configure: { $0.throttle.longPollsPerAddress = 1 }) { server in

@@ -28,11 +28,14 @@ struct TenantResolution: RouterMiddleware {
 /// Checks `Authorization: Tessera-Device <JWS>` before a device route runs: signed by
 /// the activation's device key, for this issuer, method and path, and short-lived. The
 /// handler's use case spends the token's `jti` in the transaction that does the work,
-/// so a token is good for one call.
+/// so a token is good for one call. Each device (the client of these endpoints) has
+/// its own budget per endpoint, like an OAuth client at the token endpoint.
 struct DeviceAuthentication: RouterMiddleware {
     typealias Context = TesseraRequestContext
 
     let domain: Domain
+    let limiter: RateLimiter
+    let settings: ThrottleSettings
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         guard let header = request.headers[.authorization], header.hasPrefix("Tessera-Device ") else {
@@ -42,6 +45,11 @@ struct DeviceAuthentication: RouterMiddleware {
         context.device = try await domain.authenticateDevice(
             token: String(header.dropFirst("Tessera-Device ".count)), method: request.method.rawValue, path: request.uri.path,
             tenant: try context.requireTenant())
+        if let activation = context.device?.activation.id,
+            let wait = limiter.take("\(context.endpointPath ?? "device") device \(activation)", rate: settings.perClient)
+        {
+            throw TooManyRequests(retryAfter: wait, description: "too many requests from this device: retry after \(wait) s")
+        }
         return try await next(request, context)
     }
 }

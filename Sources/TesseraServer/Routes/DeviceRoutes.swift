@@ -21,7 +21,8 @@ struct DeviceRoutes {
         open.post("activation/complete", use: completeActivation)
         open.post("authentications/:request/finish", use: finish)
 
-        let device = throttled.group("device").add(middleware: DeviceAuthentication(domain: domain))
+        let device = throttled.group("device").add(
+            middleware: DeviceAuthentication(domain: domain, limiter: state.limiter, settings: state.configuration.throttle))
         device.post("authentications/:request/claim", use: claim)
         device.post("authentications/:request/deny", use: deny)
         device.get("authentications/:request", use: requestState)

@@ -50,7 +50,7 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "Seconds a connection with no request in flight stays open.") var idleTimeout = 60
     @Option(help: "Requests per second one source address may send to each OAuth and device endpoint, twice that in a burst (0 = no limit).")
     var rateLimitPerAddress = 100
-    @Option(help: "Requests per second one authenticated client_id may send to /token, /bc-authorize, /revoke, /introspect, twice that in a burst (0 = no limit).")
+    @Option(help: "Requests per second one authenticated client (a client_id at /token, /bc-authorize, /revoke, /introspect; a device at its signed endpoints) may send to each, twice that in a burst (0 = no limit).")
     var rateLimitPerClient = 500
     @Option(help: "Long polls one device may hold open at once (0 = no limit).") var longPollsPerDevice = 4
     @Option(help: "Long polls of login pages one source address may hold open at once (0 = no limit).") var longPollsPerAddress = 32
