@@ -61,9 +61,11 @@ public final class TestCluster: Sendable {
         for _ in 0..<count {
             let box = AppBox()
             let (port, task) = try await LocalServer.start { [logger] port, onRunning in
-                let configuration = ServerConfiguration(
+                var configuration = ServerConfiguration(
                     host: "127.0.0.1", port: port, publicURL: publicURL, dataDirectory: directory.appendingPathComponent("data").path,
                     adminToken: token, databaseURL: database, databaseConnections: 10)
+                // nginx forwards from loopback: the limits count what its X-Forwarded-For names.
+                configuration.throttle.trustedProxies = ["127.0.0.1"]
                 let app = try await buildApplication(
                     configuration: configuration, logger: logger, handlingSignals: false, onServerRunning: { _ in onRunning() })
                 await box.set(app)
@@ -120,6 +122,7 @@ public final class TestCluster: Sendable {
                         proxy_http_version 1.1;
                         proxy_set_header Connection "";
                         proxy_set_header Host $http_host;
+                        proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;
                         proxy_buffering off;
                         proxy_read_timeout 90s;
                         proxy_next_upstream off;

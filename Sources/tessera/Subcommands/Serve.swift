@@ -44,7 +44,8 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "APNs: PEM certificates to trust instead of the system's (a private endpoint).") var apnsTrustRoots: String?
     @Option(
         help: """
-            Bearer token /metrics asks for (or TESSERA_METRICS_TOKEN); without one, /metrics answers loopback callers only.
+            Bearer token /metrics asks for (or TESSERA_METRICS_TOKEN); without one, /metrics answers loopback callers only, \
+            and no request a proxy forwarded.
             """)
     var metricsToken: String?
     @Option(help: "Seconds a connection with no request in flight stays open.") var idleTimeout = 60
