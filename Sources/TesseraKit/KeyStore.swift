@@ -27,6 +27,25 @@ public protocol KeyStore: Sendable {
     func removeAll(withPrefix prefix: String) async throws
 }
 
+/// How a store that keeps keys and items side by side names them (file names, Keychain
+/// accounts): `key-LABEL` and `item-LABEL`. What a removal removes is decided here, in
+/// code every platform builds and the Linux tests cover, so `FileKeyStore` and
+/// `KeychainKeyStore` cannot drift apart.
+enum StoredName {
+    static func key(_ label: String) -> String { "key-\(label)" }
+    static func item(_ label: String) -> String { "item-\(label)" }
+
+    /// What `setItem(nil, label:)` removes: the item and any key of the same label.
+    static func cleared(_ label: String) -> [String] { [item(label), key(label)] }
+
+    /// Of the stored `names`, those `removeAll(withPrefix:)` removes: every key and item
+    /// whose label starts with `prefix`, whatever follows it (`biometric-2` as well as
+    /// `biometric`).
+    static func removed(withPrefix prefix: String, from names: [String]) -> [String] {
+        names.filter { $0.hasPrefix(key(prefix)) || $0.hasPrefix(item(prefix)) }
+    }
+}
+
 /// A key store in a directory: one file per key or item, mode 0600, in a 0700
 /// directory. For Linux and tests; on Apple platforms use `KeychainKeyStore`.
 public struct FileKeyStore: KeyStore {
@@ -43,7 +62,7 @@ public struct FileKeyStore: KeyStore {
             (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A) || (byte >= 0x30 && byte <= 0x39)
                 || byte == 0x2D || byte == 0x5F || byte == 0x2E
         }) else { throw TesseraKitError.keyStore("invalid label") }
-        return directory.appendingPathComponent("\(kind)-\(label)")
+        return directory.appendingPathComponent(kind == "key" ? StoredName.key(label) : StoredName.item(label))
     }
 
     private func write(_ data: Data, to url: URL) throws {
@@ -77,7 +96,12 @@ public struct FileKeyStore: KeyStore {
         if let data {
             try write(data, to: file)
         } else {
-            try? FileManager.default.removeItem(at: file)
+            // The item and any key of the same label (a replaced biometric key).
+            _ = try url("key", label)
+            for name in StoredName.cleared(label) {
+                let path = directory.appendingPathComponent(name).path
+                if FileManager.default.fileExists(atPath: path) { try FileManager.default.removeItem(atPath: path) }
+            }
         }
     }
 
@@ -93,8 +117,7 @@ public struct FileKeyStore: KeyStore {
     }
 
     public func removeAll(withPrefix prefix: String) async throws {
-        for name in try FileManager.default.contentsOfDirectory(atPath: directory.path)
-        where name.hasPrefix("key-\(prefix)") || name.hasPrefix("item-\(prefix)") {
+        for name in StoredName.removed(withPrefix: prefix, from: try FileManager.default.contentsOfDirectory(atPath: directory.path)) {
             try FileManager.default.removeItem(at: directory.appendingPathComponent(name))
         }
     }

@@ -51,25 +51,36 @@ public struct KeychainKeyStore: KeyStore {
                 nil, kSecAttrAccessibleWhenUnlockedThisDeviceOnly, flags, &error)
             else { throw TesseraKitError.keyStore("cannot create the key's access control") }
             let key = try SecureEnclaveSigningKey(accessControl: access)
-            try write(Data([1]) + key.dataRepresentation, account: "key-\(label)")
+            try write(Data([1]) + key.dataRepresentation, account: StoredName.key(label))
             return key
         }
         let key = SoftwareSigningKey()
-        try write(Data([0]) + key.rawRepresentation, account: "key-\(label)")
+        try write(Data([0]) + key.rawRepresentation, account: StoredName.key(label))
         return key
     }
 
     public func key(label: String) async throws -> (any P256Signer)? {
-        guard let stored = try read(account: "key-\(label)"), let kind = stored.first else { return nil }
+        guard let stored = try read(account: StoredName.key(label)), let kind = stored.first else { return nil }
         let body = stored.dropFirst()
         return kind == 1 ? try SecureEnclaveSigningKey(dataRepresentation: Data(body)) : try SoftwareSigningKey(rawRepresentation: Data(body))
     }
 
-    public func setItem(_ data: Data?, label: String) async throws { try write(data, account: "item-\(label)") }
+    public func setItem(_ data: Data?, label: String) async throws {
+        guard let data else {
+            for account in StoredName.cleared(label) { try write(nil, account: account) }
+            return
+        }
+        try write(data, account: StoredName.item(label))
+    }
 
-    public func item(label: String) async throws -> Data? { try read(account: "item-\(label)") }
+    public func item(label: String) async throws -> Data? { try read(account: StoredName.item(label)) }
 
     public func itemLabels() async throws -> [String] {
+        try accounts().filter { $0.hasPrefix("item-") }.map { String($0.dropFirst(5)) }.sorted()
+    }
+
+    /// Every account of this service: keys and items.
+    private func accounts() throws -> [String] {
         var attributes: [String: Any] = [
             kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: service,
             kSecReturnAttributes as String: true, kSecMatchLimit as String: kSecMatchLimitAll,
@@ -82,12 +93,10 @@ public struct KeychainKeyStore: KeyStore {
             throw TesseraKitError.keyStore("Keychain listing failed (\(status))")
         }
         return items.compactMap { $0[kSecAttrAccount as String] as? String }
-            .filter { $0.hasPrefix("item-") }.map { String($0.dropFirst(5)) }.sorted()
     }
 
     public func removeAll(withPrefix prefix: String) async throws {
-        for label in try await itemLabels() where label.hasPrefix(prefix) { try write(nil, account: "item-\(label)") }
-        for suffix in ["device", "biometric"] { try write(nil, account: "key-\(prefix)\(suffix)") }
+        for account in StoredName.removed(withPrefix: prefix, from: try accounts()) { try write(nil, account: account) }
     }
 }
 #endif
