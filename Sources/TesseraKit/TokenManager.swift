@@ -18,6 +18,14 @@ public enum LoginStatus: String, Codable, Sendable, CaseIterable {
     case cannotAcquireTokenData
 }
 
+/// How `loginResult` ended: the status, and when the login failed on the lockout, what
+/// the lockout says (until when, or for good), as XignSys's and KOBIL's apps show it.
+public struct LoginResult: Sendable {
+    public let status: LoginStatus
+    /// Set when a wrong factor locked the activation, or a lock was still running.
+    public let lockout: LockoutInformation?
+}
+
 /// The tokens kept for one user of one service.
 public struct TokenData: Codable, Sendable {
     public let issuer: String
@@ -79,6 +87,26 @@ public struct TokenManager: Sendable {
         authenticator: Authenticator, clientID: String, redirectURI: String, scope: String = "openid offline_access",
         issuer: String? = nil, username: String? = nil, sign: (inout AuthenticationUserInformation) async throws -> Void
     ) async -> LoginStatus {
+        await loginResult(
+            authenticator: authenticator, clientID: clientID, redirectURI: redirectURI, scope: scope, issuer: issuer, username: username,
+            sign: sign
+        ).status
+    }
+
+    /// `login`, telling a lockout apart: a wrong factor, or a lock still running, answers
+    /// `cannotAcquireAuthorizationCode` with the lockout's `lockedUntil` or `isPermanent`.
+    ///
+    /// ```swift
+    /// let result = await tokens.loginResult(authenticator: authenticator, clientID: "app", redirectURI: "com.example.app:/cb") { info in
+    ///     try info.sign(factor: DeviceFactor())
+    ///     try info.sign(factor: PinFactor(pin))
+    /// }
+    /// if let lock = result.lockout { showLock(until: lock.lockedUntil, permanent: lock.isPermanent) }
+    /// ```
+    public func loginResult(
+        authenticator: Authenticator, clientID: String, redirectURI: String, scope: String = "openid offline_access",
+        issuer: String? = nil, username: String? = nil, sign: (inout AuthenticationUserInformation) async throws -> Void
+    ) async -> LoginResult {
         await Self.lock.withLock {
             await unlockedLogin(
                 authenticator: authenticator, clientID: clientID, redirectURI: redirectURI, scope: scope, issuer: issuer,
@@ -86,10 +114,48 @@ public struct TokenManager: Sendable {
         }
     }
 
+    /// Redeems an authorization code the app obtained elsewhere (KOBIL's
+    /// `LoginWithTokenEvent` with an `authorizationCode`), with the PKCE verifier it was
+    /// started with, and keeps the tokens for `username`.
+    public func login(
+        authorizationCode: String, codeVerifier: String?, redirectURI: String, issuer: String, clientID: String, username: String,
+        scope: String = "openid offline_access"
+    ) async -> LoginStatus {
+        await Self.lock.withLock {
+            var fields = ["grant_type": "authorization_code", "code": authorizationCode, "redirect_uri": redirectURI, "client_id": clientID]
+            if let codeVerifier { fields["code_verifier"] = codeVerifier }
+            guard case .success(let response) = await tokenRequest(issuer: issuer, fields) else {
+                return .cannotAcquireAccessTokenForAuthorizationCode
+            }
+            return await keepResponse(response, issuer: issuer, clientID: clientID, username: username, scope: scope) ? .ok : .cannotAcquireTokenData
+        }
+    }
+
+    /// Keeps tokens the app obtained elsewhere (KOBIL's `LoginWithTokenEvent` with an
+    /// `iamAccessToken`): from then on `accessToken` hands them out and refreshes them.
+    public func keep(
+        accessToken: String, refreshToken: String?, idToken: String?, expiresIn: Int, scope: String, issuer: String, clientID: String,
+        username: String
+    ) async -> LoginStatus {
+        await Self.lock.withLock {
+            let response = TokenResponse(
+                accessToken: accessToken, refreshToken: refreshToken, idToken: idToken, expiresIn: expiresIn, scope: scope)
+            return await keepResponse(response, issuer: issuer, clientID: clientID, username: username, scope: scope) ? .ok : .cannotAcquireTokenData
+        }
+    }
+
+    private func keepResponse(_ response: TokenResponse, issuer: String, clientID: String, username: String, scope: String) async -> Bool {
+        let data = TokenData(
+            issuer: issuer, clientID: clientID, username: username, subject: Self.subject(of: response.idToken),
+            accessToken: response.accessToken, refreshToken: response.refreshToken, idToken: response.idToken, scope: response.scope ?? scope,
+            accessTokenExpiresAt: now().addingTimeInterval(TimeInterval(response.expiresIn ?? 300)), outdated: false)
+        return await save(data)
+    }
+
     private func unlockedLogin(
         authenticator: Authenticator, clientID: String, redirectURI: String, scope: String, issuer: String?, username: String?,
         sign: (inout AuthenticationUserInformation) async throws -> Void
-    ) async -> LoginStatus {
+    ) async -> LoginResult {
         let verifier = PKCE.makeVerifier()
         let login: ServiceLoginResult
         let code: AuthorizationCode
@@ -99,26 +165,29 @@ public struct TokenManager: Sendable {
                     clientID: clientID, redirectURI: redirectURI, codeChallenge: PKCE.challenge(forVerifier: verifier), scope: scope,
                     issuer: issuer, username: username))
             try await sign(&information)
-            guard case .serviceLogin(let result) = try await authenticator.finish(information) else {
-                return .cannotAcquireAuthorizationCode
+            switch try await authenticator.finish(information) {
+            case .serviceLogin(let result):
+                login = result
+            case .lockout(let lockout, _):
+                return LoginResult(status: .cannotAcquireAuthorizationCode, lockout: lockout)
+            default:
+                return LoginResult(status: .cannotAcquireAuthorizationCode, lockout: nil)
             }
-            login = result
-            code = try await authenticator.fetchAuthorizationCode(result)
+            code = try await authenticator.fetchAuthorizationCode(login)
+        } catch TesseraKitError.pendingLockout(let lockout) {
+            return LoginResult(status: .cannotAcquireAuthorizationCode, lockout: lockout)
         } catch {
-            return .cannotAcquireAuthorizationCode
+            return LoginResult(status: .cannotAcquireAuthorizationCode, lockout: nil)
         }
         let fields = [
             "grant_type": "authorization_code", "code": code.code, "redirect_uri": code.redirectURI, "client_id": clientID,
             "code_verifier": verifier,
         ]
         guard case .success(let response) = await tokenRequest(issuer: code.issuer, fields) else {
-            return .cannotAcquireAccessTokenForAuthorizationCode
+            return LoginResult(status: .cannotAcquireAccessTokenForAuthorizationCode, lockout: nil)
         }
-        let data = TokenData(
-            issuer: code.issuer, clientID: clientID, username: login.username, subject: Self.subject(of: response.idToken),
-            accessToken: response.accessToken, refreshToken: response.refreshToken, idToken: response.idToken, scope: response.scope ?? scope,
-            accessTokenExpiresAt: now().addingTimeInterval(TimeInterval(response.expiresIn ?? 300)), outdated: false)
-        return await save(data) ? .ok : .cannotAcquireTokenData
+        let kept = await keepResponse(response, issuer: code.issuer, clientID: clientID, username: login.username, scope: scope)
+        return LoginResult(status: kept ? .ok : .cannotAcquireTokenData, lockout: nil)
     }
 
     /// A valid access token for the user, refreshed (and the refresh token rotated) when

@@ -105,6 +105,69 @@ struct InAppTests {
         }
     }
 
+    @Test("token manager: a wrong PIN or a running lock tells its lockout; a code or tokens the app got elsewhere are kept and refreshed")
+    func tokenManagerLockoutAndHandOver() async throws {
+        try await withServer { server in
+            let scenario = try await Scenario.make(on: server, lockout: ["free_attempts": 0, "waits": [60], "permanent_after": 10])
+            let app = try await scenario.createService(isPublic: true, redirectURI: "com.example.app:/callback")
+            try await scenario.createUser("di")
+            try await scenario.createUser("el")
+            let (device, _) = try await activateDevice(scenario, username: "di")
+            let tokens = TokenManager(keyStore: device.keyStore, transport: device.transport)
+            func login(_ pin: String) async -> LoginResult {
+                await tokens.loginResult(authenticator: device.authenticator, clientID: app.clientID, redirectURI: app.redirectURI, username: "di") {
+                    information in
+                    try information.sign(factor: DeviceFactor())
+                    try information.sign(factor: PinFactor(pin))
+                }
+            }
+            // A wrong PIN: the lock it set, until when.
+            let wrong = await login("0000")
+            #expect(wrong.status == .cannotAcquireAuthorizationCode)
+            let lock = try #require(wrong.lockout, "the lockout is told")
+            #expect(!lock.isPermanent)
+            let until = try #require(lock.lockedUntil)
+            #expect(until > Date().addingTimeInterval(30))
+            // While it runs even the right PIN is refused, with the same lock.
+            let during = await login("2468")
+            #expect(during.status == .cannotAcquireAuthorizationCode)
+            #expect(abs((during.lockout?.lockedUntil ?? .distantPast).timeIntervalSince(until)) < 2)
+            #expect(await tokens.login(authenticator: device.authenticator, clientID: app.clientID, redirectURI: app.redirectURI, username: "di") {
+                try $0.sign(factor: DeviceFactor())
+                try $0.sign(factor: PinFactor("2468"))
+            } == .cannotAcquireAuthorizationCode)
+
+            // A code the app got elsewhere (a browser login with its PKCE pair), redeemed and kept once.
+            let (other, _) = try await activateDevice(scenario, username: "el")
+            let otherTokens = TokenManager(keyStore: other.keyStore, transport: other.transport)
+            let (login, code) = try await approvedLogin(scenario, app, device: other)
+            func redeem() async -> LoginStatus {
+                await otherTokens.login(
+                    authorizationCode: code, codeVerifier: login.verifier, redirectURI: app.redirectURI, issuer: scenario.issuer,
+                    clientID: app.clientID, username: "el")
+            }
+            #expect(await redeem() == .ok)
+            let (status, access) = await otherTokens.accessToken(clientID: app.clientID, username: "el")
+            #expect(status == .ok && access != nil)
+            #expect(await redeem() == .cannotAcquireAccessTokenForAuthorizationCode, "a code works once")
+
+            // Tokens the app got elsewhere: handed out as kept, refreshed when they run out.
+            let (second, secondCode) = try await approvedLogin(scenario, app, device: other)
+            let issued = try await scenario.redeem(code: secondCode, service: app, verifier: second.verifier).json()
+            let issuedAccess = try #require(issued["access_token"] as? String)
+            let keeper = TokenManager(keyStore: other.keyStore, transport: other.transport)
+            #expect(
+                await keeper.keep(
+                    accessToken: issuedAccess, refreshToken: issued["refresh_token"] as? String, idToken: issued["id_token"] as? String,
+                    expiresIn: 0, scope: "openid offline_access", issuer: scenario.issuer, clientID: app.clientID, username: "el2") == .ok)
+            let (refreshed, fresh) = await keeper.accessToken(clientID: app.clientID, username: "el2")
+            #expect(refreshed == .ok)
+            #expect(fresh != nil && fresh != issuedAccess, "an expired kept token is refreshed")
+            device.remove()
+            other.remove()
+        }
+    }
+
     @Test("token manager: login as a public client, ok, refresh with rotation, reuse revokes, statuses, several users")
     func tokenManager() async throws {
         try await withServer { server in
