@@ -88,6 +88,32 @@ struct LockoutTests {
         }
     }
 
+    @Test("a wait longer than the request extends the request: the device retries the same login after the wait, the page waits and gets its code")
+    func retryOutlivesTheRequest() async throws {
+        // Requests live 20 s here; the first wait is a minute.
+        try await withServer(requestLifetime: 20) { server in
+            let scenario = try await Scenario.make(on: server, lockout: ["free_attempts": 0, "waits": [60], "permanent_after": 10])
+            let service = try await scenario.createService()
+            try await scenario.createUser("ray")
+            let (device, _) = try await activateDevice(scenario, username: "ray")
+            let login = try await scenario.openLogin(service)
+            let information = try await device.authenticator.start(url: login.authenticationURL)
+            #expect(information.expiresAt < Date().addingTimeInterval(30))
+            let (lock, retry) = try #require(try await signAndFinish(information, device: device, factors: [.device, .pin], pin: "0000").lockout)
+            let until = try #require(lock.lockedUntil)
+            // The retry object lives past the wait, and the page still waits, showing the lock.
+            #expect(retry.expiresAt >= until.addingTimeInterval(19), "\(retry.expiresAt) vs \(until)")
+            let status = try await scenario.status(login)
+            #expect(status["status"] as? String == "claimed" && status["locked_until"] != nil, "\(status)")
+            // After the wait (on the server's clock), the same login goes through.
+            server.clock.advance(by: until.timeIntervalSince(server.clock.now()) + 1.5)
+            #expect(try await scenario.status(login)["status"] as? String == "claimed", "not expired after the wait")
+            #expect(try await signAndFinish(retry, device: device, factors: [.device, .pin]).isUserLogin)
+            #expect(try await scenario.complete(login)["code"] != nil)
+            device.remove()
+        }
+    }
+
     @Test("a success resets only the counts of the factors it proved: a one-time code buys no more PIN guesses")
     func successResetsWhatItProved() async throws {
         try await withServer { server in

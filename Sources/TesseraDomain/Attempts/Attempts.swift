@@ -297,6 +297,17 @@ public struct Attempts: Sendable {
         try await tx.replaceChallenge(requestID: authRequest.id, with: next)
         var retried = authRequest
         retried.challenge = next
+        // A wait that outlasts the request extends it, so the device can retry this very
+        // login once the wait is over (and the browser keeps waiting): up to a request
+        // lifetime past the wait, never beyond `maximumRequestLife` from its start.
+        if let until = lock?.lockedUntil, lock?.isPermanent != true {
+            let wanted = Int64(until.timeIntervalSince1970.rounded(.up)) + domain.settings.requestLifetime
+            let extended = min(wanted, authRequest.createdAt + Self.maximumRequestLife)
+            if extended > authRequest.expiresAt {
+                try await tx.extendAuthRequest(id: authRequest.id, expiresAt: extended)
+                retried.expiresAt = extended
+            }
+        }
         if lock?.isPermanent == true { try await tx.setAuthRequestStatus(id: authRequest.id, status: .locked) }
         var failedEntry = history
         failedEntry.outcome = lock?.isPermanent == true ? .locked : .failed
@@ -490,6 +501,9 @@ public struct Attempts: Sendable {
         tenant.ssoLifetime > 0 && tenant.ssoPolicy != nil && authRequest.serviceID != nil && authRequest.flow == nil
             && authRequest.purpose == AuthenticationPurpose.login
     }
+
+    /// The longest a request may live, extended by lockout waits: two hours from its start.
+    public static let maximumRequestLife: Int64 = 7_200
 
     /// The queue an activation's claims, finishes and denials take turns on: one at a
     /// time, on however many nodes, so its failure counts are exact and a request's

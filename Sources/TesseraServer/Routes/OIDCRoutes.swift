@@ -92,7 +92,9 @@ struct OIDCRoutes {
             response.setCookie(
                 Cookie(
                     name: Self.cookieName(login.requestID), value: login.browserSecret,
-                    maxAge: Int(state.configuration.requestLifetime) + 60, path: "/t/\(tenant.name)/authorize",
+                    // As long as the request may live, lockout waits included.
+                    maxAge: Int(max(Int64(state.configuration.requestLifetime), Attempts.maximumRequestLife)) + 60,
+                    path: "/t/\(tenant.name)/authorize",
                     secure: state.publicURL.hasPrefix("https:"), httpOnly: true, sameSite: .lax))
             return response
         }

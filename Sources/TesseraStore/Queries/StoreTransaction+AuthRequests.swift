@@ -45,6 +45,13 @@ extension StoreTransaction {
         try await db.raw("UPDATE auth_requests SET challenge = \(bind: next) WHERE id = \(bind: requestID)").run()
     }
 
+    /// Moves a request's expiry later (a lockout wait outlasting it).
+    public func extendAuthRequest(id: RequestID, expiresAt: Int64) async throws {
+        try await db.raw(
+            "UPDATE auth_requests SET expires_at = \(bind: expiresAt) WHERE id = \(bind: id) AND expires_at < \(bind: expiresAt)"
+        ).run()
+    }
+
     public func setAuthRequestStatus(id: RequestID, status: AuthenticationStatus) async throws {
         try await db.raw("UPDATE auth_requests SET status = \(bind: status.rawValue) WHERE id = \(bind: id)").run()
     }
