@@ -17,13 +17,10 @@ public enum Python {
 
     public static func run(
         _ script: String, _ arguments: [String], environment: [String: String] = [:], file: String = #filePath,
-        timeout: Duration = .seconds(180), background: Bool = false, onLine: (@Sendable (String) -> Void)? = nil
+        timeout: Duration = .seconds(180), onLine: (@Sendable (String) -> Void)? = nil
     ) async throws -> Subprocess.Result {
-        let command = ["python3", interopDirectory(from: file).appendingPathComponent(script).path] + arguments
-        // A long, CPU-bound harness runs at the lowest priority: it soaks up idle CPU and
-        // leaves the cores to the suite's other tests (and their timeouts) first.
-        return try await Subprocess.run(
-            background ? "/usr/bin/nice" : "/usr/bin/env", background ? ["-n", "19"] + command : command,
+        try await Subprocess.run(
+            "/usr/bin/env", ["python3", interopDirectory(from: file).appendingPathComponent(script).path] + arguments,
             environment: environment, timeout: timeout, onLine: onLine)
     }
 }

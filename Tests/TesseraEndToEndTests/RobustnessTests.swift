@@ -5,7 +5,9 @@ import TesseraTesting
 /// The hardening review's "keep it found": the outside harnesses in Tests/interop run
 /// against a real `tessera serve` (on SQLite, or on a fresh PostgreSQL database in the
 /// suite's PostgreSQL pass), each bounded in time.
-@Suite("Negative inputs and fuzzing against the live server (Python harnesses)", .timeLimit(.minutes(6)))
+/// The three run one after another (`.serialized`): each keeps a core busy, and at once
+/// they would starve the rest of the suite on a two-core machine.
+@Suite("Negative inputs and fuzzing against the live server (Python harnesses)", .serialized, .timeLimit(.minutes(8)))
 struct RobustnessTests {
     /// `--database URL` in the PostgreSQL pass: a fresh, empty database of its own.
     func databaseArguments() async throws -> [String] {
@@ -16,8 +18,7 @@ struct RobustnessTests {
     @Test("every operation gets malformed JSON and JOSE, wrong types, huge and empty values, replays and expired proofs: a clear 4xx, nothing written, nothing secret in the log")
     func negativeSuite() async throws {
         let result = try await Python.run(
-            "negative_suite.py", ["--tessera", tesseraBinary, "--seconds", "120"] + (try await databaseArguments()), timeout: .seconds(300),
-            background: true)
+            "negative_suite.py", ["--tessera", tesseraBinary, "--seconds", "300"] + (try await databaseArguments()), timeout: .seconds(400))
         let summary = result.output.split(separator: "\n").suffix(60).joined(separator: "\n")
         #expect(result.status == 0, "\(summary)\n\(result.errors.suffix(3000))")
         #expect(result.output.contains("operations covered: 64 of 64"), "\(summary)")
@@ -28,7 +29,7 @@ struct RobustnessTests {
     func fuzzing() async throws {
         let result = try await Python.run(
             "fuzz_server.py", ["--tessera", tesseraBinary, "--seconds", "45", "--seed", "20261123", "--minimum-examples", "40"] + (try await databaseArguments()),
-            timeout: .seconds(300), background: true)
+            timeout: .seconds(400))
         let summary = result.output.split(separator: "\n").suffix(40).joined(separator: "\n")
         #expect(result.status == 0, "\(summary)\n\(result.errors.suffix(3000))")
         #expect(result.output.contains("failures: 0"), "\(summary)")
