@@ -36,6 +36,8 @@ public struct LockoutPolicy: Codable, Hashable, Sendable {
 
     public static let standard = LockoutPolicy(unchecked: 3, waits: [30, 60, 300, 900, 3600], permanentAfter: 10)
 
+    /// The most failures that start no wait.
+    public static let maximumFreeAttempts = 5
     /// The shortest wait a failure may start (seconds).
     public static let minimumWait = 5
     /// The longest of the waits is at least this (seconds): guesses slow to one a minute.
@@ -50,8 +52,8 @@ public struct LockoutPolicy: Codable, Hashable, Sendable {
     }
 
     public init(freeAttempts: Int, waits: [Int], permanentAfter: Int?) throws(PolicyError) {
-        guard (0...5).contains(freeAttempts) else {
-            throw PolicyError("free attempts must be between 0 and 5")
+        guard (0...Self.maximumFreeAttempts).contains(freeAttempts) else {
+            throw PolicyError("free attempts must be between 0 and \(Self.maximumFreeAttempts)")
         }
         guard !waits.isEmpty, waits.allSatisfy({ $0 > 0 && $0 <= 86_400 * 30 }) else {
             throw PolicyError("waits must be one or more durations between 1 second and 30 days")
@@ -96,7 +98,7 @@ public struct LockoutPolicy: Codable, Hashable, Sendable {
     /// The lock that follows the `failures`-th consecutive failure, if any. The floors
     /// hold here too, whatever was stored.
     public func lock(afterFailures failures: Int, at now: Date) -> LockoutInformation? {
-        let free = min(freeAttempts, 5)
+        let free = min(freeAttempts, Self.maximumFreeAttempts)
         if failures >= min(permanentAfter ?? Self.maximumPermanentAfter, Self.maximumPermanentAfter) {
             return LockoutInformation(isPermanent: true, lockedUntil: nil)
         }

@@ -102,18 +102,14 @@ public enum CompactJWS {
         guard parts.count == 3, let headerData = Base64URL.decode(parts[0]),
             let payload = Base64URL.decode(parts[1]), let signature = Base64URL.decode(parts[2])
         else { throw CryptoError(.malformed, "not a compact JWS") }
-        let header: JWSHeader
-        let members: [String: Any]
+        let parsed: ParsedHeader
         do {
-            header = try JSONDecoder().decode(JWSHeader.self, from: headerData)
-            guard let object = try JSONSerialization.jsonObject(with: headerData) as? [String: Any] else {
-                throw CryptoError(.malformed, "JWS header is not a JSON object")
-            }
-            members = object
+            parsed = try JSONDecoder().decode(ParsedHeader.self, from: headerData)
         } catch {
             throw CryptoError(.malformed, "JWS header is not valid JSON")
         }
-        guard members["crit"] == nil, members["b64"] == nil else {
+        let header = parsed.header
+        guard !parsed.hasExtensions else {
             throw CryptoError(.malformed, "JWS header extensions (crit, b64) are not supported")
         }
         if let type, header.typ?.lowercased() != type.lowercased() {
@@ -124,6 +120,26 @@ public enum CompactJWS {
         return UnverifiedJWS(
             header: header, unverifiedPayload: payload,
             signingInput: Data("\(parts[0]).\(parts[1])".utf8), signature: signature)
+    }
+}
+
+/// A JWS header as sent, and whether it names an extension (`crit`, or `b64`), in one
+/// decoding pass.
+private struct ParsedHeader: Decodable {
+    let header: JWSHeader
+    let hasExtensions: Bool
+
+    private struct Member: CodingKey {
+        let stringValue: String
+        init(stringValue: String) { self.stringValue = stringValue }
+        var intValue: Int? { nil }
+        init?(intValue: Int) { nil }
+    }
+
+    init(from decoder: any Decoder) throws {
+        header = try JWSHeader(from: decoder)
+        let members = try decoder.container(keyedBy: Member.self)
+        hasExtensions = members.contains(Member(stringValue: "crit")) || members.contains(Member(stringValue: "b64"))
     }
 }
 

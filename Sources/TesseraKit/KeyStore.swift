@@ -96,8 +96,8 @@ public struct FileKeyStore: KeyStore {
         if let data {
             try write(data, to: file)
         } else {
-            // The item and any key of the same label (a replaced biometric key).
-            _ = try url("key", label)
+            // The item and any key of the same label (a replaced biometric key); `url`
+            // checked the label.
             for name in StoredName.cleared(label) {
                 let path = directory.appendingPathComponent(name).path
                 if FileManager.default.fileExists(atPath: path) { try FileManager.default.removeItem(atPath: path) }

@@ -246,7 +246,7 @@ enum MetricsAccess {
             return
         }
         let peer = SourceAddress.normalized(context.remoteAddress?.ipAddress ?? "")
-        let forwarded = request.headers[.xForwardedFor] != nil || request.headers[HTTPField.Name("Forwarded")!] != nil
+        let forwarded = request.headers[.xForwardedFor] != nil || request.headers[.forwarded] != nil
         guard SourceAddress.isLoopback(peer), !proxies.contains(peer), !forwarded else {
             throw OAuthError(.forbidden, "access_denied", "/metrics is served to loopback callers only, unless the server has a --metrics-token")
         }

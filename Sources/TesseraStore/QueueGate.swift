@@ -38,9 +38,7 @@ actor QueueGate {
             waiters[queue, default: []].append(Waiter(id: id, continuation: continuation))
         }
         timer.cancel()
-        guard admitted else {
-            throw StoreError(.busy, "too many attempts at once on one \(queue.prefix { $0 != ":" }): try again shortly")
-        }
+        guard admitted else { throw StoreError.busy(queue: queue) }
     }
 
     /// Gives the place to the longest waiter, or frees it.

@@ -25,6 +25,11 @@ public struct StoreError: Error, CustomStringConvertible, Sendable {
     }
 
     public var description: String { "\(code.rawValue): \(message)" }
+
+    /// Too many transactions of `queue` (`activation:…`) at once, on this node or another.
+    static func busy(queue: String) -> StoreError {
+        StoreError(.busy, "too many attempts at once on one \(queue.prefix { $0 != ":" }): try again shortly")
+    }
 }
 
 /// The SQL store: SQLite (one file, the zero-set-up default) or PostgreSQL (several
@@ -349,13 +354,13 @@ public final class SQLStore: Sendable {
                         do {
                             result = try await Self.inTransaction(database, begin: "BEGIN", body)
                         } catch {
-                            try? await database.raw("SELECT pg_advisory_unlock(hashtext(\(bind: queue)))").run()
+                            try? await Self.releaseQueueLock(queue, on: database)
                             throw error
                         }
                         // Committed: the answer stands. A connection that cannot unlock is
                         // closed, which releases the lock with it.
                         do {
-                            try await database.raw("SELECT pg_advisory_unlock(hashtext(\(bind: queue)))").run()
+                            try await Self.releaseQueueLock(queue, on: database)
                         } catch {
                             try? await connection.close()
                         }
@@ -380,17 +385,21 @@ public final class SQLStore: Sendable {
             try await database.raw("SELECT pg_advisory_lock(hashtext(\(bind: queue)))").run()
         } catch {
             try? await database.raw("RESET lock_timeout").run()
-            if PostgresErrors.isLockTimeout(error) {
-                throw StoreError(.busy, "too many attempts at once on one \(queue.prefix { $0 != ":" }): try again shortly")
-            }
+            if PostgresErrors.isLockTimeout(error) { throw StoreError.busy(queue: queue) }
             throw error
         }
         do {
             try await database.raw("RESET lock_timeout").run()
         } catch {
-            try? await database.raw("SELECT pg_advisory_unlock(hashtext(\(bind: queue)))").run()
+            try? await releaseQueueLock(queue, on: database)
             throw error
         }
+    }
+
+    private static func releaseQueueLock(
+        _ queue: String, on database: any SQLDatabase, isolation: isolated (any Actor)? = #isolation
+    ) async throws {
+        try await database.raw("SELECT pg_advisory_unlock(hashtext(\(bind: queue)))").run()
     }
 
     /// Runs `body` for reading; it sees one consistent snapshot.

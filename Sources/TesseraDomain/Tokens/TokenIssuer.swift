@@ -60,15 +60,8 @@ public struct TokenIssuer: Sendable {
 extension TokenIssuer {
     /// Three non-empty parts of the base64url alphabet (RFC 7515 §2: no padding), joined by dots.
     static func isCompactSerialization(_ token: String) -> Bool {
-        let parts = token.utf8.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false)
-        return parts.count == 3
-            && parts.allSatisfy { part in
-                !part.isEmpty
-                    && part.allSatisfy { byte in
-                        (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte) || (0x30...0x39).contains(byte) || byte == 0x2D
-                            || byte == 0x5F
-                    }
-            }
+        let parts = token.split(separator: ".", omittingEmptySubsequences: false)
+        return parts.count == 3 && parts.allSatisfy { !$0.isEmpty && Base64URL.isURLSafe($0) }
     }
 }
 

@@ -34,7 +34,8 @@ struct ClientAuthentication: RouterMiddleware {
         var context = context
         do {
             let service = try await domain.authenticateClient(clientID: clientID, secret: secret, tenant: try context.requireTenant())
-            try limiter.checkClient(service.clientID.rawValue, group: context.endpointPath ?? "token", settings: settings)
+            try limiter.check(
+                "\(context.endpointPath ?? "token") client \(service.clientID)", rate: settings.perClient, from: "for this client")
             context.client = AuthenticatedClient(service: service, form: form)
         } catch let error as DomainError where error.code == .invalidClient {
             throw Self.invalidClient(basic: usedBasic)

@@ -45,10 +45,8 @@ struct DeviceAuthentication: RouterMiddleware {
         context.device = try await domain.authenticateDevice(
             token: String(header.dropFirst("Tessera-Device ".count)), method: request.method.rawValue, path: request.uri.path,
             tenant: try context.requireTenant())
-        if let activation = context.device?.activation.id,
-            let wait = limiter.take("\(context.endpointPath ?? "device") device \(activation)", rate: settings.perClient)
-        {
-            throw TooManyRequests(retryAfter: wait, description: "too many requests from this device: retry after \(wait) s")
+        if let activation = context.device?.activation.id {
+            try limiter.check("\(context.endpointPath ?? "device") device \(activation)", rate: settings.perClient, from: "from this device")
         }
         return try await next(request, context)
     }

@@ -64,6 +64,14 @@ final class RateLimiter: Sendable {
     private let buckets = Mutex<[String: Bucket]>([:])
     private let lastSweep = Mutex<ContinuousClock.Instant>(.now)
 
+    /// Takes one request from `key`'s bucket, or refuses with 429: "too many requests
+    /// `from` (this address, this device, this client)".
+    func check(_ key: String, rate: Int, from caller: String) throws(TooManyRequests) {
+        if let wait = take(key, rate: rate) {
+            throw TooManyRequests(retryAfter: wait, description: "too many requests \(caller): retry after \(wait) s")
+        }
+    }
+
     /// Takes one request from `key`'s bucket; nil when allowed, else the seconds to wait.
     func take(_ key: String, rate: Int, now: ContinuousClock.Instant = .now) -> Int? {
         guard rate > 0 else { return nil }
@@ -138,8 +146,6 @@ final class LongPollGate: Sendable {
             counts.perCaller[caller] = left > 0 ? left : nil
         }
     }
-
-    var open: Int { counts.withLock { $0.total } }
 }
 
 /// Limits each endpoint of a group per source address, before its handler (and any
@@ -154,19 +160,8 @@ struct AddressThrottle: RouterMiddleware {
         // Per endpoint (its route pattern), within the group; an IPv6 client counts by its /64.
         let endpoint = context.endpointPath ?? group
         let address = SourceAddress.rateKey(context.sourceAddress(trusting: settings.trustedProxies, request: request))
-        if let wait = limiter.take("\(endpoint) address \(address)", rate: settings.perAddress) {
-            throw TooManyRequests(retryAfter: wait, description: "too many requests from this address: retry after \(wait) s")
-        }
+        try limiter.check("\(endpoint) address \(address)", rate: settings.perAddress, from: "from this address")
         return try await next(request, context)
-    }
-}
-
-extension RateLimiter {
-    /// Limits one endpoint group per OAuth client (`client_id`).
-    func checkClient(_ clientID: String, group: String, settings: ThrottleSettings) throws(TooManyRequests) {
-        if let wait = take("\(group) client \(clientID)", rate: settings.perClient) {
-            throw TooManyRequests(retryAfter: wait, description: "too many requests for this client: retry after \(wait) s")
-        }
     }
 }
 
@@ -194,9 +189,7 @@ enum SourceAddress {
     /// What a rate limit counts: an IPv4 address, or the /64 of an IPv6 one (one client
     /// usually holds a whole /64).
     static func rateKey(_ address: String) -> String {
-        guard address.contains(":") else { return address }
-        let network = BrowserOrigin.network(of: address, ipv6PrefixGroups: 4)
-        return network
+        address.contains(":") ? BrowserOrigin.network(of: address, ipv6PrefixGroups: 4) : address
     }
 
     static func isLoopback(_ address: String) -> Bool {
@@ -207,4 +200,5 @@ enum SourceAddress {
 
 extension HTTPField.Name {
     static let xForwardedFor = HTTPField.Name("X-Forwarded-For")!
+    static let forwarded = HTTPField.Name("Forwarded")!
 }
