@@ -105,27 +105,59 @@ struct ActivationRegistry: Sendable {
     }
 }
 
-/// Links the SDK understands: `{issuer}/activate?code=…` and `{issuer}/authenticate?request=…`.
+/// Links the SDK understands, for `{endpoint}` `activate` (`code=…`) and `authenticate`
+/// (`request=…`):
+///
+/// - the issuer's own link, `{issuer}/{endpoint}?{parameter}=…` (the QR code);
+/// - a universal or app link on the tenant's link domain,
+///   `https://{link domain}/…/{endpoint}?{parameter}=…&issuer={issuer}`;
+/// - a custom-scheme link, `{scheme}://tessera/{endpoint}?{parameter}=…&issuer={issuer}`.
 ///
 /// The issuer must be `https`; plain `http` only on a loopback host (a developer's own
 /// machine), since a PIN's proof and the device's tokens would otherwise cross a network
-/// in clear.
+/// in clear. An issuer's own link may not name another issuer.
 enum DeviceLink {
     static func parse(_ url: URL, endpoint: String, parameter: String) throws -> (issuer: String, value: String) {
-        guard let components = URLComponents(url: url, resolvingAgainstBaseURL: false),
-            let scheme = components.scheme?.lowercased(), scheme == "https" || scheme == "http",
+        let form = "expected {issuer}/\(endpoint)?\(parameter)=…, or an app link with an issuer parameter"
+        guard let components = URLComponents(url: url, resolvingAgainstBaseURL: false), let scheme = components.scheme?.lowercased(),
             components.path.hasSuffix("/" + endpoint),
             let value = components.queryItems?.first(where: { $0.name == parameter })?.value, (1...256).contains(value.utf8.count),
             // Codes and request ids are base64url: nothing else may reach a request path.
             Base64URL.isURLSafe(value)
-        else { throw TesseraKitError.invalidLink("expected {issuer}/\(endpoint)?\(parameter)=…") }
-        guard scheme == "https" || isLoopback(components.host ?? "") else {
+        else { throw TesseraKitError.invalidLink(form) }
+        let named = components.queryItems?.filter { $0.name == "issuer" }.compactMap(\.value) ?? []
+        guard named.count <= 1 else { throw TesseraKitError.invalidLink("the link names more than one issuer") }
+        let issuer: URLComponents
+        if let name = named.first {
+            // An app link: the issuer is what it names, checked like any issuer.
+            guard let parsed = URLComponents(string: name), parsed.query == nil, parsed.fragment == nil, parsed.user == nil,
+                parsed.password == nil, parsed.host?.isEmpty == false, !parsed.path.hasSuffix("/")
+            else { throw TesseraKitError.invalidLink("the link's issuer parameter is not an issuer URL") }
+            issuer = parsed
+            if scheme == "https" || scheme == "http" {
+                // On the issuer's own host the link's path is the issuer's.
+                if components.host?.lowercased() == parsed.host?.lowercased() && components.port == parsed.port {
+                    guard components.path == parsed.path + "/" + endpoint, scheme == parsed.scheme?.lowercased() else {
+                        throw TesseraKitError.invalidLink("the link is for another issuer than the one it names")
+                    }
+                }
+            } else {
+                guard components.host == "tessera", components.path == "/" + endpoint else {
+                    throw TesseraKitError.invalidLink("expected {scheme}://tessera/\(endpoint)?\(parameter)=…&issuer=…")
+                }
+            }
+        } else {
+            guard scheme == "https" || scheme == "http" else { throw TesseraKitError.invalidLink("a custom-scheme link needs an issuer parameter") }
+            var derived = components
+            derived.query = nil
+            derived.fragment = nil
+            derived.path = String(components.path.dropLast(endpoint.count + 1))
+            issuer = derived
+        }
+        let issuerScheme = issuer.scheme?.lowercased()
+        guard issuerScheme == "https" || (issuerScheme == "http" && isLoopback(issuer.host ?? "")) else {
             throw TesseraKitError.invalidLink("the issuer must use https (plain http only on a loopback host)")
         }
-        var issuer = components
-        issuer.query = nil
-        issuer.fragment = nil
-        issuer.path = String(components.path.dropLast(endpoint.count + 1))
         guard let text = issuer.string else { throw TesseraKitError.invalidLink("no issuer") }
         return (text, value)
     }

@@ -166,6 +166,17 @@ public func buildApplication(
         }
         return JSONResponse.make(["status": "ready"])
     }
+    // Universal links (iOS) and app links (Android) of the tenants' apps.
+    router.get(".well-known/apple-app-site-association") { _, _ in
+        var response = JSONResponse.make(try await state.domain.appleAppSiteAssociation())
+        response.headers[.cacheControl] = "public, max-age=3600"
+        return response
+    }
+    router.get(".well-known/assetlinks.json") { _, _ in
+        var response = JSONResponse.make(try await state.domain.androidAssetLinks())
+        response.headers[.cacheControl] = "public, max-age=3600"
+        return response
+    }
     AdminRoutes(state: state).register(on: router)
     let webPages = WebPages()
     StaticFiles.register(on: router)

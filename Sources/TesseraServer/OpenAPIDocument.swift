@@ -5344,6 +5344,47 @@ enum OpenAPIDocument {
      "permanent_after"
     ]
    },
+   "AppLinks": {
+    "type": "object",
+    "properties": {
+     "link_domain": {
+      "type": "string",
+      "description": "Host of the app's universal and app links; the login page's same-device link uses it"
+     },
+     "custom_scheme": {
+      "type": "string",
+      "description": "The app's URL scheme, used when there is no link domain"
+     },
+     "apple_app_ids": {
+      "type": "array",
+      "items": {
+       "type": "string",
+       "description": "TEAMID.bundle.id"
+      }
+     },
+     "android_apps": {
+      "type": "array",
+      "items": {
+       "type": "object",
+       "properties": {
+        "package_name": {
+         "type": "string"
+        },
+        "sha256_cert_fingerprints": {
+         "type": "array",
+         "items": {
+          "type": "string"
+         }
+        }
+       },
+       "required": [
+        "package_name",
+        "sha256_cert_fingerprints"
+       ]
+      }
+     }
+    }
+   },
    "Tenant": {
     "type": "object",
     "properties": {
@@ -5382,6 +5423,9 @@ enum OpenAPIDocument {
      },
      "access_token_lifetime": {
       "type": "integer"
+     },
+     "app_links": {
+      "$ref": "#/components/schemas/AppLinks"
      }
     },
     "required": [
@@ -5477,6 +5521,16 @@ enum OpenAPIDocument {
       "type": "integer",
       "minimum": 60,
       "maximum": 3600
+     },
+     "app_links": {
+      "oneOf": [
+       {
+        "$ref": "#/components/schemas/AppLinks"
+       },
+       {
+        "type": "null"
+       }
+      ]
      }
     }
    },

@@ -34,12 +34,12 @@ enum Pages {
         document(title: title, body: "<h1>\(escape(title))</h1><p>\(escape(message))</p>")
     }
 
-    /// The login page: the QR code of the authentication link, the same link for this
-    /// device, the service and what it asks for; it follows the request by polling its
+    /// The login page: the QR code of the authentication link, the link that opens the
+    /// app on this device (the tenant's app link, or else the same link), the service and what it asks for; it follows the request by polling its
     /// status and moves on by itself.
     static func login(
-        serviceName: String, attributes: [String], authenticationURL: String, statusURL: String, completeURL: String,
-        requestID: String, expiresAt: Date, matchCode: String? = nil
+        serviceName: String, attributes: [String], authenticationURL: String, sameDeviceURL: String? = nil, statusURL: String,
+        completeURL: String, requestID: String, expiresAt: Date, matchCode: String? = nil
     ) -> String {
         let qr = (try? QRCode(authenticationURL).svg(moduleSize: 6)) ?? ""
         let attributeList =
@@ -52,7 +52,7 @@ enum Pages {
             <p>Scan this code with the Tessera app on your activated device, then confirm with your factors.</p>
             \(matchCode.map { "<p class=\"match\">Your device will ask for a number: pick <strong id=\"match-code\" data-match-code=\"\(escape($0))\">\(escape($0))</strong>. If it shows another service or place than yours, deny.</p>" } ?? "")
             <div class="qr" id="qr">\(qr)</div>
-            <p class="muted">On this device? <a id="same-device" href="\(escape(authenticationURL))">Open the sign-in link</a>.</p>
+            <p class="muted">On this device? <a id="same-device" href="\(escape(sameDeviceURL ?? authenticationURL))">Open the sign-in link</a>.</p>
             <p class="muted">Link: <code id="authentication-url">\(escape(authenticationURL))</code></p>
             <div class="status" id="status" role="status">Waiting for your device…</div>
             <div id="login" data-request="\(escape(requestID))" data-status-url="\(escape(statusURL))"

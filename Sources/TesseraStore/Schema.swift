@@ -401,5 +401,9 @@ enum Schema {
             "ALTER TABLE auth_requests ADD COLUMN match_code TEXT",
             "ALTER TABLE services ADD COLUMN number_matching INTEGER NOT NULL DEFAULT 0",
         ]),
+        // Same-device links: a tenant's app (custom scheme, universal and app links) as JSON.
+        (12, [
+            "ALTER TABLE tenants ADD COLUMN app_links TEXT",
+        ]),
     ]
 }

@@ -57,6 +57,11 @@ extension Administration {
         if let audit = tenant.auditRetention, audit < minimumAuditRetention {
             throw DomainError.invalidRequest("audit_retention is at least 2592000 seconds (or null: kept for good)")
         }
+        do {
+            tenant.appLinks = try tenant.appLinks?.checked()
+        } catch {
+            throw DomainError.invalidRequest("app_links: \(error)")
+        }
         return tenant
     }
 
@@ -80,6 +85,8 @@ extension Administration {
         public var historyRetention: Int64?
         public var auditRetention: Patch<Int64> = .absent
         public var accessTokenLifetime: Int64?
+        /// The tenant's app for same-device links, replaced whole (`null` removes it).
+        public var appLinks: Patch<AppLinks> = .absent
 
         public init() {}
 
@@ -87,6 +94,7 @@ extension Administration {
         public var isEmpty: Bool {
             lockout == nil && processPolicy == nil && ssoLifetime == nil && ssoPolicy.isAbsent && sessionLifetime == nil
                 && sessionIdleLifetime == nil && historyRetention == nil && auditRetention.isAbsent && accessTokenLifetime == nil
+                && appLinks.isAbsent
         }
 
         public func encode(to encoder: any Encoder) throws {
@@ -100,6 +108,7 @@ extension Administration {
             try container.encodeIfPresent(historyRetention, forKey: .historyRetention)
             try auditRetention.encode(into: &container, .auditRetention)
             try container.encodeIfPresent(accessTokenLifetime, forKey: .accessTokenLifetime)
+            try appLinks.encode(into: &container, .appLinks)
         }
 
         enum CodingKeys: String, CodingKey {
@@ -112,6 +121,7 @@ extension Administration {
             case historyRetention = "history_retention"
             case auditRetention = "audit_retention"
             case accessTokenLifetime = "access_token_lifetime"
+            case appLinks = "app_links"
         }
 
         public init(from decoder: any Decoder) throws {
@@ -125,6 +135,7 @@ extension Administration {
             historyRetention = try container.decodeIfPresent(Int64.self, forKey: .historyRetention)
             auditRetention = try Patch(container, .auditRetention)
             accessTokenLifetime = try container.decodeIfPresent(Int64.self, forKey: .accessTokenLifetime)
+            appLinks = try Patch(container, .appLinks)
         }
     }
 
@@ -160,6 +171,8 @@ extension Administration {
             if case .value(let retention) = input.auditRetention { next.auditRetention = retention; changed.append("audit_retention") }
             if case .null = input.auditRetention { next.auditRetention = nil; changed.append("audit_retention") }
             if let lifetime = input.accessTokenLifetime { next.accessTokenLifetime = lifetime; changed.append("access_token_lifetime") }
+            if case .value(let links) = input.appLinks { next.appLinks = links; changed.append("app_links") }
+            if case .null = input.appLinks { next.appLinks = nil; changed.append("app_links") }
             guard !changed.isEmpty else { throw DomainError.invalidRequest("the body changes nothing") }
             next = try Self.checkedSettings(next)
             try await tx.updateTenantSettings(next)

@@ -54,6 +54,7 @@ public struct Administration: Sendable {
         public let historyRetention: Int64
         public let auditRetention: Int64?
         public let accessTokenLifetime: Int64
+        public let appLinks: AppLinks?
         enum CodingKeys: String, CodingKey {
             case id, name, issuer, lockout
             case processPolicy = "process_policy"
@@ -64,6 +65,7 @@ public struct Administration: Sendable {
             case historyRetention = "history_retention"
             case auditRetention = "audit_retention"
             case accessTokenLifetime = "access_token_lifetime"
+            case appLinks = "app_links"
         }
     }
 
@@ -73,7 +75,7 @@ public struct Administration: Sendable {
             processPolicy: record.processPolicy, ssoLifetime: record.ssoLifetime, ssoPolicy: record.ssoPolicy,
             sessionLifetime: record.sessionLifetime, sessionIdleLifetime: record.sessionIdleLifetime,
             historyRetention: record.historyRetention, auditRetention: record.auditRetention,
-            accessTokenLifetime: record.accessTokenLifetime)
+            accessTokenLifetime: record.accessTokenLifetime, appLinks: record.appLinks)
     }
 
     public func createTenant(_ input: CreateTenant, logger: Logger) async throws -> TenantView {

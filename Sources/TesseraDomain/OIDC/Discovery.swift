@@ -77,3 +77,56 @@ extension Domain {
             acrValuesSupported: combinations.sorted())
     }
 }
+
+/// The association files that let a tenant's app open its sign-in and activation links
+/// on the phone that shows them, from every tenant's `app_links`.
+extension Domain {
+    /// `/.well-known/apple-app-site-association`: each tenant's iOS apps, for the link
+    /// paths below its issuer (on whichever host serves the file: the link domain).
+    public func appleAppSiteAssociation() async throws -> AppleAppSiteAssociation {
+        let tenants = try await store.read { try await $0.tenants() }
+        let details = tenants.compactMap { tenant -> AppleAppSiteAssociation.Detail? in
+            guard let links = tenant.appLinks, !links.appleAppIDs.isEmpty else { return nil }
+            let paths = AppLinks.linkPaths(issuer: issuer(forTenantNamed: tenant.name))
+            return .init(appIDs: links.appleAppIDs, components: paths.map { ["/": $0, "comment": "tenant \(tenant.name)"] })
+        }
+        return AppleAppSiteAssociation(applinks: .init(details: details))
+    }
+
+    /// `/.well-known/assetlinks.json`: each tenant's Android apps and their signing
+    /// certificates (Android scopes the paths in the app's own manifest).
+    public func androidAssetLinks() async throws -> [AssetLinkStatement] {
+        let tenants = try await store.read { try await $0.tenants() }
+        var seen = Set<AppLinks.AndroidApp>()
+        return tenants.flatMap { $0.appLinks?.androidApps ?? [] }.filter { seen.insert($0).inserted }.map {
+            AssetLinkStatement(target: .init(packageName: $0.packageName, sha256CertFingerprints: $0.sha256CertFingerprints))
+        }
+    }
+}
+
+public struct AppleAppSiteAssociation: Codable, Sendable {
+    public struct Detail: Codable, Sendable {
+        public let appIDs: [String]
+        public let components: [[String: String]]
+    }
+    public struct AppLinksSection: Codable, Sendable {
+        public let details: [Detail]
+    }
+    public let applinks: AppLinksSection
+}
+
+/// A Digital Asset Links statement: the app handles the host's links.
+public struct AssetLinkStatement: Codable, Sendable {
+    public struct Target: Codable, Sendable {
+        public var namespace = "android_app"
+        public let packageName: String
+        public let sha256CertFingerprints: [String]
+        enum CodingKeys: String, CodingKey {
+            case namespace
+            case packageName = "package_name"
+            case sha256CertFingerprints = "sha256_cert_fingerprints"
+        }
+    }
+    public var relation = ["delegate_permission/common.handle_all_urls"]
+    public let target: Target
+}

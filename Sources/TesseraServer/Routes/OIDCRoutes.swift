@@ -84,6 +84,8 @@ struct OIDCRoutes {
             let page = Pages.login(
                 serviceName: login.serviceName, attributes: login.attributes,
                 authenticationURL: "\(issuer)/authenticate?request=\(login.requestID)",
+                sameDeviceURL: tenant.appLinks?.sameDeviceLink(
+                    issuer: issuer, endpoint: "authenticate", parameter: "request", value: login.requestID.rawValue),
                 statusURL: "\(issuer)/authorize/status?request=\(login.requestID)",
                 completeURL: "\(issuer)/authorize/complete?request=\(login.requestID)", requestID: login.requestID.rawValue,
                 expiresAt: login.expiresAt, matchCode: login.matchCode)

@@ -58,7 +58,8 @@ extension StoreTransaction {
                 process_policy = \(bind: tenant.processPolicy), sso_lifetime = \(bind: tenant.ssoLifetime),
                 sso_policy = \(bind: tenant.ssoPolicy), session_lifetime = \(bind: tenant.sessionLifetime),
                 session_idle_lifetime = \(bind: tenant.sessionIdleLifetime), history_retention = \(bind: tenant.historyRetention),
-                audit_retention = \(bind: tenant.auditRetention), access_token_lifetime = \(bind: tenant.accessTokenLifetime)
+                audit_retention = \(bind: tenant.auditRetention), access_token_lifetime = \(bind: tenant.accessTokenLifetime),
+                app_links = \(bind: try tenant.appLinks.map { try JSONCoding.string($0) })
             WHERE id = \(bind: tenant.id)
             """
         ).run()

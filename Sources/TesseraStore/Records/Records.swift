@@ -25,6 +25,8 @@ public struct TenantRecord: Codable, Sendable, Equatable {
     public var auditRetention: Int64?
     /// Seconds the tenant's access and ID tokens live.
     public var accessTokenLifetime: Int64
+    /// The tenant's app, for links that open it on the phone showing them (nil: none).
+    @OptionalJSONText public var appLinks: AppLinks?
     public var createdAt: Int64
 
     /// A year of history, the default.
@@ -37,8 +39,9 @@ public struct TenantRecord: Codable, Sendable, Equatable {
         id: TenantID, name: String, lockoutPolicy: LockoutPolicy, processPolicy: String, ssoLifetime: Int = 0, ssoPolicy: String? = nil,
         sessionLifetime: Int64 = defaultSessionLifetime, sessionIdleLifetime: Int64 = defaultSessionLifetime,
         historyRetention: Int64 = defaultHistoryRetention, auditRetention: Int64? = nil, accessTokenLifetime: Int64 = 300,
-        createdAt: Int64
+        appLinks: AppLinks? = nil, createdAt: Int64
     ) {
+        self.appLinks = appLinks
         self.accessTokenLifetime = accessTokenLifetime
         self.historyRetention = historyRetention
         self.auditRetention = auditRetention
@@ -64,6 +67,7 @@ public struct TenantRecord: Codable, Sendable, Equatable {
         case historyRetention = "history_retention"
         case auditRetention = "audit_retention"
         case accessTokenLifetime = "access_token_lifetime"
+        case appLinks = "app_links"
         case createdAt = "created_at"
     }
 }

@@ -49,6 +49,12 @@ enum Show {
         print("sso_lifetime: \(tenant.ssoLifetime)  sso_policy: \(tenant.ssoPolicy ?? "-")")
         print("session_lifetime: \(tenant.sessionLifetime)  session_idle_lifetime: \(tenant.sessionIdleLifetime)")
         print("access_token_lifetime: \(tenant.accessTokenLifetime)")
+        if let links = tenant.appLinks {
+            print(
+                "app_links: link_domain=\(links.linkDomain ?? "-") custom_scheme=\(links.customScheme ?? "-")"
+                    + " apple_app_ids=\(links.appleAppIDs.isEmpty ? "-" : links.appleAppIDs.joined(separator: ","))"
+                    + " android_apps=\(links.androidApps.isEmpty ? "-" : links.androidApps.map(\.packageName).joined(separator: ","))")
+        }
         print("history_retention: \(tenant.historyRetention)  audit_retention: \(tenant.auditRetention.map(String.init) ?? "forever")")
         print(
             "lockout: free_attempts=\(tenant.lockout.freeAttempts) waits=\(tenant.lockout.waits.map(String.init).joined(separator: ","))"
@@ -139,6 +145,12 @@ extension Admin.Tenant {
         @Option(help: "How long authentication history is kept.") var historyRetention: Int64?
         @Option(help: "How long audit entries are kept, or 'forever'.") var auditRetention: String?
         @Option(help: "How long access and ID tokens live (60-3600).") var accessTokenLifetime: Int64?
+        @Option(help: "App links: the host of the app's universal and app links (the login page's same-device link uses it).")
+        var appLinkDomain: String?
+        @Option(help: "App links: the app's custom URL scheme (used when there is no link domain).") var appScheme: String?
+        @Option(help: "App links: an iOS app as TEAMID.bundle.id (repeatable).") var appleAppId: [String] = []
+        @Option(help: "App links: an Android app as package=SHA256:FINGERPRINT[,…] (repeatable).") var androidApp: [String] = []
+        @Flag(help: "Remove the tenant's app links.") var noAppLinks = false
 
         func run() async throws {
             var body = Administration.UpdateTenant()
@@ -151,6 +163,19 @@ extension Admin.Tenant {
             body.historyRetention = historyRetention
             if let auditRetention { body.auditRetention = try secondsOr("forever", auditRetention, option: "--audit-retention") }
             body.accessTokenLifetime = accessTokenLifetime
+            let givesAppLinks = appLinkDomain != nil || appScheme != nil || !appleAppId.isEmpty || !androidApp.isEmpty
+            if noAppLinks {
+                guard !givesAppLinks else { throw ValidationError("--no-app-links cannot be combined with other app-link options") }
+                body.appLinks = .null
+            } else if givesAppLinks {
+                // The options describe the app links whole: what they leave out is removed.
+                let apps = try androidApp.map { text in
+                    let parts = text.split(separator: "=", maxSplits: 1)
+                    guard parts.count == 2 else { throw ValidationError("--android-app is package=FINGERPRINT[,FINGERPRINT…]") }
+                    return AppLinks.AndroidApp(packageName: String(parts[0]), sha256CertFingerprints: parts[1].split(separator: ",").map(String.init))
+                }
+                body.appLinks = .value(AppLinks(linkDomain: appLinkDomain, customScheme: appScheme, appleAppIDs: appleAppId, androidApps: apps))
+            }
             guard !body.isEmpty else { throw ValidationError("give at least one setting to change") }
             let (tenant, json) = try await options.client().call("PATCH", "admin/tenants/\(name)", body: body, as: Administration.TenantView.self)
             if options.json { return Output.json(json) }
