@@ -410,21 +410,39 @@ public struct LoginSummary: Codable, Sendable {
     public let username: String
     public let factors: [FactorType]
     public let authenticatedAt: Date
-    public init(service: ServiceInformation, username: String, factors: [FactorType], authenticatedAt: Date) {
+    /// The service role the factors were used in, when the service has roles.
+    public let role: String?
+    /// The user as the service knows them (`sub`: the user's id, or a pairwise id).
+    public let subject: String?
+    /// The attributes the user confirmed to the service, with their values.
+    public let attributes: [String: String]?
+    /// For a backchannel request of a service that allows it: an ID token asserting this
+    /// step-up, for the app to hand to its server (verifiable with the issuer's JWKS).
+    public var identityToken: String?
+
+    public init(
+        service: ServiceInformation, username: String, factors: [FactorType], authenticatedAt: Date, role: String? = nil,
+        subject: String? = nil, attributes: [String: String]? = nil, identityToken: String? = nil
+    ) {
         self.service = service
         self.username = username
         self.factors = factors
         self.authenticatedAt = authenticatedAt
+        self.role = role
+        self.subject = subject
+        self.attributes = attributes
+        self.identityToken = identityToken
     }
     enum CodingKeys: String, CodingKey {
-        case service, username, factors
+        case service, username, factors, role, subject, attributes
         case authenticatedAt = "authenticated_at"
+        case identityToken = "identity_token"
     }
 }
 
 public struct FinishResponse: Codable, Sendable {
     public let result: FinishOutcome
-    public let login: LoginSummary?
+    public var login: LoginSummary?
     public let lockout: LockoutInformation?
     /// After a failed attempt: the request with a fresh challenge, to sign again after the wait.
     public let userInformation: AuthenticationChallenge?

@@ -43,6 +43,17 @@ public struct UserLoginResult: Sendable {
     public let username: String
     public let factors: [FactorType]
     public let authenticatedAt: Date
+    /// The service role the factors were used in (XignSys's `roleName`), when the service has roles.
+    public let role: String?
+    /// The user as the service knows them (its `sub`: the user's id, or a pairwise id).
+    public let subject: String?
+    /// The attributes the user confirmed to the service, with their values.
+    public let attributes: [String: String]
+    /// For a step-up (backchannel) request of a service that allows it: an ID token
+    /// asserting this authentication, naming the request in `auth_req_id`, for the app to
+    /// hand to its server, which verifies it offline with the issuer's JWKS (VeridiumID's
+    /// `identityToken`).
+    public let identityToken: String?
 }
 
 /// Runs authentications on this device: claim a request from a link, sign it with
@@ -182,11 +193,14 @@ public struct Authenticator: Sendable {
             return .serviceLogin(
                 ServiceLoginResult(
                     requestID: information.requestID, service: login.service, username: login.username, factors: login.factors,
-                    authenticatedAt: login.authenticatedAt, activation: activation))
+                    authenticatedAt: login.authenticatedAt, activation: activation, role: login.role, subject: login.subject,
+                    attributes: login.attributes ?? [:]))
         case .userLogin:
             guard let login = response.login else { throw TesseraKitError.transport("login result without details") }
             return .userLogin(
-                UserLoginResult(service: login.service, username: login.username, factors: login.factors, authenticatedAt: login.authenticatedAt))
+                UserLoginResult(
+                    service: login.service, username: login.username, factors: login.factors, authenticatedAt: login.authenticatedAt,
+                    role: login.role, subject: login.subject, attributes: login.attributes ?? [:], identityToken: login.identityToken))
         case .lockout:
             guard let lockout = response.lockout, let fresh = response.userInformation else {
                 throw TesseraKitError.transport("lockout result without details")

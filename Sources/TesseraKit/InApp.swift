@@ -39,6 +39,13 @@ public struct ServiceLoginResult: Sendable {
     public let factors: [FactorType]
     public let authenticatedAt: Date
     public let activation: Activation
+    /// The service role the factors were used in (XignSys's `roleName`), when the service has roles.
+    public let role: String?
+    /// The user as the service knows them (its `sub`: the user's id, or XignSys's MappedId
+    /// for a pairwise service).
+    public let subject: String?
+    /// The attributes the user confirmed to the service, with their values.
+    public let attributes: [String: String]
 }
 
 /// The code for the app's backend, which redeems it at the token endpoint with its verifier.

@@ -1,5 +1,6 @@
 import Foundation
 import TesseraCore
+import TesseraCrypto
 
 /// A request a service started from its server for one of this device's users (a push
 /// step-up, OpenID CIBA): show the service, the binding message and the expiry, then
@@ -107,6 +108,57 @@ extension Authenticator {
         return AuthenticationUserInformation(wire, activation: activation)
     }
 
+    /// Takes up a step-up request whose id (`auth_req_id`) the app received from its own
+    /// server, as VeridiumID's `authenticateWith(profile:sessionId)` does: the request
+    /// need not be in `pendingRequests()` first. The answer is the request to sign and
+    /// `finish` (its `.userLogin` result carries the `identityToken` when the service
+    /// allows it), or where the request already stands: authenticated, ongoing on another
+    /// device, canceled, failed or timed out.
+    ///
+    /// ```swift
+    /// switch try await authenticator.authenticate(sessionID: idFromMyServer) {
+    /// case .sign(var information):
+    ///     try information.sign(factor: DeviceFactor())
+    ///     try information.sign(factor: PinFactor(pin))
+    ///     if case .userLogin(let result) = try await authenticator.finish(information) {
+    ///         try await myServer.send(result.identityToken)
+    ///     }
+    /// case .ended(let status):
+    ///     show(status)   // .authenticated, .ongoingOnAnotherDevice, .canceled, .failed, .timeout
+    /// }
+    /// ```
+    ///
+    /// Each activation on the device (of `issuer`, when given) is asked in turn; an id
+    /// none of them knows throws `noActivation` for the issuer, or the server's `not_found`.
+    public func authenticate(sessionID: String, issuer: String? = nil) async throws -> StepUpStart {
+        guard (1...256).contains(sessionID.utf8.count), Base64URL.isURLSafe(sessionID) else {
+            throw TesseraKitError.invalidLink("a session id is base64url")
+        }
+        let activations = try await registry.all().filter { issuer == nil || $0.issuer == issuer }
+        guard !activations.isEmpty else { throw TesseraKitError.noActivation(issuer: issuer ?? "any issuer") }
+        var notFound: (any Error)?
+        for activation in activations {
+            let path = "device/authentications/\(sessionID)"
+            let state: PendingRequestState
+            do {
+                state = try await deviceGet(activation, path, as: PendingRequestState.self)
+            } catch TesseraKitError.server(let status, let error, let description) where status == 404 {
+                // Not a request of this activation's users: the next activation may know it.
+                notFound = TesseraKitError.server(status: status, error: error, description: description)
+                continue
+            }
+            guard state.requestID.rawValue == sessionID else { throw TesseraKitError.transport("the server answered for another request") }
+            guard state.status == .pending else { return .ended(state.status) }
+            let claim = "device/authentications/\(sessionID)/claim"
+            let wire = try await devicePost(activation, claim, body: ClaimRequest(userID: nil), as: AuthenticationChallenge.self)
+            guard wire.audience == activation.issuer, wire.requestID.rawValue == sessionID else {
+                throw TesseraKitError.transport("the server answered for another request")
+            }
+            return .sign(AuthenticationUserInformation(wire, activation: activation))
+        }
+        throw notFound ?? TesseraKitError.noActivation(issuer: issuer ?? "any issuer")
+    }
+
     /// Declines a pending request: the service's token request gets `access_denied`.
     public func deny(pending: PendingAuthentication) async throws {
         try await deny(try await start(pending: pending))
@@ -152,6 +204,15 @@ extension Authenticator {
         return try await deviceGet(
             activation, "device/pending", query: query, timeout: TimeInterval(wait + 15), as: PendingRequestList.self)
     }
+}
+
+/// What `authenticate(sessionID:)` found: a request to sign, or where it already stands.
+public enum StepUpStart: Sendable {
+    /// Claimed for this device: sign it with the factors it asks for and `finish` it (or `deny` it).
+    case sign(AuthenticationUserInformation)
+    /// Past waiting for this device: `authenticated`, `ongoingOnAnotherDevice`,
+    /// `canceled`, `failed` or `timeout`.
+    case ended(PendingRequestStatus)
 }
 
 /// The latest list of each activation; complete once every activation has reported.

@@ -5660,6 +5660,22 @@ enum OpenAPIDocument {
      "number_matching": {
       "type": "boolean"
      },
+     "roles": {
+      "type": "array",
+      "items": {
+       "$ref": "#/components/schemas/Role"
+      }
+     },
+     "subject_type": {
+      "type": "string",
+      "enum": [
+       "public",
+       "pairwise"
+      ]
+     },
+     "app_identity_token": {
+      "type": "boolean"
+     },
      "issuer": {
       "type": "string"
      }
@@ -5672,7 +5688,27 @@ enum OpenAPIDocument {
      "policy",
      "attributes",
      "number_matching",
+     "roles",
+     "subject_type",
+     "app_identity_token",
      "issuer"
+    ]
+   },
+   "Role": {
+    "type": "object",
+    "properties": {
+     "name": {
+      "type": "string",
+      "pattern": "^[A-Za-z0-9_-]{1,64}$"
+     },
+     "policy": {
+      "type": "string",
+      "description": "Combinations of the service's policy, comma separated"
+     }
+    },
+    "required": [
+     "name",
+     "policy"
     ]
    },
    "CreateService": {
@@ -5712,6 +5748,23 @@ enum OpenAPIDocument {
      "number_matching": {
       "type": "boolean",
       "description": "Browser logins show a number the user picks on the device (default true)"
+     },
+     "roles": {
+      "type": "array",
+      "items": {
+       "$ref": "#/components/schemas/Role"
+      }
+     },
+     "subject_type": {
+      "type": "string",
+      "enum": [
+       "public",
+       "pairwise"
+      ]
+     },
+     "app_identity_token": {
+      "type": "boolean",
+      "description": "A step-up answered on the phone also gives the app an identity token"
      }
     },
     "required": [
@@ -5789,6 +5842,29 @@ enum OpenAPIDocument {
       ]
      },
      "number_matching": {
+      "type": "boolean"
+     },
+     "roles": {
+      "oneOf": [
+       {
+        "type": "array",
+        "items": {
+         "$ref": "#/components/schemas/Role"
+        }
+       },
+       {
+        "type": "null"
+       }
+      ]
+     },
+     "subject_type": {
+      "type": "string",
+      "enum": [
+       "public",
+       "pairwise"
+      ]
+     },
+     "app_identity_token": {
       "type": "boolean"
      }
     }
@@ -6668,6 +6744,22 @@ enum OpenAPIDocument {
        },
        "authenticated_at": {
         "type": "number"
+       },
+       "role": {
+        "type": "string"
+       },
+       "subject": {
+        "type": "string"
+       },
+       "attributes": {
+        "type": "object",
+        "properties": {},
+        "additionalProperties": {
+         "type": "string"
+        }
+       },
+       "identity_token": {
+        "type": "string"
        }
       },
       "required": [

@@ -401,9 +401,15 @@ enum Schema {
             "ALTER TABLE auth_requests ADD COLUMN match_code TEXT",
             "ALTER TABLE services ADD COLUMN number_matching INTEGER NOT NULL DEFAULT 0",
         ]),
-        // Same-device links: a tenant's app (custom scheme, universal and app links) as JSON.
+        // The app side of the seeds: a tenant's app (custom scheme, universal and app links,
+        // JSON); a service's roles (JSON), its subject type with the salt of its pairwise
+        // identifiers, and whether a step-up answered on the phone gives the app an identity token.
         (12, [
             "ALTER TABLE tenants ADD COLUMN app_links TEXT",
+            "ALTER TABLE services ADD COLUMN roles TEXT",
+            "ALTER TABLE services ADD COLUMN subject_type TEXT NOT NULL DEFAULT 'public'",
+            "ALTER TABLE services ADD COLUMN pairwise_salt TEXT",
+            "ALTER TABLE services ADD COLUMN app_identity_token INTEGER NOT NULL DEFAULT 0",
         ]),
     ]
 }

@@ -33,7 +33,8 @@ struct InAppTests {
             // Another device of the user cannot fetch the code.
             let foreign = ServiceLoginResult(
                 requestID: login.requestID, service: login.service, username: login.username, factors: login.factors,
-                authenticatedAt: login.authenticatedAt, activation: try #require(try await other.personalizer.activations().first))
+                authenticatedAt: login.authenticatedAt, activation: try #require(try await other.personalizer.activations().first),
+                role: nil, subject: nil, attributes: [:])
             await #expect(throws: TesseraKitError.self) { _ = try await other.authenticator.fetchAuthorizationCode(foreign) }
             let code = try await device.authenticator.fetchAuthorizationCode(login)
             #expect(code.state == "s-123")
@@ -97,7 +98,7 @@ struct InAppTests {
                 InAppAuthenticationRequest(clientID: backend.clientID, redirectURI: backend.redirectURI, codeChallenge: challenge))
             let pending = ServiceLoginResult(
                 requestID: information.requestID, service: try #require(information.service), username: "amy", factors: [],
-                authenticatedAt: Date(), activation: information.activation)
+                authenticatedAt: Date(), activation: information.activation, role: nil, subject: nil, attributes: [:])
             await #expect(throws: TesseraKitError.self) { _ = try await device.authenticator.fetchAuthorizationCode(pending) }
             try await device.authenticator.deny(information)
             await #expect(throws: TesseraKitError.self) { _ = try await device.authenticator.fetchAuthorizationCode(pending) }

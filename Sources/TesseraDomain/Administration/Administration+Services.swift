@@ -43,6 +43,32 @@ extension Administration {
         else {
             throw DomainError.invalidRequest("attribute names are lower-case identifiers, each once, and not registered claim names")
         }
+        if let roles = service.roles {
+            let policy = try AuthenticatorPolicy(parsing: service.policy)
+            guard roles.count <= 20, Set(roles.map(\.name)).count == roles.count else {
+                throw DomainError.invalidRequest("roles: at most 20, each name once")
+            }
+            service.roles = try roles.map { role in
+                guard (1...64).contains(role.name.count),
+                    role.name.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_" || $0 == "-") })
+                else { throw DomainError.invalidRequest("roles: a role name is 1 to 64 characters of letters, digits, '_' and '-'") }
+                let parsed: AuthenticatorPolicy
+                do {
+                    parsed = try AuthenticatorPolicy(parsing: role.policy)
+                } catch {
+                    throw DomainError.invalidRequest("roles: \(role.name): \(error)")
+                }
+                guard parsed.alternatives.allSatisfy(policy.allows) else {
+                    throw DomainError.invalidRequest("roles: \(role.name) names combinations the service's policy does not allow")
+                }
+                return ServiceRole(name: role.name, policy: parsed.description)
+            }
+            if service.roles?.isEmpty == true { service.roles = nil }
+        }
+        // A pairwise service keys its identifiers with a salt of its own, made once.
+        if service.subjectType == .pairwise && service.pairwiseSalt == nil {
+            service.pairwiseSalt = Base64URL.encode(Secrets.randomBytes(32))
+        }
         let lifetime = service.sessionLifetime ?? sessionLifetimes.upperBound
         if let value = service.sessionLifetime, !sessionLifetimes.contains(value) {
             throw DomainError.invalidRequest("session_lifetime is 300 to 31536000 seconds (or null: the tenant's)")
@@ -78,12 +104,17 @@ extension Administration {
         public var sessionLifetime: Patch<Int64> = .absent
         public var sessionIdleLifetime: Patch<Int64> = .absent
         public var numberMatching: Bool?
+        /// The service's roles, replaced whole (`null` or `[]` removes them).
+        public var roles: Patch<[ServiceRole]> = .absent
+        public var subjectType: SubjectType?
+        public var appIdentityToken: Bool?
 
         public init() {}
 
         public var isEmpty: Bool {
             name == nil && redirectURIs == nil && policy == nil && attributes == nil && backchannelMode.isAbsent
                 && notificationEndpoint.isAbsent && sessionLifetime.isAbsent && sessionIdleLifetime.isAbsent && numberMatching == nil
+                && roles.isAbsent && subjectType == nil && appIdentityToken == nil
         }
 
         public func encode(to encoder: any Encoder) throws {
@@ -97,6 +128,9 @@ extension Administration {
             try sessionLifetime.encode(into: &container, .sessionLifetime)
             try sessionIdleLifetime.encode(into: &container, .sessionIdleLifetime)
             try container.encodeIfPresent(numberMatching, forKey: .numberMatching)
+            try roles.encode(into: &container, .roles)
+            try container.encodeIfPresent(subjectType, forKey: .subjectType)
+            try container.encodeIfPresent(appIdentityToken, forKey: .appIdentityToken)
         }
 
         enum CodingKeys: String, CodingKey {
@@ -107,6 +141,9 @@ extension Administration {
             case sessionLifetime = "session_lifetime"
             case sessionIdleLifetime = "session_idle_lifetime"
             case numberMatching = "number_matching"
+            case roles
+            case subjectType = "subject_type"
+            case appIdentityToken = "app_identity_token"
         }
 
         public init(from decoder: any Decoder) throws {
@@ -120,6 +157,9 @@ extension Administration {
             sessionLifetime = try Patch(container, .sessionLifetime)
             sessionIdleLifetime = try Patch(container, .sessionIdleLifetime)
             numberMatching = try container.decodeIfPresent(Bool.self, forKey: .numberMatching)
+            roles = try Patch(container, .roles)
+            subjectType = try container.decodeIfPresent(SubjectType.self, forKey: .subjectType)
+            appIdentityToken = try container.decodeIfPresent(Bool.self, forKey: .appIdentityToken)
         }
     }
 
@@ -167,6 +207,10 @@ extension Administration {
             case .value(let seconds): next.sessionIdleLifetime = seconds; changed.append("session_idle_lifetime")
             }
             if let matching = input.numberMatching { next.numberMatching = matching; changed.append("number_matching") }
+            if case .value(let roles) = input.roles { next.roles = roles; changed.append("roles") }
+            if case .null = input.roles { next.roles = nil; changed.append("roles") }
+            if let type = input.subjectType { next.subjectType = type; changed.append("subject_type") }
+            if let token = input.appIdentityToken { next.appIdentityToken = token; changed.append("app_identity_token") }
             guard !changed.isEmpty else { throw DomainError.invalidRequest("the body changes nothing") }
             next = try Self.checkedService(next)
             try await tx.updateService(next)

@@ -122,12 +122,19 @@ public struct Administration: Sendable {
         let notificationEndpoint: String?
         /// Browser logins show a number the user picks on the device; on unless set false.
         let numberMatching: Bool?
+        let roles: [ServiceRole]?
+        let subjectType: SubjectType?
+        let appIdentityToken: Bool?
 
         public init(
             name: String, redirectURIs: [String], isPublic: Bool?, policy: String?, attributes: [String]?, backchannelMode: String?,
-            notificationEndpoint: String?, numberMatching: Bool? = nil
+            notificationEndpoint: String?, numberMatching: Bool? = nil, roles: [ServiceRole]? = nil, subjectType: SubjectType? = nil,
+            appIdentityToken: Bool? = nil
         ) {
             self.numberMatching = numberMatching
+            self.roles = roles
+            self.subjectType = subjectType
+            self.appIdentityToken = appIdentityToken
             self.name = name
             self.redirectURIs = redirectURIs
             self.isPublic = isPublic
@@ -144,6 +151,9 @@ public struct Administration: Sendable {
             case backchannelMode = "backchannel_token_delivery_mode"
             case notificationEndpoint = "backchannel_client_notification_endpoint"
             case numberMatching = "number_matching"
+            case roles
+            case subjectType = "subject_type"
+            case appIdentityToken = "app_identity_token"
         }
     }
 
@@ -160,6 +170,9 @@ public struct Administration: Sendable {
         public let sessionLifetime: Int64?
         public let sessionIdleLifetime: Int64?
         public let numberMatching: Bool
+        public let roles: [ServiceRole]
+        public let subjectType: SubjectType
+        public let appIdentityToken: Bool
         public let issuer: String
 
         enum CodingKeys: String, CodingKey {
@@ -173,10 +186,16 @@ public struct Administration: Sendable {
             case sessionLifetime = "session_lifetime"
             case sessionIdleLifetime = "session_idle_lifetime"
             case numberMatching = "number_matching"
+            case roles
+            case subjectType = "subject_type"
+            case appIdentityToken = "app_identity_token"
         }
 
         init(_ service: ServiceRecord, secret: String?, issuer: String) throws {
             numberMatching = service.numberMatching
+            roles = service.roles ?? []
+            subjectType = service.subjectType
+            appIdentityToken = service.appIdentityToken
             sessionLifetime = service.sessionLifetime
             sessionIdleLifetime = service.sessionIdleLifetime
             clientID = service.clientID
@@ -210,6 +229,7 @@ public struct Administration: Sendable {
                 redirectURIs: input.redirectURIs, policy: input.policy ?? AuthenticatorPolicy.standard.description,
                 attributes: attributes, backchannelMode: mode,
                 notificationEndpoint: input.notificationEndpoint, numberMatching: input.numberMatching ?? true,
+                roles: input.roles, subjectType: input.subjectType ?? .public, appIdentityToken: input.appIdentityToken ?? false,
                 createdAt: domain.epochNow()))
         let policy = record.policy
         try await domain.store.transaction { tx in
@@ -219,7 +239,7 @@ public struct Administration: Sendable {
                 details: [
                     "name": name, "policy": policy, "public": String(isPublic),
                     "backchannel_token_delivery_mode": mode?.rawValue ?? "none",
-                    "number_matching": String(record.numberMatching),
+                    "number_matching": String(record.numberMatching), "subject_type": record.subjectType.rawValue,
                 ], at: record.createdAt)
         }
         logger.info("service created", metadata: ["tenant": "\(tenant.name)", "client_id": "\(record.clientID)"])

@@ -83,8 +83,8 @@ public struct Attempts: Sendable {
         let epoch = Int64(now.timeIntervalSince1970)
         // Attempts on one activation take turns: its failure counter is exact however many
         // arrive at once, on however many nodes.
-        let (outcome, notice, purpose) = try await domain.store.transaction(queue: Self.queue(activation.id)) {
-            tx -> (FinishResponse?, RequestNotice?, AuthenticationPurpose) in
+        let (answer, notice, purpose) = try await domain.store.transaction(queue: Self.queue(activation.id)) {
+            tx -> (Approval?, RequestNotice?, AuthenticationPurpose) in
             let current = try await DeviceChecks.usableActivation(activation.id, tx: tx, now: epoch)
             guard try await tx.useDeviceTokenID(claims.jti, activationID: current.id, expiresAt: Int64(claims.exp), now: epoch)
             else { throw DomainError.invalidGrant("this proof was submitted before") }
@@ -105,21 +105,27 @@ public struct Attempts: Sendable {
                 userID: attempt.request.userID ?? current.userID, requestID: requestID, service: attempt.service?.name,
                 purpose: attempt.request.purpose, outcome: .approved, factors: attempt.combination.factors,
                 at: epoch)
-            let (response, notice) =
-                verification.passed
-                ? try await approve(
+            if verification.passed {
+                let (approval, notice) = try await approve(
                     attempt, claims: claims, verification: verification, activation: current, tenant: tenant, history: history,
                     tx: tx, at: now)
-                : try await countFailure(
-                    attempt, verification: verification, policy: policy, activation: current, tenant: tenant, history: history,
-                    tx: tx, at: now)
-            return (response, notice, attempt.request.purpose)
+                return (approval, notice, attempt.request.purpose)
+            }
+            let (response, notice) = try await countFailure(
+                attempt, verification: verification, policy: policy, activation: current, tenant: tenant, history: history,
+                tx: tx, at: now)
+            return (Approval(response: response), notice, attempt.request.purpose)
         }
         if let notice { await domain.announce(notice, logger: logger) }
-        guard let outcome else {
+        guard let answer else {
             logger.notice("number matching failed: login ended", metadata: ["tenant": "\(tenant.name)", "activation_id": "\(activation.id)"])
             throw DomainError(
                 .forbidden, .accessDenied, "the number picked is not the one the sign-in page shows: this sign-in was cancelled")
+        }
+        var outcome = answer.response
+        // Signed after the commit: the tenant's keys may have to be read from the store.
+        if let claims = answer.identityToken {
+            outcome.login?.identityToken = try await domain.tokenIssuer(for: tenant).sign(claims)
         }
         logger.info(
             "authentication attempt",
@@ -131,6 +137,13 @@ public struct Attempts: Sendable {
             lock = information
         }
         return Finished(response: outcome, purpose: purpose, lockSet: lock)
+    }
+
+    /// The answer of an attempt, and the claims of the identity token it gives the app,
+    /// which is signed once the transaction has committed.
+    struct Approval: Sendable {
+        var response: FinishResponse
+        var identityToken: IDTokenClaims? = nil
     }
 
     /// A finished attempt: the device's answer, the request's purpose, and the lock the
@@ -230,7 +243,7 @@ public struct Attempts: Sendable {
     private func approve(
         _ attempt: Attempt, claims: AuthenticationProofClaims, verification: Verification, activation: ActivationRecord,
         tenant: TenantRecord, history: HistoryRecord, tx: StoreTransaction, at date: Date
-    ) async throws -> (FinishResponse, RequestNotice?) {
+    ) async throws -> (Approval, RequestNotice?) {
         let now = Int64(date.timeIntervalSince1970)
         let authRequest = attempt.request
         // A success resets the counts of the factors it proved, and only those: a one-time
@@ -260,18 +273,47 @@ public struct Attempts: Sendable {
         guard let service = attempt.service, purpose == .login else {
             let result = try await domain.accountProcesses.approved(
                 authRequest, purpose: purpose, activation: activation, tenant: tenant, history: history, tx: tx, now: now)
-            return (result, nil)
+            return (Approval(response: result), nil)
         }
         try await tx.insertHistory(history)
-        let user = try await tx.user(id: authRequest.userID ?? activation.userID)
+        let userID = authRequest.userID ?? activation.userID
+        let user = try await tx.user(id: userID)
+        // What the login stands on: the session's factors within single sign-on.
+        let factors = session?.factors ?? attempt.combination.factors
+        let confirmed = (user?.attributes ?? [:]).filter { claims.attrs.contains($0.key) }
+        let role = Grants.role(of: factors, for: service)
+        let subject = Grants.subject(of: userID, for: service)
+        let identityToken =
+            authRequest.flow == .ciba && service.appIdentityToken
+            ? stepUpIdentityToken(
+                authRequest, service: service, subject: subject, factors: factors, authTime: session?.authTime ?? now,
+                attributes: confirmed, role: role, tenant: tenant, now: now)
+            : nil
         // An in-app login goes on to its authorization code; the others are done.
         let result = FinishResponse(
             result: authRequest.flow == .inApp ? .serviceLogin : .userLogin,
             login: LoginSummary(
                 service: ServiceInformation(clientID: service.clientID, name: service.name),
                 username: user?.username ?? "", factors: attempt.combination.factors,
-                authenticatedAt: date))
-        return (result, RequestNotice(authRequest, service: service, answered: true))
+                authenticatedAt: date, role: role, subject: subject, attributes: confirmed))
+        return (Approval(response: result, identityToken: identityToken), RequestNotice(authRequest, service: service, answered: true))
+    }
+
+    /// The claims of the identity token a backchannel request answered on the phone gives the app
+    /// (VeridiumID's IdentityToken): an ID token for the service, naming the request
+    /// (`auth_req_id`), which the app's server verifies offline with the issuer's JWKS.
+    private func stepUpIdentityToken(
+        _ request: AuthRequestRecord, service: ServiceRecord, subject: String, factors: [FactorType], authTime: Int64,
+        attributes: [String: String], role: String?, tenant: TenantRecord, now: Int64
+    ) -> IDTokenClaims {
+        let combination = FactorCombination(factors)
+        var claims = IDTokenClaims(
+            iss: domain.issuer(forTenantNamed: tenant.name), sub: subject, aud: service.clientID.rawValue,
+            exp: Int(now + tenant.accessTokenLifetime), iat: Int(now), authTime: Int(authTime), nonce: nil,
+            amr: Grants.amr(for: combination.factors), acr: Grants.acr(for: combination), attributes: attributes)
+        claims.role = role
+        claims.authRequestID = request.id.rawValue
+        return claims
     }
 
     /// A proof failed: the attempt counts once against each guessable factor of its

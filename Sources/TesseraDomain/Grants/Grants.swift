@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import TesseraCore
 import TesseraCrypto
@@ -17,6 +18,18 @@ public struct Grants: Sendable {
 
     /// The `acr` of a combination: `urn:tessera:acr:device+pin`.
     public static func acr(for combination: FactorCombination) -> String { "urn:tessera:acr:\(combination)" }
+
+    /// The user as the service knows them (`sub`): the user's id, or for a pairwise service
+    /// HMAC-SHA256 of the id under the service's salt, base64url (OpenID Connect Core §8.1).
+    public static func subject(of userID: UserID, for service: ServiceRecord) -> String {
+        guard service.subjectType == .pairwise, let salt = service.pairwiseSalt.flatMap(Base64URL.decode) else { return userID.rawValue }
+        return Base64URL.encode(Data(HMAC<SHA256>.authenticationCode(for: Data(userID.rawValue.utf8), using: SymmetricKey(data: salt))))
+    }
+
+    /// The role a login's factors were used in, by the service's roles.
+    public static func role(of factors: [FactorType], for service: ServiceRecord) -> String? {
+        service.roles.flatMap { ServiceRole.role(of: FactorCombination(factors), in: $0) }
+    }
 
     /// The `amr` of the factors used (RFC 8176 where it has a value), plus `mfa` for two or more.
     public static func amr(for factors: [FactorType]) -> [String] {
@@ -244,13 +257,15 @@ public struct Grants: Sendable {
         let released = userAttributes.filter { confirmed.contains($0.key) }
         let combination = FactorCombination(factors)
         let issuerKeys = try await domain.tokenIssuer(for: tenant)
+        let subject = Self.subject(of: issuance.user.id, for: service)
         var idClaims = IDTokenClaims(
-            iss: issuer, sub: issuance.user.id.rawValue, aud: service.clientID.rawValue, exp: Int(now + tenant.accessTokenLifetime), iat: Int(now),
+            iss: issuer, sub: subject, aud: service.clientID.rawValue, exp: Int(now + tenant.accessTokenLifetime), iat: Int(now),
             authTime: Int(source.authTime), nonce: includeNonce ? source.nonce : nil, amr: Self.amr(for: combination.factors),
             acr: Self.acr(for: combination), attributes: released)
         idClaims.sid = source.familyID.rawValue
+        idClaims.role = Self.role(of: combination.factors, for: service)
         let accessClaims = AccessTokenClaims(
-            iss: issuer, sub: issuance.user.id.rawValue, aud: issuer, clientID: service.clientID.rawValue, exp: Int(now + tenant.accessTokenLifetime),
+            iss: issuer, sub: subject, aud: issuer, clientID: service.clientID.rawValue, exp: Int(now + tenant.accessTokenLifetime),
             iat: Int(now), jti: Secrets.randomToken(byteCount: 16), scope: issuance.scope, authTime: Int(source.authTime),
             amr: idClaims.amr, acr: idClaims.acr, sid: source.familyID.rawValue)
         return TokenResponse(
@@ -276,13 +291,19 @@ public struct Grants: Sendable {
         }
         guard claims.iss == issuer, claims.aud == issuer, claims.scope.split(separator: " ").contains("openid") else { throw invalid }
         let now = domain.epochNow()
-        let (session, user) = try await domain.store.read { tx in
-            (try await tx.session(id: SessionID(claims.sid)), try await tx.user(id: UserID(claims.sub)))
+        let (session, user, service) = try await domain.store.read { tx in
+            let session = try await tx.session(id: SessionID(claims.sid))
+            return (
+                session, try await session.asyncMap { try await tx.user(id: $0.userID) } ?? nil,
+                try await tx.service(clientID: ClientID(claims.clientID))
+            )
         }
-        guard let session, session.isLive(at: now), session.userID.rawValue == claims.sub, let user else { throw invalid }
+        guard let session, session.isLive(at: now), let user, let service, service.id == session.serviceID,
+            Self.subject(of: session.userID, for: service) == claims.sub
+        else { throw invalid }
         let confirmed = session.confirmedAttributes
         var body = user.attributes.filter { confirmed.contains($0.key) }
-        body["sub"] = user.id.rawValue
+        body["sub"] = claims.sub
         return body
     }
 }

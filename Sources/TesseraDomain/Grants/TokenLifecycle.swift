@@ -77,14 +77,15 @@ public struct TokenLifecycle: Sendable {
             {
                 return Introspection(
                     active: true, scope: grant.scope, clientID: service.clientID.rawValue, tokenType: "refresh_token",
-                    exp: Int(grant.expiresAt), sub: user.id.rawValue, iss: issuer, authTime: Int(grant.authTime))
+                    exp: Int(grant.expiresAt), sub: Grants.subject(of: user.id, for: service), iss: issuer, authTime: Int(grant.authTime))
             }
         case .access(let claims):
             let (session, user) = try await domain.store.read { tx in
-                (try await tx.session(id: SessionID(claims.sid)), try await tx.user(id: UserID(claims.sub)))
+                let session = try await tx.session(id: SessionID(claims.sid))
+                return (session, try await session.asyncMap { try await tx.user(id: $0.userID) } ?? nil)
             }
-            if claims.clientID == service.clientID.rawValue, let session, session.isLive(at: now), session.userID.rawValue == claims.sub,
-                user != nil
+            if claims.clientID == service.clientID.rawValue, let session, session.isLive(at: now), session.serviceID == service.id,
+                Grants.subject(of: session.userID, for: service) == claims.sub, user != nil
             {
                 return Introspection(
                     active: true, scope: claims.scope, clientID: claims.clientID, tokenType: "Bearer",

@@ -138,7 +138,16 @@ public struct Backchannel: Sendable {
             guard claims.aud.contains(service.clientID.rawValue) else {
                 throw DomainError.invalidRequest("id_token_hint was not issued to this client")
             }
-            userID = claims.sub
+            if service.subjectType == .pairwise {
+                // A pairwise `sub` names the user only through the session it was issued in.
+                let session = try await claims.sid.asyncMap { sid in try await domain.store.read { try await $0.session(id: SessionID(sid)) } } ?? nil
+                guard let session, session.serviceID == service.id, Grants.subject(of: session.userID, for: service) == claims.sub else {
+                    return nil
+                }
+                userID = session.userID.rawValue
+            } else {
+                userID = claims.sub
+            }
         default:
             throw DomainError.invalidRequest("login_hint_token is not supported; use login_hint or id_token_hint")
         }

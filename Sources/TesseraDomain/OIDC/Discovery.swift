@@ -19,7 +19,7 @@ public struct Discovery: Codable, Sendable {
     let responseTypesSupported = ["code"]
     let responseModesSupported = ["query"]
     let grantTypesSupported = ["authorization_code", "refresh_token", Backchannel.grantType]
-    let subjectTypesSupported = ["public"]
+    let subjectTypesSupported = SubjectType.allCases.map(\.rawValue)
     let idTokenSigningAlgValuesSupported = ["ES256"]
     let tokenEndpointAuthMethodsSupported = ["client_secret_basic", "client_secret_post", "none"]
     let codeChallengeMethodsSupported = ["S256"]
@@ -73,7 +73,7 @@ extension Domain {
             userinfoEndpoint: base + "/userinfo", jwksURI: base + "/jwks", revocationEndpoint: base + "/revoke",
             introspectionEndpoint: base + "/introspect", backchannelAuthenticationEndpoint: base + "/bc-authorize",
             scopesSupported: ["openid", "offline_access"],
-            claimsSupported: ["sub", "iss", "aud", "exp", "iat", "auth_time", "nonce", "amr", "acr", "sid"] + attributes.sorted(),
+            claimsSupported: ["sub", "iss", "aud", "exp", "iat", "auth_time", "nonce", "amr", "acr", "sid", "role"] + attributes.sorted(),
             acrValuesSupported: combinations.sorted())
     }
 }

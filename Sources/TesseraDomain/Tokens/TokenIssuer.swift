@@ -77,6 +77,10 @@ public struct IDTokenClaims: JWTPayload, Equatable {
     public var amr: [String]
     public var acr: String
     public var sid: String?
+    /// The service role the login's factors were used in (`role`).
+    public var role: String?
+    /// In an identity token given to the app: the backchannel request it answered.
+    public var authRequestID: String?
     /// The attributes the user confirmed, as top-level claims.
     public var attributes: [String: String]
 
@@ -96,7 +100,7 @@ public struct IDTokenClaims: JWTPayload, Equatable {
         self.attributes = attributes
     }
 
-    static let registered: Set<String> = ["iss", "sub", "aud", "exp", "iat", "auth_time", "nonce", "amr", "acr", "sid"]
+    static let registered: Set<String> = ["iss", "sub", "aud", "exp", "iat", "auth_time", "nonce", "amr", "acr", "sid", "role", "auth_req_id"]
 
     public func verify(using algorithm: some JWTAlgorithm) async throws {
         try ExpirationClaim(value: Date(timeIntervalSince1970: TimeInterval(exp))).verifyNotExpired()
@@ -114,6 +118,8 @@ public struct IDTokenClaims: JWTPayload, Equatable {
         amr = try c.decode([String].self, forKey: AnyKey("amr"))
         acr = try c.decode(String.self, forKey: AnyKey("acr"))
         sid = try c.decodeIfPresent(String.self, forKey: AnyKey("sid"))
+        role = try c.decodeIfPresent(String.self, forKey: AnyKey("role"))
+        authRequestID = try c.decodeIfPresent(String.self, forKey: AnyKey("auth_req_id"))
         var attributes: [String: String] = [:]
         for key in c.allKeys where !Self.registered.contains(key.stringValue) {
             if let value = try? c.decode(String.self, forKey: key) { attributes[key.stringValue] = value }
@@ -136,6 +142,8 @@ public struct IDTokenClaims: JWTPayload, Equatable {
         try c.encode(amr, forKey: AnyKey("amr"))
         try c.encode(acr, forKey: AnyKey("acr"))
         try c.encodeIfPresent(sid, forKey: AnyKey("sid"))
+        try c.encodeIfPresent(role, forKey: AnyKey("role"))
+        try c.encodeIfPresent(authRequestID, forKey: AnyKey("auth_req_id"))
     }
 }
 
@@ -200,13 +208,16 @@ public struct IDTokenHintClaims: JWTPayload {
     public let sub: String
     /// The audience (one client id or several).
     public let aud: [String]
+    /// The session the token was issued in: how a pairwise `sub` leads back to its user.
+    public let sid: String?
 
-    enum CodingKeys: String, CodingKey { case iss, sub, aud }
+    enum CodingKeys: String, CodingKey { case iss, sub, aud, sid }
 
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         iss = try container.decode(String.self, forKey: .iss)
         sub = try container.decode(String.self, forKey: .sub)
+        sid = try container.decodeIfPresent(String.self, forKey: .sid)
         if let single = try? container.decode(String.self, forKey: .aud) {
             aud = [single]
         } else {

@@ -101,7 +101,9 @@ extension StoreTransaction {
                 attributes = \(bind: try JSONCoding.string(service.attributes)), backchannel_mode = \(bind: service.backchannelMode?.rawValue),
                 notification_endpoint = \(bind: service.notificationEndpoint), session_lifetime = \(bind: service.sessionLifetime),
                 session_idle_lifetime = \(bind: service.sessionIdleLifetime),
-                number_matching = \(bind: service.numberMatching ? 1 : 0)
+                number_matching = \(bind: service.numberMatching ? 1 : 0),
+                roles = \(bind: try service.roles.map { try JSONCoding.string($0) }), subject_type = \(bind: service.subjectType.rawValue),
+                pairwise_salt = \(bind: service.pairwiseSalt), app_identity_token = \(bind: service.appIdentityToken ? 1 : 0)
             WHERE id = \(bind: service.id)
             """
         ).run()

@@ -143,14 +143,28 @@ public struct ServiceRecord: Codable, Sendable {
     public var sessionIdleLifetime: Int64?
     /// Browser logins show a number the user picks on the device.
     @IntegerFlag public var numberMatching: Bool
+    /// Named sets of the policy's combinations; a login's role is named in its result.
+    @OptionalJSONText public var roles: [ServiceRole]?
+    /// `public` (the user's id) or `pairwise` (an id for this service alone) as `sub`.
+    public var subjectType: SubjectType
+    /// The key of the service's pairwise identifiers (base64url), made when it first turns
+    /// pairwise and kept, so a user's identifier never changes.
+    public var pairwiseSalt: String?
+    /// A backchannel request answered on the phone also gives the app an identity token.
+    @IntegerFlag public var appIdentityToken: Bool
     public var createdAt: Int64
 
     public init(
         id: ServiceID, tenantID: TenantID, clientID: ClientID, name: String, secretDigest: String?, isPublic: Bool,
         redirectURIs: [String], policy: String, attributes: [String], backchannelMode: BackchannelMode? = nil,
         notificationEndpoint: String? = nil, sessionLifetime: Int64? = nil, sessionIdleLifetime: Int64? = nil,
-        numberMatching: Bool = false, createdAt: Int64
+        numberMatching: Bool = false, roles: [ServiceRole]? = nil, subjectType: SubjectType = .public, pairwiseSalt: String? = nil,
+        appIdentityToken: Bool = false, createdAt: Int64
     ) {
+        self.roles = roles
+        self.subjectType = subjectType
+        self.pairwiseSalt = pairwiseSalt
+        self.appIdentityToken = appIdentityToken
         self.numberMatching = numberMatching
         self.sessionLifetime = sessionLifetime
         self.sessionIdleLifetime = sessionIdleLifetime
@@ -180,6 +194,10 @@ public struct ServiceRecord: Codable, Sendable {
         case sessionLifetime = "session_lifetime"
         case sessionIdleLifetime = "session_idle_lifetime"
         case numberMatching = "number_matching"
+        case roles
+        case subjectType = "subject_type"
+        case pairwiseSalt = "pairwise_salt"
+        case appIdentityToken = "app_identity_token"
         case createdAt = "created_at"
     }
 }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import TesseraCore
 import TesseraDomain
 
 struct Admin: AsyncParsableCommand {
@@ -81,6 +82,12 @@ struct Admin: AsyncParsableCommand {
                 inversion: .prefixedNo,
                 help: "Number matching: the login page shows a number the user picks on the device (on by default).")
             var numberMatching = true
+            @Option(help: "A role: a name for some of the policy's combinations, as NAME=COMBINATIONS (repeatable, in order of preference).")
+            var role: [String] = []
+            @Option(help: "What the service sees as sub: public (the user's id) or pairwise (an id for this service alone).")
+            var subjectType: SubjectType?
+            @Flag(help: "A step-up answered on the phone also gives the app an identity token for this service.")
+            var appIdentityToken = false
 
             func validate() throws {
                 guard !redirectUri.isEmpty || backchannelMode != nil else {
@@ -98,7 +105,8 @@ struct Admin: AsyncParsableCommand {
                 let body = Administration.CreateService(
                     name: name, redirectURIs: redirectUri, isPublic: `public`, policy: policy,
                     attributes: (attributes ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty },
-                    backchannelMode: backchannelMode, notificationEndpoint: notificationEndpoint, numberMatching: numberMatching)
+                    backchannelMode: backchannelMode, notificationEndpoint: notificationEndpoint, numberMatching: numberMatching,
+                    roles: role.isEmpty ? nil : try roles(role), subjectType: subjectType, appIdentityToken: appIdentityToken)
                 let (service, json) = try await options.client().call(
                     "POST", "admin/tenants/\(tenant)/services", body: body, as: Administration.ServiceView.self)
                 if options.json { return Output.json(json) }

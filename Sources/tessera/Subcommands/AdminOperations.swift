@@ -39,6 +39,17 @@ enum Query {
     }
 }
 
+/// `--role NAME=COMBINATIONS` options as roles.
+func roles(_ options: [String]) throws -> [ServiceRole] {
+    try options.map { text in
+        let parts = text.split(separator: "=", maxSplits: 1)
+        guard parts.count == 2 else { throw ValidationError("--role is NAME=COMBINATIONS, e.g. strong=device+pin+biometric") }
+        return ServiceRole(name: String(parts[0]), policy: String(parts[1]))
+    }
+}
+
+extension SubjectType: ExpressibleByArgument {}
+
 enum Show {
     static func date(_ date: Date) -> String { ISO8601DateFormatter().string(from: date) }
 
@@ -70,6 +81,9 @@ enum Show {
         print("policy: \(service.policy)")
         print("attributes: \(service.attributes.joined(separator: ","))")
         print("number_matching: \(service.numberMatching)")
+        if !service.roles.isEmpty { print("roles: \(service.roles.map { "\($0.name)=\($0.policy)" }.joined(separator: " "))") }
+        print("subject_type: \(service.subjectType.rawValue)")
+        if service.appIdentityToken { print("app_identity_token: true") }
         if let mode = service.backchannelMode { print("backchannel_token_delivery_mode: \(mode)") }
         if let endpoint = service.notificationEndpoint { print("backchannel_client_notification_endpoint: \(endpoint)") }
         if let lifetime = service.sessionLifetime { print("session_lifetime: \(lifetime)") }
@@ -228,10 +242,23 @@ extension Admin.Service {
         @Option(help: "The service's own session lifetime in seconds, or 'tenant' for the tenant's.") var sessionLifetime: String?
         @Option(help: "The service's own idle lifetime in seconds, or 'tenant' for the tenant's.") var sessionIdleLifetime: String?
         @Flag(inversion: .prefixedNo, help: "Number matching on browser logins.") var numberMatching: Bool?
+        @Option(help: "A role as NAME=COMBINATIONS (repeatable; the roles given replace the service's).") var role: [String] = []
+        @Flag(help: "Remove the service's roles.") var noRoles = false
+        @Option(help: "What the service sees as sub: public or pairwise.") var subjectType: SubjectType?
+        @Flag(inversion: .prefixedNo, help: "A step-up answered on the phone also gives the app an identity token.")
+        var appIdentityToken: Bool?
 
         func run() async throws {
             var body = Administration.UpdateService()
             body.numberMatching = numberMatching
+            if noRoles {
+                guard role.isEmpty else { throw ValidationError("--no-roles cannot be combined with --role") }
+                body.roles = .null
+            } else if !role.isEmpty {
+                body.roles = .value(try roles(role))
+            }
+            body.subjectType = subjectType
+            body.appIdentityToken = appIdentityToken
             body.name = name
             if !redirectUri.isEmpty { body.redirectURIs = redirectUri }
             body.policy = policy
