@@ -419,11 +419,19 @@ public struct LoginSummary: Codable, Sendable {
     /// For a backchannel request of a service that allows it: an ID token asserting this
     /// step-up, for the app to hand to its server (verifiable with the issuer's JWKS).
     public var identityToken: String?
+    /// After a full login that started the activation's single sign-on session: the
+    /// token that, with the device's signature, gets codes for the tenant's other
+    /// services until `sso_expires_at` (`POST {issuer}/device/sso/code`).
+    public let ssoToken: String?
+    public let ssoExpiresAt: Date?
 
     public init(
         service: ServiceInformation, username: String, factors: [FactorType], authenticatedAt: Date, role: String? = nil,
-        subject: String? = nil, attributes: [String: String]? = nil, identityToken: String? = nil
+        subject: String? = nil, attributes: [String: String]? = nil, identityToken: String? = nil, ssoToken: String? = nil,
+        ssoExpiresAt: Date? = nil
     ) {
+        self.ssoToken = ssoToken
+        self.ssoExpiresAt = ssoExpiresAt
         self.service = service
         self.username = username
         self.factors = factors
@@ -437,6 +445,8 @@ public struct LoginSummary: Codable, Sendable {
         case service, username, factors, role, subject, attributes
         case authenticatedAt = "authenticated_at"
         case identityToken = "identity_token"
+        case ssoToken = "sso_token"
+        case ssoExpiresAt = "sso_expires_at"
     }
 }
 

@@ -63,3 +63,26 @@ public struct InAppAuthorizationCode: Codable, Sendable {
         case expiresAt = "expires_at"
     }
 }
+
+/// `POST {issuer}/device/sso/code` (device token): an authorization code for a further
+/// service of the tenant, standing on the activation's single sign-on session (gematik's
+/// `refresh(ssoToken)`): the token the device got after its full login, and the device
+/// factor its signed call proves.
+public struct SingleSignOnCodeRequest: Codable, Sendable {
+    public let ssoToken: String
+    /// The in-app login the code is for: the service, its redirect URI and PKCE challenge.
+    public let login: InAppAuthenticationStart
+    /// Attributes of the service's request the user confirmed in the app.
+    public let attributes: [String]?
+
+    public init(ssoToken: String, login: InAppAuthenticationStart, attributes: [String]? = nil) {
+        self.ssoToken = ssoToken
+        self.login = login
+        self.attributes = attributes
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case login, attributes
+        case ssoToken = "sso_token"
+    }
+}

@@ -190,6 +190,7 @@ public struct Authenticator: Sendable {
             return .apiAccessMergeComplete(idmIdentifier: merged.idmIdentifier)
         case .serviceLogin:
             guard let login = response.login else { throw TesseraKitError.transport("login result without details") }
+            try await keepSingleSignOn(login, activation: activation)
             return .serviceLogin(
                 ServiceLoginResult(
                     requestID: information.requestID, service: login.service, username: login.username, factors: login.factors,
@@ -197,6 +198,7 @@ public struct Authenticator: Sendable {
                     attributes: login.attributes ?? [:]))
         case .userLogin:
             guard let login = response.login else { throw TesseraKitError.transport("login result without details") }
+            try await keepSingleSignOn(login, activation: activation)
             return .userLogin(
                 UserLoginResult(
                     service: login.service, username: login.username, factors: login.factors, authenticatedAt: login.authenticatedAt,

@@ -85,7 +85,7 @@ extension Authenticator {
             code: wire.code, state: wire.state, issuer: wire.issuer, redirectURI: wire.redirectURI, expiresAt: wire.expiresAt)
     }
 
-    private func inAppActivation(issuer: String?, username: String?) async throws -> (Activation, LinkedUser?) {
+    func inAppActivation(issuer: String?, username: String?) async throws -> (Activation, LinkedUser?) {
         if let issuer { return try await registry.find(issuer: issuer, username: username) }
         let issuers = Set(try await registry.all().map(\.issuer))
         guard issuers.count == 1, let only = issuers.first else {

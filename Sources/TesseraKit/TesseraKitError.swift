@@ -28,6 +28,9 @@ public enum TesseraKitError: Error, Sendable, CustomStringConvertible {
     case wrongProcess(String)
     /// The login asks for the number its page shows (number matching): call `pickNumber(_:)`.
     case numberNotPicked(String)
+    /// No single sign-on session stands behind the call (none, expired, ended, replaced,
+    /// or short of the service's policy): log in with factors.
+    case singleSignOnUnavailable(String)
 
     public var description: String {
         switch self {
@@ -45,6 +48,7 @@ public enum TesseraKitError: Error, Sendable, CustomStringConvertible {
         case .keyStore(let reason): "key store: \(reason)"
         case .wrongProcess(let reason): reason
         case .numberNotPicked(let reason): "number matching: \(reason)"
+        case .singleSignOnUnavailable(let reason): "single sign-on: \(reason)"
         }
     }
 }

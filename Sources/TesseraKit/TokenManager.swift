@@ -82,14 +82,17 @@ public struct TokenManager: Sendable {
 
     /// Logs the activation's user in to the app itself: an in-app login whose code this
     /// device redeems with its own verifier. `sign` supplies the factors (as after
-    /// `start`), and may show the user what is asked.
+    /// `start`), and may show the user what is asked. With `singleSignOn` (the default),
+    /// a live single sign-on session from an earlier full login gets the code with the
+    /// device's signature alone, and `sign` is not called.
     public func login(
         authenticator: Authenticator, clientID: String, redirectURI: String, scope: String = "openid offline_access",
-        issuer: String? = nil, username: String? = nil, sign: (inout AuthenticationUserInformation) async throws -> Void
+        issuer: String? = nil, username: String? = nil, singleSignOn: Bool = true,
+        sign: (inout AuthenticationUserInformation) async throws -> Void
     ) async -> LoginStatus {
         await loginResult(
             authenticator: authenticator, clientID: clientID, redirectURI: redirectURI, scope: scope, issuer: issuer, username: username,
-            sign: sign
+            singleSignOn: singleSignOn, sign: sign
         ).status
     }
 
@@ -105,12 +108,13 @@ public struct TokenManager: Sendable {
     /// ```
     public func loginResult(
         authenticator: Authenticator, clientID: String, redirectURI: String, scope: String = "openid offline_access",
-        issuer: String? = nil, username: String? = nil, sign: (inout AuthenticationUserInformation) async throws -> Void
+        issuer: String? = nil, username: String? = nil, singleSignOn: Bool = true,
+        sign: (inout AuthenticationUserInformation) async throws -> Void
     ) async -> LoginResult {
         await Self.lock.withLock {
             await unlockedLogin(
                 authenticator: authenticator, clientID: clientID, redirectURI: redirectURI, scope: scope, issuer: issuer,
-                username: username, sign: sign)
+                username: username, singleSignOn: singleSignOn, sign: sign)
         }
     }
 
@@ -154,26 +158,35 @@ public struct TokenManager: Sendable {
 
     private func unlockedLogin(
         authenticator: Authenticator, clientID: String, redirectURI: String, scope: String, issuer: String?, username: String?,
-        sign: (inout AuthenticationUserInformation) async throws -> Void
+        singleSignOn: Bool, sign: (inout AuthenticationUserInformation) async throws -> Void
     ) async -> LoginResult {
         let verifier = PKCE.makeVerifier()
-        let login: ServiceLoginResult
+        let request = InAppAuthenticationRequest(
+            clientID: clientID, redirectURI: redirectURI, codeChallenge: PKCE.challenge(forVerifier: verifier), scope: scope,
+            issuer: issuer, username: username)
+        let loggedIn: String
         let code: AuthorizationCode
         do {
-            var information = try await authenticator.fetchInAppAuthenticationInitializationData(
-                InAppAuthenticationRequest(
-                    clientID: clientID, redirectURI: redirectURI, codeChallenge: PKCE.challenge(forVerifier: verifier), scope: scope,
-                    issuer: issuer, username: username))
-            try await sign(&information)
-            switch try await authenticator.finish(information) {
-            case .serviceLogin(let result):
-                login = result
-            case .lockout(let lockout, _):
-                return LoginResult(status: .cannotAcquireAuthorizationCode, lockout: lockout)
-            default:
-                return LoginResult(status: .cannotAcquireAuthorizationCode, lockout: nil)
+            // Within a single sign-on session the device's signature is enough; without one
+            // (or when the server no longer honours it) the user signs with factors.
+            if singleSignOn, let session = try? await authenticator.singleSignOnSession(issuer: issuer, username: username),
+                let viaSession = try? await authenticator.fetchAuthorizationCode(singleSignOn: request)
+            {
+                loggedIn = session.username
+                code = viaSession
+            } else {
+                var information = try await authenticator.fetchInAppAuthenticationInitializationData(request)
+                try await sign(&information)
+                switch try await authenticator.finish(information) {
+                case .serviceLogin(let result):
+                    loggedIn = result.username
+                    code = try await authenticator.fetchAuthorizationCode(result)
+                case .lockout(let lockout, _):
+                    return LoginResult(status: .cannotAcquireAuthorizationCode, lockout: lockout)
+                default:
+                    return LoginResult(status: .cannotAcquireAuthorizationCode, lockout: nil)
+                }
             }
-            code = try await authenticator.fetchAuthorizationCode(login)
         } catch TesseraKitError.pendingLockout(let lockout) {
             return LoginResult(status: .cannotAcquireAuthorizationCode, lockout: lockout)
         } catch {
@@ -186,7 +199,7 @@ public struct TokenManager: Sendable {
         guard case .success(let response) = await tokenRequest(issuer: code.issuer, fields) else {
             return LoginResult(status: .cannotAcquireAccessTokenForAuthorizationCode, lockout: nil)
         }
-        let kept = await keepResponse(response, issuer: code.issuer, clientID: clientID, username: login.username, scope: scope)
+        let kept = await keepResponse(response, issuer: code.issuer, clientID: clientID, username: loggedIn, scope: scope)
         return LoginResult(status: kept ? .ok : .cannotAcquireTokenData, lockout: nil)
     }
 

@@ -4877,6 +4877,142 @@ enum OpenAPIDocument {
     ]
    }
   },
+  "/t/{tenant}/device/sso/code": {
+   "parameters": [
+    {
+     "name": "tenant",
+     "in": "path",
+     "required": true,
+     "schema": {
+      "type": "string"
+     },
+     "description": "The tenant's name"
+    }
+   ],
+   "post": {
+    "summary": "A code for a further service on the activation's single sign-on session (native single sign-on)",
+    "responses": {
+     "200": {
+      "description": "OK",
+      "content": {
+       "application/json": {
+        "schema": {
+         "$ref": "#/components/schemas/InAppCode"
+        }
+       }
+      }
+     },
+     "400": {
+      "description": "Malformed or out-of-bounds input",
+      "content": {
+       "application/json": {
+        "schema": {
+         "$ref": "#/components/schemas/Error"
+        }
+       }
+      }
+     },
+     "401": {
+      "description": "No or bad admin token or key",
+      "content": {
+       "application/json": {
+        "schema": {
+         "$ref": "#/components/schemas/Error"
+        }
+       }
+      }
+     },
+     "403": {
+      "description": "Beyond the key's role or scope",
+      "content": {
+       "application/json": {
+        "schema": {
+         "$ref": "#/components/schemas/Error"
+        }
+       }
+      }
+     },
+     "404": {
+      "description": "Unknown (or another tenant's)",
+      "content": {
+       "application/json": {
+        "schema": {
+         "$ref": "#/components/schemas/Error"
+        }
+       }
+      }
+     },
+     "409": {
+      "description": "Conflicts with the current state",
+      "content": {
+       "application/json": {
+        "schema": {
+         "$ref": "#/components/schemas/Error"
+        }
+       }
+      }
+     },
+     "413": {
+      "description": "Body too large",
+      "content": {
+       "application/json": {
+        "schema": {
+         "$ref": "#/components/schemas/Error"
+        }
+       }
+      }
+     },
+     "423": {
+      "description": "The activation is locked (lockout)",
+      "content": {
+       "application/json": {
+        "schema": {
+         "$ref": "#/components/schemas/Error"
+        }
+       }
+      }
+     },
+     "429": {
+      "description": "Too many requests from this address, or long polls of this device (Retry-After)",
+      "content": {
+       "application/json": {
+        "schema": {
+         "$ref": "#/components/schemas/Error"
+        }
+       }
+      }
+     },
+     "503": {
+      "description": "Too many attempts at once on this activation (Retry-After)",
+      "content": {
+       "application/json": {
+        "schema": {
+         "$ref": "#/components/schemas/Error"
+        }
+       }
+      }
+     }
+    },
+    "requestBody": {
+     "required": true,
+     "content": {
+      "application/json": {
+       "schema": {
+        "$ref": "#/components/schemas/SingleSignOnCode"
+       }
+      }
+     }
+    },
+    "tags": [
+     "device"
+    ],
+    "security": [
+     {
+      "deviceToken": []
+     }
+    ]
+   }
+  },
   "/t/{tenant}/device/processes": {
    "parameters": [
     {
@@ -6760,6 +6896,12 @@ enum OpenAPIDocument {
        },
        "identity_token": {
         "type": "string"
+       },
+       "sso_token": {
+        "type": "string"
+       },
+       "sso_expires_at": {
+        "type": "number"
        }
       },
       "required": [
@@ -6923,6 +7065,27 @@ enum OpenAPIDocument {
     "required": [
      "request_id",
      "status"
+    ]
+   },
+   "SingleSignOnCode": {
+    "type": "object",
+    "properties": {
+     "sso_token": {
+      "type": "string"
+     },
+     "login": {
+      "$ref": "#/components/schemas/InAppStart"
+     },
+     "attributes": {
+      "type": "array",
+      "items": {
+       "type": "string"
+      }
+     }
+    },
+    "required": [
+     "sso_token",
+     "login"
     ]
    },
    "InAppCode": {

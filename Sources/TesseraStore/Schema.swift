@@ -403,13 +403,16 @@ enum Schema {
         ]),
         // The app side of the seeds: a tenant's app (custom scheme, universal and app links,
         // JSON); a service's roles (JSON), its subject type with the salt of its pairwise
-        // identifiers, and whether a step-up answered on the phone gives the app an identity token.
+        // identifiers, and whether a step-up answered on the phone gives the app an identity
+        // token; the token of a device's single sign-on session.
         (12, [
             "ALTER TABLE tenants ADD COLUMN app_links TEXT",
             "ALTER TABLE services ADD COLUMN roles TEXT",
             "ALTER TABLE services ADD COLUMN subject_type TEXT NOT NULL DEFAULT 'public'",
             "ALTER TABLE services ADD COLUMN pairwise_salt TEXT",
             "ALTER TABLE services ADD COLUMN app_identity_token INTEGER NOT NULL DEFAULT 0",
+            // Native single sign-on: the digest of the token the device holds for its session.
+            "ALTER TABLE sso_sessions ADD COLUMN token_digest TEXT",
         ]),
     ]
 }

@@ -259,15 +259,19 @@ public struct Attempts: Sendable {
             id: authRequest.id, factors: session?.factors ?? (attempt.combination.factors),
             confirmedAttributes: claims.attrs.sorted(), authTime: session?.authTime ?? now)
         // Only a login beyond the single sign-on policy starts a session: one that the
-        // session's own combinations would allow proves nothing more.
-        if session == nil, Self.takesPartInSSO(authRequest, tenant: tenant), let ssoText = tenant.ssoPolicy,
+        // session's own combinations would allow proves nothing more. The device gets the
+        // session's token for native single sign-on (a restarted session replaces it).
+        var ssoToken: String?
+        let ssoExpiry = now + Int64(tenant.ssoLifetime)
+        if session == nil, Self.startsSSOSession(authRequest, tenant: tenant), let ssoText = tenant.ssoPolicy,
             !(try AuthenticatorPolicy(parsing: ssoText)).allows(attempt.combination)
         {
+            let token = Secrets.randomToken()
             try await tx.startSSOSession(
                 SSOSessionRecord(
                     activationID: activation.id, userID: authRequest.userID ?? activation.userID, tenantID: tenant.id,
-                    factors: attempt.combination.factors, authTime: now,
-                    expiresAt: now + Int64(tenant.ssoLifetime)))
+                    factors: attempt.combination.factors, authTime: now, expiresAt: ssoExpiry, tokenDigest: Secrets.digest(token)))
+            ssoToken = token
         }
         let purpose = authRequest.purpose
         guard let service = attempt.service, purpose == .login else {
@@ -295,7 +299,8 @@ public struct Attempts: Sendable {
             login: LoginSummary(
                 service: ServiceInformation(clientID: service.clientID, name: service.name),
                 username: user?.username ?? "", factors: attempt.combination.factors,
-                authenticatedAt: date, role: role, subject: subject, attributes: confirmed))
+                authenticatedAt: date, role: role, subject: subject, attributes: confirmed, ssoToken: ssoToken,
+                ssoExpiresAt: ssoToken.map { _ in Date(timeIntervalSince1970: TimeInterval(ssoExpiry)) }))
         return (Approval(response: result, identityToken: identityToken), RequestNotice(authRequest, service: service, answered: true))
     }
 
@@ -542,6 +547,15 @@ public struct Attempts: Sendable {
     static func takesPartInSSO(_ authRequest: AuthRequestRecord, tenant: TenantRecord) -> Bool {
         tenant.ssoLifetime > 0 && tenant.ssoPolicy != nil && authRequest.serviceID != nil && authRequest.flow == nil
             && authRequest.purpose == AuthenticationPurpose.login
+    }
+
+    /// A full login starts a single sign-on session when the tenant has them: a browser
+    /// login (which later browser logins use), or an in-app login (whose token gets the app
+    /// codes for further services, `device/sso/code`).
+    static func startsSSOSession(_ authRequest: AuthRequestRecord, tenant: TenantRecord) -> Bool {
+        takesPartInSSO(authRequest, tenant: tenant)
+            || (tenant.ssoLifetime > 0 && tenant.ssoPolicy != nil && authRequest.serviceID != nil && authRequest.flow == .inApp
+                && authRequest.purpose == AuthenticationPurpose.login)
     }
 
     /// The longest a request may live, extended by lockout waits: two hours from its start.

@@ -31,6 +31,7 @@ struct DeviceRoutes {
         device.delete("push", use: removePush)
         device.post("in-app", use: startInApp)
         device.post("in-app/:request/code", use: inAppCode)
+        device.post("sso/code", use: singleSignOnCode)
         device.post("processes", use: startProcess)
         device.post("processes/:request/complete", use: completeProcess)
         device.get("history", use: history)
@@ -125,6 +126,14 @@ struct DeviceRoutes {
     @Sendable func inAppCode(_ request: Request, context: TesseraRequestContext) async throws -> Response {
         let code = try await domain.inApp.code(
             requestID: context.parameters.id("request"), caller: try context.requireDevice(), tenant: try context.requireTenant())
+        return JSONResponse.make(code)
+    }
+
+    /// `POST {issuer}/device/sso/code`: a code for a further service on the activation's
+    /// single sign-on session (native single sign-on).
+    @Sendable func singleSignOnCode(_ request: Request, context: TesseraRequestContext) async throws -> Response {
+        let input = try await RequestDecoding.json(SingleSignOnCodeRequest.self, from: request)
+        let code = try await domain.inApp.singleSignOnCode(input, caller: try context.requireDevice(), tenant: try context.requireTenant())
         return JSONResponse.make(code)
     }
 

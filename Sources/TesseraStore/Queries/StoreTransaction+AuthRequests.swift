@@ -130,11 +130,11 @@ extension StoreTransaction {
     public func startSSOSession(_ session: SSOSessionRecord) async throws {
         try await db.raw(
             """
-            INSERT INTO sso_sessions (activation_id, user_id, tenant_id, factors, auth_time, expires_at)
+            INSERT INTO sso_sessions (activation_id, user_id, tenant_id, factors, auth_time, expires_at, token_digest)
             VALUES (\(bind: session.activationID), \(bind: session.userID), \(bind: session.tenantID), \(bind: try JSONCoding.string(session.factors)),
-                \(bind: session.authTime), \(bind: session.expiresAt))
+                \(bind: session.authTime), \(bind: session.expiresAt), \(bind: session.tokenDigest))
             ON CONFLICT (activation_id, user_id) DO UPDATE SET tenant_id = excluded.tenant_id, factors = excluded.factors,
-                auth_time = excluded.auth_time, expires_at = excluded.expires_at
+                auth_time = excluded.auth_time, expires_at = excluded.expires_at, token_digest = excluded.token_digest
             """
         ).run()
     }

@@ -81,8 +81,14 @@ public struct SSOSessionRecord: Codable, Sendable {
     @JSONText public var factors: [FactorType]
     public var authTime: Int64
     public var expiresAt: Int64
+    /// The digest of the token the device got for native single sign-on.
+    public var tokenDigest: String?
 
-    public init(activationID: ActivationID, userID: UserID, tenantID: TenantID, factors: [FactorType], authTime: Int64, expiresAt: Int64) {
+    public init(
+        activationID: ActivationID, userID: UserID, tenantID: TenantID, factors: [FactorType], authTime: Int64, expiresAt: Int64,
+        tokenDigest: String? = nil
+    ) {
+        self.tokenDigest = tokenDigest
         self.activationID = activationID
         self.userID = userID
         self.tenantID = tenantID
@@ -98,6 +104,7 @@ public struct SSOSessionRecord: Codable, Sendable {
         case tenantID = "tenant_id"
         case authTime = "auth_time"
         case expiresAt = "expires_at"
+        case tokenDigest = "token_digest"
     }
 }
 

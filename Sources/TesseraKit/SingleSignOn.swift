@@ -1,0 +1,90 @@
+import Foundation
+import TesseraCore
+import TesseraCrypto
+
+/// The single sign-on session this device holds for one user of one issuer, after a full
+/// login on a tenant with single sign-on (gematik's SSO token). While it lasts, the app
+/// gets authorization codes for the tenant's other services with the device factor alone:
+/// `Authenticator.fetchAuthorizationCode(singleSignOn:)`.
+public struct SingleSignOnSession: Codable, Sendable {
+    public let issuer: String
+    public let username: String
+    public let expiresAt: Date
+    /// The token, which only this activation's signed calls can use; kept in the key store.
+    let token: String
+}
+
+extension Activation {
+    /// Where the single sign-on token of one of the activation's users is kept (removed
+    /// with the activation, since it shares its prefix).
+    func singleSignOnLabel(username: String) -> String { storageLabel + "sso-" + Secrets.digest(username) }
+}
+
+extension Authenticator {
+    /// Keeps the token a full login brought (a new one replaces the old).
+    func keepSingleSignOn(_ login: LoginSummary, activation: Activation) async throws {
+        guard let token = login.ssoToken, let expiresAt = login.ssoExpiresAt else { return }
+        let session = SingleSignOnSession(issuer: activation.issuer, username: login.username, expiresAt: expiresAt, token: token)
+        try await keyStore.setItem(try WireCoding.encoder().encode(session), label: activation.singleSignOnLabel(username: login.username))
+    }
+
+    /// The live single sign-on session for the user (of `issuer`, when the device holds
+    /// several issuers' activations), or nil.
+    public func singleSignOnSession(issuer: String? = nil, username: String? = nil) async throws -> SingleSignOnSession? {
+        let (activation, linked) = try await inAppActivation(issuer: issuer, username: username)
+        return try await liveSession(activation, username: linked?.username ?? username ?? activation.username)
+    }
+
+    private func liveSession(_ activation: Activation, username: String) async throws -> SingleSignOnSession? {
+        let label = activation.singleSignOnLabel(username: username)
+        guard let data = try await keyStore.item(label: label),
+            let session = try? WireCoding.decoder().decode(SingleSignOnSession.self, from: data)
+        else { return nil }
+        guard session.expiresAt > now() else {
+            try await keyStore.setItem(nil, label: label)
+            return nil
+        }
+        return session
+    }
+
+    /// An authorization code for a further service of the tenant, standing on the
+    /// single sign-on session of an earlier full login: no factor is asked for beyond
+    /// the device's own signature (gematik's `refresh(with: ssoToken)`). The code is the
+    /// in-app login's: bound to the request's redirect URI and PKCE challenge.
+    /// `attributes` are those of the service's request the user confirmed in the app.
+    ///
+    /// ```swift
+    /// let code = try await authenticator.fetchAuthorizationCode(
+    ///     singleSignOn: InAppAuthenticationRequest(clientID: "pharmacy", redirectURI: "https://pharmacy.example/cb",
+    ///                                              codeChallenge: challengeFromMyBackend))
+    /// ```
+    ///
+    /// Throws `singleSignOnUnavailable` when there is no live session (none, expired,
+    /// ended by the server or replaced), or the service's policy needs more than the
+    /// session's login: then log in with factors.
+    public func fetchAuthorizationCode(singleSignOn request: InAppAuthenticationRequest, attributes: [String] = []) async throws
+        -> AuthorizationCode
+    {
+        let (activation, linked) = try await inAppActivation(issuer: request.issuer, username: request.username)
+        let username = linked?.username ?? activation.username
+        guard let session = try await liveSession(activation, username: username) else {
+            throw TesseraKitError.singleSignOnUnavailable("no single sign-on session on this device for \(username)")
+        }
+        let body = SingleSignOnCodeRequest(
+            ssoToken: session.token,
+            login: InAppAuthenticationStart(
+                clientID: request.clientID, redirectURI: request.redirectURI, codeChallenge: request.codeChallenge, scope: request.scope,
+                state: request.state, nonce: request.nonce, userID: linked?.userID),
+            attributes: attributes.isEmpty ? nil : attributes)
+        let wire: InAppAuthorizationCode
+        do {
+            wire = try await devicePost(activation, "device/sso/code", body: body, as: InAppAuthorizationCode.self)
+        } catch TesseraKitError.server(let status, let error, let description) where error == "invalid_grant" || error == "access_denied" {
+            // The session ended on the server (or was replaced): its token is of no more use.
+            if error == "invalid_grant" { try await keyStore.setItem(nil, label: activation.singleSignOnLabel(username: username)) }
+            throw TesseraKitError.singleSignOnUnavailable("\(status) \(error): \(description)")
+        }
+        guard wire.issuer == activation.issuer else { throw TesseraKitError.transport("the code comes from another issuer") }
+        return AuthorizationCode(code: wire.code, state: wire.state, issuer: wire.issuer, redirectURI: wire.redirectURI, expiresAt: wire.expiresAt)
+    }
+}
