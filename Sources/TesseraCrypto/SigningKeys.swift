@@ -27,8 +27,9 @@ extension P256Signer {
     public var publicJWK: PublicJWK { PublicJWK(publicKey) }
 }
 
-#if canImport(CryptoKit) && canImport(Security)
+#if canImport(CryptoKit) && canImport(Security) && canImport(LocalAuthentication)
 import CryptoKit
+import LocalAuthentication
 import Security
 
 /// A key inside the Secure Enclave: the private key never exists outside the chip;
@@ -39,16 +40,18 @@ public struct SecureEnclaveSigningKey: P256Signer {
 
     public static var isAvailable: Bool { SecureEnclave.isAvailable }
 
-    public init(accessControl: SecAccessControl? = nil) throws {
+    /// A new key; `authenticationContext`, an evaluated `LAContext`, lets a key that
+    /// needs biometrics sign at once without a second prompt.
+    public init(accessControl: SecAccessControl? = nil, authenticationContext: LAContext? = nil) throws {
         if let accessControl {
-            key = try SecureEnclave.P256.Signing.PrivateKey(accessControl: accessControl)
+            key = try SecureEnclave.P256.Signing.PrivateKey(accessControl: accessControl, authenticationContext: authenticationContext)
         } else {
             key = try SecureEnclave.P256.Signing.PrivateKey()
         }
     }
 
-    public init(dataRepresentation: Data) throws {
-        key = try SecureEnclave.P256.Signing.PrivateKey(dataRepresentation: dataRepresentation)
+    public init(dataRepresentation: Data, authenticationContext: LAContext? = nil) throws {
+        key = try SecureEnclave.P256.Signing.PrivateKey(dataRepresentation: dataRepresentation, authenticationContext: authenticationContext)
     }
 
     public var dataRepresentation: Data { key.dataRepresentation }

@@ -4,7 +4,8 @@ import TesseraCrypto
 
 /// Account processes: each is an authentication started for a purpose, signed and
 /// finished like a login (a wrong factor counts against the same lockout), and then
-/// completed once with the `AccountProcess` the result carried.
+/// completed once with the `AccountProcess` the result carried. Every `start…` call
+/// throws `TesseraKitError.pendingLockout` while a lock from earlier attempts runs.
 ///
 /// ```swift
 /// var info = try await personalizer.startChangePin(activation: activation)
@@ -19,8 +20,21 @@ extension Personalizer {
 
     // MARK: Starting
 
-    /// Enrol biometrics or a TOTP secret; also how biometrics are enrolled again after
+    /// Starts enrolling biometrics or a TOTP secret; also how biometrics are enrolled again after
     /// the platform's set changed (`TesseraKitError.biometricsChanged`).
+    ///
+    /// Only `.biometric` and `.otp` can be added (anything else throws
+    /// `factorsDoNotMatchPolicy`); complete `.apiAccessAddFactor` with `finishAddFactor(_:)`.
+    ///
+    /// ```swift
+    /// var info = try await personalizer.startAddAuthenticationFactor(.biometric, activation: activation)
+    /// try info.sign(factor: DeviceFactor())
+    /// try info.sign(factor: PinFactor(await askForPIN()))
+    /// if case .apiAccessAddFactor(let process) = try await personalizer.finish(info) {
+    ///     let added = try await personalizer.finishAddFactor(process)   // asks for biometrics
+    ///     show(added.activation.factors)
+    /// }
+    /// ```
     public func startAddAuthenticationFactor(_ type: FactorType, activation: Activation) async throws -> AuthenticationUserInformation {
         guard type == .biometric || type == .otp else {
             throw TesseraKitError.factorsDoNotMatchPolicy("only biometric and otp factors can be added")
@@ -28,24 +42,84 @@ extension Personalizer {
         return try await start(ProcessStartRequest(purpose: .addFactor, factor: type), activation: activation)
     }
 
+    /// Starts a PIN change: sign it with the current factors (the old PIN among them) and
+    /// `finish` it; complete `.apiAccessChangePin` with `finishChangePin(_:newPin:)`.
+    ///
+    /// ```swift
+    /// var info = try await personalizer.startChangePin(activation: activation)
+    /// try info.sign(factor: DeviceFactor())
+    /// try info.sign(factor: PinFactor(oldPIN))
+    /// if case .apiAccessChangePin(let process) = try await personalizer.finish(info) {
+    ///     try await personalizer.finishChangePin(process, newPin: newPIN)
+    /// }
+    /// ```
     public func startChangePin(activation: Activation) async throws -> AuthenticationUserInformation {
         try await start(ProcessStartRequest(purpose: .changePin), activation: activation)
     }
 
-    /// Activation data for moving to a new device.
+    /// Starts making activation data (a one-time link) for moving to a new device.
+    ///
+    /// Complete `.apiAccessRequestNewActivationData` with
+    /// `finishRequestNewActivationData(_:newPin:alias:retire:)`, which makes the link.
+    ///
+    /// ```swift
+    /// var info = try await personalizer.startRequestNewActivationData(activation: activation)
+    /// try info.sign(factor: DeviceFactor())
+    /// try info.sign(factor: PinFactor(await askForPIN()))
+    /// if case .apiAccessRequestNewActivationData(let process) = try await personalizer.finish(info) {
+    ///     let data = try await personalizer.finishRequestNewActivationData(process, newPin: pinForNewDevice, retire: true)
+    ///     show(data.url)   // as a QR code for the new device, until data.expiresAt
+    /// }
+    /// ```
     public func startRequestNewActivationData(activation: Activation) async throws -> AuthenticationUserInformation {
         try await start(ProcessStartRequest(purpose: .requestNewActivationData), activation: activation)
     }
 
+    /// Starts deleting this activation, on the server and on this device; complete
+    /// `.apiAccessDelete` with `finishDeletion(_:)`.
+    ///
+    /// ```swift
+    /// var info = try await personalizer.startDeletion(activation: activation)
+    /// try info.sign(factor: DeviceFactor())
+    /// try info.sign(factor: PinFactor(await askForPIN()))
+    /// if case .apiAccessDelete(let process) = try await personalizer.finish(info) {
+    ///     try await personalizer.finishDeletion(process)
+    /// }
+    /// ```
     public func startDeletion(activation: Activation) async throws -> AuthenticationUserInformation {
         try await start(ProcessStartRequest(purpose: .delete), activation: activation)
     }
 
+    /// Starts listing the account's activations (its devices); complete
+    /// `.apiAccessListDevices` with `finishListDevices(_:)`.
+    ///
+    /// ```swift
+    /// var info = try await personalizer.startListDevices(activation: activation)
+    /// try info.sign(factor: DeviceFactor())
+    /// try info.sign(factor: PinFactor(await askForPIN()))
+    /// if case .apiAccessListDevices(let process) = try await personalizer.finish(info) {
+    ///     let devices = try await personalizer.finishListDevices(process)   // `current` marks this device
+    ///     show(devices.map { $0.alias ?? $0.activationID.rawValue })
+    /// }
+    /// ```
     public func startListDevices(activation: Activation) async throws -> AuthenticationUserInformation {
         try await start(ProcessStartRequest(purpose: .listDevices), activation: activation)
     }
 
-    /// Remove another activation of the same account (a lost phone, say).
+    /// Starts removing another activation of the same account (a lost phone, say).
+    ///
+    /// `target` is the other device's `DeviceSummary.activationID` from `finishListDevices(_:)`
+    /// (this device goes with `startDeletion(activation:)`); complete
+    /// `.apiAccessUnregisterDevice` with `finishUnregisterDevice(_:)`.
+    ///
+    /// ```swift
+    /// var info = try await personalizer.startUnregisterDevice(lostPhone.activationID, activation: activation)
+    /// try info.sign(factor: DeviceFactor())
+    /// try info.sign(factor: PinFactor(await askForPIN()))
+    /// if case .apiAccessUnregisterDevice(let process) = try await personalizer.finish(info) {
+    ///     let removed = try await personalizer.finishUnregisterDevice(process)
+    /// }
+    /// ```
     public func startUnregisterDevice(_ target: ActivationID, activation: Activation) async throws -> AuthenticationUserInformation {
         try await start(ProcessStartRequest(purpose: .unregisterDevice, target: target), activation: activation)
     }
@@ -53,6 +127,17 @@ extension Personalizer {
     /// The activation an invitation link could be merged into: the one on this device
     /// for the link's issuer, when the invitation is for another user and is not
     /// activation data for a new device. Nil when the link needs a fresh activation.
+    ///
+    /// When there is a candidate, it reads the invitation on the server without using it
+    /// up (an unusable code throws the server's refusal).
+    ///
+    /// ```swift
+    /// if let existing = try await personalizer.mergeCandidate(for: invitationURL) {
+    ///     var info = try await personalizer.startMerge(url: invitationURL, into: existing)   // then sign and finish
+    /// } else {
+    ///     _ = try await personalizer.activate(url: invitationURL, pin: newPIN)
+    /// }
+    /// ```
     public func mergeCandidate(for url: URL) async throws -> Activation? {
         let (issuer, code) = try DeviceLink.parse(url, endpoint: "activate", parameter: "code")
         let matching = try await registry.all().filter { $0.issuer == issuer }
@@ -63,8 +148,18 @@ extension Personalizer {
         return activation
     }
 
-    /// Merge an invitation into an existing activation instead of creating a second one;
+    /// Starts merging an invitation into an existing activation instead of creating a second one;
     /// the result is `.apiAccessMergeComplete(idmIdentifier)`.
+    ///
+    /// Sign it with the activation's factors: the merged user shares its keys and PIN.
+    ///
+    /// ```swift
+    /// guard let existing = try await personalizer.mergeCandidate(for: invitationURL) else { return }
+    /// var info = try await personalizer.startMerge(url: invitationURL, into: existing)
+    /// try info.sign(factor: DeviceFactor())
+    /// try info.sign(factor: PinFactor(await askForPIN()))
+    /// if case .apiAccessMergeComplete(let userID) = try await personalizer.finish(info) { show("merged \(userID)") }
+    /// ```
     public func startMerge(url: URL, into activation: Activation) async throws -> AuthenticationUserInformation {
         let (issuer, code) = try DeviceLink.parse(url, endpoint: "activate", parameter: "code")
         guard issuer == activation.issuer else { throw TesseraKitError.invalidLink("the invitation is for another issuer") }
@@ -82,13 +177,27 @@ extension Personalizer {
     }
 
     /// Submits the signed process; the case follows from its purpose (or is a lockout).
+    ///
+    /// A wrong factor is a `.lockout` result, not an error; its second value is a fresh
+    /// request to sign again once the lock has passed.
+    ///
+    /// ```swift
+    /// switch try await personalizer.finish(info) {
+    /// case .apiAccessChangePin(let process): try await personalizer.finishChangePin(process, newPin: newPIN)
+    /// case .lockout(let lockout, _): show(lockout)   // lockout.lockedUntil, or lockout.isPermanent
+    /// default: break
+    /// }
+    /// ```
     public func finish(_ information: AuthenticationUserInformation) async throws -> AuthenticationResult {
         try await authenticator.finish(information)
     }
 
     // MARK: Completing
 
+    /// What `finishAddFactor(_:)` returns: the activation with its factors now, and the
+    /// provisioning URI when a TOTP secret was added.
     public struct AddFactorResult: Sendable {
+        /// The activation as it stands after the enrolment.
         public let activation: Activation
         /// The `otpauth://` URI of a new TOTP secret, to show once.
         public let otpProvisioningURI: String?
@@ -96,6 +205,17 @@ extension Personalizer {
 
     /// Enrols the factor the process was started for: a new biometric key (after the
     /// platform's biometrics are checked) or a new TOTP secret.
+    ///
+    /// The old key or secret is removed once the server has accepted the new one; on failure
+    /// the old one stays in use. Throws `biometricsUnavailable` when no gate was given or the
+    /// check fails, and `wrongProcess` for a process of another purpose.
+    ///
+    /// ```swift
+    /// if case .apiAccessAddFactor(let process) = try await personalizer.finish(info) {
+    ///     let added = try await personalizer.finishAddFactor(process)
+    ///     if let uri = added.otpProvisioningURI { show(uri) }   // a new TOTP secret: show it once
+    /// }
+    /// ```
     public func finishAddFactor(_ process: AccountProcess) async throws -> AddFactorResult {
         try check(process, is: .addFactor)
         let activation = try await registry.activation(id: process.activation.id)
@@ -122,9 +242,11 @@ extension Personalizer {
             let body: ProcessCompletionRequest
             if factor == .biometric {
                 guard let biometrics else { throw TesseraKitError.biometricsUnavailable }
-                let state = try await biometrics.evaluate(reason: "Enrol biometrics for \(activation.username)")
+                // One prompt: the new key signs its registration under the same check.
+                let evaluation = try await biometrics.evaluation(reason: "Enrol biometrics for \(activation.username)")
+                let state = evaluation.domainState
                 try await keyStore.setItem(state, label: updated.biometricStateLabel)
-                let key = try await keyStore.generateKey(label: updated.biometricKeyLabel, protection: .currentBiometrics)
+                let key = try await keyStore.generateKey(label: updated.biometricKeyLabel, protection: .currentBiometrics, authenticatedBy: evaluation)
                 guard let deviceKey = try await keyStore.key(label: activation.deviceKeyLabel),
                     key.publicKey.rawRepresentation != deviceKey.publicKey.rawRepresentation
                 else { throw TesseraKitError.keyStore("the biometric key is the device key, or the device key is missing") }
@@ -133,6 +255,7 @@ extension Personalizer {
                     rid: process.requestID.rawValue, sub: activation.id.rawValue, aud: activation.issuer, iat: issuedAt,
                     exp: issuedAt + 120)
                 let registration = try CompactJWS.sign(claims: claims, header: JWSHeader(typ: "tessera-key+jwt"), signer: key)
+                biometrics.finished(evaluation)
                 body = ProcessCompletionRequest(biometricKey: key.publicJWK.wire, biometricRegistration: registration)
             } else {
                 let fresh = TOTP.makeSecret()
@@ -160,6 +283,15 @@ extension Personalizer {
     }
 
     /// Sets the new PIN: the old one stops working at once.
+    ///
+    /// Throws `unacceptablePIN` for a PIN outside 4 to 64 characters, and `wrongProcess` for
+    /// a process of another purpose.
+    ///
+    /// ```swift
+    /// if case .apiAccessChangePin(let process) = try await personalizer.finish(info) {
+    ///     try await personalizer.finishChangePin(process, newPin: newPIN)
+    /// }
+    /// ```
     public func finishChangePin(_ process: AccountProcess, newPin: String) async throws {
         try check(process, is: .changePin)
         let (key, salt) = try newPinKey(newPin, process: process)
@@ -168,14 +300,25 @@ extension Personalizer {
         _ = try await registry.update(activation.id) { $0.pinSalt = salt }
     }
 
+    /// Activation data for a new device, made by `finishRequestNewActivationData(_:newPin:alias:retire:)`.
     public struct NewActivationData: Sendable {
         /// The link for the new device (`{issuer}/activate?code=…`), usable once, with the new PIN.
         public let url: URL
+        /// When the link stops working.
         public let expiresAt: Date
     }
 
     /// Makes activation data for a new device, protected by the PIN the user chooses
     /// for it. With `retire`, this activation is removed once the new device activates.
+    ///
+    /// `alias` names the new device. Throws `unacceptablePIN` for a PIN outside 4 to 64 characters.
+    ///
+    /// ```swift
+    /// if case .apiAccessRequestNewActivationData(let process) = try await personalizer.finish(info) {
+    ///     let data = try await personalizer.finishRequestNewActivationData(process, newPin: pinForNewDevice, alias: "iPad")
+    ///     show(data.url)   // the new device activates with it and the new PIN
+    /// }
+    /// ```
     public func finishRequestNewActivationData(
         _ process: AccountProcess, newPin: String, alias: String? = nil, retire: Bool = false
     ) async throws -> NewActivationData {
@@ -191,6 +334,15 @@ extension Personalizer {
     }
 
     /// Deletes this activation on the server, then its keys on this device.
+    ///
+    /// Afterwards the activation is gone from `activations()`, and its keys, items and
+    /// single sign-on sessions from the key store (tokens a `TokenManager` keeps are not).
+    ///
+    /// ```swift
+    /// if case .apiAccessDelete(let process) = try await personalizer.finish(info) {
+    ///     try await personalizer.finishDeletion(process)
+    /// }
+    /// ```
     public func finishDeletion(_ process: AccountProcess) async throws {
         try check(process, is: .delete)
         let activation = try await registry.activation(id: process.activation.id)
@@ -199,6 +351,13 @@ extension Personalizer {
     }
 
     /// The activations of this account; `current` marks this device's.
+    ///
+    /// ```swift
+    /// if case .apiAccessListDevices(let process) = try await personalizer.finish(info) {
+    ///     let devices = try await personalizer.finishListDevices(process)
+    ///     show(devices.filter { !$0.current })   // the others, e.g. to offer startUnregisterDevice
+    /// }
+    /// ```
     public func finishListDevices(_ process: AccountProcess) async throws -> [DeviceSummary] {
         try check(process, is: .listDevices)
         let activation = try await registry.activation(id: process.activation.id)
@@ -206,6 +365,13 @@ extension Personalizer {
     }
 
     /// Removes the other activation the process named; returns its id.
+    ///
+    /// ```swift
+    /// if case .apiAccessUnregisterDevice(let process) = try await personalizer.finish(info) {
+    ///     let removed = try await personalizer.finishUnregisterDevice(process)
+    ///     show("removed \(removed)")
+    /// }
+    /// ```
     public func finishUnregisterDevice(_ process: AccountProcess) async throws -> ActivationID {
         try check(process, is: .unregisterDevice)
         let activation = try await registry.activation(id: process.activation.id)
@@ -217,6 +383,15 @@ extension Personalizer {
     // MARK: History
 
     /// This activation's authentications, newest first.
+    ///
+    /// Kept by the server, and asked for with the device's signature alone (no factors).
+    /// `limit` is clamped to 1...500.
+    ///
+    /// ```swift
+    /// for entry in try await personalizer.history(activation: activation, limit: 20) {
+    ///     show("\(entry.at) \(entry.service ?? entry.purpose.rawValue): \(entry.outcome)")
+    /// }
+    /// ```
     public func history(activation: Activation, limit: Int = 100) async throws -> [HistoryEntry] {
         let current = try await registry.activation(id: activation.id)
         let path = "device/history"

@@ -4,13 +4,21 @@ import TesseraCrypto
 
 /// One activation on this device: this installation bound to one user of one tenant.
 public struct Activation: Codable, Sendable, Hashable {
+    /// The activation's id on the server; its signatures name it as `kid`.
     public let id: ActivationID
+    /// The issuer URL of the tenant (`https://host/t/tenant`), as links name it.
     public let issuer: String
+    /// The tenant's name.
     public let tenant: String
+    /// The user the activation was made for.
     public let userID: UserID
+    /// That user's name; users merged later are in `linkedUsers`.
     public let username: String
+    /// The name given to this device at activation, if any.
     public let alias: String?
+    /// The factors enrolled for this activation.
     public internal(set) var factors: [FactorType]
+    /// When this device was activated.
     public let createdAt: Date
     /// Users merged into this activation by invitations (it signs in as any of them).
     public internal(set) var linkedUsers: [LinkedUser]?
@@ -37,7 +45,9 @@ public struct Activation: Codable, Sendable, Hashable {
 
 /// A user an invitation merged into an existing activation.
 public struct LinkedUser: Codable, Sendable, Hashable {
+    /// The merged user's id, as `AuthenticationResult.apiAccessMergeComplete` named it.
     public let userID: UserID
+    /// The merged user's name; pass it as `username` to sign in as them.
     public let username: String
 }
 
@@ -99,8 +109,10 @@ struct ActivationRegistry: Sendable {
         try await keyStore.removeAll(withPrefix: activation.storageLabel)
     }
 
-    func signer(_ label: String) async throws -> any P256Signer {
-        guard let key = try await keyStore.key(label: label) else { throw TesseraKitError.keyStore("a key of this activation is missing") }
+    func signer(_ label: String, authenticatedBy evaluation: BiometricEvaluation? = nil) async throws -> any P256Signer {
+        guard let key = try await keyStore.key(label: label, authenticatedBy: evaluation) else {
+            throw TesseraKitError.keyStore("a key of this activation is missing")
+        }
         return key
     }
 }

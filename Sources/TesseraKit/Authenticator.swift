@@ -30,18 +30,28 @@ public enum AuthenticationResult: Sendable {
 /// An approved account process, to be completed once, by this activation, before
 /// `expiresAt`.
 public struct AccountProcess: Sendable {
+    /// The request the process was approved under.
     public let requestID: RequestID
+    /// What the process does; only the matching `finish…` call completes it (others throw `wrongProcess`).
     public let purpose: AuthenticationPurpose
+    /// Complete the process before this time; the server refuses it afterwards.
     public let expiresAt: Date
+    /// What the process will do, as the server describes it (the factor to add, the device to remove).
     public let description: ProcessDescription?
+    /// The activation the process belongs to, which completes it.
     public let activation: Activation
     let pinSalt: String?
 }
 
+/// A browser, QR-code or step-up login that succeeded, as `AuthenticationResult.userLogin` reports it.
 public struct UserLoginResult: Sendable {
+    /// The service the user signed in to.
     public let service: ServiceInformation
+    /// The user who signed in (one of the activation's users).
     public let username: String
+    /// The factors the login was signed with.
     public let factors: [FactorType]
+    /// When the server accepted the factors.
     public let authenticatedAt: Date
     /// The service role the factors were used in (XignSys's `roleName`), when the service has roles.
     public let role: String?
@@ -72,6 +82,15 @@ public struct Authenticator: Sendable {
     let now: @Sendable () -> Date
     var registry: ActivationRegistry { ActivationRegistry(keyStore: keyStore) }
 
+    /// Creates an authenticator over the key store that holds this device's activations (the
+    /// one the `Personalizer` activated with). Pass the `biometrics` gate used at enrolment to
+    /// offer the biometric factor; `transport` and `now` replace the network and the clock.
+    ///
+    /// ```swift
+    /// let store = try FileKeyStore(directory: storeURL)   // KeychainKeyStore() on Apple platforms
+    /// let authenticator = Authenticator(keyStore: store, biometrics: SoftwareBiometricGate(stateFile: gateURL))
+    /// var info = try await authenticator.start(url: scannedURL)
+    /// ```
     public init(
         keyStore: any KeyStore, transport: any HTTPTransport = URLSessionTransport(), biometrics: (any BiometricGate)? = nil,
         now: @escaping @Sendable () -> Date = { Date() }
@@ -87,6 +106,23 @@ public struct Authenticator: Sendable {
     }
 
     /// Claims the request behind an authentication link (a scanned QR code or a deep link).
+    ///
+    /// The answer says who asks, for what and from where (`service`, `requestedAttributes`,
+    /// `origin`, `numberChoices`): show it before asking for factors. `username` picks one
+    /// of the users merged into the activation.
+    ///
+    /// ```swift
+    /// var info = try await authenticator.start(url: scannedURL)
+    /// show(info)   // and let the user drop attributes from info.confirmedAttributes
+    /// if !info.numberChoices.isEmpty { try info.pickNumber(await numberTheUserPicks(info.numberChoices)) }
+    /// try info.sign(factor: DeviceFactor())
+    /// try info.sign(factor: PinFactor(await askForPIN()))
+    /// let result = try await authenticator.finish(info)
+    /// ```
+    ///
+    /// - Throws: `TesseraKitError.invalidLink` for a link the SDK does not understand,
+    ///   `noActivation` when no activation belongs to the link's issuer, `severalActivations`
+    ///   when the user must be named, and `pendingLockout` while a lock from earlier attempts runs.
     public func start(url: URL, username: String? = nil) async throws -> AuthenticationUserInformation {
         let (issuer, requestID) = try DeviceLink.parse(url, endpoint: "authenticate", parameter: "request")
         let (activation, linked) = try await registry.find(issuer: issuer, username: username)
@@ -100,18 +136,39 @@ public struct Authenticator: Sendable {
 
     /// Checks the platform biometrics and returns the factor, or throws
     /// `biometricsChanged` when the enrolled biometrics are not those of enrolment.
+    ///
+    /// `reason` is the text of the platform's prompt. Throws `biometricsUnavailable` when the
+    /// activation has no biometric factor, the authenticator has no gate, or the user cancels.
+    ///
+    /// ```swift
+    /// do {
+    ///     try info.sign(factor: try await authenticator.biometricFactor(for: info, reason: "Sign in"))
+    /// } catch TesseraKitError.biometricsChanged {
+    ///     // pick another combination, or enrol again: startAddAuthenticationFactor(.biometric, activation:)
+    /// }
+    /// ```
     public func biometricFactor(for information: AuthenticationUserInformation, reason: String) async throws -> BiometricFactor {
         let activation = information.activation
         guard activation.factors.contains(.biometric), let biometrics,
             let enrolled = try await keyStore.item(label: activation.biometricStateLabel)
         else { throw TesseraKitError.biometricsUnavailable }
-        let current = try await biometrics.evaluate(reason: reason)
-        guard Secrets.constantTimeEquals(current, enrolled) else { throw TesseraKitError.biometricsChanged }
-        return BiometricFactor(activationID: activation.id)
+        // The one prompt of the login: its context goes with the factor to the key's signature.
+        let current = try await biometrics.evaluation(reason: reason)
+        guard Secrets.constantTimeEquals(current.domainState, enrolled) else { throw TesseraKitError.biometricsChanged }
+        return BiometricFactor(activationID: activation.id, evaluation: current)
     }
 
     /// The current TOTP code from the secret this device enrolled, for devices that act
     /// as their own authenticator app (the terminal authenticator).
+    ///
+    /// An app whose user reads the code from another app passes `OtpFactor(code:)` instead.
+    /// Throws `keyStore` when this device holds no TOTP secret.
+    ///
+    /// ```swift
+    /// var info = try await authenticator.start(url: scannedURL)
+    /// try info.sign(factor: DeviceFactor())
+    /// try info.sign(factor: try await authenticator.currentOtpFactor(for: info))
+    /// ```
     public func currentOtpFactor(for information: AuthenticationUserInformation) async throws -> OtpFactor {
         guard let secret = try await keyStore.item(label: information.activation.totpSecretLabel) else {
             throw TesseraKitError.keyStore("no TOTP secret on this device")
@@ -120,6 +177,23 @@ public struct Authenticator: Sendable {
     }
 
     /// Submits the signed request: one JWS by the device key carrying every factor's proof.
+    ///
+    /// The result's case follows from the request: a login, an approved account process, or a
+    /// lockout. A wrong factor is a `.lockout` result, not an error; its second value is a
+    /// fresh request (no factors, the same confirmed attributes and number) to sign again once
+    /// `lockedUntil` has passed.
+    ///
+    /// ```swift
+    /// switch try await authenticator.finish(info) {
+    /// case .userLogin(let login): show("signed in to \(login.service.name)")
+    /// case .lockout(let lockout, let retry): show(lockout)   // sign `retry` again later, unless permanent
+    /// default: break                                          // in-app logins and account processes
+    /// }
+    /// ```
+    ///
+    /// - Throws: `TesseraKitError.factorsDoNotMatchPolicy` when the factors are not one of
+    ///   `requestedAuthenticators`, `numberNotPicked` when the request asks for number matching
+    ///   and no number was picked.
     public func finish(_ information: AuthenticationUserInformation) async throws -> AuthenticationResult {
         let activation = information.activation
         let chosen = Set(information.factors.map(\.type))
@@ -129,6 +203,7 @@ public struct Authenticator: Sendable {
         }
         var pinProof: String?
         var otp: String?
+        var biometricEvaluation: BiometricEvaluation?
         var usesBiometric = false
         for factor in information.factors {
             switch factor {
@@ -144,6 +219,7 @@ public struct Authenticator: Sendable {
                     throw TesseraKitError.factorsDoNotMatchPolicy("the biometric factor belongs to another activation")
                 }
                 usesBiometric = true
+                biometricEvaluation = biometric.evaluation
             default:
                 break
             }
@@ -161,8 +237,12 @@ public struct Authenticator: Sendable {
         let proof = try CompactJWS.sign(payload: payload, header: header, signer: try await registry.signer(activation.deviceKeyLabel))
         let biometricProof =
             usesBiometric
-            ? try CompactJWS.sign(payload: payload, header: header, signer: try await registry.signer(activation.biometricKeyLabel))
+            ? try CompactJWS.sign(
+                payload: payload, header: header,
+                signer: try await registry.signer(activation.biometricKeyLabel, authenticatedBy: biometricEvaluation))
             : nil
+        // The check released the key for this one proof.
+        if let biometricEvaluation { biometrics?.finished(biometricEvaluation) }
         let path = "device/authentications/\(information.requestID.rawValue)/finish"
         let response = try await client.post(
             try endpoint(activation, path), body: FinishRequest(proof: proof, biometricProof: biometricProof), as: FinishResponse.self)
@@ -219,6 +299,15 @@ public struct Authenticator: Sendable {
     }
 
     /// Declines the request: the browser that started it is told so.
+    ///
+    /// Call it instead of `finish` when the user does not recognise the request.
+    ///
+    /// ```swift
+    /// let info = try await authenticator.start(url: scannedURL)
+    /// guard await userApproves(info) else {
+    ///     return try await authenticator.deny(info)   // the sign-in page shows the login was declined
+    /// }
+    /// ```
     public func deny(_ information: AuthenticationUserInformation) async throws {
         let activation = information.activation
         let path = "device/authentications/\(information.requestID.rawValue)/deny"

@@ -6,15 +6,21 @@ import TesseraCore
 import FoundationNetworking
 #endif
 
+/// One HTTP request, as the SDK hands it to an `HTTPTransport`.
 public struct HTTPRequestData: Sendable {
+    /// The HTTP method: `GET`, `POST` or `DELETE`.
     public var method: String
+    /// The full URL, query included.
     public var url: URL
+    /// The headers to send, among them the device's `Authorization` token: do not log them.
     public var headers: [String: String]
+    /// The body (JSON, or a form for the token endpoint); nil for none.
     public var body: Data?
     /// Seconds to wait for the answer; 0 for the transport's default. Long polls set it
     /// beyond the time the server may hold them.
     public var timeout: TimeInterval
 
+    /// Describes a request; mostly made by the SDK itself.
     public init(method: String, url: URL, headers: [String: String] = [:], body: Data? = nil, timeout: TimeInterval = 0) {
         self.method = method
         self.url = url
@@ -51,9 +57,13 @@ private final class DataTaskBox: Sendable {
     }
 }
 
+/// What a transport answers: the status and the body, whatever the status.
 public struct HTTPResponseData: Sendable {
+    /// The HTTP status code.
     public var status: Int
+    /// The response body; empty when there was none.
     public var body: Data
+    /// An answer with `status` and `body`.
     public init(status: Int, body: Data) {
         self.status = status
         self.body = body
@@ -61,7 +71,21 @@ public struct HTTPResponseData: Sendable {
 }
 
 /// How the SDK talks HTTP; apps may bring their own (certificate pinning, proxies).
+///
+/// ```swift
+/// struct LoggingTransport: HTTPTransport {
+///     let inner = URLSessionTransport(session: pinnedSession)   // a session whose delegate pins
+///     func send(_ request: HTTPRequestData) async throws -> HTTPResponseData {
+///         log(request.method, request.url.path)   // not the headers: they carry device tokens
+///         return try await inner.send(request)
+///     }
+/// }
+/// let authenticator = Authenticator(keyStore: store, transport: LoggingTransport())
+/// ```
 public protocol HTTPTransport: Sendable {
+    /// Sends the request and returns any answer the server gave, 4xx and 5xx included (the SDK
+    /// reads their error bodies). Throw only when there is no answer, preferably
+    /// `TesseraKitError.transport`, and stop when the calling task is cancelled.
     func send(_ request: HTTPRequestData) async throws -> HTTPResponseData
 }
 
@@ -69,8 +93,13 @@ public protocol HTTPTransport: Sendable {
 public struct URLSessionTransport: HTTPTransport {
     private let session: URLSession
 
+    /// Sends through `session`, by default an ephemeral one (no cookies or cache kept on
+    /// disk). Pass a session with a delegate to pin certificates or use a proxy.
     public init(session: URLSession = URLSession(configuration: .ephemeral)) { self.session = session }
 
+    /// Sends with a 30-second timeout unless the request sets its own, and cancels the data
+    /// task when the calling task is cancelled. Throws `TesseraKitError.transport` when there
+    /// is no HTTP answer.
     public func send(_ request: HTTPRequestData) async throws -> HTTPResponseData {
         var urlRequest = URLRequest(url: request.url)
         urlRequest.httpMethod = request.method

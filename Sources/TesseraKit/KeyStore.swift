@@ -2,8 +2,6 @@ import Foundation
 import TesseraCrypto
 
 
-/// Where the SDK keeps private keys and small secrets. Keys never leave it: callers
-/// get a signer, not key bytes.
 /// What must happen before a key may sign.
 public enum KeyProtection: Sendable {
     /// The device must be unlocked; the key never leaves this device.
@@ -11,8 +9,16 @@ public enum KeyProtection: Sendable {
     /// In addition, the platform's biometrics must succeed for each use, and the key
     /// becomes unusable when the enrolled biometrics change.
     case currentBiometrics
+
+    /// Whether the platform must tie the key to the biometrics enrolled now
+    /// (`biometryCurrentSet` on Apple).
+    public var requiresCurrentBiometrics: Bool { self == .currentBiometrics }
 }
 
+/// Where the SDK keeps private keys and small secrets. Keys never leave it: callers
+/// get a signer, not key bytes. `KeychainKeyStore` on Apple platforms, `FileKeyStore`
+/// on Linux and in tests; build `Personalizer`, `Authenticator` and `TokenManager` over
+/// the same store.
 public protocol KeyStore: Sendable {
     /// Creates and keeps a new P-256 signing key under `label`.
     func generateKey(label: String, protection: KeyProtection) async throws -> any P256Signer
@@ -20,11 +26,61 @@ public protocol KeyStore: Sendable {
     func key(label: String) async throws -> (any P256Signer)?
     /// Keeps `data` under `label`; `nil` removes it (and any key of the same label).
     func setItem(_ data: Data?, label: String) async throws
+    /// The item kept under `label`, or nil.
     func item(label: String) async throws -> Data?
     /// The labels of all kept items (not keys).
     func itemLabels() async throws -> [String]
     /// Removes every key and item whose label starts with `prefix`.
     func removeAll(withPrefix prefix: String) async throws
+    /// The key under `label`, released by a biometric check that already passed: a store
+    /// whose keys ask for biometrics themselves (the Secure Enclave) uses the check's
+    /// platform context instead of asking again. Others ignore it.
+    func key(label: String, authenticatedBy evaluation: BiometricEvaluation?) async throws -> (any P256Signer)?
+    /// `generateKey(label:protection:)`, the new key usable at once under a biometric
+    /// check that already passed (the enrolment's), without asking again.
+    func generateKey(label: String, protection: KeyProtection, authenticatedBy evaluation: BiometricEvaluation?) async throws
+        -> any P256Signer
+}
+
+extension KeyStore {
+    /// Ignores `evaluation` and returns `key(label:)`: for stores whose keys do not ask for
+    /// biometrics themselves.
+    public func key(label: String, authenticatedBy evaluation: BiometricEvaluation?) async throws -> (any P256Signer)? {
+        try await key(label: label)
+    }
+
+    /// Ignores `evaluation` and returns `generateKey(label:protection:)`: for stores whose
+    /// keys do not ask for biometrics themselves.
+    public func generateKey(label: String, protection: KeyProtection, authenticatedBy evaluation: BiometricEvaluation?) async throws
+        -> any P256Signer
+    {
+        try await generateKey(label: label, protection: protection)
+    }
+}
+
+/// How a store that keeps a key as bytes says what kind of key the bytes are: a first
+/// byte 1 for a Secure Enclave handle, 0 for a software key's raw representation.
+/// Shared, so the format is tested on Linux though only the Keychain store writes it.
+enum StoredKey {
+    case secureEnclave(Data)
+    case software(Data)
+
+    var encoded: Data {
+        switch self {
+        case .secureEnclave(let handle): Data([1]) + handle
+        case .software(let raw): Data([0]) + raw
+        }
+    }
+
+    init?(_ stored: Data) {
+        guard let kind = stored.first else { return nil }
+        let body = Data(stored.dropFirst())
+        switch kind {
+        case 1: self = .secureEnclave(body)
+        case 0: self = .software(body)
+        default: return nil
+        }
+    }
 }
 
 /// How a store that keeps keys and items side by side names them (file names, Keychain
@@ -44,13 +100,28 @@ enum StoredName {
     static func removed(withPrefix prefix: String, from names: [String]) -> [String] {
         names.filter { $0.hasPrefix(key(prefix)) || $0.hasPrefix(item(prefix)) }
     }
+
+    /// Of the stored `names`, the labels of the items (not keys, nor a file store's
+    /// half-written `.tmp` files), sorted.
+    static func itemLabels(from names: [String]) -> [String] {
+        names.filter { $0.hasPrefix("item-") && !$0.hasSuffix(".tmp") }.map { String($0.dropFirst(5)) }.sorted()
+    }
 }
 
 /// A key store in a directory: one file per key or item, mode 0600, in a 0700
 /// directory. For Linux and tests; on Apple platforms use `KeychainKeyStore`.
 public struct FileKeyStore: KeyStore {
+    /// The directory holding the store's files.
     public let directory: URL
 
+    /// Opens the store in `directory`, creating it (mode 0700) when it does not exist; throws
+    /// when it cannot be created. Processes that share the directory share the activations.
+    ///
+    /// ```swift
+    /// let store = try FileKeyStore(directory: URL(fileURLWithPath: "/var/lib/myapp/tessera"))
+    /// let personalizer = Personalizer(keyStore: store)
+    /// let authenticator = Authenticator(keyStore: store)
+    /// ```
     public init(directory: URL) throws {
         self.directory = directory
         try FileManager.default.createDirectory(
@@ -82,6 +153,8 @@ public struct FileKeyStore: KeyStore {
         return key
     }
 
+    /// The software key under `label`, or nil; throws `keyStore` for a damaged file or a label
+    /// outside letters, digits, `.`, `-` and `_`.
     public func key(label: String) async throws -> (any P256Signer)? {
         guard let data = FileManager.default.contents(atPath: try url("key", label).path) else { return nil }
         do {
@@ -91,6 +164,8 @@ public struct FileKeyStore: KeyStore {
         }
     }
 
+    /// Writes atomically (after a crash the old item or the new one is there, never half of
+    /// one); `nil` removes the item and any key of the same label.
     public func setItem(_ data: Data?, label: String) async throws {
         let file = try url("item", label)
         if let data {
@@ -105,17 +180,17 @@ public struct FileKeyStore: KeyStore {
         }
     }
 
+    /// The item under `label`, or nil.
     public func item(label: String) async throws -> Data? {
         FileManager.default.contents(atPath: try url("item", label).path)
     }
 
+    /// The labels of all items, sorted (not keys, nor half-written files).
     public func itemLabels() async throws -> [String] {
-        try FileManager.default.contentsOfDirectory(atPath: directory.path)
-            .filter { $0.hasPrefix("item-") && !$0.hasSuffix(".tmp") }
-            .map { String($0.dropFirst(5)) }
-            .sorted()
+        StoredName.itemLabels(from: try FileManager.default.contentsOfDirectory(atPath: directory.path))
     }
 
+    /// Removes every key and item whose label starts with `prefix`.
     public func removeAll(withPrefix prefix: String) async throws {
         for name in StoredName.removed(withPrefix: prefix, from: try FileManager.default.contentsOfDirectory(atPath: directory.path)) {
             try FileManager.default.removeItem(at: directory.appendingPathComponent(name))

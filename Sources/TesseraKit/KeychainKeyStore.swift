@@ -1,5 +1,6 @@
-#if canImport(Security) && canImport(CryptoKit)
+#if canImport(Security) && canImport(CryptoKit) && canImport(LocalAuthentication)
 import Foundation
+import LocalAuthentication
 import Security
 import TesseraCrypto
 
@@ -16,12 +17,24 @@ public struct KeychainKeyStore: KeyStore {
         [
             kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: service,
             kSecAttrAccount as String: account,
+            // The data protection keychain on macOS too, where the accessibility applies.
+            kSecUseDataProtectionKeychain as String: true,
         ]
     }
 
+    /// Replaces in place (a crash leaves the old value or the new one), or removes; a
+    /// removal that fails (a locked device) throws rather than leave a secret behind.
     private func write(_ data: Data?, account: String) throws {
-        SecItemDelete(query(account) as CFDictionary)
-        guard let data else { return }
+        guard let data else {
+            let deleted = SecItemDelete(query(account) as CFDictionary)
+            guard deleted == errSecSuccess || deleted == errSecItemNotFound else {
+                throw TesseraKitError.keyStore("Keychain delete failed (\(deleted))")
+            }
+            return
+        }
+        let updated = SecItemUpdate(query(account) as CFDictionary, [kSecValueData as String: data] as CFDictionary)
+        if updated == errSecSuccess { return }
+        guard updated == errSecItemNotFound else { throw TesseraKitError.keyStore("Keychain write failed (\(updated))") }
         var attributes = query(account)
         attributes[kSecValueData as String] = data
         attributes[kSecAttrAccessible as String] = kSecAttrAccessibleWhenUnlockedThisDeviceOnly
@@ -40,29 +53,55 @@ public struct KeychainKeyStore: KeyStore {
         return result as? Data
     }
 
+    // Every decision (labels, what a removal takes, the stored format, which keys need
+    // biometrics) is made by shared code the Linux tests cover: StoredName, StoredKey,
+    // KeyProtection. What is left here is the Keychain and Secure Enclave calls.
+
     public func generateKey(label: String, protection: KeyProtection) async throws -> any P256Signer {
-        if SecureEnclaveSigningKey.isAvailable {
-            var flags: SecAccessControlCreateFlags = [.privateKeyUsage]
-            // A biometric key is released by the Secure Enclave only after Face ID / Touch ID,
-            // and is invalidated when the enrolled biometrics change.
-            if protection == .currentBiometrics { flags.insert(.biometryCurrentSet) }
-            var error: Unmanaged<CFError>?
-            guard let access = SecAccessControlCreateWithFlags(
-                nil, kSecAttrAccessibleWhenUnlockedThisDeviceOnly, flags, &error)
-            else { throw TesseraKitError.keyStore("cannot create the key's access control") }
-            let key = try SecureEnclaveSigningKey(accessControl: access)
-            try write(Data([1]) + key.dataRepresentation, account: StoredName.key(label))
+        try await generateKey(label: label, protection: protection, authenticatedBy: nil)
+    }
+
+    public func generateKey(label: String, protection: KeyProtection, authenticatedBy evaluation: BiometricEvaluation?) async throws
+        -> any P256Signer
+    {
+        guard SecureEnclaveSigningKey.isAvailable else {
+            let key = SoftwareSigningKey()
+            try write(StoredKey.software(key.rawRepresentation).encoded, account: StoredName.key(label))
             return key
         }
-        let key = SoftwareSigningKey()
-        try write(Data([0]) + key.rawRepresentation, account: StoredName.key(label))
+        var flags: SecAccessControlCreateFlags = [.privateKeyUsage]
+        // A biometric key is released by the Secure Enclave only after Face ID / Touch ID,
+        // and is invalidated when the enrolled biometrics change.
+        if protection.requiresCurrentBiometrics { flags.insert(.biometryCurrentSet) }
+        var error: Unmanaged<CFError>?
+        guard let access = SecAccessControlCreateWithFlags(nil, kSecAttrAccessibleWhenUnlockedThisDeviceOnly, flags, &error) else {
+            let reason = error.map { "\($0.takeRetainedValue())" } ?? "unknown"
+            throw TesseraKitError.keyStore("cannot create the key's access control (\(reason))")
+        }
+        let key = try SecureEnclaveSigningKey(accessControl: access, authenticationContext: Self.context(evaluation))
+        try write(StoredKey.secureEnclave(key.dataRepresentation).encoded, account: StoredName.key(label))
         return key
     }
 
     public func key(label: String) async throws -> (any P256Signer)? {
-        guard let stored = try read(account: StoredName.key(label)), let kind = stored.first else { return nil }
-        let body = stored.dropFirst()
-        return kind == 1 ? try SecureEnclaveSigningKey(dataRepresentation: Data(body)) : try SoftwareSigningKey(rawRepresentation: Data(body))
+        try await key(label: label, authenticatedBy: nil)
+    }
+
+    public func key(label: String, authenticatedBy evaluation: BiometricEvaluation?) async throws -> (any P256Signer)? {
+        guard let stored = try read(account: StoredName.key(label)) else { return nil }
+        switch StoredKey(stored) {
+        case .secureEnclave(let handle)?:
+            return try SecureEnclaveSigningKey(dataRepresentation: handle, authenticationContext: Self.context(evaluation))
+        case .software(let raw)?:
+            return try SoftwareSigningKey(rawRepresentation: raw)
+        case nil:
+            throw TesseraKitError.keyStore("a stored key is damaged")
+        }
+    }
+
+    /// The evaluated `LAContext` a biometric check left, if any.
+    private static func context(_ evaluation: BiometricEvaluation?) -> LAContext? {
+        (evaluation?.authentication as? EvaluatedContext)?.context
     }
 
     public func setItem(_ data: Data?, label: String) async throws {
@@ -75,15 +114,14 @@ public struct KeychainKeyStore: KeyStore {
 
     public func item(label: String) async throws -> Data? { try read(account: StoredName.item(label)) }
 
-    public func itemLabels() async throws -> [String] {
-        try accounts().filter { $0.hasPrefix("item-") }.map { String($0.dropFirst(5)) }.sorted()
-    }
+    public func itemLabels() async throws -> [String] { StoredName.itemLabels(from: try accounts()) }
 
     /// Every account of this service: keys and items.
     private func accounts() throws -> [String] {
         var attributes: [String: Any] = [
             kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: service,
             kSecReturnAttributes as String: true, kSecMatchLimit as String: kSecMatchLimitAll,
+            kSecUseDataProtectionKeychain as String: true,
         ]
         attributes[kSecReturnData as String] = false
         var result: CFTypeRef?

@@ -6,10 +6,15 @@ import TesseraCrypto
 /// step-up, OpenID CIBA): show the service, the binding message and the expiry, then
 /// approve it with `Authenticator.start(pending:)` and the usual sign/finish, or `deny` it.
 public struct PendingAuthentication: Sendable, Hashable {
+    /// The request's id: the service's `auth_req_id`.
     public let requestID: RequestID
+    /// The service asking.
     public let service: ServiceInformation
+    /// The text the service shows beside its request: show it, so the user can check the two match.
     public let bindingMessage: String?
+    /// The user the request is for (one of the activation's users).
     public let username: String
+    /// After this the request times out.
     public let expiresAt: Date
     /// `pending`, or `ongoingOnAnotherDevice` when another device of the user took it up.
     public let status: PendingRequestStatus
@@ -31,6 +36,12 @@ extension Authenticator {
     /// The requests waiting for any activation on this device, soonest expiry first. An
     /// activation that cannot ask (removed on the server, locked) does not hide the
     /// others' requests; only when none can ask is its error thrown.
+    ///
+    /// ```swift
+    /// for request in try await authenticator.pendingRequests() where request.status == .pending {
+    ///     show("\(request.service.name): \(request.bindingMessage ?? "")")
+    /// }
+    /// ```
     public func pendingRequests() async throws -> [PendingAuthentication] {
         var result: [PendingAuthentication] = []
         var failures: [any Error] = []
@@ -50,6 +61,19 @@ extension Authenticator {
     /// The pending requests now and after every change, for as long as it is iterated.
     /// Each activation long-polls its server (`wait` seconds at a time), so this works
     /// without any push service; a push only makes the app start listening sooner.
+    ///
+    /// `wait` is clamped to 1...30 seconds. An activation that cannot ask shows no requests
+    /// and tries again with a growing pause; stop listening by leaving the loop or cancelling
+    /// its task.
+    ///
+    /// ```swift
+    /// for try await requests in authenticator.pendingRequestUpdates() {
+    ///     guard let request = requests.first(where: { $0.status == .pending }) else { continue }
+    ///     guard await userApproves(request) else { try await authenticator.deny(pending: request); continue }
+    ///     var info = try await authenticator.start(pending: request)
+    ///     // sign info with its factors and finish it, as any login
+    /// }
+    /// ```
     public func pendingRequestUpdates(wait: Int = 25) -> AsyncThrowingStream<[PendingAuthentication], any Error> {
         let wait = min(max(wait, 1), 30)
         let (stream, continuation) = AsyncThrowingStream<[PendingAuthentication], any Error>.makeStream()
@@ -98,6 +122,13 @@ extension Authenticator {
 
     /// Claims a pending request for this device; the others then see it as
     /// `ongoingOnAnotherDevice`. Sign the result and `finish` it as any login.
+    ///
+    /// ```swift
+    /// var info = try await authenticator.start(pending: request)
+    /// try info.sign(factor: DeviceFactor())
+    /// try info.sign(factor: PinFactor(await askForPIN()))
+    /// let result = try await authenticator.finish(info)   // .userLogin or .lockout
+    /// ```
     public func start(pending: PendingAuthentication) async throws -> AuthenticationUserInformation {
         let activation = pending.activation
         let path = "device/authentications/\(pending.requestID.rawValue)/claim"
@@ -160,12 +191,29 @@ extension Authenticator {
     }
 
     /// Declines a pending request: the service's token request gets `access_denied`.
+    ///
+    /// It claims the request first, so it throws as `start(pending:)` does, for instance
+    /// when another device has taken the request up.
+    ///
+    /// ```swift
+    /// if !(await userApproves(request)) {
+    ///     try await authenticator.deny(pending: request)
+    /// }
+    /// ```
     public func deny(pending: PendingAuthentication) async throws {
         try await deny(try await start(pending: pending))
     }
 
     /// Where a pending request stands now, as this device sees it: authenticated,
     /// ongoing on another device, canceled, failed, timeout, or still pending.
+    ///
+    /// ```swift
+    /// var info = try await authenticator.start(pending: request)
+    /// try info.sign(factor: DeviceFactor())
+    /// try info.sign(factor: PinFactor(await askForPIN()))
+    /// _ = try await authenticator.finish(info)
+    /// show(try await authenticator.status(of: request))   // .authenticated
+    /// ```
     public func status(of pending: PendingAuthentication) async throws -> PendingRequestStatus {
         let path = "device/authentications/\(pending.requestID.rawValue)"
         return try await deviceGet(pending.activation, path, as: PendingRequestState.self).status
@@ -174,6 +222,15 @@ extension Authenticator {
     /// Asks every activation's server to wake this device through a push service when a
     /// request arrives: `apns` with the APNs device token, or `webhook` with a token the
     /// server's push gateway knows. Without it the app finds requests by asking.
+    ///
+    /// Only the activations on the device now are registered: call it again after an
+    /// activation, and whenever the platform hands out a new token.
+    ///
+    /// ```swift
+    /// // in application(_:didRegisterForRemoteNotificationsWithDeviceToken:)
+    /// let hex = deviceToken.map { String(format: "%02x", $0) }.joined()
+    /// Task { try await authenticator.registerPush(kind: "apns", token: hex) }
+    /// ```
     public func registerPush(kind: String, token: String) async throws {
         // Every activation is asked, even after one fails; the first failure is thrown after.
         var failure: (any Error)?
@@ -188,6 +245,14 @@ extension Authenticator {
     }
 
     /// No more pushes for any activation on this device.
+    ///
+    /// Stops at the first activation whose server refuses.
+    ///
+    /// ```swift
+    /// // the user turned notifications off in the app's settings
+    /// try await authenticator.unregisterPush()
+    /// // pendingRequestUpdates() still finds requests by long polling
+    /// ```
     public func unregisterPush() async throws {
         for activation in try await registry.all() {
             let path = "device/push"

@@ -15,6 +15,15 @@ public struct Personalizer: Sendable {
     let biometrics: (any BiometricGate)?
     let now: @Sendable () -> Date
 
+    /// Creates a personalizer over the key store that holds this device's activations. Pass
+    /// a `biometrics` gate to enrol biometrics; `transport` and `now` replace the network and
+    /// the clock (certificate pinning, proxies, tests).
+    ///
+    /// ```swift
+    /// let store = try FileKeyStore(directory: storeURL)   // KeychainKeyStore() on Apple platforms
+    /// let personalizer = Personalizer(keyStore: store, biometrics: SoftwareBiometricGate(stateFile: gateURL))
+    /// let everyone = try await personalizer.activations()
+    /// ```
     public init(
         keyStore: any KeyStore, transport: any HTTPTransport = URLSessionTransport(), biometrics: (any BiometricGate)? = nil,
         now: @escaping @Sendable () -> Date = { Date() }
@@ -25,14 +34,34 @@ public struct Personalizer: Sendable {
         self.now = now
     }
 
+    /// What `activate(url:pin:alias:enrollBiometric:enrollOTP:)` returns: the new activation,
+    /// and the provisioning URI of a TOTP secret when one was enrolled.
     public struct ActivationResult: Sendable {
+        /// The activation just made, with the factors the server enrolled.
         public let activation: Activation
         /// The `otpauth://` URI of the enrolled TOTP secret, shown once so the user can
         /// add it to an authenticator app.
         public let otpProvisioningURI: String?
     }
 
-    /// Activates this device with an invitation link.
+    /// Activates this device with an invitation link (`{issuer}/activate?code=…`).
+    ///
+    /// Makes the device key, registers the PIN the user chose (the server keeps only a key
+    /// derived from it) and, when asked, a biometric key and a TOTP secret. Nothing half-made
+    /// stays in the key store when it fails. Call `mergeCandidate(for:)` first to offer a merge
+    /// instead of a second activation for the same issuer.
+    ///
+    /// ```swift
+    /// let result = try await personalizer.activate(
+    ///     url: invitationURL, pin: newPIN, alias: "iPhone", enrollBiometric: true, enrollOTP: true)
+    /// show(result.activation.factors)                          // what the server enrolled
+    /// if let uri = result.otpProvisioningURI { show(uri) }     // once, for an authenticator app
+    /// ```
+    ///
+    /// - Throws: `TesseraKitError.unacceptablePIN` for a PIN outside 4 to 64 characters,
+    ///   `invalidLink` for a link the SDK does not understand, `biometricsUnavailable` when
+    ///   `enrollBiometric` is set but no gate was given or the check fails, and `server` when
+    ///   the server refuses the code (unknown, used or expired).
     public func activate(
         url: URL, pin: String, alias: String? = nil, enrollBiometric: Bool = false, enrollOTP: Bool = false
     ) async throws -> ActivationResult {
@@ -50,11 +79,15 @@ public struct Personalizer: Sendable {
         do {
             let deviceKey = try await keyStore.generateKey(label: storageLabel + "device", protection: .deviceBound)
             var biometricKey: (any P256Signer)?
+            var biometricEvaluation: BiometricEvaluation?
             if enrollBiometric {
                 guard let biometrics else { throw TesseraKitError.biometricsUnavailable }
-                let state = try await biometrics.evaluate(reason: "Enrol biometrics for \(offer.username)")
+                // One prompt: the new key signs its registration under the same check.
+                let evaluation = try await biometrics.evaluation(reason: "Enrol biometrics for \(offer.username)")
+                biometricEvaluation = evaluation
+                let state = evaluation.domainState
                 try await keyStore.setItem(state, label: storageLabel + "biometric-state")
-                let key = try await keyStore.generateKey(label: storageLabel + "biometric", protection: .currentBiometrics)
+                let key = try await keyStore.generateKey(label: storageLabel + "biometric", protection: .currentBiometrics, authenticatedBy: evaluation)
                 // Biometrics are a second key; a key store that hands back the device key
                 // would make them a copy of the first factor.
                 guard key.publicKey.rawRepresentation != deviceKey.publicKey.rawRepresentation else {
@@ -79,6 +112,7 @@ public struct Personalizer: Sendable {
             let biometricSigned = try biometricKey.map {
                 try CompactJWS.sign(payload: payload, header: JWSHeader(typ: "tessera-registration+jwt"), signer: $0)
             }
+            if let biometricEvaluation { biometrics?.finished(biometricEvaluation) }
             let receipt = try await client.post(
                 base.appendingPathComponent("device/activation/complete"),
                 body: ActivationCompleteRequest(registration: signed, biometricRegistration: biometricSigned),
@@ -101,6 +135,14 @@ public struct Personalizer: Sendable {
     }
 
     /// The activations on this device (the user list).
+    ///
+    /// Reads the key store only, oldest activation first.
+    ///
+    /// ```swift
+    /// for activation in try await personalizer.activations() {
+    ///     show("\(activation.usernames.joined(separator: ", ")) at \(activation.issuer)")
+    /// }
+    /// ```
     public func activations() async throws -> [Activation] {
         try await ActivationRegistry(keyStore: keyStore).all()
     }

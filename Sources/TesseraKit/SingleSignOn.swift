@@ -6,12 +6,28 @@ import TesseraCrypto
 /// login on a tenant with single sign-on (gematik's SSO token). While it lasts, the app
 /// gets authorization codes for the tenant's other services with the device factor alone:
 /// `Authenticator.fetchAuthorizationCode(singleSignOn:)`.
-public struct SingleSignOnSession: Codable, Sendable {
+///
+/// Not `Codable`: the token stays in the key store and never reaches an app's logs or caches.
+public struct SingleSignOnSession: Sendable, CustomStringConvertible {
+    /// The issuer of the tenant the session belongs to.
     public let issuer: String
+    /// The user the session is for.
     public let username: String
+    /// When the session ends; after it a login needs factors again.
     public let expiresAt: Date
     /// The token, which only this activation's signed calls can use; kept in the key store.
     let token: String
+
+    /// The session without its token.
+    public var description: String { "SingleSignOnSession(issuer: \(issuer), username: \(username), expiresAt: \(expiresAt))" }
+
+    /// How the key store keeps a session.
+    struct Stored: Codable {
+        let issuer: String
+        let username: String
+        let expiresAt: Date
+        let token: String
+    }
 }
 
 extension Activation {
@@ -24,12 +40,22 @@ extension Authenticator {
     /// Keeps the token a full login brought (a new one replaces the old).
     func keepSingleSignOn(_ login: LoginSummary, activation: Activation) async throws {
         guard let token = login.ssoToken, let expiresAt = login.ssoExpiresAt else { return }
-        let session = SingleSignOnSession(issuer: activation.issuer, username: login.username, expiresAt: expiresAt, token: token)
-        try await keyStore.setItem(try WireCoding.encoder().encode(session), label: activation.singleSignOnLabel(username: login.username))
+        let stored = SingleSignOnSession.Stored(issuer: activation.issuer, username: login.username, expiresAt: expiresAt, token: token)
+        try await keyStore.setItem(try WireCoding.encoder().encode(stored), label: activation.singleSignOnLabel(username: login.username))
     }
 
     /// The live single sign-on session for the user (of `issuer`, when the device holds
     /// several issuers' activations), or nil.
+    ///
+    /// Reads the key store only; an expired session is removed and answers nil. Like an in-app
+    /// login, it throws when no activation fits, or several do and neither `issuer` nor
+    /// `username` picks one.
+    ///
+    /// ```swift
+    /// if let session = try await authenticator.singleSignOnSession(username: "alice") {
+    ///     show("signed in until \(session.expiresAt)")   // fetchAuthorizationCode(singleSignOn:) works until then
+    /// }
+    /// ```
     public func singleSignOnSession(issuer: String? = nil, username: String? = nil) async throws -> SingleSignOnSession? {
         let (activation, linked) = try await inAppActivation(issuer: issuer, username: username)
         return try await liveSession(activation, username: linked?.username ?? username ?? activation.username)
@@ -38,8 +64,9 @@ extension Authenticator {
     private func liveSession(_ activation: Activation, username: String) async throws -> SingleSignOnSession? {
         let label = activation.singleSignOnLabel(username: username)
         guard let data = try await keyStore.item(label: label),
-            let session = try? WireCoding.decoder().decode(SingleSignOnSession.self, from: data)
+            let stored = try? WireCoding.decoder().decode(SingleSignOnSession.Stored.self, from: data)
         else { return nil }
+        let session = SingleSignOnSession(issuer: stored.issuer, username: stored.username, expiresAt: stored.expiresAt, token: stored.token)
         guard session.expiresAt > now() else {
             try await keyStore.setItem(nil, label: label)
             return nil

@@ -14,7 +14,8 @@ public enum TesseraKitError: Error, Sendable, CustomStringConvertible {
     /// The platform's enrolled biometrics changed since enrolment: the biometric key is
     /// no longer usable; use another combination or enrol biometrics again.
     case biometricsChanged
-    /// No biometrics on this device, or the user cancelled.
+    /// No biometrics on this device, none enrolled for the activation, no `BiometricGate`
+    /// given, or the user cancelled the prompt.
     case biometricsUnavailable
     /// The signed factors do not form one of the requested combinations.
     case factorsDoNotMatchPolicy(String)
@@ -22,7 +23,12 @@ public enum TesseraKitError: Error, Sendable, CustomStringConvertible {
     case unacceptablePIN
     /// The server refused the call; `error` is its OAuth-style code.
     case server(status: Int, error: String, description: String)
+    /// No usable answer from the server: no connection, not HTTP, a body that does not decode,
+    /// or an answer that does not fit the request asked.
     case transport(String)
+    /// The key store failed, or lacks what the call needs (a key, a TOTP secret, the
+    /// activation's record), or holds it damaged. `TokenManager.logout` also throws it
+    /// when tokens of several services or issuers fit: name one.
     case keyStore(String)
     /// An approved process was handed to the completion of another purpose.
     case wrongProcess(String)
@@ -32,6 +38,7 @@ public enum TesseraKitError: Error, Sendable, CustomStringConvertible {
     /// or short of the service's policy): log in with factors.
     case singleSignOnUnavailable(String)
 
+    /// A short English description for logs, not meant to be shown to users.
     public var description: String {
         switch self {
         case .invalidLink(let reason): "invalid link: \(reason)"

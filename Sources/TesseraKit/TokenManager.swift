@@ -21,6 +21,7 @@ public enum LoginStatus: String, Codable, Sendable, CaseIterable {
 /// How `loginResult` ended: the status, and when the login failed on the lockout, what
 /// the lockout says (until when, or for good), as XignSys's and KOBIL's apps show it.
 public struct LoginResult: Sendable {
+    /// Where the login ended: `.ok` when the tokens are kept.
     public let status: LoginStatus
     /// Set when a wrong factor locked the activation, or a lock was still running.
     public let lockout: LockoutInformation?
@@ -28,14 +29,23 @@ public struct LoginResult: Sendable {
 
 /// The tokens kept for one user of one service.
 public struct TokenData: Codable, Sendable {
+    /// The issuer whose token endpoint issued the tokens.
     public let issuer: String
+    /// The service (the app's client id) the tokens are for.
     public let clientID: String
+    /// The user the tokens are for.
     public let username: String
+    /// The ID token's `sub`, read without verification; nil without an ID token.
     public let subject: String?
+    /// The latest access token; ask `accessToken(clientID:username:issuer:)` for a valid one.
     public internal(set) var accessToken: String
+    /// The current refresh token (rotated on every refresh); nil when none was issued.
     public internal(set) var refreshToken: String?
+    /// The latest ID token, if the scope included `openid`.
     public internal(set) var idToken: String?
+    /// The scopes the tokens were granted.
     public internal(set) var scope: String
+    /// When the access token expires.
     public internal(set) var accessTokenExpiresAt: Date
     /// Set when a refresh was refused: the tokens are kept only to report the status.
     public internal(set) var outdated: Bool
@@ -70,6 +80,14 @@ public struct TokenManager: Sendable {
     /// An access token this close to its expiry is refreshed first.
     static let expiryMargin: TimeInterval = 30
 
+    /// Creates a token manager over the key store the tokens are kept in (the activations'
+    /// store serves). `transport` and `now` replace the network and the clock.
+    ///
+    /// ```swift
+    /// let tokens = TokenManager(keyStore: store)
+    /// let (status, accessToken) = await tokens.accessToken(clientID: appID, username: "alice")
+    /// if status == .noTokenDataAvailable { showLogin() }
+    /// ```
     public init(keyStore: any KeyStore, transport: any HTTPTransport = URLSessionTransport(), now: @escaping @Sendable () -> Date = { Date() }) {
         self.keyStore = keyStore
         self.transport = transport
@@ -85,6 +103,17 @@ public struct TokenManager: Sendable {
     /// `start`), and may show the user what is asked. With `singleSignOn` (the default),
     /// a live single sign-on session from an earlier full login gets the code with the
     /// device's signature alone, and `sign` is not called.
+    ///
+    /// Never throws: the status says what went wrong (`.cannotAcquireAuthorizationCode`
+    /// for a declined, locked or refused login); `loginResult` adds the lockout.
+    ///
+    /// ```swift
+    /// let status = await tokens.login(authenticator: authenticator, clientID: appID, redirectURI: appRedirect) { info in
+    ///     try info.sign(factor: DeviceFactor())
+    ///     try info.sign(factor: PinFactor(await askForPIN()))
+    /// }
+    /// guard status == .ok else { return show(status) }
+    /// ```
     public func login(
         authenticator: Authenticator, clientID: String, redirectURI: String, scope: String = "openid offline_access",
         issuer: String? = nil, username: String? = nil, singleSignOn: Bool = true,
@@ -121,6 +150,15 @@ public struct TokenManager: Sendable {
     /// Redeems an authorization code the app obtained elsewhere (KOBIL's
     /// `LoginWithTokenEvent` with an `authorizationCode`), with the PKCE verifier it was
     /// started with, and keeps the tokens for `username`.
+    ///
+    /// Answers `.cannotAcquireAccessTokenForAuthorizationCode` when the token endpoint
+    /// refuses the code or cannot be reached.
+    ///
+    /// ```swift
+    /// let status = await tokens.login(
+    ///     authorizationCode: codeFromRedirect, codeVerifier: verifier, redirectURI: appRedirect,
+    ///     issuer: "https://id.example.com/t/acme", clientID: appID, username: "alice")
+    /// ```
     public func login(
         authorizationCode: String, codeVerifier: String?, redirectURI: String, issuer: String, clientID: String, username: String,
         scope: String = "openid offline_access"
@@ -137,6 +175,14 @@ public struct TokenManager: Sendable {
 
     /// Keeps tokens the app obtained elsewhere (KOBIL's `LoginWithTokenEvent` with an
     /// `iamAccessToken`): from then on `accessToken` hands them out and refreshes them.
+    ///
+    /// Answers `.ok`, or `.cannotAcquireTokenData` when the key store would not keep them.
+    ///
+    /// ```swift
+    /// let status = await tokens.keep(
+    ///     accessToken: access, refreshToken: refresh, idToken: nil, expiresIn: 300, scope: "openid offline_access",
+    ///     issuer: "https://id.example.com/t/acme", clientID: appID, username: "alice")
+    /// ```
     public func keep(
         accessToken: String, refreshToken: String?, idToken: String?, expiresIn: Int, scope: String, issuer: String, clientID: String,
         username: String
@@ -205,17 +251,45 @@ public struct TokenManager: Sendable {
 
     /// A valid access token for the user, refreshed (and the refresh token rotated) when
     /// it is about to expire; the status says why there is none.
+    ///
+    /// `clientID` and `issuer` may be left out while only one service's tokens are kept for
+    /// the user (otherwise it answers `.cannotAcquireTokenData`). Never throws: a refused
+    /// refresh answers `.tokenDataIsOutdated` (log in again), no connection
+    /// `.cannotAcquireTokenData` (try later).
+    ///
+    /// ```swift
+    /// let (status, token) = await tokens.accessToken(clientID: appID, username: "alice")
+    /// if let token {
+    ///     request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
+    /// } else if status == .noTokenDataAvailable || status == .tokenDataIsOutdated {
+    ///     showLogin()
+    /// }
+    /// ```
     public func accessToken(clientID: String? = nil, username: String, issuer: String? = nil) async -> (LoginStatus, String?) {
         await Self.lock.withLock { await currentToken(clientID: clientID, username: username, issuer: issuer) }
     }
 
     /// The status alone (refreshing if needed, as `accessToken` does).
+    ///
+    /// ```swift
+    /// switch await tokens.status(clientID: appID, username: "alice") {
+    /// case .ok: showHome()
+    /// case .cannotAcquireTokenData: showOffline()   // worth trying again later
+    /// default: showLogin()
+    /// }
+    /// ```
     public func status(clientID: String? = nil, username: String, issuer: String? = nil) async -> LoginStatus {
         await accessToken(clientID: clientID, username: username, issuer: issuer).0
     }
 
     /// Everyone with tokens on this device, one entry per issuer, service and user (a
     /// damaged record is left out rather than hiding the others).
+    ///
+    /// ```swift
+    /// for entry in try await tokens.users() {
+    ///     show("\(entry.username) at \(entry.clientID) (\(entry.issuer))")
+    /// }
+    /// ```
     public func users() async throws -> [TokenData] {
         var result: [TokenData] = []
         for label in try await keyStore.itemLabels() where label.hasPrefix(Self.labelPrefix) {
@@ -229,6 +303,15 @@ public struct TokenManager: Sendable {
 
     /// Ends the user's session: revokes the refresh token (RFC 7009), which ends its
     /// access tokens too, and forgets the tokens. Forgets them even when offline.
+    ///
+    /// Throws `keyStore` when the key store fails, or when tokens of several services fit
+    /// and `clientID` or `issuer` must name one.
+    ///
+    /// ```swift
+    /// for entry in try await tokens.users() where entry.username == "alice" {
+    ///     try await tokens.logout(clientID: entry.clientID, username: entry.username, issuer: entry.issuer)
+    /// }
+    /// ```
     public func logout(clientID: String? = nil, username: String, issuer: String? = nil) async throws {
         try await Self.lock.withLock {
             if let entry = try await find(clientID: clientID, username: username, issuer: issuer) {

@@ -229,7 +229,7 @@ struct CommandLineTests {
             #expect(refused.0 != 0, "ping mode needs --notification-endpoint")
             let created = try await tessera(
                 ["admin", "service", "create", "--tenant", "bank", "--name", "Teller", "--backchannel-mode", "poll", "--policy", "device+pin",
-                 "--json"], environment: admin)
+                 "--role", "teller=device+pin", "--app-identity-token", "--json"], environment: admin)
             #expect(created.1["backchannel_token_delivery_mode"] as? String == "poll", "\(created.2)")
             let service = Scenario.Service(
                 clientID: try #require(created.1["client_id"] as? String), clientSecret: created.1["client_secret"] as? String, redirectURI: "")
@@ -256,10 +256,13 @@ struct CommandLineTests {
 
             let approved = try await tessera(["device", "approve", id, "--pin", "2468", "--store", phone, "--json"])
             #expect(approved.0 == 0 && approved.1["result"] as? String == "userLogin", "\(approved.2)")
+            // The step-up's identity token for the app, and the role its factors were used in.
+            #expect(approved.1["role"] as? String == "teller" && (approved.1["identityToken"] as? String)?.split(separator: ".").count == 3)
             let tokens = try await scenario.tokenRequest(["grant_type": "urn:openid:params:grant-type:ciba", "auth_req_id": id], service: service)
             let idToken = try tokens.json()["id_token"] as? String
             #expect(tokens.status == 200 && idToken != nil, "\(tokens.text)")
-            #expect(try await tessera(["device", "approve", id, "--pin", "2468", "--store", phone]).0 == 1, "answered already")
+            let again = try await tessera(["device", "approve", id, "--pin", "2468", "--store", phone])
+            #expect(again.0 == 1 && again.2.contains("authenticated"), "answered already: \(again.2)")
 
             let second = try await scenario.tokenRequest(["scope": "openid", "login_hint": "olga"], service: service, endpoint: "bc-authorize")
             let secondID = try #require(try second.json()["auth_req_id"] as? String)

@@ -6,22 +6,43 @@ import TesseraCrypto
 @testable import TesseraKit
 import TesseraTesting
 
-/// A key store kept in memory under the names a Keychain-like store gives its entries
-/// (`StoredName`): what `KeychainKeyStore` does, on a platform that cannot build it.
+/// A key store kept in memory under the names and in the format a Keychain-like store
+/// gives its entries (`StoredName`, `StoredKey`): what `KeychainKeyStore` does, on a
+/// platform that cannot build it. Like the Secure Enclave, a key made with
+/// `.currentBiometrics` asks for biometrics each time it is loaded to sign, unless a
+/// passed check comes along: `prompts` counts those second prompts.
 final class MemoryKeyStore: KeyStore {
     private let entries = Mutex<[String: Data]>([:])
+    private let biometricKeys = Mutex<Set<String>>([])
+    private let promptCount = Mutex(0)
 
     var names: [String] { entries.withLock { Array($0.keys).sorted() } }
+    var prompts: Int { promptCount.withLock { $0 } }
 
     func generateKey(label: String, protection: KeyProtection) async throws -> any P256Signer {
+        try await generateKey(label: label, protection: protection, authenticatedBy: nil)
+    }
+
+    func generateKey(label: String, protection: KeyProtection, authenticatedBy evaluation: BiometricEvaluation?) async throws
+        -> any P256Signer
+    {
         let key = SoftwareSigningKey()
-        entries.withLock { $0[StoredName.key(label)] = key.rawRepresentation }
+        entries.withLock { $0[StoredName.key(label)] = StoredKey.software(key.rawRepresentation).encoded }
+        if protection.requiresCurrentBiometrics {
+            biometricKeys.withLock { _ = $0.insert(label) }
+            // Signing with the new key (its registration) needs biometrics too.
+            if evaluation?.authentication == nil { promptCount.withLock { $0 += 1 } }
+        }
         return key
     }
 
-    func key(label: String) async throws -> (any P256Signer)? {
+    func key(label: String) async throws -> (any P256Signer)? { try await key(label: label, authenticatedBy: nil) }
+
+    func key(label: String, authenticatedBy evaluation: BiometricEvaluation?) async throws -> (any P256Signer)? {
         guard let data = entries.withLock({ $0[StoredName.key(label)] }) else { return nil }
-        return try SoftwareSigningKey(rawRepresentation: data)
+        guard case .software(let raw)? = StoredKey(data) else { throw TesseraKitError.keyStore("a stored key is damaged") }
+        if biometricKeys.withLock({ $0.contains(label) }) && evaluation?.authentication == nil { promptCount.withLock { $0 += 1 } }
+        return try SoftwareSigningKey(rawRepresentation: raw)
     }
 
     func setItem(_ data: Data?, label: String) async throws {
@@ -36,13 +57,37 @@ final class MemoryKeyStore: KeyStore {
 
     func item(label: String) async throws -> Data? { entries.withLock { $0[StoredName.item(label)] } }
 
-    func itemLabels() async throws -> [String] {
-        names.filter { $0.hasPrefix("item-") }.map { String($0.dropFirst(5)) }
-    }
+    func itemLabels() async throws -> [String] { StoredName.itemLabels(from: names) }
 
     func removeAll(withPrefix prefix: String) async throws {
         let removed = StoredName.removed(withPrefix: prefix, from: names)
         entries.withLock { entries in for name in removed { entries[name] = nil } }
+    }
+}
+
+/// A biometric check that counts its prompts and leaves a context behind, as Face ID's
+/// `LAContext` does.
+final class CountingBiometricGate: BiometricGate {
+    let inner: SoftwareBiometricGate
+    private let count = Mutex(0)
+    private let finishedCount = Mutex(0)
+    var prompts: Int { count.withLock { $0 } }
+    /// Checks the SDK said it was done with (on Apple: contexts invalidated).
+    var finishedChecks: Int { finishedCount.withLock { $0 } }
+
+    func finished(_ evaluation: BiometricEvaluation) {
+        if evaluation.authentication is Context { finishedCount.withLock { $0 += 1 } }
+    }
+
+    final class Context: Sendable {}
+
+    init(stateFile: URL) { inner = SoftwareBiometricGate(stateFile: stateFile) }
+
+    func evaluate(reason: String) async throws -> Data { try await evaluation(reason: reason).domainState }
+
+    func evaluation(reason: String) async throws -> BiometricEvaluation {
+        count.withLock { $0 += 1 }
+        return BiometricEvaluation(domainState: try await inner.evaluate(reason: reason), authentication: Context())
     }
 }
 
@@ -83,6 +128,56 @@ struct KeyStoreTests {
         let store = MemoryKeyStore()
         try await checkRemoval(store)
         #expect(store.names == ["item-b.record", "key-b.device"])
+    }
+
+    @Test("the stored key format and item listing are shared: a Secure Enclave handle and a software key round-trip, damage is seen")
+    func storedFormat() {
+        let handle = Data([9, 8, 7])
+        guard case .secureEnclave(let back)? = StoredKey(StoredKey.secureEnclave(handle).encoded) else {
+            Issue.record("a handle reads back as a handle")
+            return
+        }
+        #expect(back == handle)
+        guard case .software(let raw)? = StoredKey(StoredKey.software(Data([1, 2])).encoded) else {
+            Issue.record("a software key reads back as one")
+            return
+        }
+        #expect(raw == Data([1, 2]))
+        #expect(StoredKey(Data()) == nil && StoredKey(Data([7, 1])) == nil)
+        #expect(StoredName.itemLabels(from: ["key-a.device", "item-b.record", "item-a.record", "item-c.tmp.tmp", "other"]) == ["a.record", "b.record"])
+        #expect(KeyProtection.currentBiometrics.requiresCurrentBiometrics && !KeyProtection.deviceBound.requiresCurrentBiometrics)
+    }
+
+    @Test("one biometric prompt per enrolment and per login: the check's context goes with the biometric key's signature")
+    func oneBiometricPrompt() async throws {
+        try await withServer { server in
+            let scenario = try await Scenario.make(on: server)
+            let service = try await scenario.createService(policy: "device+biometric")
+            try await scenario.createUser("fay")
+            let directory = FileManager.default.temporaryDirectory.appendingPathComponent("prompts-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(at: directory) }
+            let store = MemoryKeyStore()
+            let gate = CountingBiometricGate(stateFile: directory.appendingPathComponent("biometrics"))
+            let transport = RecordingTransport()
+            let personalizer = Personalizer(keyStore: store, transport: transport, biometrics: gate)
+            let authenticator = Authenticator(keyStore: store, transport: transport, biometrics: gate)
+            _ = try await personalizer.activate(url: try await scenario.invite("fay"), pin: "2468", enrollBiometric: true)
+            #expect(gate.prompts == 1 && store.prompts == 0, "enrolment: one check, and the new key signs under it")
+            #expect(gate.finishedChecks == 1, "the enrolment's check releases nothing after its signature")
+            for round in 1...2 {
+                let login = try await scenario.openLogin(service)
+                var information = try await authenticator.start(url: login.authenticationURL)
+                try information.sign(factor: DeviceFactor())
+                try information.sign(factor: try await authenticator.biometricFactor(for: information, reason: "Sign in"))
+                guard case .userLogin = try await authenticator.finish(information) else {
+                    Issue.record("a biometric login")
+                    return
+                }
+                #expect(gate.prompts == 1 + round && store.prompts == 0, "login \(round): one prompt, none from the key")
+                #expect(gate.finishedChecks == 1 + round, "login \(round): the check is finished once the proof is signed")
+            }
+        }
     }
 
     @Test("biometrics enrolled again twice leave one biometric key on the device; deleting the activation leaves nothing of it")

@@ -162,7 +162,8 @@ struct Device: AsyncParsableCommand {
         switch result {
         case .userLogin(let login):
             report = LoginReport(
-                result: "userLogin", service: login.service.name, username: login.username, factors: login.factors.map(\.rawValue))
+                result: "userLogin", service: login.service.name, username: login.username, factors: login.factors.map(\.rawValue),
+                role: login.role, subject: login.subject, identityToken: login.identityToken)
         case .lockout(let lockout, _):
             report = LoginReport(result: "lockout", isPermanent: lockout.isPermanent, lockedUntil: lockout.lockedUntil)
         default:
@@ -221,12 +222,18 @@ struct Device: AsyncParsableCommand {
         var factors: [String]? = nil
         var isPermanent: Bool? = nil
         var lockedUntil: Date? = nil
+        var role: String? = nil
+        var subject: String? = nil
+        var identityToken: String? = nil
 
         func show(json: Bool) {
             if json { return Output.encodable(self) }
             print("result: \(result)")
             if let service { print("service: \(service)\nusername: \(username ?? "")") }
             if let factors { print("factors: \(factors.joined(separator: ","))") }
+            if let role { print("role: \(role)") }
+            if let subject { print("subject: \(subject)") }
+            if let identityToken { print("identityToken: \(identityToken)") }
             if let isPermanent { print("isPermanent: \(isPermanent)") }
             if let lockedUntil { print("lockedUntil: \(ISO8601DateFormatter().string(from: lockedUntil))") }
         }

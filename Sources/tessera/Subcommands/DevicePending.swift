@@ -83,10 +83,11 @@ extension Device {
     /// The pending request with this id, claimed for this device.
     static func claimPending(_ id: String, authenticator: Authenticator, json: Bool) async throws -> AuthenticationUserInformation {
         try await reporting(json: json) {
-            guard let pending = try await authenticator.pendingRequests().first(where: { $0.requestID.rawValue == id }) else {
-                throw CLIError("no pending request \(id) for this device (answered, expired, or for another user)")
+            // The id may come from the list or straight from the service (its auth_req_id).
+            switch try await authenticator.authenticate(sessionID: id) {
+            case .sign(let information): return information
+            case .ended(let status): throw CLIError("request \(id) is no longer pending: \(status.rawValue)")
             }
-            return try await authenticator.start(pending: pending)
         }
     }
 
@@ -94,8 +95,11 @@ extension Device {
         static let configuration = CommandConfiguration(
             abstract: "Approve a pending request (see `tessera device pending`): claim it and sign it with the factors.",
             discussion: """
-                Prints `result` like `login`: userLogin, or lockout with isPermanent and lockedUntil. Exit code 0 \
-                for userLogin, 3 for lockout, 1 for other errors (also when the request is no longer pending).
+                The id is the request's in `tessera device pending`, which is the service's auth_req_id: an id the \
+                service handed over directly works as well. Prints `result` like `login`: userLogin (with the \
+                service's role, the subject it receives and, where the service allows it, the step-up's \
+                identityToken), or lockout with isPermanent and lockedUntil. Exit code 0 for userLogin, 3 for \
+                lockout, 1 for other errors (also when the request is no longer pending, with its status).
                 """)
         @OptionGroup var options: DeviceOptions
         @Argument(help: "The request id from `tessera device pending`.") var id: String
