@@ -34,6 +34,11 @@ public struct TestHTTP: Sendable {
         var configuration = HTTPClient.Configuration(
             redirectConfiguration: .disallow, timeout: .init(connect: .seconds(5), read: .seconds(60)))
         configuration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = 64
+        // An idle connection goes after a second, not a minute: a run talks to hundreds of
+        // servers, and each kept connection holds two descriptors of this process (both
+        // ends are here). Foundation's socket manager select()s on descriptors, which
+        // breaks once their numbers pass 1023.
+        configuration.connectionPool.idleTimeout = .seconds(1)
         return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
     }()
 

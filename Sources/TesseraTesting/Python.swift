@@ -94,6 +94,10 @@ public enum Subprocess {
                 if count <= 0 { break }
                 sink(Data(buffer[0..<count]))
             }
+            // The read end goes now, not when the Pipe happens to be freed: a run starts
+            // hundreds of children, and Foundation's socket manager (URLSession, Process)
+            // select()s on its descriptors, which breaks once their numbers pass 1023.
+            try? handle.close()
             closed.fire()
         }
         reader.start()

@@ -332,10 +332,23 @@ struct CommandLineTests {
                 #expect((result.1["errors"] as? [String: Any])?.isEmpty == true, "\(flow): \(result.2)")
                 let latency = result.1["latency_ms"] as? [String: Any]
                 #expect((latency?["p99.9"] as? Double ?? 0) >= (latency?["p50"] as? Double ?? 1))
+                // CPU per flow: the server's from two readings of its /metrics, the bench's own.
+                let cpu = try #require(result.1["cpu_ms"] as? [String: Any], "\(result.2)")
+                let server = try #require(cpu["server_ms_per_flow"] as? Double, "\(cpu)")
+                let user = try #require(cpu["server_user_ms_per_flow"] as? Double)
+                let system = try #require(cpu["server_system_ms_per_flow"] as? Double)
+                #expect(server > 0 && abs(server - user - system) < 0.001, "\(cpu)")
+                #expect((cpu["bench_ms_per_flow"] as? Double ?? 0) > 0, "\(cpu)")
             }
             let text = try await tessera(
                 ["bench", "--tenant", "bench", "--devices", "1", "--concurrency", "1", "--duration", "1"], environment: serve.admin)
             #expect(text.2.contains("completed: ") && text.2.contains("latency ms: p50"), "\(text.2)")
+            #expect(text.2.contains("cpu ms per flow: server ") && text.2.contains("bench "), "\(text.2)")
+            let metrics = try await TestHTTP().get("\(serve.server)/metrics")
+            for name in ["process_cpu_seconds_total", "process_cpu_user_seconds_total", "process_resident_memory_bytes", "process_start_time_seconds"] {
+                let line = metrics.text.split(separator: "\n").first { $0.hasPrefix(name + " ") }
+                #expect((line.flatMap { Double($0.dropFirst(name.count + 1)) } ?? 0) > 0, "\(name) in /metrics")
+            }
 
             // tessera seed fills the tenant beside the running server; bench still runs on the larger database.
             let location = ["--data-dir", serve.directory.path] + (serve.database.map { ["--database", $0] } ?? [])

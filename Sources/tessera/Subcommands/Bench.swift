@@ -40,6 +40,12 @@ struct Bench: AsyncParsableCommand {
             one ends). With a rate, latency counts from when a flow was due, so a server that falls behind shows it.
             """)
     var rate = 0.0
+    @Option(
+        help: """
+            The server's metrics token (or TESSERA_METRICS_TOKEN), for reading its CPU time from /metrics before and \
+            after the run; without one the server answers only a loopback caller.
+            """)
+    var metricsToken: String?
 
     func validate() throws {
         guard ["login", "ciba", "refresh"].contains(flow) else { throw ValidationError("--flow is login, ciba or refresh") }
@@ -143,7 +149,11 @@ struct Bench: AsyncParsableCommand {
             firstRefreshTokens = Array(repeating: nil, count: concurrency)
         }
 
-        // The flows.
+        // The flows, between two readings of the server's CPU (its /metrics) and the bench's own.
+        let metrics = ServerCPU(
+            base: base, token: metricsToken ?? ProcessInfo.processInfo.environment["TESSERA_METRICS_TOKEN"], http: http)
+        let serverBefore = await metrics.read()
+        let benchBefore = ProcessUsage.current()
         let stats = BenchStats()
         let schedule = FlowSchedule()
         let deadline = ContinuousClock.now + .seconds(duration)
@@ -203,7 +213,100 @@ struct Bench: AsyncParsableCommand {
         progress.cancel()
         FileHandle.standardError.write(Data("\n".utf8))
         let elapsed = ContinuousClock.now - started
-        return stats.report(flow: flow, elapsed: elapsed, concurrency: concurrency, devices: fleet.count)
+        let benchAfter = ProcessUsage.current()
+        let serverAfter = await metrics.read()
+        var report = stats.report(flow: flow, elapsed: elapsed, concurrency: concurrency, devices: fleet.count)
+        report.cpu = CPUReport(
+            flows: report.completed, serverBefore: serverBefore, serverAfter: serverAfter, benchBefore: benchBefore, benchAfter: benchAfter)
+        return report
+    }
+}
+
+/// The server's CPU seconds as its `/metrics` reports them (`process_cpu_seconds_total`
+/// and its user and system parts), so the bench measures a remote server too.
+struct ServerCPU {
+    let base: String
+    let token: String?
+    let http: HTTPClient
+
+    struct Reading {
+        let user: Double
+        let system: Double
+        var total: Double { user + system }
+    }
+
+    /// The reading, or why there is none (no token for a remote server, an old server).
+    func read() async -> Result<Reading, BenchError> {
+        var request = HTTPClientRequest(url: base + "/metrics")
+        if let token { request.headers.add(name: "Authorization", value: "Bearer \(token)") }
+        do {
+            let response = try await http.execute(request, timeout: .seconds(10))
+            let body = try await response.body.collect(upTo: 4 << 20)
+            guard response.status == .ok else {
+                return .failure(BenchError("/metrics answered \(response.status.code): give --metrics-token"))
+            }
+            let text = String(buffer: body)
+            func value(_ name: String) -> Double? {
+                text.split(separator: "\n").first { $0.hasPrefix(name + " ") }.flatMap { Double($0.dropFirst(name.count + 1)) }
+            }
+            guard let user = value("process_cpu_user_seconds_total"), let system = value("process_cpu_system_seconds_total") else {
+                return .failure(BenchError("/metrics has no process_cpu_*_seconds_total"))
+            }
+            return .success(Reading(user: user, system: system))
+        } catch {
+            return .failure(BenchError("/metrics: \(error)"))
+        }
+    }
+}
+
+/// CPU milliseconds per completed flow: the server's (user and system), from /metrics,
+/// and the bench's own, which competes for the same cores when both run on one machine.
+struct CPUReport: Encodable {
+    let serverMsPerFlow: Double?
+    let serverUserMsPerFlow: Double?
+    let serverSystemMsPerFlow: Double?
+    let benchMsPerFlow: Double
+    let benchUserMsPerFlow: Double
+    let benchSystemMsPerFlow: Double
+    /// Why the server's figure is missing.
+    let serverUnavailable: String?
+
+    init(
+        flows: Int, serverBefore: Result<ServerCPU.Reading, BenchError>, serverAfter: Result<ServerCPU.Reading, BenchError>,
+        benchBefore: ProcessUsage, benchAfter: ProcessUsage
+    ) {
+        let per = 1000 / Double(max(flows, 1))
+        switch (serverBefore, serverAfter) {
+        case (.success(let before), .success(let after)):
+            serverMsPerFlow = (after.total - before.total) * per
+            serverUserMsPerFlow = (after.user - before.user) * per
+            serverSystemMsPerFlow = (after.system - before.system) * per
+            serverUnavailable = nil
+        case (.failure(let error), _), (_, .failure(let error)):
+            (serverMsPerFlow, serverUserMsPerFlow, serverSystemMsPerFlow) = (nil, nil, nil)
+            serverUnavailable = error.description
+        }
+        benchMsPerFlow = (benchAfter.cpuSeconds - benchBefore.cpuSeconds) * per
+        benchUserMsPerFlow = (benchAfter.userSeconds - benchBefore.userSeconds) * per
+        benchSystemMsPerFlow = (benchAfter.systemSeconds - benchBefore.systemSeconds) * per
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case serverMsPerFlow = "server_ms_per_flow"
+        case serverUserMsPerFlow = "server_user_ms_per_flow"
+        case serverSystemMsPerFlow = "server_system_ms_per_flow"
+        case benchMsPerFlow = "bench_ms_per_flow"
+        case benchUserMsPerFlow = "bench_user_ms_per_flow"
+        case benchSystemMsPerFlow = "bench_system_ms_per_flow"
+        case serverUnavailable = "server_unavailable"
+    }
+
+    var text: String {
+        let bench = String(format: "bench %.3f (user %.3f, system %.3f)", benchMsPerFlow, benchUserMsPerFlow, benchSystemMsPerFlow)
+        guard let server = serverMsPerFlow, let user = serverUserMsPerFlow, let system = serverSystemMsPerFlow else {
+            return "cpu ms per flow: server unknown (\(serverUnavailable ?? "")), " + bench
+        }
+        return String(format: "cpu ms per flow: server %.3f (user %.3f, system %.3f), ", server, user, system) + bench
     }
 }
 
@@ -230,6 +333,10 @@ struct BenchDevice: Sendable {
 
 struct BenchError: Error, CustomStringConvertible {
     let description: String
+}
+
+extension BenchError {
+    init(_ description: String) { self.init(description: description) }
 }
 
 /// The flows, each from its first request to its tokens.
@@ -417,9 +524,12 @@ struct BenchReport: Encodable {
     let errors: [String: Int]
     /// Refresh only: mean ms of the 100 rotations of a session up to each mark reached.
     let rotationMeans: [String: Double]?
+    /// CPU per flow, the server's and the bench's.
+    var cpu: CPUReport? = nil
 
     enum CodingKeys: String, CodingKey {
         case flow, seconds, concurrency, devices, completed, errors
+        case cpu = "cpu_ms"
         case rotationMeans = "rotation_ms_up_to"
         case perSecond = "flows_per_second"
         case latency = "latency_ms"
@@ -433,6 +543,7 @@ struct BenchReport: Encodable {
             String(
                 format: "latency ms: p50 %.2f  p90 %.2f  p99 %.2f  p99.9 %.2f  max %.2f", latency.p50, latency.p90, latency.p99,
                 latency.p999, latency.max))
+        if let cpu { print(cpu.text) }
         if let rotationMeans {
             let marks = rotationMeans.sorted { Int($0.key) ?? 0 < Int($1.key) ?? 0 }
             print("mean ms of a session's rotations up to: " + marks.map { String(format: "#%@ %.2f", $0.key, $0.value) }.joined(separator: "  "))
