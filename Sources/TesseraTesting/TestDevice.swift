@@ -35,12 +35,6 @@ public final class RecordingTransport: HTTPTransport {
 
     public func send(_ request: HTTPRequestData) async throws -> HTTPResponseData {
         sent.withLock { $0.append(request) }
-        // No keep-alive: each test device has a URLSession of its own, whose idle
-        // connections would hold two descriptors of this process each (both ends are
-        // here) for as long as the run, and Foundation's socket manager select()s on
-        // descriptors, which breaks once their numbers pass 1023.
-        var request = request
-        request.headers["Connection"] = "close"
         let response = try await inner.send(request)
         answered.withLock { $0.append((request, response)) }
         return response
