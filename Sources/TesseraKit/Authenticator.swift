@@ -126,8 +126,14 @@ public struct Authenticator: Sendable {
     public func start(url: URL, username: String? = nil) async throws -> AuthenticationUserInformation {
         let (issuer, requestID) = try DeviceLink.parse(url, endpoint: "authenticate", parameter: "request")
         let (activation, linked) = try await registry.find(issuer: issuer, username: username)
+        return try await claim(requestID, activation: activation, userID: linked?.userID)
+    }
+
+    /// Claims a request for the activation (as `userID`, one of its merged users, when
+    /// given), checking that the answer is for this request and issuer.
+    func claim(_ requestID: String, activation: Activation, userID: UserID? = nil) async throws -> AuthenticationUserInformation {
         let path = "device/authentications/\(requestID)/claim"
-        let wire = try await devicePost(activation, path, body: ClaimRequest(userID: linked?.userID), as: AuthenticationChallenge.self)
+        let wire = try await devicePost(activation, path, body: ClaimRequest(userID: userID), as: AuthenticationChallenge.self)
         guard wire.audience == activation.issuer, wire.requestID.rawValue == requestID else {
             throw TesseraKitError.transport("the server answered for another request")
         }

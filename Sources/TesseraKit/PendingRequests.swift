@@ -130,13 +130,7 @@ extension Authenticator {
     /// let result = try await authenticator.finish(info)   // .userLogin or .lockout
     /// ```
     public func start(pending: PendingAuthentication) async throws -> AuthenticationUserInformation {
-        let activation = pending.activation
-        let path = "device/authentications/\(pending.requestID.rawValue)/claim"
-        let wire = try await devicePost(activation, path, body: ClaimRequest(userID: nil), as: AuthenticationChallenge.self)
-        guard wire.audience == activation.issuer, wire.requestID == pending.requestID else {
-            throw TesseraKitError.transport("the server answered for another request")
-        }
-        return AuthenticationUserInformation(wire, activation: activation)
+        try await claim(pending.requestID.rawValue, activation: pending.activation)
     }
 
     /// Takes up a step-up request whose id (`auth_req_id`) the app received from its own
@@ -180,12 +174,7 @@ extension Authenticator {
             }
             guard state.requestID.rawValue == sessionID else { throw TesseraKitError.transport("the server answered for another request") }
             guard state.status == .pending else { return .ended(state.status) }
-            let claim = "device/authentications/\(sessionID)/claim"
-            let wire = try await devicePost(activation, claim, body: ClaimRequest(userID: nil), as: AuthenticationChallenge.self)
-            guard wire.audience == activation.issuer, wire.requestID.rawValue == sessionID else {
-                throw TesseraKitError.transport("the server answered for another request")
-            }
-            return .sign(AuthenticationUserInformation(wire, activation: activation))
+            return .sign(try await claim(sessionID, activation: activation))
         }
         throw notFound ?? TesseraKitError.noActivation(issuer: issuer ?? "any issuer")
     }

@@ -58,7 +58,7 @@ extension Authenticator {
     /// ```
     public func singleSignOnSession(issuer: String? = nil, username: String? = nil) async throws -> SingleSignOnSession? {
         let (activation, linked) = try await inAppActivation(issuer: issuer, username: username)
-        return try await liveSession(activation, username: linked?.username ?? username ?? activation.username)
+        return try await liveSession(activation, username: linked?.username ?? activation.username)
     }
 
     private func liveSession(_ activation: Activation, username: String) async throws -> SingleSignOnSession? {
@@ -92,6 +92,13 @@ extension Authenticator {
     public func fetchAuthorizationCode(singleSignOn request: InAppAuthenticationRequest, attributes: [String] = []) async throws
         -> AuthorizationCode
     {
+        try await singleSignOnCode(request, attributes: attributes).code
+    }
+
+    /// The code, and the user it is for (whom a token manager keeps the tokens under).
+    func singleSignOnCode(_ request: InAppAuthenticationRequest, attributes: [String] = []) async throws
+        -> (code: AuthorizationCode, username: String)
+    {
         let (activation, linked) = try await inAppActivation(issuer: request.issuer, username: request.username)
         let username = linked?.username ?? activation.username
         guard let session = try await liveSession(activation, username: username) else {
@@ -112,6 +119,8 @@ extension Authenticator {
             throw TesseraKitError.singleSignOnUnavailable("\(status) \(error): \(description)")
         }
         guard wire.issuer == activation.issuer else { throw TesseraKitError.transport("the code comes from another issuer") }
-        return AuthorizationCode(code: wire.code, state: wire.state, issuer: wire.issuer, redirectURI: wire.redirectURI, expiresAt: wire.expiresAt)
+        let code = AuthorizationCode(
+            code: wire.code, state: wire.state, issuer: wire.issuer, redirectURI: wire.redirectURI, expiresAt: wire.expiresAt)
+        return (code, username)
     }
 }

@@ -215,11 +215,8 @@ public struct TokenManager: Sendable {
         do {
             // Within a single sign-on session the device's signature is enough; without one
             // (or when the server no longer honours it) the user signs with factors.
-            if singleSignOn, let session = try? await authenticator.singleSignOnSession(issuer: issuer, username: username),
-                let viaSession = try? await authenticator.fetchAuthorizationCode(singleSignOn: request)
-            {
-                loggedIn = session.username
-                code = viaSession
+            if singleSignOn, let viaSession = try? await authenticator.singleSignOnCode(request) {
+                (code, loggedIn) = viaSession
             } else {
                 var information = try await authenticator.fetchInAppAuthenticationInitializationData(request)
                 try await sign(&information)

@@ -255,9 +255,10 @@ public struct Attempts: Sendable {
         // its factors and its time (OpenID `auth_time`); a full login starts the session
         // (or starts it again).
         let session = attempt.session
+        let factors = session?.factors ?? attempt.combination.factors
+        let authTime = session?.authTime ?? now
         try await tx.approveAuthRequest(
-            id: authRequest.id, factors: session?.factors ?? (attempt.combination.factors),
-            confirmedAttributes: claims.attrs.sorted(), authTime: session?.authTime ?? now)
+            id: authRequest.id, factors: factors, confirmedAttributes: claims.attrs.sorted(), authTime: authTime)
         // Only a login beyond the single sign-on policy starts a session: one that the
         // session's own combinations would allow proves nothing more. The device gets the
         // session's token for native single sign-on (a restarted session replaces it).
@@ -282,15 +283,13 @@ public struct Attempts: Sendable {
         try await tx.insertHistory(history)
         let userID = authRequest.userID ?? activation.userID
         let user = try await tx.user(id: userID)
-        // What the login stands on: the session's factors within single sign-on.
-        let factors = session?.factors ?? attempt.combination.factors
         let confirmed = (user?.attributes ?? [:]).filter { claims.attrs.contains($0.key) }
         let role = Grants.role(of: factors, for: service)
         let subject = Grants.subject(of: userID, for: service)
         let identityToken =
             authRequest.flow == .ciba && service.appIdentityToken
             ? stepUpIdentityToken(
-                authRequest, service: service, subject: subject, factors: factors, authTime: session?.authTime ?? now,
+                authRequest, service: service, subject: subject, factors: factors, authTime: authTime,
                 attributes: confirmed, role: role, tenant: tenant, now: now)
             : nil
         // An in-app login goes on to its authorization code; the others are done.
@@ -542,20 +541,19 @@ public struct Attempts: Sendable {
         return (base, (try AuthenticatorPolicy(parsing: ssoText), session))
     }
 
-    /// Single sign-on is for browser logins of tenants that allow it; in-app logins,
-    /// backchannel step-ups and account processes neither start nor use a session.
+    /// A browser login uses the activation's single sign-on session, where the tenant
+    /// has them; in-app logins use it only through `device/sso/code`, and backchannel
+    /// step-ups and account processes neither start nor use one.
     static func takesPartInSSO(_ authRequest: AuthRequestRecord, tenant: TenantRecord) -> Bool {
-        tenant.ssoLifetime > 0 && tenant.ssoPolicy != nil && authRequest.serviceID != nil && authRequest.flow == nil
-            && authRequest.purpose == AuthenticationPurpose.login
+        startsSSOSession(authRequest, tenant: tenant) && authRequest.flow == nil
     }
 
     /// A full login starts a single sign-on session when the tenant has them: a browser
     /// login (which later browser logins use), or an in-app login (whose token gets the app
     /// codes for further services, `device/sso/code`).
     static func startsSSOSession(_ authRequest: AuthRequestRecord, tenant: TenantRecord) -> Bool {
-        takesPartInSSO(authRequest, tenant: tenant)
-            || (tenant.ssoLifetime > 0 && tenant.ssoPolicy != nil && authRequest.serviceID != nil && authRequest.flow == .inApp
-                && authRequest.purpose == AuthenticationPurpose.login)
+        tenant.ssoLifetime > 0 && tenant.ssoPolicy != nil && authRequest.serviceID != nil
+            && (authRequest.flow == nil || authRequest.flow == .inApp) && authRequest.purpose == AuthenticationPurpose.login
     }
 
     /// The longest a request may live, extended by lockout waits: two hours from its start.
