@@ -161,19 +161,24 @@ public struct QRCode: Sendable {
 
         /// Error correction level M has format bits 00.
         mutating func drawFormatBits(mask: Int) {
-            let data = mask
-            var remainder = data
+            for (x, y, dark) in Self.formatModules(mask: mask, size: size) { set(x, y, dark) }
+        }
+
+        /// The format information of `mask` (level M): where each module goes, and whether
+        /// it is dark.
+        static func formatModules(mask: Int, size: Int) -> [(x: Int, y: Int, dark: Bool)] {
+            var remainder = mask
             for _ in 0..<10 { remainder = (remainder << 1) ^ ((remainder >> 9) * 0x537) }
-            let bits = (data << 10 | remainder) ^ 0x5412
+            let bits = (mask << 10 | remainder) ^ 0x5412
             func bit(_ i: Int) -> Bool { (bits >> i) & 1 == 1 }
-            for i in 0...5 { set(8, i, bit(i)) }
-            set(8, 7, bit(6))
-            set(8, 8, bit(7))
-            set(7, 8, bit(8))
-            for i in 9..<15 { set(14 - i, 8, bit(i)) }
-            for i in 0..<8 { set(size - 1 - i, 8, bit(i)) }
-            for i in 8..<15 { set(8, size - 15 + i, bit(i)) }
-            set(8, size - 8, true)
+            var modules: [(x: Int, y: Int, dark: Bool)] = []
+            for i in 0...5 { modules.append((8, i, bit(i))) }
+            modules += [(8, 7, bit(6)), (8, 8, bit(7)), (7, 8, bit(8))]
+            for i in 9..<15 { modules.append((14 - i, 8, bit(i))) }
+            for i in 0..<8 { modules.append((size - 1 - i, 8, bit(i))) }
+            for i in 8..<15 { modules.append((8, size - 15 + i, bit(i))) }
+            modules.append((8, size - 8, true))
+            return modules
         }
 
         mutating func drawCodewords(_ codewords: [UInt8]) {
@@ -197,88 +202,139 @@ public struct QRCode: Sendable {
             }
         }
 
-        static func masked(_ mask: Int, _ x: Int, _ y: Int) -> Bool {
-            switch mask {
-            case 0: (x + y) % 2 == 0
-            case 1: y % 2 == 0
-            case 2: x % 3 == 0
-            case 3: (x + y) % 3 == 0
-            case 4: (y / 2 + x / 3) % 2 == 0
-            case 5: (x * y) % 2 + (x * y) % 3 == 0
-            case 6: ((x * y) % 2 + (x * y) % 3) % 2 == 0
-            default: ((x + y) % 2 + (x * y) % 3) % 2 == 0
-            }
-        }
-
         mutating func applyMask(_ mask: Int) {
+            let pattern = MaskPatterns.table[version - 1][mask]
             for y in 0..<size {
-                for x in 0..<size where !isFunction[y * size + x] && Self.masked(mask, x, y) {
+                for x in 0..<size where !isFunction[y * size + x] && (pattern[y] >> UInt64(x)) & 1 == 1 {
                     modules[y * size + x].toggle()
                 }
             }
         }
 
+        /// Tries the eight masks on bit rows (the grid fits 64 bits a row: versions 1 to
+        /// 10 are at most 57 modules wide) and keeps the one with the lowest penalty.
         mutating func applyBestMask() {
+            var base = [UInt64](repeating: 0, count: size)
+            var function = [UInt64](repeating: 0, count: size)
+            for y in 0..<size {
+                for x in 0..<size {
+                    if modules[y * size + x] { base[y] |= 1 << UInt64(x) }
+                    if isFunction[y * size + x] { function[y] |= 1 << UInt64(x) }
+                }
+            }
+            let patterns = MaskPatterns.table[version - 1]
+            var rows = base
+            var columns = [UInt64](repeating: 0, count: size)
             var best = 0
             var bestPenalty = Int.max
             for mask in 0..<8 {
-                applyMask(mask)
-                drawFormatBits(mask: mask)
-                let penalty = self.penalty()
+                for y in 0..<size { rows[y] = base[y] ^ (patterns[mask][y] & ~function[y]) }
+                for (x, y, dark) in Self.formatModules(mask: mask, size: size) {
+                    if dark { rows[y] |= 1 << UInt64(x) } else { rows[y] &= ~(1 << UInt64(x)) }
+                }
+                for x in 0..<size { columns[x] = 0 }
+                for y in 0..<size {
+                    var row = rows[y]
+                    while row != 0 {
+                        let x = row.trailingZeroBitCount
+                        columns[x] |= 1 << UInt64(y)
+                        row &= row - 1
+                    }
+                }
+                let penalty = QRPenalty.score(rows: rows, columns: columns, size: size)
                 if penalty < bestPenalty {
                     bestPenalty = penalty
                     best = mask
                 }
-                applyMask(mask)
             }
             applyMask(best)
             drawFormatBits(mask: best)
         }
+    }
+}
 
-        /// The four penalty rules of ISO/IEC 18004 §7.8.3.
-        func penalty() -> Int {
-            modules.withUnsafeBufferPointer { grid in
-                var score = 0
-                // Rules 1 and 3 along every row (step 1) and every column (step size).
-                for line in 0..<size {
-                    for (start, step) in [(line * size, 1), (line, size)] {
-                        var run = 1
-                        for i in 1..<size {
-                            if grid[start + i * step] == grid[start + (i - 1) * step] {
-                                run += 1
-                            } else {
-                                if run >= 5 { score += run - 2 }
-                                run = 1
-                            }
-                        }
-                        if run >= 5 { score += run - 2 }
-                        // Dark-light-dark×3-light-dark with four light modules after or
-                        // before it; the 4-module quiet zone around the symbol is light.
-                        var window = 0
-                        for i in -4..<(size + 4) {
-                            let dark = i >= 0 && i < size && grid[start + i * step]
-                            window = (window << 1 | (dark ? 1 : 0)) & 0x7FF
-                            if i >= 6 && (window == 0b101_1101_0000 || window == 0b000_0101_1101) { score += 40 }
-                        }
-                    }
-                }
-                var dark = 0
-                for y in 0..<size {
-                    for x in 0..<size {
-                        let colour = grid[y * size + x]
-                        if colour { dark += 1 }
-                        if y < size - 1 && x < size - 1 && grid[y * size + x + 1] == colour
-                            && grid[(y + 1) * size + x] == colour && grid[(y + 1) * size + x + 1] == colour
-                        {
-                            score += 3
-                        }
-                    }
-                }
-                let total = size * size
-                score += abs(dark * 100 / total - 50) / 5 * 10
-                return score
+/// Which modules each mask darkens (ISO/IEC 18004 Table 10), as bit rows per version:
+/// worked out once, so choosing a mask costs no divisions per module.
+private enum MaskPatterns {
+    static let table: [[[UInt64]]] = (1...10).map { version in
+        let size = version * 4 + 17
+        return (0..<8).map { mask in
+            (0..<size).map { y in
+                (0..<size).reduce(UInt64(0)) { row, x in dark(mask, x, y) ? row | 1 << UInt64(x) : row }
             }
         }
+    }
+
+    static func dark(_ mask: Int, _ x: Int, _ y: Int) -> Bool {
+        switch mask {
+        case 0: (x + y) % 2 == 0
+        case 1: y % 2 == 0
+        case 2: x % 3 == 0
+        case 3: (x + y) % 3 == 0
+        case 4: (y / 2 + x / 3) % 2 == 0
+        case 5: (x * y) % 2 + (x * y) % 3 == 0
+        case 6: ((x * y) % 2 + (x * y) % 3) % 2 == 0
+        default: ((x + y) % 2 + (x * y) % 3) % 2 == 0
+        }
+    }
+}
+
+/// The four penalty rules of ISO/IEC 18004 §7.8.3 on bit lines: bit `i` of `rows[y]` is
+/// the module at (i, y), bit `i` of `columns[x]` the module at (x, i); 1 is dark.
+enum QRPenalty {
+    static func score(rows: [UInt64], columns: [UInt64], size: Int) -> Int {
+        var score = 0
+        for lines in [rows, columns] {
+            for line in lines { score += runs(line, size: size) + finderLike(line, size: size) }
+        }
+        // Rule 2: each 2×2 block of one colour, 3 points.
+        let pairs = (UInt64(1) << UInt64(size - 1)) - 1
+        for y in 0..<(size - 1) {
+            let top = rows[y]
+            let bottom = rows[y + 1]
+            let same = ~(top ^ bottom) & ~(top ^ (top >> 1)) & ~(bottom ^ (bottom >> 1)) & pairs
+            score += 3 * same.nonzeroBitCount
+        }
+        // Rule 4: 10 points for each full 5 % the dark share is away from half.
+        let dark = rows.reduce(0) { $0 + $1.nonzeroBitCount }
+        score += abs(dark * 100 / (size * size) - 50) / 5 * 10
+        return score
+    }
+
+    /// Rule 1: a run of five or more modules of one colour scores its length minus 2.
+    static func runs(_ line: UInt64, size: Int) -> Int {
+        var score = 0
+        var position = 0
+        var rest = line
+        while position < size {
+            let dark = rest & 1 == 1
+            let length = min((dark ? ~rest : rest).trailingZeroBitCount, size - position)
+            if length >= 5 { score += length - 2 }
+            position += length
+            rest = length < 64 ? rest >> UInt64(length) : 0
+        }
+        return score
+    }
+
+    /// Rule 3: dark-light-dark×3-light-dark with four light modules after or before it
+    /// scores 40 (both sides, 80); the four-module quiet zone around the symbol is light.
+    static func finderLike(_ line: UInt64, size: Int) -> Int {
+        // Bits at and past `size` are set: outside the symbol is light (size ≤ 57, so the
+        // four modules after the last finder start stay below bit 64).
+        let light = ~line
+        // Starts f (0...size-7) of 1011101 at modules f...f+6.
+        var finder = (UInt64(1) << UInt64(size - 6)) - 1
+        for j in 0..<7 {
+            let dark = (0b1011101 >> j) & 1 == 1
+            finder &= (dark ? line : light) >> UInt64(j)
+        }
+        guard finder != 0 else { return 0 }
+        var after = finder
+        for j in 7...10 { after &= light >> UInt64(j) }
+        var before = finder
+        // Modules before the symbol (f - j < 0) are light: the shifted-in bits are set.
+        for j in 1...4 { before &= light << UInt64(j) | ((1 << UInt64(j)) - 1) }
+        return 40 * (after.nonzeroBitCount + before.nonzeroBitCount)
     }
 }
 
