@@ -107,13 +107,43 @@ enum RequestDecoding {
         return values
     }
 
-    /// A percent-decoded form or query component; nil when it is not valid, or holds a NUL
-    /// character (which no identifier, name or token has, and PostgreSQL cannot store).
+    /// A percent-decoded form or query component; nil when it is not valid (a bad escape,
+    /// or bytes that are not UTF-8), or holds a NUL character (which no identifier, name
+    /// or token has, and PostgreSQL cannot store).
+    /// Works on the UTF-8 bytes: Foundation's `removingPercentEncoding` was 2 % of the
+    /// server's CPU in a login run.
     static func decodeComponent(_ text: Substring) -> String? {
-        guard let decoded = text.replacingOccurrences(of: "+", with: " ").removingPercentEncoding, !decoded.contains("\0") else {
-            return nil
+        let utf8 = text.utf8
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(utf8.count)
+        var index = utf8.startIndex
+        while index != utf8.endIndex {
+            let byte = utf8[index]
+            index = utf8.index(after: index)
+            switch byte {
+            case UInt8(ascii: "+"):
+                bytes.append(UInt8(ascii: " "))
+            case UInt8(ascii: "%"):
+                guard index != utf8.endIndex, let high = hexValue(utf8[index]) else { return nil }
+                index = utf8.index(after: index)
+                guard index != utf8.endIndex, let low = hexValue(utf8[index]) else { return nil }
+                index = utf8.index(after: index)
+                bytes.append(high << 4 | low)
+            default:
+                bytes.append(byte)
+            }
         }
-        return decoded
+        guard !bytes.contains(0) else { return nil }
+        return String(validating: bytes, as: UTF8.self)
+    }
+
+    private static func hexValue(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
+        default: nil
+        }
     }
 
 

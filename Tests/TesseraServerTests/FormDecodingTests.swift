@@ -1,0 +1,44 @@
+import Foundation
+import Testing
+
+@testable import TesseraServer
+
+@Suite("Form and query components")
+struct FormDecodingTests {
+    /// Foundation's decoding, which the byte-level decoder replaced, is the reference;
+    /// except that bytes which are not UTF-8 are refused, where Foundation on Linux puts
+    /// U+FFFD in their place (none of the inputs has one of its own).
+    static func foundation(_ text: String) -> String? {
+        guard let decoded = text.replacingOccurrences(of: "+", with: " ").removingPercentEncoding, !decoded.contains("\0"),
+            !decoded.contains("\u{FFFD}")
+        else {
+            return nil
+        }
+        return decoded
+    }
+
+    @Test("decodes as Foundation's removingPercentEncoding does, on chosen and random components")
+    func matchesFoundation() {
+        let chosen = [
+            "", "a", "a+b", "a%20b", "%E2%82%AC", "%e2%82%ac", "%", "%4", "%zz", "%G0", "100%", "%00", "a%00b", "%FF", "%C3",
+            "%C3%A9t%C3%A9", "%C3%28", "%ED%A0%80", "é", "%2B", "++", "redirect_uri=https%3A%2F%2Fx", "%%41", "%4%41",
+        ]
+        for text in chosen {
+            #expect(RequestDecoding.decodeComponent(Substring(text)) == Self.foundation(text), "\(text)")
+        }
+        let alphabet = Array("ab+%0123456789AaFfGz\u{E9}\u{20AC}")
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<20_000 {
+            let text = String((0..<Int.random(in: 0...12, using: &generator)).map { _ in alphabet.randomElement(using: &generator)! })
+            #expect(RequestDecoding.decodeComponent(Substring(text)) == Self.foundation(text), "\(text)")
+        }
+    }
+
+    @Test("a form keeps each name once and refuses repeats, bad escapes and NUL")
+    func form() throws {
+        #expect(try RequestDecoding.parseForm("a=1&b=x+y&c=%2F") == ["a": "1", "b": "x y", "c": "/"])
+        #expect(throws: (any Error).self) { try RequestDecoding.parseForm("a=1&a=2") }
+        #expect(throws: (any Error).self) { try RequestDecoding.parseForm("a=%zz") }
+        #expect(throws: (any Error).self) { try RequestDecoding.parseForm("a=%00") }
+    }
+}
