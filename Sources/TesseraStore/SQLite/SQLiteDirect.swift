@@ -29,7 +29,14 @@ struct DirectSQLiteRow: SQLRow {
         guard let offset = columns.offsets[column] else {
             throw StoreError(.corrupt, "no column \(column) in the row")
         }
-        return try Self.decoder.decode(D.self, from: values[offset])
+        // Text and integer columns read as String and Int64 directly: SQLiteDataDecoder's
+        // dynamic casts per column were a visible part of a login's CPU.
+        switch values[offset] {
+        case .text(let text) where D.self == String.self: return unsafeBitCast(text, to: D.self)
+        case .integer(let number) where D.self == Int64.self: return unsafeBitCast(Int64(number), to: D.self)
+        case .integer(let number) where D.self == Int.self: return unsafeBitCast(Int(number), to: D.self)
+        default: return try Self.decoder.decode(D.self, from: values[offset])
+        }
     }
 }
 
@@ -59,7 +66,15 @@ struct DirectSQLiteDatabase: SQLDatabase {
 
     private func run(_ query: any SQLExpression, _ onRow: (any SQLRow) -> Void) throws {
         let (sql, binds) = serialize(query)
-        try connection.execute(sql, try binds.map { SQLiteValue(try Self.encoder.encode($0)) }) { columns, values in
+        let values = try binds.map { bind -> SQLiteValue in
+            switch bind {
+            case let text as String: .text(text)
+            case let number as Int64: .integer(Int(number))
+            case let number as Int: .integer(number)
+            default: SQLiteValue(try Self.encoder.encode(bind))
+            }
+        }
+        try connection.execute(sql, values) { columns, values in
             onRow(DirectSQLiteRow(columns: columns, values: values.map(SQLiteData.init)))
         }
     }
