@@ -63,24 +63,30 @@ public enum Base64URL {
     /// unused low bits of the last character zero (one encoding per value, so a token
     /// cannot be re-spelled to look new).
     public static func decode(_ text: some StringProtocol) -> Data? {
-        let input = Array(text.utf8)
-        if input.count % 4 == 1 { return nil }
-        var output = Data(capacity: input.count * 3 / 4)
+        let count = text.utf8.count
+        if count % 4 == 1 { return nil }
+        // Into an array first: appending to Data byte by byte made this a visible part
+        // of a login's CPU (each device call carries a JWS).
+        var output: [UInt8] = []
+        output.reserveCapacity(count * 3 / 4)
         var accumulator: UInt32 = 0
         var bits = 0
-        for byte in input {
-            let value = values[Int(byte)]
-            if value == 0xFF { return nil }
-            accumulator = accumulator << 6 | UInt32(value)
-            bits += 6
-            if bits >= 8 {
-                bits -= 8
-                output.append(UInt8(truncatingIfNeeded: accumulator >> UInt32(bits)))
-                accumulator &= (1 << UInt32(bits)) - 1
+        let valid = values.withUnsafeBufferPointer { values in
+            for byte in text.utf8 {
+                let value = values[Int(byte)]
+                if value == 0xFF { return false }
+                accumulator = accumulator << 6 | UInt32(value)
+                bits += 6
+                if bits >= 8 {
+                    bits -= 8
+                    output.append(UInt8(truncatingIfNeeded: accumulator >> UInt32(bits)))
+                    accumulator &= (1 << UInt32(bits)) - 1
+                }
             }
+            return true
         }
         // Leftover bits (2 or 4) must be zero.
-        guard accumulator == 0 else { return nil }
-        return output
+        guard valid, accumulator == 0 else { return nil }
+        return Data(output)
     }
 }

@@ -158,3 +158,17 @@ struct Base64URLTests {
         }
     }
 }
+
+@Suite("Random bytes")
+struct RandomBytesTests {
+    @Test("every length from 0 to 40 gets that many bytes, different each time, every byte value reachable")
+    func lengths() {
+        for count in 0...40 {
+            let first = Secrets.randomBytes(count)
+            #expect(first.count == count)
+            if count >= 8 { #expect(first != Secrets.randomBytes(count)) }
+        }
+        // 4,096 bytes reach all 256 values unless the generator is broken (chance ~ 256·e⁻¹⁶).
+        #expect(Set(Secrets.randomBytes(4_096)).count == 256)
+    }
+}

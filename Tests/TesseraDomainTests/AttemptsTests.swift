@@ -9,6 +9,21 @@ import TesseraTesting
 /// the test moves, no HTTP.
 @Suite("Domain: attempts, lockout and grants")
 struct AttemptsTests {
+    @Test("ordered ids: fourteen zero-padded hex digits of microseconds, then a random part; later ids sort after earlier ones")
+    func orderedIDs() async throws {
+        let first = orderedID()
+        try await Task.sleep(for: .milliseconds(2))
+        let second = orderedID()
+        #expect(first < second)
+        for id in [first, second] {
+            let time = id.prefix(14)
+            #expect(time.allSatisfy { $0.isHexDigit && !$0.isUppercase }, "\(id)")
+            let micros = try #require(UInt64(time, radix: 16))
+            #expect(abs(Double(micros) / 1_000_000 - Date().timeIntervalSince1970) < 60)
+            #expect(id.count == 14 + 11)
+        }
+    }
+
     @Test("a wrong PIN counts once and locks by the policy; the lock ends when the clock passes it; a success resets the count")
     func lockoutOnTheClock() async throws {
         let harness = try await Harness.make()
