@@ -31,10 +31,11 @@ trap '[ -n "$SERVER" ] && kill $SERVER 2>/dev/null; rm -rf "$DATA"' EXIT
 summary() {
     python3 -c "
 import json, sys
-d = json.load(sys.stdin); l = d['latency_ms']
+d = json.load(sys.stdin); l = d['latency_ms']; c = d['cpu_ms']
 errors = sum(d['errors'].values()) if d['errors'] else 0
-print('%-8s %-18s c=%-3s %8.1f/s  p50 %7.2f  p90 %7.2f  p99 %7.2f  p99.9 %7.2f  errors %s' % (
-    '$BACKEND', d['flow'] + '${1:-}', d['concurrency'], d['flows_per_second'], l['p50'], l['p90'], l['p99'], l['p99.9'], errors))"
+print('%-8s %-18s c=%-3s %8.1f/s  p50 %7.2f  p90 %7.2f  p99 %7.2f  p99.9 %7.2f  errors %s  cpu ms/flow: server %.2f (user %.2f, system %.2f) bench %.2f' % (
+    '$BACKEND', d['flow'] + '${1:-}', d['concurrency'], d['flows_per_second'], l['p50'], l['p90'], l['p99'], l['p99.9'], errors,
+    c['server_ms_per_flow'], c['server_user_ms_per_flow'], c['server_system_ms_per_flow'], c['bench_ms_per_flow']))"
 }
 start() {
     [ -n "$SERVER" ] && kill $SERVER && wait $SERVER 2>/dev/null || true
