@@ -24,6 +24,11 @@ final class ServerMetrics: Sendable {
         MetricNameDescriptor(namespace: "tessera", metricName: metric, unitName: unit, helpText: help)
     }
 
+    /// The process's own metrics, named as Prometheus's client libraries name them (`process_…`).
+    private static func process(_ metric: String, _ unit: String, _ help: String) -> MetricNameDescriptor {
+        MetricNameDescriptor(namespace: "process", metricName: metric, unitName: unit, helpText: help)
+    }
+
     func request(method: String, route: String, status: Int, duration: Duration) {
         registry.makeCounter(
             descriptor: Self.name("http_requests", "total", "HTTP requests by method, route and status."),
@@ -72,17 +77,17 @@ final class ServerMetrics: Sendable {
         // The process's own, under the names Prometheus's client libraries use: a bench (or
         // a dashboard) reads the CPU a flow costs the server from two scrapes.
         let usage = ProcessUsage.current()
-        registry.makeGauge(name: "process_resident_memory_bytes", help: "Resident memory size in bytes.").set(Double(usage.residentBytes))
-        registry.makeGauge(name: "process_start_time_seconds", help: "Start time of the process since unix epoch in seconds.")
+        registry.makeGauge(descriptor: Self.process("resident_memory", "bytes", "Resident memory size in bytes.")).set(Double(usage.residentBytes))
+        registry.makeGauge(descriptor: Self.process("start_time", "seconds", "Start time of the process since unix epoch in seconds."))
             .set(startedAt.timeIntervalSince1970)
         return rendering.withLock { _ in
-            let cpu = registry.makeCounter(name: "process_cpu_seconds_total", help: "Total user and system CPU time spent in seconds.")
+            let cpu = registry.makeCounter(descriptor: Self.process("cpu_seconds", "total", "Total user and system CPU time spent in seconds."))
             cpu.reset()
             cpu.increment(by: usage.cpuSeconds)
-            let user = registry.makeCounter(name: "process_cpu_user_seconds_total", help: "User CPU time spent in seconds.")
+            let user = registry.makeCounter(descriptor: Self.process("cpu_user_seconds", "total", "User CPU time spent in seconds."))
             user.reset()
             user.increment(by: usage.userSeconds)
-            let system = registry.makeCounter(name: "process_cpu_system_seconds_total", help: "System CPU time spent in seconds.")
+            let system = registry.makeCounter(descriptor: Self.process("cpu_system_seconds", "total", "System CPU time spent in seconds."))
             system.reset()
             system.increment(by: usage.systemSeconds)
             return registry.emitToString()
