@@ -412,7 +412,7 @@ public struct Attempts: Sendable {
                     passed = false
                     continue
                 }
-                let key = try JSONCoding.decode(PublicJWK.self, keyJSON).publicKey()
+                let key = try JSONCoding.decodeRemembered(PublicJWK.self, keyJSON).publicKey()
                 if (try? second.verifiedPayload(with: key)) == nil { passed = false }
             case .otp:
                 guard let sealed = activation.sealedTOTPSecret, let code = claims.otp else {

@@ -11,7 +11,7 @@ public struct JSONText<Value: Codable & Sendable>: Codable, Sendable {
     }
 
     public init(from decoder: any Decoder) throws {
-        wrappedValue = try JSONCoding.decode(Value.self, try decoder.singleValueContainer().decode(String.self))
+        wrappedValue = try JSONCoding.decodeRemembered(Value.self, try decoder.singleValueContainer().decode(String.self))
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -33,7 +33,7 @@ public struct OptionalJSONText<Value: Codable & Sendable>: Codable, Sendable {
 
     public init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
-        wrappedValue = container.decodeNil() ? nil : try JSONCoding.decode(Value.self, try container.decode(String.self))
+        wrappedValue = container.decodeNil() ? nil : try JSONCoding.decodeRemembered(Value.self, try container.decode(String.self))
     }
 
     public func encode(to encoder: any Encoder) throws {
