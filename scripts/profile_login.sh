@@ -27,3 +27,4 @@ perf record -F 999 -g -p $SERVER -o "$DATA/perf.data" -- sleep "$SECONDS_TO_SAMP
 wait $BENCH
 perf script -i "$DATA/perf.data" -F ip,sym 2>/dev/null > "$DATA/stacks.txt"
 python3 scripts/profile_breakdown.py "$DATA/stacks.txt" "$DATA/bench.json"
+cp "$DATA/stacks.txt" "${PROFILE_STACKS:-/dev/null}"

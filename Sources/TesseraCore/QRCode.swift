@@ -1,3 +1,5 @@
+import Synchronization
+
 /// A QR code (ISO/IEC 18004) in byte mode with error correction level M, versions 1 to 10
 /// (up to 213 bytes: enough for activation and authentication links).
 ///
@@ -339,22 +341,32 @@ enum QRPenalty {
 }
 
 enum ReedSolomon {
-    static func multiply(_ a: UInt8, _ b: UInt8) -> UInt8 {
-        var result: UInt8 = 0
-        var a = a
-        var b = b
-        while b != 0 {
-            if b & 1 != 0 { result ^= a }
-            let carry = a & 0x80 != 0
-            a <<= 1
-            if carry { a ^= 0x1D }
-            b >>= 1
+    /// αⁱ for i in 0..<255, and the logarithm of each non-zero byte, in GF(2⁸) with the
+    /// QR polynomial x⁸ + x⁴ + x³ + x² + 1.
+    private static let tables: (exp: [UInt8], log: [Int]) = {
+        var exp = [UInt8](repeating: 0, count: 255)
+        var log = [Int](repeating: 0, count: 256)
+        var value = 1
+        for power in 0..<255 {
+            exp[power] = UInt8(value)
+            log[value] = power
+            value <<= 1
+            if value & 0x100 != 0 { value ^= 0x11D }
         }
-        return result
+        return (exp, log)
+    }()
+
+    static func multiply(_ a: UInt8, _ b: UInt8) -> UInt8 {
+        guard a != 0 && b != 0 else { return 0 }
+        return tables.exp[(tables.log[Int(a)] + tables.log[Int(b)]) % 255]
     }
 
-    /// Coefficients of ∏ (x − αⁱ), highest power first without the leading 1.
+    /// Coefficients of ∏ (x − αⁱ), highest power first without the leading 1; one per
+    /// error-correction length of versions 1 to 10, made once.
+    private static let generators = Mutex<[Int: [UInt8]]>([:])
+
     static func generator(degree: Int) -> [UInt8] {
+        if let known = generators.withLock({ $0[degree] }) { return known }
         var result = [UInt8](repeating: 0, count: degree)
         result[degree - 1] = 1
         var root: UInt8 = 1
@@ -365,17 +377,27 @@ enum ReedSolomon {
             }
             root = multiply(root, 0x02)
         }
+        generators.withLock { $0[degree] = result }
         return result
     }
 
     static func remainder(_ data: [UInt8], generator: [UInt8]) -> [UInt8] {
-        var result = [UInt8](repeating: 0, count: generator.count)
+        let degree = generator.count
+        // A ring over `result` instead of removeFirst and append per byte.
+        var result = [UInt8](repeating: 0, count: degree)
+        var start = 0
         for byte in data {
-            let factor = byte ^ result.removeFirst()
-            result.append(0)
-            for i in 0..<result.count { result[i] ^= multiply(generator[i], factor) }
+            let factor = byte ^ result[start]
+            result[start] = 0
+            start = start + 1 == degree ? 0 : start + 1
+            if factor != 0 {
+                for i in 0..<degree {
+                    let slot = start + i < degree ? start + i : start + i - degree
+                    result[slot] ^= multiply(generator[i], factor)
+                }
+            }
         }
-        return result
+        return (0..<degree).map { result[(start + $0) % degree] }
     }
 }
 
@@ -384,8 +406,14 @@ extension QRCode {
     public func svg(moduleSize: Int = 6) -> String {
         let border = 4
         let dimension = (size + border * 2) * moduleSize
-        // One rectangle per horizontal run of dark modules.
-        var path = ""
+        // One rectangle per horizontal run of dark modules, written as bytes: string
+        // interpolation per run was most of a login page's QR cost.
+        var path: [UInt8] = []
+        path.reserveCapacity(size * size * 3)
+        func number(_ value: Int) {
+            if value >= 10 { number(value / 10) }
+            path.append(UInt8(ascii: "0") + UInt8(value % 10))
+        }
         for (y, row) in modules.enumerated() {
             var x = 0
             while x < size {
@@ -395,14 +423,23 @@ extension QRCode {
                 }
                 var end = x + 1
                 while end < size && row[end] { end += 1 }
-                path += "M\(x + border) \(y + border)h\(end - x)v1h-\(end - x)z"
+                // M{x} {y}h{w}v1h-{w}z
+                path.append(UInt8(ascii: "M"))
+                number(x + border)
+                path.append(UInt8(ascii: " "))
+                number(y + border)
+                path.append(UInt8(ascii: "h"))
+                number(end - x)
+                path.append(contentsOf: "v1h-".utf8)
+                number(end - x)
+                path.append(UInt8(ascii: "z"))
                 x = end
             }
         }
         return """
             <svg xmlns="http://www.w3.org/2000/svg" width="\(dimension)" height="\(dimension)" \
             viewBox="0 0 \(size + border * 2) \(size + border * 2)" shape-rendering="crispEdges" role="img">\
-            <rect width="100%" height="100%" fill="#fff"/><path fill="#000" d="\(path)"/></svg>
+            <rect width="100%" height="100%" fill="#fff"/><path fill="#000" d="\(String(decoding: path, as: UTF8.self))"/></svg>
             """
     }
 

@@ -115,3 +115,53 @@ struct QRPenaltyTests {
         }
     }
 }
+
+@Suite("Reed-Solomon error correction")
+struct ReedSolomonTests {
+    /// GF(2⁸) multiplication bit by bit, and division with a shifting array: the
+    /// textbook forms the table-driven code is checked against.
+    static func multiply(_ a: UInt8, _ b: UInt8) -> UInt8 {
+        var result: UInt8 = 0
+        var a = a
+        var b = b
+        while b != 0 {
+            if b & 1 != 0 { result ^= a }
+            let carry = a & 0x80 != 0
+            a <<= 1
+            if carry { a ^= 0x1D }
+            b >>= 1
+        }
+        return result
+    }
+
+    static func remainder(_ data: [UInt8], generator: [UInt8]) -> [UInt8] {
+        var result = [UInt8](repeating: 0, count: generator.count)
+        for byte in data {
+            let factor = byte ^ result.removeFirst()
+            result.append(0)
+            for i in 0..<result.count { result[i] ^= multiply(generator[i], factor) }
+        }
+        return result
+    }
+
+    @Test("table multiplication and the ring remainder equal the textbook forms for every error-correction length")
+    func matchesTextbook() {
+        for a in 0...255 {
+            for b in stride(from: 0, through: 255, by: 7) {
+                #expect(ReedSolomon.multiply(UInt8(a), UInt8(b)) == Self.multiply(UInt8(a), UInt8(b)))
+            }
+        }
+        // Version 1's generator of degree 10 (ISO/IEC 18004 Annex A), as exponents of α:
+        // 251, 67, 46, 61, 118, 70, 64, 94, 32, 45.
+        let expected: [UInt8] = [216, 194, 159, 111, 199, 94, 95, 113, 157, 193]
+        #expect(ReedSolomon.generator(degree: 10) == expected)
+        var generator = SystemRandomNumberGenerator()
+        for degree in [10, 16, 18, 22, 24, 26] {
+            let polynomial = ReedSolomon.generator(degree: degree)
+            for _ in 0..<50 {
+                let data = (0..<Int.random(in: 1...60, using: &generator)).map { _ in UInt8.random(in: 0...255, using: &generator) }
+                #expect(ReedSolomon.remainder(data, generator: polynomial) == Self.remainder(data, generator: polynomial))
+            }
+        }
+    }
+}

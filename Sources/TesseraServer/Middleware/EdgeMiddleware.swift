@@ -70,6 +70,9 @@ struct EdgeMiddleware<Context: RequestContext>: RouterMiddleware {
         // The route pattern (`/t/{tenant}/token`), never the path, which names tenants and requests.
         let route = context.endpointPath ?? "unmatched"
         metrics.request(method: request.method.rawValue, route: route, status: status, duration: elapsed)
+        // The metadata is built only when the line is written (a node at `warning` or above
+        // writes no request lines, and building them was a visible part of a login's CPU).
+        guard failure != nil || context.logger.logLevel <= .info else { return }
         var metadata: Logger.Metadata = [
             "method": "\(request.method.rawValue)", "path": "\(request.uri.path)", "status": "\(status)",
             "duration_ms": "\(elapsed.components.attoseconds / 1_000_000_000_000_000 + elapsed.components.seconds * 1000)",
