@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TesseraCore
 
 @testable import TesseraServer
 
@@ -40,5 +41,30 @@ struct FormDecodingTests {
         #expect(throws: (any Error).self) { try RequestDecoding.parseForm("a=1&a=2") }
         #expect(throws: (any Error).self) { try RequestDecoding.parseForm("a=%zz") }
         #expect(throws: (any Error).self) { try RequestDecoding.parseForm("a=%00") }
+    }
+}
+
+@Suite("Form encoding and HTML escaping")
+struct FormEncodingTests {
+    @Test("components are encoded as Foundation encodes them with RFC 3986's unreserved set, and decode back")
+    func matchesFoundation() {
+        var allowed = CharacterSet()
+        allowed.insert(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
+        let alphabet = Array("aZ09-._~ +%&=/?#é€😀\u{0}\n\"'<>")
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<5_000 {
+            let text = String((0..<Int.random(in: 0...10, using: &generator)).map { _ in alphabet.randomElement(using: &generator)! })
+            let encoded = FormEncoding.component(text)
+            #expect(encoded == text.addingPercentEncoding(withAllowedCharacters: allowed), "\(text)")
+            if !text.contains("\0") { #expect(RequestDecoding.decodeComponent(Substring(encoded)) == text) }
+        }
+        #expect(FormEncoding.component("é") == "%C3%A9")
+    }
+
+    @Test("HTML escaping replaces the five and keeps every other character")
+    func escape() {
+        #expect(Pages.escape(#"<a href="x">Tom & Jerry's</a> é😀"#) == "&lt;a href=&quot;x&quot;&gt;Tom &amp; Jerry&#39;s&lt;/a&gt; é😀")
+        #expect(Pages.escape("plain é") == "plain é")
+        #expect(Pages.escape("") == "")
     }
 }
