@@ -108,6 +108,10 @@ public enum SQLiteValue: Sendable, Equatable {
 public final class SQLiteHandle: @unchecked Sendable {
     private let handle: OpaquePointer
     private var statements: [String: OpaquePointer] = [:]
+    /// The result columns each statement last had: checked name by name before reuse (a
+    /// statement SQLite re-prepared after another process changed the schema may differ),
+    /// so the name-to-offset table is built once per statement, not per execution.
+    private var columnCache: [OpaquePointer: SQLiteColumns] = [:]
     /// More distinct statements than this and the cache starts over (generated `IN (…)`
     /// lists could otherwise grow it without bound).
     private static let cacheLimit = 512
@@ -138,6 +142,7 @@ public final class SQLiteHandle: @unchecked Sendable {
     public func close() {
         for statement in statements.values { sqlite3_finalize(statement) }
         statements.removeAll()
+        columnCache.removeAll()
         sqlite3_close_v2(handle)
     }
 
@@ -153,6 +158,7 @@ public final class SQLiteHandle: @unchecked Sendable {
         if statements.count >= Self.cacheLimit {
             for old in statements.values { sqlite3_finalize(old) }
             statements.removeAll()
+            columnCache.removeAll()
         }
         statements[sql] = statement
         return statement
@@ -188,13 +194,35 @@ public final class SQLiteHandle: @unchecked Sendable {
             let status = sqlite3_step(statement)
             if status == SQLITE_DONE { return }
             guard status == SQLITE_ROW else { throw failure(status) }
-            let names = try columns ?? Self.columns(of: statement)
+            let names = try columns ?? cachedColumns(of: statement)
             columns = names
             var values: [SQLiteValue] = []
             values.reserveCapacity(names.names.count)
             for index in 0..<Int32(names.names.count) { values.append(try Self.value(of: statement, at: index)) }
             try onRow(names, values)
         }
+    }
+
+    private func cachedColumns(of statement: OpaquePointer) throws -> SQLiteColumns {
+        if let cached = columnCache[statement], Self.matches(cached, statement) { return cached }
+        let columns = try Self.columns(of: statement)
+        columnCache[statement] = columns
+        return columns
+    }
+
+    private static func matches(_ columns: SQLiteColumns, _ statement: OpaquePointer) -> Bool {
+        let count = Int(sqlite3_column_count(statement))
+        guard count == columns.names.count else { return false }
+        for index in 0..<count {
+            guard let name = sqlite3_column_name(statement, Int32(index)) else { return false }
+            var cachedName = columns.names[index]
+            let same = cachedName.withUTF8 { cached in
+                guard let bytes = cached.baseAddress else { return strlen(name) == 0 }
+                return strlen(name) == cached.count && memcmp(name, bytes, cached.count) == 0
+            }
+            guard same else { return false }
+        }
+        return true
     }
 
     private static func columns(of statement: OpaquePointer) throws -> SQLiteColumns {
