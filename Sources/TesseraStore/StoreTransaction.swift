@@ -42,10 +42,59 @@ public struct StoreTransaction: Sendable {
     }
 
     func first<T: Decodable>(_ query: SQLQueryString, as type: T.Type) async throws -> T? {
-        try await db.raw(query).first()?.decode(model: T.self, keyDecodingStrategy: .useDefaultKeys)
+        try await db.raw(query).first().map { try T(from: RecordDecoder(row: $0)) }
     }
 
     func all<T: Decodable>(_ query: SQLQueryString, as type: T.Type) async throws -> [T] {
-        try await db.raw(query).all().map { try $0.decode(model: T.self, keyDecodingStrategy: .useDefaultKeys) }
+        try await db.raw(query).all().map { try T(from: RecordDecoder(row: $0)) }
+    }
+}
+
+/// Reads a record from a result row, one column per coding key (the names are the
+/// records' own, no key conversion): what SQLKit's `SQLRowDecoder` does for the store,
+/// without its general machinery (key strategies, prefixes, error wrapping), which was a
+/// visible part of a login's CPU. Plain values are read from the row directly; anything
+/// else (the records' property wrappers, ids) as the row's own decoding reads it.
+struct RecordDecoder: Decoder {
+    let row: any SQLRow
+    var codingPath: [any CodingKey] { [] }
+    var userInfo: [CodingUserInfoKey: Any] { [:] }
+
+    func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
+        KeyedDecodingContainer(Columns(row: row))
+    }
+
+    func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
+        throw DecodingError.typeMismatch([Any].self, .init(codingPath: [], debugDescription: "a row is not a list"))
+    }
+
+    func singleValueContainer() throws -> any SingleValueDecodingContainer {
+        throw DecodingError.typeMismatch(Any.self, .init(codingPath: [], debugDescription: "a row is not a single value"))
+    }
+
+    private struct Columns<Key: CodingKey>: KeyedDecodingContainerProtocol {
+        let row: any SQLRow
+        var codingPath: [any CodingKey] { [] }
+        var allKeys: [Key] { row.allColumns.compactMap { Key(stringValue: $0) } }
+
+        func contains(_ key: Key) -> Bool { row.contains(column: key.stringValue) }
+        func decodeNil(forKey key: Key) throws -> Bool { try row.decodeNil(column: key.stringValue) }
+        func decode(_ type: String.Type, forKey key: Key) throws -> String { try row.decode(column: key.stringValue, as: String.self) }
+        func decode(_ type: Int64.Type, forKey key: Key) throws -> Int64 { try row.decode(column: key.stringValue, as: Int64.self) }
+        func decode(_ type: Int.Type, forKey key: Key) throws -> Int { try row.decode(column: key.stringValue, as: Int.self) }
+        func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool { try row.decode(column: key.stringValue, as: Bool.self) }
+        func decode(_ type: Double.Type, forKey key: Key) throws -> Double { try row.decode(column: key.stringValue, as: Double.self) }
+        func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T { try row.decode(column: key.stringValue, as: T.self) }
+
+        func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type, forKey key: Key) throws -> KeyedDecodingContainer<NestedKey> {
+            throw DecodingError.typeMismatch(type, .init(codingPath: [key], debugDescription: "a column is not a row"))
+        }
+
+        func nestedUnkeyedContainer(forKey key: Key) throws -> any UnkeyedDecodingContainer {
+            throw DecodingError.typeMismatch([Any].self, .init(codingPath: [key], debugDescription: "a column is not a list"))
+        }
+
+        func superDecoder() throws -> any Decoder { RecordDecoder(row: row) }
+        func superDecoder(forKey key: Key) throws -> any Decoder { RecordDecoder(row: row) }
     }
 }
