@@ -219,7 +219,7 @@ public struct Attempts: Sendable {
         guard authRequest.serviceID == nil || service != nil else { throw StoreError(.corrupt, "request without service") }
         // The combination is checked against the policy before any proof.
         let combination = FactorCombination(claims.comb)
-        let policies = try await loginPolicies(for: authRequest, tenant: tenant, tx: tx)
+        let policies = try await loginPolicies(for: authRequest, tenant: tenant, tx: tx, service: service)
         // Fewer factors than the service asks for stand on the single sign-on session.
         let session = policies.base.allows(combination) ? nil : policies.sso.flatMap { $0.0.allows(combination) ? $0.1 : nil }
         guard policies.base.allows(combination) || session != nil else {
@@ -482,11 +482,12 @@ public struct Attempts: Sendable {
         async throws -> AuthenticationChallenge
     {
         let purpose = authRequest.purpose
-        let policy = try await authenticatorPolicy(for: authRequest, tenant: tenant, tx: tx)
+        let record = try await authRequest.serviceID.asyncMap { try await tx.service(id: $0) } ?? nil
+        let policy = try await authenticatorPolicy(for: authRequest, tenant: tenant, tx: tx, service: record)
         var service: ServiceInformation?
         var requested: [RequestedAttribute] = []
-        if let serviceID = authRequest.serviceID {
-            guard let record = try await tx.service(id: serviceID), let user = try await tx.user(id: authRequest.userID ?? activation.userID)
+        if authRequest.serviceID != nil {
+            guard let record, let user = try await tx.user(id: authRequest.userID ?? activation.userID)
             else { throw StoreError(.corrupt, "request without service or user") }
             let userAttributes = user.attributes
             service = ServiceInformation(clientID: record.clientID, name: record.name)
@@ -511,10 +512,10 @@ public struct Attempts: Sendable {
     /// A login follows its service's policy (narrowed to the `acr_values` of a backchannel
     /// request), plus the tenant's single sign-on combinations while the activation's
     /// session lasts; an account process the tenant's policy for processes.
-    func authenticatorPolicy(for authRequest: AuthRequestRecord, tenant: TenantRecord, tx: StoreTransaction) async throws
-        -> AuthenticatorPolicy
+    func authenticatorPolicy(for authRequest: AuthRequestRecord, tenant: TenantRecord, tx: StoreTransaction, service: ServiceRecord?)
+        async throws -> AuthenticatorPolicy
     {
-        let (base, sso) = try await loginPolicies(for: authRequest, tenant: tenant, tx: tx)
+        let (base, sso) = try await loginPolicies(for: authRequest, tenant: tenant, tx: tx, service: service)
         guard let (ssoPolicy, _) = sso else { return base }
         // The fewer factors first: within the session they are what the device is asked for.
         return try AuthenticatorPolicy(ssoPolicy.alternatives + base.alternatives.filter { !ssoPolicy.allows($0) })
@@ -524,12 +525,14 @@ public struct Attempts: Sendable {
     /// allows it, when one applies: a browser login that did not ask for a fresh login
     /// (`prompt=login`), on an activation whose session for the user is live, not older
     /// than the request's `max_age`, and stands on factors this service's policy allows.
-    func loginPolicies(for authRequest: AuthRequestRecord, tenant: TenantRecord, tx: StoreTransaction) async throws
+    /// `service` is the request's service, which the caller has read in the same
+    /// transaction (claim and finish need it anyway; reading it once saves a row decode).
+    func loginPolicies(for authRequest: AuthRequestRecord, tenant: TenantRecord, tx: StoreTransaction, service: ServiceRecord?) async throws
         -> (base: AuthenticatorPolicy, sso: (AuthenticatorPolicy, SSOSessionRecord)?)
     {
         if let requested = authRequest.acrPolicy { return (try AuthenticatorPolicy(parsing: requested), nil) }
-        guard let serviceID = authRequest.serviceID else { return (try AuthenticatorPolicy(parsing: tenant.processPolicy), nil) }
-        guard let service = try await tx.service(id: serviceID) else { throw StoreError(.corrupt, "request without service") }
+        guard authRequest.serviceID != nil else { return (try AuthenticatorPolicy(parsing: tenant.processPolicy), nil) }
+        guard let service, service.id == authRequest.serviceID else { throw StoreError(.corrupt, "request without service") }
         let base = try AuthenticatorPolicy(parsing: service.policy)
         let now = domain.epochNow()
         guard Self.takesPartInSSO(authRequest, tenant: tenant), let ssoText = tenant.ssoPolicy, authRequest.ssoAllowed,
