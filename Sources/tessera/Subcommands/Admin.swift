@@ -219,7 +219,7 @@ struct Admin: AsyncParsableCommand {
 
             func run() async throws {
                 let (activation, json) = try await options.client().call(
-                    "POST", "admin/activations/\(Query.encoded(id))/revoke", as: Administration.ActivationView.self)
+                    "POST", "admin/activations/\(FormEncoding.component(id))/revoke", as: Administration.ActivationView.self)
                 if options.json { return Output.json(json) }
                 print("id: \(activation.id)")
                 print("username: \(activation.username)")
@@ -234,7 +234,7 @@ struct Admin: AsyncParsableCommand {
 
             func run() async throws {
                 let (activation, json) = try await options.client().call(
-                    "POST", "admin/activations/\(Query.encoded(id))/unlock", as: Administration.ActivationView.self)
+                    "POST", "admin/activations/\(FormEncoding.component(id))/unlock", as: Administration.ActivationView.self)
                 if options.json { return Output.json(json) }
                 print("id: \(activation.id)")
                 print("username: \(activation.username)")

@@ -17,7 +17,7 @@ struct UserSelection: ParsableArguments {
     func userID(_ client: AdminClient) async throws -> String {
         if let id { return id }
         let (page, _) = try await client.call(
-            "GET", "admin/tenants/\(tenant)/users?username=\(Query.encoded(username ?? ""))", as: Administration.UserPage.self)
+            "GET", "admin/tenants/\(tenant)/users?username=\(FormEncoding.component(username ?? ""))", as: Administration.UserPage.self)
         guard let user = page.users.first else { throw CLIError("no user '\(username ?? "")' in tenant \(tenant)") }
         return user.id.rawValue
     }
@@ -29,12 +29,8 @@ struct Revoked: Decodable { let revoked: String }
 struct Ended: Decodable { let ended: Int }
 
 enum Query {
-    static func encoded(_ text: String) -> String {
-        text.addingPercentEncoding(withAllowedCharacters: .alphanumerics.union(CharacterSet(charactersIn: "-._~"))) ?? ""
-    }
-
     static func string(_ pairs: [(String, String?)]) -> String {
-        let parts = pairs.compactMap { name, value in value.map { "\(name)=\(encoded($0))" } }
+        let parts = pairs.compactMap { name, value in value.map { "\(name)=\(FormEncoding.component($0))" } }
         return parts.isEmpty ? "" : "?" + parts.joined(separator: "&")
     }
 }
@@ -221,7 +217,7 @@ extension Admin.Service {
 
         func run() async throws {
             let (service, json) = try await options.client().call(
-                "GET", "admin/tenants/\(tenant)/services/\(Query.encoded(clientID))", as: Administration.ServiceView.self)
+                "GET", "admin/tenants/\(tenant)/services/\(FormEncoding.component(clientID))", as: Administration.ServiceView.self)
             if options.json { return Output.json(json) }
             Show.service(service)
         }
@@ -271,7 +267,7 @@ extension Admin.Service {
             }
             guard !body.isEmpty else { throw ValidationError("give at least one field to change") }
             let (service, json) = try await options.client().call(
-                "PATCH", "admin/tenants/\(tenant)/services/\(Query.encoded(clientID))", body: body, as: Administration.ServiceView.self)
+                "PATCH", "admin/tenants/\(tenant)/services/\(FormEncoding.component(clientID))", body: body, as: Administration.ServiceView.self)
             if options.json { return Output.json(json) }
             Show.service(service)
         }
@@ -286,7 +282,7 @@ extension Admin.Service {
 
         func run() async throws {
             let (service, json) = try await options.client().call(
-                "POST", "admin/tenants/\(tenant)/services/\(Query.encoded(clientID))/secret", as: Administration.ServiceView.self)
+                "POST", "admin/tenants/\(tenant)/services/\(FormEncoding.component(clientID))/secret", as: Administration.ServiceView.self)
             if options.json { return Output.json(json) }
             print("client_id: \(service.clientID)")
             print("client_secret: \(service.clientSecret ?? "")")
@@ -300,7 +296,7 @@ extension Admin.Service {
         @Argument(help: "The service's client_id.") var clientID: String
 
         func run() async throws {
-            let (_, json) = try await options.client().call("DELETE", "admin/tenants/\(tenant)/services/\(Query.encoded(clientID))", as: Deleted.self)
+            let (_, json) = try await options.client().call("DELETE", "admin/tenants/\(tenant)/services/\(FormEncoding.component(clientID))", as: Deleted.self)
             if options.json { return Output.json(json) }
             print("deleted: \(clientID)")
         }
@@ -336,7 +332,7 @@ extension Admin.User {
         func run() async throws {
             let client = try options.client()
             let id = try await user.userID(client)
-            let (detail, json) = try await client.call("GET", "admin/tenants/\(user.tenant)/users/\(Query.encoded(id))", as: Administration.UserDetail.self)
+            let (detail, json) = try await client.call("GET", "admin/tenants/\(user.tenant)/users/\(FormEncoding.component(id))", as: Administration.UserDetail.self)
             if options.json { return Output.json(json) }
             Show.user(detail.user)
             print("activations: \(detail.activations.count)")
@@ -360,7 +356,7 @@ extension Admin.User {
             let client = try options.client()
             let id = try await user.userID(client)
             let (view, json) = try await client.call(
-                "PATCH", "admin/tenants/\(user.tenant)/users/\(Query.encoded(id))", body: Administration.UpdateUser(attributes: attributes),
+                "PATCH", "admin/tenants/\(user.tenant)/users/\(FormEncoding.component(id))", body: Administration.UpdateUser(attributes: attributes),
                 as: Administration.UserView.self)
             if options.json { return Output.json(json) }
             Show.user(view)
@@ -393,7 +389,7 @@ extension Admin.User {
         func run() async throws {
             let client = try options.client()
             let id = try await user.userID(client)
-            let (_, json) = try await client.call("DELETE", "admin/tenants/\(user.tenant)/users/\(Query.encoded(id))", as: Deleted.self)
+            let (_, json) = try await client.call("DELETE", "admin/tenants/\(user.tenant)/users/\(FormEncoding.component(id))", as: Deleted.self)
             if options.json { return Output.json(json) }
             print("deleted: \(id)")
         }
@@ -403,7 +399,7 @@ extension Admin.User {
         let client = try options.client()
         let id = try await user.userID(client)
         let (view, json) = try await client.call(
-            "POST", "admin/tenants/\(user.tenant)/users/\(Query.encoded(id))/\(verb)", as: Administration.UserView.self)
+            "POST", "admin/tenants/\(user.tenant)/users/\(FormEncoding.component(id))/\(verb)", as: Administration.UserView.self)
         if options.json { return Output.json(json) }
         Show.user(view)
     }
@@ -437,7 +433,7 @@ extension Admin {
 
             func run() async throws {
                 let (_, json) = try await options.client().call(
-                    "DELETE", "admin/tenants/\(tenant)/invitations/\(Query.encoded(id))", as: Revoked.self)
+                    "DELETE", "admin/tenants/\(tenant)/invitations/\(FormEncoding.component(id))", as: Revoked.self)
                 if options.json { return Output.json(json) }
                 print("revoked: \(id)")
             }
@@ -458,7 +454,7 @@ extension Admin {
                 let client = try options.client()
                 let id = try await user.userID(client)
                 let (answer, json) = try await client.call(
-                    "GET", "admin/tenants/\(user.tenant)/users/\(Query.encoded(id))/sessions", as: Answer.self)
+                    "GET", "admin/tenants/\(user.tenant)/users/\(FormEncoding.component(id))/sessions", as: Answer.self)
                 if options.json { return Output.json(json) }
                 answer.sessions.forEach(Show.session)
             }
@@ -484,12 +480,12 @@ extension Admin {
                 let client = try options.client()
                 let answer: (value: Ended, json: Any)
                 if let session {
-                    answer = try await client.call("DELETE", "admin/tenants/\(tenant)/sessions/\(Query.encoded(session))", as: Ended.self)
+                    answer = try await client.call("DELETE", "admin/tenants/\(tenant)/sessions/\(FormEncoding.component(session))", as: Ended.self)
                 } else {
                     let selection = try UserSelection.parse(
                         ["--tenant", tenant] + (username.map { ["--username", $0] } ?? ["--id", id ?? ""]))
                     let userID = try await selection.userID(client)
-                    answer = try await client.call("DELETE", "admin/tenants/\(tenant)/users/\(Query.encoded(userID))/sessions", as: Ended.self)
+                    answer = try await client.call("DELETE", "admin/tenants/\(tenant)/users/\(FormEncoding.component(userID))/sessions", as: Ended.self)
                 }
                 if options.json { return Output.json(answer.json) }
                 print("ended: \(answer.value.ended)")
@@ -613,7 +609,7 @@ extension Admin {
             @Argument(help: "Key id.") var id: String
 
             func run() async throws {
-                let (_, json) = try await options.client().call("DELETE", "admin/keys/\(Query.encoded(id))", as: Revoked.self)
+                let (_, json) = try await options.client().call("DELETE", "admin/keys/\(FormEncoding.component(id))", as: Revoked.self)
                 if options.json { return Output.json(json) }
                 print("revoked: \(id)")
             }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import TesseraCore
 import TesseraDomain
 
 extension Admin.Tenant {
@@ -57,7 +58,7 @@ extension Admin.Tenant {
 
         func run() async throws {
             let (activation, json) = try await options.client().call(
-                "POST", "admin/tenants/\(tenant)/signing-keys/\(Query.encoded(kid))/activate", as: Administration.KeyActivationView.self)
+                "POST", "admin/tenants/\(tenant)/signing-keys/\(FormEncoding.component(kid))/activate", as: Administration.KeyActivationView.self)
             if options.json { return Output.json(json) }
             Keys.printKeys(activation.keys)
         }
@@ -74,7 +75,7 @@ extension Admin.Tenant {
 
         func run() async throws {
             let (retirement, json) = try await options.client().call(
-                "DELETE", "admin/tenants/\(tenant)/signing-keys/\(Query.encoded(kid))", as: Administration.RetirementView.self)
+                "DELETE", "admin/tenants/\(tenant)/signing-keys/\(FormEncoding.component(kid))", as: Administration.RetirementView.self)
             if options.json { return Output.json(json) }
             Keys.printKeys(retirement.keys)
         }
