@@ -28,6 +28,8 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
         .package(url: "https://github.com/hummingbird-project/swift-mustache.git", from: "2.1.1"),
+        .package(url: "https://github.com/apple/swift-certificates.git", from: "1.21.1"),
+        .package(url: "https://github.com/apple/swift-asn1.git", from: "1.7.4"),
     ],
     targets: [
         .target(name: "TesseraCore"),
@@ -62,11 +64,23 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // WebAuthn's relying-party checks (registration, assertion, attestation). Apart from
+        // TesseraCrypto, which holds CBOR, COSE keys and authenticator data, so that the SDK
+        // (an authenticator) does not link X.509.
+        .target(
+            name: "TesseraWebAuthn",
+            dependencies: [
+                "TesseraCrypto",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
+            ]
+        ),
         // The server's use cases: no HTTP. jwt-kit is linked here, never by TesseraKit.
         .target(
             name: "TesseraDomain",
             dependencies: [
-                "TesseraCore", "TesseraCrypto", "TesseraStore",
+                "TesseraCore", "TesseraCrypto", "TesseraStore", "TesseraWebAuthn",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "JWTKit", package: "jwt-kit"),
                 .product(name: "Logging", package: "swift-log"),
@@ -151,7 +165,15 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
             ]
         ),
-        .testTarget(name: "TesseraCryptoTests", dependencies: ["TesseraCrypto", "TesseraTesting"]),
+        .testTarget(
+            name: "TesseraCryptoTests",
+            dependencies: [
+                "TesseraCrypto", "TesseraWebAuthn", "TesseraTesting",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
+            ]
+        ),
         .testTarget(
             name: "TesseraEndToEndTests",
             dependencies: [
