@@ -8,6 +8,8 @@ public enum FactorType: String, Codable, Sendable, CaseIterable, Comparable {
     case biometric
     /// A TOTP code (RFC 6238).
     case otp
+    /// A WebAuthn credential: a security key or a passkey, checked by its assertion.
+    case securitykey
 
     public static func < (lhs: FactorType, rhs: FactorType) -> Bool {
         allCases.firstIndex(of: lhs)! < allCases.firstIndex(of: rhs)!
@@ -20,6 +22,8 @@ public enum FactorType: String, Codable, Sendable, CaseIterable, Comparable {
         case .pin: "pin"
         case .biometric: "bio"
         case .otp: "otp"
+        // A hardware-bound key by default; a synced passkey's login says `swk` (Grants.amr).
+        case .securitykey: "hwk"
         }
     }
 }
@@ -79,7 +83,7 @@ public struct AuthenticatorPolicy: Hashable, Codable, Sendable, CustomStringConv
             for name in alternative.split(separator: "+", omittingEmptySubsequences: false) {
                 let trimmed = name.trimmingCharacters(in: " ")
                 guard let factor = FactorType(rawValue: trimmed) else {
-                    throw PolicyError("unknown factor '\(trimmed)' (known: device, pin, biometric, otp)")
+                    throw PolicyError("unknown factor '\(trimmed)' (known: device, pin, biometric, otp, securitykey)")
                 }
                 factors.append(factor)
             }

@@ -65,3 +65,10 @@ public struct SessionID: StringIdentifier {
     public let rawValue: String
     public init(rawValue: String) { self.rawValue = rawValue }
 }
+
+/// The id of one registered WebAuthn credential (a security key or a passkey) as Tessera
+/// names it in its APIs; the credential's own id (the authenticator's) is stored beside it.
+public struct SecurityKeyID: StringIdentifier {
+    public let rawValue: String
+    public init(rawValue: String) { self.rawValue = rawValue }
+}

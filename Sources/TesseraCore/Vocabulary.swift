@@ -44,6 +44,8 @@ public enum SessionEndReason: String, Codable, Sendable, CaseIterable {
     case userRemoved = "user_removed"
     /// Its service was deleted.
     case serviceRemoved = "service_removed"
+    /// The security key (passkey) whose login it stands on was removed.
+    case securityKeyRemoved = "security_key_removed"
 }
 
 /// How an attempt or an account process ended, as the history records it.

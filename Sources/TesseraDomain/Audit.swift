@@ -16,6 +16,8 @@ public enum Audit {
         case `operator`(String)
         /// The server itself (the console's and account page's own services).
         case system
+        /// A user acting for themselves without a device (a passkey from an invitation).
+        case user(UserID)
 
         public var text: String {
             switch self {
@@ -24,6 +26,7 @@ public enum Audit {
             case .key(let id): "key:\(id)"
             case .operator(let name): "operator:\(name)"
             case .system: "system"
+            case .user(let id): "user:\(id)"
             }
         }
     }

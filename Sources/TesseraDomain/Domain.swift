@@ -94,6 +94,8 @@ public struct Domain: Sendable {
 public struct DomainSettings: Sendable {
     /// The public base URL; a tenant's issuer is `{publicURL}/t/{name}`.
     public var publicURL: String
+    /// The WebAuthn RP ID, when it is not the public URL's host (a parent domain of it).
+    public var relyingPartyID: String?
     /// How long an authentication request lives, in seconds.
     public var requestLifetime: Int64
     /// How long an invitation lives unless it says otherwise, in seconds.
@@ -101,8 +103,11 @@ public struct DomainSettings: Sendable {
     /// The interval a CIBA client is told to poll at, in seconds.
     public var backchannelInterval: Int
 
-    public init(publicURL: String, requestLifetime: Int64, invitationLifetime: Int64, backchannelInterval: Int) {
+    public init(
+        publicURL: String, requestLifetime: Int64, invitationLifetime: Int64, backchannelInterval: Int, relyingPartyID: String? = nil
+    ) {
         self.publicURL = publicURL
+        self.relyingPartyID = relyingPartyID
         self.requestLifetime = requestLifetime
         self.invitationLifetime = invitationLifetime
         self.backchannelInterval = backchannelInterval

@@ -9,6 +9,8 @@ public struct ServerConfiguration: Sendable {
     public var port: Int
     /// The URL clients reach the server at; tenants' issuers live below it.
     public var publicURL: String
+    /// The WebAuthn RP ID when it is not the public URL's host (a parent domain of it).
+    public var webAuthnRelyingPartyID: String?
     public var dataDirectory: String
     /// A PostgreSQL URL: the database several nodes share. Nil for the SQLite file in
     /// the data directory (the master key and admin token digest stay there either way).

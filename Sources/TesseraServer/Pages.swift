@@ -25,11 +25,11 @@ enum Pages {
         return String(decoding: bytes, as: UTF8.self)
     }
 
-    static func document(title: String, body: String, script: String? = nil) -> String {
+    static func document(title: String, body: String, scripts: [String] = []) -> String {
         """
         <!doctype html>
         <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
-        <title>\(escape(title))</title><link rel="stylesheet" href="/static/tessera.css">\(script.map { "<script src=\"/static/\($0)\" defer></script>" } ?? "")</head>
+        <title>\(escape(title))</title><link rel="stylesheet" href="/static/tessera.css">\(scripts.map { "<script src=\"/static/\($0)\" defer></script>" }.joined())</head>
         <body><main>\(body)</main></body></html>
         """
     }
@@ -43,7 +43,7 @@ enum Pages {
     /// status and moves on by itself.
     static func login(
         serviceName: String, attributes: [String], authenticationURL: String, sameDeviceURL: String? = nil, statusURL: String,
-        completeURL: String, requestID: String, expiresAt: Date, matchCode: String? = nil
+        completeURL: String, requestID: String, expiresAt: Date, matchCode: String? = nil, passkeyURL: String? = nil
     ) -> String {
         let qr = (try? QRCode(authenticationURL).svg(moduleSize: 6)) ?? ""
         let attributeList =
@@ -58,21 +58,50 @@ enum Pages {
             <div class="qr" id="qr">\(qr)</div>
             <p class="muted">On this device? <a id="same-device" href="\(escape(sameDeviceURL ?? authenticationURL))">Open the sign-in link</a>.</p>
             <p class="muted">Link: <code id="authentication-url">\(escape(authenticationURL))</code></p>
+            \(passkeyURL.map(passkeySection) ?? "")
             <div class="status" id="status" role="status">Waiting for your device…</div>
             <div id="login" data-request="\(escape(requestID))" data-status-url="\(escape(statusURL))"
                  data-complete-url="\(escape(completeURL))" data-expires-at="\(Int(expiresAt.timeIntervalSince1970))"></div>
             """
-        return document(title: "Sign in to \(serviceName)", body: body, script: "login.js")
+        return document(title: "Sign in to \(serviceName)", body: body, scripts: passkeyURL == nil ? ["login.js"] : ["login.js", "webauthn.js"])
+    }
+
+    /// The login page's passkey sign-in: a button, and a username field that the browser
+    /// fills from its passkeys (conditional mediation) where it can; login.js drives both.
+    static func passkeySection(_ url: String) -> String {
+        """
+        <section class="passkey" id="passkey" data-passkey-url="\(escape(url))" hidden>
+          <h2>Or sign in with a passkey</h2>
+          <label for="passkey-username">Username (optional)</label>
+          <input id="passkey-username" name="username" autocomplete="username webauthn" autocapitalize="none" spellcheck="false">
+          <p><button type="button" id="passkey-button">Sign in with a passkey</button></p>
+          <p class="status failed" id="passkey-error" role="alert" hidden></p>
+        </section>
+        """
     }
 
     /// What a person sees who opens a device link in a browser.
-    static func deviceLink(title: String, explanation: String, url: String) -> String {
+    static func deviceLink(title: String, explanation: String, url: String, extra: String? = nil) -> String {
         let qr = (try? QRCode(url).svg(moduleSize: 5)) ?? ""
         return document(
             title: title,
             body: """
                 <h1>\(escape(title))</h1><p>\(escape(explanation))</p><div class="qr">\(qr)</div>
-                <p class="muted"><code>\(escape(url))</code></p>
-                """)
+                <p class="muted"><code>\(escape(url))</code></p>\(extra ?? "")
+                """, scripts: extra == nil ? [] : ["webauthn.js"])
+    }
+
+    /// On an invitation's page: a passkey for the account instead of (or besides) a device.
+    static func invitationPasskey(code: String, issuer: String) -> String {
+        """
+        <section id="passkey-register" data-code="\(escape(code))" data-options-url="\(escape(issuer))/passkeys/invitation/options"
+                 data-register-url="\(escape(issuer))/passkeys/invitation" hidden>
+          <h2>Or create a passkey</h2>
+          <p>Use this invitation for a passkey in this browser or on a security key instead of a device. The invitation is used up by it.</p>
+          <label for="passkey-name">Name of the passkey (optional)</label><input id="passkey-name" maxlength="64">
+          <p><button type="button" id="passkey-register-button">Create a passkey</button></p>
+          <p class="status" id="passkey-register-status" role="status" hidden></p>
+        </section>
+        """
     }
 }

@@ -36,7 +36,8 @@ struct ServerState: Sendable {
             store: store, box: box,
             settings: DomainSettings(
                 publicURL: configuration.publicURL, requestLifetime: Int64(configuration.requestLifetime),
-                invitationLifetime: Int64(configuration.invitationLifetime), backchannelInterval: configuration.backchannelInterval),
+                invitationLifetime: Int64(configuration.invitationLifetime), backchannelInterval: configuration.backchannelInterval,
+                relyingPartyID: configuration.webAuthnRelyingPartyID),
             notifier: EdgeNotifier(store: store, box: box, events: events, pusher: pusher), now: now)
     }
 

@@ -414,5 +414,53 @@ enum Schema {
             // Native single sign-on: the digest of the token the device holds for its session.
             "ALTER TABLE sso_sessions ADD COLUMN token_digest TEXT",
         ]),
+        // WebAuthn: a user's security keys and passkeys (credential ids unique per tenant),
+        // the single-use challenges of their ceremonies, and the key a login, its grants
+        // and its session stand on (removing the key ends them).
+        (13, [
+            """
+            CREATE TABLE security_keys (
+                id TEXT PRIMARY KEY,
+                tenant_id TEXT NOT NULL REFERENCES tenants(id),
+                user_id TEXT NOT NULL REFERENCES users(id),
+                credential_id TEXT NOT NULL,
+                public_key TEXT NOT NULL,
+                algorithm INTEGER NOT NULL,
+                sign_count BIGINT NOT NULL,
+                aaguid TEXT NOT NULL,
+                transports TEXT NOT NULL,
+                backup_eligible INTEGER NOT NULL,
+                backed_up INTEGER NOT NULL,
+                user_verified INTEGER NOT NULL,
+                attestation TEXT NOT NULL,
+                name TEXT NOT NULL,
+                suspicious_at BIGINT,
+                created_at BIGINT NOT NULL,
+                last_used_at BIGINT,
+                UNIQUE (tenant_id, credential_id)
+            )
+            """,
+            "CREATE INDEX security_keys_by_user ON security_keys (user_id, created_at)",
+            """
+            CREATE TABLE webauthn_ceremonies (
+                challenge TEXT PRIMARY KEY,
+                tenant_id TEXT NOT NULL,
+                kind TEXT NOT NULL,
+                user_id TEXT,
+                request_id TEXT,
+                invitation_id TEXT,
+                web_session TEXT,
+                user_verification TEXT NOT NULL,
+                created_at BIGINT NOT NULL,
+                expires_at BIGINT NOT NULL
+            )
+            """,
+            "CREATE INDEX webauthn_ceremonies_by_expiry ON webauthn_ceremonies (expires_at)",
+            "ALTER TABLE auth_requests ADD COLUMN security_key_id TEXT",
+            "ALTER TABLE grants ADD COLUMN security_key_id TEXT",
+            "ALTER TABLE sessions ADD COLUMN security_key_id TEXT",
+            "CREATE INDEX sessions_by_security_key ON sessions (security_key_id)",
+            "ALTER TABLE tenants ADD COLUMN webauthn_trust_anchors TEXT",
+        ]),
     ]
 }

@@ -17,6 +17,9 @@ func activateDevice(
     return (device, result)
 }
 
+/// A device's security key is not a factor these helpers sign with (passkeys sign in on the login page).
+struct UnsupportedFactor: Error {}
+
 /// Signs a claimed request with the given factors and finishes it.
 func signAndFinish(
     _ information: AuthenticationUserInformation, device: TestDevice, factors: [FactorType], pin: String = "2468",
@@ -29,6 +32,7 @@ func signAndFinish(
         case .pin: try information.sign(factor: PinFactor(pin))
         case .biometric: try information.sign(factor: try await device.authenticator.biometricFactor(for: information, reason: "test"))
         case .otp: try information.sign(factor: try await device.authenticator.currentOtpFactor(for: information))
+        case .securitykey: throw UnsupportedFactor()
         }
     }
     return try await (authenticator ?? device.authenticator).finish(information)

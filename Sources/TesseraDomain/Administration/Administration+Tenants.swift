@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import TesseraCore
 import TesseraStore
+import TesseraWebAuthn
 
 extension Administration {
     /// Session lifetimes: five minutes to a year; the idle lifetime no longer than the whole.
@@ -62,6 +63,11 @@ extension Administration {
         } catch {
             throw DomainError.invalidRequest("app_links: \(error)")
         }
+        if let anchors = tenant.webAuthnTrustAnchors {
+            guard anchors.utf8.count <= 65_536, let certificates = try? TrustAnchors.certificates(pem: anchors), !certificates.isEmpty else {
+                throw DomainError.invalidRequest("webauthn_trust_anchors: one or more PEM certificates, at most 64 KiB")
+            }
+        }
         return tenant
     }
 
@@ -87,6 +93,8 @@ extension Administration {
         public var accessTokenLifetime: Int64?
         /// The tenant's app for same-device links, replaced whole (`null` removes it).
         public var appLinks: Patch<AppLinks> = .absent
+        /// PEM certificates security keys' attestations must chain to (`null`: any key).
+        public var webAuthnTrustAnchors: Patch<String> = .absent
 
         public init() {}
 
@@ -94,7 +102,7 @@ extension Administration {
         public var isEmpty: Bool {
             lockout == nil && processPolicy == nil && ssoLifetime == nil && ssoPolicy.isAbsent && sessionLifetime == nil
                 && sessionIdleLifetime == nil && historyRetention == nil && auditRetention.isAbsent && accessTokenLifetime == nil
-                && appLinks.isAbsent
+                && appLinks.isAbsent && webAuthnTrustAnchors.isAbsent
         }
 
         public func encode(to encoder: any Encoder) throws {
@@ -109,6 +117,7 @@ extension Administration {
             try auditRetention.encode(into: &container, .auditRetention)
             try container.encodeIfPresent(accessTokenLifetime, forKey: .accessTokenLifetime)
             try appLinks.encode(into: &container, .appLinks)
+            try webAuthnTrustAnchors.encode(into: &container, .webAuthnTrustAnchors)
         }
 
         enum CodingKeys: String, CodingKey {
@@ -122,6 +131,7 @@ extension Administration {
             case auditRetention = "audit_retention"
             case accessTokenLifetime = "access_token_lifetime"
             case appLinks = "app_links"
+            case webAuthnTrustAnchors = "webauthn_trust_anchors"
         }
 
         public init(from decoder: any Decoder) throws {
@@ -136,6 +146,7 @@ extension Administration {
             auditRetention = try Patch(container, .auditRetention)
             accessTokenLifetime = try container.decodeIfPresent(Int64.self, forKey: .accessTokenLifetime)
             appLinks = try Patch(container, .appLinks)
+            webAuthnTrustAnchors = try Patch(container, .webAuthnTrustAnchors)
         }
     }
 
@@ -173,6 +184,11 @@ extension Administration {
             if let lifetime = input.accessTokenLifetime { next.accessTokenLifetime = lifetime; changed.append("access_token_lifetime") }
             if case .value(let links) = input.appLinks { next.appLinks = links; changed.append("app_links") }
             if case .null = input.appLinks { next.appLinks = nil; changed.append("app_links") }
+            if case .value(let anchors) = input.webAuthnTrustAnchors {
+                next.webAuthnTrustAnchors = anchors
+                changed.append("webauthn_trust_anchors")
+            }
+            if case .null = input.webAuthnTrustAnchors { next.webAuthnTrustAnchors = nil; changed.append("webauthn_trust_anchors") }
             guard !changed.isEmpty else { throw DomainError.invalidRequest("the body changes nothing") }
             next = try Self.checkedSettings(next)
             try await tx.updateTenantSettings(next)

@@ -94,6 +94,12 @@ extension Administration {
         public let user: UserView
         public let activations: [ActivationView]
         public let sessions: [SessionView]
+        public let securityKeys: [SecurityKeyView]
+
+        enum CodingKeys: String, CodingKey {
+            case user, activations, sessions
+            case securityKeys = "security_keys"
+        }
     }
 
     public func getUser(_ id: UserID, tenant: TenantRecord) async throws -> UserDetail {
@@ -106,7 +112,9 @@ extension Administration {
                 entry.mergedUsers = try await tx.linkedUsers(activationID: activation.id).map(\.username)
                 activations.append(entry)
             }
-            return UserDetail(user: UserView(user), activations: activations, sessions: try await sessionViews(of: user.id, tx: tx, now: now))
+            return UserDetail(
+                user: UserView(user), activations: activations, sessions: try await sessionViews(of: user.id, tx: tx, now: now),
+                securityKeys: try await tx.securityKeys(userID: user.id).map(SecurityKeyView.init))
         }
     }
 

@@ -55,6 +55,7 @@ public struct Administration: Sendable {
         public let auditRetention: Int64?
         public let accessTokenLifetime: Int64
         public let appLinks: AppLinks?
+        public let webAuthnTrustAnchors: String?
         enum CodingKeys: String, CodingKey {
             case id, name, issuer, lockout
             case processPolicy = "process_policy"
@@ -66,6 +67,7 @@ public struct Administration: Sendable {
             case auditRetention = "audit_retention"
             case accessTokenLifetime = "access_token_lifetime"
             case appLinks = "app_links"
+            case webAuthnTrustAnchors = "webauthn_trust_anchors"
         }
     }
 
@@ -75,7 +77,8 @@ public struct Administration: Sendable {
             processPolicy: record.processPolicy, ssoLifetime: record.ssoLifetime, ssoPolicy: record.ssoPolicy,
             sessionLifetime: record.sessionLifetime, sessionIdleLifetime: record.sessionIdleLifetime,
             historyRetention: record.historyRetention, auditRetention: record.auditRetention,
-            accessTokenLifetime: record.accessTokenLifetime, appLinks: record.appLinks)
+            accessTokenLifetime: record.accessTokenLifetime, appLinks: record.appLinks,
+            webAuthnTrustAnchors: record.webAuthnTrustAnchors)
     }
 
     public func createTenant(_ input: CreateTenant, logger: Logger) async throws -> TenantView {

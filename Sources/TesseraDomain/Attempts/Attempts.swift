@@ -425,6 +425,11 @@ public struct Attempts: Sendable {
                 } else {
                     passed = false
                 }
+            case .securitykey:
+                // On a device, a security key is proved only by an assertion of a key
+                // enrolled for its activation; an activation enrols none yet (the browser's
+                // passkey login is BrowserLogins'), so the factor is a failed one.
+                passed = false
             }
         }
         return Verification(passed: passed, totpStep: totpStep)

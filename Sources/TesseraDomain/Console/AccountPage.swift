@@ -11,6 +11,7 @@ public struct AccountPage: Sendable {
 
     public struct Overview: Sendable {
         public let devices: [Administration.ActivationView]
+        public let securityKeys: [SecurityKeyView]
         public let sessions: [Administration.SessionView]
         public let signIns: [Administration.HistoryView]
     }
@@ -28,11 +29,13 @@ public struct AccountPage: Sendable {
             .init(
                 username: current.user.username, activationID: nil, service: nil, outcome: nil, since: nil, until: nil, cursor: nil,
                 limit: limit), tenant: current.tenant)
-        return Overview(devices: devices, sessions: sessions, signIns: history.entries)
+        return Overview(
+            devices: devices, securityKeys: try await domain.passkeys.list(user: current.user.id, tenant: current.tenant), sessions: sessions,
+            signIns: history.entries)
     }
 
     private func actor(_ current: WebSessions.Current) -> Audit.Actor {
-        current.session.activationID.map { .activation($0) } ?? .system
+        current.session.activationID.map { .activation($0) } ?? .user(current.user.id)
     }
 
     /// Removes another of the user's devices: its keys, sessions and codes go with it.
@@ -50,6 +53,27 @@ public struct AccountPage: Sendable {
                 details: ["user_id": current.user.id.rawValue, "alias": activation.alias ?? "", "via": "account_page"], at: now)
         }
         logger.notice("device removed on the account page", metadata: ["activation_id": "\(id)"])
+    }
+
+    /// Removes one of the user's passkeys or security keys; its sessions end with it.
+    public func removeSecurityKey(_ id: SecurityKeyID, current: WebSessions.Current, logger: Logger) async throws {
+        try await domain.passkeys.remove(
+            id, user: current.user.id, tenant: current.tenant, actor: actor(current), via: "account_page", logger: logger)
+    }
+
+    /// Options for registering a passkey from the page.
+    public func passkeyOptions(_ current: WebSessions.Current) async throws -> WebAuthnJSON.CreationOptions {
+        try await domain.passkeys.registrationOptions(
+            for: .accountPage(user: current.user, webSession: current.session.digest), tenant: current.tenant)
+    }
+
+    /// Registers a passkey for the signed-in user, from the page's own challenge.
+    public func registerPasskey(
+        _ credential: WebAuthnJSON.RegistrationCredential, name: String?, current: WebSessions.Current, logger: Logger
+    ) async throws -> SecurityKeyView {
+        try await domain.passkeys.register(
+            credential, name: name, registrant: .accountPage(user: current.user, webSession: current.session.digest),
+            tenant: current.tenant, actor: actor(current), logger: logger)
     }
 
     /// Ends one of the user's sessions at a service.

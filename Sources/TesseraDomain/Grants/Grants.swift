@@ -32,8 +32,16 @@ public struct Grants: Sendable {
     }
 
     /// The `amr` of the factors used (RFC 8176 where it has a value), plus `mfa` for two or more.
-    public static func amr(for factors: [FactorType]) -> [String] {
-        factors.map(\.authenticationMethodReference) + (factors.count > 1 ? ["mfa"] : [])
+    /// A security key adds `user` (its user-presence test); a synced passkey (backup
+    /// eligible) is a software-held key, `swk`, not `hwk`.
+    public static func amr(for factors: [FactorType], securityKey: SecurityKeyRecord? = nil) -> [String] {
+        var methods: [String] = []
+        for factor in factors {
+            let method = factor == .securitykey && securityKey?.backupEligible == true ? "swk" : factor.authenticationMethodReference
+            if !methods.contains(method) { methods.append(method) }
+            if factor == .securitykey, !methods.contains("user") { methods.append("user") }
+        }
+        return methods + (factors.count > 1 ? ["mfa"] : [])
     }
 
     /// Completes an approved login and writes its single-use authorization code, bound to
@@ -52,7 +60,7 @@ public struct Grants: Sendable {
                 tenantID: record.tenantID, serviceID: serviceID, userID: userID, activationID: record.activationID, redirectURI: redirectURI, codeChallenge: record.codeChallenge,
                 nonce: record.nonce, scope: record.scope, factors: record.factors ?? [],
                 confirmedAttributes: record.confirmedAttributes ?? [], authTime: record.authTime ?? now,
-                expiresAt: now + codeLifetime, usedAt: nil, revoked: false))
+                expiresAt: now + codeLifetime, usedAt: nil, revoked: false, securityKeyID: record.securityKeyID))
         return code
     }
 
@@ -140,6 +148,7 @@ public struct Grants: Sendable {
         let tenantID: TenantID
         let userID: UserID
         let activationID: ActivationID?
+        let securityKeyID: SecurityKeyID?
         let nonce: String?
         let factors: [FactorType]
         let confirmedAttributes: [String]
@@ -148,23 +157,26 @@ public struct Grants: Sendable {
         init(_ grant: GrantRecord) {
             self.init(
                 familyID: grant.familyID, tenantID: grant.tenantID, userID: grant.userID, activationID: grant.activationID,
-                nonce: grant.nonce, factors: grant.factors, confirmedAttributes: grant.confirmedAttributes, authTime: grant.authTime)
+                securityKeyID: grant.securityKeyID, nonce: grant.nonce, factors: grant.factors,
+                confirmedAttributes: grant.confirmedAttributes, authTime: grant.authTime)
         }
 
         init(_ session: SessionRecord) {
             self.init(
                 familyID: session.id, tenantID: session.tenantID, userID: session.userID, activationID: session.activationID,
-                nonce: nil, factors: session.factors, confirmedAttributes: session.confirmedAttributes, authTime: session.authTime)
+                securityKeyID: session.securityKeyID, nonce: nil, factors: session.factors,
+                confirmedAttributes: session.confirmedAttributes, authTime: session.authTime)
         }
 
         init(
-            familyID: SessionID, tenantID: TenantID, userID: UserID, activationID: ActivationID?, nonce: String?, factors: [FactorType],
-            confirmedAttributes: [String], authTime: Int64
+            familyID: SessionID, tenantID: TenantID, userID: UserID, activationID: ActivationID?, securityKeyID: SecurityKeyID? = nil,
+            nonce: String?, factors: [FactorType], confirmedAttributes: [String], authTime: Int64
         ) {
             self.familyID = familyID
             self.tenantID = tenantID
             self.userID = userID
             self.activationID = activationID
+            self.securityKeyID = securityKeyID
             self.nonce = nonce
             self.factors = factors
             self.confirmedAttributes = confirmedAttributes
@@ -176,6 +188,8 @@ public struct Grants: Sendable {
         let source: Source
         let scope: String
         let user: UserRecord
+        /// The security key of a passkey login (its backup flag decides `swk` or `hwk`).
+        let securityKey: SecurityKeyRecord?
         let refreshToken: String
     }
 
@@ -196,11 +210,12 @@ public struct Grants: Sendable {
         case .success(let holder): user = holder
         case .failure(let refusal): return .refused(refusal)
         }
-        let session = SessionRecord(
+        var session = SessionRecord(
             id: source.familyID, tenantID: source.tenantID, serviceID: service.id, userID: source.userID,
             activationID: source.activationID, factors: source.factors, confirmedAttributes: source.confirmedAttributes,
             authTime: source.authTime, createdAt: now, expiresAt: now + (service.sessionLifetime ?? tenant.sessionLifetime),
             idleLifetime: service.sessionIdleLifetime ?? tenant.sessionIdleLifetime)
+        session.securityKeyID = source.securityKeyID
         try await tx.insertSession(session)
         return try await issueRefreshToken(source, user: user, session: session, scope: scope, service: service, tx: tx, now: now)
     }
@@ -224,14 +239,24 @@ public struct Grants: Sendable {
         _ source: Source, user: UserRecord, session: SessionRecord, scope: String, service: ServiceRecord, tx: StoreTransaction,
         now: Int64
     ) async throws -> Outcome {
+        // A passkey login's key must still be there and trusted: removing it ends the
+        // session, and a key marked suspicious gives no more tokens.
+        var securityKey: SecurityKeyRecord?
+        if let keyID = source.securityKeyID {
+            guard let key = try await tx.securityKey(id: keyID), key.suspiciousAt == nil else {
+                return .refused(DomainError.invalidGrant("the security key of this session was removed"))
+            }
+            securityKey = key
+        }
         let refreshToken = Secrets.randomToken()
         try await tx.insertGrant(
             GrantRecord(
                 digest: Secrets.digest(refreshToken), kind: .refresh, familyID: source.familyID, tenantID: source.tenantID,
                 serviceID: service.id, userID: source.userID, activationID: source.activationID, redirectURI: nil, codeChallenge: nil,
                 nonce: nil, scope: scope, factors: source.factors, confirmedAttributes: source.confirmedAttributes,
-                authTime: source.authTime, expiresAt: min(now + session.idleLifetime, session.expiresAt), usedAt: nil, revoked: false))
-        return .issued(Issuance(source: source, scope: scope, user: user, refreshToken: refreshToken))
+                authTime: source.authTime, expiresAt: min(now + session.idleLifetime, session.expiresAt), usedAt: nil, revoked: false,
+                securityKeyID: source.securityKeyID))
+        return .issued(Issuance(source: source, scope: scope, user: user, securityKey: securityKey, refreshToken: refreshToken))
     }
 
     /// The user tokens are issued to, or why there may be none (gone, or disabled).
@@ -260,7 +285,8 @@ public struct Grants: Sendable {
         let subject = Self.subject(of: issuance.user.id, for: service)
         var idClaims = IDTokenClaims(
             iss: issuer, sub: subject, aud: service.clientID.rawValue, exp: Int(now + tenant.accessTokenLifetime), iat: Int(now),
-            authTime: Int(source.authTime), nonce: includeNonce ? source.nonce : nil, amr: Self.amr(for: combination.factors),
+            authTime: Int(source.authTime), nonce: includeNonce ? source.nonce : nil,
+            amr: Self.amr(for: combination.factors, securityKey: issuance.securityKey),
             acr: Self.acr(for: combination), attributes: released)
         idClaims.sid = source.familyID.rawValue
         idClaims.role = Self.role(of: combination.factors, for: service)

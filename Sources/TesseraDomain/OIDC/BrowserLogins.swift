@@ -29,6 +29,8 @@ public struct BrowserLogins: Sendable {
         public let expiresAt: Date
         /// The number the page shows for the user to pick on the device (number matching).
         public let matchCode: String?
+        /// Whether the service's policy lets a passkey sign in alone (the page offers it).
+        public let passkeys: Bool
     }
 
     /// The browser as the edge saw it: recorded with the request and shown on the device.
@@ -153,7 +155,8 @@ public struct BrowserLogins: Sendable {
         return .started(
             StartedLogin(
                 requestID: requestID, browserSecret: browserSecret, serviceName: service.name,
-                attributes: service.attributes, expiresAt: expiresAt, matchCode: record.matchCode))
+                attributes: service.attributes, expiresAt: expiresAt, matchCode: record.matchCode,
+                passkeys: Passkeys.allowsPasskeyLogin(policy: service.policy)))
     }
 
     /// The login request a browser follows, if it holds the request's secret.

@@ -29,6 +29,10 @@ struct AccountRoutes {
         pages.post("account/logout", use: logout)
         pages.post("account/devices/:activation/remove", use: removeDevice)
         pages.post("account/sessions/:session/end", use: endSession)
+        pages.post("account/security-keys/:key/remove", use: removeSecurityKey)
+        // JSON for webauthn.js: a passkey's options and its registration, with the CSRF token in a header.
+        group.post("account/passkeys/options", use: passkeyOptions)
+        group.post("account/passkeys", use: registerPasskey)
     }
 
     func current(_ request: Request, tenant: TenantRecord) async throws -> WebSessions.Current? {
@@ -60,6 +64,12 @@ struct AccountRoutes {
                     "current": device.id == current.session.activationID,
                     // An activation merged into this account belongs to its first user: removed there, not here.
                     "removable": device.id != current.session.activationID && device.username == current.user.username,
+                ]
+            },
+            "securityKeys": overview.securityKeys.map { key -> [String: Any] in
+                [
+                    "id": key.id.rawValue, "name": key.name, "kind": key.backupEligible ? "passkey (synced)" : "security key or device-bound passkey",
+                    "created": WebPages.time(key.createdAt), "lastUsed": WebPages.time(key.lastUsedAt), "suspicious": key.suspicious,
                 ]
             },
             "sessions": overview.sessions.map {
@@ -109,6 +119,44 @@ struct AccountRoutes {
         throw WebRedirect(location: "\(home(tenant))?done=removed")
     }
 
+    @Sendable func removeSecurityKey(_ request: Request, context: TesseraRequestContext) async throws -> Response {
+        let (current, tenant) = try await signedInForm(request, context: context)
+        do {
+            try await domain.accountPage.removeSecurityKey(context.parameters.id("key"), current: current, logger: context.logger)
+        } catch {
+            guard let problem = FormProblem(error, fields: []) else { throw error }
+            return try await render(current, tenant: tenant, problem: problem)
+        }
+        throw WebRedirect(location: "\(home(tenant))?done=key-removed")
+    }
+
+    /// The signed-in user of a JSON call from the page, which carries the page's CSRF
+    /// token in `X-CSRF-Token` (a header no other site's page can set).
+    func signedInCall(_ request: Request, context: TesseraRequestContext) async throws -> (WebSessions.Current, TenantRecord) {
+        let tenant = try context.requireTenant()
+        guard let current = try await current(request, tenant: tenant) else {
+            throw DomainError(.unauthenticated, .accessDenied, "sign in to your account first")
+        }
+        guard current.checks(csrf: request.headers[.init("X-CSRF-Token")!]) else {
+            throw DomainError(.forbidden, .accessDenied, "the page's CSRF token is missing or wrong; reload the page")
+        }
+        return (current, tenant)
+    }
+
+    /// `POST …/account/passkeys/options`: options for `navigator.credentials.create()`.
+    @Sendable func passkeyOptions(_ request: Request, context: TesseraRequestContext) async throws -> Response {
+        let (current, _) = try await signedInCall(request, context: context)
+        return OIDCRoutes.noStore(JSONResponse.make(try await domain.accountPage.passkeyOptions(current)))
+    }
+
+    /// `POST …/account/passkeys` `{"name": …, "credential": RegistrationResponseJSON}`.
+    @Sendable func registerPasskey(_ request: Request, context: TesseraRequestContext) async throws -> Response {
+        let (current, _) = try await signedInCall(request, context: context)
+        let input = try await RequestDecoding.json(PasskeyRegistration.self, from: request)
+        let key = try await domain.accountPage.registerPasskey(input.credential, name: input.name, current: current, logger: context.logger)
+        return JSONResponse.make(key, status: .created)
+    }
+
     @Sendable func endSession(_ request: Request, context: TesseraRequestContext) async throws -> Response {
         let (current, tenant) = try await signedInForm(request, context: context)
         do {
@@ -119,4 +167,11 @@ struct AccountRoutes {
         }
         throw WebRedirect(location: "\(home(tenant))?done=ended")
     }
+}
+
+/// A passkey's registration as the page (or an invitation's page) posts it.
+struct PasskeyRegistration: Decodable {
+    let name: String?
+    let code: String?
+    let credential: WebAuthnJSON.RegistrationCredential
 }

@@ -47,6 +47,8 @@ struct AdminRoutes {
         tenant.get("users/:user/sessions", use: listSessions)
         tenant.delete("users/:user/sessions", use: endUserSessions)
         tenant.delete("sessions/:session", use: endSession)
+        tenant.get("users/:user/security-keys", use: listSecurityKeys)
+        tenant.delete("users/:user/security-keys/:key", use: removeSecurityKey)
         tenant.post("invitations", use: invite)
         tenant.get("invitations", use: listInvitations)
         tenant.delete("invitations/:invitation", use: revokeInvitation)
@@ -232,6 +234,23 @@ struct AdminRoutes {
     @Sendable func endSession(_ request: Request, context: TesseraRequestContext) async throws -> Response {
         try await administration(context, .support).endSession(context.parameters.id("session"), tenant: try context.requireTenant(), logger: context.logger)
         return JSONResponse.make(["ended": 1])
+    }
+
+    // MARK: Security keys
+
+    /// `GET …/users/{id}/security-keys`: the user's security keys and passkeys.
+    @Sendable func listSecurityKeys(_ request: Request, context: TesseraRequestContext) async throws -> Response {
+        JSONResponse.make(
+            ["security_keys": try await administration(context, .read).listSecurityKeys(
+                user: context.parameters.id("user"), tenant: try context.requireTenant())])
+    }
+
+    /// `DELETE …/users/{id}/security-keys/{key}`: removes one; its sessions end.
+    @Sendable func removeSecurityKey(_ request: Request, context: TesseraRequestContext) async throws -> Response {
+        let id: SecurityKeyID = context.parameters.id("key")
+        try await administration(context, .support).removeSecurityKey(
+            id, user: context.parameters.id("user"), tenant: try context.requireTenant(), logger: context.logger)
+        return JSONResponse.make(["removed": id.rawValue])
     }
 
     @Sendable func invite(_ request: Request, context: TesseraRequestContext) async throws -> Response {

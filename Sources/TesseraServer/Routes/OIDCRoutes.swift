@@ -23,8 +23,12 @@ struct OIDCRoutes {
         let authorizePages = pages.group().add(middleware: AddressThrottle(group: "authorize", limiter: state.limiter, settings: settings))
         authorizePages.get("authorize", use: authorize)
         authorizePages.get("authorize/complete", use: complete)
-        tenant.group().add(middleware: AddressThrottle(group: "authorize", limiter: state.limiter, settings: settings))
-            .get("authorize/status", use: status)
+        let browserCalls = tenant.group().add(middleware: AddressThrottle(group: "authorize", limiter: state.limiter, settings: settings))
+        browserCalls.get("authorize/status", use: status)
+        browserCalls.post("authorize/passkey/options", use: passkeyOptions)
+        browserCalls.post("authorize/passkey", use: passkeyLogin)
+        browserCalls.post("passkeys/invitation/options", use: invitationPasskeyOptions)
+        browserCalls.post("passkeys/invitation", use: invitationPasskey)
         tenant.get("userinfo", use: userinfo)
         tenant.post("userinfo", use: userinfo)
         tenant.get("authenticate", use: authenticationLinkPage)
@@ -88,7 +92,8 @@ struct OIDCRoutes {
                     issuer: issuer, endpoint: "authenticate", parameter: "request", value: login.requestID.rawValue),
                 statusURL: "\(issuer)/authorize/status?request=\(login.requestID)",
                 completeURL: "\(issuer)/authorize/complete?request=\(login.requestID)", requestID: login.requestID.rawValue,
-                expiresAt: login.expiresAt, matchCode: login.matchCode)
+                expiresAt: login.expiresAt, matchCode: login.matchCode,
+                passkeyURL: login.passkeys ? "\(issuer)/authorize/passkey?request=\(login.requestID)" : nil)
             var response = HTMLResponse.make(page)
             // The browser that started the request is the only one that can collect its code.
             response.setCookie(
@@ -147,6 +152,28 @@ struct OIDCRoutes {
         return JSONResponse.make(view)
     }
 
+    /// `POST {issuer}/authorize/passkey/options?request=…` `{"username": …}` (optional):
+    /// options for `navigator.credentials.get()`, for the browser that started the request.
+    @Sendable func passkeyOptions(_ request: Request, context: TesseraRequestContext) async throws -> Response {
+        struct Input: Decodable { let username: String? }
+        let record = try await browserRequest(request, query: try RequestDecoding.query(request), context: context)
+        let input = try await RequestDecoding.optionalJSON(Input.self, from: request)
+        let options = try await domain.passkeys.loginOptions(record, username: input?.username, tenant: try context.requireTenant())
+        return Self.noStore(JSONResponse.make(options))
+    }
+
+    /// `POST {issuer}/authorize/passkey?request=…` with the assertion (WebAuthn's
+    /// `AuthenticationResponseJSON`): approves the request; the page then goes to
+    /// `authorize/complete` for its code.
+    @Sendable func passkeyLogin(_ request: Request, context: TesseraRequestContext) async throws -> Response {
+        let query = try RequestDecoding.query(request)
+        let record = try await browserRequest(request, query: query, context: context)
+        let credential = try await RequestDecoding.json(WebAuthnJSON.AssertionCredential.self, from: request)
+        try await domain.passkeys.login(credential, request: record, tenant: try context.requireTenant(), logger: context.logger)
+        let issuer = domain.issuer(forTenantNamed: try context.requireTenant().name)
+        return Self.noStore(JSONResponse.make(["status": "approved", "complete_url": "\(issuer)/authorize/complete?request=\(record.id)"]))
+    }
+
     @Sendable func complete(_ request: Request, context: TesseraRequestContext) async throws -> Response {
         let issuer = domain.issuer(forTenantNamed: try context.requireTenant().name)
         let completion: BrowserLogins.Completion
@@ -177,18 +204,42 @@ struct OIDCRoutes {
     }
 
     @Sendable func activationLinkPage(_ request: Request, context: TesseraRequestContext) async throws -> Response {
-        try deviceLinkPage(
+        let issuer = domain.issuer(forTenantNamed: try context.requireTenant().name)
+        let code = (try? RequestDecoding.query(request))?["code"] ?? ""
+        return try deviceLinkPage(
             request, context: context, endpoint: "activate", parameter: "code", title: "Activate a device",
-            explanation: "Scan this code with the Tessera app (or run `tessera device activate` with this link) to bind your device to your account.")
+            explanation: "Scan this code with the Tessera app (or run `tessera device activate` with this link) to bind your device to your account.",
+            extra: code.isEmpty ? nil : Pages.invitationPasskey(code: code, issuer: issuer))
+    }
+
+    /// `POST {issuer}/passkeys/invitation/options` `{"code": …}`: options for registering a
+    /// passkey with an operator's invitation opened in a browser.
+    @Sendable func invitationPasskeyOptions(_ request: Request, context: TesseraRequestContext) async throws -> Response {
+        struct Input: Decodable { let code: String }
+        let input = try await RequestDecoding.json(Input.self, from: request)
+        let options = try await domain.passkeys.registrationOptions(for: .invitation(code: input.code), tenant: try context.requireTenant())
+        return Self.noStore(JSONResponse.make(options))
+    }
+
+    /// `POST {issuer}/passkeys/invitation` `{"code": …, "name": …, "credential": …}`: registers
+    /// the passkey and spends the invitation.
+    @Sendable func invitationPasskey(_ request: Request, context: TesseraRequestContext) async throws -> Response {
+        let input = try await RequestDecoding.json(PasskeyRegistration.self, from: request)
+        guard let code = input.code else { throw DomainError.invalidRequest("code is missing") }
+        let key = try await domain.passkeys.register(
+            input.credential, name: input.name, registrant: .invitation(code: code), tenant: try context.requireTenant(),
+            logger: context.logger)
+        return JSONResponse.make(key, status: .created)
     }
 
     /// The page a device link opens in a browser: the same link as text and QR code.
     private func deviceLinkPage(
-        _ request: Request, context: TesseraRequestContext, endpoint: String, parameter: String, title: String, explanation: String
+        _ request: Request, context: TesseraRequestContext, endpoint: String, parameter: String, title: String, explanation: String,
+        extra: String? = nil
     ) throws -> Response {
         let value = (try? RequestDecoding.query(request))?[parameter] ?? ""
         let url = "\(domain.issuer(forTenantNamed: try context.requireTenant().name))/\(endpoint)?\(parameter)=\(FormEncoding.component(value))"
-        return HTMLResponse.make(Pages.deviceLink(title: title, explanation: explanation, url: url))
+        return HTMLResponse.make(Pages.deviceLink(title: title, explanation: explanation, url: url, extra: extra))
     }
 
     // MARK: Token endpoint

@@ -11,7 +11,7 @@ enum ConsoleTemplates {
     static let layout = """
         <!doctype html>
         <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
-        <title>{{title}} · Tessera</title><link rel="stylesheet" href="/static/tessera.css"><script src="/static/console.js" defer></script></head>
+        <title>{{title}} · Tessera</title><link rel="stylesheet" href="/static/tessera.css"><script src="/static/console.js" defer></script>{{#account}}<script src="/static/webauthn.js" defer></script>{{/account}}</head>
         <body class="{{#wide}}wide{{/wide}}"><a class="skip" href="#main">Skip to content</a>
         {{#console}}<header class="top"><nav aria-label="Console">
         <a href="/console" id="nav-dashboard">Dashboard</a><a href="/console/tenants" id="nav-tenants">Tenants</a>
@@ -244,6 +244,15 @@ enum ConsoleTemplates {
         {{#devices}}<tr id="device-{{id}}"><td>{{alias}}{{#current}} <strong>(this sign-in)</strong>{{/current}}</td><td>{{factors}}</td><td>{{created}}</td><td>{{lastUsed}}</td><td>
         {{#removable}}<form method="post" action="{{home}}/devices/{{id}}/remove" class="inline remove-device" data-confirm="Remove this device? It can no longer sign you in.">{{>csrf}}<button class="danger">Remove</button></form>{{/removable}}</td></tr>{{/devices}}
         </tbody></table></div>
+        <h2>Your passkeys and security keys</h2>
+        <div class="table"><table id="security-keys"><thead><tr><th scope="col">Name</th><th scope="col">Kind</th><th scope="col">Added</th><th scope="col">Last used</th><th scope="col">Actions</th></tr></thead><tbody>
+        {{#securityKeys}}<tr id="security-key-{{id}}"><td>{{name}}{{#suspicious}} <strong>(blocked: its counter went backwards)</strong>{{/suspicious}}</td><td>{{kind}}</td><td>{{created}}</td><td>{{lastUsed}}</td><td>
+        <form method="post" action="{{home}}/security-keys/{{id}}/remove" class="inline remove-security-key" data-confirm="Remove this passkey? It can no longer sign you in.">{{>csrf}}<button class="danger">Remove</button></form></td></tr>{{/securityKeys}}
+        </tbody></table></div>
+        <section id="passkey-register" data-options-url="{{home}}/passkeys/options" data-register-url="{{home}}/passkeys" data-csrf="{{csrf}}" data-done="{{home}}?done=passkey" hidden>
+        <label for="passkey-name">Name of a new passkey (optional)</label><input id="passkey-name" maxlength="64">
+        <p><button type="button" id="passkey-register-button">Add a passkey</button></p>
+        <p class="status" id="passkey-register-status" role="status" hidden></p></section>
         <h2>Your sessions</h2>
         <div class="table"><table id="sessions"><thead><tr><th scope="col">Service</th><th scope="col">Started</th><th scope="col">Ends</th><th scope="col">Actions</th></tr></thead><tbody>
         {{#sessions}}<tr><td>{{service}}</td><td>{{created}}</td><td>{{expires}}</td><td>

@@ -8,6 +8,7 @@ enum StaticFiles {
         "tessera.css": ("text/css; charset=utf-8", style),
         "login.js": ("text/javascript; charset=utf-8", loginScript),
         "console.js": ("text/javascript; charset=utf-8", consoleScript),
+        "webauthn.js": ("text/javascript; charset=utf-8", webAuthnScript),
     ]
 
     static func register(on router: Router<TesseraRequestContext>) {
@@ -89,7 +90,12 @@ enum StaticFiles {
               .then(function (s) {
                 if (s === null) { return; }
                 known = s.status + (s.locked_until ? ':' + s.locked_until : '');
-                if (s.status === 'approved') { show(messages.approved, 'done'); window.location.assign(login.dataset.completeUrl); return; }
+                if (s.status === 'approved') {
+                  show(messages.approved, 'done');
+                  // A passkey sign-in (webauthn.js) may be on its way to the same page: go once.
+                  if (!document.body.dataset.leaving) { document.body.dataset.leaving = '1'; window.location.assign(login.dataset.completeUrl); }
+                  return;
+                }
                 if (s.status === 'pending' || s.status === 'claimed') {
                   var text = messages[s.status];
                   if (s.locked_until) { text = 'Wrong factors. Your device can try again after ' + new Date(s.locked_until * 1000).toLocaleTimeString() + '.'; }
@@ -109,6 +115,118 @@ enum StaticFiles {
               .catch(function () { setTimeout(poll, 2000); });
           }
           poll();
+        })();
+        """
+
+    /// Passkeys in the browser: sign-in on the login page (a button, and the browser's
+    /// autofill where it offers conditional mediation) and registration on the account
+    /// page or from an invitation. WebAuthn's options and responses travel in its JSON
+    /// forms (base64url), converted here so older browsers without `toJSON` work too.
+    static let webAuthnScript = """
+        (function () {
+          function bytes(text) {
+            var s = text.replace(/-/g, '+').replace(/_/g, '/');
+            while (s.length % 4) { s += '='; }
+            var binary = atob(s), out = new Uint8Array(binary.length);
+            for (var i = 0; i < binary.length; i++) { out[i] = binary.charCodeAt(i); }
+            return out.buffer;
+          }
+          function text(buffer) {
+            var view = new Uint8Array(buffer), binary = '';
+            for (var i = 0; i < view.length; i++) { binary += String.fromCharCode(view[i]); }
+            return btoa(binary).replace(/\\+/g, '-').replace(/\\//g, '_').replace(/=+$/, '');
+          }
+          function descriptors(list) {
+            return (list || []).map(function (d) {
+              var out = { type: d.type, id: bytes(d.id) };
+              if (d.transports) { out.transports = d.transports; }
+              return out;
+            });
+          }
+          function post(url, body, headers) {
+            var all = { 'Content-Type': 'application/json' };
+            for (var name in (headers || {})) { all[name] = headers[name]; }
+            return fetch(url, { method: 'POST', credentials: 'same-origin', cache: 'no-store', headers: all, body: JSON.stringify(body) })
+              .then(function (r) {
+                return r.json().catch(function () { return {}; }).then(function (answer) {
+                  if (!r.ok) { throw new Error(answer.error_description || 'The server refused the passkey.'); }
+                  return answer;
+                });
+              });
+          }
+          function say(element, message, kind) { element.textContent = message; element.className = 'status ' + (kind || ''); element.hidden = false; }
+          var supported = !!(window.PublicKeyCredential && navigator.credentials);
+
+          var login = document.getElementById('passkey');
+          if (login && supported) {
+            login.hidden = false;
+            var url = login.dataset.passkeyUrl;
+            var optionsURL = url.replace('/authorize/passkey?', '/authorize/passkey/options?');
+            var problem = document.getElementById('passkey-error');
+            var username = document.getElementById('passkey-username');
+            var running = null;
+            var fail = function (e) {
+              if (e && e.name === 'AbortError') { return; }
+              say(problem, e && e.message ? e.message : 'The passkey sign-in did not work.', 'failed');
+            };
+            var signIn = function (conditional) {
+              var body = (!conditional && username.value) ? { username: username.value } : {};
+              return post(optionsURL, body).then(function (o) {
+                if (running) { running.abort(); }
+                var controller = new AbortController();
+                running = controller;
+                var request = {
+                  publicKey: { challenge: bytes(o.challenge), rpId: o.rpId, timeout: o.timeout, userVerification: o.userVerification,
+                               allowCredentials: descriptors(o.allowCredentials) },
+                  signal: controller.signal
+                };
+                if (conditional) { request.mediation = 'conditional'; }
+                return navigator.credentials.get(request);
+              }).then(function (c) {
+                if (!c) { return; }
+                return post(url, {
+                  id: c.id, rawId: text(c.rawId), type: c.type,
+                  response: { clientDataJSON: text(c.response.clientDataJSON), authenticatorData: text(c.response.authenticatorData),
+                              signature: text(c.response.signature), userHandle: c.response.userHandle ? text(c.response.userHandle) : null }
+                }).then(function (answer) {
+                  if (!document.body.dataset.leaving) { document.body.dataset.leaving = '1'; window.location.assign(answer.complete_url); }
+                });
+              });
+            };
+            document.getElementById('passkey-button').addEventListener('click', function () { problem.hidden = true; signIn(false).catch(fail); });
+            if (PublicKeyCredential.isConditionalMediationAvailable) {
+              PublicKeyCredential.isConditionalMediationAvailable().then(function (yes) { if (yes) { signIn(true).catch(fail); } });
+            }
+          }
+
+          var register = document.getElementById('passkey-register');
+          if (register && supported) {
+            register.hidden = false;
+            var status = document.getElementById('passkey-register-status');
+            var headers = register.dataset.csrf ? { 'X-CSRF-Token': register.dataset.csrf } : {};
+            var base = register.dataset.code ? { code: register.dataset.code } : {};
+            document.getElementById('passkey-register-button').addEventListener('click', function () {
+              say(status, 'Follow your browser or security key…', '');
+              post(register.dataset.optionsUrl, base, headers).then(function (o) {
+                return navigator.credentials.create({ publicKey: {
+                  challenge: bytes(o.challenge), rp: o.rp, user: { id: bytes(o.user.id), name: o.user.name, displayName: o.user.displayName },
+                  pubKeyCredParams: o.pubKeyCredParams, timeout: o.timeout, excludeCredentials: descriptors(o.excludeCredentials),
+                  authenticatorSelection: o.authenticatorSelection, attestation: o.attestation
+                } });
+              }).then(function (c) {
+                var body = { name: document.getElementById('passkey-name').value || null, credential: {
+                  id: c.id, rawId: text(c.rawId), type: c.type,
+                  response: { clientDataJSON: text(c.response.clientDataJSON), attestationObject: text(c.response.attestationObject),
+                              transports: c.response.getTransports ? c.response.getTransports() : [] }
+                } };
+                if (register.dataset.code) { body.code = register.dataset.code; }
+                return post(register.dataset.registerUrl, body, headers);
+              }).then(function () {
+                if (register.dataset.done) { window.location.assign(register.dataset.done); return; }
+                say(status, 'Your passkey is registered. You can sign in with it now.', 'done');
+              }).catch(function (e) { say(status, e && e.message ? e.message : 'The passkey was not registered.', 'failed'); });
+            });
+          }
         })();
         """
 

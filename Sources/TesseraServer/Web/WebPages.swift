@@ -73,6 +73,7 @@ struct WebPages: Sendable {
         "revoked": "The device is revoked: its sessions ended.", "ended": "The session ended.", "disabled": "The user is disabled.",
         "enabled": "The user is enabled.", "activated": "The key is active.", "retired": "The key is retired.",
         "rotated": "A new signing key was added.", "removed": "The device is removed.",
+        "passkey": "Your passkey is registered.", "key-removed": "The security key is removed: its sessions ended.",
     ]
 
     static func notice(_ request: Request) -> String? {

@@ -59,7 +59,8 @@ extension StoreTransaction {
                 sso_policy = \(bind: tenant.ssoPolicy), session_lifetime = \(bind: tenant.sessionLifetime),
                 session_idle_lifetime = \(bind: tenant.sessionIdleLifetime), history_retention = \(bind: tenant.historyRetention),
                 audit_retention = \(bind: tenant.auditRetention), access_token_lifetime = \(bind: tenant.accessTokenLifetime),
-                app_links = \(bind: try tenant.appLinks.map { try JSONCoding.string($0) })
+                app_links = \(bind: try tenant.appLinks.map { try JSONCoding.string($0) }),
+                webauthn_trust_anchors = \(bind: tenant.webAuthnTrustAnchors)
             WHERE id = \(bind: tenant.id)
             """
         ).run()
@@ -79,7 +80,8 @@ extension StoreTransaction {
         statements.append("DELETE FROM activation_users WHERE user_id IN (" + users + ")")
         for table in [
             "grants", "auth_requests", "sessions", "sso_sessions", "push_targets", "authentication_history", "invitations",
-            "activations", "users", "services", "signing_keys", "web_sessions", "console_operators",
+            "activations", "security_keys", "webauthn_ceremonies", "users", "services", "signing_keys", "web_sessions",
+            "console_operators",
         ] {
             statements.append("DELETE FROM \(ident: table) WHERE tenant_id = \(bind: id)")
         }
@@ -161,7 +163,7 @@ extension StoreTransaction {
         }
         for table in [
             "activation_users", "invitations", "auth_requests", "sso_sessions", "grants", "sessions", "authentication_history",
-            "web_sessions", "console_operators",
+            "web_sessions", "console_operators", "security_keys", "webauthn_ceremonies",
         ] {
             try await db.raw("DELETE FROM \(ident: table) WHERE user_id = \(bind: id)").run()
         }

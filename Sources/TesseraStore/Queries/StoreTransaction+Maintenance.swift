@@ -23,13 +23,15 @@ public enum PurgeTarget: String, CaseIterable, Sendable {
     case invitations
     /// Console and account-page sessions past their lifetime or their end.
     case webSessions = "web_sessions"
+    /// WebAuthn challenges past their expiry (never used, or abandoned).
+    case webAuthnCeremonies = "webauthn_ceremonies"
 }
 
 /// The tables `tessera admin stats` counts.
 public let countedTables = [
     "tenants", "signing_keys", "services", "users", "invitations", "activations", "activation_users", "auth_requests",
     "grants", "sessions", "sso_sessions", "device_token_ids", "push_targets", "authentication_history", "audit_log",
-    "web_sessions",
+    "web_sessions", "security_keys", "webauthn_ceremonies",
 ]
 
 extension StoreTransaction {
@@ -53,6 +55,8 @@ extension StoreTransaction {
             try await deleteBatch(
                 table: "web_sessions", key: "digest",
                 where: "expires_at < \(bind: now) OR ended_at IS NOT NULL OR last_seen_at + idle_lifetime < \(bind: now)", limit: limit)
+        case .webAuthnCeremonies:
+            try await deleteBatch(table: "webauthn_ceremonies", key: "challenge", where: "expires_at < \(bind: now)", limit: limit)
         case .ssoSessions:
             // Keyed by two columns, and never more than one row per device and user: no batches.
             try await db.raw("DELETE FROM sso_sessions WHERE expires_at < \(bind: now) RETURNING 1").all().count

@@ -8,6 +8,7 @@ public enum SessionScope: Sendable {
     case activation(ActivationID)
     case user(UserID)
     case service(ServiceID)
+    case securityKey(SecurityKeyID)
 
     var column: String {
         switch self {
@@ -15,6 +16,7 @@ public enum SessionScope: Sendable {
         case .activation: "activation_id"
         case .user: "user_id"
         case .service: "service_id"
+        case .securityKey: "security_key_id"
         }
     }
 
@@ -24,6 +26,7 @@ public enum SessionScope: Sendable {
         case .activation(let id): id.rawValue
         case .user(let id): id.rawValue
         case .service(let id): id.rawValue
+        case .securityKey(let id): id.rawValue
         }
     }
 }

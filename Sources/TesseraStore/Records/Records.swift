@@ -27,6 +27,8 @@ public struct TenantRecord: Codable, Sendable, Equatable {
     public var accessTokenLifetime: Int64
     /// The tenant's app, for links that open it on the phone showing them (nil: none).
     @OptionalJSONText public var appLinks: AppLinks?
+    /// PEM certificates a security key's attestation must chain to (nil: any key).
+    public var webAuthnTrustAnchors: String?
     public var createdAt: Int64
 
     /// A year of history, the default.
@@ -68,6 +70,7 @@ public struct TenantRecord: Codable, Sendable, Equatable {
         case auditRetention = "audit_retention"
         case accessTokenLifetime = "access_token_lifetime"
         case appLinks = "app_links"
+        case webAuthnTrustAnchors = "webauthn_trust_anchors"
         case createdAt = "created_at"
     }
 }
@@ -405,7 +408,7 @@ public struct FactorFailures: Sendable, Hashable {
             case .pin: next.pin += 1
             case .otp: next.otp += 1
             case .biometric: next.biometric += 1
-            case .device: break
+            case .device, .securitykey: break
             }
         }
         return next
@@ -419,7 +422,7 @@ public struct FactorFailures: Sendable, Hashable {
             case .pin: next.pin = 0
             case .otp: next.otp = 0
             case .biometric: next.biometric = 0
-            case .device: break
+            case .device, .securitykey: break
             }
         }
         return next
@@ -468,6 +471,8 @@ public struct AuthRequestRecord: Codable, Sendable {
     public var originAgent: String?
     /// The number a browser login's page shows and the device must pick (number matching).
     public var matchCode: String?
+    /// The security key a passkey login in the browser was made with.
+    public var securityKeyID: SecurityKeyID?
     public var createdAt: Int64
     public var expiresAt: Int64
 
@@ -525,6 +530,7 @@ public struct AuthRequestRecord: Codable, Sendable {
         case originAddress = "origin_address"
         case originAgent = "origin_agent"
         case matchCode = "match_code"
+        case securityKeyID = "security_key_id"
         case tenantID = "tenant_id"
         case serviceID = "service_id"
         case activationID = "activation_id"
@@ -550,6 +556,8 @@ public struct GrantRecord: Codable, Sendable {
     public var userID: UserID
     /// The device whose login the grant stands on.
     public var activationID: ActivationID?
+    /// The security key a passkey login was made with (instead of a device).
+    public var securityKeyID: SecurityKeyID?
     public var redirectURI: String?
     public var codeChallenge: String?
     public var nonce: String?
@@ -564,8 +572,10 @@ public struct GrantRecord: Codable, Sendable {
     public init(
         digest: String, kind: GrantKind, familyID: SessionID, tenantID: TenantID, serviceID: ServiceID, userID: UserID,
         activationID: ActivationID?, redirectURI: String?, codeChallenge: String?, nonce: String?, scope: String, factors: [FactorType],
-        confirmedAttributes: [String], authTime: Int64, expiresAt: Int64, usedAt: Int64?, revoked: Bool
+        confirmedAttributes: [String], authTime: Int64, expiresAt: Int64, usedAt: Int64?, revoked: Bool,
+        securityKeyID: SecurityKeyID? = nil
     ) {
+        self.securityKeyID = securityKeyID
         self.digest = digest
         self.kind = kind
         self.familyID = familyID
@@ -592,6 +602,7 @@ public struct GrantRecord: Codable, Sendable {
         case serviceID = "service_id"
         case userID = "user_id"
         case activationID = "activation_id"
+        case securityKeyID = "security_key_id"
         case redirectURI = "redirect_uri"
         case codeChallenge = "code_challenge"
         case confirmedAttributes = "confirmed_attributes"
@@ -701,6 +712,8 @@ public struct SessionRecord: Codable, Sendable {
     public var userID: UserID
     /// The device whose login started it; nil only for sessions from before devices were recorded.
     public var activationID: ActivationID?
+    /// The security key of a passkey login: removing the key ends the session.
+    public var securityKeyID: SecurityKeyID?
     @JSONText public var factors: [FactorType]
     @JSONText public var confirmedAttributes: [String]
     public var authTime: Int64
@@ -740,6 +753,7 @@ public struct SessionRecord: Codable, Sendable {
         case serviceID = "service_id"
         case userID = "user_id"
         case activationID = "activation_id"
+        case securityKeyID = "security_key_id"
         case confirmedAttributes = "confirmed_attributes"
         case authTime = "auth_time"
         case createdAt = "created_at"

@@ -211,6 +211,8 @@ struct Device: AsyncParsableCommand {
                 } else {
                     try information.sign(factor: try await authenticator.currentOtpFactor(for: information))
                 }
+            case .securitykey:
+                throw CLIError("this device has no security key enrolled; a passkey signs in on the login page in a browser")
             }
         }
     }

@@ -15,6 +15,9 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "Address to listen on.") var host = "127.0.0.1"
     @Option(help: "Port to listen on.") var port = 8080
     @Option(help: "The origin clients reach the server at, without a path (default http://HOST:PORT).") var publicURL: String?
+    @Option(
+        help: "The WebAuthn RP ID passkeys are bound to: the public URL's host (the default) or a parent domain of it.")
+    var webauthnRpId: String?
     @Option(help: "Directory for the SQLite database, master key and admin token digest.") var dataDir = "./tessera-data"
     @Option(
         help: """
@@ -67,6 +70,13 @@ struct Serve: AsyncParsableCommand {
             guard let url = URLComponents(string: publicURL), ["http", "https"].contains(url.scheme ?? ""),
                 !(url.host ?? "").isEmpty, url.query == nil, url.fragment == nil, url.path.isEmpty
             else { throw ValidationError("--public-url must be an http(s) origin such as https://id.example.com, without a path") }
+        }
+        if let webauthnRpId {
+            let host = (publicURL.flatMap { URLComponents(string: $0)?.host } ?? self.host).lowercased()
+            let id = webauthnRpId.lowercased()
+            guard !id.isEmpty, host == id || host.hasSuffix("." + id) else {
+                throw ValidationError("--webauthn-rp-id must be the public URL's host or a parent domain of it (\(host))")
+            }
         }
         guard Logger.Level(rawValue: logLevel) != nil else { throw ValidationError("unknown --log-level \(logLevel)") }
         guard (tlsCertificate == nil) == (tlsKey == nil) else {
@@ -127,6 +137,7 @@ struct Serve: AsyncParsableCommand {
             perAddress: rateLimitPerAddress, perClient: rateLimitPerClient, longPollsPerDevice: longPollsPerDevice,
             longPollsPerAddress: longPollsPerAddress, longPollsPerNode: longPollsPerNode, trustedProxies: Set(trustedProxies))
         configuration.idleTimeout = idleTimeout
+        configuration.webAuthnRelyingPartyID = webauthnRpId?.lowercased()
         configuration.metricsToken = metricsToken ?? environment["TESSERA_METRICS_TOKEN"].flatMap { $0.isEmpty ? nil : $0 }
         let settings = configuration
         let server = try await buildApplication(

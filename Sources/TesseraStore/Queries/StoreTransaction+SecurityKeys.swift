@@ -1,0 +1,85 @@
+import Foundation
+import SQLKit
+import TesseraCore
+
+extension StoreTransaction {
+    // MARK: Security keys
+
+    /// Writes a new credential; a credential id already registered in the tenant is a
+    /// uniqueness conflict (`StoreError.conflict`).
+    public func insertSecurityKey(_ key: SecurityKeyRecord) async throws {
+        try await insert("security_keys", key)
+    }
+
+    public func securityKey(id: SecurityKeyID) async throws -> SecurityKeyRecord? {
+        try await first("SELECT * FROM security_keys WHERE id = \(bind: id)", as: SecurityKeyRecord.self)
+    }
+
+    public func securityKey(tenantID: TenantID, credentialID: String) async throws -> SecurityKeyRecord? {
+        try await first(
+            "SELECT * FROM security_keys WHERE tenant_id = \(bind: tenantID) AND credential_id = \(bind: credentialID)",
+            as: SecurityKeyRecord.self)
+    }
+
+    /// A user's credentials, oldest first.
+    public func securityKeys(userID: UserID) async throws -> [SecurityKeyRecord] {
+        try await all(
+            "SELECT * FROM security_keys WHERE user_id = \(bind: userID) ORDER BY created_at, id", as: SecurityKeyRecord.self)
+    }
+
+    /// Records a successful assertion: the counter it brought, its backup state and the time.
+    public func recordSecurityKeyUse(id: SecurityKeyID, signCount: Int64, backedUp: Bool, at now: Int64) async throws {
+        try await db.raw(
+            """
+            UPDATE security_keys SET sign_count = \(bind: signCount), backed_up = \(bind: backedUp ? 1 : 0), last_used_at = \(bind: now)
+            WHERE id = \(bind: id)
+            """
+        ).run()
+    }
+
+    /// Marks a credential whose counter went backwards; it is refused from then on.
+    public func markSecurityKeySuspicious(id: SecurityKeyID, at now: Int64) async throws {
+        try await db.raw("UPDATE security_keys SET suspicious_at = \(bind: now) WHERE id = \(bind: id) AND suspicious_at IS NULL").run()
+    }
+
+    /// Removes a credential; false when there was none.
+    public func deleteSecurityKey(id: SecurityKeyID) async throws -> Bool {
+        try await db.raw("DELETE FROM security_keys WHERE id = \(bind: id) RETURNING id").all().count > 0
+    }
+
+    // MARK: Ceremonies
+
+    public func insertCeremony(_ ceremony: CeremonyRecord) async throws {
+        try await insert("webauthn_ceremonies", ceremony)
+    }
+
+    /// Takes a challenge for its answer: deleted in the same statement that reads it, so it
+    /// answers once, whatever the outcome. Nil for an unknown, spent or expired challenge.
+    public func takeCeremony(challenge: String, tenantID: TenantID, now: Int64) async throws -> CeremonyRecord? {
+        guard
+            let record = try await first(
+                "DELETE FROM webauthn_ceremonies WHERE challenge = \(bind: challenge) AND tenant_id = \(bind: tenantID) RETURNING *",
+                as: CeremonyRecord.self)
+        else { return nil }
+        return record.expiresAt > now ? record : nil
+    }
+}
+
+extension StoreTransaction {
+    /// Approves a pending browser login with a passkey: the user, the key and what was
+    /// proved; false when the request was no longer pending (a device took it up, or it was
+    /// answered or expired).
+    public func approveAuthRequest(
+        id: RequestID, userID: UserID, securityKeyID: SecurityKeyID, factors: [FactorType], confirmedAttributes: [String],
+        authTime: Int64
+    ) async throws -> Bool {
+        try await db.raw(
+            """
+            UPDATE auth_requests SET status = 'approved', challenge = NULL, user_id = \(bind: userID),
+                security_key_id = \(bind: securityKeyID), factors = \(bind: try JSONCoding.string(factors)),
+                confirmed_attributes = \(bind: try JSONCoding.string(confirmedAttributes)), auth_time = \(bind: authTime)
+            WHERE id = \(bind: id) AND status = 'pending' AND expires_at > \(bind: authTime) RETURNING id
+            """
+        ).all().count == 1
+    }
+}
