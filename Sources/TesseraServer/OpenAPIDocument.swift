@@ -2059,6 +2059,202 @@ enum OpenAPIDocument {
     ]
    }
   },
+  "/admin/tenants/{tenant}/users/{user}/security-keys": {
+   "parameters": [
+    {
+     "name": "tenant",
+     "in": "path",
+     "required": true,
+     "schema": {
+      "type": "string"
+     },
+     "description": "The tenant's name"
+    },
+    {
+     "name": "user",
+     "in": "path",
+     "required": true,
+     "schema": {
+      "type": "string"
+     }
+    }
+   ],
+   "get": {
+    "summary": "The user's security keys and passkeys",
+    "responses": {
+     "200": {
+      "description": "OK",
+      "content": {
+       "application/json": {
+        "schema": {
+         "type": "object",
+         "properties": {
+          "security_keys": {
+           "type": "array",
+           "items": {
+            "$ref": "#/components/schemas/SecurityKey"
+           }
+          }
+         },
+         "required": [
+          "security_keys"
+         ]
+        }
+       }
+      }
+     },
+     "400": {
+      "description": "Malformed or out-of-bounds input",
+      "content": {
+       "application/json": {
+        "schema": {
+         "$ref": "#/components/schemas/Error"
+        }
+       }
+      }
+     },
+     "401": {
+      "description": "No or bad admin token or key",
+      "content": {
+       "application/json": {
+        "schema": {
+         "$ref": "#/components/schemas/Error"
+        }
+       }
+      }
+     },
+     "403": {
+      "description": "Beyond the key's role or scope",
+      "content": {
+       "application/json": {
+        "schema": {
+         "$ref": "#/components/schemas/Error"
+        }
+       }
+      }
+     },
+     "404": {
+      "description": "Unknown (or another tenant's)",
+      "content": {
+       "application/json": {
+        "schema": {
+         "$ref": "#/components/schemas/Error"
+        }
+       }
+      }
+     }
+    },
+    "security": [
+     {
+      "adminToken": []
+     }
+    ],
+    "tags": [
+     "admin"
+    ]
+   }
+  },
+  "/admin/tenants/{tenant}/users/{user}/security-keys/{key}": {
+   "parameters": [
+    {
+     "name": "tenant",
+     "in": "path",
+     "required": true,
+     "schema": {
+      "type": "string"
+     },
+     "description": "The tenant's name"
+    },
+    {
+     "name": "user",
+     "in": "path",
+     "required": true,
+     "schema": {
+      "type": "string"
+     }
+    },
+    {
+     "name": "key",
+     "in": "path",
+     "required": true,
+     "schema": {
+      "type": "string"
+     },
+     "description": "The security key's id (not its credential id)"
+    }
+   ],
+   "delete": {
+    "summary": "Remove a security key or passkey; the sessions of its logins end",
+    "responses": {
+     "200": {
+      "description": "OK",
+      "content": {
+       "application/json": {
+        "schema": {
+         "type": "object",
+         "properties": {
+          "removed": {
+           "type": "string"
+          }
+         },
+         "required": [
+          "removed"
+         ]
+        }
+       }
+      }
+     },
+     "400": {
+      "description": "Malformed or out-of-bounds input",
+      "content": {
+       "application/json": {
+        "schema": {
+         "$ref": "#/components/schemas/Error"
+        }
+       }
+      }
+     },
+     "401": {
+      "description": "No or bad admin token or key",
+      "content": {
+       "application/json": {
+        "schema": {
+         "$ref": "#/components/schemas/Error"
+        }
+       }
+      }
+     },
+     "403": {
+      "description": "Beyond the key's role or scope",
+      "content": {
+       "application/json": {
+        "schema": {
+         "$ref": "#/components/schemas/Error"
+        }
+       }
+      }
+     },
+     "404": {
+      "description": "Unknown (or another tenant's)",
+      "content": {
+       "application/json": {
+        "schema": {
+         "$ref": "#/components/schemas/Error"
+        }
+       }
+      }
+     }
+    },
+    "security": [
+     {
+      "adminToken": []
+     }
+    ],
+    "tags": [
+     "admin"
+    ]
+   }
+  },
   "/admin/tenants/{tenant}/sessions/{session}": {
    "parameters": [
     {
@@ -5562,6 +5758,10 @@ enum OpenAPIDocument {
      },
      "app_links": {
       "$ref": "#/components/schemas/AppLinks"
+     },
+     "webauthn_trust_anchors": {
+      "type": "string",
+      "description": "PEM certificates a security key's packed attestation must chain to; absent: any none or packed attestation"
      }
     },
     "required": [
@@ -5662,6 +5862,18 @@ enum OpenAPIDocument {
       "oneOf": [
        {
         "$ref": "#/components/schemas/AppLinks"
+       },
+       {
+        "type": "null"
+       }
+      ]
+     },
+     "webauthn_trust_anchors": {
+      "oneOf": [
+       {
+        "type": "string",
+        "maxLength": 65536,
+        "description": "PEM certificates; null: any authenticator"
        },
        {
         "type": "null"
@@ -6196,12 +6408,98 @@ enum OpenAPIDocument {
       "items": {
        "$ref": "#/components/schemas/Session"
       }
+     },
+     "security_keys": {
+      "type": "array",
+      "items": {
+       "$ref": "#/components/schemas/SecurityKey"
+      }
      }
     },
     "required": [
      "user",
      "activations",
-     "sessions"
+     "sessions",
+     "security_keys"
+    ]
+   },
+   "SecurityKey": {
+    "type": "object",
+    "properties": {
+     "id": {
+      "type": "string"
+     },
+     "user_id": {
+      "type": "string"
+     },
+     "name": {
+      "type": "string"
+     },
+     "credential_id": {
+      "type": "string",
+      "description": "The authenticator's credential id, base64url"
+     },
+     "algorithm": {
+      "type": "string",
+      "enum": [
+       "ES256",
+       "EdDSA",
+       "RS256"
+      ]
+     },
+     "aaguid": {
+      "type": "string"
+     },
+     "transports": {
+      "type": "array",
+      "items": {
+       "type": "string"
+      }
+     },
+     "backup_eligible": {
+      "type": "boolean",
+      "description": "A synced passkey"
+     },
+     "backed_up": {
+      "type": "boolean"
+     },
+     "attestation": {
+      "type": "string",
+      "enum": [
+       "none",
+       "self",
+       "certificate",
+       "trusted"
+      ]
+     },
+     "sign_count": {
+      "type": "integer"
+     },
+     "suspicious": {
+      "type": "boolean",
+      "description": "Its counter went backwards once: refused from then on"
+     },
+     "created_at": {
+      "type": "number"
+     },
+     "last_used_at": {
+      "type": "number"
+     }
+    },
+    "required": [
+     "id",
+     "user_id",
+     "name",
+     "credential_id",
+     "algorithm",
+     "aaguid",
+     "transports",
+     "backup_eligible",
+     "backed_up",
+     "attestation",
+     "sign_count",
+     "suspicious",
+     "created_at"
     ]
    },
    "CreateInvitation": {
@@ -6734,7 +7032,8 @@ enum OpenAPIDocument {
       "device",
       "pin",
       "biometric",
-      "otp"
+      "otp",
+      "securitykey"
      ]
     }
    },

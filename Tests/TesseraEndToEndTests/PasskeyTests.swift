@@ -56,14 +56,29 @@ struct PasskeyTests {
                 "\(server.baseURL)/admin/tenants/\(scenario.tenant)/users/\(userID)", headers: ["Authorization": "Bearer \(server.adminToken)"]
             ).json()
             #expect((detail["security_keys"] as? [[String: Any]])?.count == 2)
+
+            // The command line lists them (the blocked one says so) and removes the blocked one.
+            let common = ["--server", server.baseURL, "--token", server.adminToken, "--tenant", scenario.tenant, "--username", "wanda"]
+            let listed = try await Subprocess.run(tesseraBinary, ["admin", "securitykey", "list"] + common)
+            #expect(listed.status == 0, "\(listed.errors)")
+            let lines = listed.output.split(separator: "\n")
+            #expect(lines.count == 2)
+            let blocked = try #require(lines.first { $0.contains("BLOCKED") })
+            #expect(blocked.contains("EdDSA"))
+            let blockedID = String(blocked.split(separator: "\t")[0])
+            let (status, answer, output) = try await tessera(["admin", "securitykey", "remove", "--json"] + common + [blockedID])
+            #expect(status == 0, "\(output)")
+            #expect(answer["removed"] as? String == blockedID)
+            let (again, _, _) = try await tessera(["admin", "securitykey", "remove"] + common + [blockedID])
+            #expect(again != 0, "a removed key is gone")
         }
     }
 
     /// Chromium's virtual authenticator through the pages: an invitation's page registers
     /// a passkey, the login page signs in with it, the account page (signed in with a
-    /// device) adds a second and removes the first, and a passkey an operator removed is
-    /// refused on the login page (Tests/interop/passkey_browser.py).
-    @Test("invitation page, login page, account page and removal in Debian's Chromium with a virtual authenticator")
+    /// device) adds a second and removes the first, an operator removes the second in the
+    /// console, and the login page refuses it (Tests/interop/passkey_browser.py).
+    @Test("invitation page, login page, account page, console and removal in Debian's Chromium with a virtual authenticator")
     func passkeysInBrowser() async throws {
         try await Self.withPasskeyServer { server in
             let scenario = try await Scenario.make(on: server)
@@ -71,6 +86,15 @@ struct PasskeyTests {
             let (phone, _) = try await activateDevice(scenario, username: "vera")
             let service = try await scenario.createService(policy: "securitykey,device+pin")
             let invitation = try await scenario.invite("vera")
+            // A console operator (the operators' tenant, its user and device) who removes a key on the user's page.
+            let added = try await scenario.http.postJSON(
+                "\(server.baseURL)/admin/console-users", ["username": "otto", "role": "helpdesk"],
+                headers: ["Authorization": "Bearer \(server.adminToken)"])
+            #expect(added.status == 201, "\(added.text)")
+            let operatorDevice = try TestDevice()
+            _ = try await operatorDevice.personalizer.activate(
+                url: try #require(URL(string: try added.json()["url"] as? String ?? "")), pin: "2468", alias: "otto", enrollBiometric: false,
+                enrollOTP: false)
             let users = try await scenario.http.get(
                 "\(server.baseURL)/admin/tenants/\(scenario.tenant)/users?username=vera", headers: ["Authorization": "Bearer \(server.adminToken)"]
             ).json()
@@ -80,10 +104,11 @@ struct PasskeyTests {
                 var approved = 0
                 for await line in lines {
                     let parts = line.split(separator: " ").map(String.init)
-                    guard parts.count >= 3, parts[0] == "SCAN", let link = URL(string: parts[1]) else { continue }
-                    var information = try await phone.authenticator.start(url: link)
-                    if parts[2] != "none" { try information.pickNumber(parts[2]) }
-                    if try await signAndFinish(information, device: phone, factors: [.device, .pin]).isUserLogin { approved += 1 }
+                    guard parts.count >= 4, parts[0] == "SCAN", let link = URL(string: parts[2]) else { continue }
+                    let device = parts[1] == "operator" ? operatorDevice : phone
+                    var information = try await device.authenticator.start(url: link)
+                    if parts[3] != "none" { try information.pickNumber(parts[3]) }
+                    if try await signAndFinish(information, device: device, factors: [.device, .pin]).isUserLogin { approved += 1 }
                 }
                 return approved
             }
@@ -96,7 +121,7 @@ struct PasskeyTests {
                 ],
                 timeout: .seconds(240), onLine: { continuation.yield($0) })
             continuation.finish()
-            #expect(try await approvals.value == 1, "the device approved the account page's sign-in")
+            #expect(try await approvals.value == 2, "the devices approved the account page's and the console's sign-ins")
             #expect(result.status == 0, "\(result.errors)\n\(result.output.suffix(3000))")
             let line = try #require(result.output.split(separator: "\n").first { $0.hasPrefix("RESULT ") })
             let object = try #require(try JSONSerialization.jsonObject(with: Data(line.dropFirst(7).utf8)) as? [String: Any])
@@ -109,7 +134,10 @@ struct PasskeyTests {
             let removals = audit.filter { $0["action"] as? String == "securitykey.remove" }
             #expect(Set(removals.compactMap { ($0["details"] as? [String: String])?["via"] }) == ["account_page", "admin"])
             #expect(removals.contains { ($0["actor"] as? String)?.hasPrefix("activation:") == true })
+            // The console's removal is the operator's (the admin API's path, with the operator as actor).
+            #expect(removals.contains { $0["actor"] as? String == "operator:otto" })
             phone.remove()
+            operatorDevice.remove()
         }
     }
 }

@@ -8,8 +8,8 @@ verification), against a real server whose public URL is http://localhost:PORT.
 3. The account page (signed in with a device: the script prints `SCAN <url> <number>`
    for the Swift test's device) lists the passkey, registers a second one on another
    authenticator, and removes the first.
-4. After an operator removed the second one (through the admin API), the login page
-   refuses it with a message.
+4. An operator signed in to the console (with a device: `SCAN operator …`) sees the second
+   passkey on the user's page and removes it; the login page then refuses it with a message.
 
 Environment: TESSERA_ISSUER, CLIENT_ID, CLIENT_SECRET, REDIRECT_URI, INVITATION_URL, ADMIN_BASE,
 ADMIN_TOKEN, TENANT, USER_ID.
@@ -117,6 +117,13 @@ def passkey_login():
     return metadata, session, verifier, nonce, state
 
 
+def scan(who):
+    """Hands the login page's link (and the number to pick) to the test's device for `who`."""
+    url = driver.find_element(By.ID, "authentication-url").text.strip()
+    number = driver.find_element(By.ID, "match-code").text.strip() if exists("#match-code") else "none"
+    print(f"SCAN {who} {url} {number}", flush=True)
+
+
 def alert_present():
     try:
         driver.switch_to.alert
@@ -160,9 +167,7 @@ try:
     driver.get(home)
     driver.find_element(By.ID, "sign-in").click()
     wait(lambda: exists("#qr svg") and exists("#authentication-url"), message="no login page for the account")
-    url = driver.find_element(By.ID, "authentication-url").text.strip()
-    number = driver.find_element(By.ID, "match-code").text.strip() if exists("#match-code") else "none"
-    print(f"SCAN {url} {number}", flush=True)
+    scan("user")
     wait(lambda: driver.current_url.split("?")[0] == home and exists("#security-keys"), seconds=60, message="not signed in to the account")
     rows = driver.find_elements(By.CSS_SELECTOR, "#security-keys tbody tr")
     check(len(rows) == 1 and "Laptop" in rows[0].text, f"the account page lists {len(rows)} passkeys")
@@ -185,12 +190,24 @@ try:
     wait(lambda: driver.current_url.startswith(REDIRECT_URI + "?"), message="the second passkey did not sign in")
 
     # 4. An operator removes it: the login page says so.
+    base = os.environ["ADMIN_BASE"]
+    driver.get(f"{base}/console")
+    driver.find_element(By.ID, "sign-in").click()
+    wait(lambda: exists("#qr svg") and exists("#authentication-url"), message="no login page for the console")
+    scan("operator")
+    wait(lambda: driver.current_url.split("?")[0] == f"{base}/console" and exists("#dashboard"), seconds=60, message="the operator was not signed in")
+    driver.get(f"{base}/console/tenants/{os.environ['TENANT']}/users/{os.environ['USER_ID']}")
+    wait(lambda: exists("#security-keys"), message="the console's user page lists no security keys")
+    rows = driver.find_elements(By.CSS_SELECTOR, "#security-keys tbody tr")
+    check(len(rows) == 1 and "Phone" in rows[0].text, f"the console lists {[r.text for r in rows]}")
+    rows[0].find_element(By.CSS_SELECTOR, "form.remove-security-key button").click()
+    WebDriverWait(driver, 5).until(lambda _: alert_present())
+    driver.switch_to.alert.accept()
+    wait(lambda: exists("#notice") and "removed" in driver.find_element(By.ID, "notice").text, message="the console did not remove the key")
+    check(len(driver.find_elements(By.CSS_SELECTOR, "#security-keys tbody tr")) == 0, "the console still lists the removed key")
     admin = {"Authorization": "Bearer " + os.environ["ADMIN_TOKEN"]}
-    user = f"{os.environ['ADMIN_BASE']}/admin/tenants/{os.environ['TENANT']}/users/{os.environ['USER_ID']}"
-    remaining = requests.get(f"{user}/security-keys", headers=admin, timeout=30).json()["security_keys"]
-    check([key["name"] for key in remaining] == ["Phone"], f"the admin API lists {remaining}")
-    removed = requests.delete(f"{user}/security-keys/{remaining[0]['id']}", headers=admin, timeout=30)
-    check(removed.status_code == 200, f"the operator's removal: {removed.status_code} {removed.text}")
+    user = f"{base}/admin/tenants/{os.environ['TENANT']}/users/{os.environ['USER_ID']}"
+    check(requests.get(f"{user}/security-keys", headers=admin, timeout=30).json()["security_keys"] == [], "the admin API still lists a key")
     passkey_login()
     wait(lambda: visible("passkey-error") and "not registered" in driver.find_element(By.ID, "passkey-error").text,
          message="a removed passkey was not refused on the page")

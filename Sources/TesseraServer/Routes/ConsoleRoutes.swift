@@ -46,6 +46,7 @@ struct ConsoleRoutes {
         console.post("tenants/:tenant/activations/:activation/unlock", use: unlock)
         console.post("tenants/:tenant/activations/:activation/revoke", use: revoke)
         console.post("tenants/:tenant/sessions/:session/end", use: endSession)
+        console.post("tenants/:tenant/users/:user/security-keys/:key/remove", use: removeSecurityKey)
         console.get("tenants/:tenant/keys", use: signingKeysPage)
         console.post("tenants/:tenant/keys", use: rotateSigningKey)
         console.post("tenants/:tenant/keys/:kid/activate", use: activateSigningKey)
@@ -580,6 +581,15 @@ struct ConsoleRoutes {
                     "lastUsed": WebPages.time(activation.lastUsedAt),
                 ]
             },
+            "securityKeys": detail.securityKeys.map { key -> [String: Any] in
+                [
+                    // keyID, not id: inside the section, {{id}} is still the user's.
+                    "keyID": key.id.rawValue, "name": key.name, "algorithm": key.algorithm,
+                    "kind": key.backupEligible ? "passkey (synced)" : "security key", "attestation": key.attestation,
+                    "state": key.suspicious ? "blocked: its counter went backwards" : "active", "created": WebPages.time(key.createdAt),
+                    "lastUsed": WebPages.time(key.lastUsedAt),
+                ]
+            },
             "sessions": detail.sessions.map {
                 [
                     "id": $0.id.rawValue, "service": $0.service ?? "—", "factors": $0.factors.map(\.rawValue).joined(separator: ", "),
@@ -701,6 +711,14 @@ struct ConsoleRoutes {
             let owner = try await domain.store.read { try await $0.session(id: id) }?.userID
             try await administration.endSession(id, tenant: tenant, logger: context.logger)
             return owner
+        }
+    }
+
+    @Sendable func removeSecurityKey(_ request: Request, context: TesseraRequestContext) async throws -> Response {
+        try await userChange(request, context: context, .support, done: "key-removed") { administration, tenant, _ in
+            let user: UserID = context.parameters.id("user")
+            try await administration.removeSecurityKey(context.parameters.id("key"), user: user, tenant: tenant, logger: context.logger)
+            return user
         }
     }
 

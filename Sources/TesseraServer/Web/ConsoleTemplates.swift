@@ -175,6 +175,12 @@ enum ConsoleTemplates {
         <form method="post" action="/console/tenants/{{tenantName}}/activations/{{id}}/revoke" class="inline revoke" data-confirm="Revoke this device? Its sessions end.">{{>csrf}}<button class="danger">Revoke</button></form>{{/support}}
         </td></tr>{{/activations}}
         </tbody></table></div>
+        <h2>Security keys and passkeys</h2>
+        <div class="table"><table id="security-keys"><thead><tr><th scope="col">Name</th><th scope="col">Kind</th><th scope="col">Algorithm</th><th scope="col">Attestation</th><th scope="col">State</th><th scope="col">Added</th><th scope="col">Last used</th><th scope="col">Actions</th></tr></thead><tbody>
+        {{#securityKeys}}<tr id="security-key-{{keyID}}"><td>{{name}}</td><td>{{kind}}</td><td>{{algorithm}}</td><td>{{attestation}}</td><td class="state">{{state}}</td><td>{{created}}</td><td>{{lastUsed}}</td><td>
+        {{#support}}<form method="post" action="/console/tenants/{{tenantName}}/users/{{id}}/security-keys/{{keyID}}/remove" class="inline remove-security-key" data-confirm="Remove this security key? It signs in no more, and its sessions end.">{{>csrf}}<button class="danger">Remove</button></form>{{/support}}
+        </td></tr>{{/securityKeys}}
+        </tbody></table></div>
         <h2>Sessions</h2>
         <div class="table"><table id="sessions"><thead><tr><th scope="col">Service</th><th scope="col">Factors</th><th scope="col">Started</th><th scope="col">Ends</th><th scope="col">Actions</th></tr></thead><tbody>
         {{#sessions}}<tr><td>{{service}}</td><td>{{factors}}</td><td>{{created}}</td><td>{{expires}}</td><td>

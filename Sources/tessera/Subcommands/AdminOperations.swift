@@ -63,6 +63,8 @@ enum Show {
                     + " android_apps=\(links.androidApps.isEmpty ? "-" : links.androidApps.map(\.packageName).joined(separator: ","))")
         }
         print("history_retention: \(tenant.historyRetention)  audit_retention: \(tenant.auditRetention.map(String.init) ?? "forever")")
+        let anchors = tenant.webAuthnTrustAnchors.map { $0.components(separatedBy: "-----BEGIN CERTIFICATE-----").count - 1 }
+        print("webauthn_trust_anchors: \(anchors.map { "\($0) certificate\($0 == 1 ? "" : "s")" } ?? "none (any authenticator)")")
         print(
             "lockout: free_attempts=\(tenant.lockout.freeAttempts) waits=\(tenant.lockout.waits.map(String.init).joined(separator: ","))"
                 + " permanent_after=\(tenant.lockout.permanentAfter.map(String.init) ?? "never")")
@@ -161,6 +163,9 @@ extension Admin.Tenant {
         @Option(help: "App links: an iOS app as TEAMID.bundle.id (repeatable).") var appleAppId: [String] = []
         @Option(help: "App links: an Android app as package=SHA256:FINGERPRINT[,…] (repeatable).") var androidApp: [String] = []
         @Flag(help: "Remove the tenant's app links.") var noAppLinks = false
+        @Option(help: "A PEM file of certificates security keys' attestations must chain to (only such keys register).")
+        var webauthnTrustAnchors: String?
+        @Flag(help: "Remove the WebAuthn trust anchors: any authenticator registers.") var noWebauthnTrustAnchors = false
 
         func run() async throws {
             var body = Administration.UpdateTenant()
@@ -185,6 +190,12 @@ extension Admin.Tenant {
                     return AppLinks.AndroidApp(packageName: String(parts[0]), sha256CertFingerprints: parts[1].split(separator: ",").map(String.init))
                 }
                 body.appLinks = .value(AppLinks(linkDomain: appLinkDomain, customScheme: appScheme, appleAppIDs: appleAppId, androidApps: apps))
+            }
+            if let webauthnTrustAnchors {
+                guard !noWebauthnTrustAnchors else { throw ValidationError("--webauthn-trust-anchors and --no-webauthn-trust-anchors exclude each other") }
+                body.webAuthnTrustAnchors = .value(try String(contentsOfFile: webauthnTrustAnchors, encoding: .utf8))
+            } else if noWebauthnTrustAnchors {
+                body.webAuthnTrustAnchors = .null
             }
             guard !body.isEmpty else { throw ValidationError("give at least one setting to change") }
             let (tenant, json) = try await options.client().call("PATCH", "admin/tenants/\(name)", body: body, as: Administration.TenantView.self)
@@ -489,6 +500,58 @@ extension Admin {
                 }
                 if options.json { return Output.json(answer.json) }
                 print("ended: \(answer.value.ended)")
+            }
+        }
+    }
+
+    struct SecurityKey: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "securitykey", abstract: "List and remove a user's security keys and passkeys (WebAuthn credentials).",
+            subcommands: [List.self, Remove.self])
+
+        struct List: AsyncParsableCommand {
+            static let configuration = CommandConfiguration(
+                abstract: "List a user's security keys and passkeys: id, name, algorithm, kind, attestation, last use.")
+            @OptionGroup var options: AdminOptions
+            @OptionGroup var user: UserSelection
+
+            func run() async throws {
+                struct Answer: Decodable {
+                    let securityKeys: [SecurityKeyView]
+                    enum CodingKeys: String, CodingKey { case securityKeys = "security_keys" }
+                }
+                let client = try options.client()
+                let id = try await user.userID(client)
+                let (answer, json) = try await client.call(
+                    "GET", "admin/tenants/\(user.tenant)/users/\(FormEncoding.component(id))/security-keys", as: Answer.self)
+                if options.json { return Output.json(json) }
+                for key in answer.securityKeys {
+                    let kind = key.backupEligible ? "passkey (synced)" : "security key"
+                    let used = key.lastUsedAt.map { "last used \(Show.date($0))" } ?? "never used"
+                    print(
+                        "\(key.id)\t\(key.name)\t\(key.algorithm)\t\(kind)\tattestation \(key.attestation)\t\(used)"
+                            + (key.suspicious ? "\tBLOCKED (its counter went backwards)" : ""))
+                }
+            }
+        }
+
+        struct Remove: AsyncParsableCommand {
+            static let configuration = CommandConfiguration(
+                abstract: "Remove one of a user's security keys or passkeys: it signs in no more, and the sessions of its logins end.")
+            @OptionGroup var options: AdminOptions
+            @OptionGroup var user: UserSelection
+            @Argument(help: "The security key's id (as `securitykey list` shows it).") var key: String
+
+            func run() async throws {
+                struct Removed: Decodable { let removed: String }
+                let client = try options.client()
+                let id = try await user.userID(client)
+                let (answer, json) = try await client.call(
+                    "DELETE",
+                    "admin/tenants/\(user.tenant)/users/\(FormEncoding.component(id))/security-keys/\(FormEncoding.component(key))",
+                    as: Removed.self)
+                if options.json { return Output.json(json) }
+                print("removed: \(answer.removed)")
             }
         }
     }
