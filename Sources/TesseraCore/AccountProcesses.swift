@@ -53,8 +53,15 @@ public struct ProcessGrant: Codable, Hashable, Sendable {
     /// For `change_pin` and `new_activation_data`: the salt the new PIN key is derived with.
     public let pinSalt: String?
     public let description: ProcessDescription?
+    /// For `add_factor` `securitykey`: what to create the credential with (its challenge is
+    /// `DeviceCeremony.registrationChallenge` of the process).
+    public let securityKey: WebAuthnJSON.CreationOptions?
 
-    public init(requestID: RequestID, purpose: AuthenticationPurpose, expiresAt: Date, pinSalt: String?, description: ProcessDescription?) {
+    public init(
+        requestID: RequestID, purpose: AuthenticationPurpose, expiresAt: Date, pinSalt: String?, description: ProcessDescription?,
+        securityKey: WebAuthnJSON.CreationOptions? = nil
+    ) {
+        self.securityKey = securityKey
         self.requestID = requestID
         self.purpose = purpose
         self.expiresAt = expiresAt
@@ -67,6 +74,7 @@ public struct ProcessGrant: Codable, Hashable, Sendable {
         case requestID = "request_id"
         case expiresAt = "expires_at"
         case pinSalt = "pin_salt"
+        case securityKey = "security_key"
     }
 }
 
@@ -101,11 +109,17 @@ public struct ProcessCompletionRequest: Codable, Sendable {
     /// be removed once the new device has activated.
     public let alias: String?
     public let retire: Bool?
+    /// `add_factor` securitykey: the new credential (WebAuthn's `RegistrationResponseJSON`)
+    /// and the name to list it by.
+    public let securityKey: WebAuthnJSON.RegistrationCredential?
+    public let securityKeyName: String?
 
     public init(
         biometricKey: DeviceJWK? = nil, biometricRegistration: String? = nil, totpSecret: String? = nil, pinKey: String? = nil,
-        alias: String? = nil, retire: Bool? = nil
+        alias: String? = nil, retire: Bool? = nil, securityKey: WebAuthnJSON.RegistrationCredential? = nil, securityKeyName: String? = nil
     ) {
+        self.securityKey = securityKey
+        self.securityKeyName = securityKeyName
         self.biometricKey = biometricKey
         self.biometricRegistration = biometricRegistration
         self.totpSecret = totpSecret
@@ -120,6 +134,8 @@ public struct ProcessCompletionRequest: Codable, Sendable {
         case biometricRegistration = "biometric_registration"
         case totpSecret = "totp_secret"
         case pinKey = "pin_key"
+        case securityKey = "security_key"
+        case securityKeyName = "security_key_name"
     }
 }
 

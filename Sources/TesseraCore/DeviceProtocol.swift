@@ -231,13 +231,16 @@ public struct AuthenticationChallenge: Codable, Sendable {
     /// Number matching: the login page shows one of these; the user picks it on the
     /// device, and the pick is signed with the proof (`match`). Empty when not asked.
     public let numberChoices: [String]
+    /// For the `securitykey` factor: the activation's security key, and how to ask it.
+    public let securityKey: SecurityKeyRequest?
 
     public init(
         requestID: RequestID, purpose: AuthenticationPurpose, challenge: Challenge, audience: String,
         expiresAt: Date, service: ServiceInformation?, requestedAttributes: [RequestedAttribute],
         requestedAuthenticators: [FactorCombination], process: ProcessDescription? = nil, bindingMessage: String? = nil,
-        origin: BrowserOrigin? = nil, numberChoices: [String] = []
+        origin: BrowserOrigin? = nil, numberChoices: [String] = [], securityKey: SecurityKeyRequest? = nil
     ) {
+        self.securityKey = securityKey
         self.origin = origin
         self.numberChoices = numberChoices
         self.process = process
@@ -261,6 +264,7 @@ public struct AuthenticationChallenge: Codable, Sendable {
         case requestedAuthenticators = "requested_authenticators"
         case origin
         case numberChoices = "number_choices"
+        case securityKey = "security_key"
     }
 
     public init(from decoder: any Decoder) throws {
@@ -277,6 +281,33 @@ public struct AuthenticationChallenge: Codable, Sendable {
         bindingMessage = try c.decodeIfPresent(String.self, forKey: .bindingMessage)
         origin = try c.decodeIfPresent(BrowserOrigin.self, forKey: .origin)
         numberChoices = try c.decodeIfPresent([String].self, forKey: .numberChoices) ?? []
+        securityKey = try c.decodeIfPresent(SecurityKeyRequest.self, forKey: .securityKey)
+    }
+}
+
+/// What a device needs to ask its security key for the `securitykey` factor: the relying
+/// party, the credential enrolled for the activation, and whether the key must verify
+/// the user. The WebAuthn challenge is not sent: it is derived from the request
+/// (`DeviceCeremony.assertionChallenge`).
+public struct SecurityKeyRequest: Codable, Sendable, Hashable {
+    public let rpID: String
+    /// The enrolled credential's id, base64url.
+    public let credentialID: String
+    public let transports: [String]
+    public let userVerification: String
+
+    public init(rpID: String, credentialID: String, transports: [String], userVerification: String) {
+        self.rpID = rpID
+        self.credentialID = credentialID
+        self.transports = transports
+        self.userVerification = userVerification
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case transports
+        case rpID = "rp_id"
+        case credentialID = "credential_id"
+        case userVerification = "user_verification"
     }
 }
 
@@ -339,14 +370,17 @@ public struct AuthenticationProofClaims: Codable, Sendable {
     public let otp: String?
     /// The number the user picked among `number_choices` (number matching).
     public let match: String?
+    /// The `securitykey` factor: the security key's assertion over the request's derived challenge.
+    public let sk: WebAuthnJSON.AssertionCredential?
     public let iat: Int
     public let exp: Int
     public let jti: String
 
     public init(
         rid: String, chal: String, aud: String, sub: String, comb: [FactorType], attrs: [String], pin: String?,
-        otp: String?, match: String? = nil, iat: Int, exp: Int, jti: String
+        otp: String?, match: String? = nil, sk: WebAuthnJSON.AssertionCredential? = nil, iat: Int, exp: Int, jti: String
     ) {
+        self.sk = sk
         self.match = match
         self.rid = rid
         self.chal = chal

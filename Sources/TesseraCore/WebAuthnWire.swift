@@ -2,7 +2,7 @@
 /// `PublicKeyCredential.toJSON()` sends and what `parseCreationOptionsFromJSON` /
 /// `parseRequestOptionsFromJSON` read. Binary values are base64url without padding.
 public enum WebAuthnJSON {
-    public struct RelyingPartyEntity: Codable, Sendable, Equatable {
+    public struct RelyingPartyEntity: Codable, Sendable, Hashable {
         public let id: String
         public let name: String
         public init(id: String, name: String) {
@@ -11,7 +11,7 @@ public enum WebAuthnJSON {
         }
     }
 
-    public struct UserEntity: Codable, Sendable, Equatable {
+    public struct UserEntity: Codable, Sendable, Hashable {
         public let id: String
         public let name: String
         public let displayName: String
@@ -22,13 +22,13 @@ public enum WebAuthnJSON {
         }
     }
 
-    public struct CredentialParameters: Codable, Sendable, Equatable {
+    public struct CredentialParameters: Codable, Sendable, Hashable {
         public var type = "public-key"
         public let alg: Int64
         public init(alg: Int64) { self.alg = alg }
     }
 
-    public struct CredentialDescriptor: Codable, Sendable, Equatable {
+    public struct CredentialDescriptor: Codable, Sendable, Hashable {
         public var type = "public-key"
         public let id: String
         public let transports: [String]?
@@ -38,7 +38,7 @@ public enum WebAuthnJSON {
         }
     }
 
-    public struct AuthenticatorSelection: Codable, Sendable, Equatable {
+    public struct AuthenticatorSelection: Codable, Sendable, Hashable {
         public let residentKey: String
         public let requireResidentKey: Bool
         public let userVerification: String
@@ -50,7 +50,7 @@ public enum WebAuthnJSON {
     }
 
     /// `PublicKeyCredentialCreationOptionsJSON`.
-    public struct CreationOptions: Codable, Sendable {
+    public struct CreationOptions: Codable, Sendable, Hashable {
         public let challenge: String
         public let rp: RelyingPartyEntity
         public let user: UserEntity
@@ -76,7 +76,7 @@ public enum WebAuthnJSON {
     }
 
     /// `PublicKeyCredentialRequestOptionsJSON`.
-    public struct RequestOptions: Codable, Sendable {
+    public struct RequestOptions: Codable, Sendable, Hashable {
         public let challenge: String
         public let rpId: String
         public let timeout: Int
@@ -93,8 +93,8 @@ public enum WebAuthnJSON {
     }
 
     /// `RegistrationResponseJSON`.
-    public struct RegistrationCredential: Codable, Sendable {
-        public struct Response: Codable, Sendable {
+    public struct RegistrationCredential: Codable, Sendable, Hashable {
+        public struct Response: Codable, Sendable, Hashable {
             public let clientDataJSON: String
             public let attestationObject: String
             public let transports: [String]?
@@ -118,8 +118,8 @@ public enum WebAuthnJSON {
     }
 
     /// `AuthenticationResponseJSON`.
-    public struct AssertionCredential: Codable, Sendable {
-        public struct Response: Codable, Sendable {
+    public struct AssertionCredential: Codable, Sendable, Hashable {
+        public struct Response: Codable, Sendable, Hashable {
             public let clientDataJSON: String
             public let authenticatorData: String
             public let signature: String

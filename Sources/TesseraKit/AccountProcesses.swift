@@ -36,8 +36,8 @@ extension Personalizer {
     /// }
     /// ```
     public func startAddAuthenticationFactor(_ type: FactorType, activation: Activation) async throws -> AuthenticationUserInformation {
-        guard type == .biometric || type == .otp else {
-            throw TesseraKitError.factorsDoNotMatchPolicy("only biometric and otp factors can be added")
+        guard type == .biometric || type == .otp || type == .securitykey else {
+            throw TesseraKitError.factorsDoNotMatchPolicy("only biometric, otp and securitykey factors can be added")
         }
         return try await start(ProcessStartRequest(purpose: .addFactor, factor: type), activation: activation)
     }
@@ -217,8 +217,26 @@ extension Personalizer {
     /// }
     /// ```
     public func finishAddFactor(_ process: AccountProcess) async throws -> AddFactorResult {
+        try await finishAddFactor(process, securityKey: nil)
+    }
+
+    /// Enrols the factor the process was started for; a `securitykey` process registers a
+    /// new credential on `securityKey` (a FIDO2 authenticator the app drives).
+    ///
+    /// ```swift
+    /// if case .apiAccessAddFactor(let process) = try await personalizer.finish(info) {
+    ///     let added = try await personalizer.finishAddFactor(process, securityKey: yubiKey, name: "Blue YubiKey")
+    /// }
+    /// ```
+    public func finishAddFactor(_ process: AccountProcess, securityKey: (any SecurityKeyAuthenticator)?, name: String? = nil) async throws
+        -> AddFactorResult
+    {
         try check(process, is: .addFactor)
         let activation = try await registry.activation(id: process.activation.id)
+        if process.description?.factor == .securitykey {
+            guard let securityKey else { throw TesseraKitError.securityKey("adding a security key needs one to register") }
+            return try await enrolSecurityKey(process, activation: activation, securityKey: securityKey, name: name)
+        }
         guard let factor = process.description?.factor, factor == .biometric || factor == .otp else {
             throw TesseraKitError.transport("the process does not name a factor to add")
         }
@@ -280,6 +298,37 @@ extension Personalizer {
         return AddFactorResult(
             activation: saved,
             otpProvisioningURI: secret.map { TOTP(secret: $0).provisioningURI(issuer: "Tessera \(activation.tenant)", account: activation.username) })
+    }
+
+    /// Registers a new credential on `securityKey` with the options of the approved process
+    /// (their challenge must be the one derived from the process) and completes it.
+    private func enrolSecurityKey(
+        _ process: AccountProcess, activation: Activation, securityKey: any SecurityKeyAuthenticator, name: String?
+    ) async throws -> AddFactorResult {
+        guard let options = process.securityKeyOptions, let origin = DeviceCeremony.origin(ofIssuer: activation.issuer),
+            let userHandle = Base64URL.decode(options.user.id)
+        else { throw TesseraKitError.transport("the approved process carries no security key options") }
+        let challenge = DeviceCeremony.registrationChallenge(requestID: process.requestID.rawValue, audience: activation.issuer)
+        guard options.challenge == Base64URL.encode(challenge) else {
+            throw TesseraKitError.transport("the security key options are not for this process")
+        }
+        let clientData = DeviceCeremony.clientDataJSON(type: "webauthn.create", challenge: challenge, origin: origin)
+        let made = try await securityKey.makeCredential(
+            MakeCredentialRequest(
+                clientDataHash: DeviceCeremony.clientDataHash(clientData), rpID: options.rp.id, userHandle: Array(userHandle),
+                userName: options.user.name, algorithms: options.pubKeyCredParams.map(\.alg),
+                excludeCredentialIDs: options.excludeCredentials.compactMap { Base64URL.decode($0.id).map(Array.init) },
+                requireUserVerification: options.authenticatorSelection.userVerification == "required"))
+        let credential = WebAuthnJSON.RegistrationCredential(
+            id: Base64URL.encode(made.credentialID), rawId: Base64URL.encode(made.credentialID),
+            response: .init(
+                clientDataJSON: Base64URL.encode(clientData), attestationObject: Base64URL.encode(made.attestationObject),
+                transports: made.transports))
+        let completion = try await complete(
+            process, activation: activation, body: ProcessCompletionRequest(securityKey: credential, securityKeyName: name))
+        let factors = completion.factors ?? activation.factors
+        let saved = try await registry.update(activation.id) { $0.factors = factors }
+        return AddFactorResult(activation: saved, otpProvisioningURI: nil)
     }
 
     /// Sets the new PIN: the old one stops working at once.

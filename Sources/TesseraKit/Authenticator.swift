@@ -41,6 +41,8 @@ public struct AccountProcess: Sendable {
     /// The activation the process belongs to, which completes it.
     public let activation: Activation
     let pinSalt: String?
+    /// For adding a security key: what to create the credential with.
+    var securityKeyOptions: WebAuthnJSON.CreationOptions? = nil
 }
 
 /// A browser, QR-code or step-up login that succeeded, as `AuthenticationResult.userLogin` reports it.
@@ -211,8 +213,11 @@ public struct Authenticator: Sendable {
         var otp: String?
         var biometricEvaluation: BiometricEvaluation?
         var usesBiometric = false
+        var securityKeyAssertion: WebAuthnJSON.AssertionCredential?
         for factor in information.factors {
             switch factor {
+            case let key as SecurityKeyFactor:
+                securityKeyAssertion = key.assertion
             case let pin as PinFactor:
                 guard let salt = Base64URL.decode(activation.pinSalt) else { throw TesseraKitError.keyStore("damaged PIN salt") }
                 let key = try PinProof.deriveKeyData(pin: pin.pin, salt: salt)
@@ -237,7 +242,8 @@ public struct Authenticator: Sendable {
         let claims = AuthenticationProofClaims(
             rid: information.requestID.rawValue, chal: information.challenge.rawValue, aud: information.audience,
             sub: activation.id.rawValue, comb: chosen.sorted(), attrs: information.confirmedAttributes.sorted(), pin: pinProof,
-            otp: otp, match: information.pickedNumber, iat: issuedAt, exp: issuedAt + 120, jti: Secrets.randomToken(byteCount: 16))
+            otp: otp, match: information.pickedNumber, sk: securityKeyAssertion, iat: issuedAt, exp: issuedAt + 120,
+            jti: Secrets.randomToken(byteCount: 16))
         let payload = try WireCoding.encoder().encode(claims)
         let header = JWSHeader(typ: "tessera-proof+jwt", kid: activation.id.rawValue)
         let proof = try CompactJWS.sign(payload: payload, header: header, signer: try await registry.signer(activation.deviceKeyLabel))
@@ -255,7 +261,7 @@ public struct Authenticator: Sendable {
         let process = response.process.map {
             AccountProcess(
                 requestID: $0.requestID, purpose: $0.purpose, expiresAt: $0.expiresAt, description: $0.description,
-                activation: activation, pinSalt: $0.pinSalt)
+                activation: activation, pinSalt: $0.pinSalt, securityKeyOptions: $0.securityKey)
         }
         guard (response.result == .userLogin && information.purpose == .login && !information.inApp)
             || (response.result == .serviceLogin && information.inApp) || response.result == .lockout

@@ -83,6 +83,8 @@ public struct AuthenticationUserInformation: Sendable {
     public let numberChoices: [String]
     /// The number the user picked.
     public private(set) var pickedNumber: String?
+    /// For the `securitykey` factor: the enrolled credential and the relying party.
+    let securityKey: SecurityKeyRequest?
     let challenge: Challenge
     let audience: String
     /// Started by `fetchInAppAuthenticationInitializationData`: ends in `serviceLogin`.
@@ -107,6 +109,7 @@ public struct AuthenticationUserInformation: Sendable {
         confirmedAttributes = Set(wire.requestedAttributes.map(\.name))
         origin = wire.origin
         numberChoices = wire.numberChoices
+        securityKey = wire.securityKey
         self.activation = activation
     }
 
@@ -131,6 +134,7 @@ public struct AuthenticationUserInformation: Sendable {
     ///     case .pin: try info.sign(factor: PinFactor(await askForPIN()))
     ///     case .biometric: try info.sign(factor: try await authenticator.biometricFactor(for: info, reason: "Sign in"))
     ///     case .otp: try info.sign(factor: OtpFactor(code: await askForOTP()))
+    ///     case .securitykey: try info.sign(factor: try await authenticator.securityKeyFactor(for: info, using: key))
     ///     }
     /// }
     /// ```

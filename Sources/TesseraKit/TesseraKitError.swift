@@ -37,6 +37,8 @@ public enum TesseraKitError: Error, Sendable, CustomStringConvertible {
     /// No single sign-on session stands behind the call (none, expired, ended, replaced,
     /// or short of the service's policy): log in with factors.
     case singleSignOnUnavailable(String)
+    /// The security key refused or could not answer (no credential, no user verification, already registered).
+    case securityKey(String)
 
     /// A short English description for logs, not meant to be shown to users.
     public var description: String {
@@ -56,6 +58,7 @@ public enum TesseraKitError: Error, Sendable, CustomStringConvertible {
         case .wrongProcess(let reason): reason
         case .numberNotPicked(let reason): "number matching: \(reason)"
         case .singleSignOnUnavailable(let reason): "single sign-on: \(reason)"
+        case .securityKey(let reason): "security key: \(reason)"
         }
     }
 }

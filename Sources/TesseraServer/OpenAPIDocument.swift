@@ -6966,6 +6966,13 @@ enum OpenAPIDocument {
      },
      "retire": {
       "type": "boolean"
+     },
+     "security_key": {
+      "type": "object",
+      "description": "add_factor securitykey: the new credential, WebAuthn's RegistrationResponseJSON"
+     },
+     "security_key_name": {
+      "type": "string"
      }
     }
    },
@@ -7147,6 +7154,32 @@ enum OpenAPIDocument {
        "type": "string"
       },
       "description": "Number matching: the user picks the one the login page shows; it goes into the proof as match"
+     },
+     "security_key": {
+      "type": "object",
+      "properties": {
+       "rp_id": {
+        "type": "string"
+       },
+       "credential_id": {
+        "type": "string"
+       },
+       "transports": {
+        "type": "array",
+        "items": {
+         "type": "string"
+        }
+       },
+       "user_verification": {
+        "type": "string"
+       }
+      },
+      "required": [
+       "rp_id",
+       "credential_id",
+       "transports",
+       "user_verification"
+      ]
      }
     },
     "required": [
@@ -7244,6 +7277,10 @@ enum OpenAPIDocument {
        },
        "description": {
         "$ref": "#/components/schemas/ProcessDescription"
+       },
+       "security_key": {
+        "type": "object",
+        "description": "add_factor securitykey: WebAuthn's PublicKeyCredentialCreationOptionsJSON"
        }
       },
       "required": [

@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 import TesseraCore
+import TesseraCrypto
+import TesseraKit
 import TesseraTesting
 
 /// Passkeys (WebAuthn) in the browser: registered from invitations, signing in through
@@ -139,5 +141,184 @@ struct PasskeyTests {
             phone.remove()
             operatorDevice.remove()
         }
+    }
+
+    /// A security key as a device's factor: enrolled in an `add_factor` process through the
+    /// SDK's authenticator protocol (its software authenticator), asked for an assertion in
+    /// each proof, counted by the lockout when wrong, blocked when a clone's counter goes
+    /// back, and gone from the activation when an operator removes it.
+    @Test("device+securitykey: enrolment, login with amr and acr, a wrong assertion counted, a clone blocked, removal")
+    func deviceAndSecurityKey() async throws {
+        try await Self.withPasskeyServer { server in
+            let scenario = try await Scenario.make(on: server)
+            try await scenario.createUser("kai")
+            let (device, _) = try await activateDevice(scenario, username: "kai")
+            let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tessera-key-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(at: directory) }
+            let keyFile = directory.appendingPathComponent("key.json")
+            let key = try SoftwareSecurityKey(file: keyFile, verifiesUser: true)
+
+            // Enrolment: an add_factor process approved with device+pin, completed with a new credential.
+            let activation = try #require(try await device.personalizer.activations().first)
+            var start = try await device.personalizer.startAddAuthenticationFactor(.securitykey, activation: activation)
+            let process = try #require(
+                { if case .apiAccessAddFactor(let process) = $0 { return process } else { return nil } }(
+                    try await signAndFinish(start, device: device, factors: [.device, .pin])))
+            let added = try await device.personalizer.finishAddFactor(process, securityKey: key, name: "Blue key")
+            #expect(added.activation.factors.contains(.securitykey))
+            #expect(await key.count == 1)
+            // The same key cannot be registered twice for the user (it is in the exclude list).
+            start = try await device.personalizer.startAddAuthenticationFactor(.securitykey, activation: added.activation)
+            if case .apiAccessAddFactor(let again) = try await signAndFinish(start, device: device, factors: [.device, .pin]) {
+                await #expect(throws: TesseraKitError.self) { try await device.personalizer.finishAddFactor(again, securityKey: key) }
+            } else {
+                Issue.record("the second add_factor process was not approved")
+            }
+
+            // A login with device+securitykey through /authorize.
+            let service = try await scenario.createService(policy: "device+securitykey")
+            func login(with authenticator: any SecurityKeyAuthenticator) async throws -> (Scenario.BrowserLogin, AuthenticationResult) {
+                let page = try await scenario.openLogin(service)
+                var information = try await device.authenticator.start(url: page.authenticationURL)
+                #expect(information.requestedAuthenticators == [[.device, .securitykey]])
+                try information.sign(factor: DeviceFactor())
+                try information.sign(factor: try await device.authenticator.securityKeyFactor(for: information, using: authenticator))
+                return (page, try await device.authenticator.finish(information))
+            }
+            let (page, result) = try await login(with: key)
+            #expect(result.isUserLogin)
+            let code = try #require(try await scenario.complete(page)["code"])
+            let tokens = try await scenario.redeem(code: code, service: service, verifier: page.verifier).json()
+            let claims = try await verifyIDToken(try #require(tokens["id_token"] as? String), scenario: scenario, clientID: service.clientID)
+            #expect(claims["amr"] as? [String] == ["hwk", "user", "mfa"])
+            #expect(claims["acr"] as? String == "urn:tessera:acr:device+securitykey")
+
+            // A wrong assertion (another authenticator's signature) is a failed attempt, counted.
+            let stranger = TamperingSecurityKey(inner: key)
+            let (_, failed) = try await login(with: stranger)
+            #expect(failed.lockout != nil)
+            #expect(try await scenario.activations(username: "kai").first?["failed_attempts"] as? Int == 1)
+
+            // A clone (a copy of the key's file made now) lags behind once the original is used:
+            // its counter goes back, the key is blocked, and the original fails from then on.
+            let cloneFile = directory.appendingPathComponent("clone.json")
+            try FileManager.default.copyItem(at: keyFile, to: cloneFile)
+            let clone = try SoftwareSecurityKey(file: cloneFile, verifiesUser: true)
+            #expect(try await login(with: key).1.isUserLogin)
+            #expect(try await login(with: clone).1.lockout != nil)
+            #expect(try await login(with: key).1.lockout != nil, "a blocked key signs in no more")
+            let users = try await scenario.http.get(
+                "\(server.baseURL)/admin/tenants/\(scenario.tenant)/users?username=kai", headers: ["Authorization": "Bearer \(server.adminToken)"]
+            ).json()
+            let userID = try #require((users["users"] as? [[String: Any]])?.first?["id"] as? String)
+            let admin = ["Authorization": "Bearer \(server.adminToken)"]
+            let listed = try #require(
+                try await scenario.http.get("\(server.baseURL)/admin/tenants/\(scenario.tenant)/users/\(userID)/security-keys", headers: admin)
+                    .json()["security_keys"] as? [[String: Any]])
+            #expect(listed.count == 1 && listed[0]["suspicious"] as? Bool == true && listed[0]["name"] as? String == "Blue key")
+
+            // Removed by an operator: the activation has the factor no more.
+            let keyID = try #require(listed[0]["id"] as? String)
+            let removed = try await scenario.http.send(
+                "DELETE",
+                "\(server.baseURL)/admin/tenants/\(scenario.tenant)/users/\(userID)/security-keys/\(keyID)", headers: admin)
+            #expect(removed.status == 200)
+            let factors = try #require(try await scenario.activations(username: "kai").first?["factors"] as? [String])
+            #expect(!factors.contains("securitykey"))
+            device.remove()
+        }
+    }
+}
+
+extension PasskeyTests {
+    /// The SDK's software authenticator against an outside relying party: py_webauthn
+    /// verifies its packed self attestation and an assertion (Tests/interop/webauthn_verify.py).
+    @Test("the SDK's software security key is verified by py_webauthn")
+    func softwareKeyAgainstPyWebAuthn() async throws {
+        let key = try SoftwareSecurityKey(file: nil, verifiesUser: true)
+        let origin = "https://login.example.com"
+        let registrationChallenge = Array(Secrets.randomBytes(32))
+        let createData = DeviceCeremony.clientDataJSON(type: "webauthn.create", challenge: registrationChallenge, origin: origin)
+        let made = try await key.makeCredential(
+            MakeCredentialRequest(
+                clientDataHash: DeviceCeremony.clientDataHash(createData), rpID: "login.example.com", userHandle: Array("user-1".utf8),
+                userName: "kai", algorithms: [-7, -257], excludeCredentialIDs: [], requireUserVerification: true))
+        let assertionChallenge = Array(Secrets.randomBytes(32))
+        let getData = DeviceCeremony.clientDataJSON(type: "webauthn.get", challenge: assertionChallenge, origin: origin)
+        let assertion = try await key.getAssertion(
+            GetAssertionRequest(
+                clientDataHash: DeviceCeremony.clientDataHash(getData), rpID: "login.example.com", allowCredentialIDs: [made.credentialID],
+                requireUserVerification: true))
+        let id = Base64URL.encode(made.credentialID)
+        let document: [String: Any] = [
+            "rp_id": "login.example.com", "origin": origin, "registration_challenge": Base64URL.encode(registrationChallenge),
+            "assertion_challenge": Base64URL.encode(assertionChallenge),
+            "registration": [
+                "id": id, "rawId": id, "type": "public-key",
+                "response": ["clientDataJSON": Base64URL.encode(createData), "attestationObject": Base64URL.encode(made.attestationObject)],
+            ],
+            "assertion": [
+                "id": id, "rawId": id, "type": "public-key",
+                "response": [
+                    "clientDataJSON": Base64URL.encode(getData), "authenticatorData": Base64URL.encode(assertion.authenticatorData),
+                    "signature": Base64URL.encode(assertion.signature), "userHandle": Base64URL.encode(assertion.userHandle ?? []),
+                ],
+            ],
+        ]
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("webauthn-\(UUID().uuidString).json")
+        try JSONSerialization.data(withJSONObject: document).write(to: file)
+        defer { try? FileManager.default.removeItem(at: file) }
+        let result = try await Python.run("webauthn_verify.py", [file.path])
+        #expect(result.status == 0, "\(result.errors)")
+        let line = try #require(result.output.split(separator: "\n").first { $0.hasPrefix("RESULT ") })
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(line.dropFirst(7).utf8)) as? [String: Any])
+        #expect(object["fmt"] as? String == "packed")
+        #expect(object["credential_id"] as? String == id)
+        #expect(object["user_verified"] as? Bool == true)
+        #expect(object["new_sign_count"] as? Int == 1)
+    }
+
+    /// The terminal authenticator: `tessera device add-factor securitykey` registers a key
+    /// on its software authenticator, and `tessera device login --factors device,securitykey`
+    /// signs in with it.
+    @Test("tessera device add-factor securitykey, then login with device,securitykey")
+    func commandLine() async throws {
+        try await Self.withPasskeyServer { server in
+            let scenario = try await Scenario.make(on: server)
+            try await scenario.createUser("lena")
+            let store = FileManager.default.temporaryDirectory.appendingPathComponent("tessera-cli-\(UUID().uuidString)").path
+            defer { try? FileManager.default.removeItem(atPath: store) }
+            let url = try await scenario.invite("lena").absoluteString
+            let (activated, _, activation) = try await tessera(["device", "activate", url, "--pin", "2468", "--store", store, "--json"])
+            #expect(activated == 0, "\(activation)")
+            let (added, answer, output) = try await tessera(
+                ["device", "add-factor", "securitykey", "--pin", "2468", "--name", "Terminal key", "--store", store, "--json"])
+            #expect(added == 0, "\(output)")
+            #expect((answer["factors"] as? [String])?.contains("securitykey") == true, "\(answer)")
+            #expect(FileManager.default.fileExists(atPath: store + "/security-key.json"))
+            let service = try await scenario.createService(policy: "device+securitykey")
+            let login = try await scenario.openLogin(service)
+            let (status, report, text) = try await tessera(
+                ["device", "login", login.authenticationURL.absoluteString, "--factors", "device,securitykey", "--store", store, "--json"])
+            #expect(status == 0, "\(text)")
+            #expect(report["result"] as? String == "userLogin")
+            #expect(report["factors"] as? [String] == ["device", "securitykey"])
+            #expect(try await scenario.complete(login)["code"] != nil)
+        }
+    }
+}
+
+/// An authenticator whose assertions do not verify: another key's, as a stolen device
+/// with the wrong security key would send.
+struct TamperingSecurityKey: SecurityKeyAuthenticator {
+    let inner: SoftwareSecurityKey
+    func makeCredential(_ request: MakeCredentialRequest) async throws -> MadeCredential { try await inner.makeCredential(request) }
+    func getAssertion(_ request: GetAssertionRequest) async throws -> SecurityKeyAssertion {
+        let real = try await inner.getAssertion(request)
+        var signature = real.signature
+        signature[signature.count - 3] ^= 0x5A
+        return SecurityKeyAssertion(
+            credentialID: real.credentialID, authenticatorData: real.authenticatorData, signature: signature, userHandle: real.userHandle)
     }
 }

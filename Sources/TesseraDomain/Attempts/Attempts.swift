@@ -98,8 +98,21 @@ public struct Attempts: Sendable {
             if let expected = attempt.request.matchCode, !Secrets.constantTimeEquals(expected, claims.match ?? "") {
                 return (nil, try await endMismatched(attempt, activation: current, tenant: tenant, tx: tx, at: epoch), attempt.request.purpose)
             }
+            // The activation's security key, when the combination asks for it.
+            let securityKey =
+                attempt.combination.factors.contains(.securitykey)
+                ? try await current.securityKeyID.asyncMap { try await tx.securityKey(id: $0) } ?? nil : nil
             let verification = try verifyFactors(
-                attempt.combination, claims: claims, proof: jws, biometricProof: input.biometricProof, activation: current, now: now)
+                attempt.combination, claims: claims, proof: jws, biometricProof: input.biometricProof, activation: current,
+                securityKey: securityKey, now: now)
+            switch verification.securityKey {
+            case .passed(let key, let signCount, let backedUp):
+                if verification.passed { try await tx.recordSecurityKeyUse(id: key, signCount: signCount, backedUp: backedUp, at: epoch) }
+            case .counterRegression(let key):
+                try await tx.markSecurityKeySuspicious(id: key, at: epoch)
+            case .failed, nil:
+                break
+            }
             let history = HistoryRecord(
                 id: orderedID(), tenantID: tenant.id, activationID: current.id,
                 userID: attempt.request.userID ?? current.userID, requestID: requestID, service: attempt.service?.name,
@@ -257,8 +270,10 @@ public struct Attempts: Sendable {
         let session = attempt.session
         let factors = session?.factors ?? attempt.combination.factors
         let authTime = session?.authTime ?? now
+        var securityKeyID: SecurityKeyID?
+        if session == nil, case .passed(let key, _, _) = verification.securityKey { securityKeyID = key }
         try await tx.approveAuthRequest(
-            id: authRequest.id, factors: factors, confirmedAttributes: claims.attrs.sorted(), authTime: authTime)
+            id: authRequest.id, factors: factors, confirmedAttributes: claims.attrs.sorted(), authTime: authTime, securityKeyID: securityKeyID)
         // Only a login beyond the single sign-on policy starts a session: one that the
         // session's own combinations would allow proves nothing more. The device gets the
         // session's token for native single sign-on (a restarted session replaces it).
@@ -384,16 +399,19 @@ public struct Attempts: Sendable {
     struct Verification {
         let passed: Bool
         let totpStep: Int64?
+        /// The security key's outcome, when the combination had one.
+        var securityKey: Passkeys.DeviceAssertion? = nil
     }
 
     /// Checks each factor's proof; every factor is checked, so the time taken does not
     /// tell which one failed.
     private func verifyFactors(
         _ combination: FactorCombination, claims: AuthenticationProofClaims, proof: UnverifiedJWS, biometricProof: String?,
-        activation: ActivationRecord, now: Date
+        activation: ActivationRecord, securityKey: SecurityKeyRecord?, now: Date
     ) throws -> Verification {
         var passed = true
         var totpStep: Int64?
+        var securityKeyOutcome: Passkeys.DeviceAssertion?
         for factor in combination.factors {
             switch factor {
             case .device:
@@ -426,13 +444,14 @@ public struct Attempts: Sendable {
                     passed = false
                 }
             case .securitykey:
-                // On a device, a security key is proved only by an assertion of a key
-                // enrolled for its activation; an activation enrols none yet (the browser's
-                // passkey login is BrowserLogins'), so the factor is a failed one.
-                passed = false
+                // The assertion of the activation's enrolled key, over the challenge derived
+                // from this attempt (it rides inside the device-signed proof).
+                let outcome = domain.passkeys.verifyDeviceAssertion(claims.sk, key: securityKey, claims: claims)
+                if case .passed = outcome {} else { passed = false }
+                securityKeyOutcome = outcome
             }
         }
-        return Verification(passed: passed, totpStep: totpStep)
+        return Verification(passed: passed, totpStep: totpStep, securityKey: securityKeyOutcome)
     }
 
     // MARK: Deny
@@ -511,7 +530,8 @@ public struct Attempts: Sendable {
             expiresAt: Date(timeIntervalSince1970: TimeInterval(authRequest.expiresAt)), service: service,
             requestedAttributes: requested, requestedAuthenticators: policy.filtered(toEnrolled: activation.enrolledFactors),
             process: authRequest.process?.description, bindingMessage: authRequest.bindingMessage, origin: origin,
-            numberChoices: authRequest.matchCode.map { BrowserLogins.numberChoices(including: $0, requestID: authRequest.id) } ?? [])
+            numberChoices: authRequest.matchCode.map { BrowserLogins.numberChoices(including: $0, requestID: authRequest.id) } ?? [],
+            securityKey: activation.securityKeyID == nil ? nil : try await domain.passkeys.deviceAssertionRequest(for: activation, tx: tx))
     }
 
     /// A login follows its service's policy (narrowed to the `acr_values` of a backchannel

@@ -21,8 +21,8 @@ public struct AccountProcesses: Sendable {
         case .login:
             throw DomainError.invalidRequest("a login is started by a service, not by the device")
         case .addFactor:
-            guard let factor = input.factor, factor == .biometric || factor == .otp else {
-                throw DomainError.invalidRequest("add_factor needs factor 'biometric' or 'otp'")
+            guard let factor = input.factor, factor == .biometric || factor == .otp || factor == .securitykey else {
+                throw DomainError.invalidRequest("add_factor needs factor 'biometric', 'otp' or 'securitykey'")
             }
             parameters.factor = factor
         case .changePin, .requestNewActivationData:
@@ -105,12 +105,18 @@ public struct AccountProcesses: Sendable {
                 result: .apiAccessMergeComplete, merged: MergeSummary(idmIdentifier: user.id, username: user.username))
         }
         try await tx.insertHistory(entry)
+        // A security key is registered with options for this process's user.
+        var securityKey: WebAuthnJSON.CreationOptions?
+        if purpose == .addFactor, parameters.factor == .securitykey {
+            guard let user = try await tx.user(id: authRequest.userID ?? activation.userID) else { throw StoreError(.corrupt, "process without user") }
+            securityKey = try await domain.passkeys.deviceRegistrationOptions(user: user, requestID: authRequest.id, tenant: tenant, tx: tx)
+        }
         return FinishResponse(
             result: FinishOutcome(approved: purpose),
             process: ProcessGrant(
                 requestID: authRequest.id, purpose: purpose,
                 expiresAt: Date(timeIntervalSince1970: TimeInterval(authRequest.expiresAt)), pinSalt: parameters.pinSalt,
-                description: parameters.description))
+                description: parameters.description, securityKey: securityKey))
     }
 
     // MARK: Completion
@@ -149,6 +155,12 @@ public struct AccountProcesses: Sendable {
             else { throw DomainError.invalidRequest("biometric_registration is not signed by the new key for this process") }
             try domain.checkTimes(iat: Int64(claims.iat), exp: Int64(claims.exp), audience: claims.aud, issuer: issuer)
             change = .biometricKey(try JSONCoding.string(PublicJWK(key)))
+        case .addFactor where parameters.factor == .securitykey:
+            guard let credential = input.securityKey else { throw DomainError.invalidRequest("adding a security key needs security_key") }
+            let (key, _) = try await domain.passkeys.verifyDeviceRegistration(
+                credential, name: input.securityKeyName, requestID: requestID, userID: record.userID ?? caller.activation.userID,
+                activation: caller.activation, tenant: tenant)
+            change = .securityKey(key)
         case .addFactor:
             let secret = try DeviceChecks.totpSecret(input.totpSecret)
             change = .totpSecret(try domain.box.seal(secret, context: SealingContext.totpSecret(activationID: activationID)))
@@ -177,6 +189,23 @@ public struct AccountProcesses: Sendable {
             case .totpSecret(let sealed):
                 try await tx.updateTOTPSecret(activationID: activationID, sealed: sealed)
                 details["factor"] = FactorType.otp.rawValue
+            case .securityKey(let key):
+                guard try await tx.securityKey(tenantID: tenant.id, credentialID: key.credentialID) == nil else {
+                    throw DomainError.conflict("this credential is registered already")
+                }
+                guard try await tx.securityKeys(userID: key.userID).count < Passkeys.maximumPerUser else {
+                    throw DomainError.conflict("a user may register at most \(Passkeys.maximumPerUser) security keys")
+                }
+                try await tx.insertSecurityKey(key)
+                try await tx.setActivationSecurityKey(activationID: activationID, keyID: key.id)
+                try await Audit.record(
+                    tx, tenantID: tenant.id, actor: actor, action: "securitykey.enrol", target: key.id.rawValue,
+                    details: [
+                        "user_id": key.userID.rawValue, "name": key.name, "attestation": key.attestation, "via": "device",
+                        "activation_id": activationID.rawValue,
+                    ], at: now)
+                details["factor"] = FactorType.securitykey.rawValue
+                details["security_key_id"] = key.id.rawValue
             case .pinKey(let sealed):
                 try await tx.updatePinKey(activationID: activationID, sealed: sealed)
                 // A new PIN ends the sessions the old one started.
@@ -252,6 +281,7 @@ public struct AccountProcesses: Sendable {
         case totpSecret(String)
         case pinKey(String)
         case activationData(pinKey: Data, alias: String?, retire: Bool)
+        case securityKey(SecurityKeyRecord)
     }
 
     static func auditAction(_ purpose: AuthenticationPurpose) -> String {

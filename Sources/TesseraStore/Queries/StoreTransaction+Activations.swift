@@ -35,6 +35,7 @@ extension StoreTransaction {
             """
             UPDATE activations SET failed_attempts = \(bind: failures.highest), pin_failures = \(bind: failures.pin),
                 otp_failures = \(bind: failures.otp), biometric_failures = \(bind: failures.biometric),
+                security_key_failures = \(bind: failures.securityKey),
                 locked_until = \(bind: lockedUntil), permanently_locked = \(bind: permanentlyLocked ? 1 : 0)
             WHERE id = \(bind: activationID)
             """
@@ -48,6 +49,7 @@ extension StoreTransaction {
             """
             UPDATE activations SET failed_attempts = \(bind: failures.highest), pin_failures = \(bind: failures.pin),
                 otp_failures = \(bind: failures.otp), biometric_failures = \(bind: failures.biometric),
+                security_key_failures = \(bind: failures.securityKey),
                 locked_until = NULL, last_used_at = \(bind: now), totp_last_step = COALESCE(\(bind: totpStep), totp_last_step)
             WHERE id = \(bind: activationID)
             """
@@ -115,7 +117,7 @@ extension StoreTransaction {
     public func unlock(activationID: ActivationID) async throws -> Bool {
         let rows = try await db.raw(
             """
-            UPDATE activations SET failed_attempts = 0, pin_failures = 0, otp_failures = 0, biometric_failures = 0,
+            UPDATE activations SET failed_attempts = 0, pin_failures = 0, otp_failures = 0, biometric_failures = 0, security_key_failures = 0,
                 locked_until = NULL, permanently_locked = 0
             WHERE id = \(bind: activationID) RETURNING id
             """

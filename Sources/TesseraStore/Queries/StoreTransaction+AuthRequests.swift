@@ -56,13 +56,16 @@ extension StoreTransaction {
         try await db.raw("UPDATE auth_requests SET status = \(bind: status.rawValue) WHERE id = \(bind: id)").run()
     }
 
-    public func approveAuthRequest(id: RequestID, factors: [FactorType], confirmedAttributes: [String], authTime: Int64)
-        async throws
-    {
+    /// Approves a request with what was proved; `securityKeyID` names the security key a
+    /// `securitykey` factor was proved with (its removal ends the sessions of the login).
+    public func approveAuthRequest(
+        id: RequestID, factors: [FactorType], confirmedAttributes: [String], authTime: Int64, securityKeyID: SecurityKeyID? = nil
+    ) async throws {
         try await db.raw(
             """
             UPDATE auth_requests SET status = 'approved', challenge = NULL, factors = \(bind: try JSONCoding.string(factors)),
-                confirmed_attributes = \(bind: try JSONCoding.string(confirmedAttributes)), auth_time = \(bind: authTime)
+                confirmed_attributes = \(bind: try JSONCoding.string(confirmedAttributes)), auth_time = \(bind: authTime),
+                security_key_id = \(bind: securityKeyID)
             WHERE id = \(bind: id)
             """
         ).run()

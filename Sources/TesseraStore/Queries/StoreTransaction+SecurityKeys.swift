@@ -42,9 +42,18 @@ extension StoreTransaction {
         try await db.raw("UPDATE security_keys SET suspicious_at = \(bind: now) WHERE id = \(bind: id) AND suspicious_at IS NULL").run()
     }
 
-    /// Removes a credential; false when there was none.
+    /// Removes a credential; false when there was none. An activation that had it as its
+    /// factor has that factor no more.
     public func deleteSecurityKey(id: SecurityKeyID) async throws -> Bool {
-        try await db.raw("DELETE FROM security_keys WHERE id = \(bind: id) RETURNING id").all().count > 0
+        try await db.raw("UPDATE activations SET security_key_id = NULL WHERE security_key_id = \(bind: id)").run()
+        return try await db.raw("DELETE FROM security_keys WHERE id = \(bind: id) RETURNING id").all().count > 0
+    }
+
+    /// Makes a key the activation's `securitykey` factor (replacing the one it had).
+    public func setActivationSecurityKey(activationID: ActivationID, keyID: SecurityKeyID) async throws {
+        try await db.raw(
+            "UPDATE activations SET security_key_id = \(bind: keyID), security_key_failures = 0 WHERE id = \(bind: activationID)"
+        ).run()
     }
 
     // MARK: Ceremonies

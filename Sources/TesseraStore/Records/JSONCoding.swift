@@ -88,6 +88,7 @@ extension ActivationRecord {
         var factors: Set<FactorType> = [.device, .pin]
         if biometricKey != nil { factors.insert(.biometric) }
         if sealedTOTPSecret != nil { factors.insert(.otp) }
+        if securityKeyID != nil { factors.insert(.securitykey) }
         return factors
     }
 }

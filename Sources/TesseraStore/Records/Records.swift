@@ -316,11 +316,14 @@ public struct ActivationRecord: Codable, Sendable {
     public var pinFailures: Int
     public var otpFailures: Int
     public var biometricFailures: Int
+    public var securityKeyFailures: Int
     public var lockedUntil: Int64?
     @IntegerFlag public var permanentlyLocked: Bool
     public var status: ActivationStatus
     public var createdAt: Int64
     public var lastUsedAt: Int64?
+    /// The security key enrolled as this activation's `securitykey` factor (one of the user's keys).
+    public var securityKeyID: SecurityKeyID?
 
     public init(
         id: ActivationID, tenantID: TenantID, userID: UserID, alias: String?, deviceKey: String, biometricKey: String?,
@@ -331,6 +334,7 @@ public struct ActivationRecord: Codable, Sendable {
         self.pinFailures = failures.pin
         self.otpFailures = failures.otp
         self.biometricFailures = failures.biometric
+        self.securityKeyFailures = failures.securityKey
         self.id = id
         self.tenantID = tenantID
         self.userID = userID
@@ -361,6 +365,8 @@ public struct ActivationRecord: Codable, Sendable {
         case pinFailures = "pin_failures"
         case otpFailures = "otp_failures"
         case biometricFailures = "biometric_failures"
+        case securityKeyFailures = "security_key_failures"
+        case securityKeyID = "security_key_id"
         case lockedUntil = "locked_until"
         case permanentlyLocked = "permanently_locked"
         case createdAt = "created_at"
@@ -371,11 +377,12 @@ public struct ActivationRecord: Codable, Sendable {
 extension ActivationRecord {
     /// The per-factor failure counts.
     public var failures: FactorFailures {
-        get { FactorFailures(pin: pinFailures, otp: otpFailures, biometric: biometricFailures) }
+        get { FactorFailures(pin: pinFailures, otp: otpFailures, biometric: biometricFailures, securityKey: securityKeyFailures) }
         set {
             pinFailures = newValue.pin
             otpFailures = newValue.otp
             biometricFailures = newValue.biometric
+            securityKeyFailures = newValue.securityKey
             failedAttempts = newValue.highest
         }
     }
@@ -390,15 +397,19 @@ public struct FactorFailures: Sendable, Hashable {
     public var pin: Int
     public var otp: Int
     public var biometric: Int
+    /// A security key's assertion cannot be guessed, but a failed one counts like any
+    /// other factor's: the same lockout covers every factor.
+    public var securityKey: Int
 
-    public init(pin: Int = 0, otp: Int = 0, biometric: Int = 0) {
+    public init(pin: Int = 0, otp: Int = 0, biometric: Int = 0, securityKey: Int = 0) {
         self.pin = pin
         self.otp = otp
         self.biometric = biometric
+        self.securityKey = securityKey
     }
 
     /// The count the lockout policy applies to.
-    public var highest: Int { max(pin, otp, biometric) }
+    public var highest: Int { max(pin, otp, biometric, securityKey) }
 
     /// After a failed attempt with `factors`.
     public func failing(_ factors: [FactorType]) -> FactorFailures {
@@ -408,7 +419,8 @@ public struct FactorFailures: Sendable, Hashable {
             case .pin: next.pin += 1
             case .otp: next.otp += 1
             case .biometric: next.biometric += 1
-            case .device, .securitykey: break
+            case .securitykey: next.securityKey += 1
+            case .device: break
             }
         }
         return next
@@ -422,7 +434,8 @@ public struct FactorFailures: Sendable, Hashable {
             case .pin: next.pin = 0
             case .otp: next.otp = 0
             case .biometric: next.biometric = 0
-            case .device, .securitykey: break
+            case .securitykey: next.securityKey = 0
+            case .device: break
             }
         }
         return next

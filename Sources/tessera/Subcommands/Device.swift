@@ -18,6 +18,14 @@ struct DeviceOptions: ParsableArguments {
 
     func keyStore() throws -> FileKeyStore { try FileKeyStore(directory: directory) }
 
+    /// The terminal's security key: a software FIDO2 authenticator whose credentials are
+    /// kept beside the keys (`security-key.json`), a stand-in for a hardware key as the
+    /// biometric gate is for biometrics. It tests for presence by being run and does not
+    /// verify the user (the PIN, when the combination has it, is checked by the server).
+    func securityKey() throws -> SoftwareSecurityKey {
+        try SoftwareSecurityKey(file: directory.appendingPathComponent("security-key.json"), verifiesUser: false)
+    }
+
     /// The terminal's stand-in for platform biometrics, its state kept beside the keys.
     func biometrics() -> SoftwareBiometricGate {
         SoftwareBiometricGate(stateFile: directory.appendingPathComponent("biometric-enrolment-state"))
@@ -118,7 +126,8 @@ struct Device: AsyncParsableCommand {
             if !options.json { Device.showOrigin(information) }
             if !deny { try Device.pickNumber(&information, given: number) }
             try await Device.answer(
-                information, deny: deny, factors: factors, pin: pin, otp: otp, authenticator: authenticator, json: options.json)
+                information, deny: deny, factors: factors, pin: pin, otp: otp, authenticator: authenticator,
+                securityKey: try options.securityKey(), json: options.json)
         }
     }
 
@@ -146,7 +155,7 @@ struct Device: AsyncParsableCommand {
     /// a lockout exits with code 3.
     static func answer(
         _ claimed: AuthenticationUserInformation, deny: Bool, factors: String?, pin: String?, otp: String?,
-        authenticator: Authenticator, json: Bool
+        authenticator: Authenticator, securityKey: (any SecurityKeyAuthenticator)? = nil, json: Bool
     ) async throws {
         var information = claimed
         if deny {
@@ -155,7 +164,8 @@ struct Device: AsyncParsableCommand {
             return print("result: denied")
         }
         let result = try await Device.reporting(json: json) { () -> AuthenticationResult in
-            try await Device.sign(&information, factors: factors, pin: pin, otp: otp, authenticator: authenticator)
+            try await Device.sign(
+                &information, factors: factors, pin: pin, otp: otp, authenticator: authenticator, securityKey: securityKey)
             return try await authenticator.finish(information)
         }
         let report: LoginReport
@@ -176,13 +186,14 @@ struct Device: AsyncParsableCommand {
     /// Signs with the combination named by `factors` (default: the first requested one
     /// this device can supply with what was given).
     static func sign(
-        _ information: inout AuthenticationUserInformation, factors: String?, pin: String?, otp: String?, authenticator: Authenticator
+        _ information: inout AuthenticationUserInformation, factors: String?, pin: String?, otp: String?, authenticator: Authenticator,
+        securityKey: (any SecurityKeyAuthenticator)? = nil
     ) async throws {
         let combination: [FactorType]
         if let factors {
             combination = try factors.split(separator: ",").map { name in
                 guard let factor = FactorType(rawValue: name.trimmingCharacters(in: .whitespaces)) else {
-                    throw ValidationError("unknown factor '\(name)' (device, pin, biometric, otp)")
+                    throw ValidationError("unknown factor '\(name)' (device, pin, biometric, otp, securitykey)")
                 }
                 return factor
             }
@@ -212,7 +223,8 @@ struct Device: AsyncParsableCommand {
                     try information.sign(factor: try await authenticator.currentOtpFactor(for: information))
                 }
             case .securitykey:
-                throw CLIError("this device has no security key enrolled; a passkey signs in on the login page in a browser")
+                guard let securityKey else { throw CLIError("this command has no security key to ask") }
+                try information.sign(factor: try await authenticator.securityKeyFactor(for: information, using: securityKey))
             }
         }
     }

@@ -34,7 +34,8 @@ extension Device {
                 issuer: issuer, username: user)
             let outcome = try await Device.reporting(json: options.json) { () -> AuthenticationResult in
                 var information = try await authenticator.fetchInAppAuthenticationInitializationData(request)
-                try await Device.sign(&information, factors: factors, pin: pin, otp: otp, authenticator: authenticator)
+                try await Device.sign(
+                    &information, factors: factors, pin: pin, otp: otp, authenticator: authenticator, securityKey: try options.securityKey())
                 return try await authenticator.finish(information)
             }
             switch outcome {
@@ -106,11 +107,12 @@ extension Device {
             if status == .noTokenDataAvailable || status == .tokenDataIsOutdated, let clientId, let redirectUri, pin != nil {
                 let authenticator = Authenticator(keyStore: keyStore, biometrics: options.biometrics())
                 let (factors, pin, otp) = (self.factors, self.pin, self.otp)
+                let securityKey = try options.securityKey()
                 status = await tokens.login(
                     authenticator: authenticator, clientID: clientId, redirectURI: redirectUri, scope: scope, issuer: issuer,
                     username: user
                 ) { information in
-                    try await Device.sign(&information, factors: factors, pin: pin, otp: otp, authenticator: authenticator)
+                    try await Device.sign(&information, factors: factors, pin: pin, otp: otp, authenticator: authenticator, securityKey: securityKey)
                 }
                 if status == .ok { (status, accessToken) = await tokens.accessToken(clientID: clientId, username: user, issuer: issuer) }
             }

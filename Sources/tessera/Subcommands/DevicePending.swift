@@ -113,7 +113,8 @@ extension Device {
             let information = try await Device.claimPending(id, authenticator: authenticator, json: options.json)
             if let message = information.bindingMessage, !options.json { print("binding_message: \(message)") }
             try await Device.answer(
-                information, deny: false, factors: factors, pin: pin, otp: otp, authenticator: authenticator, json: options.json)
+                information, deny: false, factors: factors, pin: pin, otp: otp, authenticator: authenticator,
+                securityKey: try options.securityKey(), json: options.json)
         }
     }
 

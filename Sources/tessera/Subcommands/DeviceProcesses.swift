@@ -79,7 +79,9 @@ extension Device {
         let result = try await reporting(json: options.json) { () -> AuthenticationResult in
             let activation = try await chooseActivation(personalizer, user: proof.user)
             var information = try await start(personalizer, activation)
-            try await sign(&information, factors: proof.factors, pin: proof.pin, otp: proof.otp, authenticator: authenticator)
+            try await sign(
+                &information, factors: proof.factors, pin: proof.pin, otp: proof.otp, authenticator: authenticator,
+                securityKey: try options.securityKey())
             return try await personalizer.finish(information)
         }
         if case .lockout(let lockout, _) = result {
@@ -104,14 +106,19 @@ extension Device {
     struct AddFactor: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "add-factor",
-            abstract: "Enrol biometrics or a TOTP secret (also: enrol biometrics again after they changed).",
-            discussion: "Prints `result: apiAccessAddFactor` and the activation's factors; for otp the otpauth:// URI, once.")
+            abstract: "Enrol biometrics, a TOTP secret or a security key (also: enrol biometrics again after they changed).",
+            discussion: """
+                Prints `result: apiAccessAddFactor` and the activation's factors; for otp the otpauth:// URI, once. \
+                A security key is registered on the terminal's software FIDO2 authenticator (security-key.json in the \
+                store) and becomes this activation's securitykey factor (device+securitykey).
+                """)
         @OptionGroup var options: DeviceOptions
         @OptionGroup var proof: ProofOptions
-        @Argument(help: "biometric or otp") var factor: String
+        @Argument(help: "biometric, otp or securitykey") var factor: String
+        @Option(help: "With securitykey: the name the key is listed by.") var name: String?
 
         func validate() throws {
-            guard factor == "biometric" || factor == "otp" else { throw ValidationError("the factor is biometric or otp") }
+            guard ["biometric", "otp", "securitykey"].contains(factor) else { throw ValidationError("the factor is biometric, otp or securitykey") }
         }
 
         func run() async throws {
@@ -120,7 +127,10 @@ extension Device {
                 try await $0.startAddAuthenticationFactor(type, activation: $1)
             }
             guard case .apiAccessAddFactor(let process) = result else { throw Device.unexpected(result) }
-            let added = try await Device.reporting(json: options.json) { try await personalizer.finishAddFactor(process) }
+            let securityKey = type == .securitykey ? try options.securityKey() : nil
+            let added = try await Device.reporting(json: options.json) {
+                try await personalizer.finishAddFactor(process, securityKey: securityKey, name: name)
+            }
             ProcessReport(
                 result: "apiAccessAddFactor", activationID: added.activation.id.rawValue,
                 factors: added.activation.factors.map(\.rawValue), otpauthURI: added.otpProvisioningURI
