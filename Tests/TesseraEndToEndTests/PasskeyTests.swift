@@ -309,6 +309,50 @@ extension PasskeyTests {
     }
 }
 
+extension PasskeyTests {
+    /// WebAuthn challenges expire after five minutes and the purge deletes them; an
+    /// answer to an expired one is refused.
+    @Test("ceremony challenges expire and are purged")
+    func ceremoniesArePurged() async throws {
+        try await Self.withPasskeyServer { server in
+            let scenario = try await Scenario.make(on: server)
+            let service = try await scenario.createService(policy: "securitykey")
+            let login = try await scenario.openLogin(service)
+            let optionsURL = login.completeURL.replacingOccurrences(of: "/authorize/complete?", with: "/authorize/passkey/options?")
+            var challenges: [String] = []
+            for _ in 0..<3 {
+                let answer = try await scenario.http.postJSON(optionsURL, [:], headers: ["Cookie": login.cookie])
+                #expect(answer.status == 200, "\(answer.text)")
+                challenges.append(try #require(try answer.json()["challenge"] as? String))
+            }
+            #expect(Set(challenges).count == 3, "every call gives a fresh challenge")
+            let admin = ["Authorization": "Bearer \(server.adminToken)"]
+            func ceremonies() async throws -> Int {
+                let stats = try await scenario.http.get("\(server.baseURL)/admin/stats", headers: admin).json()
+                return (stats["tables"] as? [String: Any])?["webauthn_ceremonies"] as? Int ?? -1
+            }
+            #expect(try await ceremonies() == 3)
+            // Past five minutes an answer finds no challenge (the request has expired too).
+            server.clock.advance(by: 3_600)
+            let clientData = DeviceCeremony.clientDataJSON(
+                type: "webauthn.get", challenge: Array(Base64URL.decode(challenges[0]) ?? Data()), origin: server.baseURL)
+            let late = try await scenario.http.postJSON(
+                login.completeURL.replacingOccurrences(of: "/authorize/complete?", with: "/authorize/passkey?"),
+                [
+                    "id": "AAAA", "rawId": "AAAA", "type": "public-key",
+                    "response": [
+                        "clientDataJSON": Base64URL.encode(clientData), "authenticatorData": Base64URL.encode(Data(count: 37)),
+                        "signature": "AAAA",
+                    ],
+                ], headers: ["Cookie": login.cookie])
+            #expect(late.status >= 400 && late.status < 500, "\(late.status) \(late.text)")
+            let purge = try await scenario.http.postJSON("\(server.baseURL)/admin/purge", [:], headers: admin).json()
+            #expect((purge["deleted"] as? [String: Any])?["webauthn_ceremonies"] as? Int == 3)
+            #expect(try await ceremonies() == 0)
+        }
+    }
+}
+
 /// An authenticator whose assertions do not verify: another key's, as a stolen device
 /// with the wrong security key would send.
 struct TamperingSecurityKey: SecurityKeyAuthenticator {
