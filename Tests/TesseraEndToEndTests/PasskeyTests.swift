@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 import TesseraCore
 import TesseraCrypto
@@ -350,6 +351,90 @@ extension PasskeyTests {
             #expect((purge["deleted"] as? [String: Any])?["webauthn_ceremonies"] as? Int == 3)
             #expect(try await ceremonies() == 0)
         }
+    }
+}
+
+extension PasskeyTests {
+    /// A device's security key that answers wrongly — no user presence, another relying
+    /// party's hash, another credential, a signature over other data — fails the factor,
+    /// and each failure is counted by the lockout (five free attempts here, so no wait comes between).
+    @Test("device+securitykey: presence missing, another RP, another credential, a bad signature: each a counted failure")
+    func deviceSecurityKeyRefusals() async throws {
+        try await Self.withPasskeyServer { server in
+            let scenario = try await Scenario.make(on: server)
+            let lockout = try await scenario.http.send(
+                "PATCH", "\(server.baseURL)/admin/tenants/\(scenario.tenant)", headers: ["Authorization": "Bearer \(server.adminToken)", "Content-Type": "application/json"],
+                body: Data(#"{"lockout": {"free_attempts": 5, "waits": [60], "permanent_after": 20}}"#.utf8))
+            #expect(lockout.status == 200, "\(lockout.text)")
+            try await scenario.createUser("mo")
+            let (device, _) = try await activateDevice(scenario, username: "mo")
+            defer { device.remove() }
+            let key = MisbehavingSecurityKey()
+            let activation = try #require(try await device.personalizer.activations().first)
+            let start = try await device.personalizer.startAddAuthenticationFactor(.securitykey, activation: activation)
+            guard case .apiAccessAddFactor(let process) = try await signAndFinish(start, device: device, factors: [.device, .pin]) else {
+                Issue.record("the add_factor process was not approved")
+                return
+            }
+            _ = try await device.personalizer.finishAddFactor(process, securityKey: key)
+            let service = try await scenario.createService(policy: "device+securitykey")
+            var expected = 0
+            for fault in [MisbehavingSecurityKey.Fault.noPresence, .otherRelyingParty, .otherCredential, .badSignature] {
+                key.fault.withLock { $0 = fault }
+                let page = try await scenario.openLogin(service)
+                var information = try await device.authenticator.start(url: page.authenticationURL)
+                try information.sign(factor: DeviceFactor())
+                try information.sign(factor: try await device.authenticator.securityKeyFactor(for: information, using: key))
+                let result = try await device.authenticator.finish(information)
+                expected += 1
+                #expect(result.lockout != nil, "\(fault)")
+                let counted = try await scenario.activations(username: "mo").first?["failed_attempts"] as? Int
+                #expect(counted == expected, "\(fault)")
+            }
+            // Answered properly, it signs in; the count starts again.
+            key.fault.withLock { $0 = nil }
+            let page = try await scenario.openLogin(service)
+            var information = try await device.authenticator.start(url: page.authenticationURL)
+            try information.sign(factor: DeviceFactor())
+            try information.sign(factor: try await device.authenticator.securityKeyFactor(for: information, using: key))
+            #expect(try await device.authenticator.finish(information).isUserLogin)
+            #expect(try await scenario.activations(username: "mo").first?["failed_attempts"] as? Int == 0)
+        }
+    }
+}
+
+/// A security key made in the test: one P-256 credential, packed self attestation, and a
+/// fault to answer with.
+final class MisbehavingSecurityKey: SecurityKeyAuthenticator, Sendable {
+    enum Fault: Sendable { case noPresence, otherRelyingParty, otherCredential, badSignature }
+    let fault = Mutex<Fault?>(nil)
+    private let key = SoftwareCredentialKey()
+    private let state = Mutex<(id: [UInt8], handle: [UInt8], counter: UInt32)>(([], [], 0))
+
+    func makeCredential(_ request: MakeCredentialRequest) async throws -> MadeCredential {
+        let id = Array(Secrets.randomBytes(16))
+        state.withLock { $0 = (id, request.userHandle, 0) }
+        let authenticatorData = AuthenticatorData.encode(
+            rpID: request.rpID, flags: [.userPresent], signCount: 0,
+            credential: (aaguid: SoftwareSecurityKey.aaguid, id: id, publicKey: key.cosePublicKey))
+        let statement = CBOR.map([.init(.text("alg"), .integer(-7)), .init(.text("sig"), .bytes(try key.sign(authenticatorData + request.clientDataHash)))])
+        let object = CBOR.map([.init(.text("fmt"), .text("packed")), .init(.text("attStmt"), statement), .init(.text("authData"), .bytes(authenticatorData))])
+        return MadeCredential(credentialID: id, attestationObject: object.encoded, transports: ["usb"])
+    }
+
+    func getAssertion(_ request: GetAssertionRequest) async throws -> SecurityKeyAssertion {
+        let fault = fault.withLock { $0 }
+        let (id, handle, counter) = state.withLock { state -> ([UInt8], [UInt8], UInt32) in
+            state.counter += 1
+            return (state.id, state.handle, state.counter)
+        }
+        let authenticatorData = AuthenticatorData.encode(
+            rpID: fault == .otherRelyingParty ? "evil.example" : request.rpID, flags: fault == .noPresence ? [] : [.userPresent],
+            signCount: counter)
+        let signed = fault == .badSignature ? authenticatorData + Array(repeating: 0, count: 32) : authenticatorData + request.clientDataHash
+        return SecurityKeyAssertion(
+            credentialID: fault == .otherCredential ? Array(Secrets.randomBytes(16)) : id, authenticatorData: authenticatorData,
+            signature: try key.sign(signed), userHandle: handle)
     }
 }
 
