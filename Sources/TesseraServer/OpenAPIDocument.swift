@@ -5762,6 +5762,10 @@ enum OpenAPIDocument {
      "webauthn_trust_anchors": {
       "type": "string",
       "description": "PEM certificates a security key's packed attestation must chain to; absent: any none or packed attestation"
+     },
+     "webauthn_rp_id": {
+      "type": "string",
+      "description": "The RP ID passkeys are bound to"
      }
     },
     "required": [
@@ -5774,7 +5778,8 @@ enum OpenAPIDocument {
      "session_lifetime",
      "session_idle_lifetime",
      "history_retention",
-     "access_token_lifetime"
+     "access_token_lifetime",
+     "webauthn_rp_id"
     ]
    },
    "CreateTenant": {
@@ -5874,6 +5879,18 @@ enum OpenAPIDocument {
         "type": "string",
         "maxLength": 65536,
         "description": "PEM certificates; null: any authenticator"
+       },
+       {
+        "type": "null"
+       }
+      ]
+     },
+     "webauthn_rp_id": {
+      "oneOf": [
+       {
+        "type": "string",
+        "maxLength": 253,
+        "description": "The public URL's host or a parent domain of it; null: the server's"
        },
        {
         "type": "null"

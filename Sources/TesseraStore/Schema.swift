@@ -461,6 +461,7 @@ enum Schema {
             "ALTER TABLE sessions ADD COLUMN security_key_id TEXT",
             "CREATE INDEX sessions_by_security_key ON sessions (security_key_id)",
             "ALTER TABLE tenants ADD COLUMN webauthn_trust_anchors TEXT",
+            "ALTER TABLE tenants ADD COLUMN webauthn_rp_id TEXT",
             // A security key as an activation's factor (device+securitykey), and its failure count.
             "ALTER TABLE activations ADD COLUMN security_key_id TEXT",
             "ALTER TABLE activations ADD COLUMN security_key_failures INTEGER NOT NULL DEFAULT 0",

@@ -438,6 +438,34 @@ final class MisbehavingSecurityKey: SecurityKeyAuthenticator, Sendable {
     }
 }
 
+extension PasskeyTests {
+    /// A tenant's RP ID is the public URL's host or a parent domain of it; the options name it.
+    @Test("the tenant's RP ID: checked against the public URL, shown, and used in the options")
+    func tenantRelyingPartyID() async throws {
+        try await Self.withPasskeyServer { server in
+            let scenario = try await Scenario.make(on: server)
+            let headers = ["Authorization": "Bearer \(server.adminToken)", "Content-Type": "application/json"]
+            let url = "\(server.baseURL)/admin/tenants/\(scenario.tenant)"
+            #expect(try await scenario.http.get(url, headers: headers).json()["webauthn_rp_id"] as? String == "localhost")
+            for bad in ["example.com", "LOCALHOST", "", ".localhost"] {
+                let refused = try await scenario.http.send("PATCH", url, headers: headers, body: Data(#"{"webauthn_rp_id": "\#(bad)"}"#.utf8))
+                #expect(refused.status == 400, "\(bad): \(refused.text)")
+            }
+            let set = try await scenario.http.send("PATCH", url, headers: headers, body: Data(#"{"webauthn_rp_id": "localhost"}"#.utf8))
+            #expect(set.status == 200, "\(set.text)")
+            let cleared = try await scenario.http.send("PATCH", url, headers: headers, body: Data(#"{"webauthn_rp_id": null}"#.utf8))
+            #expect(try cleared.json()["webauthn_rp_id"] as? String == "localhost")
+            let service = try await scenario.createService(policy: "securitykey")
+            let login = try await scenario.openLogin(service)
+            let options = try await scenario.http.postJSON(
+                login.completeURL.replacingOccurrences(of: "/authorize/complete?", with: "/authorize/passkey/options?"), [:],
+                headers: ["Cookie": login.cookie]
+            ).json()
+            #expect(options["rpId"] as? String == "localhost")
+        }
+    }
+}
+
 /// An authenticator whose assertions do not verify: another key's, as a stolen device
 /// with the wrong security key would send.
 struct TamperingSecurityKey: SecurityKeyAuthenticator {

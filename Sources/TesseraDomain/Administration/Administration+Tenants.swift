@@ -95,6 +95,8 @@ extension Administration {
         public var appLinks: Patch<AppLinks> = .absent
         /// PEM certificates security keys' attestations must chain to (`null`: any key).
         public var webAuthnTrustAnchors: Patch<String> = .absent
+        /// The tenant's WebAuthn RP ID (`null`: the server's). Changing it orphans the passkeys registered.
+        public var webAuthnRPID: Patch<String> = .absent
 
         public init() {}
 
@@ -102,7 +104,7 @@ extension Administration {
         public var isEmpty: Bool {
             lockout == nil && processPolicy == nil && ssoLifetime == nil && ssoPolicy.isAbsent && sessionLifetime == nil
                 && sessionIdleLifetime == nil && historyRetention == nil && auditRetention.isAbsent && accessTokenLifetime == nil
-                && appLinks.isAbsent && webAuthnTrustAnchors.isAbsent
+                && appLinks.isAbsent && webAuthnTrustAnchors.isAbsent && webAuthnRPID.isAbsent
         }
 
         public func encode(to encoder: any Encoder) throws {
@@ -118,6 +120,7 @@ extension Administration {
             try container.encodeIfPresent(accessTokenLifetime, forKey: .accessTokenLifetime)
             try appLinks.encode(into: &container, .appLinks)
             try webAuthnTrustAnchors.encode(into: &container, .webAuthnTrustAnchors)
+            try webAuthnRPID.encode(into: &container, .webAuthnRPID)
         }
 
         enum CodingKeys: String, CodingKey {
@@ -132,6 +135,7 @@ extension Administration {
             case accessTokenLifetime = "access_token_lifetime"
             case appLinks = "app_links"
             case webAuthnTrustAnchors = "webauthn_trust_anchors"
+            case webAuthnRPID = "webauthn_rp_id"
         }
 
         public init(from decoder: any Decoder) throws {
@@ -147,6 +151,7 @@ extension Administration {
             accessTokenLifetime = try container.decodeIfPresent(Int64.self, forKey: .accessTokenLifetime)
             appLinks = try Patch(container, .appLinks)
             webAuthnTrustAnchors = try Patch(container, .webAuthnTrustAnchors)
+            webAuthnRPID = try Patch(container, .webAuthnRPID)
         }
     }
 
@@ -189,8 +194,13 @@ extension Administration {
                 changed.append("webauthn_trust_anchors")
             }
             if case .null = input.webAuthnTrustAnchors { next.webAuthnTrustAnchors = nil; changed.append("webauthn_trust_anchors") }
+            if case .value(let id) = input.webAuthnRPID { next.webAuthnRPID = id; changed.append("webauthn_rp_id") }
+            if case .null = input.webAuthnRPID { next.webAuthnRPID = nil; changed.append("webauthn_rp_id") }
             guard !changed.isEmpty else { throw DomainError.invalidRequest("the body changes nothing") }
             next = try Self.checkedSettings(next)
+            if let id = next.webAuthnRPID, !domain.passkeys.isValidRelyingPartyID(id) {
+                throw DomainError.invalidRequest("webauthn_rp_id must be the public URL's host or a parent domain of it, in lower case")
+            }
             try await tx.updateTenantSettings(next)
             try await Audit.record(
                 tx, tenantID: next.id, actor: caller.actor, action: "tenant.update", target: next.name,

@@ -56,6 +56,8 @@ public struct Administration: Sendable {
         public let accessTokenLifetime: Int64
         public let appLinks: AppLinks?
         public let webAuthnTrustAnchors: String?
+        /// The RP ID passkeys are bound to (the tenant's, the server's, or the public URL's host).
+        public let webAuthnRPID: String
         enum CodingKeys: String, CodingKey {
             case id, name, issuer, lockout
             case processPolicy = "process_policy"
@@ -68,6 +70,7 @@ public struct Administration: Sendable {
             case accessTokenLifetime = "access_token_lifetime"
             case appLinks = "app_links"
             case webAuthnTrustAnchors = "webauthn_trust_anchors"
+            case webAuthnRPID = "webauthn_rp_id"
         }
     }
 
@@ -78,7 +81,7 @@ public struct Administration: Sendable {
             sessionLifetime: record.sessionLifetime, sessionIdleLifetime: record.sessionIdleLifetime,
             historyRetention: record.historyRetention, auditRetention: record.auditRetention,
             accessTokenLifetime: record.accessTokenLifetime, appLinks: record.appLinks,
-            webAuthnTrustAnchors: record.webAuthnTrustAnchors)
+            webAuthnTrustAnchors: record.webAuthnTrustAnchors, webAuthnRPID: domain.passkeys.relyingParty(for: record).id)
     }
 
     public func createTenant(_ input: CreateTenant, logger: Logger) async throws -> TenantView {

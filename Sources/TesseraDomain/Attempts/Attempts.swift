@@ -104,7 +104,7 @@ public struct Attempts: Sendable {
                 ? try await current.securityKeyID.asyncMap { try await tx.securityKey(id: $0) } ?? nil : nil
             let verification = try verifyFactors(
                 attempt.combination, claims: claims, proof: jws, biometricProof: input.biometricProof, activation: current,
-                securityKey: securityKey, now: now)
+                securityKey: securityKey, tenant: tenant, now: now)
             switch verification.securityKey {
             case .passed(let key, let signCount, let backedUp):
                 if verification.passed { try await tx.recordSecurityKeyUse(id: key, signCount: signCount, backedUp: backedUp, at: epoch) }
@@ -407,7 +407,7 @@ public struct Attempts: Sendable {
     /// tell which one failed.
     private func verifyFactors(
         _ combination: FactorCombination, claims: AuthenticationProofClaims, proof: UnverifiedJWS, biometricProof: String?,
-        activation: ActivationRecord, securityKey: SecurityKeyRecord?, now: Date
+        activation: ActivationRecord, securityKey: SecurityKeyRecord?, tenant: TenantRecord, now: Date
     ) throws -> Verification {
         var passed = true
         var totpStep: Int64?
@@ -446,7 +446,7 @@ public struct Attempts: Sendable {
             case .securitykey:
                 // The assertion of the activation's enrolled key, over the challenge derived
                 // from this attempt (it rides inside the device-signed proof).
-                let outcome = domain.passkeys.verifyDeviceAssertion(claims.sk, key: securityKey, claims: claims)
+                let outcome = domain.passkeys.verifyDeviceAssertion(claims.sk, key: securityKey, claims: claims, tenant: tenant)
                 if case .passed = outcome {} else { passed = false }
                 securityKeyOutcome = outcome
             }
@@ -531,7 +531,7 @@ public struct Attempts: Sendable {
             requestedAttributes: requested, requestedAuthenticators: policy.filtered(toEnrolled: activation.enrolledFactors),
             process: authRequest.process?.description, bindingMessage: authRequest.bindingMessage, origin: origin,
             numberChoices: authRequest.matchCode.map { BrowserLogins.numberChoices(including: $0, requestID: authRequest.id) } ?? [],
-            securityKey: activation.securityKeyID == nil ? nil : try await domain.passkeys.deviceAssertionRequest(for: activation, tx: tx))
+            securityKey: activation.securityKeyID == nil ? nil : try await domain.passkeys.deviceAssertionRequest(for: activation, tenant: tenant, tx: tx))
     }
 
     /// A login follows its service's policy (narrowed to the `acr_values` of a backchannel

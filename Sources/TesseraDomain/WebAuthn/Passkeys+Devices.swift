@@ -18,7 +18,7 @@ extension Passkeys {
         let existing = try await tx.securityKeys(userID: user.id)
         return WebAuthnJSON.CreationOptions(
             challenge: Base64URL.encode(DeviceCeremony.registrationChallenge(requestID: requestID.rawValue, audience: issuer)),
-            rp: .init(id: relyingParty().id, name: tenant.name),
+            rp: .init(id: relyingParty(for: tenant).id, name: tenant.name),
             user: .init(id: Self.userHandle(user.id), name: user.username, displayName: user.attributes["name"] ?? user.username),
             pubKeyCredParams: [COSEAlgorithm.es256, .eddsa, .rs256].map { .init(alg: $0.rawValue) },
             timeout: Int(Self.ceremonyLifetime) * 1000,
@@ -39,7 +39,7 @@ extension Passkeys {
         let challenge = DeviceCeremony.registrationChallenge(requestID: requestID.rawValue, audience: domain.issuer(forTenantNamed: tenant.name))
         let verified: RelyingParty.VerifiedRegistration
         do {
-            verified = try await relyingParty().verifyRegistration(
+            verified = try await relyingParty(for: tenant).verifyRegistration(
                 response, challenge: challenge, userVerification: .preferred,
                 attestation: .init(trustAnchors: anchors, validationTime: domain.now()))
         } catch {
@@ -57,10 +57,12 @@ extension Passkeys {
     }
 
     /// What a device is told to ask its security key for, when its activation has one.
-    func deviceAssertionRequest(for activation: ActivationRecord, tx: StoreTransaction) async throws -> SecurityKeyRequest? {
+    func deviceAssertionRequest(for activation: ActivationRecord, tenant: TenantRecord, tx: StoreTransaction) async throws
+        -> SecurityKeyRequest?
+    {
         guard let keyID = activation.securityKeyID, let key = try await tx.securityKey(id: keyID) else { return nil }
         return SecurityKeyRequest(
-            rpID: relyingParty().id, credentialID: key.credentialID, transports: key.transports,
+            rpID: relyingParty(for: tenant).id, credentialID: key.credentialID, transports: key.transports,
             userVerification: RelyingParty.UserVerification.preferred.rawValue)
     }
 
@@ -75,7 +77,7 @@ extension Passkeys {
     /// Checks the assertion a proof carries against the activation's key, bound to the
     /// request's challenge. Anything wrong is a failed factor (counted like a wrong PIN).
     func verifyDeviceAssertion(
-        _ credential: WebAuthnJSON.AssertionCredential?, key: SecurityKeyRecord?, claims: AuthenticationProofClaims
+        _ credential: WebAuthnJSON.AssertionCredential?, key: SecurityKeyRecord?, claims: AuthenticationProofClaims, tenant: TenantRecord
     ) -> DeviceAssertion {
         guard let credential, let key, key.suspiciousAt == nil, let response = try? Self.assertionResponse(credential),
             Base64URL.encode(response.credentialID) == key.credentialID,
@@ -84,7 +86,7 @@ extension Passkeys {
         if let handle = response.userHandle, !Secrets.constantTimeEquals(handle, Array(key.userID.rawValue.utf8)) { return .failed }
         let challenge = DeviceCeremony.assertionChallenge(requestID: claims.rid, challenge: claims.chal, audience: claims.aud)
         do {
-            let verified = try relyingParty().verifyAssertion(
+            let verified = try relyingParty(for: tenant).verifyAssertion(
                 response, challenge: challenge, publicKey: publicKey, storedSignCount: UInt32(clamping: key.signCount),
                 userVerification: .preferred)
             return .passed(key: key.id, signCount: Int64(verified.signCount), backedUp: verified.flags.contains(.backedUp))

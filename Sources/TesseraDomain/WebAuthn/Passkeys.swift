@@ -22,14 +22,23 @@ public struct Passkeys: Sendable {
 
     // MARK: The relying party
 
-    /// The tenant's relying party: its RP ID is the host of the public URL (the issuer's
-    /// host), and the one origin is the public URL's.
-    public func relyingParty() -> RelyingParty {
+    /// The tenant's relying party: its RP ID is the tenant's own (`webauthn_rp_id`), or the
+    /// server's (`--webauthn-rp-id`), or the host of the public URL (the issuer's host);
+    /// the one origin is the public URL's.
+    public func relyingParty(for tenant: TenantRecord) -> RelyingParty {
         let components = URLComponents(string: domain.settings.publicURL)
         let host = components?.host ?? "localhost"
         var origin = "\(components?.scheme ?? "https")://\(host)"
         if let port = components?.port { origin += ":\(port)" }
-        return RelyingParty(id: domain.settings.relyingPartyID ?? host, origins: [origin])
+        return RelyingParty(id: tenant.webAuthnRPID ?? domain.settings.relyingPartyID ?? host, origins: [origin])
+    }
+
+    /// Whether `id` may be an RP ID for the public URL: its host, or a parent domain of it
+    /// with at least two labels (browsers refuse a public suffix such as `com`).
+    public func isValidRelyingPartyID(_ id: String) -> Bool {
+        let host = (URLComponents(string: domain.settings.publicURL)?.host ?? "").lowercased()
+        guard !id.isEmpty, id.count <= 253, id == id.lowercased(), !id.hasPrefix("."), !id.hasSuffix(".") else { return false }
+        return host == id || (host.hasSuffix("." + id) && id.contains("."))
     }
 
     // MARK: Registration
@@ -47,7 +56,7 @@ public struct Passkeys: Sendable {
     public func registrationOptions(for registrant: Registrant, tenant: TenantRecord) async throws -> WebAuthnJSON.CreationOptions {
         let now = domain.epochNow()
         let (user, invitationID, webSession) = try await resolve(registrant, tenant: tenant, now: now)
-        let party = relyingParty()
+        let party = relyingParty(for: tenant)
         let challenge = Base64URL.encode(Secrets.randomBytes(32))
         let existing = try await domain.store.transaction { tx in
             try await tx.insertCeremony(
@@ -119,7 +128,7 @@ public struct Passkeys: Sendable {
         let anchors = try tenant.webAuthnTrustAnchors.map { try TrustAnchors.certificates(pem: $0) } ?? []
         let verified: RelyingParty.VerifiedRegistration
         do {
-            verified = try await relyingParty().verifyRegistration(
+            verified = try await relyingParty(for: tenant).verifyRegistration(
                 response, challenge: Array(expected), userVerification: RelyingParty.UserVerification(rawValue: ceremony.userVerification) ?? .preferred,
                 attestation: .init(trustAnchors: anchors, validationTime: domain.now()))
         } catch {
@@ -220,7 +229,7 @@ public struct Passkeys: Sendable {
             return try await tx.securityKeys(userID: user.id)
         }
         return WebAuthnJSON.RequestOptions(
-            challenge: challenge, rpId: relyingParty().id, timeout: Int(Self.ceremonyLifetime) * 1000,
+            challenge: challenge, rpId: relyingParty(for: tenant).id, timeout: Int(Self.ceremonyLifetime) * 1000,
             allowCredentials: allowed.map { .init(id: $0.credentialID, transports: $0.transports.isEmpty ? nil : $0.transports) },
             userVerification: RelyingParty.UserVerification.required.rawValue)
     }
@@ -252,7 +261,7 @@ public struct Passkeys: Sendable {
         let response = try Self.assertionResponse(credential)
         let challenge = try Self.challenge(in: response.clientDataJSON)
         let service = try await domain.store.read { tx in try await request.serviceID.asyncMap { try await tx.service(id: $0) } ?? nil }
-        let party = relyingParty()
+        let party = relyingParty(for: tenant)
         enum Outcome {
             case approved(SecurityKeyRecord)
             case refused(DomainError)

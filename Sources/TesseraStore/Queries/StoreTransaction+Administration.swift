@@ -60,7 +60,7 @@ extension StoreTransaction {
                 session_idle_lifetime = \(bind: tenant.sessionIdleLifetime), history_retention = \(bind: tenant.historyRetention),
                 audit_retention = \(bind: tenant.auditRetention), access_token_lifetime = \(bind: tenant.accessTokenLifetime),
                 app_links = \(bind: try tenant.appLinks.map { try JSONCoding.string($0) }),
-                webauthn_trust_anchors = \(bind: tenant.webAuthnTrustAnchors)
+                webauthn_trust_anchors = \(bind: tenant.webAuthnTrustAnchors), webauthn_rp_id = \(bind: tenant.webAuthnRPID)
             WHERE id = \(bind: tenant.id)
             """
         ).run()

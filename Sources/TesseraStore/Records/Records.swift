@@ -29,6 +29,8 @@ public struct TenantRecord: Codable, Sendable, Equatable {
     @OptionalJSONText public var appLinks: AppLinks?
     /// PEM certificates a security key's attestation must chain to (nil: any key).
     public var webAuthnTrustAnchors: String?
+    /// The tenant's WebAuthn RP ID (nil: the server's, by default the public URL's host).
+    public var webAuthnRPID: String?
     public var createdAt: Int64
 
     /// A year of history, the default.
@@ -71,6 +73,7 @@ public struct TenantRecord: Codable, Sendable, Equatable {
         case accessTokenLifetime = "access_token_lifetime"
         case appLinks = "app_links"
         case webAuthnTrustAnchors = "webauthn_trust_anchors"
+        case webAuthnRPID = "webauthn_rp_id"
         case createdAt = "created_at"
     }
 }

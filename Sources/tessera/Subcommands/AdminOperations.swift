@@ -65,6 +65,7 @@ enum Show {
         print("history_retention: \(tenant.historyRetention)  audit_retention: \(tenant.auditRetention.map(String.init) ?? "forever")")
         let anchors = tenant.webAuthnTrustAnchors.map { $0.components(separatedBy: "-----BEGIN CERTIFICATE-----").count - 1 }
         print("webauthn_trust_anchors: \(anchors.map { "\($0) certificate\($0 == 1 ? "" : "s")" } ?? "none (any authenticator)")")
+        print("webauthn_rp_id: \(tenant.webAuthnRPID)")
         print(
             "lockout: free_attempts=\(tenant.lockout.freeAttempts) waits=\(tenant.lockout.waits.map(String.init).joined(separator: ","))"
                 + " permanent_after=\(tenant.lockout.permanentAfter.map(String.init) ?? "never")")
@@ -166,6 +167,9 @@ extension Admin.Tenant {
         @Option(help: "A PEM file of certificates security keys' attestations must chain to (only such keys register).")
         var webauthnTrustAnchors: String?
         @Flag(help: "Remove the WebAuthn trust anchors: any authenticator registers.") var noWebauthnTrustAnchors = false
+        @Option(help: "The tenant's WebAuthn RP ID: the public URL's host or a parent domain of it (registered passkeys keep the old one).")
+        var webauthnRpId: String?
+        @Flag(help: "Use the server's RP ID again.") var noWebauthnRpId = false
 
         func run() async throws {
             var body = Administration.UpdateTenant()
@@ -196,6 +200,12 @@ extension Admin.Tenant {
                 body.webAuthnTrustAnchors = .value(try String(contentsOfFile: webauthnTrustAnchors, encoding: .utf8))
             } else if noWebauthnTrustAnchors {
                 body.webAuthnTrustAnchors = .null
+            }
+            if let webauthnRpId {
+                guard !noWebauthnRpId else { throw ValidationError("--webauthn-rp-id and --no-webauthn-rp-id exclude each other") }
+                body.webAuthnRPID = .value(webauthnRpId)
+            } else if noWebauthnRpId {
+                body.webAuthnRPID = .null
             }
             guard !body.isEmpty else { throw ValidationError("give at least one setting to change") }
             let (tenant, json) = try await options.client().call("PATCH", "admin/tenants/\(name)", body: body, as: Administration.TenantView.self)
