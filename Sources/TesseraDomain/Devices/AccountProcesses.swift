@@ -157,7 +157,7 @@ public struct AccountProcesses: Sendable {
             change = .biometricKey(try JSONCoding.string(PublicJWK(key)))
         case .addFactor where parameters.factor == .securitykey:
             guard let credential = input.securityKey else { throw DomainError.invalidRequest("adding a security key needs security_key") }
-            let (key, _) = try await domain.passkeys.verifyDeviceRegistration(
+            let key = try await domain.passkeys.verifyDeviceRegistration(
                 credential, name: input.securityKeyName, requestID: requestID, userID: record.userID ?? caller.activation.userID,
                 activation: caller.activation, tenant: tenant)
             change = .securityKey(key)
@@ -190,13 +190,7 @@ public struct AccountProcesses: Sendable {
                 try await tx.updateTOTPSecret(activationID: activationID, sealed: sealed)
                 details["factor"] = FactorType.otp.rawValue
             case .securityKey(let key):
-                guard try await tx.securityKey(tenantID: tenant.id, credentialID: key.credentialID) == nil else {
-                    throw DomainError.conflict("this credential is registered already")
-                }
-                guard try await tx.securityKeys(userID: key.userID).count < Passkeys.maximumPerUser else {
-                    throw DomainError.conflict("a user may register at most \(Passkeys.maximumPerUser) security keys")
-                }
-                try await tx.insertSecurityKey(key)
+                try await Passkeys.insert(key, tx: tx)
                 try await tx.setActivationSecurityKey(activationID: activationID, keyID: key.id)
                 try await Audit.record(
                     tx, tenantID: tenant.id, actor: actor, action: "securitykey.enrol", target: key.id.rawValue,

@@ -15,16 +15,9 @@ extension Passkeys {
         -> WebAuthnJSON.CreationOptions
     {
         let issuer = domain.issuer(forTenantNamed: tenant.name)
-        let existing = try await tx.securityKeys(userID: user.id)
-        return WebAuthnJSON.CreationOptions(
-            challenge: Base64URL.encode(DeviceCeremony.registrationChallenge(requestID: requestID.rawValue, audience: issuer)),
-            rp: .init(id: relyingParty(for: tenant).id, name: tenant.name),
-            user: .init(id: Self.userHandle(user.id), name: user.username, displayName: user.attributes["name"] ?? user.username),
-            pubKeyCredParams: [COSEAlgorithm.es256, .eddsa, .rs256].map { .init(alg: $0.rawValue) },
-            timeout: Int(Self.ceremonyLifetime) * 1000,
-            excludeCredentials: existing.map { .init(id: $0.credentialID, transports: $0.transports.isEmpty ? nil : $0.transports) },
-            authenticatorSelection: .init(residentKey: "preferred", userVerification: RelyingParty.UserVerification.preferred.rawValue),
-            attestation: tenant.webAuthnTrustAnchors == nil ? "none" : "direct")
+        return creationOptions(
+            challenge: Base64URL.encode(DeviceCeremony.registrationChallenge(requestID: requestID.rawValue, audience: issuer)), user: user,
+            existing: try await tx.securityKeys(userID: user.id), tenant: tenant)
     }
 
     /// Checks a registration a device sends to complete its `add_factor` process, and the
@@ -32,28 +25,11 @@ extension Passkeys {
     func verifyDeviceRegistration(
         _ credential: WebAuthnJSON.RegistrationCredential, name: String?, requestID: RequestID, userID: UserID, activation: ActivationRecord,
         tenant: TenantRecord
-    ) async throws -> (SecurityKeyRecord, RelyingParty.VerifiedRegistration) {
-        let response = try Self.registrationResponse(credential)
-        let keyName = try Self.checkedName(name)
-        let anchors = try tenant.webAuthnTrustAnchors.map { try TrustAnchors.certificates(pem: $0) } ?? []
+    ) async throws -> SecurityKeyRecord {
         let challenge = DeviceCeremony.registrationChallenge(requestID: requestID.rawValue, audience: domain.issuer(forTenantNamed: tenant.name))
-        let verified: RelyingParty.VerifiedRegistration
-        do {
-            verified = try await relyingParty(for: tenant).verifyRegistration(
-                response, challenge: challenge, userVerification: .preferred,
-                attestation: .init(trustAnchors: anchors, validationTime: domain.now()))
-        } catch {
-            throw DomainError(.invalid, Self.invalidCredential, error.message)
-        }
-        let now = domain.epochNow()
-        let record = SecurityKeyRecord(
-            id: SecurityKeyID(Secrets.identifier(byteCount: 16)), tenantID: tenant.id, userID: userID,
-            credentialID: Base64URL.encode(verified.credentialID), publicKey: Base64URL.encode(verified.publicKey.encoded),
-            algorithm: verified.publicKey.algorithm.rawValue, signCount: Int64(verified.signCount), aaguid: Self.uuid(verified.aaguid),
-            transports: verified.transports, backupEligible: verified.flags.contains(.backupEligible),
-            backedUp: verified.flags.contains(.backedUp), userVerified: verified.flags.contains(.userVerified),
-            attestation: verified.trust.rawValue, name: keyName ?? "Security key of \(activation.alias ?? "a device")", createdAt: now)
-        return (record, verified)
+        return try await verifiedKey(
+            try Self.registrationResponse(credential), challenge: challenge, userVerification: .preferred, userID: userID,
+            name: try Self.checkedName(name) ?? "Security key of \(activation.alias ?? "a device")", tenant: tenant)
     }
 
     /// What a device is told to ask its security key for, when its activation has one.

@@ -56,7 +56,6 @@ public struct Passkeys: Sendable {
     public func registrationOptions(for registrant: Registrant, tenant: TenantRecord) async throws -> WebAuthnJSON.CreationOptions {
         let now = domain.epochNow()
         let (user, invitationID, webSession) = try await resolve(registrant, tenant: tenant, now: now)
-        let party = relyingParty(for: tenant)
         let challenge = Base64URL.encode(Secrets.randomBytes(32))
         let existing = try await domain.store.transaction { tx in
             try await tx.insertCeremony(
@@ -66,14 +65,60 @@ public struct Passkeys: Sendable {
                     createdAt: now, expiresAt: now + Self.ceremonyLifetime))
             return try await tx.securityKeys(userID: user.id)
         }
-        return WebAuthnJSON.CreationOptions(
-            challenge: challenge, rp: .init(id: party.id, name: tenant.name),
+        return creationOptions(challenge: challenge, user: user, existing: existing, tenant: tenant)
+    }
+
+    /// What a credential for `user` is created with: ES256, EdDSA or RS256; the user's keys
+    /// excluded; a discoverable credential (a passkey) and user verification preferred;
+    /// attestation asked for only when the tenant checks it against trust anchors.
+    func creationOptions(challenge: String, user: UserRecord, existing: [SecurityKeyRecord], tenant: TenantRecord)
+        -> WebAuthnJSON.CreationOptions
+    {
+        WebAuthnJSON.CreationOptions(
+            challenge: challenge, rp: .init(id: relyingParty(for: tenant).id, name: tenant.name),
             user: .init(id: Self.userHandle(user.id), name: user.username, displayName: user.attributes["name"] ?? user.username),
             pubKeyCredParams: [COSEAlgorithm.es256, .eddsa, .rs256].map { .init(alg: $0.rawValue) },
             timeout: Int(Self.ceremonyLifetime) * 1000,
             excludeCredentials: existing.map { .init(id: $0.credentialID, transports: $0.transports.isEmpty ? nil : $0.transports) },
             authenticatorSelection: .init(residentKey: "preferred", userVerification: RelyingParty.UserVerification.preferred.rawValue),
             attestation: tenant.webAuthnTrustAnchors == nil ? "none" : "direct")
+    }
+
+    /// Checks a registration against its challenge and the tenant's attestation policy;
+    /// the record to store for it.
+    func verifiedKey(
+        _ response: RelyingParty.RegistrationResponse, challenge: [UInt8], userVerification: RelyingParty.UserVerification,
+        userID: UserID, name: String?, tenant: TenantRecord, logger: Logger? = nil
+    ) async throws -> SecurityKeyRecord {
+        let anchors = try tenant.webAuthnTrustAnchors.map { try TrustAnchors.certificates(pem: $0) } ?? []
+        let verified: RelyingParty.VerifiedRegistration
+        do {
+            verified = try await relyingParty(for: tenant).verifyRegistration(
+                response, challenge: challenge, userVerification: userVerification,
+                attestation: .init(trustAnchors: anchors, validationTime: domain.now()))
+        } catch {
+            logger?.info("security key registration refused", metadata: ["tenant": "\(tenant.name)", "reason": "\(error.code.rawValue)"])
+            throw DomainError(.invalid, Self.invalidCredential, error.message)
+        }
+        return SecurityKeyRecord(
+            id: SecurityKeyID(Secrets.identifier(byteCount: 16)), tenantID: tenant.id, userID: userID,
+            credentialID: Base64URL.encode(verified.credentialID), publicKey: Base64URL.encode(verified.publicKey.encoded),
+            algorithm: verified.publicKey.algorithm.rawValue, signCount: Int64(verified.signCount), aaguid: Self.uuid(verified.aaguid),
+            transports: verified.transports, backupEligible: verified.flags.contains(.backupEligible),
+            backedUp: verified.flags.contains(.backedUp), userVerified: verified.flags.contains(.userVerified),
+            attestation: verified.trust.rawValue, name: name ?? Self.defaultName(verified), createdAt: domain.epochNow())
+    }
+
+    /// Writes a new key: its credential id is new in the tenant, and its user has fewer
+    /// than `maximumPerUser` (checked first: on PostgreSQL a failed insert ends the transaction).
+    static func insert(_ key: SecurityKeyRecord, tx: StoreTransaction) async throws {
+        guard try await tx.securityKey(tenantID: key.tenantID, credentialID: key.credentialID) == nil else {
+            throw DomainError.conflict("this credential is registered already")
+        }
+        guard try await tx.securityKeys(userID: key.userID).count < maximumPerUser else {
+            throw DomainError.conflict("a user may register at most \(maximumPerUser) security keys")
+        }
+        try await tx.insertSecurityKey(key)
     }
 
     /// The user handle of a user's credentials: the user id's UTF-8 bytes, base64url.
@@ -125,41 +170,23 @@ public struct Passkeys: Sendable {
         guard let ceremony, ceremony.kind == .registration, ceremony.userID == user.id, ceremony.invitationID == invitationID,
             ceremony.webSession == webSession, let expected = Base64URL.decode(ceremony.challenge)
         else { throw DomainError(.invalid, Self.invalidCredential, "the registration's challenge is unknown, spent or expired") }
-        let anchors = try tenant.webAuthnTrustAnchors.map { try TrustAnchors.certificates(pem: $0) } ?? []
-        let verified: RelyingParty.VerifiedRegistration
-        do {
-            verified = try await relyingParty(for: tenant).verifyRegistration(
-                response, challenge: Array(expected), userVerification: RelyingParty.UserVerification(rawValue: ceremony.userVerification) ?? .preferred,
-                attestation: .init(trustAnchors: anchors, validationTime: domain.now()))
-        } catch {
-            logger.info("passkey registration refused", metadata: ["tenant": "\(tenant.name)", "reason": "\(error.code.rawValue)"])
-            throw DomainError(.invalid, Self.invalidCredential, error.message)
-        }
-        let record = SecurityKeyRecord(
-            id: SecurityKeyID(Secrets.identifier(byteCount: 16)), tenantID: tenant.id, userID: user.id,
-            credentialID: Base64URL.encode(verified.credentialID), publicKey: Base64URL.encode(verified.publicKey.encoded),
-            algorithm: verified.publicKey.algorithm.rawValue, signCount: Int64(verified.signCount), aaguid: Self.uuid(verified.aaguid),
-            transports: verified.transports, backupEligible: verified.flags.contains(.backupEligible),
-            backedUp: verified.flags.contains(.backedUp), userVerified: verified.flags.contains(.userVerified),
-            attestation: verified.trust.rawValue, name: keyName ?? Self.defaultName(verified), createdAt: now)
+        let record = try await verifiedKey(
+            response, challenge: Array(expected),
+            userVerification: RelyingParty.UserVerification(rawValue: ceremony.userVerification) ?? .preferred, userID: user.id,
+            name: keyName, tenant: tenant, logger: logger)
         try await domain.store.transaction { tx in
-            guard try await tx.securityKey(tenantID: tenant.id, credentialID: record.credentialID) == nil else {
-                throw DomainError.conflict("this credential is registered already")
-            }
-            guard try await tx.securityKeys(userID: user.id).count < Self.maximumPerUser else {
-                throw DomainError.conflict("a user may register at most \(Self.maximumPerUser) security keys")
-            }
             if let invitationID {
                 guard try await tx.consumeInvitation(id: invitationID, now: now) else {
                     throw DomainError.invalidGrant("the invitation was used already")
                 }
             }
-            try await tx.insertSecurityKey(record)
+            try await Self.insert(record, tx: tx)
             try await Audit.record(
                 tx, tenantID: tenant.id, actor: actor ?? .user(user.id), action: "securitykey.enrol",
                 target: record.id.rawValue,
                 details: [
-                    "user_id": user.id.rawValue, "name": record.name, "algorithm": verified.publicKey.algorithm.description,
+                    "user_id": user.id.rawValue, "name": record.name,
+                    "algorithm": COSEAlgorithm(rawValue: record.algorithm)?.description ?? String(record.algorithm),
                     "attestation": record.attestation, "via": invitationID == nil ? "account_page" : "invitation",
                 ], at: now)
         }
