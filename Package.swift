@@ -82,6 +82,7 @@ let package = Package(
             dependencies: [
                 "TesseraCore", "TesseraCrypto", "TesseraStore", "TesseraWebAuthn",
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "CryptoExtras", package: "swift-crypto"),
                 .product(name: "JWTKit", package: "jwt-kit"),
                 .product(name: "Logging", package: "swift-log"),
             ]

@@ -46,6 +46,8 @@ public enum SessionEndReason: String, Codable, Sendable, CaseIterable {
     case serviceRemoved = "service_removed"
     /// The security key (passkey) whose login it stands on was removed.
     case securityKeyRemoved = "security_key_removed"
+    /// The service sent the user to the end-session endpoint (RP-initiated logout).
+    case logout
 }
 
 /// How an attempt or an account process ended, as the history records it.

@@ -57,20 +57,51 @@ public struct Domain: Sendable {
         let (cached, generation) = await issuers.lookup(tenant.id)
         if let cached { return cached }
         let records = try await store.read { try await $0.signingKeys(tenantID: tenant.id) }
-        let keys = try records.map { record in
+        var keys: [ServerSigningKey] = []
+        var active: [SigningAlgorithm: String] = [:]
+        for record in records {
+            guard let algorithm = SigningAlgorithm(rawValue: record.algorithm) else {
+                throw StoreError(.corrupt, "signing key \(record.kid) has an unknown algorithm")
+            }
             let raw = try box.open(record.sealedKey, context: SealingContext.signingKey(kid: record.kid))
-            return ServerSigningKey(kid: record.kid, privateKey: try .init(rawRepresentation: raw))
+            keys.append(try ServerSigningKey(kid: record.kid, algorithm: algorithm, privateBytes: raw))
+            if record.active { active[algorithm] = record.kid }
         }
-        guard let active = records.last(where: { $0.active }) else {
-            throw StoreError(.corrupt, "tenant \(tenant.name) has no active signing key")
+        guard active[.es256] != nil else {
+            throw StoreError(.corrupt, "tenant \(tenant.name) has no active ES256 signing key")
         }
-        let issuer = try await TokenIssuer(keys: keys, activeKid: active.kid)
+        let issuer = try await TokenIssuer(keys: keys, activeKids: active)
         await issuers.store(issuer, for: tenant.id, generation: generation)
         return issuer
     }
 
+    /// The tenant's issuer with an active key for `algorithm`: the tenant's first key of
+    /// an algorithm is made when a service first needs it (a service set to it, or a
+    /// token to sign with it), once, on the tenant's signing-key queue.
+    public func tokenIssuer(for tenant: TenantRecord, signingWith algorithm: SigningAlgorithm, logger: Logger? = nil) async throws
+        -> TokenIssuer
+    {
+        let issuer = try await tokenIssuer(for: tenant)
+        if issuer.signs(with: algorithm) { return issuer }
+        let key = try ServerSigningKey.generate(algorithm)
+        let sealed = try box.seal(key.privateBytes, context: SealingContext.signingKey(kid: key.kid))
+        let now = epochNow()
+        try await store.transaction(queue: Administration.signingKeyQueue(tenantID: tenant.id)) { tx in
+            let keys = try await tx.signingKeys(tenantID: tenant.id)
+            guard !keys.contains(where: { $0.active && $0.algorithm == algorithm.rawValue }) else { return }
+            try await tx.insertSigningKey(
+                SigningKeyRecord(
+                    kid: key.kid, tenantID: tenant.id, sealedKey: sealed, active: true, algorithm: algorithm.rawValue, createdAt: now))
+            try await Audit.record(
+                tx, tenantID: tenant.id, actor: .system, action: "signing_key.provision", target: key.kid,
+                details: ["algorithm": algorithm.rawValue], at: now)
+        }
+        await announce(RequestNotice(keys: [EventKey.signingKeys(tenantID: tenant.id)]), logger: logger ?? Logger(label: "tessera.keys"))
+        return try await tokenIssuer(for: tenant)
+    }
+
     /// The tenant's public keys, from the same cached issuer that signs its tokens.
-    public func publicKeys(for tenant: TenantRecord) async throws -> [PublicJWK] {
+    public func publicKeys(for tenant: TenantRecord) async throws -> [ServerJWK] {
         try await tokenIssuer(for: tenant).publicJWKs
     }
 

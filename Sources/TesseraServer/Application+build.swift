@@ -202,6 +202,7 @@ public func buildApplication(
         after: [
             EventRelay(serving: serving), LongPollRelease(events: state.requestEvents),
             Purger(maintenance: state.domain.maintenance, interval: configuration.purgeInterval, logger: logger),
+            LogoutSender(logout: state.domain.logout, interval: .seconds(1), logger: logger),
         ],
         handlingSignals: handlingSignals)
 }

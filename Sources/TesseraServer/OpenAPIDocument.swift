@@ -489,6 +489,14 @@ enum OpenAPIDocument {
         "properties": {
          "activate": {
           "type": "boolean"
+         },
+         "algorithm": {
+          "type": "string",
+          "enum": [
+           "ES256",
+           "RS256",
+           "EdDSA"
+          ]
          }
         }
        }
@@ -5905,6 +5913,14 @@ enum OpenAPIDocument {
      "kid": {
       "type": "string"
      },
+     "algorithm": {
+      "type": "string",
+      "enum": [
+       "ES256",
+       "RS256",
+       "EdDSA"
+      ]
+     },
      "active": {
       "type": "boolean"
      },
@@ -5914,6 +5930,7 @@ enum OpenAPIDocument {
     },
     "required": [
      "kid",
+     "algorithm",
      "active",
      "created_at"
     ]
@@ -5923,6 +5940,14 @@ enum OpenAPIDocument {
     "properties": {
      "kid": {
       "type": "string"
+     },
+     "algorithm": {
+      "type": "string",
+      "enum": [
+       "ES256",
+       "RS256",
+       "EdDSA"
+      ]
      },
      "active": {
       "type": "boolean"
@@ -5936,6 +5961,7 @@ enum OpenAPIDocument {
     },
     "required": [
      "kid",
+     "algorithm",
      "active",
      "keys"
     ]
@@ -6041,6 +6067,23 @@ enum OpenAPIDocument {
      "app_identity_token": {
       "type": "boolean"
      },
+     "id_token_signed_response_alg": {
+      "type": "string",
+      "enum": [
+       "ES256",
+       "RS256",
+       "EdDSA"
+      ]
+     },
+     "post_logout_redirect_uris": {
+      "type": "array",
+      "items": {
+       "type": "string"
+      }
+     },
+     "backchannel_logout_uri": {
+      "type": "string"
+     },
      "issuer": {
       "type": "string"
      }
@@ -6056,6 +6099,8 @@ enum OpenAPIDocument {
      "roles",
      "subject_type",
      "app_identity_token",
+     "id_token_signed_response_alg",
+     "post_logout_redirect_uris",
      "issuer"
     ]
    },
@@ -6130,6 +6175,24 @@ enum OpenAPIDocument {
      "app_identity_token": {
       "type": "boolean",
       "description": "A step-up answered on the phone also gives the app an identity token"
+     },
+     "id_token_signed_response_alg": {
+      "type": "string",
+      "enum": [
+       "ES256",
+       "RS256",
+       "EdDSA"
+      ]
+     },
+     "post_logout_redirect_uris": {
+      "type": "array",
+      "items": {
+       "type": "string"
+      }
+     },
+     "backchannel_logout_uri": {
+      "type": "string",
+      "description": "Where logout tokens are posted (https, or http on a loopback host)"
      }
     },
     "required": [
@@ -6231,6 +6294,37 @@ enum OpenAPIDocument {
      },
      "app_identity_token": {
       "type": "boolean"
+     },
+     "id_token_signed_response_alg": {
+      "type": "string",
+      "enum": [
+       "ES256",
+       "RS256",
+       "EdDSA"
+      ]
+     },
+     "post_logout_redirect_uris": {
+      "oneOf": [
+       {
+        "type": "array",
+        "items": {
+         "type": "string"
+        }
+       },
+       {
+        "type": "null"
+       }
+      ]
+     },
+     "backchannel_logout_uri": {
+      "oneOf": [
+       {
+        "type": "string"
+       },
+       {
+        "type": "null"
+       }
+      ]
      }
     }
    },

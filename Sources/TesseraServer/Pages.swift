@@ -25,10 +25,10 @@ enum Pages {
         return String(decoding: bytes, as: UTF8.self)
     }
 
-    static func document(title: String, body: String, scripts: [String] = []) -> String {
+    static func document(title: String, body: String, scripts: [String] = [], language: String = "en") -> String {
         """
         <!doctype html>
-        <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
+        <html lang="\(escape(language))"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
         <title>\(escape(title))</title><link rel="stylesheet" href="/static/tessera.css">\(scripts.map { "<script src=\"/static/\($0)\" defer></script>" }.joined())</head>
         <body><main>\(body)</main></body></html>
         """
@@ -41,29 +41,74 @@ enum Pages {
     /// The login page: the QR code of the authentication link, the link that opens the
     /// app on this device (the tenant's app link, or else the same link), the service and what it asks for; it follows the request by polling its
     /// status and moves on by itself.
+    /// The languages the login page is written in, and the words it uses.
+    struct LoginWords: Sendable {
+        let language: String
+        let title: String
+        let asksFor: String
+        let asksForNothing: String
+        let scan: String
+        let match: @Sendable (String) -> String
+        let sameDevice: String
+        let openLink: String
+        let link: String
+        let waiting: String
+
+        static let english = LoginWords(
+            language: "en", title: "Sign in to", asksFor: "It asks for:", asksForNothing: "The service asks for no personal attributes.",
+            scan: "Scan this code with the Tessera app on your activated device, then confirm with your factors.",
+            match: { "Your device will ask for a number: pick \($0). If it shows another service or place than yours, deny." },
+            sameDevice: "On this device?", openLink: "Open the sign-in link", link: "Link:", waiting: "Waiting for your device…")
+        static let german = LoginWords(
+            language: "de", title: "Anmelden bei", asksFor: "Der Dienst möchte:", asksForNothing: "Der Dienst fragt nach keinen persönlichen Angaben.",
+            scan: "Scannen Sie diesen Code mit der Tessera-App auf Ihrem aktivierten Gerät und bestätigen Sie mit Ihren Faktoren.",
+            match: { "Ihr Gerät fragt nach einer Zahl: wählen Sie \($0). Zeigt es einen anderen Dienst oder Ort als Ihren, lehnen Sie ab." },
+            sameDevice: "Auf diesem Gerät?", openLink: "Anmeldelink öffnen", link: "Link:", waiting: "Warte auf Ihr Gerät…")
+
+        /// The first of the request's `ui_locales` (OpenID Core §3.1.2.1, BCP 47 tags in order
+        /// of preference) the page is written in; English otherwise.
+        static func preferred(_ uiLocales: String?) -> LoginWords {
+            for tag in (uiLocales ?? "").split(separator: " ") {
+                switch tag.split(separator: "-").first?.lowercased() {
+                case "de": return german
+                case "en": return english
+                default: continue
+                }
+            }
+            return english
+        }
+    }
+
     static func login(
         serviceName: String, attributes: [String], authenticationURL: String, sameDeviceURL: String? = nil, statusURL: String,
-        completeURL: String, requestID: String, expiresAt: Date, matchCode: String? = nil, passkeyURL: String? = nil
+        completeURL: String, requestID: String, expiresAt: Date, matchCode: String? = nil, passkeyURL: String? = nil,
+        words: LoginWords = .english
     ) -> String {
         let qr = (try? QRCode(authenticationURL).svg(moduleSize: 6)) ?? ""
         let attributeList =
             attributes.isEmpty
-            ? "<p class=\"muted\">The service asks for no personal attributes.</p>"
-            : "<p>It asks for:</p><ul>" + attributes.map { "<li>\(escape($0))</li>" }.joined() + "</ul>"
+            ? "<p class=\"muted\">\(words.asksForNothing)</p>"
+            : "<p>\(words.asksFor)</p><ul>" + attributes.map { "<li>\(escape($0))</li>" }.joined() + "</ul>"
+        let matchParagraph = matchCode.map { code -> String in
+            let number = "<strong id=\"match-code\" data-match-code=\"\(escape(code))\">\(escape(code))</strong>"
+            return "<p class=\"match\">\(words.match(number))</p>"
+        }
         let body = """
-            <h1>Sign in to \(escape(serviceName))</h1>
+            <h1>\(words.title) \(escape(serviceName))</h1>
             \(attributeList)
-            <p>Scan this code with the Tessera app on your activated device, then confirm with your factors.</p>
-            \(matchCode.map { "<p class=\"match\">Your device will ask for a number: pick <strong id=\"match-code\" data-match-code=\"\(escape($0))\">\(escape($0))</strong>. If it shows another service or place than yours, deny.</p>" } ?? "")
+            <p>\(words.scan)</p>
+            \(matchParagraph ?? "")
             <div class="qr" id="qr">\(qr)</div>
-            <p class="muted">On this device? <a id="same-device" href="\(escape(sameDeviceURL ?? authenticationURL))">Open the sign-in link</a>.</p>
-            <p class="muted">Link: <code id="authentication-url">\(escape(authenticationURL))</code></p>
+            <p class="muted">\(words.sameDevice) <a id="same-device" href="\(escape(sameDeviceURL ?? authenticationURL))">\(words.openLink)</a>.</p>
+            <p class="muted">\(words.link) <code id="authentication-url">\(escape(authenticationURL))</code></p>
             \(passkeyURL.map(passkeySection) ?? "")
-            <div class="status" id="status" role="status">Waiting for your device…</div>
+            <div class="status" id="status" role="status">\(words.waiting)</div>
             <div id="login" data-request="\(escape(requestID))" data-status-url="\(escape(statusURL))"
                  data-complete-url="\(escape(completeURL))" data-expires-at="\(Int(expiresAt.timeIntervalSince1970))"></div>
             """
-        return document(title: "Sign in to \(serviceName)", body: body, scripts: passkeyURL == nil ? ["login.js"] : ["login.js", "webauthn.js"])
+        return document(
+            title: "\(words.title) \(serviceName)", body: body, scripts: passkeyURL == nil ? ["login.js"] : ["login.js", "webauthn.js"],
+            language: words.language)
     }
 
     /// The login page's passkey sign-in: a button, and a username field that the browser
@@ -78,6 +123,16 @@ enum Pages {
           <p class="status failed" id="passkey-error" role="alert" hidden></p>
         </section>
         """
+    }
+
+    /// The end-session endpoint's page when no address to return to was given.
+    static func signedOut(serviceName: String?, german: Bool) -> String {
+        let title = german ? "Abgemeldet" : "Signed out"
+        let message =
+            german
+            ? "Sie sind \(serviceName.map { "bei " + escape($0) + " " } ?? "")abgemeldet. Sie können dieses Fenster schließen."
+            : "You are signed out\(serviceName.map { " of " + escape($0) } ?? ""). You can close this window."
+        return document(title: title, body: "<h1>\(title)</h1><p id=\"signed-out\">\(message)</p>", language: german ? "de" : "en")
     }
 
     /// What a person sees who opens a device link in a browser.

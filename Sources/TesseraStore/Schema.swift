@@ -466,5 +466,30 @@ enum Schema {
             "ALTER TABLE activations ADD COLUMN security_key_id TEXT",
             "ALTER TABLE activations ADD COLUMN security_key_failures INTEGER NOT NULL DEFAULT 0",
         ]),
+        // OpenID Connect for off-the-shelf clients: signing keys per algorithm (ES256, RS256,
+        // EdDSA; one active key of each), a service's ID-token algorithm and its logout
+        // addresses, an authorization request's login_hint and ui_locales, and the outbox of
+        // back-channel logout tokens still to be delivered.
+        (14, [
+            "ALTER TABLE signing_keys ADD COLUMN algorithm TEXT NOT NULL DEFAULT 'ES256'",
+            "ALTER TABLE services ADD COLUMN id_token_alg TEXT NOT NULL DEFAULT 'ES256'",
+            "ALTER TABLE services ADD COLUMN post_logout_redirect_uris TEXT",
+            "ALTER TABLE services ADD COLUMN backchannel_logout_uri TEXT",
+            "ALTER TABLE auth_requests ADD COLUMN login_hint TEXT",
+            "ALTER TABLE auth_requests ADD COLUMN ui_locales TEXT",
+            """
+            CREATE TABLE logout_notices (
+                id TEXT PRIMARY KEY,
+                tenant_id TEXT NOT NULL,
+                service_id TEXT NOT NULL,
+                session_id TEXT NOT NULL,
+                user_id TEXT NOT NULL,
+                attempts INTEGER NOT NULL,
+                next_attempt_at BIGINT NOT NULL,
+                created_at BIGINT NOT NULL
+            )
+            """,
+            "CREATE INDEX logout_notices_by_due ON logout_notices (next_attempt_at)",
+        ]),
     ]
 }

@@ -66,6 +66,12 @@ public struct TestHTTP: Sendable {
         return try await send("POST", url, headers: all, body: try JSONSerialization.data(withJSONObject: object))
     }
 
+    public func patchJSON(_ url: String, _ object: Any, headers: [String: String] = [:]) async throws -> Response {
+        var all = headers
+        all["Content-Type"] = "application/json"
+        return try await send("PATCH", url, headers: all, body: try JSONSerialization.data(withJSONObject: object))
+    }
+
     public func postForm(_ url: String, _ fields: [String: String], headers: [String: String] = [:]) async throws -> Response {
         var all = headers
         all["Content-Type"] = "application/x-www-form-urlencoded"

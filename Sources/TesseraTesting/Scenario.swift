@@ -204,7 +204,7 @@ public struct Scenario: Sendable {
         return try await http.postForm("\(issuer)/\(endpoint)", fields, headers: headers)
     }
 
-    static func query(_ parameters: [String: String]) -> String {
+    public static func query(_ parameters: [String: String]) -> String {
         parameters.sorted { $0.key < $1.key }.map { "\(TestHTTP.encode($0.key))=\(TestHTTP.encode($0.value))" }.joined(separator: "&")
     }
 

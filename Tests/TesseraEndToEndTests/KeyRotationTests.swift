@@ -62,7 +62,8 @@ struct KeyRotationTests {
             #expect(listedKeys.compactMap { $0["kid"] as? String } == [oldKid])
             #expect(listedKeys.first?["active"] as? Bool == true)
             #expect(listedKeys.first?["created_at"] is NSNumber)
-            #expect(Set(listedKeys.first?.keys.map { $0 } ?? []) == ["kid", "active", "created_at"], "no private material")
+            #expect(Set(listedKeys.first?.keys.map { $0 } ?? []) == ["kid", "algorithm", "active", "created_at"], "no private material")
+            #expect(listedKeys.first?["algorithm"] as? String == "ES256")
 
             let rotated = try await scenario.http.send("POST", keys, headers: admin)
             #expect(rotated.status == 201, "\(rotated.text)")

@@ -31,6 +31,22 @@ extension Administration {
         default:
             break
         }
+        guard SigningAlgorithm(rawValue: service.idTokenAlgorithm) != nil else {
+            throw DomainError.invalidRequest("id_token_signed_response_alg is ES256, RS256 or EdDSA")
+        }
+        if let uris = service.postLogoutRedirectURIs {
+            guard uris.count <= 20, uris.allSatisfy(Validation.isRedirectURI) else {
+                throw DomainError.invalidRequest(
+                    "post-logout redirect URIs must be absolute, without fragment, and https, http on a loopback host, or a private-use scheme")
+            }
+            if uris.isEmpty { service.postLogoutRedirectURIs = nil }
+        }
+        if let uri = service.backchannelLogoutURI {
+            // OpenID Back-Channel Logout §2.2: an absolute URI without a fragment; https unless on a loopback host.
+            guard Validation.isNotificationEndpoint(uri), !uri.contains("#") else {
+                throw DomainError.invalidRequest("backchannel_logout_uri must be an https URL (http only on a loopback host), without fragment")
+            }
+        }
         if service.backchannelMode != nil && service.isPublic {
             throw DomainError.invalidRequest("backchannel authentication is for confidential services (it needs client authentication)")
         }
@@ -108,13 +124,18 @@ extension Administration {
         public var roles: Patch<[ServiceRole]> = .absent
         public var subjectType: SubjectType?
         public var appIdentityToken: Bool?
+        public var idTokenAlgorithm: String?
+        /// Replaced whole (`null` or `[]` removes them).
+        public var postLogoutRedirectURIs: Patch<[String]> = .absent
+        public var backchannelLogoutURI: Patch<String> = .absent
 
         public init() {}
 
         public var isEmpty: Bool {
             name == nil && redirectURIs == nil && policy == nil && attributes == nil && backchannelMode.isAbsent
                 && notificationEndpoint.isAbsent && sessionLifetime.isAbsent && sessionIdleLifetime.isAbsent && numberMatching == nil
-                && roles.isAbsent && subjectType == nil && appIdentityToken == nil
+                && roles.isAbsent && subjectType == nil && appIdentityToken == nil && idTokenAlgorithm == nil
+                && postLogoutRedirectURIs.isAbsent && backchannelLogoutURI.isAbsent
         }
 
         public func encode(to encoder: any Encoder) throws {
@@ -131,6 +152,9 @@ extension Administration {
             try roles.encode(into: &container, .roles)
             try container.encodeIfPresent(subjectType, forKey: .subjectType)
             try container.encodeIfPresent(appIdentityToken, forKey: .appIdentityToken)
+            try container.encodeIfPresent(idTokenAlgorithm, forKey: .idTokenAlgorithm)
+            try postLogoutRedirectURIs.encode(into: &container, .postLogoutRedirectURIs)
+            try backchannelLogoutURI.encode(into: &container, .backchannelLogoutURI)
         }
 
         enum CodingKeys: String, CodingKey {
@@ -144,6 +168,9 @@ extension Administration {
             case roles
             case subjectType = "subject_type"
             case appIdentityToken = "app_identity_token"
+            case idTokenAlgorithm = "id_token_signed_response_alg"
+            case postLogoutRedirectURIs = "post_logout_redirect_uris"
+            case backchannelLogoutURI = "backchannel_logout_uri"
         }
 
         public init(from decoder: any Decoder) throws {
@@ -160,6 +187,9 @@ extension Administration {
             roles = try Patch(container, .roles)
             subjectType = try container.decodeIfPresent(SubjectType.self, forKey: .subjectType)
             appIdentityToken = try container.decodeIfPresent(Bool.self, forKey: .appIdentityToken)
+            idTokenAlgorithm = try container.decodeIfPresent(String.self, forKey: .idTokenAlgorithm)
+            postLogoutRedirectURIs = try Patch(container, .postLogoutRedirectURIs)
+            backchannelLogoutURI = try Patch(container, .backchannelLogoutURI)
         }
     }
 
@@ -211,6 +241,17 @@ extension Administration {
             if case .null = input.roles { next.roles = nil; changed.append("roles") }
             if let type = input.subjectType { next.subjectType = type; changed.append("subject_type") }
             if let token = input.appIdentityToken { next.appIdentityToken = token; changed.append("app_identity_token") }
+            if let algorithm = input.idTokenAlgorithm { next.idTokenAlgorithm = algorithm; changed.append("id_token_signed_response_alg") }
+            switch input.postLogoutRedirectURIs {
+            case .absent: break
+            case .null: next.postLogoutRedirectURIs = nil; changed.append("post_logout_redirect_uris")
+            case .value(let uris): next.postLogoutRedirectURIs = uris; changed.append("post_logout_redirect_uris")
+            }
+            switch input.backchannelLogoutURI {
+            case .absent: break
+            case .null: next.backchannelLogoutURI = nil; changed.append("backchannel_logout_uri")
+            case .value(let uri): next.backchannelLogoutURI = uri; changed.append("backchannel_logout_uri")
+            }
             guard !changed.isEmpty else { throw DomainError.invalidRequest("the body changes nothing") }
             next = try Self.checkedService(next)
             try await tx.updateService(next)
@@ -220,6 +261,7 @@ extension Administration {
             return next
         }
         logger.info("service updated", metadata: ["tenant": "\(tenant.name)", "client_id": "\(clientID)"])
+        _ = try await domain.tokenIssuer(for: tenant, signingWith: SigningAlgorithm(rawValue: updated.idTokenAlgorithm) ?? .es256, logger: logger)
         return try ServiceView(updated, secret: nil, issuer: domain.issuer(forTenantNamed: tenant.name))
     }
 

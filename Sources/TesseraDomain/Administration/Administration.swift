@@ -95,8 +95,8 @@ public struct Administration: Sendable {
                 id: TenantID(Secrets.identifier(byteCount: 12)), name: input.name, lockoutPolicy: input.lockout ?? .standard,
                 processPolicy: input.processPolicy ?? AuthenticatorPolicy.accountProcessDefault, ssoLifetime: input.ssoLifetime ?? 0,
                 ssoPolicy: input.ssoPolicy ?? ((input.ssoLifetime ?? 0) > 0 ? "device" : nil), createdAt: now))
-        let key = ServerSigningKey.generate()
-        let sealed = try domain.box.seal(key.privateKey.rawRepresentation, context: SealingContext.signingKey(kid: key.kid))
+        let key = try ServerSigningKey.generate(.es256)
+        let sealed = try domain.box.seal(key.privateBytes, context: SealingContext.signingKey(kid: key.kid))
         try await domain.store.transaction { tx in
             if try await tx.tenant(named: input.name) != nil {
                 throw DomainError(.conflict, .conflict, "a tenant named '\(input.name)' exists")
@@ -131,12 +131,20 @@ public struct Administration: Sendable {
         let roles: [ServiceRole]?
         let subjectType: SubjectType?
         let appIdentityToken: Bool?
+        /// ES256 (the default), RS256 or EdDSA.
+        let idTokenAlgorithm: String?
+        let postLogoutRedirectURIs: [String]?
+        let backchannelLogoutURI: String?
 
         public init(
             name: String, redirectURIs: [String], isPublic: Bool?, policy: String?, attributes: [String]?, backchannelMode: String?,
             notificationEndpoint: String?, numberMatching: Bool? = nil, roles: [ServiceRole]? = nil, subjectType: SubjectType? = nil,
-            appIdentityToken: Bool? = nil
+            appIdentityToken: Bool? = nil, idTokenAlgorithm: String? = nil, postLogoutRedirectURIs: [String]? = nil,
+            backchannelLogoutURI: String? = nil
         ) {
+            self.idTokenAlgorithm = idTokenAlgorithm
+            self.postLogoutRedirectURIs = postLogoutRedirectURIs
+            self.backchannelLogoutURI = backchannelLogoutURI
             self.numberMatching = numberMatching
             self.roles = roles
             self.subjectType = subjectType
@@ -160,6 +168,9 @@ public struct Administration: Sendable {
             case roles
             case subjectType = "subject_type"
             case appIdentityToken = "app_identity_token"
+            case idTokenAlgorithm = "id_token_signed_response_alg"
+            case postLogoutRedirectURIs = "post_logout_redirect_uris"
+            case backchannelLogoutURI = "backchannel_logout_uri"
         }
     }
 
@@ -179,6 +190,9 @@ public struct Administration: Sendable {
         public let roles: [ServiceRole]
         public let subjectType: SubjectType
         public let appIdentityToken: Bool
+        public let idTokenAlgorithm: String
+        public let postLogoutRedirectURIs: [String]
+        public let backchannelLogoutURI: String?
         public let issuer: String
 
         enum CodingKeys: String, CodingKey {
@@ -195,9 +209,15 @@ public struct Administration: Sendable {
             case roles
             case subjectType = "subject_type"
             case appIdentityToken = "app_identity_token"
+            case idTokenAlgorithm = "id_token_signed_response_alg"
+            case postLogoutRedirectURIs = "post_logout_redirect_uris"
+            case backchannelLogoutURI = "backchannel_logout_uri"
         }
 
         init(_ service: ServiceRecord, secret: String?, issuer: String) throws {
+            idTokenAlgorithm = service.idTokenAlgorithm
+            postLogoutRedirectURIs = service.postLogoutRedirectURIs ?? []
+            backchannelLogoutURI = service.backchannelLogoutURI
             numberMatching = service.numberMatching
             roles = service.roles ?? []
             subjectType = service.subjectType
@@ -228,7 +248,7 @@ public struct Administration: Sendable {
         let attributes = input.attributes ?? []
         let isPublic = input.isPublic ?? false
         let secret = isPublic ? nil : Secrets.randomToken()
-        let record = try Self.checkedService(
+        var service =
             ServiceRecord(
                 id: ServiceID(Secrets.identifier(byteCount: 12)), tenantID: tenant.id, clientID: ClientID(Secrets.identifier(byteCount: 16)),
                 name: name, secretDigest: secret.map(Secrets.digest), isPublic: isPublic,
@@ -236,7 +256,13 @@ public struct Administration: Sendable {
                 attributes: attributes, backchannelMode: mode,
                 notificationEndpoint: input.notificationEndpoint, numberMatching: input.numberMatching ?? true,
                 roles: input.roles, subjectType: input.subjectType ?? .public, appIdentityToken: input.appIdentityToken ?? false,
-                createdAt: domain.epochNow()))
+                createdAt: domain.epochNow())
+        service.idTokenAlgorithm = input.idTokenAlgorithm ?? SigningAlgorithm.es256.rawValue
+        service.postLogoutRedirectURIs = input.postLogoutRedirectURIs
+        service.backchannelLogoutURI = input.backchannelLogoutURI
+        let record = try Self.checkedService(service)
+        // The JWKS has the key of the service's algorithm before its first token.
+        _ = try await domain.tokenIssuer(for: tenant, signingWith: SigningAlgorithm(rawValue: record.idTokenAlgorithm) ?? .es256, logger: logger)
         let policy = record.policy
         try await domain.store.transaction { tx in
             try await tx.insertService(record)
@@ -246,6 +272,7 @@ public struct Administration: Sendable {
                     "name": name, "policy": policy, "public": String(isPublic),
                     "backchannel_token_delivery_mode": mode?.rawValue ?? "none",
                     "number_matching": String(record.numberMatching), "subject_type": record.subjectType.rawValue,
+                    "id_token_signed_response_alg": record.idTokenAlgorithm,
                 ], at: record.createdAt)
         }
         logger.info("service created", metadata: ["tenant": "\(tenant.name)", "client_id": "\(record.clientID)"])

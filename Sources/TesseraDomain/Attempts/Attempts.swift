@@ -38,6 +38,16 @@ public struct Attempts: Sendable {
                     throw DomainError.notFound("authentication request")
                 }
                 userID = bound
+            } else if let hint = authRequest.loginHint {
+                // A browser login for one user (`login_hint`): only devices that stand for that user answer it.
+                var hinted: UserID?
+                for candidate in try await Self.users(of: current, tx: tx) {
+                    if let user = try await tx.user(id: candidate), user.username == hint { hinted = user.id }
+                }
+                guard let hinted else {
+                    throw DomainError(.forbidden, .accessDenied, "this sign-in request is for another user")
+                }
+                userID = hinted
             } else if let chosen = selection.userID, chosen != current.userID {
                 guard try await tx.linkedUsers(activationID: current.id).contains(where: { $0.id == chosen }) else {
                     throw DomainError.invalidRequest("the activation does not stand for that user")
@@ -241,7 +251,7 @@ public struct Attempts: Sendable {
         guard Set(combination.factors).isSubset(of: activation.enrolledFactors) else {
             throw DomainError.invalidRequest("the combination \(combination) needs factors this activation has not enrolled")
         }
-        let requested = service?.attributes ?? []
+        let requested = service.map { ScopeClaims.requestedAttributes(of: $0, scope: authRequest.scope) } ?? []
         guard Set(claims.attrs).isSubset(of: Set(requested)) else {
             throw DomainError.invalidRequest("the proof confirms attributes the service did not request")
         }
@@ -515,7 +525,9 @@ public struct Attempts: Sendable {
             else { throw StoreError(.corrupt, "request without service or user") }
             let userAttributes = user.attributes
             service = ServiceInformation(clientID: record.clientID, name: record.name)
-            requested = record.attributes.map { RequestedAttribute(name: $0, value: userAttributes[$0]) }
+            requested = ScopeClaims.requestedAttributes(of: record, scope: authRequest.scope).map {
+                RequestedAttribute(name: $0, value: userAttributes[$0])
+            }
         }
         // Where the browser of a login is, and the number its page shows among decoys: what
         // the user needs to refuse a login someone else started.

@@ -281,7 +281,8 @@ public struct Grants: Sendable {
         let userAttributes = issuance.user.attributes
         let released = userAttributes.filter { confirmed.contains($0.key) }
         let combination = FactorCombination(factors)
-        let issuerKeys = try await domain.tokenIssuer(for: tenant)
+        let algorithm = SigningAlgorithm(rawValue: service.idTokenAlgorithm) ?? .es256
+        let issuerKeys = try await domain.tokenIssuer(for: tenant, signingWith: algorithm)
         let subject = Self.subject(of: issuance.user.id, for: service)
         var idClaims = IDTokenClaims(
             iss: issuer, sub: subject, aud: service.clientID.rawValue, exp: Int(now + tenant.accessTokenLifetime), iat: Int(now),
@@ -296,7 +297,7 @@ public struct Grants: Sendable {
             amr: idClaims.amr, acr: idClaims.acr, sid: source.familyID.rawValue)
         return TokenResponse(
             accessToken: try await issuerKeys.sign(accessClaims, type: "at+jwt"), expiresIn: tenant.accessTokenLifetime,
-            idToken: try await issuerKeys.sign(idClaims), refreshToken: issuance.refreshToken, scope: issuance.scope)
+            idToken: try await issuerKeys.sign(idClaims, algorithm: algorithm), refreshToken: issuance.refreshToken, scope: issuance.scope)
     }
 
     // MARK: UserInfo

@@ -31,6 +31,8 @@ public struct BrowserLogins: Sendable {
         public let matchCode: String?
         /// Whether the service's policy lets a passkey sign in alone (the page offers it).
         public let passkeys: Bool
+        /// The request's `ui_locales`: the languages the page should be in, preferred first.
+        public let uiLocales: String?
     }
 
     /// The browser as the edge saw it: recorded with the request and shown on the device.
@@ -86,7 +88,7 @@ public struct BrowserLogins: Sendable {
     public static let invalidRedirectURI = DomainError.Code("invalid_redirect_uri")
 
     /// Checks an authorization request (client, exact redirect URI, scope, PKCE, prompt,
-    /// max_age) and stores the login request.
+    /// max_age, acr_values, login_hint, ui_locales) and stores the login request.
     public func start(_ query: [String: String], tenant: TenantRecord, browser: Browser? = nil) async throws -> Start {
         // Until client and redirect URI are known good, errors are shown, never redirected.
         guard let clientID = query["client_id"],
@@ -118,7 +120,33 @@ public struct BrowserLogins: Sendable {
         }
         // prompt=login and max_age=0 ask for a full login: no single sign-on (OpenID Core §3.1.2.1).
         let prompts = Set((query["prompt"] ?? "").split(separator: " ").map(String.init))
-        if prompts.contains("none") { return fail("login_required", "a login always needs the user's device") }
+        if prompts.contains("none") {
+            guard prompts.count == 1 else { return fail("invalid_request", "prompt=none cannot be combined with other values") }
+            // No login here is silent: the user's device always takes part.
+            return fail("login_required", "a login always needs the user's device")
+        }
+        for prompt in prompts where !["login", "consent", "select_account"].contains(prompt) {
+            return fail("invalid_request", "prompt \(prompt.prefix(32)) is not supported (none, login, consent, select_account)")
+        }
+        // acr_values (OpenID Core §3.1.2.1, RFC 9470 step-up): the combinations of this
+        // server's it names, those the service's policy allows; values of other schemes are
+        // voluntary and ignored. A request with acr_values never rides on single sign-on.
+        var acrPolicy: AuthenticatorPolicy?
+        if let text = query["acr_values"] {
+            guard text.count <= Validation.maximumScopeLength else { return fail("invalid_request", "acr_values is too long") }
+            switch Self.requestedCombinations(text, servicePolicy: try AuthenticatorPolicy(parsing: service.policy)) {
+            case .noneOfOurs: break
+            case .narrowed(let policy): acrPolicy = policy
+            case .unmet:
+                return fail(
+                    "unmet_authentication_requirements", "none of the requested acr_values is a factor combination this service allows")
+            }
+        }
+        // login_hint: the username of the one user whose devices (or passkeys) may answer.
+        let loginHint = query["login_hint"]
+        guard (loginHint?.count ?? 0) <= 256, (query["ui_locales"]?.count ?? 0) <= 256 else {
+            return fail("invalid_request", "login_hint and ui_locales are limited to 256 characters")
+        }
         var maxAge: Int64?
         if let text = query["max_age"] {
             guard let value = Int64(text), value >= 0 else { return fail("invalid_request", "max_age must be a non-negative integer") }
@@ -143,7 +171,7 @@ public struct BrowserLogins: Sendable {
         let requestID = RequestID(Secrets.identifier(byteCount: 16))
         let browserSecret = Secrets.randomToken()
         let expiresAt = now.addingTimeInterval(TimeInterval(domain.settings.requestLifetime))
-        let record = AuthRequestRecord(
+        var record = AuthRequestRecord(
             id: requestID, tenantID: tenant.id, serviceID: service.id, purpose: AuthenticationPurpose.login,
             status: AuthenticationStatus.pending, challenge: nil, activationID: nil, userID: nil,
             redirectURI: redirectURI, state: stateParameter, nonce: query["nonce"], codeChallenge: challenge,
@@ -151,12 +179,38 @@ public struct BrowserLogins: Sendable {
             factors: nil, authTime: nil, ssoAllowed: ssoAllowed, maxAge: maxAge, originAddress: browser?.address,
             originAgent: browser?.userAgent, matchCode: service.numberMatching ? String(Int.random(in: 10...99)) : nil,
             createdAt: Int64(now.timeIntervalSince1970), expiresAt: Int64(expiresAt.timeIntervalSince1970))
+        record.acrPolicy = acrPolicy?.description
+        record.loginHint = loginHint.flatMap { $0.isEmpty ? nil : $0 }
+        record.uiLocales = query["ui_locales"]
         try await domain.store.transaction { try await $0.insertAuthRequest(record) }
         return .started(
             StartedLogin(
                 requestID: requestID, browserSecret: browserSecret, serviceName: service.name,
-                attributes: service.attributes, expiresAt: expiresAt, matchCode: record.matchCode,
-                passkeys: Passkeys.allowsPasskeyLogin(policy: service.policy)))
+                attributes: ScopeClaims.requestedAttributes(of: service, scope: record.scope), expiresAt: expiresAt,
+                matchCode: record.matchCode, passkeys: Passkeys.allowsPasskeyLogin(policy: record.acrPolicy ?? service.policy), uiLocales: record.uiLocales))
+    }
+
+    /// What a browser login's `acr_values` ask for.
+    enum RequestedCombinations {
+        /// None of this server's combinations: the values are voluntary, the service's policy applies.
+        case noneOfOurs
+        /// The named combinations the service's policy allows.
+        case narrowed(AuthenticatorPolicy)
+        /// This server's combinations, none of them allowed by the service's policy.
+        case unmet
+    }
+
+    static func requestedCombinations(_ text: String, servicePolicy: AuthenticatorPolicy) -> RequestedCombinations {
+        let prefix = Grants.acr(for: FactorCombination([]))
+        let ours = text.split(separator: " ").filter { $0.hasPrefix(prefix) }.map { String($0.dropFirst(prefix.count)) }
+        guard !ours.isEmpty else { return .noneOfOurs }
+        var allowed: [FactorCombination] = []
+        for text in ours {
+            guard let alternatives = try? AuthenticatorPolicy(parsing: text).alternatives else { continue }
+            allowed += alternatives.filter { servicePolicy.allows($0) && !allowed.contains($0) }
+        }
+        guard !allowed.isEmpty, let policy = try? AuthenticatorPolicy(allowed) else { return .unmet }
+        return .narrowed(policy)
     }
 
     /// The login request a browser follows, if it holds the request's secret.

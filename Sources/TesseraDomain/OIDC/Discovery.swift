@@ -12,6 +12,15 @@ public struct Discovery: Codable, Sendable {
     let revocationEndpoint: String
     let introspectionEndpoint: String
     let backchannelAuthenticationEndpoint: String
+    let endSessionEndpoint: String
+    let backchannelLogoutSupported = true
+    let backchannelLogoutSessionSupported = true
+    let frontchannelLogoutSupported = false
+    let promptValuesSupported = ["none", "login", "consent", "select_account"]
+    let uiLocalesSupported = ["en", "de"]
+    let claimsParameterSupported = false
+    let requestParameterSupported = false
+    let requestURIParameterSupported = false
     let backchannelTokenDeliveryModesSupported = ["poll", "ping"]
     let backchannelUserCodeParameterSupported = false
     let revocationEndpointAuthMethodsSupported = ["client_secret_basic", "client_secret_post", "none"]
@@ -20,7 +29,7 @@ public struct Discovery: Codable, Sendable {
     let responseModesSupported = ["query"]
     let grantTypesSupported = ["authorization_code", "refresh_token", Backchannel.grantType]
     let subjectTypesSupported = SubjectType.allCases.map(\.rawValue)
-    let idTokenSigningAlgValuesSupported = ["ES256"]
+    let idTokenSigningAlgValuesSupported = SigningAlgorithm.allCases.map(\.rawValue)
     let tokenEndpointAuthMethodsSupported = ["client_secret_basic", "client_secret_post", "none"]
     let codeChallengeMethodsSupported = ["S256"]
     let scopesSupported: [String]
@@ -37,6 +46,15 @@ public struct Discovery: Codable, Sendable {
         case revocationEndpoint = "revocation_endpoint"
         case introspectionEndpoint = "introspection_endpoint"
         case backchannelAuthenticationEndpoint = "backchannel_authentication_endpoint"
+        case endSessionEndpoint = "end_session_endpoint"
+        case backchannelLogoutSupported = "backchannel_logout_supported"
+        case backchannelLogoutSessionSupported = "backchannel_logout_session_supported"
+        case frontchannelLogoutSupported = "frontchannel_logout_supported"
+        case promptValuesSupported = "prompt_values_supported"
+        case uiLocalesSupported = "ui_locales_supported"
+        case claimsParameterSupported = "claims_parameter_supported"
+        case requestParameterSupported = "request_parameter_supported"
+        case requestURIParameterSupported = "request_uri_parameter_supported"
         case backchannelTokenDeliveryModesSupported = "backchannel_token_delivery_modes_supported"
         case backchannelUserCodeParameterSupported = "backchannel_user_code_parameter_supported"
         case revocationEndpointAuthMethodsSupported = "revocation_endpoint_auth_methods_supported"
@@ -72,7 +90,8 @@ extension Domain {
             issuer: base, authorizationEndpoint: base + "/authorize", tokenEndpoint: base + "/token",
             userinfoEndpoint: base + "/userinfo", jwksURI: base + "/jwks", revocationEndpoint: base + "/revoke",
             introspectionEndpoint: base + "/introspect", backchannelAuthenticationEndpoint: base + "/bc-authorize",
-            scopesSupported: ["openid", "offline_access"],
+            endSessionEndpoint: base + "/logout",
+            scopesSupported: ["openid", "offline_access"] + ScopeClaims.scopes,
             claimsSupported: ["sub", "iss", "aud", "exp", "iat", "auth_time", "nonce", "amr", "acr", "sid", "role"] + attributes.sorted(),
             acrValuesSupported: combinations.sorted())
     }

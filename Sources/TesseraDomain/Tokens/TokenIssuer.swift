@@ -1,47 +1,160 @@
 import Crypto
+import CryptoExtras
 import Foundation
 import JWTKit
 import TesseraCrypto
 
-/// A tenant's ES256 signing key for the tokens the server issues.
-public struct ServerSigningKey: Sendable {
-    public let kid: String
-    public let privateKey: P256.Signing.PrivateKey
-
-    public init(kid: String, privateKey: P256.Signing.PrivateKey) {
-        self.kid = kid
-        self.privateKey = privateKey
-    }
-
-    public static func generate() -> ServerSigningKey {
-        let key = P256.Signing.PrivateKey()
-        return ServerSigningKey(kid: PublicJWK(key.publicKey).thumbprint, privateKey: key)
-    }
-
-    public var publicJWK: PublicJWK { PublicJWK(privateKey.publicKey, kid: kid, use: "sig", alg: "ES256") }
+/// The JWS algorithms a tenant signs with (JWA, RFC 7518 §3 and RFC 8037): ES256 for
+/// access tokens and by default, RS256 for the clients OpenID Connect Discovery expects
+/// to support it, EdDSA (Ed25519) for those that ask for it.
+public enum SigningAlgorithm: String, CaseIterable, Codable, Sendable {
+    case es256 = "ES256"
+    case rs256 = "RS256"
+    case eddsa = "EdDSA"
 }
 
-/// Signs and verifies a tenant's JWTs with jwt-kit, the algorithm pinned to ES256 by the key type.
-public struct TokenIssuer: Sendable {
-    private let keys: JWTKeyCollection
-    public let activeKid: String
-    /// The public halves of every key, as the tenant's JWKS publishes them.
-    public let publicJWKs: [PublicJWK]
-
-    public init(keys: [ServerSigningKey], activeKid: String) async throws {
-        publicJWKs = keys.map(\.publicJWK)
-        let collection = JWTKeyCollection()
-        for key in keys {
-            await collection.add(ecdsa: try ES256PrivateKey(backing: key.privateKey), kid: JWKIdentifier(string: key.kid))
-        }
-        self.keys = collection
-        self.activeKid = activeKid
+/// One of a tenant's signing keys for the tokens the server issues.
+public struct ServerSigningKey: Sendable {
+    public enum Material: Sendable {
+        case p256(P256.Signing.PrivateKey)
+        case rsa(_RSA.Signing.PrivateKey)
+        case ed25519(Curve25519.Signing.PrivateKey)
     }
 
-    public func sign(_ claims: some JWTPayload, type: String = "JWT") async throws -> String {
+    public let kid: String
+    public let material: Material
+
+    public var algorithm: SigningAlgorithm {
+        switch material {
+        case .p256: .es256
+        case .rsa: .rs256
+        case .ed25519: .eddsa
+        }
+    }
+
+    public init(kid: String, material: Material) {
+        self.kid = kid
+        self.material = material
+    }
+
+    /// The key as it was sealed (`privateBytes`): P-256 and Ed25519 raw, RSA as PKCS#1 DER.
+    public init(kid: String, algorithm: SigningAlgorithm, privateBytes: Data) throws {
+        self.kid = kid
+        switch algorithm {
+        case .es256: material = .p256(try P256.Signing.PrivateKey(rawRepresentation: privateBytes))
+        case .rs256: material = .rsa(try _RSA.Signing.PrivateKey(derRepresentation: privateBytes))
+        case .eddsa: material = .ed25519(try Curve25519.Signing.PrivateKey(rawRepresentation: privateBytes))
+        }
+    }
+
+    /// A new key; its kid is its JWK thumbprint (RFC 7638). RSA keys have 2048 bits.
+    public static func generate(_ algorithm: SigningAlgorithm = .es256) throws -> ServerSigningKey {
+        let material: Material =
+            switch algorithm {
+            case .es256: .p256(P256.Signing.PrivateKey())
+            case .rs256: .rsa(try _RSA.Signing.PrivateKey(keySize: .bits2048))
+            case .eddsa: .ed25519(Curve25519.Signing.PrivateKey())
+            }
+        let key = ServerSigningKey(kid: "", material: material)
+        return ServerSigningKey(kid: try key.publicJWK.thumbprint, material: material)
+    }
+
+    public var privateBytes: Data {
+        switch material {
+        case .p256(let key): key.rawRepresentation
+        case .rsa(let key): key.derRepresentation
+        case .ed25519(let key): key.rawRepresentation
+        }
+    }
+
+    public var publicJWK: ServerJWK {
+        get throws {
+            switch material {
+            case .p256(let key):
+                let raw = key.publicKey.rawRepresentation
+                return ServerJWK(
+                    kty: "EC", crv: "P-256", x: Base64URL.encode(raw.prefix(32)), y: Base64URL.encode(raw.suffix(32)), kid: kid, alg: "ES256")
+            case .rsa(let key):
+                let primitives = try key.publicKey.getKeyPrimitives()
+                return ServerJWK(
+                    kty: "RSA", n: Base64URL.encode(primitives.modulus.drop { $0 == 0 }), e: Base64URL.encode(primitives.publicExponent.drop { $0 == 0 }),
+                    kid: kid, alg: "RS256")
+            case .ed25519(let key):
+                return ServerJWK(kty: "OKP", crv: "Ed25519", x: Base64URL.encode(key.publicKey.rawRepresentation), kid: kid, alg: "EdDSA")
+            }
+        }
+    }
+}
+
+/// A public key as the tenant's JWKS publishes it (RFC 7517): EC P-256, RSA or OKP Ed25519.
+public struct ServerJWK: Codable, Hashable, Sendable {
+    public var kty: String
+    public var crv: String?
+    public var x: String?
+    public var y: String?
+    public var n: String?
+    public var e: String?
+    public var kid: String
+    public var use = "sig"
+    public var alg: String
+
+    init(kty: String, crv: String? = nil, x: String? = nil, y: String? = nil, n: String? = nil, e: String? = nil, kid: String, alg: String) {
+        self.kty = kty
+        self.crv = crv
+        self.x = x
+        self.y = y
+        self.n = n
+        self.e = e
+        self.kid = kid
+        self.alg = alg
+    }
+
+    /// The RFC 7638 thumbprint: SHA-256 of the required members in lexicographic order.
+    public var thumbprint: String {
+        let canonical =
+            switch kty {
+            case "RSA": #"{"e":"\#(e ?? "")","kty":"RSA","n":"\#(n ?? "")"}"#
+            case "OKP": #"{"crv":"\#(crv ?? "")","kty":"OKP","x":"\#(x ?? "")"}"#
+            default: #"{"crv":"\#(crv ?? "")","kty":"\#(kty)","x":"\#(x ?? "")","y":"\#(y ?? "")"}"#
+            }
+        return Base64URL.encode(SHA256.hash(data: Data(canonical.utf8)))
+    }
+}
+
+/// Signs and verifies a tenant's JWTs with jwt-kit. Each key is added under its kid with
+/// its own algorithm, so a token verifies only with the algorithm of the key it names.
+public struct TokenIssuer: Sendable {
+    private let keys: JWTKeyCollection
+    /// The key that signs, per algorithm (a tenant may not have one of each yet).
+    public let activeKids: [SigningAlgorithm: String]
+    /// The public halves of every key, as the tenant's JWKS publishes them.
+    public let publicJWKs: [ServerJWK]
+
+    public init(keys: [ServerSigningKey], activeKids: [SigningAlgorithm: String]) async throws {
+        publicJWKs = try keys.map { try $0.publicJWK }
+        let collection = JWTKeyCollection()
+        for key in keys {
+            let kid = JWKIdentifier(string: key.kid)
+            switch key.material {
+            case .p256(let privateKey): await collection.add(ecdsa: try ES256PrivateKey(backing: privateKey), kid: kid)
+            case .rsa(let privateKey): await collection.add(rsa: try Insecure.RSA.PrivateKey(backing: privateKey), digestAlgorithm: .sha256, kid: kid)
+            case .ed25519(let privateKey): await collection.add(eddsa: EdDSA.PrivateKey(backing: privateKey), kid: kid)
+            }
+        }
+        self.keys = collection
+        self.activeKids = activeKids
+    }
+
+    /// Whether the tenant has an active key for `algorithm`.
+    public func signs(with algorithm: SigningAlgorithm) -> Bool { activeKids[algorithm] != nil }
+
+    public func sign(_ claims: some JWTPayload, type: String = "JWT", algorithm: SigningAlgorithm = .es256) async throws -> String {
+        guard let kid = activeKids[algorithm] else {
+            throw TesseraCrypto.CryptoError(.invalidKey, "the tenant has no active \(algorithm.rawValue) key")
+        }
         var header = JWTHeader()
         header.typ = type
-        return try await keys.sign(claims, kid: JWKIdentifier(string: activeKid), header: header)
+        return try await keys.sign(claims, kid: JWKIdentifier(string: kid), header: header)
     }
 
     /// The claims of a token this tenant signed, after signature and claim checks.

@@ -252,7 +252,10 @@ public struct Passkeys: Sendable {
                     challenge: challenge, tenantID: tenant.id, kind: .authentication, userID: nil, requestID: request.id, invitationID: nil,
                     webSession: nil, userVerification: RelyingParty.UserVerification.required.rawValue, createdAt: now,
                     expiresAt: min(now + Self.ceremonyLifetime, request.expiresAt)))
-            guard let username, !username.isEmpty, let user = try await tx.user(tenantID: tenant.id, username: username) else { return [] }
+            // The request's login_hint names the user when the page does not.
+            guard let username = request.loginHint ?? username, !username.isEmpty,
+                let user = try await tx.user(tenantID: tenant.id, username: username)
+            else { return [] }
             return try await tx.securityKeys(userID: user.id)
         }
         return WebAuthnJSON.RequestOptions(
@@ -265,7 +268,7 @@ public struct Passkeys: Sendable {
     /// alternative `securitykey` on its own.
     private func checkPasskeyLogin(_ request: AuthRequestRecord, tenant: TenantRecord, now: Int64) async throws {
         guard let serviceID = request.serviceID, let service = try await domain.store.read({ try await $0.service(id: serviceID) }),
-            Self.allowsPasskeyLogin(policy: service.policy)
+            Self.allowsPasskeyLogin(policy: request.acrPolicy ?? service.policy)
         else { throw DomainError(.forbidden, .accessDenied, "this service does not accept a passkey alone") }
         guard BrowserLogins.effectiveStatus(request, now: now) == .pending else {
             throw DomainError.requestClaimed("the sign-in request was taken up by a device or has ended")
@@ -307,6 +310,9 @@ public struct Passkeys: Sendable {
                 return .refused(DomainError(.forbidden, .accessDenied, "this passkey is blocked: its counter went backwards once"))
             }
             guard user.disabledAt == nil else { return .refused(DomainError(.forbidden, .accessDenied, "the user is disabled")) }
+            if let hint = request.loginHint, hint != user.username {
+                return .refused(DomainError(.forbidden, .accessDenied, "this sign-in request is for another user"))
+            }
             let publicKey = try COSEPublicKey(encoded: Array(Base64URL.decode(key.publicKey) ?? Data()))
             let verified: RelyingParty.VerifiedAssertion
             do throws(WebAuthnError) {
@@ -323,7 +329,7 @@ public struct Passkeys: Sendable {
             guard
                 try await tx.approveAuthRequest(
                     id: request.id, userID: user.id, securityKeyID: key.id, factors: [.securitykey],
-                    confirmedAttributes: service?.attributes ?? [], authTime: now)
+                    confirmedAttributes: service.map { ScopeClaims.requestedAttributes(of: $0, scope: request.scope) } ?? [], authTime: now)
             else { return .refused(DomainError.requestClaimed("the sign-in request was taken up by a device or has ended")) }
             return .approved(key)
         }

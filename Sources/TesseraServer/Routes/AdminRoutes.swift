@@ -109,8 +109,10 @@ struct AdminRoutes {
 
     /// `POST /admin/tenants/{tenant}/signing-keys` (body optional, `{"activate": false}` to publish only).
     @Sendable func rotateSigningKey(_ request: Request, context: TesseraRequestContext) async throws -> Response {
-        let activate = try await RequestDecoding.optionalJSON(Administration.RotationRequest.self, from: request)?.activate ?? true
-        let rotation = try await administration(context, .manage).rotateSigningKey(activate: activate, tenant: try context.requireTenant(), logger: context.logger)
+        let input = try await RequestDecoding.optionalJSON(Administration.RotationRequest.self, from: request)
+        let rotation = try await administration(context, .manage).rotateSigningKey(
+            activate: input?.activate ?? true, algorithm: try input?.signingAlgorithm() ?? .es256, tenant: try context.requireTenant(),
+            logger: context.logger)
         return JSONResponse.make(rotation, status: .created)
     }
 

@@ -287,6 +287,8 @@ struct ConsoleRoutes {
 
     /// The words a use case's message names a service field by, and the field (first match wins).
     static let serviceFields: [(words: String, field: String)] = [
+        ("post_logout_redirect_uris", "post_logout_redirect_uris"), ("post-logout redirect URI", "post_logout_redirect_uris"),
+        ("backchannel_logout_uri", "backchannel_logout_uri"), ("id_token_signed_response_alg", "id_token_signed_response_alg"),
         ("redirect_uris", "redirect_uris"), ("redirect URI", "redirect_uris"),
         ("backchannel_client_notification_endpoint", "backchannel_client_notification_endpoint"),
         ("notification endpoint", "backchannel_client_notification_endpoint"),
@@ -310,6 +312,9 @@ struct ConsoleRoutes {
         let notificationEndpoint: String?
         /// A checkbox: present when ticked.
         let numberMatching: Bool
+        let idTokenAlgorithm: String?
+        let postLogoutRedirectURIs: [String]
+        let backchannelLogoutURI: String?
 
         init(_ form: [String: String]) {
             func text(_ name: String) -> String? {
@@ -323,7 +328,16 @@ struct ConsoleRoutes {
             backchannelMode = text("backchannel_token_delivery_mode")
             notificationEndpoint = text("backchannel_client_notification_endpoint")
             numberMatching = form["number_matching"] == "true"
+            idTokenAlgorithm = text("id_token_signed_response_alg")
+            postLogoutRedirectURIs = (form["post_logout_redirect_uris"] ?? "").split(whereSeparator: \.isNewline)
+                .map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+            backchannelLogoutURI = text("backchannel_logout_uri")
         }
+    }
+
+    /// The ID-token algorithms, `chosen` selected (ES256 when none is).
+    static func algorithms(_ chosen: String?) -> [[String: Any]] {
+        SigningAlgorithm.allCases.map { ["value": $0.rawValue, "selected": $0.rawValue == (chosen ?? "ES256")] }
     }
 
     /// The choices of CIBA token delivery, `chosen` selected.
@@ -343,6 +357,7 @@ struct ConsoleRoutes {
             },
         ]
         values["modes"] = Self.modes(input["backchannel_token_delivery_mode"])
+        values["algorithms"] = Self.algorithms(input["id_token_signed_response_alg"])
         problem?.apply(to: &values)
         return pages.render("services", title: "Services", values: values, layout: layout(current, notice: notice), status: problem?.status ?? .ok)
     }
@@ -362,7 +377,9 @@ struct ConsoleRoutes {
                 .init(
                     name: input.name, redirectURIs: input.redirectURIs, isPublic: form["public"] == "true", policy: input.policy,
                     attributes: input.attributes, backchannelMode: input.backchannelMode, notificationEndpoint: input.notificationEndpoint,
-                    numberMatching: input.numberMatching),
+                    numberMatching: input.numberMatching, idTokenAlgorithm: input.idTokenAlgorithm,
+                    postLogoutRedirectURIs: input.postLogoutRedirectURIs.isEmpty ? nil : input.postLogoutRedirectURIs,
+                    backchannelLogoutURI: input.backchannelLogoutURI),
                 tenant: tenant, logger: context.logger)
         } catch {
             guard let problem = Self.serviceProblem(error) else { throw error }
@@ -395,6 +412,9 @@ struct ConsoleRoutes {
             "backchannel_client_notification_endpoint": service.notificationEndpoint ?? "",
             "session_lifetime": service.sessionLifetime.map(String.init) ?? "",
             "session_idle_lifetime": service.sessionIdleLifetime.map(String.init) ?? "",
+            "id_token_signed_response_alg": service.idTokenAlgorithm,
+            "post_logout_redirect_uris": service.postLogoutRedirectURIs.joined(separator: "\n"),
+            "backchannel_logout_uri": service.backchannelLogoutURI ?? "",
         ]
         var values: [String: Any] = [
             "tenantName": tenant.name, "name": service.name, "clientID": service.clientID.rawValue, "public": service.isPublic,
@@ -407,6 +427,7 @@ struct ConsoleRoutes {
             values["builtIn"] = true
         }
         values["modes"] = Self.modes((input ?? stored)["backchannel_token_delivery_mode"])
+        values["algorithms"] = Self.algorithms((input ?? stored)["id_token_signed_response_alg"])
         problem?.apply(to: &values)
         return pages.render("service", title: "Service \(service.name)", values: values, layout: layout(current, notice: notice), status: problem?.status ?? .ok)
     }
@@ -439,6 +460,9 @@ struct ConsoleRoutes {
             update.sessionLifetime = try lifetime("session_lifetime")
             update.sessionIdleLifetime = try lifetime("session_idle_lifetime")
             update.numberMatching = input.numberMatching
+            update.idTokenAlgorithm = input.idTokenAlgorithm
+            update.postLogoutRedirectURIs = input.postLogoutRedirectURIs.isEmpty ? .null : .value(input.postLogoutRedirectURIs)
+            update.backchannelLogoutURI = input.backchannelLogoutURI.map { .value($0) } ?? .null
             _ = try await administration.updateService(clientID: clientID, update, tenant: tenant, logger: context.logger)
         } catch {
             guard let problem = Self.serviceProblem(error) else { throw error }

@@ -23,6 +23,8 @@ struct OIDCRoutes {
         let authorizePages = pages.group().add(middleware: AddressThrottle(group: "authorize", limiter: state.limiter, settings: settings))
         authorizePages.get("authorize", use: authorize)
         authorizePages.get("authorize/complete", use: complete)
+        authorizePages.get("logout", use: endSession)
+        authorizePages.post("logout", use: endSession)
         let browserCalls = tenant.group().add(middleware: AddressThrottle(group: "authorize", limiter: state.limiter, settings: settings))
         browserCalls.get("authorize/status", use: status)
         browserCalls.post("authorize/passkey/options", use: passkeyOptions)
@@ -93,7 +95,8 @@ struct OIDCRoutes {
                 statusURL: "\(issuer)/authorize/status?request=\(login.requestID)",
                 completeURL: "\(issuer)/authorize/complete?request=\(login.requestID)", requestID: login.requestID.rawValue,
                 expiresAt: login.expiresAt, matchCode: login.matchCode,
-                passkeyURL: login.passkeys ? "\(issuer)/authorize/passkey?request=\(login.requestID)" : nil)
+                passkeyURL: login.passkeys ? "\(issuer)/authorize/passkey?request=\(login.requestID)" : nil,
+                words: Pages.LoginWords.preferred(login.uiLocales))
             var response = HTMLResponse.make(page)
             // The browser that started the request is the only one that can collect its code.
             response.setCookie(
@@ -195,6 +198,35 @@ struct OIDCRoutes {
         case .completedAlready:
             throw BrowserError(status: .badRequest, title: "Sign-in completed", message: "This sign-in was completed already.")
         }
+    }
+
+    // MARK: Logout
+
+    /// `GET|POST {issuer}/logout` (end_session_endpoint, OpenID RP-Initiated Logout 1.0):
+    /// ends the session the `id_token_hint` names and goes back to a registered
+    /// `post_logout_redirect_uri` with `state`, or shows that the user is signed out. A
+    /// request that does not check out is shown, never redirected.
+    @Sendable func endSession(_ request: Request, context: TesseraRequestContext) async throws -> Response {
+        let tenant = try context.requireTenant()
+        let parameters: [String: String]
+        do {
+            parameters = request.method == .post ? try await RequestDecoding.form(from: request) : try RequestDecoding.query(request)
+        } catch {
+            throw BrowserError(status: .badRequest, title: "Invalid request", message: "The sign-out request has malformed or repeated parameters.")
+        }
+        let outcome: Logout.Outcome
+        do {
+            outcome = try await domain.logout.endSession(Logout.Request(parameters), tenant: tenant, logger: context.logger)
+        } catch let error as DomainError where error.kind == .invalid {
+            throw BrowserError(status: .badRequest, title: "Sign-out not possible", message: error.message)
+        }
+        if let uri = outcome.redirectURI {
+            return Self.redirect(to: uri, parameters: [("state", outcome.state)])
+        }
+        let words = Pages.LoginWords.preferred(parameters["ui_locales"])
+        var response = HTMLResponse.make(Pages.signedOut(serviceName: outcome.serviceName, german: words.language == "de"))
+        response.headers[.cacheControl] = "no-store"
+        return response
     }
 
     @Sendable func authenticationLinkPage(_ request: Request, context: TesseraRequestContext) async throws -> Response {

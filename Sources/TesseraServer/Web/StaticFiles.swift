@@ -63,14 +63,30 @@ enum StaticFiles {
           var login = document.getElementById('login');
           var box = document.getElementById('status');
           if (!login || !box) { return; }
-          var messages = {
+          // The page's language (the service's ui_locales): English, or German.
+          var german = document.documentElement.lang === 'de';
+          var messages = german ? {
+            pending: 'Warte auf Ihr Gerät…',
+            claimed: 'Ihr Gerät hat die Anfrage. Bestätigen Sie sie dort.',
+            approved: 'Angemeldet. Zurück zum Dienst…',
+            completed: 'Diese Anmeldung wurde schon abgeschlossen.',
+            denied: 'Die Anmeldung wurde auf dem Gerät abgelehnt.',
+            expired: 'Die Anmeldeanfrage ist abgelaufen. Beginnen Sie erneut beim Dienst.',
+            locked: 'Das Gerät ist nach zu vielen falschen Versuchen gesperrt.',
+            wrong: 'Falsche Faktoren. Ihr Gerät kann es wieder versuchen nach ',
+            failed: 'Die Anmeldung ist fehlgeschlagen.',
+            back: 'Zurück zum Dienst'
+          } : {
             pending: 'Waiting for your device…',
             claimed: 'Your device has the request. Confirm it there.',
             approved: 'Signed in. Returning to the service…',
             completed: 'This sign-in was completed already.',
             denied: 'The sign-in was declined on the device.',
             expired: 'The sign-in request has expired. Start again from the service.',
-            locked: 'The device is locked after too many wrong attempts.'
+            locked: 'The device is locked after too many wrong attempts.',
+            wrong: 'Wrong factors. Your device can try again after ',
+            failed: 'The sign-in failed.',
+            back: 'Back to the service'
           };
           function show(text, kind) { box.textContent = text; box.className = 'status ' + (kind || ''); }
           // A long poll: the server answers when the request changes (or after 25 s).
@@ -98,16 +114,16 @@ enum StaticFiles {
                 }
                 if (s.status === 'pending' || s.status === 'claimed') {
                   var text = messages[s.status];
-                  if (s.locked_until) { text = 'Wrong factors. Your device can try again after ' + new Date(s.locked_until * 1000).toLocaleTimeString() + '.'; }
+                  if (s.locked_until) { text = messages.wrong + new Date(s.locked_until * 1000).toLocaleTimeString() + '.'; }
                   show(text, s.locked_until ? 'failed' : ''); setTimeout(poll, 100); return;
                 }
-                show(messages[s.status] || s.error_description || 'The sign-in failed.', 'failed');
+                show(messages[s.status] || s.error_description || messages.failed, 'failed');
                 if (s.status === 'denied' || s.status === 'expired' || s.status === 'locked') {
                   var paragraph = document.createElement('p');
                   var link = document.createElement('a');
                   link.className = 'button';
                   link.href = login.dataset.completeUrl;
-                  link.textContent = 'Back to the service';
+                  link.textContent = messages.back;
                   paragraph.appendChild(link);
                   box.appendChild(paragraph);
                 }

@@ -81,7 +81,7 @@ extension StoreTransaction {
         for table in [
             "grants", "auth_requests", "sessions", "sso_sessions", "push_targets", "authentication_history", "invitations",
             "activations", "security_keys", "webauthn_ceremonies", "users", "services", "signing_keys", "web_sessions",
-            "console_operators",
+            "console_operators", "logout_notices",
         ] {
             statements.append("DELETE FROM \(ident: table) WHERE tenant_id = \(bind: id)")
         }
@@ -105,7 +105,10 @@ extension StoreTransaction {
                 session_idle_lifetime = \(bind: service.sessionIdleLifetime),
                 number_matching = \(bind: service.numberMatching ? 1 : 0),
                 roles = \(bind: try service.roles.map { try JSONCoding.string($0) }), subject_type = \(bind: service.subjectType.rawValue),
-                pairwise_salt = \(bind: service.pairwiseSalt), app_identity_token = \(bind: service.appIdentityToken ? 1 : 0)
+                pairwise_salt = \(bind: service.pairwiseSalt), app_identity_token = \(bind: service.appIdentityToken ? 1 : 0),
+                id_token_alg = \(bind: service.idTokenAlgorithm),
+                post_logout_redirect_uris = \(bind: try service.postLogoutRedirectURIs.map { try JSONCoding.string($0) }),
+                backchannel_logout_uri = \(bind: service.backchannelLogoutURI)
             WHERE id = \(bind: service.id)
             """
         ).run()
@@ -113,7 +116,7 @@ extension StoreTransaction {
 
     /// Removes a service with its codes, refresh tokens, requests and sessions (end them first).
     public func deleteService(id: ServiceID) async throws {
-        for table in ["grants", "auth_requests", "sessions"] {
+        for table in ["grants", "auth_requests", "sessions", "logout_notices"] {
             try await db.raw("DELETE FROM \(ident: table) WHERE service_id = \(bind: id)").run()
         }
         try await db.raw("DELETE FROM services WHERE id = \(bind: id)").run()

@@ -31,7 +31,7 @@ public enum PurgeTarget: String, CaseIterable, Sendable {
 public let countedTables = [
     "tenants", "signing_keys", "services", "users", "invitations", "activations", "activation_users", "auth_requests",
     "grants", "sessions", "sso_sessions", "device_token_ids", "push_targets", "authentication_history", "audit_log",
-    "web_sessions", "security_keys", "webauthn_ceremonies",
+    "web_sessions", "security_keys", "webauthn_ceremonies", "logout_notices",
 ]
 
 extension StoreTransaction {

@@ -46,14 +46,99 @@ extension StoreTransaction {
     }
 
     /// Ends the live sessions in `scope`; returns how many ended. One statement over an
-    /// index, whatever the number of refreshes each had.
+    /// index, whatever the number of refreshes each had. Every session whose service has a
+    /// back-channel logout URI leaves a logout notice, written in the same transaction,
+    /// which the server delivers afterwards (OpenID Connect Back-Channel Logout 1.0): an
+    /// end that commits is announced, however the server fares after the commit.
     @discardableResult
     public func endSessions(_ scope: SessionScope, reason: SessionEndReason, at now: Int64) async throws -> Int {
-        try await db.raw(
+        if reason != .serviceRemoved {
+            try await db.raw(
+                """
+                INSERT INTO logout_notices (id, tenant_id, service_id, session_id, user_id, attempts, next_attempt_at, created_at)
+                SELECT s.id, s.tenant_id, s.service_id, s.id, s.user_id, 0, \(bind: now), \(bind: now)
+                FROM sessions s JOIN services v ON v.id = s.service_id
+                WHERE s.\(ident: scope.column) = \(bind: scope.key) AND s.ended_at IS NULL AND v.backchannel_logout_uri IS NOT NULL
+                """
+            ).run()
+        }
+        return try await db.raw(
             """
             UPDATE sessions SET ended_at = \(bind: now), end_reason = \(bind: reason.rawValue)
             WHERE \(ident: scope.column) = \(bind: scope.key) AND ended_at IS NULL RETURNING id
             """
         ).all().count
+    }
+
+    // MARK: Back-channel logout notices
+
+    /// Up to `limit` notices due at `now`, each taken for `lease` seconds (its next attempt
+    /// moves past the lease, counted): a condition on the row, so that of several nodes
+    /// only one takes a notice.
+    public func takeDueLogoutNotices(now: Int64, lease: Int64, limit: Int) async throws -> [LogoutNoticeRecord] {
+        let due = try await all(
+            """
+            SELECT * FROM logout_notices WHERE next_attempt_at <= \(bind: now) ORDER BY next_attempt_at LIMIT \(literal: limit)
+            """, as: LogoutNoticeRecord.self)
+        var taken: [LogoutNoticeRecord] = []
+        for notice in due {
+            let rows = try await db.raw(
+                """
+                UPDATE logout_notices SET next_attempt_at = \(bind: now + lease), attempts = attempts + 1
+                WHERE id = \(bind: notice.id) AND next_attempt_at = \(bind: notice.nextAttemptAt) RETURNING id
+                """
+            ).all()
+            if rows.count == 1 {
+                var mine = notice
+                mine.attempts += 1
+                taken.append(mine)
+            }
+        }
+        return taken
+    }
+
+    /// A notice delivered (or given up): gone.
+    public func deleteLogoutNotice(id: String) async throws {
+        try await db.raw("DELETE FROM logout_notices WHERE id = \(bind: id)").run()
+    }
+
+    /// A failed delivery waits until `at` for its next try.
+    public func postponeLogoutNotice(id: String, until at: Int64) async throws {
+        try await db.raw("UPDATE logout_notices SET next_attempt_at = \(bind: at) WHERE id = \(bind: id)").run()
+    }
+
+    /// How many notices wait (the admin stats and the tests).
+    public func pendingLogoutNotices(tenantID: TenantID) async throws -> [LogoutNoticeRecord] {
+        try await all("SELECT * FROM logout_notices WHERE tenant_id = \(bind: tenantID) ORDER BY created_at", as: LogoutNoticeRecord.self)
+    }
+
+    /// Ends the single sign-on session of one user on one device (logout).
+    public func endSSOSession(activationID: ActivationID, userID: UserID) async throws {
+        try await db.raw(
+            "DELETE FROM sso_sessions WHERE activation_id = \(bind: activationID) AND user_id = \(bind: userID)"
+        ).run()
+    }
+}
+
+/// A session's end that its service is to hear of by back-channel logout.
+public struct LogoutNoticeRecord: Codable, Sendable {
+    /// The session's id (a session ends once).
+    public var id: String
+    public var tenantID: TenantID
+    public var serviceID: ServiceID
+    public var sessionID: SessionID
+    public var userID: UserID
+    public var attempts: Int
+    public var nextAttemptAt: Int64
+    public var createdAt: Int64
+
+    enum CodingKeys: String, CodingKey {
+        case id, attempts
+        case tenantID = "tenant_id"
+        case serviceID = "service_id"
+        case sessionID = "session_id"
+        case userID = "user_id"
+        case nextAttemptAt = "next_attempt_at"
+        case createdAt = "created_at"
     }
 }

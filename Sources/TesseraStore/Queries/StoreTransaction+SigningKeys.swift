@@ -1,13 +1,15 @@
 import SQLKit
 import TesseraCore
 
-// Signing-key rotation: a tenant has exactly one active key (it signs); the others stay
+// Signing-key rotation: a tenant has exactly one active key per algorithm (it signs); the others stay
 // published until they are retired, so tokens they signed still verify, and a key made
 // ahead of time is published before it is activated.
 extension StoreTransaction {
-    /// Makes every signing key of a tenant inactive, before a new one is inserted active.
-    public func deactivateSigningKeys(tenantID: TenantID) async throws {
-        try await db.raw("UPDATE signing_keys SET active = 0 WHERE tenant_id = \(bind: tenantID)").run()
+    /// Makes a tenant's signing keys of one algorithm inactive, before a new one is inserted active.
+    public func deactivateSigningKeys(tenantID: TenantID, algorithm: String) async throws {
+        try await db.raw(
+            "UPDATE signing_keys SET active = 0 WHERE tenant_id = \(bind: tenantID) AND algorithm = \(bind: algorithm)"
+        ).run()
     }
 
     /// One signing key of any tenant (to check that the master key opens the database's).

@@ -119,9 +119,13 @@ public struct SigningKeyRecord: Codable, Sendable {
     public var tenantID: TenantID
     public var sealedKey: String
     @IntegerFlag public var active: Bool
+    /// The JWS algorithm the key signs with: `ES256`, `RS256` or `EdDSA`. A tenant has
+    /// one active key per algorithm.
+    public var algorithm: String
     public var createdAt: Int64
 
-    public init(kid: String, tenantID: TenantID, sealedKey: String, active: Bool, createdAt: Int64) {
+    public init(kid: String, tenantID: TenantID, sealedKey: String, active: Bool, algorithm: String = "ES256", createdAt: Int64) {
+        self.algorithm = algorithm
         self.kid = kid
         self.tenantID = tenantID
         self.sealedKey = sealedKey
@@ -130,7 +134,7 @@ public struct SigningKeyRecord: Codable, Sendable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case kid, active
+        case kid, active, algorithm
         case tenantID = "tenant_id"
         case sealedKey = "sealed_key"
         case createdAt = "created_at"
@@ -165,6 +169,12 @@ public struct ServiceRecord: Codable, Sendable {
     public var pairwiseSalt: String?
     /// A backchannel request answered on the phone also gives the app an identity token.
     @IntegerFlag public var appIdentityToken: Bool
+    /// The algorithm of its ID tokens (`id_token_signed_response_alg`): ES256, RS256 or EdDSA.
+    public var idTokenAlgorithm: String = "ES256"
+    /// Where RP-initiated logout may send the browser back to, compared exactly.
+    @OptionalJSONText public var postLogoutRedirectURIs: [String]? = nil
+    /// Where a `logout_token` is posted when one of its sessions ends (back-channel logout).
+    public var backchannelLogoutURI: String? = nil
     public var createdAt: Int64
 
     public init(
@@ -211,6 +221,9 @@ public struct ServiceRecord: Codable, Sendable {
         case subjectType = "subject_type"
         case pairwiseSalt = "pairwise_salt"
         case appIdentityToken = "app_identity_token"
+        case idTokenAlgorithm = "id_token_alg"
+        case postLogoutRedirectURIs = "post_logout_redirect_uris"
+        case backchannelLogoutURI = "backchannel_logout_uri"
         case createdAt = "created_at"
     }
 }
@@ -489,6 +502,10 @@ public struct AuthRequestRecord: Codable, Sendable {
     public var matchCode: String?
     /// The security key a passkey login in the browser was made with.
     public var securityKeyID: SecurityKeyID?
+    /// A browser login's `login_hint` (a username): only that user's devices and passkeys may answer.
+    public var loginHint: String?
+    /// A browser login's `ui_locales`, as the service asked.
+    public var uiLocales: String?
     public var createdAt: Int64
     public var expiresAt: Int64
 
@@ -547,6 +564,8 @@ public struct AuthRequestRecord: Codable, Sendable {
         case originAgent = "origin_agent"
         case matchCode = "match_code"
         case securityKeyID = "security_key_id"
+        case loginHint = "login_hint"
+        case uiLocales = "ui_locales"
         case tenantID = "tenant_id"
         case serviceID = "service_id"
         case activationID = "activation_id"

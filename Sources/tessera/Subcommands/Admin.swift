@@ -88,6 +88,12 @@ struct Admin: AsyncParsableCommand {
             var subjectType: SubjectType?
             @Flag(help: "A step-up answered on the phone also gives the app an identity token for this service.")
             var appIdentityToken = false
+            @Option(help: "The algorithm of its ID tokens (id_token_signed_response_alg): ES256 (default), RS256 or EdDSA.")
+            var idTokenAlg: String?
+            @Option(help: "Exact address RP-initiated logout may return to (post_logout_redirect_uri; repeat for several).")
+            var postLogoutRedirectUri: [String] = []
+            @Option(help: "Where a logout_token is posted when one of the service's sessions ends (OpenID Back-Channel Logout).")
+            var backchannelLogoutUri: String?
 
             func validate() throws {
                 guard !redirectUri.isEmpty || backchannelMode != nil else {
@@ -106,7 +112,9 @@ struct Admin: AsyncParsableCommand {
                     name: name, redirectURIs: redirectUri, isPublic: `public`, policy: policy,
                     attributes: (attributes ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty },
                     backchannelMode: backchannelMode, notificationEndpoint: notificationEndpoint, numberMatching: numberMatching,
-                    roles: role.isEmpty ? nil : try roles(role), subjectType: subjectType, appIdentityToken: appIdentityToken)
+                    roles: role.isEmpty ? nil : try roles(role), subjectType: subjectType, appIdentityToken: appIdentityToken,
+                    idTokenAlgorithm: idTokenAlg, postLogoutRedirectURIs: postLogoutRedirectUri.isEmpty ? nil : postLogoutRedirectUri,
+                    backchannelLogoutURI: backchannelLogoutUri)
                 let (service, json) = try await options.client().call(
                     "POST", "admin/tenants/\(tenant)/services", body: body, as: Administration.ServiceView.self)
                 if options.json { return Output.json(json) }

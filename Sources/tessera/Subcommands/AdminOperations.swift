@@ -87,6 +87,9 @@ enum Show {
         if let endpoint = service.notificationEndpoint { print("backchannel_client_notification_endpoint: \(endpoint)") }
         if let lifetime = service.sessionLifetime { print("session_lifetime: \(lifetime)") }
         if let idle = service.sessionIdleLifetime { print("session_idle_lifetime: \(idle)") }
+        print("id_token_signed_response_alg: \(service.idTokenAlgorithm)")
+        if !service.postLogoutRedirectURIs.isEmpty { print("post_logout_redirect_uris: \(service.postLogoutRedirectURIs.joined(separator: ","))") }
+        if let uri = service.backchannelLogoutURI { print("backchannel_logout_uri: \(uri)") }
     }
 
     static func user(_ user: Administration.UserView) {
@@ -264,9 +267,32 @@ extension Admin.Service {
         @Option(help: "What the service sees as sub: public or pairwise.") var subjectType: SubjectType?
         @Flag(inversion: .prefixedNo, help: "A step-up answered on the phone also gives the app an identity token.")
         var appIdentityToken: Bool?
+        @Option(help: "The algorithm of its ID tokens: ES256, RS256 or EdDSA.") var idTokenAlg: String?
+        @Option(help: "Exact post-logout redirect URI (repeat for several); replaces the registered ones.")
+        var postLogoutRedirectUri: [String] = []
+        @Flag(help: "Remove the post-logout redirect URIs.") var noPostLogoutRedirectUris = false
+        @Option(help: "Where a logout_token is posted when one of the service's sessions ends.") var backchannelLogoutUri: String?
+        @Flag(help: "Stop back-channel logout for the service.") var noBackchannelLogoutUri = false
 
         func run() async throws {
             var body = Administration.UpdateService()
+            body.idTokenAlgorithm = idTokenAlg
+            if noPostLogoutRedirectUris {
+                guard postLogoutRedirectUri.isEmpty else {
+                    throw ValidationError("--no-post-logout-redirect-uris cannot be combined with --post-logout-redirect-uri")
+                }
+                body.postLogoutRedirectURIs = .null
+            } else if !postLogoutRedirectUri.isEmpty {
+                body.postLogoutRedirectURIs = .value(postLogoutRedirectUri)
+            }
+            if noBackchannelLogoutUri {
+                guard backchannelLogoutUri == nil else {
+                    throw ValidationError("--no-backchannel-logout-uri cannot be combined with --backchannel-logout-uri")
+                }
+                body.backchannelLogoutURI = .null
+            } else if let backchannelLogoutUri {
+                body.backchannelLogoutURI = .value(backchannelLogoutUri)
+            }
             body.numberMatching = numberMatching
             if noRoles {
                 guard role.isEmpty else { throw ValidationError("--no-roles cannot be combined with --role") }

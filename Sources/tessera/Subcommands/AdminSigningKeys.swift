@@ -9,6 +9,8 @@ extension Admin.Tenant {
             commandName: "rotate-key",
             abstract: "Make a new signing key that signs the tenant's tokens from now on (or once activated); prints its kid.",
             discussion: """
+                Each algorithm has its own key: --algorithm RS256 or EdDSA rotates the key of the services whose \
+                ID tokens use it (a tenant's first key of those is made when a service first needs it). \
                 The older keys stay in the tenant's JWKS, so tokens they signed still verify, until retire-key \
                 removes them. With --publish-only the new key is only published: activate-key makes it sign, \
                 once services have had time to fetch the JWKS again: wait at least 6 minutes (services may cache \
@@ -17,10 +19,11 @@ extension Admin.Tenant {
         @OptionGroup var options: AdminOptions
         @Option(help: "Tenant name.") var tenant: String
         @Flag(help: "Publish the new key in the JWKS without signing with it yet (see activate-key).") var publishOnly = false
+        @Option(help: "The algorithm whose key rotates: ES256 (default), RS256 or EdDSA.") var algorithm: String?
 
         func run() async throws {
             let (rotation, json) = try await options.client().call(
-                "POST", "admin/tenants/\(tenant)/signing-keys", body: Administration.RotationRequest(activate: publishOnly ? false : nil),
+                "POST", "admin/tenants/\(tenant)/signing-keys", body: Administration.RotationRequest(activate: publishOnly ? false : nil, algorithm: algorithm),
                 as: Administration.RotationView.self)
             if options.json { return Output.json(json) }
             print(rotation.kid)
@@ -29,7 +32,7 @@ extension Admin.Tenant {
 
     struct Keys: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            commandName: "keys", abstract: "List a tenant's signing keys: kid, active or not, creation time.")
+            commandName: "keys", abstract: "List a tenant's signing keys: kid, active or not, creation time, algorithm.")
         @OptionGroup var options: AdminOptions
         @Option(help: "Tenant name.") var tenant: String
 
@@ -40,9 +43,11 @@ extension Admin.Tenant {
             Self.printKeys(answer.keys)
         }
 
-        /// A line per key: `kid<TAB>active|inactive<TAB>created`.
+        /// A line per key: `kid<TAB>active|inactive<TAB>created<TAB>algorithm`.
         static func printKeys(_ keys: [Administration.SigningKeyView]) {
-            for key in keys { print("\(key.kid)\t\(key.active ? "active" : "inactive")\t\(Show.date(key.createdAt))") }
+            for key in keys {
+                print("\(key.kid)\t\(key.active ? "active" : "inactive")\t\(Show.date(key.createdAt))\t\(key.algorithm)")
+            }
         }
     }
 

@@ -1,0 +1,220 @@
+import Foundation
+import Testing
+import TesseraCore
+import TesseraCrypto
+import TesseraKit
+import TesseraTesting
+
+/// OpenID Connect as off-the-shelf clients expect it: ID-token algorithms per service,
+/// the authorization request's prompt, acr_values, login_hint, ui_locales and scopes,
+/// RP-initiated logout and back-channel logout.
+@Suite("OpenID Connect for off-the-shelf clients", .timeLimit(.minutes(5)))
+struct StandardsTests {
+    /// Approves every authentication link a Python script prints, with device+pin.
+    static func approving(_ device: TestDevice) -> (AsyncStream<String>.Continuation, Task<Int, any Error>) {
+        let (lines, continuation) = AsyncStream<String>.makeStream()
+        let task = Task {
+            var approved = 0
+            for await line in lines where line.hasPrefix("AUTHENTICATION_URL ") {
+                let url = try #require(URL(string: String(line.dropFirst("AUTHENTICATION_URL ".count))))
+                let information = try await device.authenticator.start(url: url)
+                if try await signAndFinish(information, device: device, factors: [.device, .pin]).isUserLogin { approved += 1 }
+            }
+            return approved
+        }
+        return (continuation, task)
+    }
+
+    @Test("Authlib: RS256 and EdDSA ID tokens, prompt, acr_values, max_age, login_hint, ui_locales, scopes, logout and back-channel logout (joserfc)")
+    func authlibStandards() async throws {
+        try await withServer { server in
+            let scenario = try await Scenario.make(on: server)
+            let service = try await scenario.createService(attributes: ["email", "name"], redirectURI: "http://127.0.0.1:9/standards/callback")
+            try await scenario.createUser("kim", attributes: ["email": "kim@example.com", "name": "Kim"])
+            let (device, activation) = try await activateDevice(scenario, username: "kim")
+            let (continuation, approvals) = Self.approving(device)
+            let result = try await Python.run(
+                "oidc_standards.py", [],
+                environment: [
+                    "TESSERA_SERVER": server.baseURL, "TESSERA_ADMIN_TOKEN": scenario.adminToken, "TESSERA_TENANT": scenario.tenant,
+                    "TESSERA_ISSUER": scenario.issuer, "CLIENT_ID": service.clientID, "CLIENT_SECRET": service.clientSecret ?? "",
+                    "REDIRECT_URI": service.redirectURI, "USERNAME": "kim", "ACTIVATION_ID": activation.activation.id.rawValue,
+                ],
+                onLine: { continuation.yield($0) })
+            continuation.finish()
+            #expect(result.status == 0, "\(result.output)\n\(result.errors)")
+            #expect(try await approvals.value == 3, "the device approved the three logins")
+            let line = try #require(result.output.split(separator: "\n").first { $0.hasPrefix("RESULT ") })
+            let object = try #require(try JSONSerialization.jsonObject(with: Data(line.dropFirst(7).utf8)) as? [String: Any])
+            // The retry waited for the first back-off (5 s), not for the receiver's next visit.
+            let retry = try #require(object["retry_after"] as? Double)
+            #expect(retry >= 4 && retry < 30, "retried after \(retry) s")
+            // Every notice was delivered: none waits.
+            let stats = try await scenario.http.get("\(server.baseURL)/admin/stats", headers: ["Authorization": "Bearer \(scenario.adminToken)"]).json()
+            let tables = try #require(stats["tables"] as? [String: Any])
+            #expect(tables["logout_notices"] as? Int == 0, "\(tables)")
+        }
+    }
+
+    @Test("discovery announces what is built; the JWKS gains RS256 and EdDSA keys as services need them; each rotates on its own")
+    func algorithmsAndKeys() async throws {
+        try await withServer { server in
+            let scenario = try await Scenario.make(on: server)
+            let admin = ["Authorization": "Bearer \(scenario.adminToken)"]
+            let discovery = try await scenario.http.get("\(scenario.issuer)/.well-known/openid-configuration").json()
+            #expect(discovery["id_token_signing_alg_values_supported"] as? [String] == ["ES256", "RS256", "EdDSA"])
+            #expect(discovery["end_session_endpoint"] as? String == "\(scenario.issuer)/logout")
+            #expect(discovery["backchannel_logout_supported"] as? Bool == true)
+            #expect(discovery["request_uri_parameter_supported"] as? Bool == false)
+            #expect((discovery["ui_locales_supported"] as? [String])?.contains("de") == true)
+
+            func jwks() async throws -> [[String: Any]] {
+                try #require(try await scenario.http.get("\(scenario.issuer)/jwks").json()["keys"] as? [[String: Any]])
+            }
+            #expect(try await jwks().map { $0["kty"] as? String } == ["EC"], "a new tenant signs with ES256 only")
+            // A service set to RS256: the tenant's RSA key is made then, before any token.
+            let rsa = try await scenario.http.postJSON(
+                "\(server.baseURL)/admin/tenants/\(scenario.tenant)/services",
+                ["name": "RSA", "redirect_uris": ["http://127.0.0.1:9/rsa"], "id_token_signed_response_alg": "RS256"], headers: admin)
+            #expect(rsa.status == 201, "\(rsa.text)")
+            #expect(try rsa.json()["id_token_signed_response_alg"] as? String == "RS256")
+            let keys = try await jwks()
+            let rsaKey = try #require(keys.first { $0["kty"] as? String == "RSA" })
+            #expect(rsaKey["alg"] as? String == "RS256" && rsaKey["e"] as? String == "AQAB")
+            #expect((rsaKey["n"] as? String)?.count == 342, "a 2048-bit modulus, base64url without padding")
+            let bad = try await scenario.http.postJSON(
+                "\(server.baseURL)/admin/tenants/\(scenario.tenant)/services",
+                ["name": "Bad", "redirect_uris": ["http://127.0.0.1:9/bad"], "id_token_signed_response_alg": "HS256"], headers: admin)
+            #expect(bad.status == 400, "HS256 is refused: \(bad.text)")
+            // Rotating RS256 leaves ES256 alone.
+            let rotation = try await scenario.http.postJSON(
+                "\(server.baseURL)/admin/tenants/\(scenario.tenant)/signing-keys", ["algorithm": "RS256"], headers: admin)
+            #expect(rotation.status == 200 || rotation.status == 201, "\(rotation.text)")
+            let listed = try #require(
+                try await scenario.http.get("\(server.baseURL)/admin/tenants/\(scenario.tenant)/signing-keys", headers: admin).json()["keys"]
+                    as? [[String: Any]])
+            let active = listed.filter { $0["active"] as? Bool == true }.compactMap { $0["algorithm"] as? String }.sorted()
+            #expect(active == ["ES256", "RS256"], "one active key per algorithm: \(listed)")
+            #expect(listed.filter { $0["algorithm"] as? String == "RS256" }.count == 2, "the old RSA key stays published")
+            let unknown = try await scenario.http.postJSON(
+                "\(server.baseURL)/admin/tenants/\(scenario.tenant)/signing-keys", ["algorithm": "PS256"], headers: admin)
+            #expect(unknown.status == 400)
+        }
+    }
+
+    @Test("prompt, acr_values, login_hint, ui_locales and claim scopes on the authorization request")
+    func authorizationParameters() async throws {
+        try await withServer { server in
+            let scenario = try await Scenario.make(on: server)
+            let service = try await scenario.createService(attributes: ["email", "name", "employee_number"])
+            try await scenario.createUser("lou", attributes: ["email": "lou@example.com", "name": "Lou", "employee_number": "7"])
+            try await scenario.createUser("max", attributes: ["email": "max@example.com"])
+            let (lou, _) = try await activateDevice(scenario, username: "lou")
+            let (max, _) = try await activateDevice(scenario, username: "max")
+
+            func refusal(_ extra: [String: String]) async throws -> [String: String] {
+                var parameters = [
+                    "response_type": "code", "client_id": service.clientID, "redirect_uri": service.redirectURI, "scope": "openid",
+                    "state": "s1", "code_challenge": PKCE.challenge(forVerifier: PKCE.makeVerifier()), "code_challenge_method": "S256",
+                ]
+                for (key, value) in extra { parameters[key] = value }
+                let response = try await scenario.http.get("\(scenario.issuer)/authorize?\(Scenario.query(parameters))")
+                #expect(response.status == 302, "\(extra): \(response.status)")
+                let location = try #require(response.header("Location").flatMap { URLComponents(string: $0) })
+                var result: [String: String] = [:]
+                for item in location.queryItems ?? [] { result[item.name] = item.value ?? "" }
+                return result
+            }
+            #expect(try await refusal(["prompt": "none"])["error"] == "login_required")
+            #expect(try await refusal(["prompt": "none consent"])["error"] == "invalid_request")
+            #expect(try await refusal(["prompt": "sideways"])["error"] == "invalid_request")
+            #expect(try await refusal(["acr_values": "urn:tessera:acr:device+otp"])["error"] == "unmet_authentication_requirements")
+
+            // Another scheme's acr values are voluntary: the login goes ahead under the policy.
+            let voluntary = try await scenario.openLogin(service, extra: ["acr_values": "urn:example:gold"])
+            #expect(voluntary.page.contains("<html lang=\"en\">"))
+            // A claim scope narrows the standard claims asked for; the service's own attributes stay.
+            let narrowed = try await scenario.openLogin(service, extra: ["scope": "openid email", "ui_locales": "fr de"])
+            #expect(narrowed.page.contains("<html lang=\"de\">") && narrowed.page.contains("Anmelden bei"))
+            #expect(narrowed.page.contains("<li>email</li>") && narrowed.page.contains("<li>employee_number</li>"))
+            #expect(!narrowed.page.contains("<li>name</li>"))
+            let information = try await lou.authenticator.start(url: narrowed.authenticationURL)
+            #expect(information.requestedAttributes.map(\.name) == ["email", "employee_number"])
+
+            // login_hint: only the named user's device may take the request up.
+            let hinted = try await scenario.openLogin(service, extra: ["login_hint": "lou", "acr_values": "urn:tessera:acr:device+pin"])
+            await #expect(throws: (any Error).self, "max's device cannot answer lou's request") {
+                _ = try await max.authenticator.start(url: hinted.authenticationURL)
+            }
+            let claimed = try await lou.authenticator.start(url: hinted.authenticationURL)
+            // acr_values narrowed the policy to device+pin.
+            #expect(claimed.requestedAuthenticators.map { Set($0) } == [[.device, .pin]])
+            #expect(try await signAndFinish(claimed, device: lou, factors: [.device, .pin]).isUserLogin)
+            let code = try #require(try await scenario.complete(hinted)["code"])
+            let tokens = try await scenario.redeem(code: code, service: service, verifier: hinted.verifier).json()
+            let claims = try decodeJWTPayload(try #require(tokens["id_token"] as? String))
+            #expect(claims["acr"] as? String == "urn:tessera:acr:device+pin")
+            #expect(claims["email"] as? String == "lou@example.com" && claims["name"] as? String == "Lou", "scope openid: as registered")
+        }
+    }
+
+    @Test("RP-initiated logout: exact post-logout addresses, hints checked, the session and the device's single sign-on end; notices only where asked")
+    func logout() async throws {
+        try await withServer { server in
+            let scenario = try await Scenario.make(on: server)
+            let admin = ["Authorization": "Bearer \(scenario.adminToken)"]
+            let service = try await scenario.createService()
+            try await scenario.createUser("ned")
+            let (device, _) = try await activateDevice(scenario, username: "ned")
+            let update = try await scenario.http.patchJSON(
+                "\(server.baseURL)/admin/tenants/\(scenario.tenant)/services/\(service.clientID)",
+                ["post_logout_redirect_uris": ["http://127.0.0.1:9/bye"]], headers: admin)
+            #expect(update.status == 200, "\(update.text)")
+            let bad = try await scenario.http.patchJSON(
+                "\(server.baseURL)/admin/tenants/\(scenario.tenant)/services/\(service.clientID)",
+                ["backchannel_logout_uri": "http://example.com/bcl"], headers: admin)
+            #expect(bad.status == 400, "plain http off loopback is refused")
+
+            let login = try await scenario.openLogin(service)
+            let information = try await device.authenticator.start(url: login.authenticationURL)
+            #expect(try await signAndFinish(information, device: device, factors: [.device, .pin]).isUserLogin)
+            let code = try #require(try await scenario.complete(login)["code"])
+            let tokens = try await scenario.redeem(code: code, service: service, verifier: login.verifier).json()
+            let idToken = try #require(tokens["id_token"] as? String)
+
+            // Refusals change nothing: the session lives on.
+            for (parameters, why) in [
+                (["id_token_hint": idToken, "post_logout_redirect_uri": "http://127.0.0.1:9/bye/"], "an address not registered"),
+                (["id_token_hint": String(idToken.dropLast(2)), "post_logout_redirect_uri": "http://127.0.0.1:9/bye"], "a bad signature"),
+                (["post_logout_redirect_uri": "http://127.0.0.1:9/bye"], "no hint and no client"),
+                (["id_token_hint": idToken, "client_id": "someone-else"], "another client"),
+            ] {
+                let answer = try await scenario.http.get("\(scenario.issuer)/logout?\(Scenario.query(parameters))")
+                #expect(answer.status == 400 && answer.header("Location") == nil, "\(why): \(answer.status)")
+            }
+            let introspected = try await scenario.tokenRequest(["token": try #require(tokens["access_token"] as? String)], service: service, endpoint: "introspect").json()
+            #expect(introspected["active"] as? Bool == true)
+
+            let bye = try await scenario.http.get(
+                "\(scenario.issuer)/logout?\(Scenario.query(["id_token_hint": idToken, "post_logout_redirect_uri": "http://127.0.0.1:9/bye", "state": "x y"]))")
+            #expect(bye.status == 302 && bye.header("Location") == "http://127.0.0.1:9/bye?state=x%20y", "\(bye.status) \(bye.header("Location") ?? "")")
+            let after = try await scenario.tokenRequest(["token": try #require(tokens["access_token"] as? String)], service: service, endpoint: "introspect").json()
+            #expect(after["active"] as? Bool == false, "the session ended")
+            // Again: nothing left to end; the page says so in the asked language without going anywhere.
+            let page = try await scenario.http.get("\(scenario.issuer)/logout?\(Scenario.query(["id_token_hint": idToken, "ui_locales": "de"]))")
+            #expect(page.status == 200 && page.text.contains("Abgemeldet"))
+            // The service has no back-channel logout URI: no notice was written.
+            let stats = try await scenario.http.get("\(server.baseURL)/admin/stats", headers: admin).json()
+            #expect((stats["tables"] as? [String: Any])?["logout_notices"] as? Int == 0)
+        }
+    }
+}
+
+/// The claims of a compact JWS, unverified (the tests that verify use joserfc or JWKS).
+func decodeJWTPayload(_ token: String) throws -> [String: Any] {
+    let parts = token.split(separator: ".")
+    guard parts.count == 3, let data = Base64URL.decode(String(parts[1])),
+        let object = try JSONSerialization.jsonObject(with: data) as? [String: Any]
+    else { throw TestSupportError("not a JWT") }
+    return object
+}
