@@ -56,6 +56,35 @@ struct StandardsTests {
         }
     }
 
+    @Test("pyoidc (oic), unmodified, runs the code flow as a second relying party: RS256 and ES256 ID tokens it verifies itself", arguments: ["RS256", "ES256"])
+    func pyoidcCodeFlow(algorithm: String) async throws {
+        try await withServer { server in
+            let scenario = try await Scenario.make(on: server)
+            let service = try await scenario.createService(attributes: ["email"], redirectURI: "http://127.0.0.1:9/pyoidc")
+            let update = try await scenario.http.patchJSON(
+                "\(server.baseURL)/admin/tenants/\(scenario.tenant)/services/\(service.clientID)", ["id_token_signed_response_alg": algorithm],
+                headers: ["Authorization": "Bearer \(scenario.adminToken)"])
+            #expect(update.status == 200, "\(update.text)")
+            try await scenario.createUser("oli", attributes: ["email": "oli@example.com"])
+            let (device, _) = try await activateDevice(scenario, username: "oli")
+            let (continuation, approvals) = Self.approving(device)
+            let result = try await Python.run(
+                "oic_client.py", [],
+                environment: [
+                    "TESSERA_ISSUER": scenario.issuer, "CLIENT_ID": service.clientID, "CLIENT_SECRET": service.clientSecret ?? "",
+                    "REDIRECT_URI": service.redirectURI, "ALGORITHM": algorithm,
+                ],
+                onLine: { continuation.yield($0) })
+            continuation.finish()
+            #expect(result.status == 0, "\(result.output)\n\(result.errors)")
+            #expect(try await approvals.value == 1)
+            let line = try #require(result.output.split(separator: "\n").first { $0.hasPrefix("RESULT ") })
+            let object = try #require(try JSONSerialization.jsonObject(with: Data(line.dropFirst(7).utf8)) as? [String: Any])
+            #expect((object["userinfo"] as? [String: Any])?["email"] as? String == "oli@example.com")
+            #expect((object["id_token"] as? [String: Any])?["acr"] as? String == "urn:tessera:acr:device+pin")
+        }
+    }
+
     @Test("discovery announces what is built; the JWKS gains RS256 and EdDSA keys as services need them; each rotates on its own")
     func algorithmsAndKeys() async throws {
         try await withServer { server in

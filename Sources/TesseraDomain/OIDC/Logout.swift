@@ -132,6 +132,8 @@ public struct Logout: Sendable {
     /// whose service or tenant went (or stopped back-channel logout) is dropped.
     public func takeDue(limit: Int = 32) async throws -> [Delivery] {
         let now = domain.epochNow()
+        // Most looks find nothing: a read decides whether a transaction is worth it.
+        guard try await domain.store.read({ try await $0.hasDueLogoutNotices(now: now) }) else { return [] }
         let notices = try await domain.store.transaction { tx in
             try await tx.takeDueLogoutNotices(now: now, lease: Self.lease, limit: limit)
         }

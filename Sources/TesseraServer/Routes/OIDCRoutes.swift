@@ -339,9 +339,21 @@ struct OIDCRoutes {
             error.headers = [.wwwAuthenticate: #"Bearer error="invalid_token""#]
             return error
         }
-        guard let header = request.headers[.authorization], header.hasPrefix("Bearer ") else { throw invalidToken() }
+        // The token in the Authorization header, or (POST) as the form body's `access_token`
+        // (RFC 6750 §2.1, §2.2), never both; not in the query (§2.3 is not offered).
+        let token: String
+        if let header = request.headers[.authorization] {
+            guard header.hasPrefix("Bearer ") else { throw invalidToken() }
+            token = String(header.dropFirst(7))
+        } else if request.method == .post, request.headers[.contentType]?.hasPrefix("application/x-www-form-urlencoded") == true,
+            let form = try? await RequestDecoding.form(from: request), let bodyToken = form["access_token"]
+        {
+            token = bodyToken
+        } else {
+            throw invalidToken()
+        }
         do {
-            return JSONResponse.make(try await domain.grants.userInfo(accessToken: String(header.dropFirst(7)), tenant: try context.requireTenant()))
+            return JSONResponse.make(try await domain.grants.userInfo(accessToken: token, tenant: try context.requireTenant()))
         } catch let error as DomainError where error.code == .invalidToken {
             throw invalidToken()
         }

@@ -97,6 +97,11 @@ extension StoreTransaction {
         return taken
     }
 
+    /// Whether any notice is due: a read, so that looking costs no write lock.
+    public func hasDueLogoutNotices(now: Int64) async throws -> Bool {
+        try await db.raw("SELECT id FROM logout_notices WHERE next_attempt_at <= \(bind: now) LIMIT 1").first() != nil
+    }
+
     /// A notice delivered (or given up): gone.
     public func deleteLogoutNotice(id: String) async throws {
         try await db.raw("DELETE FROM logout_notices WHERE id = \(bind: id)").run()

@@ -1,0 +1,81 @@
+"""A second, independent relying party: pyoidc (`oic`), unmodified, runs the code flow.
+
+pyoidc reads the discovery document and the JWKS itself, builds the authorization
+request, parses the redirect, redeems the code with client_secret_basic, verifies the
+ID token (signature against the JWKS, iss, aud, nonce) and reads userinfo. The page is
+followed like a browser (requests, with cookies); the Swift test approves the
+AUTHENTICATION_URL this script prints. Environment: TESSERA_ISSUER, CLIENT_ID,
+CLIENT_SECRET, REDIRECT_URI, ALGORITHM (the service's ID-token algorithm).
+"""
+import html
+import json
+import os
+import re
+import sys
+import time
+import urllib.parse
+
+import requests
+from oic import rndstr
+from oic.oic import Client
+from oic.oic.message import AccessTokenResponse, AuthorizationResponse, OpenIDSchema, RegistrationResponse
+from oic.utils.authn.client import CLIENT_AUTHN_METHOD
+
+
+def page_value(pattern: str, text: str) -> str:
+    match = re.search(pattern, text)
+    if not match:
+        raise SystemExit(f"login page lacks {pattern}")
+    return html.unescape(match.group(1))
+
+
+def main() -> int:
+    issuer = os.environ["TESSERA_ISSUER"]
+    redirect_uri = os.environ["REDIRECT_URI"]
+    client = Client(client_authn_method=CLIENT_AUTHN_METHOD)
+    client.provider_config(issuer)
+    client.store_registration_info(RegistrationResponse(
+        client_id=os.environ["CLIENT_ID"], client_secret=os.environ["CLIENT_SECRET"], redirect_uris=[redirect_uri],
+        id_token_signed_response_alg=os.environ["ALGORITHM"], token_endpoint_auth_method="client_secret_basic"))
+    state = rndstr()
+    nonce = rndstr()
+    request = client.construct_AuthorizationRequest(request_args={
+        "client_id": client.client_id, "response_type": "code", "scope": ["openid", "email"], "nonce": nonce,
+        "redirect_uri": redirect_uri, "state": state})
+    url = request.request(client.authorization_endpoint)
+
+    browser = requests.Session()
+    page = browser.get(url, timeout=45)
+    page.raise_for_status()
+    print("AUTHENTICATION_URL " + page_value(r'id="authentication-url">([^<]*)<', page.text), flush=True)
+    status_url = page_value(r'data-status-url="([^"]*)"', page.text)
+    complete_url = page_value(r'data-complete-url="([^"]*)"', page.text)
+    deadline = time.time() + 60
+    while True:
+        status = browser.get(status_url, timeout=45).json()["status"]
+        if status == "approved":
+            break
+        if status not in ("pending", "claimed") or time.time() > deadline:
+            raise SystemExit(f"login ended as {status}")
+        time.sleep(0.2)
+    redirect = browser.get(complete_url, allow_redirects=False, timeout=45)
+    assert redirect.status_code == 302, redirect.status_code
+    query = urllib.parse.urlparse(redirect.headers["Location"]).query
+
+    response = client.parse_response(AuthorizationResponse, info=query, sformat="urlencoded")
+    assert response["state"] == state, response
+    tokens = client.do_access_token_request(
+        state=state, request_args={"code": response["code"]}, authn_method="client_secret_basic")
+    assert isinstance(tokens, AccessTokenResponse), tokens
+    id_token = tokens["id_token"]  # verified by pyoidc: signature (JWKS), iss, aud, nonce, exp
+    assert id_token["nonce"] == nonce and id_token["iss"] == issuer, id_token.to_dict()
+    userinfo = client.do_user_info_request(state=state)
+    assert isinstance(userinfo, OpenIDSchema) and userinfo["sub"] == id_token["sub"], userinfo
+    print("RESULT " + json.dumps({
+        "id_token": id_token.to_dict(), "alg": id_token.jws_header["alg"] if hasattr(id_token, "jws_header") else None,
+        "userinfo": userinfo.to_dict()}), flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
