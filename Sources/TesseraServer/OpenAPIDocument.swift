@@ -6084,6 +6084,9 @@ enum OpenAPIDocument {
      "backchannel_logout_uri": {
       "type": "string"
      },
+     "require_pushed_authorization_requests": {
+      "type": "boolean"
+     },
      "issuer": {
       "type": "string"
      }
@@ -6101,6 +6104,7 @@ enum OpenAPIDocument {
      "app_identity_token",
      "id_token_signed_response_alg",
      "post_logout_redirect_uris",
+     "require_pushed_authorization_requests",
      "issuer"
     ]
    },
@@ -6193,6 +6197,10 @@ enum OpenAPIDocument {
      "backchannel_logout_uri": {
       "type": "string",
       "description": "Where logout tokens are posted (https, or http on a loopback host)"
+     },
+     "require_pushed_authorization_requests": {
+      "type": "boolean",
+      "description": "Authorization requests must be pushed first (RFC 9126)"
      }
     },
     "required": [
@@ -6325,6 +6333,9 @@ enum OpenAPIDocument {
         "type": "null"
        }
       ]
+     },
+     "require_pushed_authorization_requests": {
+      "type": "boolean"
      }
     }
    },

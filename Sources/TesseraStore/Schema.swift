@@ -491,5 +491,20 @@ enum Schema {
             """,
             "CREATE INDEX logout_notices_by_due ON logout_notices (next_attempt_at)",
         ]),
+        // Pushed authorization requests (RFC 9126): the parameters a service pushed, under
+        // the digest of their single-use request_uri, and the services that must push.
+        (15, [
+            """
+            CREATE TABLE pushed_requests (
+                digest TEXT PRIMARY KEY,
+                tenant_id TEXT NOT NULL,
+                client_id TEXT NOT NULL,
+                parameters TEXT NOT NULL,
+                expires_at BIGINT NOT NULL
+            )
+            """,
+            "CREATE INDEX pushed_requests_by_expiry ON pushed_requests (expires_at)",
+            "ALTER TABLE services ADD COLUMN require_par INTEGER NOT NULL DEFAULT 0",
+        ]),
     ]
 }

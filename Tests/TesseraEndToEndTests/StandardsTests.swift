@@ -25,7 +25,7 @@ struct StandardsTests {
         return (continuation, task)
     }
 
-    @Test("Authlib: RS256 and EdDSA ID tokens, prompt, acr_values, max_age, login_hint, ui_locales, scopes, logout and back-channel logout (joserfc)")
+    @Test("Authlib: RS256 and EdDSA ID tokens, prompt, acr_values, max_age, login_hint, ui_locales, scopes, PAR, logout and back-channel logout (joserfc)")
     func authlibStandards() async throws {
         try await withServer { server in
             let scenario = try await Scenario.make(on: server)
@@ -43,7 +43,7 @@ struct StandardsTests {
                 onLine: { continuation.yield($0) })
             continuation.finish()
             #expect(result.status == 0, "\(result.output)\n\(result.errors)")
-            #expect(try await approvals.value == 3, "the device approved the three logins")
+            #expect(try await approvals.value == 4, "the device approved the four logins")
             let line = try #require(result.output.split(separator: "\n").first { $0.hasPrefix("RESULT ") })
             let object = try #require(try JSONSerialization.jsonObject(with: Data(line.dropFirst(7).utf8)) as? [String: Any])
             // The retry waited for the first back-off (5 s), not for the receiver's next visit.
@@ -184,6 +184,49 @@ struct StandardsTests {
             let claims = try decodeJWTPayload(try #require(tokens["id_token"] as? String))
             #expect(claims["acr"] as? String == "urn:tessera:acr:device+pin")
             #expect(claims["email"] as? String == "lou@example.com" && claims["name"] as? String == "Lou", "scope openid: as registered")
+        }
+    }
+
+    @Test("PAR: a pushed request signs in once; its request_uri is single use, bound to its client, and refused when unknown")
+    func pushedRequests() async throws {
+        try await withServer { server in
+            let scenario = try await Scenario.make(on: server)
+            let service = try await scenario.createService()
+            let other = try await scenario.createService(name: "Other")
+            try await scenario.createUser("pat")
+            let (device, _) = try await activateDevice(scenario, username: "pat")
+            let verifier = PKCE.makeVerifier()
+            let parameters = [
+                "response_type": "code", "client_id": service.clientID, "redirect_uri": service.redirectURI, "scope": "openid",
+                "state": "pushed", "nonce": "n1", "code_challenge": PKCE.challenge(forVerifier: verifier), "code_challenge_method": "S256",
+            ]
+            func push(_ fields: [String: String], as client: Scenario.Service) async throws -> TestHTTP.Response {
+                try await scenario.tokenRequest(fields, service: client, endpoint: "par")
+            }
+            #expect(try await push(parameters.merging(["prompt": "none"]) { $1 }, as: service).json()["error"] as? String == "login_required")
+            #expect(try await push(parameters, as: other).status == 401, "client_id names another client than the one authenticated")
+            #expect(try await push(parameters.merging(["request_uri": "urn:x"]) { $1 }, as: service).status == 400)
+            let pushed = try await push(parameters, as: service)
+            #expect(pushed.status == 201 && pushed.header("Cache-Control") == "no-store", "\(pushed.status) \(pushed.text)")
+            let requestURI = try #require(try pushed.json()["request_uri"] as? String)
+            // Another client cannot use it, and the attempt spends it.
+            let stolen = try await scenario.http.get(
+                "\(scenario.issuer)/authorize?\(Scenario.query(["client_id": other.clientID, "request_uri": requestURI]))")
+            #expect(stolen.status == 400 && stolen.header("Location") == nil)
+            let again = try await push(parameters, as: service)
+            let uri = try #require(try again.json()["request_uri"] as? String)
+            let login = try await scenario.openLogin(service, pkce: false, extra: ["request_uri": uri])
+            let information = try await device.authenticator.start(url: login.authenticationURL)
+            #expect(try await signAndFinish(information, device: device, factors: [.device, .pin]).isUserLogin)
+            let completion = try await scenario.complete(login)
+            #expect(completion["state"] == "pushed", "the pushed state, not the query's")
+            let tokens = try await scenario.redeem(code: try #require(completion["code"]), service: service, verifier: verifier)
+            #expect(tokens.status == 200, "\(tokens.text)")
+            let replay = try await scenario.http.get("\(scenario.issuer)/authorize?\(Scenario.query(["client_id": service.clientID, "request_uri": uri]))")
+            #expect(replay.status == 400, "a request_uri works once")
+            let unknown = try await scenario.http.get(
+                "\(scenario.issuer)/authorize?\(Scenario.query(["client_id": service.clientID, "request_uri": "urn:ietf:params:oauth:request_uri:nope"]))")
+            #expect(unknown.status == 400)
         }
     }
 

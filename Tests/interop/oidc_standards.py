@@ -118,19 +118,31 @@ class Relying:
     def keys(self):
         return KeySet.import_key_set(requests.get(self.metadata["jwks_uri"], timeout=TIMEOUT).json())
 
-    def authorize(self, scope="openid", **extra):
-        """Starts a login; returns (browser, page answer, oauth session, verifier, nonce, state)."""
+    def authorize(self, scope="openid", pushed=False, **extra):
+        """Starts a login; returns (browser, page answer, oauth session, verifier, nonce, state).
+        With `pushed`, the request Authlib built is pushed first (RFC 9126) and the browser
+        gets only client_id and the request_uri."""
         session = self.session(scope)
         verifier = generate_token(48)
         nonce = generate_token(20)
         url, state = session.create_authorization_url(
             self.metadata["authorization_endpoint"], code_verifier=verifier, nonce=nonce, **extra)
+        if pushed:
+            parameters = dict(urllib.parse.parse_qsl(urllib.parse.urlparse(url).query))
+            answer = requests.post(
+                self.metadata["pushed_authorization_request_endpoint"], data=parameters, auth=(self.client_id, self.secret),
+                timeout=TIMEOUT)
+            check(answer.status_code == 201, f"PAR: {answer.status_code} {answer.text}")
+            body = answer.json()
+            check(body["request_uri"].startswith("urn:ietf:params:oauth:request_uri:") and body["expires_in"] == 60, f"PAR: {body}")
+            url = self.metadata["authorization_endpoint"] + "?" + urllib.parse.urlencode(
+                {"client_id": self.client_id, "request_uri": body["request_uri"]})
         browser = requests.Session()
         page = browser.get(url, allow_redirects=False, timeout=TIMEOUT)
         return browser, page, session, verifier, nonce, state
 
-    def login(self, scope="openid", algorithm="ES256", **extra):
-        browser, page, session, verifier, nonce, state = self.authorize(scope, **extra)
+    def login(self, scope="openid", algorithm="ES256", pushed=False, **extra):
+        browser, page, session, verifier, nonce, state = self.authorize(scope, pushed=pushed, **extra)
         check(page.status_code == 200, f"login page: {page.status_code} {page.text[:200]}")
         print("AUTHENTICATION_URL " + page_value(r'id="authentication-url">([^<]*)<', page.text), flush=True)
         status_url = page_value(r'data-status-url="([^"]*)"', page.text)
@@ -228,6 +240,27 @@ def main() -> int:
     _, token_b, id_b = relying.login(algorithm="EdDSA")
     # Login C, for the device's revocation.
     _, token_c, id_c = relying.login(algorithm="EdDSA")
+    # Pushed authorization requests (RFC 9126): once the service requires them, a plain
+    # request goes back with invalid_request, a pushed one signs in, and its request_uri works once.
+    check(relying.configure(require_pushed_authorization_requests=True)["require_pushed_authorization_requests"], "PAR required")
+    relying.refused("invalid_request")
+    _, token_p, id_p = relying.login(algorithm="EdDSA", pushed=True, acr_values="urn:tessera:acr:device+pin")
+    check(id_p.claims["acr"] == "urn:tessera:acr:device+pin", "the pushed acr_values applied")
+    bad_push = requests.post(
+        metadata["pushed_authorization_request_endpoint"],
+        data={"client_id": relying.client_id, "response_type": "code", "redirect_uri": relying.redirect_uri + "/x", "scope": "openid"},
+        auth=(relying.client_id, relying.secret), timeout=TIMEOUT)
+    check(bad_push.status_code == 400 and bad_push.json()["error"] == "invalid_request", f"unregistered redirect pushed: {bad_push.text}")
+    unauthenticated = requests.post(
+        metadata["pushed_authorization_request_endpoint"], data={"client_id": relying.client_id, "response_type": "code"}, timeout=TIMEOUT)
+    check(unauthenticated.status_code == 401, f"PAR without client authentication: {unauthenticated.status_code}")
+    relying.configure(require_pushed_authorization_requests=False)
+    # The service revokes P's refresh token (RFC 7009, through Authlib): P's session ends and its logout_token follows.
+    revoked_p = relying.session().revoke_token(
+        metadata["revocation_endpoint"], token=token_p["refresh_token"], token_type_hint="refresh_token", timeout=TIMEOUT)
+    check(revoked_p.status_code == 200, f"revocation: {revoked_p.status_code}")
+    _, logout_p = receiver.next()
+    verify_logout_token(relying, logout_p, id_p, "EdDSA")
 
     # RP-initiated logout of A: back to the registered address with state; the token
     # that comes to the receiver names A's session.

@@ -128,6 +128,7 @@ extension Administration {
         /// Replaced whole (`null` or `[]` removes them).
         public var postLogoutRedirectURIs: Patch<[String]> = .absent
         public var backchannelLogoutURI: Patch<String> = .absent
+        public var requirePushedAuthorizationRequests: Bool?
 
         public init() {}
 
@@ -135,7 +136,7 @@ extension Administration {
             name == nil && redirectURIs == nil && policy == nil && attributes == nil && backchannelMode.isAbsent
                 && notificationEndpoint.isAbsent && sessionLifetime.isAbsent && sessionIdleLifetime.isAbsent && numberMatching == nil
                 && roles.isAbsent && subjectType == nil && appIdentityToken == nil && idTokenAlgorithm == nil
-                && postLogoutRedirectURIs.isAbsent && backchannelLogoutURI.isAbsent
+                && postLogoutRedirectURIs.isAbsent && backchannelLogoutURI.isAbsent && requirePushedAuthorizationRequests == nil
         }
 
         public func encode(to encoder: any Encoder) throws {
@@ -155,6 +156,7 @@ extension Administration {
             try container.encodeIfPresent(idTokenAlgorithm, forKey: .idTokenAlgorithm)
             try postLogoutRedirectURIs.encode(into: &container, .postLogoutRedirectURIs)
             try backchannelLogoutURI.encode(into: &container, .backchannelLogoutURI)
+            try container.encodeIfPresent(requirePushedAuthorizationRequests, forKey: .requirePushedAuthorizationRequests)
         }
 
         enum CodingKeys: String, CodingKey {
@@ -171,6 +173,7 @@ extension Administration {
             case idTokenAlgorithm = "id_token_signed_response_alg"
             case postLogoutRedirectURIs = "post_logout_redirect_uris"
             case backchannelLogoutURI = "backchannel_logout_uri"
+            case requirePushedAuthorizationRequests = "require_pushed_authorization_requests"
         }
 
         public init(from decoder: any Decoder) throws {
@@ -190,6 +193,7 @@ extension Administration {
             idTokenAlgorithm = try container.decodeIfPresent(String.self, forKey: .idTokenAlgorithm)
             postLogoutRedirectURIs = try Patch(container, .postLogoutRedirectURIs)
             backchannelLogoutURI = try Patch(container, .backchannelLogoutURI)
+            requirePushedAuthorizationRequests = try container.decodeIfPresent(Bool.self, forKey: .requirePushedAuthorizationRequests)
         }
     }
 
@@ -246,6 +250,10 @@ extension Administration {
             case .absent: break
             case .null: next.postLogoutRedirectURIs = nil; changed.append("post_logout_redirect_uris")
             case .value(let uris): next.postLogoutRedirectURIs = uris; changed.append("post_logout_redirect_uris")
+            }
+            if let required = input.requirePushedAuthorizationRequests {
+                next.requirePushedAuthorizationRequests = required
+                changed.append("require_pushed_authorization_requests")
             }
             switch input.backchannelLogoutURI {
             case .absent: break

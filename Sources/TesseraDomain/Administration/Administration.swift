@@ -135,13 +135,15 @@ public struct Administration: Sendable {
         let idTokenAlgorithm: String?
         let postLogoutRedirectURIs: [String]?
         let backchannelLogoutURI: String?
+        let requirePushedAuthorizationRequests: Bool?
 
         public init(
             name: String, redirectURIs: [String], isPublic: Bool?, policy: String?, attributes: [String]?, backchannelMode: String?,
             notificationEndpoint: String?, numberMatching: Bool? = nil, roles: [ServiceRole]? = nil, subjectType: SubjectType? = nil,
             appIdentityToken: Bool? = nil, idTokenAlgorithm: String? = nil, postLogoutRedirectURIs: [String]? = nil,
-            backchannelLogoutURI: String? = nil
+            backchannelLogoutURI: String? = nil, requirePushedAuthorizationRequests: Bool? = nil
         ) {
+            self.requirePushedAuthorizationRequests = requirePushedAuthorizationRequests
             self.idTokenAlgorithm = idTokenAlgorithm
             self.postLogoutRedirectURIs = postLogoutRedirectURIs
             self.backchannelLogoutURI = backchannelLogoutURI
@@ -171,6 +173,7 @@ public struct Administration: Sendable {
             case idTokenAlgorithm = "id_token_signed_response_alg"
             case postLogoutRedirectURIs = "post_logout_redirect_uris"
             case backchannelLogoutURI = "backchannel_logout_uri"
+            case requirePushedAuthorizationRequests = "require_pushed_authorization_requests"
         }
     }
 
@@ -193,6 +196,7 @@ public struct Administration: Sendable {
         public let idTokenAlgorithm: String
         public let postLogoutRedirectURIs: [String]
         public let backchannelLogoutURI: String?
+        public let requirePushedAuthorizationRequests: Bool
         public let issuer: String
 
         enum CodingKeys: String, CodingKey {
@@ -212,9 +216,11 @@ public struct Administration: Sendable {
             case idTokenAlgorithm = "id_token_signed_response_alg"
             case postLogoutRedirectURIs = "post_logout_redirect_uris"
             case backchannelLogoutURI = "backchannel_logout_uri"
+            case requirePushedAuthorizationRequests = "require_pushed_authorization_requests"
         }
 
         init(_ service: ServiceRecord, secret: String?, issuer: String) throws {
+            requirePushedAuthorizationRequests = service.requirePushedAuthorizationRequests
             idTokenAlgorithm = service.idTokenAlgorithm
             postLogoutRedirectURIs = service.postLogoutRedirectURIs ?? []
             backchannelLogoutURI = service.backchannelLogoutURI
@@ -260,6 +266,7 @@ public struct Administration: Sendable {
         service.idTokenAlgorithm = input.idTokenAlgorithm ?? SigningAlgorithm.es256.rawValue
         service.postLogoutRedirectURIs = input.postLogoutRedirectURIs
         service.backchannelLogoutURI = input.backchannelLogoutURI
+        service.requirePushedAuthorizationRequests = input.requirePushedAuthorizationRequests ?? false
         let record = try Self.checkedService(service)
         // The JWKS has the key of the service's algorithm before its first token.
         _ = try await domain.tokenIssuer(for: tenant, signingWith: SigningAlgorithm(rawValue: record.idTokenAlgorithm) ?? .es256, logger: logger)

@@ -89,7 +89,13 @@ public struct BrowserLogins: Sendable {
 
     /// Checks an authorization request (client, exact redirect URI, scope, PKCE, prompt,
     /// max_age, acr_values, login_hint, ui_locales) and stores the login request.
-    public func start(_ query: [String: String], tenant: TenantRecord, browser: Browser? = nil) async throws -> Start {
+    public func start(_ query: [String: String], tenant: TenantRecord, browser: Browser? = nil, pushed: Bool = false) async throws -> Start {
+        try await begin(query, tenant: tenant, browser: browser, pushed: pushed, store: true)
+    }
+
+    /// `start`'s checks, and with `store` the login request; without it only the checks
+    /// (a pushed request is checked when it is pushed, and again when it is used).
+    private func begin(_ query: [String: String], tenant: TenantRecord, browser: Browser?, pushed: Bool, store: Bool) async throws -> Start {
         // Until client and redirect URI are known good, errors are shown, never redirected.
         guard let clientID = query["client_id"],
             let service = try await domain.store.read({ try await $0.service(clientID: ClientID(clientID)) }), service.tenantID == tenant.id
@@ -103,6 +109,10 @@ public struct BrowserLogins: Sendable {
         let stateParameter = query["state"]
         func fail(_ code: String, _ description: String) -> Start {
             .refused(RedirectError(redirectURI: redirectURI, error: code, description: description, state: stateParameter))
+        }
+        // A service that must push its requests (RFC 9126 §6) gets no login from a plain one.
+        if service.requirePushedAuthorizationRequests && !pushed {
+            return fail("invalid_request", "this service must push its authorization requests first (PAR, RFC 9126)")
         }
         guard query["response_type"] == "code" else {
             return fail("unsupported_response_type", "only response_type=code is supported")
@@ -182,12 +192,74 @@ public struct BrowserLogins: Sendable {
         record.acrPolicy = acrPolicy?.description
         record.loginHint = loginHint.flatMap { $0.isEmpty ? nil : $0 }
         record.uiLocales = query["ui_locales"]
-        try await domain.store.transaction { try await $0.insertAuthRequest(record) }
+        if store { try await domain.store.transaction { try await $0.insertAuthRequest(record) } }
         return .started(
             StartedLogin(
                 requestID: requestID, browserSecret: browserSecret, serviceName: service.name,
                 attributes: ScopeClaims.requestedAttributes(of: service, scope: record.scope), expiresAt: expiresAt,
                 matchCode: record.matchCode, passkeys: Passkeys.allowsPasskeyLogin(policy: record.acrPolicy ?? service.policy), uiLocales: record.uiLocales))
+    }
+
+    // MARK: Pushed authorization requests (RFC 9126)
+
+    public static let requestURIPrefix = "urn:ietf:params:oauth:request_uri:"
+    /// How long a pushed request waits for its browser.
+    public static let pushedRequestLifetime: Int64 = 60
+
+    public struct PushedRequest: Codable, Sendable {
+        public let requestURI: String
+        public let expiresIn: Int64
+
+        enum CodingKeys: String, CodingKey {
+            case requestURI = "request_uri"
+            case expiresIn = "expires_in"
+        }
+    }
+
+    /// `POST {issuer}/par`: the authenticated service's authorization request, checked as
+    /// `/authorize` checks it, kept for a minute under a single-use `request_uri`. A
+    /// refusal is the same error `/authorize` would send back, as JSON.
+    public func push(_ form: [String: String], client service: ServiceRecord, tenant: TenantRecord) async throws -> PushedRequest {
+        if form["request_uri"] != nil { throw DomainError.invalidRequest("request_uri cannot be pushed (RFC 9126 §2.1)") }
+        if let named = form["client_id"], named != service.clientID.rawValue {
+            throw DomainError(.invalid, .invalidClient, "client_id is not the authenticated client")
+        }
+        // The request's own parameters, without the client's credentials.
+        var parameters = form.filter { !["client_secret", "client_assertion", "client_assertion_type"].contains($0.key) }
+        parameters["client_id"] = service.clientID.rawValue
+        guard parameters.count <= 64, parameters.allSatisfy({ $0.key.count <= 64 && $0.value.count <= 4096 }) else {
+            throw DomainError.invalidRequest("the request has too many or too long parameters")
+        }
+        do {
+            if case .refused(let refusal) = try await begin(parameters, tenant: tenant, browser: nil, pushed: true, store: false) {
+                throw DomainError(.invalid, DomainError.Code(refusal.error), refusal.description)
+            }
+        } catch let error as DomainError where error.code == Self.unknownClient || error.code == Self.invalidRedirectURI {
+            throw DomainError.invalidRequest(error.message)
+        }
+        let token = Secrets.randomToken()
+        let now = domain.epochNow()
+        try await domain.store.transaction { tx in
+            try await tx.insertPushedRequest(
+                PushedRequestRecord(
+                    digest: Secrets.digest(token), tenantID: tenant.id, clientID: service.clientID, parameters: parameters,
+                    expiresAt: now + Self.pushedRequestLifetime))
+        }
+        return PushedRequest(requestURI: Self.requestURIPrefix + token, expiresIn: Self.pushedRequestLifetime)
+    }
+
+    /// The parameters of a pushed request, taken once, for the client that pushed it;
+    /// `invalid_request_uri` (shown, not redirected) when unknown, used, expired or another client's.
+    public func pushedParameters(requestURI: String, clientID: String?, tenant: TenantRecord) async throws -> [String: String] {
+        let invalid = DomainError(
+            .invalid, DomainError.Code("invalid_request_uri"), "This sign-in request is unknown, was used already or has expired. Start again from the service.")
+        guard requestURI.hasPrefix(Self.requestURIPrefix), let clientID else { throw invalid }
+        let digest = Secrets.digest(String(requestURI.dropFirst(Self.requestURIPrefix.count)))
+        let now = domain.epochNow()
+        guard let pushed = try await domain.store.transaction({ try await $0.takePushedRequest(digest: digest) }),
+            pushed.tenantID == tenant.id, pushed.clientID.rawValue == clientID, pushed.expiresAt > now
+        else { throw invalid }
+        return pushed.parameters
     }
 
     /// What a browser login's `acr_values` ask for.

@@ -13,6 +13,8 @@ public struct Discovery: Codable, Sendable {
     let introspectionEndpoint: String
     let backchannelAuthenticationEndpoint: String
     let endSessionEndpoint: String
+    let pushedAuthorizationRequestEndpoint: String
+    let requirePushedAuthorizationRequests = false
     let backchannelLogoutSupported = true
     let backchannelLogoutSessionSupported = true
     let frontchannelLogoutSupported = false
@@ -47,6 +49,8 @@ public struct Discovery: Codable, Sendable {
         case introspectionEndpoint = "introspection_endpoint"
         case backchannelAuthenticationEndpoint = "backchannel_authentication_endpoint"
         case endSessionEndpoint = "end_session_endpoint"
+        case pushedAuthorizationRequestEndpoint = "pushed_authorization_request_endpoint"
+        case requirePushedAuthorizationRequests = "require_pushed_authorization_requests"
         case backchannelLogoutSupported = "backchannel_logout_supported"
         case backchannelLogoutSessionSupported = "backchannel_logout_session_supported"
         case frontchannelLogoutSupported = "frontchannel_logout_supported"
@@ -90,7 +94,7 @@ extension Domain {
             issuer: base, authorizationEndpoint: base + "/authorize", tokenEndpoint: base + "/token",
             userinfoEndpoint: base + "/userinfo", jwksURI: base + "/jwks", revocationEndpoint: base + "/revoke",
             introspectionEndpoint: base + "/introspect", backchannelAuthenticationEndpoint: base + "/bc-authorize",
-            endSessionEndpoint: base + "/logout",
+            endSessionEndpoint: base + "/logout", pushedAuthorizationRequestEndpoint: base + "/par",
             scopesSupported: ["openid", "offline_access"] + ScopeClaims.scopes,
             claimsSupported: ["sub", "iss", "aud", "exp", "iat", "auth_time", "nonce", "amr", "acr", "sid", "role"] + attributes.sorted(),
             acrValuesSupported: combinations.sorted())

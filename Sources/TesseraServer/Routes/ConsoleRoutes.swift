@@ -315,6 +315,7 @@ struct ConsoleRoutes {
         let idTokenAlgorithm: String?
         let postLogoutRedirectURIs: [String]
         let backchannelLogoutURI: String?
+        let requirePushedAuthorizationRequests: Bool
 
         init(_ form: [String: String]) {
             func text(_ name: String) -> String? {
@@ -332,6 +333,7 @@ struct ConsoleRoutes {
             postLogoutRedirectURIs = (form["post_logout_redirect_uris"] ?? "").split(whereSeparator: \.isNewline)
                 .map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
             backchannelLogoutURI = text("backchannel_logout_uri")
+            requirePushedAuthorizationRequests = form["require_pushed_authorization_requests"] == "true"
         }
     }
 
@@ -379,7 +381,8 @@ struct ConsoleRoutes {
                     attributes: input.attributes, backchannelMode: input.backchannelMode, notificationEndpoint: input.notificationEndpoint,
                     numberMatching: input.numberMatching, idTokenAlgorithm: input.idTokenAlgorithm,
                     postLogoutRedirectURIs: input.postLogoutRedirectURIs.isEmpty ? nil : input.postLogoutRedirectURIs,
-                    backchannelLogoutURI: input.backchannelLogoutURI),
+                    backchannelLogoutURI: input.backchannelLogoutURI,
+                    requirePushedAuthorizationRequests: input.requirePushedAuthorizationRequests),
                 tenant: tenant, logger: context.logger)
         } catch {
             guard let problem = Self.serviceProblem(error) else { throw error }
@@ -420,6 +423,7 @@ struct ConsoleRoutes {
             "tenantName": tenant.name, "name": service.name, "clientID": service.clientID.rawValue, "public": service.isPublic,
             "kind": service.isPublic ? "public client" : "confidential client", "values": input ?? stored,
             "numberMatching": input.map { $0["number_matching"] == "true" } ?? service.numberMatching,
+            "requirePAR": input.map { $0["require_pushed_authorization_requests"] == "true" } ?? service.requirePushedAuthorizationRequests,
         ]
         if WebSessions.isBuiltIn(service.clientID) {
             // The server's own sign-in service: shown, never edited.
@@ -463,6 +467,7 @@ struct ConsoleRoutes {
             update.idTokenAlgorithm = input.idTokenAlgorithm
             update.postLogoutRedirectURIs = input.postLogoutRedirectURIs.isEmpty ? .null : .value(input.postLogoutRedirectURIs)
             update.backchannelLogoutURI = input.backchannelLogoutURI.map { .value($0) } ?? .null
+            update.requirePushedAuthorizationRequests = input.requirePushedAuthorizationRequests
             _ = try await administration.updateService(clientID: clientID, update, tenant: tenant, logger: context.logger)
         } catch {
             guard let problem = Self.serviceProblem(error) else { throw error }

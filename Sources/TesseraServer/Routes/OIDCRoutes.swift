@@ -39,6 +39,7 @@ struct OIDCRoutes {
             .add(middleware: AddressThrottle(group: "token", limiter: state.limiter, settings: settings))
             .add(middleware: ClientAuthentication(domain: domain, limiter: state.limiter, settings: settings))
         clients.post("token", use: token)
+        clients.post("par", use: pushAuthorization)
         clients.post("bc-authorize", use: backchannelAuthenticate)
         clients.post("revoke", use: revoke)
         clients.post("introspect", use: introspect)
@@ -75,7 +76,18 @@ struct OIDCRoutes {
             let browser = BrowserLogins.Browser(
                 address: context.sourceAddress(trusting: state.configuration.throttle.trustedProxies, request: request),
                 userAgent: request.headers[.userAgent])
-            start = try await domain.browserLogins.start(query, tenant: tenant, browser: browser)
+            if let requestURI = query["request_uri"] {
+                // A pushed request (RFC 9126): its parameters, not the query's, make the login.
+                let pushed: [String: String]
+                do {
+                    pushed = try await domain.browserLogins.pushedParameters(requestURI: requestURI, clientID: query["client_id"], tenant: tenant)
+                } catch let error as DomainError where error.kind == .invalid {
+                    throw BrowserError(status: .badRequest, title: "Sign-in request expired", message: error.message)
+                }
+                start = try await domain.browserLogins.start(pushed, tenant: tenant, browser: browser, pushed: true)
+            } else {
+                start = try await domain.browserLogins.start(query, tenant: tenant, browser: browser)
+            }
         } catch let error as DomainError where error.code == BrowserLogins.unknownClient {
             throw BrowserError(status: .badRequest, title: "Unknown service", message: error.message)
         } catch let error as DomainError where error.code == BrowserLogins.invalidRedirectURI {
@@ -301,6 +313,14 @@ struct OIDCRoutes {
         var response = JSONResponse.make(tokens)
         response.headers[.init("Pragma")!] = "no-cache"
         return response
+    }
+
+    /// `POST {issuer}/par` (RFC 9126): a service pushes its authorization request and gets
+    /// the `request_uri` its browser then takes to `/authorize`.
+    @Sendable func pushAuthorization(_ request: Request, context: TesseraRequestContext) async throws -> Response {
+        let client = try context.requireClient()
+        let pushed = try await domain.browserLogins.push(client.form, client: client.service, tenant: try context.requireTenant())
+        return Self.noStore(JSONResponse.make(pushed, status: .created))
     }
 
     /// `POST {issuer}/bc-authorize` (CIBA §7).

@@ -81,7 +81,7 @@ extension StoreTransaction {
         for table in [
             "grants", "auth_requests", "sessions", "sso_sessions", "push_targets", "authentication_history", "invitations",
             "activations", "security_keys", "webauthn_ceremonies", "users", "services", "signing_keys", "web_sessions",
-            "console_operators", "logout_notices",
+            "console_operators", "logout_notices", "pushed_requests",
         ] {
             statements.append("DELETE FROM \(ident: table) WHERE tenant_id = \(bind: id)")
         }
@@ -108,7 +108,8 @@ extension StoreTransaction {
                 pairwise_salt = \(bind: service.pairwiseSalt), app_identity_token = \(bind: service.appIdentityToken ? 1 : 0),
                 id_token_alg = \(bind: service.idTokenAlgorithm),
                 post_logout_redirect_uris = \(bind: try service.postLogoutRedirectURIs.map { try JSONCoding.string($0) }),
-                backchannel_logout_uri = \(bind: service.backchannelLogoutURI)
+                backchannel_logout_uri = \(bind: service.backchannelLogoutURI),
+                require_par = \(bind: service.requirePushedAuthorizationRequests ? 1 : 0)
             WHERE id = \(bind: service.id)
             """
         ).run()

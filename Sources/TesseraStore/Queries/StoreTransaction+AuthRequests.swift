@@ -156,3 +156,38 @@ extension StoreTransaction {
         try await db.raw("DELETE FROM sso_sessions WHERE activation_id = \(bind: activationID)").run()
     }
 }
+
+// MARK: Pushed authorization requests (RFC 9126)
+
+extension StoreTransaction {
+    public func insertPushedRequest(_ request: PushedRequestRecord) async throws { try await insert("pushed_requests", request) }
+
+    /// Takes a pushed request once: deleted as it is read, so a request_uri works once.
+    public func takePushedRequest(digest: String) async throws -> PushedRequestRecord? {
+        try await first("DELETE FROM pushed_requests WHERE digest = \(bind: digest) RETURNING *", as: PushedRequestRecord.self)
+    }
+}
+
+/// The parameters of an authorization request a service pushed, until its browser comes.
+public struct PushedRequestRecord: Codable, Sendable {
+    public var digest: String
+    public var tenantID: TenantID
+    public var clientID: ClientID
+    @JSONText public var parameters: [String: String]
+    public var expiresAt: Int64
+
+    public init(digest: String, tenantID: TenantID, clientID: ClientID, parameters: [String: String], expiresAt: Int64) {
+        self.digest = digest
+        self.tenantID = tenantID
+        self.clientID = clientID
+        self.parameters = parameters
+        self.expiresAt = expiresAt
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case digest, parameters
+        case tenantID = "tenant_id"
+        case clientID = "client_id"
+        case expiresAt = "expires_at"
+    }
+}

@@ -25,13 +25,15 @@ public enum PurgeTarget: String, CaseIterable, Sendable {
     case webSessions = "web_sessions"
     /// WebAuthn challenges past their expiry (never used, or abandoned).
     case webAuthnCeremonies = "webauthn_ceremonies"
+    /// Pushed authorization requests past their minute.
+    case pushedRequests = "pushed_requests"
 }
 
 /// The tables `tessera admin stats` counts.
 public let countedTables = [
     "tenants", "signing_keys", "services", "users", "invitations", "activations", "activation_users", "auth_requests",
     "grants", "sessions", "sso_sessions", "device_token_ids", "push_targets", "authentication_history", "audit_log",
-    "web_sessions", "security_keys", "webauthn_ceremonies", "logout_notices",
+    "web_sessions", "security_keys", "webauthn_ceremonies", "logout_notices", "pushed_requests",
 ]
 
 extension StoreTransaction {
@@ -57,6 +59,8 @@ extension StoreTransaction {
                 where: "expires_at < \(bind: now) OR ended_at IS NOT NULL OR last_seen_at + idle_lifetime < \(bind: now)", limit: limit)
         case .webAuthnCeremonies:
             try await deleteBatch(table: "webauthn_ceremonies", key: "challenge", where: "expires_at < \(bind: now)", limit: limit)
+        case .pushedRequests:
+            try await deleteBatch(table: "pushed_requests", key: "digest", where: "expires_at < \(bind: now)", limit: limit)
         case .ssoSessions:
             // Keyed by two columns, and never more than one row per device and user: no batches.
             try await db.raw("DELETE FROM sso_sessions WHERE expires_at < \(bind: now) RETURNING 1").all().count

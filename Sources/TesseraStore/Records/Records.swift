@@ -175,6 +175,8 @@ public struct ServiceRecord: Codable, Sendable {
     @OptionalJSONText public var postLogoutRedirectURIs: [String]? = nil
     /// Where a `logout_token` is posted when one of its sessions ends (back-channel logout).
     public var backchannelLogoutURI: String? = nil
+    /// Its authorization requests must be pushed first (RFC 9126 `require_pushed_authorization_requests`).
+    @IntegerFlag public var requirePushedAuthorizationRequests: Bool = false
     public var createdAt: Int64
 
     public init(
@@ -224,6 +226,7 @@ public struct ServiceRecord: Codable, Sendable {
         case idTokenAlgorithm = "id_token_alg"
         case postLogoutRedirectURIs = "post_logout_redirect_uris"
         case backchannelLogoutURI = "backchannel_logout_uri"
+        case requirePushedAuthorizationRequests = "require_par"
         case createdAt = "created_at"
     }
 }

@@ -94,6 +94,8 @@ struct Admin: AsyncParsableCommand {
             var postLogoutRedirectUri: [String] = []
             @Option(help: "Where a logout_token is posted when one of the service's sessions ends (OpenID Back-Channel Logout).")
             var backchannelLogoutUri: String?
+            @Flag(help: "Its authorization requests must be pushed to {issuer}/par first (RFC 9126).")
+            var requirePushedAuthorizationRequests = false
 
             func validate() throws {
                 guard !redirectUri.isEmpty || backchannelMode != nil else {
@@ -114,7 +116,8 @@ struct Admin: AsyncParsableCommand {
                     backchannelMode: backchannelMode, notificationEndpoint: notificationEndpoint, numberMatching: numberMatching,
                     roles: role.isEmpty ? nil : try roles(role), subjectType: subjectType, appIdentityToken: appIdentityToken,
                     idTokenAlgorithm: idTokenAlg, postLogoutRedirectURIs: postLogoutRedirectUri.isEmpty ? nil : postLogoutRedirectUri,
-                    backchannelLogoutURI: backchannelLogoutUri)
+                    backchannelLogoutURI: backchannelLogoutUri,
+                    requirePushedAuthorizationRequests: requirePushedAuthorizationRequests ? true : nil)
                 let (service, json) = try await options.client().call(
                     "POST", "admin/tenants/\(tenant)/services", body: body, as: Administration.ServiceView.self)
                 if options.json { return Output.json(json) }

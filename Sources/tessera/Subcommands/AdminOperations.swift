@@ -90,6 +90,7 @@ enum Show {
         print("id_token_signed_response_alg: \(service.idTokenAlgorithm)")
         if !service.postLogoutRedirectURIs.isEmpty { print("post_logout_redirect_uris: \(service.postLogoutRedirectURIs.joined(separator: ","))") }
         if let uri = service.backchannelLogoutURI { print("backchannel_logout_uri: \(uri)") }
+        if service.requirePushedAuthorizationRequests { print("require_pushed_authorization_requests: true") }
     }
 
     static func user(_ user: Administration.UserView) {
@@ -273,10 +274,13 @@ extension Admin.Service {
         @Flag(help: "Remove the post-logout redirect URIs.") var noPostLogoutRedirectUris = false
         @Option(help: "Where a logout_token is posted when one of the service's sessions ends.") var backchannelLogoutUri: String?
         @Flag(help: "Stop back-channel logout for the service.") var noBackchannelLogoutUri = false
+        @Flag(inversion: .prefixedNo, help: "Its authorization requests must be pushed to {issuer}/par first (RFC 9126).")
+        var requirePushedAuthorizationRequests: Bool?
 
         func run() async throws {
             var body = Administration.UpdateService()
             body.idTokenAlgorithm = idTokenAlg
+            body.requirePushedAuthorizationRequests = requirePushedAuthorizationRequests
             if noPostLogoutRedirectUris {
                 guard postLogoutRedirectUri.isEmpty else {
                     throw ValidationError("--no-post-logout-redirect-uris cannot be combined with --post-logout-redirect-uri")
