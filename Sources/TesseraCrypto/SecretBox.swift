@@ -14,6 +14,11 @@ public struct SecretBox: Sendable {
 
     public static func makeMasterKey() -> Data { Secrets.randomBytes(32) }
 
+    /// A key for another purpose, derived from the master key (HKDF-SHA256 with `label` as info).
+    public func derivedKey(label: String) -> SymmetricKey {
+        HKDF<SHA256>.deriveKey(inputKeyMaterial: key, info: Data(label.utf8), outputByteCount: 32)
+    }
+
     public func seal(_ plaintext: Data, context: String) throws -> String {
         let box = try AES.GCM.seal(plaintext, using: key, authenticating: Data(context.utf8))
         guard let combined = box.combined else { throw CryptoError(.invalidKey, "AES-GCM produced no output") }

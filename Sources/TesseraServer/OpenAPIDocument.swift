@@ -6087,6 +6087,9 @@ enum OpenAPIDocument {
      "require_pushed_authorization_requests": {
       "type": "boolean"
      },
+     "dpop_bound_access_tokens": {
+      "type": "boolean"
+     },
      "issuer": {
       "type": "string"
      }
@@ -6105,6 +6108,7 @@ enum OpenAPIDocument {
      "id_token_signed_response_alg",
      "post_logout_redirect_uris",
      "require_pushed_authorization_requests",
+     "dpop_bound_access_tokens",
      "issuer"
     ]
    },
@@ -6201,6 +6205,10 @@ enum OpenAPIDocument {
      "require_pushed_authorization_requests": {
       "type": "boolean",
       "description": "Authorization requests must be pushed first (RFC 9126)"
+     },
+     "dpop_bound_access_tokens": {
+      "type": "boolean",
+      "description": "Token requests without a DPoP proof are refused (RFC 9449)"
      }
     },
     "required": [
@@ -6335,6 +6343,9 @@ enum OpenAPIDocument {
       ]
      },
      "require_pushed_authorization_requests": {
+      "type": "boolean"
+     },
+     "dpop_bound_access_tokens": {
       "type": "boolean"
      }
     }

@@ -506,5 +506,14 @@ enum Schema {
             "CREATE INDEX pushed_requests_by_expiry ON pushed_requests (expires_at)",
             "ALTER TABLE services ADD COLUMN require_par INTEGER NOT NULL DEFAULT 0",
         ]),
+        // DPoP (RFC 9449): the key a public client's session (its refresh tokens) is bound
+        // to, the proofs seen (digest of key and jti) until they are too old to replay, and
+        // the services that must use DPoP (dpop_bound_access_tokens).
+        (16, [
+            "ALTER TABLE sessions ADD COLUMN dpop_jkt TEXT",
+            "ALTER TABLE services ADD COLUMN dpop_bound INTEGER NOT NULL DEFAULT 0",
+            "CREATE TABLE dpop_proofs (digest TEXT PRIMARY KEY, expires_at BIGINT NOT NULL)",
+            "CREATE INDEX dpop_proofs_by_expiry ON dpop_proofs (expires_at)",
+        ]),
     ]
 }

@@ -85,6 +85,41 @@ struct StandardsTests {
         }
     }
 
+    @Test(
+        "DPoP with joserfc proofs: nonces, bound tokens at token, userinfo and introspection, replays and wrong proofs refused, public refresh tokens bound",
+        arguments: [("ES256", true), ("EdDSA", true), ("RS256", false)])
+    func dpop(algorithm: String, isPublic: Bool) async throws {
+        try await withServer { server in
+            let scenario = try await Scenario.make(on: server)
+            let service = try await scenario.createService(isPublic: isPublic, redirectURI: "http://127.0.0.1:9/dpop")
+            try await scenario.createUser("dee")
+            let (device, _) = try await activateDevice(scenario, username: "dee")
+            let (continuation, approvals) = Self.approving(device)
+            let result = try await Python.run(
+                "dpop_client.py", [],
+                environment: [
+                    "TESSERA_ISSUER": scenario.issuer, "CLIENT_ID": service.clientID, "CLIENT_SECRET": service.clientSecret ?? "",
+                    "REDIRECT_URI": service.redirectURI, "ALGORITHM": algorithm,
+                ],
+                onLine: { continuation.yield($0) })
+            continuation.finish()
+            #expect(result.status == 0, "\(result.output)\n\(result.errors)")
+            #expect(try await approvals.value == 1)
+            // A service registered for DPoP-bound tokens gets none without a proof.
+            let update = try await scenario.http.patchJSON(
+                "\(server.baseURL)/admin/tenants/\(scenario.tenant)/services/\(service.clientID)", ["dpop_bound_access_tokens": true],
+                headers: ["Authorization": "Bearer \(scenario.adminToken)"])
+            #expect(try update.json()["dpop_bound_access_tokens"] as? Bool == true)
+            let login = try await scenario.openLogin(service)
+            let information = try await device.authenticator.start(url: login.authenticationURL)
+            #expect(try await signAndFinish(information, device: device, factors: [.device, .pin]).isUserLogin)
+            let code = try #require(try await scenario.complete(login)["code"])
+            let refused = try await scenario.redeem(code: code, service: service, verifier: login.verifier)
+            let refusal = try refused.json()["error"] as? String
+            #expect(refused.status == 400 && refusal == "invalid_dpop_proof", "\(refused.text)")
+        }
+    }
+
     @Test("discovery announces what is built; the JWKS gains RS256 and EdDSA keys as services need them; each rotates on its own")
     func algorithmsAndKeys() async throws {
         try await withServer { server in

@@ -129,6 +129,7 @@ extension Administration {
         public var postLogoutRedirectURIs: Patch<[String]> = .absent
         public var backchannelLogoutURI: Patch<String> = .absent
         public var requirePushedAuthorizationRequests: Bool?
+        public var dpopBoundAccessTokens: Bool?
 
         public init() {}
 
@@ -137,6 +138,7 @@ extension Administration {
                 && notificationEndpoint.isAbsent && sessionLifetime.isAbsent && sessionIdleLifetime.isAbsent && numberMatching == nil
                 && roles.isAbsent && subjectType == nil && appIdentityToken == nil && idTokenAlgorithm == nil
                 && postLogoutRedirectURIs.isAbsent && backchannelLogoutURI.isAbsent && requirePushedAuthorizationRequests == nil
+                && dpopBoundAccessTokens == nil
         }
 
         public func encode(to encoder: any Encoder) throws {
@@ -157,6 +159,7 @@ extension Administration {
             try postLogoutRedirectURIs.encode(into: &container, .postLogoutRedirectURIs)
             try backchannelLogoutURI.encode(into: &container, .backchannelLogoutURI)
             try container.encodeIfPresent(requirePushedAuthorizationRequests, forKey: .requirePushedAuthorizationRequests)
+            try container.encodeIfPresent(dpopBoundAccessTokens, forKey: .dpopBoundAccessTokens)
         }
 
         enum CodingKeys: String, CodingKey {
@@ -174,6 +177,7 @@ extension Administration {
             case postLogoutRedirectURIs = "post_logout_redirect_uris"
             case backchannelLogoutURI = "backchannel_logout_uri"
             case requirePushedAuthorizationRequests = "require_pushed_authorization_requests"
+            case dpopBoundAccessTokens = "dpop_bound_access_tokens"
         }
 
         public init(from decoder: any Decoder) throws {
@@ -194,6 +198,7 @@ extension Administration {
             postLogoutRedirectURIs = try Patch(container, .postLogoutRedirectURIs)
             backchannelLogoutURI = try Patch(container, .backchannelLogoutURI)
             requirePushedAuthorizationRequests = try container.decodeIfPresent(Bool.self, forKey: .requirePushedAuthorizationRequests)
+            dpopBoundAccessTokens = try container.decodeIfPresent(Bool.self, forKey: .dpopBoundAccessTokens)
         }
     }
 
@@ -251,6 +256,7 @@ extension Administration {
             case .null: next.postLogoutRedirectURIs = nil; changed.append("post_logout_redirect_uris")
             case .value(let uris): next.postLogoutRedirectURIs = uris; changed.append("post_logout_redirect_uris")
             }
+            if let bound = input.dpopBoundAccessTokens { next.dpopBound = bound; changed.append("dpop_bound_access_tokens") }
             if let required = input.requirePushedAuthorizationRequests {
                 next.requirePushedAuthorizationRequests = required
                 changed.append("require_pushed_authorization_requests")

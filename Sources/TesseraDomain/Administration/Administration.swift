@@ -136,13 +136,15 @@ public struct Administration: Sendable {
         let postLogoutRedirectURIs: [String]?
         let backchannelLogoutURI: String?
         let requirePushedAuthorizationRequests: Bool?
+        let dpopBoundAccessTokens: Bool?
 
         public init(
             name: String, redirectURIs: [String], isPublic: Bool?, policy: String?, attributes: [String]?, backchannelMode: String?,
             notificationEndpoint: String?, numberMatching: Bool? = nil, roles: [ServiceRole]? = nil, subjectType: SubjectType? = nil,
             appIdentityToken: Bool? = nil, idTokenAlgorithm: String? = nil, postLogoutRedirectURIs: [String]? = nil,
-            backchannelLogoutURI: String? = nil, requirePushedAuthorizationRequests: Bool? = nil
+            backchannelLogoutURI: String? = nil, requirePushedAuthorizationRequests: Bool? = nil, dpopBoundAccessTokens: Bool? = nil
         ) {
+            self.dpopBoundAccessTokens = dpopBoundAccessTokens
             self.requirePushedAuthorizationRequests = requirePushedAuthorizationRequests
             self.idTokenAlgorithm = idTokenAlgorithm
             self.postLogoutRedirectURIs = postLogoutRedirectURIs
@@ -174,6 +176,7 @@ public struct Administration: Sendable {
             case postLogoutRedirectURIs = "post_logout_redirect_uris"
             case backchannelLogoutURI = "backchannel_logout_uri"
             case requirePushedAuthorizationRequests = "require_pushed_authorization_requests"
+            case dpopBoundAccessTokens = "dpop_bound_access_tokens"
         }
     }
 
@@ -197,6 +200,7 @@ public struct Administration: Sendable {
         public let postLogoutRedirectURIs: [String]
         public let backchannelLogoutURI: String?
         public let requirePushedAuthorizationRequests: Bool
+        public let dpopBoundAccessTokens: Bool
         public let issuer: String
 
         enum CodingKeys: String, CodingKey {
@@ -217,9 +221,11 @@ public struct Administration: Sendable {
             case postLogoutRedirectURIs = "post_logout_redirect_uris"
             case backchannelLogoutURI = "backchannel_logout_uri"
             case requirePushedAuthorizationRequests = "require_pushed_authorization_requests"
+            case dpopBoundAccessTokens = "dpop_bound_access_tokens"
         }
 
         init(_ service: ServiceRecord, secret: String?, issuer: String) throws {
+            dpopBoundAccessTokens = service.dpopBound
             requirePushedAuthorizationRequests = service.requirePushedAuthorizationRequests
             idTokenAlgorithm = service.idTokenAlgorithm
             postLogoutRedirectURIs = service.postLogoutRedirectURIs ?? []
@@ -267,6 +273,7 @@ public struct Administration: Sendable {
         service.postLogoutRedirectURIs = input.postLogoutRedirectURIs
         service.backchannelLogoutURI = input.backchannelLogoutURI
         service.requirePushedAuthorizationRequests = input.requirePushedAuthorizationRequests ?? false
+        service.dpopBound = input.dpopBoundAccessTokens ?? false
         let record = try Self.checkedService(service)
         // The JWKS has the key of the service's algorithm before its first token.
         _ = try await domain.tokenIssuer(for: tenant, signingWith: SigningAlgorithm(rawValue: record.idTokenAlgorithm) ?? .es256, logger: logger)

@@ -68,8 +68,10 @@ public struct Grants: Sendable {
 
     /// Redeems an authorization code once (RFC 6749 §4.1.3 with PKCE, RFC 7636).
     public func redeemCode(
-        _ code: String, redirectURI: String?, codeVerifier: String?, client service: ServiceRecord, tenant: TenantRecord
+        _ code: String, redirectURI: String?, codeVerifier: String?, client service: ServiceRecord, tenant: TenantRecord,
+        dpop: DPoP.Proof? = nil
     ) async throws -> TokenResponse {
+        try Self.requireProof(dpop, service: service)
         let now = domain.epochNow()
         let digest = Secrets.digest(code)
         let outcome: Outcome = try await domain.store.transaction { tx in
@@ -96,17 +98,20 @@ public struct Grants: Sendable {
             } else if codeVerifier != nil {
                 return .refused(DomainError.invalidGrant("the authorization request had no code challenge"))
             }
-            return try await startSession(Source(grant), scope: grant.scope, service: service, tenant: tenant, tx: tx, now: now)
+            return try await startSession(
+                Source(grant), scope: grant.scope, service: service, tenant: tenant, tx: tx, now: now,
+                dpopJKT: Self.sessionBinding(dpop, service: service))
         }
-        return try await issueTokens(outcome, service: service, tenant: tenant, includeNonce: true)
+        return try await issueTokens(outcome, service: service, tenant: tenant, includeNonce: true, dpop: dpop)
     }
 
     // MARK: Refresh
 
     /// Rotates a refresh token (RFC 6749 §6): each works once; a second use revokes the family.
-    public func refresh(_ token: String, scope requested: String?, client service: ServiceRecord, tenant: TenantRecord) async throws
-        -> TokenResponse
-    {
+    public func refresh(
+        _ token: String, scope requested: String?, client service: ServiceRecord, tenant: TenantRecord, dpop: DPoP.Proof? = nil
+    ) async throws -> TokenResponse {
+        try Self.requireProof(dpop, service: service)
         let now = domain.epochNow()
         let digest = Secrets.digest(token)
         let outcome: Outcome = try await domain.store.transaction { tx in
@@ -114,6 +119,11 @@ public struct Grants: Sendable {
                 throw DomainError.invalidGrant("the refresh token is not valid")
             }
             guard grant.serviceID == service.id else { throw DomainError.invalidGrant("the refresh token was issued to another client") }
+            // A public client's DPoP-bound refresh token needs a proof with its key; checked
+            // before it is spent, so that a thief without the key cannot burn it.
+            if let bound = try await tx.session(id: grant.familyID)?.dpopJKT, dpop?.jkt != bound {
+                throw DPoP.failure("the refresh token is bound to a DPoP key: send a proof signed with it")
+            }
             // Rotation: each refresh token works once; a second use means it was copied, so
             // the whole session ends (committed before the error is answered).
             guard try await tx.spendGrant(digest: digest, now: now) else {
@@ -137,7 +147,21 @@ public struct Grants: Sendable {
             }
             return try await rotate(session, scope: scope, service: service, tx: tx, now: now)
         }
-        return try await issueTokens(outcome, service: service, tenant: tenant, includeNonce: false)
+        return try await issueTokens(outcome, service: service, tenant: tenant, includeNonce: false, dpop: dpop)
+    }
+
+    /// A service registered for DPoP-bound tokens gets none without a proof (RFC 9449 §5.2).
+    static func requireProof(_ proof: DPoP.Proof?, service: ServiceRecord) throws {
+        if service.dpopBound && proof == nil {
+            throw DPoP.failure("this client's tokens are DPoP-bound: send a DPoP proof")
+        }
+    }
+
+    /// What a new session is bound to: a public client's proof key (its refresh tokens then
+    /// need proofs with it, RFC 9449 §5); a confidential client's refresh tokens are bound
+    /// by its authentication instead.
+    static func sessionBinding(_ proof: DPoP.Proof?, service: ServiceRecord) -> String? {
+        service.isPublic ? proof?.jkt : nil
     }
 
     // MARK: The one path
@@ -202,7 +226,8 @@ public struct Grants: Sendable {
     /// Starts the session a spent code or backchannel request gives, with the service's
     /// lifetimes (or the tenant's), and writes its first refresh token.
     func startSession(
-        _ source: Source, scope: String, service: ServiceRecord, tenant: TenantRecord, tx: StoreTransaction, now: Int64
+        _ source: Source, scope: String, service: ServiceRecord, tenant: TenantRecord, tx: StoreTransaction, now: Int64,
+        dpopJKT: String? = nil
     ) async throws -> Outcome {
         // Refused before the session is written: a refusal commits, and must leave no session behind.
         let user: UserRecord
@@ -216,6 +241,7 @@ public struct Grants: Sendable {
             authTime: source.authTime, createdAt: now, expiresAt: now + (service.sessionLifetime ?? tenant.sessionLifetime),
             idleLifetime: service.sessionIdleLifetime ?? tenant.sessionIdleLifetime)
         session.securityKeyID = source.securityKeyID
+        session.dpopJKT = dpopJKT
         try await tx.insertSession(session)
         return try await issueRefreshToken(source, user: user, session: session, scope: scope, service: service, tx: tx, now: now)
     }
@@ -267,7 +293,9 @@ public struct Grants: Sendable {
 
     /// Signs the ID token and the JWT access token (RFC 9068) of an issuance, or throws
     /// the refusal that was committed.
-    func issueTokens(_ outcome: Outcome, service: ServiceRecord, tenant: TenantRecord, includeNonce: Bool) async throws -> TokenResponse {
+    func issueTokens(_ outcome: Outcome, service: ServiceRecord, tenant: TenantRecord, includeNonce: Bool, dpop: DPoP.Proof? = nil)
+        async throws -> TokenResponse
+    {
         let issuance: Issuance
         switch outcome {
         case .refused(let error): throw error
@@ -291,13 +319,16 @@ public struct Grants: Sendable {
             acr: Self.acr(for: combination), attributes: released)
         idClaims.sid = source.familyID.rawValue
         idClaims.role = Self.role(of: combination.factors, for: service)
-        let accessClaims = AccessTokenClaims(
+        var accessClaims = AccessTokenClaims(
             iss: issuer, sub: subject, aud: issuer, clientID: service.clientID.rawValue, exp: Int(now + tenant.accessTokenLifetime),
             iat: Int(now), jti: Secrets.randomToken(byteCount: 16), scope: issuance.scope, authTime: Int(source.authTime),
             amr: idClaims.amr, acr: idClaims.acr, sid: source.familyID.rawValue)
-        return TokenResponse(
+        accessClaims.cnf = dpop.map { AccessTokenClaims.Confirmation(jkt: $0.jkt) }
+        var response = TokenResponse(
             accessToken: try await issuerKeys.sign(accessClaims, type: "at+jwt"), expiresIn: tenant.accessTokenLifetime,
             idToken: try await issuerKeys.sign(idClaims, algorithm: algorithm), refreshToken: issuance.refreshToken, scope: issuance.scope)
+        if dpop != nil { response.tokenType = "DPoP" }
+        return response
     }
 
     // MARK: UserInfo
@@ -305,7 +336,7 @@ public struct Grants: Sendable {
     /// The claims the user confirmed to the service an access token was issued to
     /// (OpenID Core §5.3); `invalid_token` for a token that does not verify, is for
     /// another issuer, lacks `openid`, or whose session ended.
-    public func userInfo(accessToken: String, tenant: TenantRecord) async throws -> [String: String] {
+    public func userInfo(accessToken: String, tenant: TenantRecord, dpop: DPoP.Proof? = nil) async throws -> [String: String] {
         let issuer = domain.issuer(forTenantNamed: tenant.name)
         let invalid = DomainError.invalidToken("the access token is not valid")
         // A failure to load the keys is the server's, not the token's: only the check itself maps to invalid_token.
@@ -317,6 +348,9 @@ public struct Grants: Sendable {
             throw invalid
         }
         guard claims.iss == issuer, claims.aud == issuer, claims.scope.split(separator: " ").contains("openid") else { throw invalid }
+        // A DPoP-bound token works only with a proof of its key (and then only as DPoP);
+        // a proof does not make a bearer token bound (RFC 9449 §7).
+        guard claims.cnf?.jkt == dpop?.jkt else { throw invalid }
         let now = domain.epochNow()
         let (session, user, service) = try await domain.store.read { tx in
             let session = try await tx.session(id: SessionID(claims.sid))

@@ -87,10 +87,13 @@ public struct TokenLifecycle: Sendable {
             if claims.clientID == service.clientID.rawValue, let session, session.isLive(at: now), session.serviceID == service.id,
                 Grants.subject(of: session.userID, for: service) == claims.sub, user != nil
             {
-                return Introspection(
-                    active: true, scope: claims.scope, clientID: claims.clientID, tokenType: "Bearer",
+                var answer = Introspection(
+                    active: true, scope: claims.scope, clientID: claims.clientID, tokenType: claims.cnf == nil ? "Bearer" : "DPoP",
                     exp: claims.exp, iat: claims.iat, sub: claims.sub, aud: claims.aud, iss: claims.iss, jti: claims.jti,
                     authTime: claims.authTime, acr: claims.acr, amr: claims.amr)
+                // The key a resource server checks the request's DPoP proof against (RFC 9449 §6.2).
+                answer.cnf = claims.cnf
+                return answer
             }
         case .unknown:
             break
@@ -114,9 +117,10 @@ public struct Introspection: Encodable, Sendable {
     public var authTime: Int? = nil
     public var acr: String? = nil
     public var amr: [String]? = nil
+    public var cnf: AccessTokenClaims.Confirmation? = nil
 
     enum CodingKeys: String, CodingKey {
-        case active, scope, exp, iat, sub, aud, iss, jti, acr, amr
+        case active, scope, exp, iat, sub, aud, iss, jti, acr, amr, cnf
         case clientID = "client_id"
         case tokenType = "token_type"
         case authTime = "auth_time"

@@ -209,10 +209,13 @@ public struct Backchannel: Sendable {
 
     /// The `urn:openid:params:grant-type:ciba` grant (CIBA §10.1, §11): the tokens once
     /// the user approved, or why not yet (`authorization_pending`, `slow_down`) or not at all.
-    public func redeem(authReqID: String?, client service: ServiceRecord, tenant: TenantRecord) async throws -> TokenResponse {
+    public func redeem(authReqID: String?, client service: ServiceRecord, tenant: TenantRecord, dpop: DPoP.Proof? = nil) async throws
+        -> TokenResponse
+    {
         guard service.backchannelMode != nil, service.secretDigest != nil else {
             throw DomainError(.invalid, .unauthorizedClient, "this client is not registered for backchannel authentication")
         }
+        try Grants.requireProof(dpop, service: service)
         guard let requestID = authReqID else { throw DomainError.invalidRequest("auth_req_id is missing") }
         let now = domain.epochNow()
         let grants = domain.grants
@@ -253,7 +256,7 @@ public struct Backchannel: Sendable {
                 throw Self.used
             }
         }
-        return try await grants.issueTokens(outcome, service: service, tenant: tenant, includeNonce: false)
+        return try await grants.issueTokens(outcome, service: service, tenant: tenant, includeNonce: false, dpop: dpop)
     }
 
     static let expired = DomainError(.invalid, .expiredToken, "the backchannel request expired before the user answered")

@@ -15,6 +15,7 @@ public struct Discovery: Codable, Sendable {
     let endSessionEndpoint: String
     let pushedAuthorizationRequestEndpoint: String
     let requirePushedAuthorizationRequests = false
+    let dpopSigningAlgValuesSupported = DPoP.algorithms
     let backchannelLogoutSupported = true
     let backchannelLogoutSessionSupported = true
     let frontchannelLogoutSupported = false
@@ -51,6 +52,7 @@ public struct Discovery: Codable, Sendable {
         case endSessionEndpoint = "end_session_endpoint"
         case pushedAuthorizationRequestEndpoint = "pushed_authorization_request_endpoint"
         case requirePushedAuthorizationRequests = "require_pushed_authorization_requests"
+        case dpopSigningAlgValuesSupported = "dpop_signing_alg_values_supported"
         case backchannelLogoutSupported = "backchannel_logout_supported"
         case backchannelLogoutSessionSupported = "backchannel_logout_session_supported"
         case frontchannelLogoutSupported = "frontchannel_logout_supported"

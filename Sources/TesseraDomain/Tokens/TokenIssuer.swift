@@ -275,6 +275,12 @@ public struct AccessTokenClaims: JWTPayload, Equatable {
     public var acr: String
     /// The grant family (the login session) the token belongs to.
     public var sid: String
+    /// The DPoP key the token is bound to (RFC 9449 §6: `{"jkt": thumbprint}`).
+    public var cnf: Confirmation?
+
+    public struct Confirmation: Codable, Sendable, Equatable {
+        public var jkt: String
+    }
 
     public init(
         iss: String, sub: String, aud: String, clientID: String, exp: Int, iat: Int, jti: String, scope: String,
@@ -295,7 +301,7 @@ public struct AccessTokenClaims: JWTPayload, Equatable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case iss, sub, aud, exp, iat, jti, scope, amr, acr, sid
+        case iss, sub, aud, exp, iat, jti, scope, amr, acr, sid, cnf
         case clientID = "client_id"
         case authTime = "auth_time"
     }

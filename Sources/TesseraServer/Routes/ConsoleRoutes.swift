@@ -316,6 +316,7 @@ struct ConsoleRoutes {
         let postLogoutRedirectURIs: [String]
         let backchannelLogoutURI: String?
         let requirePushedAuthorizationRequests: Bool
+        let dpopBoundAccessTokens: Bool
 
         init(_ form: [String: String]) {
             func text(_ name: String) -> String? {
@@ -334,6 +335,7 @@ struct ConsoleRoutes {
                 .map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
             backchannelLogoutURI = text("backchannel_logout_uri")
             requirePushedAuthorizationRequests = form["require_pushed_authorization_requests"] == "true"
+            dpopBoundAccessTokens = form["dpop_bound_access_tokens"] == "true"
         }
     }
 
@@ -382,7 +384,8 @@ struct ConsoleRoutes {
                     numberMatching: input.numberMatching, idTokenAlgorithm: input.idTokenAlgorithm,
                     postLogoutRedirectURIs: input.postLogoutRedirectURIs.isEmpty ? nil : input.postLogoutRedirectURIs,
                     backchannelLogoutURI: input.backchannelLogoutURI,
-                    requirePushedAuthorizationRequests: input.requirePushedAuthorizationRequests),
+                    requirePushedAuthorizationRequests: input.requirePushedAuthorizationRequests,
+                    dpopBoundAccessTokens: input.dpopBoundAccessTokens),
                 tenant: tenant, logger: context.logger)
         } catch {
             guard let problem = Self.serviceProblem(error) else { throw error }
@@ -424,6 +427,7 @@ struct ConsoleRoutes {
             "kind": service.isPublic ? "public client" : "confidential client", "values": input ?? stored,
             "numberMatching": input.map { $0["number_matching"] == "true" } ?? service.numberMatching,
             "requirePAR": input.map { $0["require_pushed_authorization_requests"] == "true" } ?? service.requirePushedAuthorizationRequests,
+            "dpopBound": input.map { $0["dpop_bound_access_tokens"] == "true" } ?? service.dpopBoundAccessTokens,
         ]
         if WebSessions.isBuiltIn(service.clientID) {
             // The server's own sign-in service: shown, never edited.
@@ -468,6 +472,7 @@ struct ConsoleRoutes {
             update.postLogoutRedirectURIs = input.postLogoutRedirectURIs.isEmpty ? .null : .value(input.postLogoutRedirectURIs)
             update.backchannelLogoutURI = input.backchannelLogoutURI.map { .value($0) } ?? .null
             update.requirePushedAuthorizationRequests = input.requirePushedAuthorizationRequests
+            update.dpopBoundAccessTokens = input.dpopBoundAccessTokens
             _ = try await administration.updateService(clientID: clientID, update, tenant: tenant, logger: context.logger)
         } catch {
             guard let problem = Self.serviceProblem(error) else { throw error }

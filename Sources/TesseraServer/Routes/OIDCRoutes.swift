@@ -292,17 +292,21 @@ struct OIDCRoutes {
         let tenant = try context.requireTenant()
         let client = try context.requireClient()
         let form = client.form
+        let issuer = domain.issuer(forTenantNamed: tenant.name)
+        // A DPoP proof (RFC 9449 §5) binds the tokens to the client's key.
+        let dpop = try await dpopProof(request, url: issuer + "/token", resource: false)
         let tokens: TokenResponse
         switch form["grant_type"] {
         case "authorization_code":
             guard let code = form["code"] else { throw DomainError.invalidRequest("code is missing") }
             tokens = try await domain.grants.redeemCode(
-                code, redirectURI: form["redirect_uri"], codeVerifier: form["code_verifier"], client: client.service, tenant: tenant)
+                code, redirectURI: form["redirect_uri"], codeVerifier: form["code_verifier"], client: client.service, tenant: tenant,
+                dpop: dpop)
         case "refresh_token":
             guard let token = form["refresh_token"] else { throw DomainError.invalidRequest("refresh_token is missing") }
-            tokens = try await domain.grants.refresh(token, scope: form["scope"], client: client.service, tenant: tenant)
+            tokens = try await domain.grants.refresh(token, scope: form["scope"], client: client.service, tenant: tenant, dpop: dpop)
         case Backchannel.grantType:
-            tokens = try await domain.backchannel.redeem(authReqID: form["auth_req_id"], client: client.service, tenant: tenant)
+            tokens = try await domain.backchannel.redeem(authReqID: form["auth_req_id"], client: client.service, tenant: tenant, dpop: dpop)
         case nil:
             throw DomainError.invalidRequest("grant_type is missing")
         default:
@@ -312,7 +316,33 @@ struct OIDCRoutes {
         }
         var response = JSONResponse.make(tokens)
         response.headers[.init("Pragma")!] = "no-cache"
+        if dpop != nil { response.headers[Self.dpopNonceHeader] = domain.dpop.nonce() }
         return response
+    }
+
+    // MARK: DPoP
+
+    static let dpopHeader = HTTPField.Name("DPoP")!
+    static let dpopNonceHeader = HTTPField.Name("DPoP-Nonce")!
+
+    /// The request's DPoP proof, checked, or nil without one. A refusal at the token
+    /// endpoint is a 400, at a resource a 401 with a `DPoP` challenge; `use_dpop_nonce`
+    /// carries the nonce to use (RFC 9449 §8, §9).
+    func dpopProof(_ request: Request, url: String, resource: Bool, accessToken: String? = nil) async throws -> DPoP.Proof? {
+        let values = request.headers[values: Self.dpopHeader]
+        guard !values.isEmpty else { return nil }
+        do {
+            guard values.count == 1 else { throw DomainError(.invalid, DPoP.invalidProof, "send one DPoP header") }
+            return try await domain.dpop.check(values[0], method: request.method.rawValue, url: url, accessToken: accessToken)
+        } catch let error as DomainError where error.code == DPoP.useNonce || error.code == DPoP.invalidProof {
+            var answer = OAuthError(resource ? .unauthorized : .badRequest, error.code.rawValue, error.message)
+            if resource {
+                answer.headers[.wwwAuthenticate] =
+                    #"DPoP error="\#(error.code.rawValue)", algs="\#(DPoP.algorithms.joined(separator: " "))""#
+            }
+            if error.code == DPoP.useNonce { answer.headers[Self.dpopNonceHeader] = domain.dpop.nonce() }
+            throw answer
+        }
     }
 
     /// `POST {issuer}/par` (RFC 9126): a service pushes its authorization request and gets
@@ -354,15 +384,27 @@ struct OIDCRoutes {
     // MARK: UserInfo
 
     @Sendable func userinfo(_ request: Request, context: TesseraRequestContext) async throws -> Response {
+        let usesDPoP = request.headers[.authorization]?.hasPrefix("DPoP ") == true
         func invalidToken() -> OAuthError {
             var error = OAuthError(.unauthorized, "invalid_token", "the access token is not valid")
-            error.headers = [.wwwAuthenticate: #"Bearer error="invalid_token""#]
+            error.headers = [
+                .wwwAuthenticate: usesDPoP
+                    ? #"DPoP error="invalid_token", algs="\#(DPoP.algorithms.joined(separator: " "))""# : #"Bearer error="invalid_token""#
+            ]
             return error
         }
         // The token in the Authorization header, or (POST) as the form body's `access_token`
         // (RFC 6750 §2.1, §2.2), never both; not in the query (§2.3 is not offered).
         let token: String
-        if let header = request.headers[.authorization] {
+        var dpop: DPoP.Proof?
+        let tenant = try context.requireTenant()
+        if let header = request.headers[.authorization], header.hasPrefix("DPoP ") {
+            // A DPoP-bound token (RFC 9449 §7): the proof must name this request and hash the token.
+            token = String(header.dropFirst(5))
+            dpop = try await dpopProof(
+                request, url: domain.issuer(forTenantNamed: tenant.name) + "/userinfo", resource: true, accessToken: token)
+            guard dpop != nil else { throw invalidToken() }
+        } else if let header = request.headers[.authorization] {
             guard header.hasPrefix("Bearer ") else { throw invalidToken() }
             token = String(header.dropFirst(7))
         } else if request.method == .post, request.headers[.contentType]?.hasPrefix("application/x-www-form-urlencoded") == true,
@@ -373,7 +415,9 @@ struct OIDCRoutes {
             throw invalidToken()
         }
         do {
-            return JSONResponse.make(try await domain.grants.userInfo(accessToken: token, tenant: try context.requireTenant()))
+            var response = JSONResponse.make(try await domain.grants.userInfo(accessToken: token, tenant: tenant, dpop: dpop))
+            if dpop != nil { response.headers[Self.dpopNonceHeader] = domain.dpop.nonce() }
+            return response
         } catch let error as DomainError where error.code == .invalidToken {
             throw invalidToken()
         }

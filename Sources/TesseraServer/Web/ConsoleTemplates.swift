@@ -117,6 +117,7 @@ enum ConsoleTemplates {
         {{#algorithms}}<option value="{{value}}" {{#selected}}selected{{/selected}}>{{value}}</option>{{/algorithms}}</select>{{#errors.id_token_signed_response_alg}}{{>field}}{{/errors.id_token_signed_response_alg}}</div>
         <div><label for="service-post-logout-uris">Post-logout redirect URIs (one per line)</label><textarea id="service-post-logout-uris" name="post_logout_redirect_uris" rows="2" {{^manage}}disabled{{/manage}} aria-describedby="post_logout_redirect_uris-error">{{values.post_logout_redirect_uris}}</textarea>{{#errors.post_logout_redirect_uris}}{{>field}}{{/errors.post_logout_redirect_uris}}</div>
         <div><label><input type="checkbox" name="require_pushed_authorization_requests" value="true" id="service-require-par" {{#requirePAR}}checked{{/requirePAR}} {{^manage}}disabled{{/manage}}> Authorization requests must be pushed first (PAR)</label></div>
+        <div><label><input type="checkbox" name="dpop_bound_access_tokens" value="true" id="service-dpop-bound" {{#dpopBound}}checked{{/dpopBound}} {{^manage}}disabled{{/manage}}> Tokens are always DPoP-bound (the service must send DPoP proofs)</label></div>
         <div><label for="service-backchannel-logout-uri">Back-channel logout URI</label><input id="service-backchannel-logout-uri" name="backchannel_logout_uri" value="{{values.backchannel_logout_uri}}" {{^manage}}disabled{{/manage}} aria-describedby="backchannel_logout_uri-error">{{#errors.backchannel_logout_uri}}{{>field}}{{/errors.backchannel_logout_uri}}</div>
         """
 

@@ -109,7 +109,8 @@ extension StoreTransaction {
                 id_token_alg = \(bind: service.idTokenAlgorithm),
                 post_logout_redirect_uris = \(bind: try service.postLogoutRedirectURIs.map { try JSONCoding.string($0) }),
                 backchannel_logout_uri = \(bind: service.backchannelLogoutURI),
-                require_par = \(bind: service.requirePushedAuthorizationRequests ? 1 : 0)
+                require_par = \(bind: service.requirePushedAuthorizationRequests ? 1 : 0),
+                dpop_bound = \(bind: service.dpopBound ? 1 : 0)
             WHERE id = \(bind: service.id)
             """
         ).run()

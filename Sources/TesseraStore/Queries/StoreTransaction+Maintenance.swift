@@ -27,13 +27,15 @@ public enum PurgeTarget: String, CaseIterable, Sendable {
     case webAuthnCeremonies = "webauthn_ceremonies"
     /// Pushed authorization requests past their minute.
     case pushedRequests = "pushed_requests"
+    /// Seen DPoP proofs too old to be replayed.
+    case dpopProofs = "dpop_proofs"
 }
 
 /// The tables `tessera admin stats` counts.
 public let countedTables = [
     "tenants", "signing_keys", "services", "users", "invitations", "activations", "activation_users", "auth_requests",
     "grants", "sessions", "sso_sessions", "device_token_ids", "push_targets", "authentication_history", "audit_log",
-    "web_sessions", "security_keys", "webauthn_ceremonies", "logout_notices", "pushed_requests",
+    "web_sessions", "security_keys", "webauthn_ceremonies", "logout_notices", "pushed_requests", "dpop_proofs",
 ]
 
 extension StoreTransaction {
@@ -59,6 +61,8 @@ extension StoreTransaction {
                 where: "expires_at < \(bind: now) OR ended_at IS NOT NULL OR last_seen_at + idle_lifetime < \(bind: now)", limit: limit)
         case .webAuthnCeremonies:
             try await deleteBatch(table: "webauthn_ceremonies", key: "challenge", where: "expires_at < \(bind: now)", limit: limit)
+        case .dpopProofs:
+            try await deleteBatch(table: "dpop_proofs", key: "digest", where: "expires_at < \(bind: now)", limit: limit)
         case .pushedRequests:
             try await deleteBatch(table: "pushed_requests", key: "digest", where: "expires_at < \(bind: now)", limit: limit)
         case .ssoSessions:

@@ -1,6 +1,7 @@
 import Foundation
 import SQLKit
 import TesseraCore
+import TesseraSQLite
 
 /// What a set of sessions to end stands on.
 public enum SessionScope: Sendable {
@@ -115,6 +116,17 @@ extension StoreTransaction {
     /// How many notices wait (the admin stats and the tests).
     public func pendingLogoutNotices(tenantID: TenantID) async throws -> [LogoutNoticeRecord] {
         try await all("SELECT * FROM logout_notices WHERE tenant_id = \(bind: tenantID) ORDER BY created_at", as: LogoutNoticeRecord.self)
+    }
+
+    /// Records a DPoP proof as seen; false when it was seen already (a replay).
+    public func recordDPoPProof(digest: String, expiresAt: Int64) async throws -> Bool {
+        do {
+            try await db.raw("INSERT INTO dpop_proofs (digest, expires_at) VALUES (\(bind: digest), \(bind: expiresAt))").run()
+            return true
+        } catch {
+            if PostgresErrors.isUniqueViolation(error) || (error as? SQLiteFailure)?.isUniqueViolation == true { return false }
+            throw error
+        }
     }
 
     /// Ends the single sign-on session of one user on one device (logout).

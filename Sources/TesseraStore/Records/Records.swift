@@ -177,6 +177,9 @@ public struct ServiceRecord: Codable, Sendable {
     public var backchannelLogoutURI: String? = nil
     /// Its authorization requests must be pushed first (RFC 9126 `require_pushed_authorization_requests`).
     @IntegerFlag public var requirePushedAuthorizationRequests: Bool = false
+    /// Its access tokens are always DPoP-bound: a token request without a proof is refused
+    /// (RFC 9449 §5.2 `dpop_bound_access_tokens`).
+    @IntegerFlag public var dpopBound: Bool = false
     public var createdAt: Int64
 
     public init(
@@ -227,6 +230,7 @@ public struct ServiceRecord: Codable, Sendable {
         case postLogoutRedirectURIs = "post_logout_redirect_uris"
         case backchannelLogoutURI = "backchannel_logout_uri"
         case requirePushedAuthorizationRequests = "require_par"
+        case dpopBound = "dpop_bound"
         case createdAt = "created_at"
     }
 }
@@ -761,6 +765,8 @@ public struct SessionRecord: Codable, Sendable {
     public var idleLifetime: Int64
     public var endedAt: Int64?
     public var endReason: SessionEndReason?
+    /// The JWK thumbprint a public client's DPoP-bound session is bound to (RFC 9449 §5).
+    public var dpopJKT: String? = nil
 
     public init(
         id: SessionID, tenantID: TenantID, serviceID: ServiceID, userID: UserID, activationID: ActivationID?, factors: [FactorType],
@@ -800,6 +806,7 @@ public struct SessionRecord: Codable, Sendable {
         case idleLifetime = "idle_lifetime"
         case endedAt = "ended_at"
         case endReason = "end_reason"
+        case dpopJKT = "dpop_jkt"
     }
 }
 

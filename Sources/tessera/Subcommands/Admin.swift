@@ -96,6 +96,8 @@ struct Admin: AsyncParsableCommand {
             var backchannelLogoutUri: String?
             @Flag(help: "Its authorization requests must be pushed to {issuer}/par first (RFC 9126).")
             var requirePushedAuthorizationRequests = false
+            @Flag(help: "Its access tokens are always DPoP-bound: a token request without a DPoP proof is refused (RFC 9449).")
+            var dpopBoundAccessTokens = false
 
             func validate() throws {
                 guard !redirectUri.isEmpty || backchannelMode != nil else {
@@ -117,7 +119,8 @@ struct Admin: AsyncParsableCommand {
                     roles: role.isEmpty ? nil : try roles(role), subjectType: subjectType, appIdentityToken: appIdentityToken,
                     idTokenAlgorithm: idTokenAlg, postLogoutRedirectURIs: postLogoutRedirectUri.isEmpty ? nil : postLogoutRedirectUri,
                     backchannelLogoutURI: backchannelLogoutUri,
-                    requirePushedAuthorizationRequests: requirePushedAuthorizationRequests ? true : nil)
+                    requirePushedAuthorizationRequests: requirePushedAuthorizationRequests ? true : nil,
+                    dpopBoundAccessTokens: dpopBoundAccessTokens ? true : nil)
                 let (service, json) = try await options.client().call(
                     "POST", "admin/tenants/\(tenant)/services", body: body, as: Administration.ServiceView.self)
                 if options.json { return Output.json(json) }

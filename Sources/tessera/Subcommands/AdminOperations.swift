@@ -91,6 +91,7 @@ enum Show {
         if !service.postLogoutRedirectURIs.isEmpty { print("post_logout_redirect_uris: \(service.postLogoutRedirectURIs.joined(separator: ","))") }
         if let uri = service.backchannelLogoutURI { print("backchannel_logout_uri: \(uri)") }
         if service.requirePushedAuthorizationRequests { print("require_pushed_authorization_requests: true") }
+        if service.dpopBoundAccessTokens { print("dpop_bound_access_tokens: true") }
     }
 
     static func user(_ user: Administration.UserView) {
@@ -276,11 +277,14 @@ extension Admin.Service {
         @Flag(help: "Stop back-channel logout for the service.") var noBackchannelLogoutUri = false
         @Flag(inversion: .prefixedNo, help: "Its authorization requests must be pushed to {issuer}/par first (RFC 9126).")
         var requirePushedAuthorizationRequests: Bool?
+        @Flag(inversion: .prefixedNo, help: "Its access tokens are always DPoP-bound (RFC 9449).")
+        var dpopBoundAccessTokens: Bool?
 
         func run() async throws {
             var body = Administration.UpdateService()
             body.idTokenAlgorithm = idTokenAlg
             body.requirePushedAuthorizationRequests = requirePushedAuthorizationRequests
+            body.dpopBoundAccessTokens = dpopBoundAccessTokens
             if noPostLogoutRedirectUris {
                 guard postLogoutRedirectUri.isEmpty else {
                     throw ValidationError("--no-post-logout-redirect-uris cannot be combined with --post-logout-redirect-uri")
