@@ -63,10 +63,18 @@ public struct HTTPResponseData: Sendable {
     public var status: Int
     /// The response body; empty when there was none.
     public var body: Data
-    /// An answer with `status` and `body`.
-    public init(status: Int, body: Data) {
+    /// The response headers the SDK reads (`DPoP-Nonce`); names as the server sent them.
+    public var headers: [String: String]
+    /// An answer with `status`, `body` and, where the transport has them, `headers`.
+    public init(status: Int, body: Data, headers: [String: String] = [:]) {
         self.status = status
         self.body = body
+        self.headers = headers
+    }
+
+    /// A header's value, its name compared without regard to case.
+    public func header(_ name: String) -> String? {
+        headers.first { $0.key.caseInsensitiveCompare(name) == .orderedSame }?.value
     }
 }
 
@@ -119,7 +127,11 @@ public struct URLSessionTransport: HTTPTransport {
                     guard let http = response as? HTTPURLResponse else {
                         return continuation.resume(throwing: TesseraKitError.transport("not an HTTP response"))
                     }
-                    continuation.resume(returning: HTTPResponseData(status: http.statusCode, body: data ?? Data()))
+                    var headers: [String: String] = [:]
+                    for (name, value) in http.allHeaderFields {
+                        if let name = name as? String, let value = value as? String { headers[name] = value }
+                    }
+                    continuation.resume(returning: HTTPResponseData(status: http.statusCode, body: data ?? Data(), headers: headers))
                 }
                 box.start(task)
             }

@@ -49,13 +49,20 @@ public struct TokenData: Codable, Sendable {
     public internal(set) var accessTokenExpiresAt: Date
     /// Set when a refresh was refused: the tokens are kept only to report the status.
     public internal(set) var outdated: Bool
+    /// `DPoP` when the access token is bound to this device's DPoP key (send it with
+    /// `authorizationHeaders`), `Bearer` (or nil, for tokens kept from before) otherwise.
+    public internal(set) var tokenType: String?
 
     var label: String { TokenManager.label(issuer: issuer, clientID: clientID, username: username) }
 }
 
 /// Keeps an app's tokens per issuer, service and user in the key store, gets them with
 /// an in-app login (the app as a public client with its own PKCE pair), and refreshes
-/// them with rotation. Several users may be logged in on one device. Calls are
+/// them with rotation. By default every token request carries a DPoP proof (RFC 9449)
+/// signed with a key made for that user and service in the key store (on Apple, in the
+/// Secure Enclave): the tokens are bound to this device, and a copied refresh or access
+/// token is useless elsewhere. `authorizationHeaders` gives a resource request its
+/// `Authorization` and `DPoP` headers. Several users may be logged in on one device. Calls are
 /// serialised within one process; processes that share a key store (an app and its
 /// extension) must not refresh the same user's tokens at once, since presenting one
 /// refresh token twice makes the server end the session.
@@ -72,6 +79,10 @@ public struct TokenManager: Sendable {
     let keyStore: any KeyStore
     let transport: any HTTPTransport
     let now: @Sendable () -> Date
+    /// Whether token requests carry DPoP proofs.
+    let usesDPoP: Bool
+    /// The last `DPoP-Nonce` each origin sent (RFC 9449 §8).
+    static let nonces = DPoPNonces()
 
     /// Refreshes are serialised: two at once would present one refresh token twice,
     /// which the server takes for theft and answers by revoking the session.
@@ -88,10 +99,16 @@ public struct TokenManager: Sendable {
     /// let (status, accessToken) = await tokens.accessToken(clientID: appID, username: "alice")
     /// if status == .noTokenDataAvailable { showLogin() }
     /// ```
-    public init(keyStore: any KeyStore, transport: any HTTPTransport = URLSessionTransport(), now: @escaping @Sendable () -> Date = { Date() }) {
+    ///
+    /// `dpop: false` asks for plain bearer tokens instead of DPoP-bound ones.
+    public init(
+        keyStore: any KeyStore, transport: any HTTPTransport = URLSessionTransport(), now: @escaping @Sendable () -> Date = { Date() },
+        dpop: Bool = true
+    ) {
         self.keyStore = keyStore
         self.transport = transport
         self.now = now
+        self.usesDPoP = dpop
     }
 
     static func label(issuer: String, clientID: String, username: String) -> String {
@@ -166,7 +183,8 @@ public struct TokenManager: Sendable {
         await Self.lock.withLock {
             var fields = ["grant_type": "authorization_code", "code": authorizationCode, "redirect_uri": redirectURI, "client_id": clientID]
             if let codeVerifier { fields["code_verifier"] = codeVerifier }
-            guard case .success(let response) = await tokenRequest(issuer: issuer, fields) else {
+            let label = Self.label(issuer: issuer, clientID: clientID, username: username)
+            guard case .success(let response) = await tokenRequest(issuer: issuer, fields, dpopLabel: label) else {
                 return .cannotAcquireAccessTokenForAuthorizationCode
             }
             return await keepResponse(response, issuer: issuer, clientID: clientID, username: username, scope: scope) ? .ok : .cannotAcquireTokenData
@@ -198,7 +216,8 @@ public struct TokenManager: Sendable {
         let data = TokenData(
             issuer: issuer, clientID: clientID, username: username, subject: Self.subject(of: response.idToken),
             accessToken: response.accessToken, refreshToken: response.refreshToken, idToken: response.idToken, scope: response.scope ?? scope,
-            accessTokenExpiresAt: now().addingTimeInterval(TimeInterval(response.expiresIn ?? 300)), outdated: false)
+            accessTokenExpiresAt: now().addingTimeInterval(TimeInterval(response.expiresIn ?? 300)), outdated: false,
+            tokenType: response.tokenType)
         return await save(data)
     }
 
@@ -239,7 +258,8 @@ public struct TokenManager: Sendable {
             "grant_type": "authorization_code", "code": code.code, "redirect_uri": code.redirectURI, "client_id": clientID,
             "code_verifier": verifier,
         ]
-        guard case .success(let response) = await tokenRequest(issuer: code.issuer, fields) else {
+        let label = Self.label(issuer: code.issuer, clientID: clientID, username: loggedIn)
+        guard case .success(let response) = await tokenRequest(issuer: code.issuer, fields, dpopLabel: label) else {
             return LoginResult(status: .cannotAcquireAccessTokenForAuthorizationCode, lockout: nil)
         }
         let kept = await keepResponse(response, issuer: code.issuer, clientID: clientID, username: loggedIn, scope: scope)
@@ -317,8 +337,38 @@ public struct TokenManager: Sendable {
                     _ = try? await transport.send(formRequest(url: entry.issuer + "/revoke", fields))
                 }
                 try await keyStore.setItem(nil, label: entry.label)
+                try await keyStore.setItem(nil, label: Self.dpopLabel(entry.label))
             }
         }
+    }
+
+    /// The headers a request to a resource server needs: `Authorization` with a valid
+    /// access token (refreshed if needed) and, for a DPoP-bound token, a `DPoP` proof for
+    /// this method and URL with the token's hash and the last nonce the URL's origin sent.
+    /// When the resource answers 401 with `use_dpop_nonce`, pass its `DPoP-Nonce` to
+    /// `noteDPoPNonce` and ask again.
+    ///
+    /// ```swift
+    /// let (status, headers) = await tokens.authorizationHeaders(method: "GET", url: userinfoURL, clientID: appID, username: "alice")
+    /// for (name, value) in headers ?? [:] { request.setValue(value, forHTTPHeaderField: name) }
+    /// ```
+    public func authorizationHeaders(method: String, url: URL, clientID: String? = nil, username: String, issuer: String? = nil) async
+        -> (LoginStatus, [String: String]?)
+    {
+        await Self.lock.withLock {
+            let (status, token) = await currentToken(clientID: clientID, username: username, issuer: issuer)
+            guard let token, let entry = try? await find(clientID: clientID, username: username, issuer: issuer) else { return (status, nil) }
+            guard entry.tokenType == "DPoP" else { return (status, ["Authorization": "Bearer \(token)"]) }
+            guard let key = try? await keyStore.key(label: Self.dpopLabel(entry.label)),
+                let proof = try? await proof(method: method, url: url, key: key, accessToken: token)
+            else { return (.cannotAcquireTokenData, nil) }
+            return (status, ["Authorization": "DPoP \(token)", "DPoP": proof])
+        }
+    }
+
+    /// Remembers a nonce a server sent in `DPoP-Nonce`, for the next proofs to its origin.
+    public func noteDPoPNonce(_ nonce: String, for url: URL) async {
+        await Self.nonces.set(nonce, origin: Self.origin(of: url))
     }
 
     // MARK: Internals
@@ -338,8 +388,12 @@ public struct TokenManager: Sendable {
             _ = await save(entry)
             return (.tokenDataIsOutdated, nil)
         }
-        switch await tokenRequest(issuer: entry.issuer, ["grant_type": "refresh_token", "refresh_token": refresh, "client_id": entry.clientID]) {
+        switch await tokenRequest(
+            issuer: entry.issuer, ["grant_type": "refresh_token", "refresh_token": refresh, "client_id": entry.clientID],
+            dpopLabel: entry.tokenType == "DPoP" ? entry.label : nil)
+        {
         case .success(let response):
+            entry.tokenType = response.tokenType
             entry.accessToken = response.accessToken
             entry.refreshToken = response.refreshToken ?? refresh
             entry.idToken = response.idToken ?? entry.idToken
@@ -385,8 +439,10 @@ public struct TokenManager: Sendable {
         let idToken: String?
         let expiresIn: Int?
         let scope: String?
+        var tokenType: String? = nil
         enum CodingKeys: String, CodingKey {
             case scope
+            case tokenType = "token_type"
             case accessToken = "access_token"
             case refreshToken = "refresh_token"
             case idToken = "id_token"
@@ -402,10 +458,34 @@ public struct TokenManager: Sendable {
         case unavailable
     }
 
-    private func tokenRequest(issuer: String, _ fields: [String: String]) async -> TokenAnswer {
-        let response: HTTPResponseData
+    /// A token request; with `dpopLabel` (and DPoP on) it carries a proof signed with the
+    /// key under that label, made on first use, and is sent once more with the server's
+    /// nonce when it asks for one (`use_dpop_nonce`).
+    private func tokenRequest(issuer: String, _ fields: [String: String], dpopLabel label: String? = nil) async -> TokenAnswer {
+        guard let endpoint = URL(string: issuer + "/token") else { return .unavailable }
+        var key: (any P256Signer)?
+        if usesDPoP, let label {
+            let keyLabel = Self.dpopLabel(label)
+            do {
+                key = try await keyStore.key(label: keyLabel)
+                if key == nil { key = try await keyStore.generateKey(label: keyLabel, protection: .deviceBound) }
+            } catch {
+                return .unavailable
+            }
+        }
+        var response: HTTPResponseData
         do {
-            response = try await transport.send(formRequest(url: issuer + "/token", fields))
+            var attempt = 0
+            while true {
+                var request = try formRequest(url: endpoint.absoluteString, fields)
+                if let key { request.headers["DPoP"] = try await proof(method: "POST", url: endpoint, key: key, accessToken: nil) }
+                response = try await transport.send(request)
+                if let nonce = response.header("DPoP-Nonce") { await Self.nonces.set(nonce, origin: Self.origin(of: endpoint)) }
+                struct Refusal: Decodable { let error: String }
+                let refusal = try? JSONDecoder().decode(Refusal.self, from: response.body).error
+                guard key != nil, response.status == 400, refusal == "use_dpop_nonce", attempt == 0 else { break }
+                attempt += 1
+            }
         } catch {
             return .unavailable
         }
@@ -420,6 +500,34 @@ public struct TokenManager: Sendable {
             let error = try? JSONDecoder().decode(Refusal.self, from: response.body).error
             return ["invalid_grant", "invalid_client", "unauthorized_client"].contains(error ?? "") ? .refused : .unavailable
         }
+    }
+
+    static func dpopLabel(_ label: String) -> String { label + ".dpop" }
+
+    static func origin(of url: URL) -> String {
+        "\(url.scheme?.lowercased() ?? "")://\(url.host?.lowercased() ?? "")\(url.port.map { ":\($0)" } ?? "")"
+    }
+
+    /// A DPoP proof (RFC 9449 §4): `typ` dpop+jwt, ES256 with the public key in the header,
+    /// the method, the URL without query and fragment, the system clock's `iat` (the server
+    /// compares it with its own), the origin's last nonce, and the token's hash at a resource.
+    func proof(method: String, url: URL, key: any P256Signer, accessToken: String?) async throws -> String {
+        struct Claims: Encodable {
+            let jti: String
+            let htm: String
+            let htu: String
+            let iat: Int64
+            let nonce: String?
+            let ath: String?
+        }
+        var components = URLComponents(url: url, resolvingAgainstBaseURL: false)
+        components?.query = nil
+        components?.fragment = nil
+        let claims = Claims(
+            jti: Secrets.randomToken(byteCount: 16), htm: method, htu: components?.string ?? url.absoluteString,
+            iat: Int64(Date().timeIntervalSince1970), nonce: await Self.nonces.nonce(origin: Self.origin(of: url)),
+            ath: accessToken.map { Secrets.digest($0) })  // base64url(SHA-256(token)), RFC 9449 §4.2
+        return try CompactJWS.sign(claims: claims, header: JWSHeader(typ: "dpop+jwt", jwk: key.publicJWK), signer: key)
     }
 
     private func formRequest(url: String, _ fields: [String: String]) throws -> HTTPRequestData {
@@ -438,4 +546,12 @@ public struct TokenManager: Sendable {
         else { return nil }
         return claims["sub"] as? String
     }
+}
+
+/// The last DPoP nonce each origin sent.
+actor DPoPNonces {
+    private var nonces: [String: String] = [:]
+
+    func set(_ nonce: String, origin: String) { nonces[origin] = String(nonce.prefix(256)) }
+    func nonce(origin: String) -> String? { nonces[origin] }
 }

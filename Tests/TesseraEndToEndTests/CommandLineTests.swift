@@ -312,8 +312,10 @@ struct CommandLineTests {
                  "--json"])
             #expect(first.0 == 0 && first.1["status"] as? String == "ok", "\(first.2)")
             let access = try #require(first.1["access_token"] as? String)
+            // DPoP-bound by default: as a bearer token it is refused.
+            #expect(first.1["token_type"] as? String == "DPoP")
             let userinfo = try await TestHTTP().get("\(server)/t/shop/userinfo", headers: ["Authorization": "Bearer \(access)"])
-            #expect(userinfo.status == 200)
+            #expect(userinfo.status == 401)
             let kept = try await tessera(["device", "token", "--user", "pia", "--store", phone])
             #expect(kept.0 == 0 && kept.2.hasPrefix("status: ok\naccess_token: "), "\(kept.2)")
         }

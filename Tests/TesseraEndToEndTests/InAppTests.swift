@@ -203,8 +203,16 @@ struct InAppTests {
             #expect(try await tokens.users().map(\.username) == ["bo", "cy"])
             let (first, access) = await tokens.accessToken(username: "bo")
             #expect(first == .ok)
-            let userinfo = try await scenario.http.get("\(scenario.issuer)/userinfo", headers: ["Authorization": "Bearer \(try #require(access))"])
-            #expect(userinfo.status == 200)
+            // DPoP by default: the token is bound to a key the device made; a resource request
+            // carries a proof, and the same token as a bearer token is refused.
+            #expect(try await tokens.users().first { $0.username == "bo" }?.tokenType == "DPoP")
+            let userinfoURL = try #require(URL(string: "\(scenario.issuer)/userinfo"))
+            let (_, headers) = await tokens.authorizationHeaders(method: "GET", url: userinfoURL, username: "bo")
+            #expect(headers?["Authorization"] == "DPoP \(try #require(access))")
+            let userinfo = try await scenario.http.get(userinfoURL.absoluteString, headers: try #require(headers))
+            #expect(userinfo.status == 200, "\(userinfo.text)")
+            let asBearer = try await scenario.http.get(userinfoURL.absoluteString, headers: ["Authorization": "Bearer \(try #require(access))"])
+            #expect(asBearer.status == 401)
             let before = try #require(try await tokens.users().first { $0.username == "bo" }?.refreshToken)
 
             // Past the access token's lifetime: refreshed, and the refresh token rotated.
@@ -212,15 +220,36 @@ struct InAppTests {
             let (refreshed, newAccess) = await tokens.accessToken(username: "bo")
             #expect(refreshed == .ok)
             #expect(newAccess != access)
+            // The refresh carried a proof with the same key: the new token is bound too.
+            let (_, renewedHeaders) = await tokens.authorizationHeaders(method: "GET", url: userinfoURL, username: "bo")
+            #expect(try await scenario.http.get(userinfoURL.absoluteString, headers: try #require(renewedHeaders)).status == 200)
             let after = try #require(try await tokens.users().first { $0.username == "bo" }?.refreshToken)
             #expect(after != before)
 
-            // Someone replays the old refresh token: the server revokes the session, and the
-            // next refresh finds the tokens outdated. The other user is untouched.
-            let replay = try await scenario.tokenRequest(["grant_type": "refresh_token", "refresh_token": before], service: app)
+            // Someone copied the refresh tokens: without the device's DPoP key they are
+            // refused before they are looked at, so the copy neither works nor ends the session.
+            let stolen = try await scenario.tokenRequest(["grant_type": "refresh_token", "refresh_token": after], service: app)
+            #expect(try stolen.json()["error"] as? String == "invalid_dpop_proof")
+            clock.advance(by: 600)
+            #expect(await tokens.status(username: "bo") == .ok)
+            // A token manager without DPoP: a replayed refresh token revokes the session, and
+            // the next refresh finds the tokens outdated. The other user is untouched.
+            let bearerTokens = TokenManager(keyStore: device.keyStore, transport: device.transport, now: { clock.now }, dpop: false)
+            let relogin = await bearerTokens.login(
+                authenticator: device.authenticator, clientID: app.clientID, redirectURI: app.redirectURI, username: "bo"
+            ) { information in
+                try information.sign(factor: DeviceFactor())
+                try information.sign(factor: PinFactor("2468"))
+            }
+            #expect(relogin == .ok)
+            #expect(try await bearerTokens.users().first { $0.username == "bo" }?.tokenType == "Bearer")
+            let bearerBefore = try #require(try await bearerTokens.users().first { $0.username == "bo" }?.refreshToken)
+            clock.advance(by: 600)
+            #expect(await bearerTokens.status(username: "bo") == .ok)
+            let replay = try await scenario.tokenRequest(["grant_type": "refresh_token", "refresh_token": bearerBefore], service: app)
             #expect(try replay.json()["error"] as? String == "invalid_grant")
             clock.advance(by: 600)
-            #expect(await tokens.status(username: "bo") == .tokenDataIsOutdated)
+            #expect(await bearerTokens.status(username: "bo") == .tokenDataIsOutdated)
             #expect(await tokens.status(username: "cy") == .ok)
 
             // No connection: the tokens stay, the status says to try later.

@@ -81,7 +81,9 @@ struct RouterTransport: HTTPTransport {
         let uri = request.url.path + (request.url.query.map { "?\($0)" } ?? "")
         let response = try await client.executeRequest(
             uri: uri, method: HTTPRequest.Method(request.method) ?? .get, headers: fields, body: request.body.map { ByteBuffer(bytes: $0) })
-        return HTTPResponseData(status: response.status.code, body: Data(buffer: response.body))
+        var headers: [String: String] = [:]
+        for field in response.headers { headers[field.name.rawName] = field.value }
+        return HTTPResponseData(status: response.status.code, body: Data(buffer: response.body), headers: headers)
     }
 }
 

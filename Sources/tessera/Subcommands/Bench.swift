@@ -565,7 +565,9 @@ struct ClientTransport: HTTPTransport {
         if let body = request.body { outgoing.body = .bytes(ByteBuffer(bytes: body)) }
         let response = try await http.execute(outgoing, timeout: .seconds(Int64(request.timeout > 0 ? request.timeout : 30)))
         let body = try await response.body.collect(upTo: 1 << 20)
-        return HTTPResponseData(status: Int(response.status.code), body: Data(body.readableBytesView))
+        var headers: [String: String] = [:]
+        for field in response.headers { headers[field.name] = field.value }
+        return HTTPResponseData(status: Int(response.status.code), body: Data(body.readableBytesView), headers: headers)
     }
 }
 

@@ -82,7 +82,9 @@ extension Device {
                 --redirect-uri and --pin, a user without usable tokens is logged in first (an in-app login with \
                 this device as a public client and its own PKCE pair). Statuses: ok, noTokenDataAvailable, \
                 tokenDataIsOutdated, cannotAcquireAuthorizationCode, cannotAcquireAccessTokenForAuthorizationCode, \
-                cannotAcquireTokenData. Exit code 0 for ok, 4 for any other status.
+                cannotAcquireTokenData. Exit code 0 for ok, 4 for any other status. Tokens are DPoP-bound \
+                (RFC 9449) to a key in the store unless --no-dpop: such an access token is sent as \
+                `Authorization: DPoP …` with a proof, and is refused as a bearer token.
                 """)
         @OptionGroup var options: DeviceOptions
         @Option(help: "The user whose tokens to use.") var user: String
@@ -93,6 +95,7 @@ extension Device {
         @Option(help: "The issuer, when tokens or activations of several exist.") var issuer: String?
         @Option(help: "The factor combination to log in with, e.g. device,pin.") var factors: String?
         @Option(help: "A TOTP code (default: computed from the secret this device enrolled).") var otp: String?
+        @Flag(help: "Ask for bearer tokens instead of DPoP-bound ones (when logging in).") var noDpop = false
 
         func validate() throws {
             if pin != nil && (clientId == nil || redirectUri == nil) {
@@ -102,7 +105,7 @@ extension Device {
 
         func run() async throws {
             let keyStore = try options.keyStore()
-            let tokens = TokenManager(keyStore: keyStore)
+            let tokens = TokenManager(keyStore: keyStore, dpop: !noDpop)
             var (status, accessToken) = await tokens.accessToken(clientID: clientId, username: user, issuer: issuer)
             if status == .noTokenDataAvailable || status == .tokenDataIsOutdated, let clientId, let redirectUri, pin != nil {
                 let authenticator = Authenticator(keyStore: keyStore, biometrics: options.biometrics())
@@ -116,11 +119,13 @@ extension Device {
                 }
                 if status == .ok { (status, accessToken) = await tokens.accessToken(clientID: clientId, username: user, issuer: issuer) }
             }
+            let tokenType = accessToken == nil ? nil : (try? await tokens.users())?.first { $0.username == user && (clientId == nil || $0.clientID == clientId) }?.tokenType
             if options.json {
-                Output.encodable(TokenReport(status: status.rawValue, accessToken: accessToken))
+                Output.encodable(TokenReport(status: status.rawValue, accessToken: accessToken, tokenType: tokenType))
             } else {
                 print("status: \(status.rawValue)")
                 if let accessToken { print("access_token: \(accessToken)") }
+                if let tokenType { print("token_type: \(tokenType)") }
             }
             if status != .ok { throw ExitCode(4) }
         }
@@ -129,9 +134,11 @@ extension Device {
     struct TokenReport: Encodable {
         let status: String
         let accessToken: String?
+        let tokenType: String?
         enum CodingKeys: String, CodingKey {
             case status
             case accessToken = "access_token"
+            case tokenType = "token_type"
         }
     }
 }
