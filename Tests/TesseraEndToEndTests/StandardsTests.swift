@@ -25,6 +25,24 @@ struct StandardsTests {
         return (continuation, task)
     }
 
+    /// Runs a relying-party script against the service while the device approves each
+    /// login it starts; the script's exit must be 0 and its logins `logins`. Its RESULT.
+    static func runRelyingParty(
+        _ script: String, service: Scenario.Service, scenario: Scenario, device: TestDevice, logins: Int, extra: [String: String]
+    ) async throws -> [String: Any] {
+        let (continuation, approvals) = approving(device)
+        let environment = [
+            "TESSERA_ISSUER": scenario.issuer, "CLIENT_ID": service.clientID, "CLIENT_SECRET": service.clientSecret ?? "",
+            "REDIRECT_URI": service.redirectURI,
+        ].merging(extra) { $1 }
+        let result = try await Python.run(script, [], environment: environment, onLine: { continuation.yield($0) })
+        continuation.finish()
+        #expect(result.status == 0, "\(result.output)\n\(result.errors)")
+        #expect(try await approvals.value == logins, "the device approved \(logins) logins")
+        let line = try #require(result.output.split(separator: "\n").first { $0.hasPrefix("RESULT ") })
+        return try #require(try JSONSerialization.jsonObject(with: Data(line.dropFirst(7).utf8)) as? [String: Any])
+    }
+
     @Test("Authlib: RS256 and EdDSA ID tokens, prompt, acr_values, max_age, login_hint, ui_locales, scopes, PAR, logout and back-channel logout (joserfc)")
     func authlibStandards() async throws {
         try await withServer { server in
@@ -32,20 +50,12 @@ struct StandardsTests {
             let service = try await scenario.createService(attributes: ["email", "name"], redirectURI: "http://127.0.0.1:9/standards/callback")
             try await scenario.createUser("kim", attributes: ["email": "kim@example.com", "name": "Kim"])
             let (device, activation) = try await activateDevice(scenario, username: "kim")
-            let (continuation, approvals) = Self.approving(device)
-            let result = try await Python.run(
-                "oidc_standards.py", [],
-                environment: [
+            let object = try await Self.runRelyingParty(
+                "oidc_standards.py", service: service, scenario: scenario, device: device, logins: 4,
+                extra: [
                     "TESSERA_SERVER": server.baseURL, "TESSERA_ADMIN_TOKEN": scenario.adminToken, "TESSERA_TENANT": scenario.tenant,
-                    "TESSERA_ISSUER": scenario.issuer, "CLIENT_ID": service.clientID, "CLIENT_SECRET": service.clientSecret ?? "",
-                    "REDIRECT_URI": service.redirectURI, "USERNAME": "kim", "ACTIVATION_ID": activation.activation.id.rawValue,
-                ],
-                onLine: { continuation.yield($0) })
-            continuation.finish()
-            #expect(result.status == 0, "\(result.output)\n\(result.errors)")
-            #expect(try await approvals.value == 4, "the device approved the four logins")
-            let line = try #require(result.output.split(separator: "\n").first { $0.hasPrefix("RESULT ") })
-            let object = try #require(try JSONSerialization.jsonObject(with: Data(line.dropFirst(7).utf8)) as? [String: Any])
+                    "USERNAME": "kim", "ACTIVATION_ID": activation.activation.id.rawValue,
+                ])
             // The retry waited for the first back-off (5 s), not for the receiver's next visit.
             let retry = try #require(object["retry_after"] as? Double)
             #expect(retry >= 4 && retry < 30, "retried after \(retry) s")
@@ -67,19 +77,8 @@ struct StandardsTests {
             #expect(update.status == 200, "\(update.text)")
             try await scenario.createUser("oli", attributes: ["email": "oli@example.com"])
             let (device, _) = try await activateDevice(scenario, username: "oli")
-            let (continuation, approvals) = Self.approving(device)
-            let result = try await Python.run(
-                "oic_client.py", [],
-                environment: [
-                    "TESSERA_ISSUER": scenario.issuer, "CLIENT_ID": service.clientID, "CLIENT_SECRET": service.clientSecret ?? "",
-                    "REDIRECT_URI": service.redirectURI, "ALGORITHM": algorithm,
-                ],
-                onLine: { continuation.yield($0) })
-            continuation.finish()
-            #expect(result.status == 0, "\(result.output)\n\(result.errors)")
-            #expect(try await approvals.value == 1)
-            let line = try #require(result.output.split(separator: "\n").first { $0.hasPrefix("RESULT ") })
-            let object = try #require(try JSONSerialization.jsonObject(with: Data(line.dropFirst(7).utf8)) as? [String: Any])
+            let object = try await Self.runRelyingParty(
+                "oic_client.py", service: service, scenario: scenario, device: device, logins: 1, extra: ["ALGORITHM": algorithm])
             #expect((object["userinfo"] as? [String: Any])?["email"] as? String == "oli@example.com")
             #expect((object["id_token"] as? [String: Any])?["acr"] as? String == "urn:tessera:acr:device+pin")
         }
@@ -94,17 +93,9 @@ struct StandardsTests {
             let service = try await scenario.createService(isPublic: isPublic, redirectURI: "http://127.0.0.1:9/dpop")
             try await scenario.createUser("dee")
             let (device, _) = try await activateDevice(scenario, username: "dee")
-            let (continuation, approvals) = Self.approving(device)
-            let result = try await Python.run(
-                "dpop_client.py", [],
-                environment: [
-                    "TESSERA_ISSUER": scenario.issuer, "CLIENT_ID": service.clientID, "CLIENT_SECRET": service.clientSecret ?? "",
-                    "REDIRECT_URI": service.redirectURI, "ALGORITHM": algorithm,
-                ],
-                onLine: { continuation.yield($0) })
-            continuation.finish()
-            #expect(result.status == 0, "\(result.output)\n\(result.errors)")
-            #expect(try await approvals.value == 1)
+            let object = try await Self.runRelyingParty(
+                "dpop_client.py", service: service, scenario: scenario, device: device, logins: 1, extra: ["ALGORITHM": algorithm])
+            #expect(object["token_type"] as? String == "DPoP")
             // A service registered for DPoP-bound tokens gets none without a proof.
             let update = try await scenario.http.patchJSON(
                 "\(server.baseURL)/admin/tenants/\(scenario.tenant)/services/\(service.clientID)", ["dpop_bound_access_tokens": true],

@@ -12,15 +12,14 @@ REDIRECT_URI, ALGORITHM (ES256, EdDSA or RS256). Prints RESULT {json}.
 """
 import base64
 import hashlib
-import html
 import json
 import os
-import re
 import sys
 import time
 import urllib.parse
 import warnings
 
+import login_page
 import requests
 from authlib.common.security import generate_token
 from authlib.oauth2.rfc7636 import create_s256_code_challenge
@@ -38,12 +37,6 @@ def check(condition, message):
 
 def b64url(data: bytes) -> str:
     return base64.urlsafe_b64encode(data).rstrip(b"=").decode("ascii")
-
-
-def page_value(pattern: str, text: str) -> str:
-    match = re.search(pattern, text)
-    check(match is not None, f"login page lacks {pattern}")
-    return html.unescape(match.group(1))
 
 
 def new_key(algorithm):
@@ -97,17 +90,7 @@ class Client:
             "state": generate_token(10), "nonce": generate_token(10),
             "code_challenge": create_s256_code_challenge(verifier), "code_challenge_method": "S256",
         }
-        browser = requests.Session()
-        page = browser.get(self.metadata["authorization_endpoint"] + "?" + urllib.parse.urlencode(query), timeout=TIMEOUT)
-        check(page.status_code == 200, f"login page: {page.status_code}")
-        print("AUTHENTICATION_URL " + page_value(r'id="authentication-url">([^<]*)<', page.text), flush=True)
-        status_url = page_value(r'data-status-url="([^"]*)"', page.text)
-        complete_url = page_value(r'data-complete-url="([^"]*)"', page.text)
-        deadline = time.time() + 60
-        while browser.get(status_url, timeout=TIMEOUT).json()["status"] != "approved":
-            check(time.time() < deadline, "the device did not approve")
-            time.sleep(0.2)
-        location = browser.get(complete_url, allow_redirects=False, timeout=TIMEOUT).headers["Location"]
+        location = login_page.login(self.metadata["authorization_endpoint"] + "?" + urllib.parse.urlencode(query))
         return dict(urllib.parse.parse_qsl(urllib.parse.urlparse(location).query))["code"], verifier
 
 

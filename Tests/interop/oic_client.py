@@ -7,26 +7,16 @@ followed like a browser (requests, with cookies); the Swift test approves the
 AUTHENTICATION_URL this script prints. Environment: TESSERA_ISSUER, CLIENT_ID,
 CLIENT_SECRET, REDIRECT_URI, ALGORITHM (the service's ID-token algorithm).
 """
-import html
 import json
 import os
-import re
 import sys
-import time
 import urllib.parse
 
-import requests
+import login_page
 from oic import rndstr
 from oic.oic import Client
 from oic.oic.message import AccessTokenResponse, AuthorizationResponse, OpenIDSchema, RegistrationResponse
 from oic.utils.authn.client import CLIENT_AUTHN_METHOD
-
-
-def page_value(pattern: str, text: str) -> str:
-    match = re.search(pattern, text)
-    if not match:
-        raise SystemExit(f"login page lacks {pattern}")
-    return html.unescape(match.group(1))
 
 
 def main() -> int:
@@ -44,23 +34,7 @@ def main() -> int:
         "redirect_uri": redirect_uri, "state": state})
     url = request.request(client.authorization_endpoint)
 
-    browser = requests.Session()
-    page = browser.get(url, timeout=45)
-    page.raise_for_status()
-    print("AUTHENTICATION_URL " + page_value(r'id="authentication-url">([^<]*)<', page.text), flush=True)
-    status_url = page_value(r'data-status-url="([^"]*)"', page.text)
-    complete_url = page_value(r'data-complete-url="([^"]*)"', page.text)
-    deadline = time.time() + 60
-    while True:
-        status = browser.get(status_url, timeout=45).json()["status"]
-        if status == "approved":
-            break
-        if status not in ("pending", "claimed") or time.time() > deadline:
-            raise SystemExit(f"login ended as {status}")
-        time.sleep(0.2)
-    redirect = browser.get(complete_url, allow_redirects=False, timeout=45)
-    assert redirect.status_code == 302, redirect.status_code
-    query = urllib.parse.urlparse(redirect.headers["Location"]).query
+    query = urllib.parse.urlparse(login_page.login(url)).query
 
     response = client.parse_response(AuthorizationResponse, info=query, sformat="urlencoded")
     assert response["state"] == state, response

@@ -6,25 +6,16 @@ status until the device approved, takes the redirect, exchanges the code with
 client_secret_basic and the PKCE verifier, verifies the ID token against the JWKS,
 and reads userinfo. Environment: TESSERA_ISSUER, CLIENT_ID, CLIENT_SECRET, REDIRECT_URI.
 """
-import html
 import json
 import os
-import re
 import sys
-import time
 
+import login_page
 import requests
 from authlib.common.security import generate_token
 from authlib.integrations.requests_client import OAuth2Session
 from joserfc import jwt
 from joserfc.jwk import KeySet
-
-
-def page_value(pattern: str, text: str) -> str:
-    match = re.search(pattern, text)
-    if not match:
-        raise SystemExit(f"login page lacks {pattern}")
-    return html.unescape(match.group(1))
 
 
 def main() -> int:
@@ -49,25 +40,7 @@ def main() -> int:
         metadata["authorization_endpoint"], code_verifier=verifier, nonce=nonce
     )
 
-    browser = requests.Session()
-    page = browser.get(url, timeout=30)
-    page.raise_for_status()
-    print("AUTHENTICATION_URL " + page_value(r'id="authentication-url">([^<]*)<', page.text), flush=True)
-    status_url = page_value(r'data-status-url="([^"]*)"', page.text)
-    complete_url = page_value(r'data-complete-url="([^"]*)"', page.text)
-
-    deadline = time.time() + 60
-    while True:
-        status = browser.get(status_url, timeout=30).json()["status"]
-        if status == "approved":
-            break
-        if status not in ("pending", "claimed") or time.time() > deadline:
-            raise SystemExit(f"login ended as {status}")
-        time.sleep(0.2)
-
-    redirect = browser.get(complete_url, allow_redirects=False, timeout=30)
-    assert redirect.status_code == 302, redirect.status_code
-    location = redirect.headers["Location"]
+    location = login_page.login(url)
     assert location.startswith(redirect_uri + "?"), location
 
     # Authlib checks that the redirect carries the state it sent.

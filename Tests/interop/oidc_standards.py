@@ -11,17 +11,16 @@ Environment: TESSERA_SERVER, TESSERA_ADMIN_TOKEN, TESSERA_TENANT, TESSERA_ISSUER
 CLIENT_ID, CLIENT_SECRET, REDIRECT_URI, USERNAME, ACTIVATION_ID.
 Prints RESULT {json} at the end.
 """
-import html
 import json
 import os
 import queue
-import re
 import sys
 import threading
 import time
 import urllib.parse
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
+import login_page
 import requests
 from authlib.common.security import generate_token
 from authlib.integrations.requests_client import OAuth2Session
@@ -36,12 +35,6 @@ TIMEOUT = 45
 def check(condition, message):
     if not condition:
         raise SystemExit("FAILED: " + message)
-
-
-def page_value(pattern: str, text: str) -> str:
-    match = re.search(pattern, text)
-    check(match is not None, f"login page lacks {pattern}")
-    return html.unescape(match.group(1))
 
 
 class Receiver:
@@ -143,21 +136,9 @@ class Relying:
 
     def login(self, scope="openid", algorithm="ES256", pushed=False, **extra):
         browser, page, session, verifier, nonce, state = self.authorize(scope, pushed=pushed, **extra)
-        check(page.status_code == 200, f"login page: {page.status_code} {page.text[:200]}")
-        print("AUTHENTICATION_URL " + page_value(r'id="authentication-url">([^<]*)<', page.text), flush=True)
-        status_url = page_value(r'data-status-url="([^"]*)"', page.text)
-        complete_url = page_value(r'data-complete-url="([^"]*)"', page.text)
-        deadline = time.time() + 60
-        while True:
-            status = browser.get(status_url, timeout=TIMEOUT).json()["status"]
-            if status == "approved":
-                break
-            check(status in ("pending", "claimed") and time.time() < deadline, f"login ended as {status}")
-            time.sleep(0.2)
-        redirect = browser.get(complete_url, allow_redirects=False, timeout=TIMEOUT)
-        check(redirect.status_code == 302, f"completion: {redirect.status_code}")
+        location = login_page.follow(browser, page)
         token = session.fetch_token(
-            self.metadata["token_endpoint"], authorization_response=redirect.headers["Location"], code_verifier=verifier,
+            self.metadata["token_endpoint"], authorization_response=location, code_verifier=verifier,
             state=state)
         id_token = jwt.decode(token["id_token"], self.keys(), algorithms=[algorithm])
         check(id_token.header["alg"] == algorithm, f"ID token alg {id_token.header['alg']}, expected {algorithm}")
