@@ -18,6 +18,8 @@ public enum Audit {
         case system
         /// A user acting for themselves without a device (a passkey from an invitation).
         case user(UserID)
+        /// A service registering or managing itself (RFC 7591/7592), by the initial access token's id or its client id.
+        case registration(String)
 
         public var text: String {
             switch self {
@@ -27,6 +29,7 @@ public enum Audit {
             case .operator(let name): "operator:\(name)"
             case .system: "system"
             case .user(let id): "user:\(id)"
+            case .registration(let id): "registration:\(id)"
             }
         }
     }

@@ -2366,6 +2366,268 @@ enum OpenAPIDocument {
     ]
    }
   },
+  "/admin/tenants/{tenant}/registration-tokens": {
+   "parameters": [
+    {
+     "name": "tenant",
+     "in": "path",
+     "required": true,
+     "schema": {
+      "type": "string"
+     },
+     "description": "The tenant's name"
+    }
+   ],
+   "post": {
+    "summary": "An initial access token for dynamic client registration (RFC 7591)",
+    "responses": {
+     "201": {
+      "description": "Created",
+      "content": {
+       "application/json": {
+        "schema": {
+         "$ref": "#/components/schemas/RegistrationToken"
+        }
+       }
+      }
+     },
+     "400": {
+      "description": "Malformed or out-of-bounds input",
+      "content": {
+       "application/json": {
+        "schema": {
+         "$ref": "#/components/schemas/Error"
+        }
+       }
+      }
+     },
+     "401": {
+      "description": "No or bad admin token or key",
+      "content": {
+       "application/json": {
+        "schema": {
+         "$ref": "#/components/schemas/Error"
+        }
+       }
+      }
+     },
+     "403": {
+      "description": "Beyond the key's role or scope",
+      "content": {
+       "application/json": {
+        "schema": {
+         "$ref": "#/components/schemas/Error"
+        }
+       }
+      }
+     },
+     "404": {
+      "description": "Unknown (or another tenant's)",
+      "content": {
+       "application/json": {
+        "schema": {
+         "$ref": "#/components/schemas/Error"
+        }
+       }
+      }
+     },
+     "413": {
+      "description": "Body too large",
+      "content": {
+       "application/json": {
+        "schema": {
+         "$ref": "#/components/schemas/Error"
+        }
+       }
+      }
+     }
+    },
+    "requestBody": {
+     "required": false,
+     "content": {
+      "application/json": {
+       "schema": {
+        "$ref": "#/components/schemas/CreateRegistrationToken"
+       }
+      }
+     }
+    },
+    "security": [
+     {
+      "adminToken": []
+     }
+    ],
+    "tags": [
+     "admin"
+    ]
+   },
+   "get": {
+    "summary": "The tenant's initial access tokens",
+    "responses": {
+     "200": {
+      "description": "OK",
+      "content": {
+       "application/json": {
+        "schema": {
+         "type": "object",
+         "properties": {
+          "tokens": {
+           "type": "array",
+           "items": {
+            "$ref": "#/components/schemas/RegistrationToken"
+           }
+          }
+         },
+         "required": [
+          "tokens"
+         ]
+        }
+       }
+      }
+     },
+     "400": {
+      "description": "Malformed or out-of-bounds input",
+      "content": {
+       "application/json": {
+        "schema": {
+         "$ref": "#/components/schemas/Error"
+        }
+       }
+      }
+     },
+     "401": {
+      "description": "No or bad admin token or key",
+      "content": {
+       "application/json": {
+        "schema": {
+         "$ref": "#/components/schemas/Error"
+        }
+       }
+      }
+     },
+     "403": {
+      "description": "Beyond the key's role or scope",
+      "content": {
+       "application/json": {
+        "schema": {
+         "$ref": "#/components/schemas/Error"
+        }
+       }
+      }
+     },
+     "404": {
+      "description": "Unknown (or another tenant's)",
+      "content": {
+       "application/json": {
+        "schema": {
+         "$ref": "#/components/schemas/Error"
+        }
+       }
+      }
+     }
+    },
+    "security": [
+     {
+      "adminToken": []
+     }
+    ],
+    "tags": [
+     "admin"
+    ]
+   }
+  },
+  "/admin/tenants/{tenant}/registration-tokens/{token}": {
+   "parameters": [
+    {
+     "name": "tenant",
+     "in": "path",
+     "required": true,
+     "schema": {
+      "type": "string"
+     },
+     "description": "The tenant's name"
+    },
+    {
+     "name": "token",
+     "in": "path",
+     "required": true,
+     "schema": {
+      "type": "string"
+     }
+    }
+   ],
+   "delete": {
+    "summary": "Revoke an initial access token",
+    "responses": {
+     "200": {
+      "description": "OK",
+      "content": {
+       "application/json": {
+        "schema": {
+         "type": "object",
+         "properties": {
+          "revoked": {
+           "type": "string"
+          }
+         },
+         "required": [
+          "revoked"
+         ]
+        }
+       }
+      }
+     },
+     "400": {
+      "description": "Malformed or out-of-bounds input",
+      "content": {
+       "application/json": {
+        "schema": {
+         "$ref": "#/components/schemas/Error"
+        }
+       }
+      }
+     },
+     "401": {
+      "description": "No or bad admin token or key",
+      "content": {
+       "application/json": {
+        "schema": {
+         "$ref": "#/components/schemas/Error"
+        }
+       }
+      }
+     },
+     "403": {
+      "description": "Beyond the key's role or scope",
+      "content": {
+       "application/json": {
+        "schema": {
+         "$ref": "#/components/schemas/Error"
+        }
+       }
+      }
+     },
+     "404": {
+      "description": "Unknown (or another tenant's)",
+      "content": {
+       "application/json": {
+        "schema": {
+         "$ref": "#/components/schemas/Error"
+        }
+       }
+      }
+     }
+    },
+    "security": [
+     {
+      "adminToken": []
+     }
+    ],
+    "tags": [
+     "admin"
+    ]
+   }
+  },
   "/admin/tenants/{tenant}/invitations": {
    "parameters": [
     {
@@ -5774,6 +6036,10 @@ enum OpenAPIDocument {
      "webauthn_rp_id": {
       "type": "string",
       "description": "The RP ID passkeys are bound to"
+     },
+     "dynamic_registration": {
+      "type": "boolean",
+      "description": "Services may register themselves (RFC 7591)"
      }
     },
     "required": [
@@ -5787,7 +6053,8 @@ enum OpenAPIDocument {
      "session_idle_lifetime",
      "history_retention",
      "access_token_lifetime",
-     "webauthn_rp_id"
+     "webauthn_rp_id",
+     "dynamic_registration"
     ]
    },
    "CreateTenant": {
@@ -5904,6 +6171,52 @@ enum OpenAPIDocument {
         "type": "null"
        }
       ]
+     },
+     "dynamic_registration": {
+      "type": "boolean",
+      "description": "Services may register themselves with an initial access token (RFC 7591)"
+     }
+    }
+   },
+   "RegistrationToken": {
+    "type": "object",
+    "properties": {
+     "id": {
+      "type": "string"
+     },
+     "token": {
+      "type": "string",
+      "description": "Only in the answer that made it"
+     },
+     "uses_left": {
+      "type": "integer"
+     },
+     "expires_at": {
+      "type": "number"
+     },
+     "created_at": {
+      "type": "number"
+     }
+    },
+    "required": [
+     "id",
+     "uses_left",
+     "expires_at",
+     "created_at"
+    ]
+   },
+   "CreateRegistrationToken": {
+    "type": "object",
+    "properties": {
+     "uses": {
+      "type": "integer",
+      "minimum": 1,
+      "maximum": 1000
+     },
+     "ttl_seconds": {
+      "type": "integer",
+      "minimum": 60,
+      "maximum": 2592000
      }
     }
    },

@@ -515,5 +515,23 @@ enum Schema {
             "CREATE TABLE dpop_proofs (digest TEXT PRIMARY KEY, expires_at BIGINT NOT NULL)",
             "CREATE INDEX dpop_proofs_by_expiry ON dpop_proofs (expires_at)",
         ]),
+        // Dynamic client registration (RFC 7591, 7592): whether a tenant takes it, the initial
+        // access tokens its administrators issue (digests, uses left), and the digest of each
+        // registered service's registration access token.
+        (17, [
+            "ALTER TABLE tenants ADD COLUMN dynamic_registration INTEGER NOT NULL DEFAULT 0",
+            "ALTER TABLE services ADD COLUMN registration_digest TEXT",
+            """
+            CREATE TABLE registration_tokens (
+                id TEXT PRIMARY KEY,
+                tenant_id TEXT NOT NULL REFERENCES tenants(id),
+                digest TEXT NOT NULL UNIQUE,
+                uses_left INTEGER NOT NULL,
+                expires_at BIGINT NOT NULL,
+                created_at BIGINT NOT NULL
+            )
+            """,
+            "CREATE INDEX registration_tokens_by_tenant ON registration_tokens (tenant_id)",
+        ]),
     ]
 }

@@ -15,9 +15,15 @@ struct StandardsTests {
         let (lines, continuation) = AsyncStream<String>.makeStream()
         let task = Task {
             var approved = 0
-            for await line in lines where line.hasPrefix("AUTHENTICATION_URL ") {
+            var matchCode: String?
+            for await line in lines {
+                if line.hasPrefix("MATCH_CODE ") { matchCode = String(line.dropFirst("MATCH_CODE ".count)) }
+                guard line.hasPrefix("AUTHENTICATION_URL ") else { continue }
                 let url = try #require(URL(string: String(line.dropFirst("AUTHENTICATION_URL ".count))))
-                let information = try await device.authenticator.start(url: url)
+                var information = try await device.authenticator.start(url: url)
+                // With number matching, the user picks the number the page showed.
+                if !information.numberChoices.isEmpty { try information.pickNumber(try #require(matchCode)) }
+                matchCode = nil
                 if try await signAndFinish(information, device: device, factors: [.device, .pin]).isUserLogin { approved += 1 }
             }
             return approved
@@ -108,6 +114,82 @@ struct StandardsTests {
             let refused = try await scenario.redeem(code: code, service: service, verifier: login.verifier)
             let refusal = try refused.json()["error"] as? String
             #expect(refused.status == 400 && refusal == "invalid_dpop_proof", "\(refused.text)")
+        }
+    }
+
+    @Test("dynamic client registration: off unless the tenant takes it, initial access tokens spent once, RFC 7592 read, replace and delete; pyoidc signs in as the registered client")
+    func dynamicRegistration() async throws {
+        try await withServer { server in
+            let scenario = try await Scenario.make(on: server)
+            let admin = ["Authorization": "Bearer \(scenario.adminToken)"]
+            let tenantURL = "\(server.baseURL)/admin/tenants/\(scenario.tenant)"
+            let metadata: [String: Any] = [
+                "client_name": "Registered app", "redirect_uris": ["http://127.0.0.1:9/registered"], "scope": "openid email",
+            ]
+            #expect(try await scenario.http.postJSON("\(scenario.issuer)/register", metadata).status == 404, "off by default")
+            var discovery = try await scenario.http.get("\(scenario.issuer)/.well-known/openid-configuration").json()
+            #expect(discovery["registration_endpoint"] == nil)
+            #expect(try await scenario.http.patchJSON(tenantURL, ["dynamic_registration": true], headers: admin).status == 200)
+            discovery = try await scenario.http.get("\(scenario.issuer)/.well-known/openid-configuration").json()
+            #expect(discovery["registration_endpoint"] as? String == "\(scenario.issuer)/register")
+
+            let issued = try await scenario.http.postJSON("\(tenantURL)/registration-tokens", ["uses": 1], headers: admin)
+            #expect(issued.status == 201, "\(issued.text)")
+            let token = try #require(try issued.json()["token"] as? String)
+            let bearer = ["Authorization": "Bearer \(token)"]
+            let anonymous = try await scenario.http.postJSON("\(scenario.issuer)/register", metadata)
+            #expect(anonymous.status == 401 && anonymous.header("WWW-Authenticate")?.contains("invalid_token") == true)
+            // Refusals spend no use of the token.
+            let noRedirect = try await scenario.http.postJSON("\(scenario.issuer)/register", ["client_name": "x"], headers: bearer)
+            #expect(try noRedirect.status == 400 && (noRedirect.json()["error"] as? String) == "invalid_redirect_uri")
+            let fragment = try await scenario.http.postJSON(
+                "\(scenario.issuer)/register", ["redirect_uris": ["https://app.example/cb#x"]], headers: bearer)
+            #expect(try fragment.json()["error"] as? String == "invalid_redirect_uri")
+            let method = try await scenario.http.postJSON(
+                "\(scenario.issuer)/register", metadata.merging(["token_endpoint_auth_method": "private_key_jwt"]) { $1 }, headers: bearer)
+            #expect(try method.json()["error"] as? String == "invalid_client_metadata")
+
+            let registered = try await scenario.http.postJSON("\(scenario.issuer)/register", metadata, headers: bearer)
+            #expect(registered.status == 201 && registered.header("Cache-Control") == "no-store", "\(registered.text)")
+            let client = try registered.json()
+            let clientID = try #require(client["client_id"] as? String)
+            let secret = try #require(client["client_secret"] as? String)
+            let registrationToken = try #require(client["registration_access_token"] as? String)
+            let clientURI = try #require(client["registration_client_uri"] as? String)
+            #expect(clientURI == "\(scenario.issuer)/register/\(clientID)")
+            #expect(client["id_token_signed_response_alg"] as? String == "RS256", "OpenID Registration's default")
+            #expect(client["client_secret_expires_at"] as? Int == 0)
+            let again = try await scenario.http.postJSON("\(scenario.issuer)/register", metadata, headers: bearer)
+            #expect(again.status == 401, "the token had one use")
+
+            // The registered client is a service like any other: pyoidc signs in with it.
+            try await scenario.createUser("reg", attributes: ["email": "reg@example.com"])
+            let (device, _) = try await activateDevice(scenario, username: "reg")
+            let service = Scenario.Service(clientID: clientID, clientSecret: secret, redirectURI: "http://127.0.0.1:9/registered")
+            let object = try await Self.runRelyingParty(
+                "oic_client.py", service: service, scenario: scenario, device: device, logins: 1, extra: ["ALGORITHM": "RS256"])
+            #expect((object["userinfo"] as? [String: Any])?["email"] as? String == "reg@example.com")
+
+            // RFC 7592: read, replace, delete, each with the registration access token only.
+            let managing = ["Authorization": "Bearer \(registrationToken)"]
+            #expect(try await scenario.http.get(clientURI, headers: bearer).status == 401, "the initial token does not manage it")
+            let read = try await scenario.http.get(clientURI, headers: managing)
+            #expect(try read.status == 200 && (read.json()["client_secret"]) == nil, "\(read.text)")
+            let replaced = try await scenario.http.send(
+                "PUT", clientURI, headers: managing.merging(["Content-Type": "application/json"]) { $1 },
+                body: try JSONSerialization.data(withJSONObject: [
+                    "client_id": clientID, "redirect_uris": ["http://127.0.0.1:9/moved"], "id_token_signed_response_alg": "ES256",
+                ]))
+            #expect(try replaced.status == 200 && (replaced.json()["redirect_uris"] as? [String]) == ["http://127.0.0.1:9/moved"], "\(replaced.text)")
+            let viewed = try await scenario.http.get("\(tenantURL)/services/\(clientID)", headers: admin).json()
+            #expect(viewed["id_token_signed_response_alg"] as? String == "ES256")
+            let audit = try await scenario.audit()
+            #expect(audit.contains { $0["action"] as? String == "service.register" && ($0["actor"] as? String)?.hasPrefix("registration:") == true })
+            let deleted = try await scenario.http.send("DELETE", clientURI, headers: managing)
+            #expect(deleted.status == 204)
+            #expect(try await scenario.http.get(clientURI, headers: managing).status == 401)
+            let gone = try await scenario.tokenRequest(["grant_type": "refresh_token", "refresh_token": "x"], service: service)
+            #expect(gone.status == 401, "the client is gone")
         }
     }
 

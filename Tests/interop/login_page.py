@@ -22,6 +22,10 @@ def follow(browser: requests.Session, page: requests.Response, deadline_seconds:
     """From a login page already fetched with `browser`: the Location the completion redirects to."""
     if page.status_code != 200:
         raise SystemExit(f"FAILED: login page: {page.status_code} {page.text[:200]}")
+    # The number the page shows, for a service with number matching: the user picks it on the device.
+    match = re.search(r'data-match-code="([0-9]+)"', page.text)
+    if match:
+        print("MATCH_CODE " + match.group(1), flush=True)
     print("AUTHENTICATION_URL " + page_value(r'id="authentication-url">([^<]*)<', page.text), flush=True)
     status_url = page_value(r'data-status-url="([^"]*)"', page.text)
     complete_url = page_value(r'data-complete-url="([^"]*)"', page.text)

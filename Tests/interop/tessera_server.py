@@ -318,6 +318,8 @@ class Fixtures:
     auth_req_id: str
     # The CIBA request as the device sees it (its id in /device/pending).
     ciba_request: str
+    # An initial access token for dynamic client registration (its id).
+    registration_token_id: str = ""
 
     @property
     def path(self) -> str:
@@ -462,7 +464,9 @@ def set_up(server: Server) -> Fixtures:
     claimed, _ = start_in_app(server, device, TENANT, client_id)
     auth_req_id, ciba_request = backchannel_request(server, device, issuer, (client_id, client_secret))
     key = server.admin("POST", "/admin/keys", {"name": "robustness helpdesk", "role": "helpdesk", "tenant": TENANT})
+    registration_token = server.admin("POST", f"/admin/tenants/{TENANT}/registration-tokens", {"uses": 5})
     return Fixtures(
+        registration_token_id=registration_token["id"],
         tenant=TENANT, tenant_id=tenant["id"], issuer=issuer, client_id=client_id, client_secret=client_secret,
         user_id=user["id"], device=device, kid=server.admin("GET", f"/admin/tenants/{TENANT}/signing-keys")["keys"][0]["kid"],
         session_id=server.admin("GET", f"/admin/tenants/{TENANT}/users/{user['id']}/sessions")["sessions"][0]["id"],

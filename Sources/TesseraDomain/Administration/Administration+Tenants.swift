@@ -97,6 +97,8 @@ extension Administration {
         public var webAuthnTrustAnchors: Patch<String> = .absent
         /// The tenant's WebAuthn RP ID (`null`: the server's). Changing it orphans the passkeys registered.
         public var webAuthnRPID: Patch<String> = .absent
+        /// Services may register themselves with an initial access token (RFC 7591).
+        public var dynamicRegistration: Bool?
 
         public init() {}
 
@@ -105,6 +107,7 @@ extension Administration {
             lockout == nil && processPolicy == nil && ssoLifetime == nil && ssoPolicy.isAbsent && sessionLifetime == nil
                 && sessionIdleLifetime == nil && historyRetention == nil && auditRetention.isAbsent && accessTokenLifetime == nil
                 && appLinks.isAbsent && webAuthnTrustAnchors.isAbsent && webAuthnRPID.isAbsent
+                && dynamicRegistration == nil
         }
 
         public func encode(to encoder: any Encoder) throws {
@@ -121,6 +124,7 @@ extension Administration {
             try appLinks.encode(into: &container, .appLinks)
             try webAuthnTrustAnchors.encode(into: &container, .webAuthnTrustAnchors)
             try webAuthnRPID.encode(into: &container, .webAuthnRPID)
+            try container.encodeIfPresent(dynamicRegistration, forKey: .dynamicRegistration)
         }
 
         enum CodingKeys: String, CodingKey {
@@ -136,6 +140,7 @@ extension Administration {
             case appLinks = "app_links"
             case webAuthnTrustAnchors = "webauthn_trust_anchors"
             case webAuthnRPID = "webauthn_rp_id"
+            case dynamicRegistration = "dynamic_registration"
         }
 
         public init(from decoder: any Decoder) throws {
@@ -152,6 +157,7 @@ extension Administration {
             appLinks = try Patch(container, .appLinks)
             webAuthnTrustAnchors = try Patch(container, .webAuthnTrustAnchors)
             webAuthnRPID = try Patch(container, .webAuthnRPID)
+            dynamicRegistration = try container.decodeIfPresent(Bool.self, forKey: .dynamicRegistration)
         }
     }
 
@@ -196,6 +202,7 @@ extension Administration {
             if case .null = input.webAuthnTrustAnchors { next.webAuthnTrustAnchors = nil; changed.append("webauthn_trust_anchors") }
             if case .value(let id) = input.webAuthnRPID { next.webAuthnRPID = id; changed.append("webauthn_rp_id") }
             if case .null = input.webAuthnRPID { next.webAuthnRPID = nil; changed.append("webauthn_rp_id") }
+            if let enabled = input.dynamicRegistration { next.dynamicRegistration = enabled; changed.append("dynamic_registration") }
             guard !changed.isEmpty else { throw DomainError.invalidRequest("the body changes nothing") }
             next = try Self.checkedSettings(next)
             if let id = next.webAuthnRPID, !domain.passkeys.isValidRelyingPartyID(id) {

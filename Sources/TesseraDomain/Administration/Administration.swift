@@ -58,6 +58,7 @@ public struct Administration: Sendable {
         public let webAuthnTrustAnchors: String?
         /// The RP ID passkeys are bound to (the tenant's, the server's, or the public URL's host).
         public let webAuthnRPID: String
+        public let dynamicRegistration: Bool
         enum CodingKeys: String, CodingKey {
             case id, name, issuer, lockout
             case processPolicy = "process_policy"
@@ -71,6 +72,7 @@ public struct Administration: Sendable {
             case appLinks = "app_links"
             case webAuthnTrustAnchors = "webauthn_trust_anchors"
             case webAuthnRPID = "webauthn_rp_id"
+            case dynamicRegistration = "dynamic_registration"
         }
     }
 
@@ -81,7 +83,8 @@ public struct Administration: Sendable {
             sessionLifetime: record.sessionLifetime, sessionIdleLifetime: record.sessionIdleLifetime,
             historyRetention: record.historyRetention, auditRetention: record.auditRetention,
             accessTokenLifetime: record.accessTokenLifetime, appLinks: record.appLinks,
-            webAuthnTrustAnchors: record.webAuthnTrustAnchors, webAuthnRPID: domain.passkeys.relyingParty(for: record).id)
+            webAuthnTrustAnchors: record.webAuthnTrustAnchors, webAuthnRPID: domain.passkeys.relyingParty(for: record).id,
+            dynamicRegistration: record.dynamicRegistration)
     }
 
     public func createTenant(_ input: CreateTenant, logger: Logger) async throws -> TenantView {

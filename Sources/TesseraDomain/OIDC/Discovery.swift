@@ -14,6 +14,8 @@ public struct Discovery: Codable, Sendable {
     let backchannelAuthenticationEndpoint: String
     let endSessionEndpoint: String
     let pushedAuthorizationRequestEndpoint: String
+    /// Only for a tenant that takes dynamic client registration.
+    let registrationEndpoint: String?
     let requirePushedAuthorizationRequests = false
     let dpopSigningAlgValuesSupported = DPoP.algorithms
     let backchannelLogoutSupported = true
@@ -51,6 +53,7 @@ public struct Discovery: Codable, Sendable {
         case backchannelAuthenticationEndpoint = "backchannel_authentication_endpoint"
         case endSessionEndpoint = "end_session_endpoint"
         case pushedAuthorizationRequestEndpoint = "pushed_authorization_request_endpoint"
+        case registrationEndpoint = "registration_endpoint"
         case requirePushedAuthorizationRequests = "require_pushed_authorization_requests"
         case dpopSigningAlgValuesSupported = "dpop_signing_alg_values_supported"
         case backchannelLogoutSupported = "backchannel_logout_supported"
@@ -97,6 +100,7 @@ extension Domain {
             userinfoEndpoint: base + "/userinfo", jwksURI: base + "/jwks", revocationEndpoint: base + "/revoke",
             introspectionEndpoint: base + "/introspect", backchannelAuthenticationEndpoint: base + "/bc-authorize",
             endSessionEndpoint: base + "/logout", pushedAuthorizationRequestEndpoint: base + "/par",
+            registrationEndpoint: tenant.dynamicRegistration ? base + "/register" : nil,
             scopesSupported: ["openid", "offline_access"] + ScopeClaims.scopes,
             claimsSupported: ["sub", "iss", "aud", "exp", "iat", "auth_time", "nonce", "amr", "acr", "sid", "role"] + attributes.sorted(),
             acrValuesSupported: combinations.sorted())

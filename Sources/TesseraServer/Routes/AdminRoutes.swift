@@ -49,6 +49,9 @@ struct AdminRoutes {
         tenant.delete("sessions/:session", use: endSession)
         tenant.get("users/:user/security-keys", use: listSecurityKeys)
         tenant.delete("users/:user/security-keys/:key", use: removeSecurityKey)
+        tenant.post("registration-tokens", use: createRegistrationToken)
+        tenant.get("registration-tokens", use: listRegistrationTokens)
+        tenant.delete("registration-tokens/:token", use: revokeRegistrationToken)
         tenant.post("invitations", use: invite)
         tenant.get("invitations", use: listInvitations)
         tenant.delete("invitations/:invitation", use: revokeInvitation)
@@ -63,6 +66,27 @@ struct AdminRoutes {
         admin.get("keys", use: listKeys)
         admin.delete("keys/:key", use: revokeKey)
         admin.post("console-users", use: addConsoleUser)
+    }
+
+    // MARK: Registration tokens (RFC 7591 initial access tokens)
+
+    @Sendable func createRegistrationToken(_ request: Request, context: TesseraRequestContext) async throws -> Response {
+        let input = try await RequestDecoding.optionalJSON(Administration.CreateRegistrationToken.self, from: request)
+        let view = try await administration(context, .manage).createRegistrationToken(
+            input ?? .init(uses: nil, ttlSeconds: nil), tenant: try context.requireTenant(), logger: context.logger)
+        var response = JSONResponse.make(view, status: .created)
+        response.headers[.cacheControl] = "no-store"
+        return response
+    }
+
+    @Sendable func listRegistrationTokens(_ request: Request, context: TesseraRequestContext) async throws -> Response {
+        JSONResponse.make(["tokens": try await administration(context, .read).listRegistrationTokens(tenant: try context.requireTenant())])
+    }
+
+    @Sendable func revokeRegistrationToken(_ request: Request, context: TesseraRequestContext) async throws -> Response {
+        let id = context.parameters.get("token") ?? ""
+        try await administration(context, .manage).revokeRegistrationToken(id: id, tenant: try context.requireTenant(), logger: context.logger)
+        return JSONResponse.make(["revoked": id])
     }
 
     // MARK: Console operators

@@ -31,6 +31,11 @@ struct OIDCRoutes {
         browserCalls.post("authorize/passkey", use: passkeyLogin)
         browserCalls.post("passkeys/invitation/options", use: invitationPasskeyOptions)
         browserCalls.post("passkeys/invitation", use: invitationPasskey)
+        let registration = tenant.group().add(middleware: AddressThrottle(group: "token", limiter: state.limiter, settings: settings))
+        registration.post("register", use: register)
+        registration.get("register/:client", use: readRegistration)
+        registration.put("register/:client", use: updateRegistration)
+        registration.delete("register/:client", use: deleteRegistration)
         tenant.get("userinfo", use: userinfo)
         tenant.post("userinfo", use: userinfo)
         tenant.get("authenticate", use: authenticationLinkPage)
@@ -318,6 +323,63 @@ struct OIDCRoutes {
         response.headers[.init("Pragma")!] = "no-cache"
         if dpop != nil { response.headers[Self.dpopNonceHeader] = domain.dpop.nonce() }
         return response
+    }
+
+    // MARK: Dynamic client registration (RFC 7591, 7592)
+
+    /// The bearer token of a registration call; the failure is a 401 with a `Bearer` challenge.
+    static func registrationToken(_ request: Request) -> String? {
+        guard let header = request.headers[.authorization], header.hasPrefix("Bearer ") else { return nil }
+        return String(header.dropFirst(7))
+    }
+
+    func registrationCall(_ body: () async throws -> Response) async throws -> Response {
+        do {
+            var response = try await body()
+            response.headers[.cacheControl] = "no-store"
+            return response
+        } catch let error as DomainError where error.code == .invalidToken {
+            var answer = OAuthError(error)
+            answer.headers[.wwwAuthenticate] = #"Bearer error="invalid_token""#
+            throw answer
+        }
+    }
+
+    @Sendable func register(_ request: Request, context: TesseraRequestContext) async throws -> Response {
+        try await registrationCall {
+            let metadata = try await RequestDecoding.json(ClientRegistration.Metadata.self, from: request)
+            let registered = try await domain.clientRegistration.register(
+                metadata, initialAccessToken: Self.registrationToken(request), tenant: try context.requireTenant(), logger: context.logger)
+            return JSONResponse.make(registered, status: .created)
+        }
+    }
+
+    @Sendable func readRegistration(_ request: Request, context: TesseraRequestContext) async throws -> Response {
+        try await registrationCall {
+            JSONResponse.make(
+                try await domain.clientRegistration.read(
+                    clientID: try context.parameters.require("client"), registrationToken: Self.registrationToken(request),
+                    tenant: try context.requireTenant()))
+        }
+    }
+
+    @Sendable func updateRegistration(_ request: Request, context: TesseraRequestContext) async throws -> Response {
+        try await registrationCall {
+            let metadata = try await RequestDecoding.json(ClientRegistration.Metadata.self, from: request)
+            return JSONResponse.make(
+                try await domain.clientRegistration.update(
+                    clientID: try context.parameters.require("client"), metadata, registrationToken: Self.registrationToken(request),
+                    tenant: try context.requireTenant(), logger: context.logger))
+        }
+    }
+
+    @Sendable func deleteRegistration(_ request: Request, context: TesseraRequestContext) async throws -> Response {
+        try await registrationCall {
+            try await domain.clientRegistration.delete(
+                clientID: try context.parameters.require("client"), registrationToken: Self.registrationToken(request),
+                tenant: try context.requireTenant(), logger: context.logger)
+            return Response(status: .noContent)
+        }
     }
 
     // MARK: DPoP

@@ -60,7 +60,8 @@ extension StoreTransaction {
                 session_idle_lifetime = \(bind: tenant.sessionIdleLifetime), history_retention = \(bind: tenant.historyRetention),
                 audit_retention = \(bind: tenant.auditRetention), access_token_lifetime = \(bind: tenant.accessTokenLifetime),
                 app_links = \(bind: try tenant.appLinks.map { try JSONCoding.string($0) }),
-                webauthn_trust_anchors = \(bind: tenant.webAuthnTrustAnchors), webauthn_rp_id = \(bind: tenant.webAuthnRPID)
+                webauthn_trust_anchors = \(bind: tenant.webAuthnTrustAnchors), webauthn_rp_id = \(bind: tenant.webAuthnRPID),
+                dynamic_registration = \(bind: tenant.dynamicRegistration ? 1 : 0)
             WHERE id = \(bind: tenant.id)
             """
         ).run()
@@ -81,7 +82,7 @@ extension StoreTransaction {
         for table in [
             "grants", "auth_requests", "sessions", "sso_sessions", "push_targets", "authentication_history", "invitations",
             "activations", "security_keys", "webauthn_ceremonies", "users", "services", "signing_keys", "web_sessions",
-            "console_operators", "logout_notices", "pushed_requests",
+            "console_operators", "logout_notices", "pushed_requests", "registration_tokens",
         ] {
             statements.append("DELETE FROM \(ident: table) WHERE tenant_id = \(bind: id)")
         }
@@ -110,7 +111,7 @@ extension StoreTransaction {
                 post_logout_redirect_uris = \(bind: try service.postLogoutRedirectURIs.map { try JSONCoding.string($0) }),
                 backchannel_logout_uri = \(bind: service.backchannelLogoutURI),
                 require_par = \(bind: service.requirePushedAuthorizationRequests ? 1 : 0),
-                dpop_bound = \(bind: service.dpopBound ? 1 : 0)
+                dpop_bound = \(bind: service.dpopBound ? 1 : 0), registration_digest = \(bind: service.registrationDigest)
             WHERE id = \(bind: service.id)
             """
         ).run()

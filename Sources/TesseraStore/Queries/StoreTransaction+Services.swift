@@ -19,3 +19,55 @@ extension StoreTransaction {
         try await all("SELECT * FROM services WHERE tenant_id = \(bind: tenantID) ORDER BY name", as: ServiceRecord.self)
     }
 }
+
+// MARK: Dynamic client registration (RFC 7591)
+
+extension StoreTransaction {
+    public func insertRegistrationToken(_ token: RegistrationTokenRecord) async throws { try await insert("registration_tokens", token) }
+
+    public func registrationTokens(tenantID: TenantID) async throws -> [RegistrationTokenRecord] {
+        try await all("SELECT * FROM registration_tokens WHERE tenant_id = \(bind: tenantID) ORDER BY created_at", as: RegistrationTokenRecord.self)
+    }
+
+    public func deleteRegistrationToken(id: String, tenantID: TenantID) async throws -> Bool {
+        try await db.raw("DELETE FROM registration_tokens WHERE id = \(bind: id) AND tenant_id = \(bind: tenantID) RETURNING id").all().count == 1
+    }
+
+    /// Spends one use of an initial access token: the token, or nil when it is unknown,
+    /// used up or expired (a condition on the row, so that two registrations cannot both
+    /// take the last use).
+    public func spendRegistrationToken(digest: String, now: Int64) async throws -> RegistrationTokenRecord? {
+        try await first(
+            """
+            UPDATE registration_tokens SET uses_left = uses_left - 1
+            WHERE digest = \(bind: digest) AND uses_left > 0 AND expires_at > \(bind: now) RETURNING *
+            """, as: RegistrationTokenRecord.self)
+    }
+}
+
+/// An initial access token for dynamic client registration, by its digest.
+public struct RegistrationTokenRecord: Codable, Sendable {
+    public var id: String
+    public var tenantID: TenantID
+    public var digest: String
+    public var usesLeft: Int
+    public var expiresAt: Int64
+    public var createdAt: Int64
+
+    public init(id: String, tenantID: TenantID, digest: String, usesLeft: Int, expiresAt: Int64, createdAt: Int64) {
+        self.id = id
+        self.tenantID = tenantID
+        self.digest = digest
+        self.usesLeft = usesLeft
+        self.expiresAt = expiresAt
+        self.createdAt = createdAt
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case id, digest
+        case tenantID = "tenant_id"
+        case usesLeft = "uses_left"
+        case expiresAt = "expires_at"
+        case createdAt = "created_at"
+    }
+}

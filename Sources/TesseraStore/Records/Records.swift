@@ -31,6 +31,8 @@ public struct TenantRecord: Codable, Sendable, Equatable {
     public var webAuthnTrustAnchors: String?
     /// The tenant's WebAuthn RP ID (nil: the server's, by default the public URL's host).
     public var webAuthnRPID: String?
+    /// Services may register themselves (RFC 7591) with an initial access token.
+    @IntegerFlag public var dynamicRegistration: Bool = false
     public var createdAt: Int64
 
     /// A year of history, the default.
@@ -74,6 +76,7 @@ public struct TenantRecord: Codable, Sendable, Equatable {
         case appLinks = "app_links"
         case webAuthnTrustAnchors = "webauthn_trust_anchors"
         case webAuthnRPID = "webauthn_rp_id"
+        case dynamicRegistration = "dynamic_registration"
         case createdAt = "created_at"
     }
 }
@@ -180,6 +183,8 @@ public struct ServiceRecord: Codable, Sendable {
     /// Its access tokens are always DPoP-bound: a token request without a proof is refused
     /// (RFC 9449 §5.2 `dpop_bound_access_tokens`).
     @IntegerFlag public var dpopBound: Bool = false
+    /// The digest of its registration access token, for a service that registered itself (RFC 7592).
+    public var registrationDigest: String? = nil
     public var createdAt: Int64
 
     public init(
@@ -231,6 +236,7 @@ public struct ServiceRecord: Codable, Sendable {
         case backchannelLogoutURI = "backchannel_logout_uri"
         case requirePushedAuthorizationRequests = "require_par"
         case dpopBound = "dpop_bound"
+        case registrationDigest = "registration_digest"
         case createdAt = "created_at"
     }
 }

@@ -66,6 +66,7 @@ enum Show {
         let anchors = tenant.webAuthnTrustAnchors.map { $0.components(separatedBy: "-----BEGIN CERTIFICATE-----").count - 1 }
         print("webauthn_trust_anchors: \(anchors.map { "\($0) certificate\($0 == 1 ? "" : "s")" } ?? "none (any authenticator)")")
         print("webauthn_rp_id: \(tenant.webAuthnRPID)")
+        print("dynamic_registration: \(tenant.dynamicRegistration)")
         print(
             "lockout: free_attempts=\(tenant.lockout.freeAttempts) waits=\(tenant.lockout.waits.map(String.init).joined(separator: ","))"
                 + " permanent_after=\(tenant.lockout.permanentAfter.map(String.init) ?? "never")")
@@ -175,9 +176,12 @@ extension Admin.Tenant {
         @Option(help: "The tenant's WebAuthn RP ID: the public URL's host or a parent domain of it (registered passkeys keep the old one).")
         var webauthnRpId: String?
         @Flag(help: "Use the server's RP ID again.") var noWebauthnRpId = false
+        @Flag(inversion: .prefixedNo, help: "Services may register themselves with an initial access token (RFC 7591).")
+        var dynamicRegistration: Bool?
 
         func run() async throws {
             var body = Administration.UpdateTenant()
+            body.dynamicRegistration = dynamicRegistration
             body.lockout = try lockoutPolicy(freeAttempts: lockoutFreeAttempts, waits: lockoutWaits, permanentAfter: lockoutPermanentAfter)
             body.processPolicy = processPolicy
             body.ssoLifetime = ssoLifetime
@@ -719,6 +723,69 @@ extension Admin {
                 let (_, json) = try await options.client().call("DELETE", "admin/keys/\(FormEncoding.component(id))", as: Revoked.self)
                 if options.json { return Output.json(json) }
                 print("revoked: \(id)")
+            }
+        }
+    }
+}
+
+extension Admin {
+    /// Initial access tokens for dynamic client registration (RFC 7591).
+    struct RegistrationToken: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "registration-token",
+            abstract: "Issue, list and revoke the initial access tokens with which services register themselves (RFC 7591).",
+            discussion: """
+                The tenant must take dynamic registration (tessera admin tenant update --dynamic-registration). A service \
+                POSTs its metadata to {issuer}/register with `Authorization: Bearer TOKEN`.
+                """,
+            subcommands: [Create.self, List.self, Revoke.self])
+
+        struct Create: AsyncParsableCommand {
+            static let configuration = CommandConfiguration(abstract: "Issue a token; prints it (shown only this once), its id and expiry.")
+            @OptionGroup var options: AdminOptions
+            @Option(help: "Tenant name.") var tenant: String
+            @Option(help: "How many registrations it allows (1-1000).") var uses: Int?
+            @Option(help: "How long it is good for, in seconds (60-2592000; default a day).") var ttl: Int64?
+
+            func run() async throws {
+                let (view, json) = try await options.client().call(
+                    "POST", "admin/tenants/\(tenant)/registration-tokens", body: Administration.CreateRegistrationToken(uses: uses, ttlSeconds: ttl),
+                    as: Administration.RegistrationTokenView.self)
+                if options.json { return Output.json(json) }
+                print("token: \(view.token ?? "")")
+                print("id: \(view.id)")
+                print("uses_left: \(view.usesLeft)")
+                print("expires_at: \(Show.date(Date(timeIntervalSince1970: TimeInterval(view.expiresAt))))")
+            }
+        }
+
+        struct List: AsyncParsableCommand {
+            static let configuration = CommandConfiguration(abstract: "List a tenant's tokens: id, uses left, expiry.")
+            @OptionGroup var options: AdminOptions
+            @Option(help: "Tenant name.") var tenant: String
+
+            func run() async throws {
+                struct Answer: Decodable { let tokens: [Administration.RegistrationTokenView] }
+                let (answer, json) = try await options.client().call("GET", "admin/tenants/\(tenant)/registration-tokens", as: Answer.self)
+                if options.json { return Output.json(json) }
+                for token in answer.tokens {
+                    print("\(token.id)\t\(token.usesLeft)\t\(Show.date(Date(timeIntervalSince1970: TimeInterval(token.expiresAt))))")
+                }
+            }
+        }
+
+        struct Revoke: AsyncParsableCommand {
+            static let configuration = CommandConfiguration(abstract: "Revoke a token: it registers nothing more.")
+            @OptionGroup var options: AdminOptions
+            @Option(help: "Tenant name.") var tenant: String
+            @Option(parsing: .unconditional, help: "The token's id.") var id: String
+
+            func run() async throws {
+                struct Answer: Decodable { let revoked: String }
+                let (answer, json) = try await options.client().call(
+                    "DELETE", "admin/tenants/\(tenant)/registration-tokens/\(FormEncoding.component(id))", as: Answer.self)
+                if options.json { return Output.json(json) }
+                print("revoked: \(answer.revoked)")
             }
         }
     }

@@ -1,0 +1,323 @@
+import Foundation
+import Logging
+import TesseraCore
+import TesseraCrypto
+import TesseraStore
+
+/// Dynamic client registration (RFC 7591) and its management protocol (RFC 7592), for
+/// tenants that take it (`dynamic_registration`). A service registers itself with an
+/// initial access token an administrator issued (each has a number of uses and an
+/// expiry), and gets its client id, its secret (confidential clients) and a registration
+/// access token with which it reads, replaces or deletes its registration at
+/// `registration_client_uri`. A registered service is an ordinary service: the same
+/// checks, the tenant's default factor policy, listed and changed by the admin API.
+public struct ClientRegistration: Sendable {
+    let domain: Domain
+
+    public static let invalidRedirectURI = DomainError.Code("invalid_redirect_uri")
+    public static let invalidMetadata = DomainError.Code("invalid_client_metadata")
+
+    /// The client metadata this server takes (RFC 7591 §2, OpenID Registration, RFC 9126, RFC 9449);
+    /// others are ignored.
+    public struct Metadata: Codable, Sendable {
+        public var redirectURIs: [String]?
+        public var clientName: String?
+        public var tokenEndpointAuthMethod: String?
+        public var grantTypes: [String]?
+        public var responseTypes: [String]?
+        public var scope: String?
+        public var idTokenSignedResponseAlg: String?
+        public var postLogoutRedirectURIs: [String]?
+        public var backchannelLogoutURI: String?
+        public var requirePushedAuthorizationRequests: Bool?
+        public var dpopBoundAccessTokens: Bool?
+        public var subjectType: SubjectType?
+        /// In a replacement (RFC 7592 §2.2): the client's own id.
+        public var clientID: String?
+
+        enum CodingKeys: String, CodingKey {
+            case scope
+            case redirectURIs = "redirect_uris"
+            case clientName = "client_name"
+            case tokenEndpointAuthMethod = "token_endpoint_auth_method"
+            case grantTypes = "grant_types"
+            case responseTypes = "response_types"
+            case idTokenSignedResponseAlg = "id_token_signed_response_alg"
+            case postLogoutRedirectURIs = "post_logout_redirect_uris"
+            case backchannelLogoutURI = "backchannel_logout_uri"
+            case requirePushedAuthorizationRequests = "require_pushed_authorization_requests"
+            case dpopBoundAccessTokens = "dpop_bound_access_tokens"
+            case subjectType = "subject_type"
+            case clientID = "client_id"
+        }
+    }
+
+    /// A registration as the client sees it (RFC 7591 §3.2.1, RFC 7592 §3).
+    public struct Registered: Encodable, Sendable {
+        public let clientID: String
+        public let clientSecret: String?
+        public let clientIDIssuedAt: Int64
+        public let clientSecretExpiresAt: Int64?
+        public let registrationAccessToken: String?
+        public let registrationClientURI: String
+        public let clientName: String
+        public let redirectURIs: [String]
+        public let tokenEndpointAuthMethod: String
+        public let grantTypes = ["authorization_code", "refresh_token"]
+        public let responseTypes = ["code"]
+        public let scope: String
+        public let idTokenSignedResponseAlg: String
+        public let postLogoutRedirectURIs: [String]
+        public let backchannelLogoutURI: String?
+        public let requirePushedAuthorizationRequests: Bool
+        public let dpopBoundAccessTokens: Bool
+        public let subjectType: String
+
+        enum CodingKeys: String, CodingKey {
+            case scope
+            case clientID = "client_id"
+            case clientSecret = "client_secret"
+            case clientIDIssuedAt = "client_id_issued_at"
+            case clientSecretExpiresAt = "client_secret_expires_at"
+            case registrationAccessToken = "registration_access_token"
+            case registrationClientURI = "registration_client_uri"
+            case clientName = "client_name"
+            case redirectURIs = "redirect_uris"
+            case tokenEndpointAuthMethod = "token_endpoint_auth_method"
+            case grantTypes = "grant_types"
+            case responseTypes = "response_types"
+            case idTokenSignedResponseAlg = "id_token_signed_response_alg"
+            case postLogoutRedirectURIs = "post_logout_redirect_uris"
+            case backchannelLogoutURI = "backchannel_logout_uri"
+            case requirePushedAuthorizationRequests = "require_pushed_authorization_requests"
+            case dpopBoundAccessTokens = "dpop_bound_access_tokens"
+            case subjectType = "subject_type"
+        }
+    }
+
+    static func metadataError(_ message: String) -> DomainError { DomainError(.invalid, invalidMetadata, message) }
+
+    /// The unauthenticated answer: a missing, unknown, used-up or expired token, alike.
+    static var invalidToken: DomainError { DomainError(.unauthenticated, .invalidToken, "the registration token is not valid") }
+
+    func requireEnabled(_ tenant: TenantRecord) throws {
+        guard tenant.dynamicRegistration else { throw DomainError.notFound("dynamic client registration (off for this tenant)") }
+    }
+
+    /// The service the metadata describe, on top of `base` (a new service, or the one replaced).
+    func apply(_ metadata: Metadata, to base: ServiceRecord) throws -> ServiceRecord {
+        var service = base
+        guard let uris = metadata.redirectURIs, !uris.isEmpty else {
+            throw DomainError(.invalid, Self.invalidRedirectURI, "redirect_uris is required")
+        }
+        service.redirectURIs = uris
+        service.name = metadata.clientName ?? "Registered client"
+        switch metadata.tokenEndpointAuthMethod ?? "client_secret_basic" {
+        case "client_secret_basic", "client_secret_post": service.isPublic = false
+        case "none": service.isPublic = true
+        default: throw Self.metadataError("token_endpoint_auth_method is client_secret_basic, client_secret_post or none")
+        }
+        guard Set(metadata.grantTypes ?? ["authorization_code"]).isSubset(of: ["authorization_code", "refresh_token"]) else {
+            throw Self.metadataError("grant_types may hold authorization_code and refresh_token")
+        }
+        guard (metadata.responseTypes ?? ["code"]) == ["code"] else { throw Self.metadataError("response_types is [\"code\"]") }
+        let scopes = Set((metadata.scope ?? "openid").split(separator: " ").map(String.init))
+        service.attributes = scopes.flatMap { ScopeClaims.claims[$0] ?? [] }.sorted()
+        // OpenID Connect Dynamic Registration §2: RS256 unless the client asks for another.
+        service.idTokenAlgorithm = metadata.idTokenSignedResponseAlg ?? SigningAlgorithm.rs256.rawValue
+        service.postLogoutRedirectURIs = metadata.postLogoutRedirectURIs
+        service.backchannelLogoutURI = metadata.backchannelLogoutURI
+        service.requirePushedAuthorizationRequests = metadata.requirePushedAuthorizationRequests ?? false
+        service.dpopBound = metadata.dpopBoundAccessTokens ?? false
+        service.subjectType = metadata.subjectType ?? .public
+        do {
+            return try Administration.checkedService(service)
+        } catch let error as DomainError where error.kind == .invalid {
+            throw DomainError(.invalid, error.message.contains("redirect") ? Self.invalidRedirectURI : Self.invalidMetadata, error.message)
+        }
+    }
+
+    func view(_ service: ServiceRecord, tenant: TenantRecord, secret: String?, registrationToken: String?) -> Registered {
+        Registered(
+            clientID: service.clientID.rawValue, clientSecret: secret, clientIDIssuedAt: service.createdAt,
+            clientSecretExpiresAt: service.isPublic ? nil : 0, registrationAccessToken: registrationToken,
+            registrationClientURI: "\(domain.issuer(forTenantNamed: tenant.name))/register/\(service.clientID)", clientName: service.name,
+            redirectURIs: service.redirectURIs, tokenEndpointAuthMethod: service.isPublic ? "none" : "client_secret_basic",
+            scope: (["openid"] + ScopeClaims.scopes.filter { scope in !(ScopeClaims.claims[scope] ?? []).isDisjoint(with: service.attributes) })
+                .joined(separator: " "),
+            idTokenSignedResponseAlg: service.idTokenAlgorithm, postLogoutRedirectURIs: service.postLogoutRedirectURIs ?? [],
+            backchannelLogoutURI: service.backchannelLogoutURI, requirePushedAuthorizationRequests: service.requirePushedAuthorizationRequests,
+            dpopBoundAccessTokens: service.dpopBound, subjectType: service.subjectType.rawValue)
+    }
+
+    /// `POST {issuer}/register` with `Authorization: Bearer <initial access token>`.
+    public func register(_ metadata: Metadata, initialAccessToken: String?, tenant: TenantRecord, logger: Logger) async throws -> Registered {
+        try requireEnabled(tenant)
+        guard let initialAccessToken, !initialAccessToken.isEmpty else { throw Self.invalidToken }
+        let now = domain.epochNow()
+        let secret = Secrets.randomToken()
+        let registrationToken = Secrets.randomToken()
+        var service = try apply(
+            metadata,
+            to: ServiceRecord(
+                id: ServiceID(Secrets.identifier(byteCount: 12)), tenantID: tenant.id, clientID: ClientID(Secrets.identifier(byteCount: 16)),
+                name: "", secretDigest: nil, isPublic: false, redirectURIs: [], policy: AuthenticatorPolicy.standard.description,
+                attributes: [], numberMatching: true, createdAt: now))
+        if !service.isPublic { service.secretDigest = Secrets.digest(secret) }
+        service.registrationDigest = Secrets.digest(registrationToken)
+        let record = service
+        try await domain.store.transaction { tx in
+            // The token's use is spent in the transaction that registers: a refusal above spent nothing.
+            guard let token = try await tx.spendRegistrationToken(digest: Secrets.digest(initialAccessToken), now: now),
+                token.tenantID == tenant.id
+            else { throw Self.invalidToken }
+            try await tx.insertService(record)
+            try await Audit.record(
+                tx, tenantID: tenant.id, actor: .registration(token.id), action: "service.register", target: record.clientID.rawValue,
+                details: ["name": record.name, "public": String(record.isPublic), "id_token_signed_response_alg": record.idTokenAlgorithm],
+                at: now)
+        }
+        _ = try await domain.tokenIssuer(for: tenant, signingWith: SigningAlgorithm(rawValue: record.idTokenAlgorithm) ?? .es256, logger: logger)
+        logger.info("service registered itself", metadata: ["tenant": "\(tenant.name)", "client_id": "\(record.clientID)"])
+        return view(record, tenant: tenant, secret: record.isPublic ? nil : secret, registrationToken: registrationToken)
+    }
+
+    /// The registered service a registration access token manages.
+    func managed(_ clientID: String, token: String?, tenant: TenantRecord, tx: StoreTransaction) async throws -> ServiceRecord {
+        guard let token, let service = try await tx.service(clientID: ClientID(clientID)), service.tenantID == tenant.id,
+            let digest = service.registrationDigest, Secrets.constantTimeEquals(digest, Secrets.digest(token))
+        else { throw Self.invalidToken }
+        return service
+    }
+
+    /// `GET {issuer}/register/{client_id}` (RFC 7592 §2.1).
+    public func read(clientID: String, registrationToken: String?, tenant: TenantRecord) async throws -> Registered {
+        try requireEnabled(tenant)
+        let service = try await domain.store.read { try await managed(clientID, token: registrationToken, tenant: tenant, tx: $0) }
+        return view(service, tenant: tenant, secret: nil, registrationToken: nil)
+    }
+
+    /// `PUT {issuer}/register/{client_id}` (RFC 7592 §2.2): the metadata replace the registration's.
+    public func update(clientID: String, _ metadata: Metadata, registrationToken: String?, tenant: TenantRecord, logger: Logger) async throws
+        -> Registered
+    {
+        try requireEnabled(tenant)
+        guard metadata.clientID == nil || metadata.clientID == clientID else { throw Self.metadataError("client_id is not this registration's") }
+        let now = domain.epochNow()
+        let updated: ServiceRecord = try await domain.store.transaction { tx in
+            let current = try await managed(clientID, token: registrationToken, tenant: tenant, tx: tx)
+            var next = try apply(metadata, to: current)
+            // The kind of client stays what it registered as: its secret is not shown again.
+            guard next.isPublic == current.isPublic else { throw Self.metadataError("token_endpoint_auth_method cannot change between none and a secret") }
+            next.secretDigest = current.secretDigest
+            try await tx.updateService(next)
+            try await Audit.record(
+                tx, tenantID: tenant.id, actor: .registration(clientID), action: "service.update", target: clientID, details: ["changed": "registration"],
+                at: now)
+            return next
+        }
+        _ = try await domain.tokenIssuer(for: tenant, signingWith: SigningAlgorithm(rawValue: updated.idTokenAlgorithm) ?? .es256, logger: logger)
+        return view(updated, tenant: tenant, secret: nil, registrationToken: nil)
+    }
+
+    /// `DELETE {issuer}/register/{client_id}` (RFC 7592 §2.3): the service and its sessions go.
+    public func delete(clientID: String, registrationToken: String?, tenant: TenantRecord, logger: Logger) async throws {
+        try requireEnabled(tenant)
+        let now = domain.epochNow()
+        try await domain.store.transaction { tx in
+            let service = try await managed(clientID, token: registrationToken, tenant: tenant, tx: tx)
+            try await tx.endSessions(.service(service.id), reason: .serviceRemoved, at: now)
+            try await tx.deleteService(id: service.id)
+            try await Audit.record(
+                tx, tenantID: tenant.id, actor: .registration(clientID), action: "service.delete", target: clientID, details: ["name": service.name],
+                at: now)
+        }
+        logger.info("service deregistered itself", metadata: ["tenant": "\(tenant.name)", "client_id": "\(clientID)"])
+    }
+}
+
+extension Administration {
+    /// An initial access token for dynamic client registration, as the admin API shows it.
+    public struct RegistrationTokenView: Codable, Sendable {
+        public let id: String
+        /// Only in the answer that made it.
+        public let token: String?
+        public let usesLeft: Int
+        public let expiresAt: Int64
+        public let createdAt: Int64
+
+        enum CodingKeys: String, CodingKey {
+            case id, token
+            case usesLeft = "uses_left"
+            case expiresAt = "expires_at"
+            case createdAt = "created_at"
+        }
+
+        init(_ record: RegistrationTokenRecord, token: String? = nil) {
+            id = record.id
+            self.token = token
+            usesLeft = record.usesLeft
+            expiresAt = record.expiresAt
+            createdAt = record.createdAt
+        }
+    }
+
+    public struct CreateRegistrationToken: Codable, Sendable {
+        /// How many registrations it allows (1 to 1000; default 1).
+        public let uses: Int?
+        /// How long it is good for, in seconds (60 s to 30 days; default a day).
+        public let ttlSeconds: Int64?
+
+        public init(uses: Int?, ttlSeconds: Int64?) {
+            self.uses = uses
+            self.ttlSeconds = ttlSeconds
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case uses
+            case ttlSeconds = "ttl_seconds"
+        }
+    }
+
+    /// A new initial access token (shown once; stored as a digest).
+    public func createRegistrationToken(_ input: CreateRegistrationToken, tenant: TenantRecord, logger: Logger) async throws
+        -> RegistrationTokenView
+    {
+        let uses = input.uses ?? 1
+        let ttl = input.ttlSeconds ?? 86_400
+        guard (1...1000).contains(uses), (60...2_592_000).contains(ttl) else {
+            throw DomainError.invalidRequest("uses is 1 to 1000, ttl_seconds 60 to 2592000")
+        }
+        let token = Secrets.randomToken()
+        let now = domain.epochNow()
+        let record = RegistrationTokenRecord(
+            id: Secrets.identifier(byteCount: 12), tenantID: tenant.id, digest: Secrets.digest(token), usesLeft: uses, expiresAt: now + ttl,
+            createdAt: now)
+        try await domain.store.transaction { tx in
+            try await tx.insertRegistrationToken(record)
+            try await Audit.record(
+                tx, tenantID: tenant.id, actor: caller.actor, action: "registration_token.create", target: record.id,
+                details: ["uses": String(uses), "expires_at": String(record.expiresAt)], at: now)
+        }
+        logger.info("registration token issued", metadata: ["tenant": "\(tenant.name)", "id": "\(record.id)"])
+        return RegistrationTokenView(record, token: token)
+    }
+
+    public func listRegistrationTokens(tenant: TenantRecord) async throws -> [RegistrationTokenView] {
+        try await domain.store.read { try await $0.registrationTokens(tenantID: tenant.id) }.map { RegistrationTokenView($0) }
+    }
+
+    public func revokeRegistrationToken(id: String, tenant: TenantRecord, logger: Logger) async throws {
+        let now = domain.epochNow()
+        try await domain.store.transaction { tx in
+            guard try await tx.deleteRegistrationToken(id: id, tenantID: tenant.id) else {
+                throw DomainError.notFound("registration token '\(id.prefix(64))'")
+            }
+            try await Audit.record(tx, tenantID: tenant.id, actor: caller.actor, action: "registration_token.revoke", target: id, details: [:], at: now)
+        }
+    }
+}
+
+extension Domain {
+    public var clientRegistration: ClientRegistration { ClientRegistration(domain: self) }
+}
