@@ -47,7 +47,7 @@ if [ ! -x /usr/bin/chromium ] || [ ! -x /usr/bin/chromedriver ]; then
     DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq chromium chromium-driver >/dev/null
 fi
 
-if ! python3 -c "import authlib, joserfc, requests, cryptography, schemathesis, jsonschema, selenium, hypothesis, fido2, soft_webauthn, webauthn, oic" >/dev/null 2>&1; then
+if ! python3 -c "import authlib, joserfc, requests, cryptography, schemathesis, jsonschema, selenium, hypothesis, fido2, soft_webauthn, webauthn, oic, jwcrypto" >/dev/null 2>&1; then
     echo "Installing the Python interop packages…"
     python3 -m pip install --quiet --disable-pip-version-check -r Tests/interop/requirements.txt
 fi
