@@ -70,7 +70,7 @@ public struct Domain: Sendable {
         guard active[.es256] != nil else {
             throw StoreError(.corrupt, "tenant \(tenant.name) has no active ES256 signing key")
         }
-        let issuer = try await TokenIssuer(keys: keys, activeKids: active)
+        let issuer = try await TokenIssuer(keys: keys, activeKids: active, tenantName: tenant.name)
         await issuers.store(issuer, for: tenant.id, generation: generation)
         return issuer
     }

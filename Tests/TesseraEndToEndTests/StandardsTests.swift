@@ -193,6 +193,16 @@ struct StandardsTests {
         }
     }
 
+    @Test("the signed discovery document (gematik profile): the x5c certificate's key verifies it (joserfc, cryptography), 24 hours, the plain document's members")
+    func signedDiscovery() async throws {
+        try await withServer { server in
+            let scenario = try await Scenario.make(on: server)
+            let result = try await Python.run("signed_discovery.py", [], environment: ["TESSERA_ISSUER": scenario.issuer])
+            #expect(result.status == 0, "\(result.output)\n\(result.errors)")
+            #expect(result.output.contains(#""typ": "JWT""#), "\(result.output)")
+        }
+    }
+
     @Test("discovery announces what is built; the JWKS gains RS256 and EdDSA keys as services need them; each rotates on its own")
     func algorithmsAndKeys() async throws {
         try await withServer { server in

@@ -1,4 +1,5 @@
 import Foundation
+import JWTKit
 import TesseraCore
 import TesseraStore
 
@@ -104,6 +105,48 @@ extension Domain {
             scopesSupported: ["openid", "offline_access"] + ScopeClaims.scopes,
             claimsSupported: ["sub", "iss", "aud", "exp", "iat", "auth_time", "nonce", "amr", "acr", "sid", "role"] + attributes.sorted(),
             acrValuesSupported: combinations.sorted())
+    }
+}
+
+/// The discovery document signed (gematik IDP profile, A_20512, A_20591): the same
+/// members, `iat` and an `exp` 24 hours later, as a JWS with the tenant's ES256 key and its
+/// certificate in `x5c`, so a client that trusts the certificate trusts the endpoints.
+public struct SignedDiscovery: JWTPayload {
+    public static let lifetime: Int64 = 86_400
+    let document: Discovery
+    let iat: Int64
+    let exp: Int64
+
+    enum CodingKeys: String, CodingKey { case iat, exp }
+
+    public func encode(to encoder: any Encoder) throws {
+        try document.encode(to: encoder)
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(iat, forKey: .iat)
+        try container.encode(exp, forKey: .exp)
+    }
+
+    public init(from decoder: any Decoder) throws {
+        document = try Discovery(from: decoder)
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        iat = try container.decode(Int64.self, forKey: .iat)
+        exp = try container.decode(Int64.self, forKey: .exp)
+    }
+
+    init(document: Discovery, iat: Int64) {
+        self.document = document
+        self.iat = iat
+        exp = iat + Self.lifetime
+    }
+
+    public func verify(using algorithm: some JWTAlgorithm) async throws {}
+}
+
+extension Domain {
+    /// `{issuer}/.well-known/openid-configuration.jwt`: the signed discovery document.
+    public func signedDiscovery(for tenant: TenantRecord) async throws -> String {
+        let document = try await discovery(for: tenant)
+        return try await tokenIssuer(for: tenant).signWithCertificate(SignedDiscovery(document: document, iat: epochNow()))
     }
 }
 

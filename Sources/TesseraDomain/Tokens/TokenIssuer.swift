@@ -2,6 +2,8 @@ import Crypto
 import CryptoExtras
 import Foundation
 import JWTKit
+import SwiftASN1
+import X509
 import TesseraCrypto
 
 /// The JWS algorithms a tenant signs with (JWA, RFC 7518 §3 and RFC 8037): ES256 for
@@ -129,9 +131,17 @@ public struct TokenIssuer: Sendable {
     public let activeKids: [SigningAlgorithm: String]
     /// The public halves of every key, as the tenant's JWKS publishes them.
     public let publicJWKs: [ServerJWK]
+    /// The active ES256 key, whose certificate signs the discovery document.
+    private let activeES256: (kid: String, key: P256.Signing.PrivateKey)?
+    private let tenantName: String
 
-    public init(keys: [ServerSigningKey], activeKids: [SigningAlgorithm: String]) async throws {
+    public init(keys: [ServerSigningKey], activeKids: [SigningAlgorithm: String], tenantName: String = "tenant") async throws {
         publicJWKs = try keys.map { try $0.publicJWK }
+        self.tenantName = tenantName
+        activeES256 = keys.first { $0.kid == activeKids[.es256] }.flatMap { key in
+            guard case .p256(let privateKey) = key.material else { return nil }
+            return (key.kid, privateKey)
+        }
         let collection = JWTKeyCollection()
         for key in keys {
             let kid = JWKIdentifier(string: key.kid)
@@ -143,6 +153,43 @@ public struct TokenIssuer: Sendable {
         }
         self.keys = collection
         self.activeKids = activeKids
+    }
+
+    /// A self-signed end-entity certificate for a signing key: subject and issuer name the
+    /// tenant, the serial is derived from the kid, valid from an hour ago for a year.
+    static func selfSignedCertificate(_ key: P256.Signing.PrivateKey, kid: String, tenantName: String) throws -> [UInt8] {
+        let name = try DistinguishedName {
+            OrganizationName("Tessera")
+            CommonName("\(tenantName.prefix(48)) signing key")
+        }
+        let now = Date()
+        // A positive INTEGER in its shortest form: the first byte 0x40…0x7F.
+        var serial = Array(SHA256.hash(data: Data(kid.utf8)).prefix(16))
+        serial[0] = (serial[0] & 0x3F) | 0x40
+        let certificate = try Certificate(
+            version: .v3, serialNumber: Certificate.SerialNumber(bytes: serial[...]),
+            publicKey: .init(key.publicKey), notValidBefore: now.addingTimeInterval(-3600), notValidAfter: now.addingTimeInterval(365 * 86_400),
+            issuer: name, subject: name,
+            extensions: try Certificate.Extensions {
+                Critical(BasicConstraints.notCertificateAuthority)
+                Critical(KeyUsage(digitalSignature: true))
+            }, issuerPrivateKey: .init(key))
+        var serializer = DER.Serializer()
+        try serializer.serialize(certificate)
+        return serializer.serializedBytes
+    }
+
+    /// Signs with the active ES256 key and its self-signed certificate in `x5c` (RFC 7515
+    /// §4.1.6; made for each signature, from an hour ago for a year).
+    public func signWithCertificate(_ claims: some JWTPayload, type: String = "JWT") async throws -> String {
+        guard let (kid, key) = activeES256 else { throw TesseraCrypto.CryptoError(.invalidKey, "the tenant has no active ES256 key") }
+        let certificate = try Self.selfSignedCertificate(key, kid: kid, tenantName: tenantName)
+        var header = JWTHeader()
+        header.typ = type
+        // jwt-kit takes PEM here, checks the chain (a self-signed certificate is its own
+        // root) and writes base64 DER into the header, as RFC 7515 §4.1.6 has it.
+        header.x5c = [try Certificate(derEncoded: certificate).serializeAsPEM().pemString]
+        return try await keys.sign(claims, kid: JWKIdentifier(string: kid), header: header)
     }
 
     /// Whether the tenant has an active key for `algorithm`.

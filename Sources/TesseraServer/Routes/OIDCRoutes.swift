@@ -18,6 +18,7 @@ struct OIDCRoutes {
     /// `tenant` answers an unknown tenant with JSON, `pages` with a page.
     func register(on tenant: RouterGroup<TesseraRequestContext>, pages: RouterGroup<TesseraRequestContext>) {
         tenant.get(".well-known/openid-configuration", use: discovery)
+        tenant.get(".well-known/openid-configuration.jwt", use: signedDiscovery)
         tenant.get("jwks", use: jwks)
         let settings = state.configuration.throttle
         let authorizePages = pages.group().add(middleware: AddressThrottle(group: "authorize", limiter: state.limiter, settings: settings))
@@ -54,6 +55,14 @@ struct OIDCRoutes {
 
     @Sendable func discovery(_ request: Request, context: TesseraRequestContext) async throws -> Response {
         JSONResponse.make(try await domain.discovery(for: try context.requireTenant()))
+    }
+
+    /// The discovery document as a JWS with the signing certificate in `x5c` (gematik profile).
+    @Sendable func signedDiscovery(_ request: Request, context: TesseraRequestContext) async throws -> Response {
+        let token = try await domain.signedDiscovery(for: try context.requireTenant())
+        return Response(
+            status: .ok, headers: [.contentType: "application/jwt", .cacheControl: "public, max-age=300"],
+            body: .init(byteBuffer: ByteBuffer(string: token)))
     }
 
     @Sendable func jwks(_ request: Request, context: TesseraRequestContext) async throws -> Response {
