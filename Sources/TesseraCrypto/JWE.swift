@@ -110,6 +110,19 @@ public enum JWE {
         }
     }
 
+    /// Encrypts with a key both sides hold (`dir`, RFC 7518 §4.5) and A256GCM: the gematik
+    /// profile's token encryption under the client's `token_key`.
+    public static func encrypt(_ plaintext: Data, directKey key: SymmetricKey, header extra: [String: Any] = [:]) throws -> String {
+        guard key.bitCount == 256 else { throw CryptoError(.invalidKey, "dir with A256GCM needs a 256-bit key") }
+        var header = extra
+        header["alg"] = "dir"
+        header["enc"] = contentEncryption
+        let headerPart = Base64URL.encode(try JSONSerialization.data(withJSONObject: header, options: [.sortedKeys]))
+        let sealed = try AES.GCM.seal(plaintext, using: key, nonce: AES.GCM.Nonce(), authenticating: Data(headerPart.utf8))
+        return [headerPart, "", Base64URL.encode(Data(sealed.nonce)), Base64URL.encode(sealed.ciphertext), Base64URL.encode(sealed.tag)]
+            .joined(separator: ".")
+    }
+
     /// The Concat KDF of RFC 7518 §4.6.2 (NIST SP 800-56A §5.8.1) with SHA-256, for a
     /// 256-bit key: one round, SHA-256(counter 1 ‖ Z ‖ AlgorithmID ‖ PartyUInfo ‖ PartyVInfo ‖ SuppPubInfo),
     /// each of the first three a 32-bit big-endian length and its bytes, the last the key length in bits.

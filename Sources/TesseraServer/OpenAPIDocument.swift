@@ -6403,6 +6403,9 @@ enum OpenAPIDocument {
      "dpop_bound_access_tokens": {
       "type": "boolean"
      },
+     "gematik_profile": {
+      "type": "boolean"
+     },
      "issuer": {
       "type": "string"
      }
@@ -6422,6 +6425,7 @@ enum OpenAPIDocument {
      "post_logout_redirect_uris",
      "require_pushed_authorization_requests",
      "dpop_bound_access_tokens",
+     "gematik_profile",
      "issuer"
     ]
    },
@@ -6522,6 +6526,10 @@ enum OpenAPIDocument {
      "dpop_bound_access_tokens": {
       "type": "boolean",
       "description": "Token requests without a DPoP proof are refused (RFC 9449)"
+     },
+     "gematik_profile": {
+      "type": "boolean",
+      "description": "Token requests carry a key_verifier; tokens go back encrypted under its token_key"
      }
     },
     "required": [
@@ -6659,6 +6667,9 @@ enum OpenAPIDocument {
       "type": "boolean"
      },
      "dpop_bound_access_tokens": {
+      "type": "boolean"
+     },
+     "gematik_profile": {
       "type": "boolean"
      }
     }

@@ -126,12 +126,21 @@ enum Pages {
     }
 
     /// The end-session endpoint's page when no address to return to was given.
-    static func signedOut(serviceName: String?, german: Bool) -> String {
-        let title = german ? "Abgemeldet" : "Signed out"
-        let message =
-            german
-            ? "Sie sind \(serviceName.map { "bei " + escape($0) + " " } ?? "")abgemeldet. Sie können dieses Fenster schließen."
-            : "You are signed out\(serviceName.map { " of " + escape($0) } ?? ""). You can close this window."
+    /// `signedOut` false: no ID token named a sign-in, so nothing was ended here.
+    static func signedOut(serviceName: String?, german: Bool, signedOut: Bool) -> String {
+        let title = signedOut ? (german ? "Abgemeldet" : "Signed out") : (german ? "Abmelden" : "Sign out")
+        let message: String
+        if signedOut {
+            message =
+                german
+                ? "Sie sind \(serviceName.map { "bei " + escape($0) + " " } ?? "")abgemeldet. Sie können dieses Fenster schließen."
+                : "You are signed out\(serviceName.map { " of " + escape($0) } ?? ""). You can close this window."
+        } else {
+            message =
+                german
+                ? "Es wurde keine Anmeldung beendet: der Dienst hat nicht gesagt, welche. Melden Sie sich beim Dienst selbst ab."
+                : "No sign-in was ended: the service did not say which one. Sign out at the service itself."
+        }
         return document(title: title, body: "<h1>\(title)</h1><p id=\"signed-out\">\(message)</p>", language: german ? "de" : "en")
     }
 

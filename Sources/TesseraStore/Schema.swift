@@ -533,5 +533,10 @@ enum Schema {
             """,
             "CREATE INDEX registration_tokens_by_tenant ON registration_tokens (tenant_id)",
         ]),
+        // The gematik IDP profile: services whose tokens go back encrypted under the
+        // token_key of their key_verifier.
+        (18, [
+            "ALTER TABLE services ADD COLUMN gematik_profile INTEGER NOT NULL DEFAULT 0",
+        ]),
     ]
 }

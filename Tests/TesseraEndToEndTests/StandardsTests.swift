@@ -145,6 +145,9 @@ struct StandardsTests {
             let fragment = try await scenario.http.postJSON(
                 "\(scenario.issuer)/register", ["redirect_uris": ["https://app.example/cb#x"]], headers: bearer)
             #expect(try fragment.json()["error"] as? String == "invalid_redirect_uri")
+            let loopback = try await scenario.http.postJSON(
+                "\(scenario.issuer)/register", metadata.merging(["backchannel_logout_uri": "https://127.0.0.1/bcl"]) { $1 }, headers: bearer)
+            #expect(try loopback.json()["error"] as? String == "invalid_client_metadata", "no loopback target for a registered client")
             let method = try await scenario.http.postJSON(
                 "\(scenario.issuer)/register", metadata.merging(["token_endpoint_auth_method": "private_key_jwt"]) { $1 }, headers: bearer)
             #expect(try method.json()["error"] as? String == "invalid_client_metadata")
@@ -200,6 +203,22 @@ struct StandardsTests {
             let result = try await Python.run("signed_discovery.py", [], environment: ["TESSERA_ISSUER": scenario.issuer])
             #expect(result.status == 0, "\(result.output)\n\(result.errors)")
             #expect(result.output.contains(#""typ": "JWT""#), "\(result.output)")
+        }
+    }
+
+    @Test("the gematik profile's key_verifier: joserfc sends a token_key to puk_idp_enc and decrypts the tokens it gets back")
+    func gematikTokenEncryption() async throws {
+        try await withServer { server in
+            let scenario = try await Scenario.make(on: server)
+            let service = try await scenario.createService(redirectURI: "http://127.0.0.1:9/gematik")
+            let update = try await scenario.http.patchJSON(
+                "\(server.baseURL)/admin/tenants/\(scenario.tenant)/services/\(service.clientID)", ["gematik_profile": true],
+                headers: ["Authorization": "Bearer \(scenario.adminToken)"])
+            #expect(try update.json()["gematik_profile"] as? Bool == true)
+            try await scenario.createUser("gem")
+            let (device, _) = try await activateDevice(scenario, username: "gem")
+            let object = try await Self.runRelyingParty("gematik_tokens.py", service: service, scenario: scenario, device: device, logins: 1, extra: [:])
+            #expect(object["sub"] as? String != nil)
         }
     }
 

@@ -130,6 +130,7 @@ extension Administration {
         public var backchannelLogoutURI: Patch<String> = .absent
         public var requirePushedAuthorizationRequests: Bool?
         public var dpopBoundAccessTokens: Bool?
+        public var gematikProfile: Bool?
 
         public init() {}
 
@@ -138,7 +139,7 @@ extension Administration {
                 && notificationEndpoint.isAbsent && sessionLifetime.isAbsent && sessionIdleLifetime.isAbsent && numberMatching == nil
                 && roles.isAbsent && subjectType == nil && appIdentityToken == nil && idTokenAlgorithm == nil
                 && postLogoutRedirectURIs.isAbsent && backchannelLogoutURI.isAbsent && requirePushedAuthorizationRequests == nil
-                && dpopBoundAccessTokens == nil
+                && dpopBoundAccessTokens == nil && gematikProfile == nil
         }
 
         public func encode(to encoder: any Encoder) throws {
@@ -160,6 +161,7 @@ extension Administration {
             try backchannelLogoutURI.encode(into: &container, .backchannelLogoutURI)
             try container.encodeIfPresent(requirePushedAuthorizationRequests, forKey: .requirePushedAuthorizationRequests)
             try container.encodeIfPresent(dpopBoundAccessTokens, forKey: .dpopBoundAccessTokens)
+            try container.encodeIfPresent(gematikProfile, forKey: .gematikProfile)
         }
 
         enum CodingKeys: String, CodingKey {
@@ -178,6 +180,7 @@ extension Administration {
             case backchannelLogoutURI = "backchannel_logout_uri"
             case requirePushedAuthorizationRequests = "require_pushed_authorization_requests"
             case dpopBoundAccessTokens = "dpop_bound_access_tokens"
+            case gematikProfile = "gematik_profile"
         }
 
         public init(from decoder: any Decoder) throws {
@@ -199,6 +202,7 @@ extension Administration {
             backchannelLogoutURI = try Patch(container, .backchannelLogoutURI)
             requirePushedAuthorizationRequests = try container.decodeIfPresent(Bool.self, forKey: .requirePushedAuthorizationRequests)
             dpopBoundAccessTokens = try container.decodeIfPresent(Bool.self, forKey: .dpopBoundAccessTokens)
+            gematikProfile = try container.decodeIfPresent(Bool.self, forKey: .gematikProfile)
         }
     }
 
@@ -256,6 +260,7 @@ extension Administration {
             case .null: next.postLogoutRedirectURIs = nil; changed.append("post_logout_redirect_uris")
             case .value(let uris): next.postLogoutRedirectURIs = uris; changed.append("post_logout_redirect_uris")
             }
+            if let profile = input.gematikProfile { next.gematikProfile = profile; changed.append("gematik_profile") }
             if let bound = input.dpopBoundAccessTokens { next.dpopBound = bound; changed.append("dpop_bound_access_tokens") }
             if let required = input.requirePushedAuthorizationRequests {
                 next.requirePushedAuthorizationRequests = required

@@ -140,13 +140,16 @@ public struct Administration: Sendable {
         let backchannelLogoutURI: String?
         let requirePushedAuthorizationRequests: Bool?
         let dpopBoundAccessTokens: Bool?
+        let gematikProfile: Bool?
 
         public init(
             name: String, redirectURIs: [String], isPublic: Bool?, policy: String?, attributes: [String]?, backchannelMode: String?,
             notificationEndpoint: String?, numberMatching: Bool? = nil, roles: [ServiceRole]? = nil, subjectType: SubjectType? = nil,
             appIdentityToken: Bool? = nil, idTokenAlgorithm: String? = nil, postLogoutRedirectURIs: [String]? = nil,
-            backchannelLogoutURI: String? = nil, requirePushedAuthorizationRequests: Bool? = nil, dpopBoundAccessTokens: Bool? = nil
+            backchannelLogoutURI: String? = nil, requirePushedAuthorizationRequests: Bool? = nil, dpopBoundAccessTokens: Bool? = nil,
+            gematikProfile: Bool? = nil
         ) {
+            self.gematikProfile = gematikProfile
             self.dpopBoundAccessTokens = dpopBoundAccessTokens
             self.requirePushedAuthorizationRequests = requirePushedAuthorizationRequests
             self.idTokenAlgorithm = idTokenAlgorithm
@@ -180,6 +183,7 @@ public struct Administration: Sendable {
             case backchannelLogoutURI = "backchannel_logout_uri"
             case requirePushedAuthorizationRequests = "require_pushed_authorization_requests"
             case dpopBoundAccessTokens = "dpop_bound_access_tokens"
+            case gematikProfile = "gematik_profile"
         }
     }
 
@@ -204,6 +208,7 @@ public struct Administration: Sendable {
         public let backchannelLogoutURI: String?
         public let requirePushedAuthorizationRequests: Bool
         public let dpopBoundAccessTokens: Bool
+        public let gematikProfile: Bool
         public let issuer: String
 
         enum CodingKeys: String, CodingKey {
@@ -225,9 +230,11 @@ public struct Administration: Sendable {
             case backchannelLogoutURI = "backchannel_logout_uri"
             case requirePushedAuthorizationRequests = "require_pushed_authorization_requests"
             case dpopBoundAccessTokens = "dpop_bound_access_tokens"
+            case gematikProfile = "gematik_profile"
         }
 
         init(_ service: ServiceRecord, secret: String?, issuer: String) throws {
+            gematikProfile = service.gematikProfile
             dpopBoundAccessTokens = service.dpopBound
             requirePushedAuthorizationRequests = service.requirePushedAuthorizationRequests
             idTokenAlgorithm = service.idTokenAlgorithm
@@ -277,6 +284,7 @@ public struct Administration: Sendable {
         service.backchannelLogoutURI = input.backchannelLogoutURI
         service.requirePushedAuthorizationRequests = input.requirePushedAuthorizationRequests ?? false
         service.dpopBound = input.dpopBoundAccessTokens ?? false
+        service.gematikProfile = input.gematikProfile ?? false
         let record = try Self.checkedService(service)
         // The JWKS has the key of the service's algorithm before its first token.
         _ = try await domain.tokenIssuer(for: tenant, signingWith: SigningAlgorithm(rawValue: record.idTokenAlgorithm) ?? .es256, logger: logger)

@@ -72,6 +72,7 @@ public struct Grants: Sendable {
         dpop: DPoP.Proof? = nil
     ) async throws -> TokenResponse {
         try Self.requireProof(dpop, service: service)
+        try await signingKeyReady(for: service, tenant: tenant)
         let now = domain.epochNow()
         let digest = Secrets.digest(code)
         let outcome: Outcome = try await domain.store.transaction { tx in
@@ -112,6 +113,7 @@ public struct Grants: Sendable {
         _ token: String, scope requested: String?, client service: ServiceRecord, tenant: TenantRecord, dpop: DPoP.Proof? = nil
     ) async throws -> TokenResponse {
         try Self.requireProof(dpop, service: service)
+        try await signingKeyReady(for: service, tenant: tenant)
         let now = domain.epochNow()
         let digest = Secrets.digest(token)
         let outcome: Outcome = try await domain.store.transaction { tx in
@@ -121,8 +123,13 @@ public struct Grants: Sendable {
             guard grant.serviceID == service.id else { throw DomainError.invalidGrant("the refresh token was issued to another client") }
             // A public client's DPoP-bound refresh token needs a proof with its key; checked
             // before it is spent, so that a thief without the key cannot burn it.
-            if let bound = try await tx.session(id: grant.familyID)?.dpopJKT, dpop?.jkt != bound {
+            let binding = try await tx.session(id: grant.familyID)?.dpopJKT
+            if let bound = binding, dpop?.jkt != bound {
                 throw DPoP.failure("the refresh token is bound to a DPoP key: send a proof signed with it")
+            }
+            // A public client's first proof binds the session from now on (RFC 9449 §5).
+            if binding == nil, let jkt = Self.sessionBinding(dpop, service: service) {
+                try await tx.bindSessionDPoP(id: grant.familyID, jkt: jkt)
             }
             // Rotation: each refresh token works once; a second use means it was copied, so
             // the whole session ends (committed before the error is answered).
@@ -148,6 +155,12 @@ public struct Grants: Sendable {
             return try await rotate(session, scope: scope, service: service, tx: tx, now: now)
         }
         return try await issueTokens(outcome, service: service, tenant: tenant, includeNonce: false, dpop: dpop)
+    }
+
+    /// The tenant's key for the service's ID-token algorithm exists before a grant is spent:
+    /// making it afterwards could fail after the spend committed.
+    func signingKeyReady(for service: ServiceRecord, tenant: TenantRecord) async throws {
+        _ = try await domain.tokenIssuer(for: tenant, signingWith: SigningAlgorithm(rawValue: service.idTokenAlgorithm) ?? .es256)
     }
 
     /// A service registered for DPoP-bound tokens gets none without a proof (RFC 9449 §5.2).
@@ -371,11 +384,11 @@ public struct Grants: Sendable {
 
 /// The token endpoint's answer (RFC 6749 §5.1, OpenID Core §3.1.3.3).
 public struct TokenResponse: Codable, Sendable {
-    public let accessToken: String
+    public internal(set) var accessToken: String
     public var tokenType = "Bearer"
     public let expiresIn: Int64
-    public let idToken: String
-    public let refreshToken: String
+    public internal(set) var idToken: String
+    public internal(set) var refreshToken: String
     public let scope: String
 
     enum CodingKeys: String, CodingKey {

@@ -216,6 +216,7 @@ public struct Backchannel: Sendable {
             throw DomainError(.invalid, .unauthorizedClient, "this client is not registered for backchannel authentication")
         }
         try Grants.requireProof(dpop, service: service)
+        try await domain.grants.signingKeyReady(for: service, tenant: tenant)
         guard let requestID = authReqID else { throw DomainError.invalidRequest("auth_req_id is missing") }
         let now = domain.epochNow()
         let grants = domain.grants

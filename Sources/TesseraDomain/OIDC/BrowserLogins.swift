@@ -256,8 +256,10 @@ public struct BrowserLogins: Sendable {
         guard requestURI.hasPrefix(Self.requestURIPrefix), let clientID else { throw invalid }
         let digest = Secrets.digest(String(requestURI.dropFirst(Self.requestURIPrefix.count)))
         let now = domain.epochNow()
-        guard let pushed = try await domain.store.transaction({ try await $0.takePushedRequest(digest: digest) }),
-            pushed.tenantID == tenant.id, pushed.clientID.rawValue == clientID, pushed.expiresAt > now
+        guard
+            let pushed = try await domain.store.transaction({
+                try await $0.takePushedRequest(digest: digest, clientID: ClientID(clientID), tenantID: tenant.id)
+            }), pushed.expiresAt > now
         else { throw invalid }
         return pushed.parameters
     }

@@ -17,6 +17,8 @@ public struct Discovery: Codable, Sendable {
     let pushedAuthorizationRequestEndpoint: String
     /// Only for a tenant that takes dynamic client registration.
     let registrationEndpoint: String?
+    /// The gematik profile's encryption key (`key_verifier`).
+    let pukIDPEncURI: String
     let requirePushedAuthorizationRequests = false
     let dpopSigningAlgValuesSupported = DPoP.algorithms
     let backchannelLogoutSupported = true
@@ -55,6 +57,7 @@ public struct Discovery: Codable, Sendable {
         case endSessionEndpoint = "end_session_endpoint"
         case pushedAuthorizationRequestEndpoint = "pushed_authorization_request_endpoint"
         case registrationEndpoint = "registration_endpoint"
+        case pukIDPEncURI = "uri_puk_idp_enc"
         case requirePushedAuthorizationRequests = "require_pushed_authorization_requests"
         case dpopSigningAlgValuesSupported = "dpop_signing_alg_values_supported"
         case backchannelLogoutSupported = "backchannel_logout_supported"
@@ -101,7 +104,7 @@ extension Domain {
             userinfoEndpoint: base + "/userinfo", jwksURI: base + "/jwks", revocationEndpoint: base + "/revoke",
             introspectionEndpoint: base + "/introspect", backchannelAuthenticationEndpoint: base + "/bc-authorize",
             endSessionEndpoint: base + "/logout", pushedAuthorizationRequestEndpoint: base + "/par",
-            registrationEndpoint: tenant.dynamicRegistration ? base + "/register" : nil,
+            registrationEndpoint: tenant.dynamicRegistration ? base + "/register" : nil, pukIDPEncURI: base + "/puk_idp_enc",
             scopesSupported: ["openid", "offline_access"] + ScopeClaims.scopes,
             claimsSupported: ["sub", "iss", "aud", "exp", "iat", "auth_time", "nonce", "amr", "acr", "sid", "role"] + attributes.sorted(),
             acrValuesSupported: combinations.sorted())

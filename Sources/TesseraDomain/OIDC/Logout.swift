@@ -45,6 +45,8 @@ public struct Logout: Sendable {
         public let serviceName: String?
         /// Whether a session ended (false: it had ended already, or no hint named one).
         public let ended: Bool
+        /// Whether a valid hint named a sign-in (ended now or before): the user is signed out of it.
+        public let signedOut: Bool
     }
 
     /// Refused before anything changed: shown to the user, never redirected.
@@ -80,7 +82,8 @@ public struct Logout: Sendable {
         }
         if let uri = request.postLogoutRedirectURI {
             // [REQ:DESIGN exact redirect URIs] string equality against the service's registration.
-            guard let service else { throw DomainError.invalidRequest("post_logout_redirect_uri needs id_token_hint or client_id") }
+            // RP-Initiated Logout §2: no redirection without an ID token that names the service.
+            guard let service, hint != nil else { throw DomainError.invalidRequest("post_logout_redirect_uri needs id_token_hint") }
             guard (service.postLogoutRedirectURIs ?? []).contains(uri) else {
                 throw DomainError.invalidRequest("post_logout_redirect_uri is not registered for the service")
             }
@@ -104,7 +107,8 @@ public struct Logout: Sendable {
             }
         }
         return Outcome(
-            redirectURI: request.postLogoutRedirectURI, state: request.state, serviceName: service?.name, ended: ended)
+            redirectURI: request.postLogoutRedirectURI, state: request.state, serviceName: service?.name, ended: ended,
+            signedOut: hint != nil)
     }
 
     // MARK: Back-channel logout
@@ -139,20 +143,25 @@ public struct Logout: Sendable {
         }
         var deliveries: [Delivery] = []
         for notice in notices {
-            let (service, tenant) = try await domain.store.read { tx in
-                (try await tx.service(id: notice.serviceID), try await tx.tenant(id: notice.tenantID))
+            // One notice that cannot be prepared waits its back-off alone; the others go out.
+            do {
+                let (service, tenant) = try await domain.store.read { tx in
+                    (try await tx.service(id: notice.serviceID), try await tx.tenant(id: notice.tenantID))
+                }
+                guard let service, let tenant, let uri = service.backchannelLogoutURI else {
+                    try await delivered(noticeID: notice.id)
+                    continue
+                }
+                let algorithm = SigningAlgorithm(rawValue: service.idTokenAlgorithm) ?? .es256
+                let claims = LogoutTokenClaims(
+                    iss: domain.issuer(forTenantNamed: tenant.name), aud: service.clientID.rawValue, iat: Int(now), exp: Int(now + 120),
+                    jti: Secrets.randomToken(byteCount: 16), sub: Grants.subject(of: notice.userID, for: service), sid: notice.sessionID.rawValue)
+                let token = try await domain.tokenIssuer(for: tenant, signingWith: algorithm).sign(claims, type: "logout+jwt", algorithm: algorithm)
+                deliveries.append(
+                    Delivery(noticeID: notice.id, uri: uri, logoutToken: token, attempts: notice.attempts, clientID: service.clientID.rawValue))
+            } catch {
+                _ = try? await failed(Delivery(noticeID: notice.id, uri: "", logoutToken: "", attempts: notice.attempts, clientID: ""))
             }
-            guard let service, let tenant, let uri = service.backchannelLogoutURI else {
-                try await delivered(noticeID: notice.id)
-                continue
-            }
-            let algorithm = SigningAlgorithm(rawValue: service.idTokenAlgorithm) ?? .es256
-            let claims = LogoutTokenClaims(
-                iss: domain.issuer(forTenantNamed: tenant.name), aud: service.clientID.rawValue, iat: Int(now), exp: Int(now + 120),
-                jti: Secrets.randomToken(byteCount: 16), sub: Grants.subject(of: notice.userID, for: service), sid: notice.sessionID.rawValue)
-            let token = try await domain.tokenIssuer(for: tenant, signingWith: algorithm).sign(claims, type: "logout+jwt", algorithm: algorithm)
-            deliveries.append(
-                Delivery(noticeID: notice.id, uri: uri, logoutToken: token, attempts: notice.attempts, clientID: service.clientID.rawValue))
         }
         return deliveries
     }

@@ -166,6 +166,21 @@ struct DPoPClaims: JWTPayload {
     let ath: String?
     let nonce: String?
 
+    enum CodingKeys: String, CodingKey { case jti, htm, htu, iat, ath, nonce }
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        jti = try container.decode(String.self, forKey: .jti)
+        htm = try container.decode(String.self, forKey: .htm)
+        htu = try container.decode(String.self, forKey: .htu)
+        // A NumericDate may have a fraction (RFC 7519 §2); whole seconds are enough here.
+        let seconds = try container.decode(Double.self, forKey: .iat)
+        guard seconds.isFinite, abs(seconds) < 1e12 else { throw DecodingError.dataCorruptedError(forKey: .iat, in: container, debugDescription: "iat") }
+        iat = Int64(seconds)
+        ath = try container.decodeIfPresent(String.self, forKey: .ath)
+        nonce = try container.decodeIfPresent(String.self, forKey: .nonce)
+    }
+
     func verify(using algorithm: some JWTAlgorithm) async throws {}
 }
 

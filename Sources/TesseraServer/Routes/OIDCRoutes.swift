@@ -20,6 +20,7 @@ struct OIDCRoutes {
         tenant.get(".well-known/openid-configuration", use: discovery)
         tenant.get(".well-known/openid-configuration.jwt", use: signedDiscovery)
         tenant.get("jwks", use: jwks)
+        tenant.get("puk_idp_enc", use: encryptionKey)
         let settings = state.configuration.throttle
         let authorizePages = pages.group().add(middleware: AddressThrottle(group: "authorize", limiter: state.limiter, settings: settings))
         authorizePages.get("authorize", use: authorize)
@@ -63,6 +64,13 @@ struct OIDCRoutes {
         return Response(
             status: .ok, headers: [.contentType: "application/jwt", .cacheControl: "public, max-age=300"],
             body: .init(byteBuffer: ByteBuffer(string: token)))
+    }
+
+    /// The tenant's encryption key for the gematik profile's `key_verifier` (`uri_puk_idp_enc`).
+    @Sendable func encryptionKey(_ request: Request, context: TesseraRequestContext) async throws -> Response {
+        var response = JSONResponse.make(domain.gematikProfile.publicEncryptionJWK(for: try context.requireTenant()))
+        response.headers[.cacheControl] = "public, max-age=300"
+        return response
     }
 
     @Sendable func jwks(_ request: Request, context: TesseraRequestContext) async throws -> Response {
@@ -250,7 +258,8 @@ struct OIDCRoutes {
             return Self.redirect(to: uri, parameters: [("state", outcome.state)])
         }
         let words = Pages.LoginWords.preferred(parameters["ui_locales"])
-        var response = HTMLResponse.make(Pages.signedOut(serviceName: outcome.serviceName, german: words.language == "de"))
+        var response = HTMLResponse.make(
+            Pages.signedOut(serviceName: outcome.serviceName, german: words.language == "de", signedOut: outcome.signedOut))
         response.headers[.cacheControl] = "no-store"
         return response
     }
@@ -309,13 +318,18 @@ struct OIDCRoutes {
         let issuer = domain.issuer(forTenantNamed: tenant.name)
         // A DPoP proof (RFC 9449 §5) binds the tokens to the client's key.
         let dpop = try await dpopProof(request, url: issuer + "/token", resource: false)
-        let tokens: TokenResponse
+        // The gematik profile: the key_verifier brings the token_key (and the PKCE verifier).
+        let keyVerifier = client.service.gematikProfile ? try domain.gematikProfile.keyVerifier(form["key_verifier"], tenant: tenant) : nil
+        if let inside = keyVerifier?.codeVerifier, let outside = form["code_verifier"], inside != outside {
+            throw DomainError.invalidRequest("code_verifier differs from the key_verifier's")
+        }
+        var tokens: TokenResponse
         switch form["grant_type"] {
         case "authorization_code":
             guard let code = form["code"] else { throw DomainError.invalidRequest("code is missing") }
             tokens = try await domain.grants.redeemCode(
-                code, redirectURI: form["redirect_uri"], codeVerifier: form["code_verifier"], client: client.service, tenant: tenant,
-                dpop: dpop)
+                code, redirectURI: form["redirect_uri"], codeVerifier: keyVerifier?.codeVerifier ?? form["code_verifier"],
+                client: client.service, tenant: tenant, dpop: dpop)
         case "refresh_token":
             guard let token = form["refresh_token"] else { throw DomainError.invalidRequest("refresh_token is missing") }
             tokens = try await domain.grants.refresh(token, scope: form["scope"], client: client.service, tenant: tenant, dpop: dpop)
@@ -328,6 +342,7 @@ struct OIDCRoutes {
                 .invalid, DomainError.Code("unsupported_grant_type"),
                 "supported grant types: authorization_code, refresh_token, \(Backchannel.grantType)")
         }
+        if let keyVerifier { tokens = try domain.gematikProfile.encrypt(tokens, with: keyVerifier) }
         var response = JSONResponse.make(tokens)
         response.headers[.init("Pragma")!] = "no-cache"
         if dpop != nil { response.headers[Self.dpopNonceHeader] = domain.dpop.nonce() }

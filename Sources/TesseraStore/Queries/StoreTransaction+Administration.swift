@@ -111,7 +111,8 @@ extension StoreTransaction {
                 post_logout_redirect_uris = \(bind: try service.postLogoutRedirectURIs.map { try JSONCoding.string($0) }),
                 backchannel_logout_uri = \(bind: service.backchannelLogoutURI),
                 require_par = \(bind: service.requirePushedAuthorizationRequests ? 1 : 0),
-                dpop_bound = \(bind: service.dpopBound ? 1 : 0), registration_digest = \(bind: service.registrationDigest)
+                dpop_bound = \(bind: service.dpopBound ? 1 : 0), registration_digest = \(bind: service.registrationDigest),
+                gematik_profile = \(bind: service.gematikProfile ? 1 : 0)
             WHERE id = \(bind: service.id)
             """
         ).run()

@@ -162,9 +162,14 @@ extension StoreTransaction {
 extension StoreTransaction {
     public func insertPushedRequest(_ request: PushedRequestRecord) async throws { try await insert("pushed_requests", request) }
 
-    /// Takes a pushed request once: deleted as it is read, so a request_uri works once.
-    public func takePushedRequest(digest: String) async throws -> PushedRequestRecord? {
-        try await first("DELETE FROM pushed_requests WHERE digest = \(bind: digest) RETURNING *", as: PushedRequestRecord.self)
+    /// Takes a pushed request of this client and tenant once: deleted as it is read, so a
+    /// request_uri works once (and another client's attempt leaves it alone).
+    public func takePushedRequest(digest: String, clientID: ClientID, tenantID: TenantID) async throws -> PushedRequestRecord? {
+        try await first(
+            """
+            DELETE FROM pushed_requests WHERE digest = \(bind: digest) AND client_id = \(bind: clientID) AND tenant_id = \(bind: tenantID)
+            RETURNING *
+            """, as: PushedRequestRecord.self)
     }
 }
 

@@ -1,7 +1,6 @@
 import Foundation
 import SQLKit
 import TesseraCore
-import TesseraSQLite
 
 /// What a set of sessions to end stands on.
 public enum SessionScope: Sendable {
@@ -60,6 +59,7 @@ extension StoreTransaction {
                 SELECT s.id, s.tenant_id, s.service_id, s.id, s.user_id, 0, \(bind: now), \(bind: now)
                 FROM sessions s JOIN services v ON v.id = s.service_id
                 WHERE s.\(ident: scope.column) = \(bind: scope.key) AND s.ended_at IS NULL AND v.backchannel_logout_uri IS NOT NULL
+                ON CONFLICT (id) DO NOTHING
                 """
             ).run()
         }
@@ -120,13 +120,18 @@ extension StoreTransaction {
 
     /// Records a DPoP proof as seen; false when it was seen already (a replay).
     public func recordDPoPProof(digest: String, expiresAt: Int64) async throws -> Bool {
-        do {
-            try await db.raw("INSERT INTO dpop_proofs (digest, expires_at) VALUES (\(bind: digest), \(bind: expiresAt))").run()
-            return true
-        } catch {
-            if PostgresErrors.isUniqueViolation(error) || (error as? SQLiteFailure)?.isUniqueViolation == true { return false }
-            throw error
-        }
+        // A condition, not a caught error: on PostgreSQL a failed statement would abort the transaction.
+        try await db.raw(
+            """
+            INSERT INTO dpop_proofs (digest, expires_at) VALUES (\(bind: digest), \(bind: expiresAt))
+            ON CONFLICT (digest) DO NOTHING RETURNING digest
+            """
+        ).all().count == 1
+    }
+
+    /// Binds a public client's session to a DPoP key, once (RFC 9449 §5).
+    public func bindSessionDPoP(id: SessionID, jkt: String) async throws {
+        try await db.raw("UPDATE sessions SET dpop_jkt = \(bind: jkt) WHERE id = \(bind: id) AND dpop_jkt IS NULL").run()
     }
 
     /// Ends the single sign-on session of one user on one device (logout).

@@ -185,6 +185,8 @@ public struct ServiceRecord: Codable, Sendable {
     @IntegerFlag public var dpopBound: Bool = false
     /// The digest of its registration access token, for a service that registered itself (RFC 7592).
     public var registrationDigest: String? = nil
+    /// Token requests carry a gematik `key_verifier`; the tokens go back encrypted under its `token_key`.
+    @IntegerFlag public var gematikProfile: Bool = false
     public var createdAt: Int64
 
     public init(
@@ -237,6 +239,7 @@ public struct ServiceRecord: Codable, Sendable {
         case requirePushedAuthorizationRequests = "require_par"
         case dpopBound = "dpop_bound"
         case registrationDigest = "registration_digest"
+        case gematikProfile = "gematik_profile"
         case createdAt = "created_at"
     }
 }

@@ -98,6 +98,8 @@ struct Admin: AsyncParsableCommand {
             var requirePushedAuthorizationRequests = false
             @Flag(help: "Its access tokens are always DPoP-bound: a token request without a DPoP proof is refused (RFC 9449).")
             var dpopBoundAccessTokens = false
+            @Flag(help: "The gematik IDP profile: token requests carry a key_verifier, the tokens go back encrypted under its token_key.")
+            var gematikProfile = false
 
             func validate() throws {
                 guard !redirectUri.isEmpty || backchannelMode != nil else {
@@ -120,7 +122,7 @@ struct Admin: AsyncParsableCommand {
                     idTokenAlgorithm: idTokenAlg, postLogoutRedirectURIs: postLogoutRedirectUri.isEmpty ? nil : postLogoutRedirectUri,
                     backchannelLogoutURI: backchannelLogoutUri,
                     requirePushedAuthorizationRequests: requirePushedAuthorizationRequests ? true : nil,
-                    dpopBoundAccessTokens: dpopBoundAccessTokens ? true : nil)
+                    dpopBoundAccessTokens: dpopBoundAccessTokens ? true : nil, gematikProfile: gematikProfile ? true : nil)
                 let (service, json) = try await options.client().call(
                     "POST", "admin/tenants/\(tenant)/services", body: body, as: Administration.ServiceView.self)
                 if options.json { return Output.json(json) }

@@ -93,6 +93,7 @@ enum Show {
         if let uri = service.backchannelLogoutURI { print("backchannel_logout_uri: \(uri)") }
         if service.requirePushedAuthorizationRequests { print("require_pushed_authorization_requests: true") }
         if service.dpopBoundAccessTokens { print("dpop_bound_access_tokens: true") }
+        if service.gematikProfile { print("gematik_profile: true") }
     }
 
     static func user(_ user: Administration.UserView) {
@@ -283,12 +284,15 @@ extension Admin.Service {
         var requirePushedAuthorizationRequests: Bool?
         @Flag(inversion: .prefixedNo, help: "Its access tokens are always DPoP-bound (RFC 9449).")
         var dpopBoundAccessTokens: Bool?
+        @Flag(inversion: .prefixedNo, help: "The gematik IDP profile: key_verifier on token requests, encrypted tokens.")
+        var gematikProfile: Bool?
 
         func run() async throws {
             var body = Administration.UpdateService()
             body.idTokenAlgorithm = idTokenAlg
             body.requirePushedAuthorizationRequests = requirePushedAuthorizationRequests
             body.dpopBoundAccessTokens = dpopBoundAccessTokens
+            body.gematikProfile = gematikProfile
             if noPostLogoutRedirectUris {
                 guard postLogoutRedirectUri.isEmpty else {
                     throw ValidationError("--no-post-logout-redirect-uris cannot be combined with --post-logout-redirect-uri")
