@@ -739,7 +739,7 @@ extension Admin {
             commandName: "registration-token",
             abstract: "Issue, list and revoke the initial access tokens with which services register themselves (RFC 7591).",
             discussion: """
-                The tenant must take dynamic registration (tessera admin tenant update --dynamic-registration). A service \
+                The tenant must take dynamic registration (tessera admin tenant update NAME --dynamic-registration). A service \
                 POSTs its metadata to {issuer}/register with `Authorization: Bearer TOKEN`.
                 """,
             subcommands: [Create.self, List.self, Revoke.self])
