@@ -100,6 +100,17 @@ public struct Domain: Sendable {
         return try await tokenIssuer(for: tenant)
     }
 
+    /// The algorithm of a service's ID tokens (and logout tokens); ES256 for a value
+    /// `checkedService` would not have let through.
+    public static func idTokenAlgorithm(of service: ServiceRecord) -> SigningAlgorithm {
+        SigningAlgorithm(rawValue: service.idTokenAlgorithm) ?? .es256
+    }
+
+    /// The tenant's issuer with an active key for the service's ID-token algorithm.
+    public func tokenIssuer(for tenant: TenantRecord, signingFor service: ServiceRecord, logger: Logger? = nil) async throws -> TokenIssuer {
+        try await tokenIssuer(for: tenant, signingWith: Self.idTokenAlgorithm(of: service), logger: logger)
+    }
+
     /// The tenant's public keys, from the same cached issuer that signs its tokens.
     public func publicKeys(for tenant: TenantRecord) async throws -> [ServerJWK] {
         try await tokenIssuer(for: tenant).publicJWKs

@@ -280,7 +280,7 @@ extension Administration {
             return next
         }
         logger.info("service updated", metadata: ["tenant": "\(tenant.name)", "client_id": "\(clientID)"])
-        _ = try await domain.tokenIssuer(for: tenant, signingWith: SigningAlgorithm(rawValue: updated.idTokenAlgorithm) ?? .es256, logger: logger)
+        _ = try await domain.tokenIssuer(for: tenant, signingFor: updated, logger: logger)
         return try ServiceView(updated, secret: nil, issuer: domain.issuer(forTenantNamed: tenant.name))
     }
 

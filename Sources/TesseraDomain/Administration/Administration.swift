@@ -287,7 +287,7 @@ public struct Administration: Sendable {
         service.gematikProfile = input.gematikProfile ?? false
         let record = try Self.checkedService(service)
         // The JWKS has the key of the service's algorithm before its first token.
-        _ = try await domain.tokenIssuer(for: tenant, signingWith: SigningAlgorithm(rawValue: record.idTokenAlgorithm) ?? .es256, logger: logger)
+        _ = try await domain.tokenIssuer(for: tenant, signingFor: record, logger: logger)
         let policy = record.policy
         try await domain.store.transaction { tx in
             try await tx.insertService(record)

@@ -160,7 +160,7 @@ public struct Grants: Sendable {
     /// The tenant's key for the service's ID-token algorithm exists before a grant is spent:
     /// making it afterwards could fail after the spend committed.
     func signingKeyReady(for service: ServiceRecord, tenant: TenantRecord) async throws {
-        _ = try await domain.tokenIssuer(for: tenant, signingWith: SigningAlgorithm(rawValue: service.idTokenAlgorithm) ?? .es256)
+        _ = try await domain.tokenIssuer(for: tenant, signingFor: service)
     }
 
     /// A service registered for DPoP-bound tokens gets none without a proof (RFC 9449 §5.2).
@@ -322,8 +322,8 @@ public struct Grants: Sendable {
         let userAttributes = issuance.user.attributes
         let released = userAttributes.filter { confirmed.contains($0.key) }
         let combination = FactorCombination(factors)
-        let algorithm = SigningAlgorithm(rawValue: service.idTokenAlgorithm) ?? .es256
-        let issuerKeys = try await domain.tokenIssuer(for: tenant, signingWith: algorithm)
+        let algorithm = Domain.idTokenAlgorithm(of: service)
+        let issuerKeys = try await domain.tokenIssuer(for: tenant, signingFor: service)
         let subject = Self.subject(of: issuance.user.id, for: service)
         var idClaims = IDTokenClaims(
             iss: issuer, sub: subject, aud: service.clientID.rawValue, exp: Int(now + tenant.accessTokenLifetime), iat: Int(now),

@@ -208,7 +208,7 @@ public struct ClientRegistration: Sendable {
                 details: ["name": record.name, "public": String(record.isPublic), "id_token_signed_response_alg": record.idTokenAlgorithm],
                 at: now)
         }
-        _ = try await domain.tokenIssuer(for: tenant, signingWith: SigningAlgorithm(rawValue: record.idTokenAlgorithm) ?? .es256, logger: logger)
+        _ = try await domain.tokenIssuer(for: tenant, signingFor: record, logger: logger)
         logger.info("service registered itself", metadata: ["tenant": "\(tenant.name)", "client_id": "\(record.clientID)"])
         return view(record, tenant: tenant, secret: record.isPublic ? nil : secret, registrationToken: registrationToken)
     }
@@ -247,7 +247,7 @@ public struct ClientRegistration: Sendable {
                 at: now)
             return next
         }
-        _ = try await domain.tokenIssuer(for: tenant, signingWith: SigningAlgorithm(rawValue: updated.idTokenAlgorithm) ?? .es256, logger: logger)
+        _ = try await domain.tokenIssuer(for: tenant, signingFor: updated, logger: logger)
         return view(updated, tenant: tenant, secret: nil, registrationToken: nil)
     }
 

@@ -152,15 +152,15 @@ public struct Logout: Sendable {
                     try await delivered(noticeID: notice.id)
                     continue
                 }
-                let algorithm = SigningAlgorithm(rawValue: service.idTokenAlgorithm) ?? .es256
+                let algorithm = Domain.idTokenAlgorithm(of: service)
                 let claims = LogoutTokenClaims(
                     iss: domain.issuer(forTenantNamed: tenant.name), aud: service.clientID.rawValue, iat: Int(now), exp: Int(now + 120),
                     jti: Secrets.randomToken(byteCount: 16), sub: Grants.subject(of: notice.userID, for: service), sid: notice.sessionID.rawValue)
-                let token = try await domain.tokenIssuer(for: tenant, signingWith: algorithm).sign(claims, type: "logout+jwt", algorithm: algorithm)
+                let token = try await domain.tokenIssuer(for: tenant, signingFor: service).sign(claims, type: "logout+jwt", algorithm: algorithm)
                 deliveries.append(
                     Delivery(noticeID: notice.id, uri: uri, logoutToken: token, attempts: notice.attempts, clientID: service.clientID.rawValue))
             } catch {
-                _ = try? await failed(Delivery(noticeID: notice.id, uri: "", logoutToken: "", attempts: notice.attempts, clientID: ""))
+                _ = try? await failed(noticeID: notice.id, attempts: notice.attempts)
             }
         }
         return deliveries
@@ -174,12 +174,17 @@ public struct Logout: Sendable {
     /// The service did not answer 200: tried again after the back-off, or given up after
     /// `maximumAttempts`. Returns whether it will be tried again.
     public func failed(_ delivery: Delivery) async throws -> Bool {
-        guard delivery.attempts < Self.maximumAttempts else {
-            try await delivered(noticeID: delivery.noticeID)
+        try await failed(noticeID: delivery.noticeID, attempts: delivery.attempts)
+    }
+
+    /// A notice whose attempt (counted when it was taken) came to nothing.
+    func failed(noticeID: String, attempts: Int) async throws -> Bool {
+        guard attempts < Self.maximumAttempts else {
+            try await delivered(noticeID: noticeID)
             return false
         }
-        let next = domain.epochNow() + Self.backoff(afterAttempt: delivery.attempts)
-        try await domain.store.transaction { try await $0.postponeLogoutNotice(id: delivery.noticeID, until: next) }
+        let next = domain.epochNow() + Self.backoff(afterAttempt: attempts)
+        try await domain.store.transaction { try await $0.postponeLogoutNotice(id: noticeID, until: next) }
         return true
     }
 }
