@@ -27,16 +27,14 @@ public struct GematikProfile: Sendable {
         }
     }
 
-    /// `puk_idp_enc` as a JWK.
-    public func publicEncryptionJWK(for tenant: TenantRecord) -> [String: String] {
+    /// `puk_idp_enc` as a JWK, its kid the RFC 7638 thumbprint.
+    public func publicEncryptionJWK(for tenant: TenantRecord) -> ServerJWK {
         let raw = encryptionKey(for: tenant).publicKey.rawRepresentation
-        let x = Base64URL.encode(raw.prefix(32))
-        let y = Base64URL.encode(raw.suffix(32))
-        let canonical = #"{"crv":"P-256","kty":"EC","x":"\#(x)","y":"\#(y)"}"#
-        return [
-            "kty": "EC", "crv": "P-256", "x": x, "y": y, "use": "enc", "alg": "ECDH-ES",
-            "kid": Base64URL.encode(SHA256.hash(data: Data(canonical.utf8))),
-        ]
+        var jwk = ServerJWK(
+            kty: "EC", crv: "P-256", x: Base64URL.encode(raw.prefix(32)), y: Base64URL.encode(raw.suffix(32)), kid: "", alg: "ECDH-ES")
+        jwk.use = "enc"
+        jwk.kid = jwk.thumbprint
+        return jwk
     }
 
     /// What a `key_verifier` holds.

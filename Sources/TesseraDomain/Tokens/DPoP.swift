@@ -97,7 +97,7 @@ public struct DPoP: Sendable {
         }
         guard (1...256).contains(claims.jti.count) else { throw Self.failure("the DPoP proof needs a jti of at most 256 characters") }
         if let accessToken {
-            let expected = Base64URL.encode(SHA256.hash(data: Data(accessToken.utf8)))
+            let expected = Secrets.digest(accessToken)  // base64url(SHA-256(token)), RFC 9449 §4.2
             guard let ath = claims.ath, Secrets.constantTimeEquals(ath, expected) else {
                 throw Self.failure("the DPoP proof's ath is not the access token's hash")
             }
@@ -125,21 +125,21 @@ public struct DPoP: Sendable {
         let kty = try member("kty")
         let expected = ["ES256": "EC", "EdDSA": "OKP", "RS256": "RSA"][alg]
         guard kty == expected else { throw failure("the DPoP proof's jwk is not a key for \(alg)") }
-        let canonical: String
+        let key: ServerJWK
         switch kty {
         case "EC":
             guard try member("crv") == "P-256" else { throw failure("ES256 needs a P-256 key") }
-            canonical = #"{"crv":"P-256","kty":"EC","x":"\#(try member("x"))","y":"\#(try member("y"))"}"#
+            key = ServerJWK(kty: "EC", crv: "P-256", x: try member("x"), y: try member("y"), kid: "", alg: alg)
         case "OKP":
             guard try member("crv") == "Ed25519" else { throw failure("EdDSA needs an Ed25519 key") }
-            canonical = #"{"crv":"Ed25519","kty":"OKP","x":"\#(try member("x"))"}"#
+            key = ServerJWK(kty: "OKP", crv: "Ed25519", x: try member("x"), kid: "", alg: alg)
         default:
             guard let modulus = Base64URL.decode(try member("n")), modulus.drop(while: { $0 == 0 }).count >= 256 else {
                 throw failure("RS256 needs a key of 2048 bits or more")
             }
-            canonical = #"{"e":"\#(try member("e"))","kty":"RSA","n":"\#(try member("n"))"}"#
+            key = ServerJWK(kty: "RSA", n: try member("n"), e: try member("e"), kid: "", alg: alg)
         }
-        return Base64URL.encode(SHA256.hash(data: Data(canonical.utf8)))
+        return key.thumbprint
     }
 
     /// A URL as `htu` compares it: scheme and host in lower case, no default port, no query or fragment.
