@@ -42,9 +42,7 @@ public enum JWE {
         let raw = ephemeral.publicKey.rawRepresentation
         var header = extra
         header["alg"] = keyManagement.rawValue
-        header["enc"] = contentEncryption
         header["epk"] = ["kty": "EC", "crv": "P-256", "x": Base64URL.encode(raw.prefix(32)), "y": Base64URL.encode(raw.suffix(32))]
-        let headerPart = Base64URL.encode(try JSONSerialization.data(withJSONObject: header, options: [.sortedKeys]))
         let agreed = concatKDF(shared, algorithmID: keyManagement == .ecdhES ? contentEncryption : keyManagement.rawValue, apu: Data(), apv: Data())
         let contentKey: SymmetricKey
         let encryptedKey: Data
@@ -56,6 +54,14 @@ public enum JWE {
             contentKey = SymmetricKey(size: .bits256)
             encryptedKey = try AES.KeyWrap.wrap(contentKey, using: agreed)
         }
+        return try seal(plaintext, header: header, encryptedKey: encryptedKey, contentKey: contentKey)
+    }
+
+    /// The compact form: the protected header (with `enc`) as the additional data of A256GCM.
+    private static func seal(_ plaintext: Data, header: [String: Any], encryptedKey: Data, contentKey: SymmetricKey) throws -> String {
+        var header = header
+        header["enc"] = contentEncryption
+        let headerPart = Base64URL.encode(try JSONSerialization.data(withJSONObject: header, options: [.sortedKeys]))
         let sealed = try AES.GCM.seal(plaintext, using: contentKey, nonce: AES.GCM.Nonce(), authenticating: Data(headerPart.utf8))
         return [
             headerPart, Base64URL.encode(encryptedKey), Base64URL.encode(Data(sealed.nonce)), Base64URL.encode(sealed.ciphertext),
@@ -116,11 +122,7 @@ public enum JWE {
         guard key.bitCount == 256 else { throw CryptoError(.invalidKey, "dir with A256GCM needs a 256-bit key") }
         var header = extra
         header["alg"] = "dir"
-        header["enc"] = contentEncryption
-        let headerPart = Base64URL.encode(try JSONSerialization.data(withJSONObject: header, options: [.sortedKeys]))
-        let sealed = try AES.GCM.seal(plaintext, using: key, nonce: AES.GCM.Nonce(), authenticating: Data(headerPart.utf8))
-        return [headerPart, "", Base64URL.encode(Data(sealed.nonce)), Base64URL.encode(sealed.ciphertext), Base64URL.encode(sealed.tag)]
-            .joined(separator: ".")
+        return try seal(plaintext, header: header, encryptedKey: Data(), contentKey: key)
     }
 
     /// The Concat KDF of RFC 7518 §4.6.2 (NIST SP 800-56A §5.8.1) with SHA-256, for a
