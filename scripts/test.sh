@@ -57,11 +57,12 @@ python3 scripts/openapi.py --check
 swift build --build-tests
 # A hung test must fail the run, not stall it: the suites set per-test time limits,
 # and this bounds each pass.
-# At most 96 tests at once. Every test's servers, connections and children are file
-# descriptors of this one process, and Foundation's Process watches its children with
-# select(), which stops working once descriptor numbers pass 1023: with every test at
-# once the PostgreSQL pass peaked near 1,040 and once hung for good. With 96 it peaks
-# near 900, in about the same time.
+# At most 96 tests at once: every test's servers, connections and children are file
+# descriptors of this one process, and the PostgreSQL pass peaks near 940 of them.
+# Nothing in the test process may select() on descriptors (numbers past 1023 break it):
+# children are run by swift-subprocess (pidfd and epoll), not Foundation's Process, and
+# the SDK's requests go through AsyncHTTPClient, not URLSession (TesseraTesting's
+# ClientTransport); with either, a full PostgreSQL pass hung once in a few runs.
 width=(--experimental-maximum-parallelization-width 96)
 echo "== The suite on SQLite =="
 env -u TESSERA_TEST_DATABASE_URL timeout --kill-after=30 900 swift test --skip-build "${width[@]}" "$@"

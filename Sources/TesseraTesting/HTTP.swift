@@ -3,6 +3,7 @@ import Foundation
 import NIOCore
 import NIOHTTP1
 import TesseraCore
+import TesseraKit
 
 /// A plain HTTP client for tests (AsyncHTTPClient): follows no redirects and keeps no
 /// cookies, so a test sees each response exactly as the server sent it.
@@ -79,4 +80,44 @@ public struct TestHTTP: Sendable {
     }
 
     public static func encode(_ text: String) -> String { FormEncoding.component(text) }
+}
+
+/// The SDK's `HTTPTransport` over AsyncHTTPClient, for the test devices and token
+/// managers: hundreds of them talk to the servers of one test process at once.
+///
+/// FoundationNetworking's URLSession on Linux left requests unanswered until their
+/// timeout when the whole suite loaded the machine (a few in one run, dozens in
+/// another), and each `URLSessionTransport` keeps a session of its own with its own
+/// threads and descriptors. The SDK's own transport is still exercised end to end by the
+/// command-line tests: `tessera device` and `tessera admin` send through it.
+public struct ClientTransport: HTTPTransport {
+    /// No read timeout of its own: each request's deadline is its `timeout` (long polls
+    /// set theirs beyond the server's hold), or 30 s as URLSessionTransport has it.
+    private static let client: HTTPClient = {
+        var configuration = HTTPClient.Configuration(redirectConfiguration: .disallow, timeout: .init(connect: .seconds(5)))
+        configuration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = 64
+        configuration.connectionPool.idleTimeout = .seconds(1)
+        return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+    }()
+
+    public init() {}
+
+    public func send(_ request: HTTPRequestData) async throws -> HTTPResponseData {
+        var outgoing = HTTPClientRequest(url: request.url.absoluteString)
+        outgoing.method = HTTPMethod(rawValue: request.method)
+        for (name, value) in request.headers { outgoing.headers.replaceOrAdd(name: name, value: value) }
+        if let body = request.body { outgoing.body = .bytes(ByteBuffer(bytes: body)) }
+        let seconds = request.timeout > 0 ? request.timeout : 30
+        do {
+            let response = try await Self.client.execute(outgoing, timeout: .milliseconds(Int64(seconds * 1000)))
+            let data = try await response.body.collect(upTo: 16 * 1024 * 1024)
+            var fields: [String: String] = [:]
+            for header in response.headers { fields[header.name] = header.value }
+            return HTTPResponseData(status: Int(response.status.code), body: Data(data.readableBytesView), headers: fields)
+        } catch is CancellationError {
+            throw CancellationError()
+        } catch {
+            throw TesseraKitError.transport("\(error)")
+        }
+    }
 }

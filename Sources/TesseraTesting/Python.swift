@@ -1,9 +1,7 @@
 import Foundation
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import Subprocess
+import SystemPackage
 
 /// Runs the interop scripts in `Tests/interop` with the machine's python3 (their
 /// packages are installed by `scripts/test.sh`).
@@ -18,8 +16,8 @@ public enum Python {
     public static func run(
         _ script: String, _ arguments: [String], environment: [String: String] = [:], file: String = #filePath,
         timeout: Duration = .seconds(180), onLine: (@Sendable (String) -> Void)? = nil
-    ) async throws -> Subprocess.Result {
-        try await Subprocess.run(
+    ) async throws -> Program.Result {
+        try await Program.run(
             "/usr/bin/env", ["python3", interopDirectory(from: file).appendingPathComponent(script).path] + arguments,
             environment: environment, timeout: timeout, onLine: onLine)
     }
@@ -27,11 +25,14 @@ public enum Python {
 
 /// Runs a program to its end, collecting its output (and handing over each line as it comes).
 ///
-/// Nothing here blocks a thread of Swift's cooperative pool: the test processes run
-/// many servers on two such threads, and one thread stuck in `waitUntilExit` or a
-/// blocking read would starve them all. A child that outlives `timeout` is killed,
-/// so a hang becomes a failing test instead of a run that never ends.
-public enum Subprocess {
+/// Children are started and watched by swift-subprocess, which waits for them through
+/// a pidfd in epoll. Not by Foundation's `Process`: that learns of a child's exit through
+/// a socket its socket manager `select()`s on, and a test process holds so many
+/// descriptors (every test's servers and connections) that the socket's number passed
+/// 1023 now and then, after which the exit was never seen and the run hung.
+/// A child that outlives `timeout` is killed with its whole process group, so a hang
+/// becomes a failing test instead of a run that never ends.
+public enum Program {
     public struct Result: Sendable {
         public let status: Int32
         public let output: String
@@ -42,83 +43,167 @@ public enum Subprocess {
         _ executable: String, _ arguments: [String], environment: [String: String] = [:],
         timeout: Duration = .seconds(180), onLine: (@Sendable (String) -> Void)? = nil
     ) async throws -> Result {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        var merged = ProcessInfo.processInfo.environment
-        for (key, value) in environment { merged[key] = value }
-        process.environment = merged
-        process.standardInput = FileHandle.nullDevice
-        let output = Pipe()
-        let errors = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
         let collected = LineCollector(onLine: onLine)
-        let errorData = OutputBuffer()
-        let outputClosed = Signal()
-        let errorsClosed = Signal()
+        let errors = OutputBuffer()
+        let timedOut = Signal()
+        var options = PlatformOptions()
+        // Its own process group, so that a timeout also ends what the child started
+        // (a browser, a driver) and nothing is left holding the pipes open.
+        options.processGroupID = 0
+        let outcome = try await Subprocess.run(
+            .path(FilePath(executable)), arguments: Arguments(arguments), environment: Program.environment(environment),
+            platformOptions: options, input: .none, output: .sequence, error: .sequence
+        ) { execution in
+            let processGroup = execution.processIdentifier.value
+            let watchdog = Task {
+                try await Task.sleep(for: timeout)
+                timedOut.fire()
+                Glibc.kill(-processGroup, SIGKILL)
+            }
+            defer { watchdog.cancel() }
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask {
+                    for try await chunk in execution.standardOutput { collected.append(Program.data(chunk)) }
+                }
+                group.addTask {
+                    for try await chunk in execution.standardError { errors.append(Program.data(chunk)) }
+                }
+                try await group.waitForAll()
+            }
+        }
+        if timedOut.hasFired {
+            throw TestSupportError("\(executable) \(arguments.first ?? "") did not finish within \(timeout): \(errors.text)")
+        }
+        return Result(status: outcome.terminationStatus.code, output: collected.text, errors: errors.text)
+    }
+
+    static func environment(_ overrides: [String: String?]) -> Environment {
+        var keyed: [Environment.Key: String?] = [:]
+        for (key, value) in overrides {
+            if let key = Environment.Key(rawValue: key) { keyed[key] = value }
+        }
+        return .inherit.updating(keyed)
+    }
+
+    static func data(_ buffer: SubprocessOutputSequence.Buffer) -> Data {
+        buffer.withUnsafeBytes { Data($0) }
+    }
+}
+
+extension TerminationStatus {
+    /// The exit code, or the number of the signal that ended the child.
+    var code: Int32 {
+        switch self {
+        case .exited(let code): return code
+        case .signaled(let signal): return signal
+        }
+    }
+}
+
+/// A program a test starts and stops by itself (`tessera serve`, nginx), watched by
+/// swift-subprocess (see ``Program``) until it exits.
+public final class ChildProcess: Sendable {
+    public let processIdentifier: pid_t
+    /// What it writes to standard output, when started with `collectOutput`.
+    public let output: OutputBuffer
+    private let exited: Signal
+    private let status: LockedValue<TerminationStatus?>
+    private let task: Task<Void, Never>
+
+    private init(
+        processIdentifier: pid_t, output: OutputBuffer, exited: Signal, status: LockedValue<TerminationStatus?>, task: Task<Void, Never>
+    ) {
+        self.processIdentifier = processIdentifier
+        self.output = output
+        self.exited = exited
+        self.status = status
+        self.task = task
+    }
+
+    /// Starts `executable`; standard input and error are the null device, standard
+    /// output too unless `collectOutput`.
+    public static func start(
+        _ executable: String, _ arguments: [String], environment: [String: String?] = [:], collectOutput: Bool = false
+    ) async throws -> ChildProcess {
+        let output = OutputBuffer()
         let exited = Signal()
-        process.terminationHandler = { _ in exited.fire() }
-        try process.run()
-        // Readers start once the child exists (a failed start leaves no thread behind);
-        // the pipes hold what the child wrote meanwhile.
-        drain(output, into: collected.append, closed: outputClosed)
-        drain(errors, into: errorData.append, closed: errorsClosed)
-
-        let finished = await exited.wait(timeout: timeout)
-        if !finished {
-            process.terminate()
-            _ = await exited.wait(timeout: .seconds(5))
-        }
-        // A grandchild that inherited the pipes may keep them open: wait a little, not forever.
-        _ = await outputClosed.wait(timeout: .seconds(5))
-        _ = await errorsClosed.wait(timeout: .seconds(5))
-        guard finished else {
-            throw TestSupportError("\(executable) \(arguments.first ?? "") did not finish within \(timeout): \(errorData.text)")
-        }
-        return Result(status: process.terminationStatus, output: collected.text, errors: errorData.text)
-    }
-
-    /// Hands each chunk a pipe delivers to `sink` and fires `closed` at end of file.
-    ///
-    /// A plain thread of its own does the blocking reads: not the cooperative pool (a
-    /// stuck child would starve it), and not a dispatch source (`readabilityHandler`),
-    /// whose teardown raced the pipe's close and crashed libdispatch once in a few dozen runs.
-    private static func drain(_ pipe: Pipe, into sink: @escaping @Sendable (Data) -> Void, closed: Signal) {
-        let handle = pipe.fileHandleForReading
-        let reader = Thread {
-            var buffer = [UInt8](repeating: 0, count: 16 * 1024)
-            while true {
-                let count = buffer.withUnsafeMutableBytes { read(handle.fileDescriptor, $0.baseAddress, $0.count) }
-                if count < 0 && errno == EINTR { continue }
-                if count <= 0 { break }
-                sink(Data(buffer[0..<count]))
+        let status = LockedValue<TerminationStatus?>(nil)
+        let started = AsyncThrowingStream<pid_t, any Error>.makeStream()
+        let configuration = Configuration(
+            executable: .path(FilePath(executable)), arguments: Arguments(arguments), environment: Program.environment(environment))
+        let task = Task {
+            do {
+                let outcome: TerminationStatus
+                if collectOutput {
+                    outcome = try await Subprocess.run(configuration, input: .none, output: .sequence, error: .discarded) { execution in
+                        started.continuation.yield(execution.processIdentifier.value)
+                        for try await chunk in execution.standardOutput { output.append(Program.data(chunk)) }
+                    }.terminationStatus
+                } else {
+                    outcome = try await Subprocess.run(configuration, input: .none, output: .discarded, error: .discarded) { execution in
+                        started.continuation.yield(execution.processIdentifier.value)
+                    }.terminationStatus
+                }
+                status.set(outcome)
+            } catch {
+                started.continuation.finish(throwing: error)
             }
-            // The read end goes now, not when the Pipe happens to be freed: a run starts
-            // hundreds of children, and Foundation's socket manager (URLSession, Process)
-            // select()s on its descriptors, which breaks once their numbers pass 1023.
-            try? handle.close()
-            closed.fire()
+            exited.fire()
         }
-        reader.start()
+        var iterator = started.stream.makeAsyncIterator()
+        guard let pid = try await iterator.next() else { throw TestSupportError("\(executable) did not start") }
+        return ChildProcess(processIdentifier: pid, output: output, exited: exited, status: status, task: task)
     }
 
-    /// Collects what a pipe delivers into `buffer`, on a reader thread of its own (for
-    /// children a test starts and stops by itself, like `tessera serve`).
-    public static func collect(_ pipe: Pipe, into buffer: OutputBuffer) {
-        drain(pipe, into: buffer.append, closed: Signal())
+    public var isRunning: Bool { !exited.hasFired }
+
+    /// How it ended: its exit code, or the signal's number; nil while it runs.
+    public var terminationStatus: Int32? { status.get()?.code }
+
+    /// True once it has exited by itself (with any code), not through a signal.
+    public var exitedNormally: Bool {
+        if case .exited = status.get() { return true }
+        return false
     }
 
-    /// Waits, without blocking a thread, until a process started elsewhere has exited.
-    public static func waitForExit(_ process: Process, timeout: Duration = .seconds(30)) async throws {
-        let deadline = ContinuousClock.now + timeout
-        while process.isRunning {
-            guard ContinuousClock.now < deadline else {
-                process.terminate()
-                throw TestSupportError("the process \(process.processIdentifier) did not exit within \(timeout)")
-            }
-            try await Task.sleep(for: .milliseconds(20))
-        }
+    /// SIGTERM, while it runs.
+    public func terminate() { send(SIGTERM) }
+
+    /// SIGKILL, while it runs.
+    public func kill() { send(SIGKILL) }
+
+    private func send(_ signal: Int32) {
+        if isRunning { Glibc.kill(processIdentifier, signal) }
+    }
+
+    /// Waits, without blocking a thread, until it has exited; past `timeout` it is killed
+    /// and this throws.
+    public func waitForExit(timeout: Duration = .seconds(30)) async throws {
+        if await exited.wait(timeout: timeout) { return }
+        kill()
+        _ = await exited.wait(timeout: .seconds(5))
+        throw TestSupportError("the process \(processIdentifier) did not exit within \(timeout)")
+    }
+}
+
+/// A value behind a lock, for the few places here that share one between threads.
+final class LockedValue<Value: Sendable>: @unchecked Sendable {
+    // @unchecked: every access goes through `lock`.
+    private let lock = NSLock()
+    private var value: Value
+
+    init(_ value: Value) { self.value = value }
+
+    func get() -> Value {
+        lock.lock()
+        defer { lock.unlock() }
+        return value
+    }
+
+    func set(_ newValue: Value) {
+        lock.lock()
+        value = newValue
+        lock.unlock()
     }
 }
 
@@ -128,6 +213,12 @@ final class Signal: @unchecked Sendable {
     private let lock = NSLock()
     private var fired = false
     private var waiters: [UUID: CheckedContinuation<Bool, Never>] = [:]
+
+    var hasFired: Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        return fired
+    }
 
     func fire() {
         lock.lock()

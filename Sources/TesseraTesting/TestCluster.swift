@@ -12,13 +12,13 @@ public final class TestCluster: Sendable {
     public let nodeURLs: [String]
     public let adminToken: String
     private let nodes: [(app: AppBox, task: Task<Void, any Error>)]
-    private let proxy: Process
+    private let proxy: ChildProcess
     private let directory: URL
     /// The PostgreSQL database the nodes share.
     public let database: String
 
     private init(
-        baseURL: String, nodeURLs: [String], adminToken: String, nodes: [(app: AppBox, task: Task<Void, any Error>)], proxy: Process,
+        baseURL: String, nodeURLs: [String], adminToken: String, nodes: [(app: AppBox, task: Task<Void, any Error>)], proxy: ChildProcess,
         directory: URL, database: String
     ) {
         self.baseURL = baseURL
@@ -74,7 +74,7 @@ public final class TestCluster: Sendable {
             nodes.append((box, task))
             ports.append(port)
         }
-        let proxy = try startNginx(port: proxyPort, upstreams: ports, directory: directory.appendingPathComponent("nginx"))
+        let proxy = try await startNginx(port: proxyPort, upstreams: ports, directory: directory.appendingPathComponent("nginx"))
         let cluster = TestCluster(
             baseURL: publicURL, nodeURLs: ports.map { "http://127.0.0.1:\($0)" }, adminToken: token, nodes: nodes, proxy: proxy,
             directory: directory, database: database)
@@ -99,7 +99,7 @@ public final class TestCluster: Sendable {
 
     /// nginx in the foreground with its own prefix: round-robin over the nodes, long polls
     /// passed through unbuffered.
-    static func startNginx(port: Int, upstreams: [Int], directory: URL) throws -> Process {
+    static func startNginx(port: Int, upstreams: [Int], directory: URL) async throws -> ChildProcess {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let servers = upstreams.map { "        server 127.0.0.1:\($0);" }.joined(separator: "\n")
         let configuration = """
@@ -132,19 +132,12 @@ public final class TestCluster: Sendable {
             """
         let file = directory.appendingPathComponent("nginx.conf")
         try configuration.write(to: file, atomically: true, encoding: .utf8)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/sbin/nginx")
-        process.arguments = ["-p", directory.path, "-c", file.path, "-g", "daemon off;"]
-        process.standardInput = FileHandle.nullDevice
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        return process
+        return try await ChildProcess.start("/usr/sbin/nginx", ["-p", directory.path, "-c", file.path, "-g", "daemon off;"])
     }
 
     public func stop() async {
-        if proxy.isRunning { proxy.terminate() }
-        try? await Subprocess.waitForExit(proxy)
+        proxy.terminate()
+        try? await proxy.waitForExit()
         for node in nodes {
             await node.app.app?.shutdown()
             _ = try? await node.task.value

@@ -24,10 +24,10 @@ public struct TestDevice: Sendable {
     public func remove() { try? FileManager.default.removeItem(at: directory) }
 }
 
-/// Sends through URLSession and keeps every request, so a test can replay one, and every
-/// answer, so a test can check it against the OpenAPI document.
+/// Sends through `ClientTransport` and keeps every request, so a test can replay one, and
+/// every answer, so a test can check it against the OpenAPI document.
 public final class RecordingTransport: HTTPTransport {
-    private let inner = URLSessionTransport()
+    private let inner = ClientTransport()
     private let sent = Mutex<[HTTPRequestData]>([])
     private let answered = Mutex<[(request: HTTPRequestData, response: HTTPResponseData)]>([])
 
@@ -35,17 +35,7 @@ public final class RecordingTransport: HTTPTransport {
 
     public func send(_ request: HTTPRequestData) async throws -> HTTPResponseData {
         sent.withLock { $0.append(request) }
-        let response: HTTPResponseData
-        do {
-            response = try await inner.send(request)
-        } catch TesseraKitError.transport(let reason) where request.method == "GET" && reason.contains("-1001") {
-            // FoundationNetworking's URLSession on Linux now and then leaves a request
-            // without an answer until its 30 s timeout when the whole suite loads the
-            // machine (once in a full run, a GET that passes alone every time). A GET
-            // changes nothing on the server, so it is sent once more; anything else
-            // fails the test as it is.
-            response = try await inner.send(request)
-        }
+        let response = try await inner.send(request)
         answered.withLock { $0.append((request, response)) }
         return response
     }

@@ -8,7 +8,7 @@ public enum ZBar {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("qr-\(UUID().uuidString).pgm")
         try Data(pgm).write(to: file)
         defer { try? FileManager.default.removeItem(at: file) }
-        let result = try await Subprocess.run("/usr/bin/env", ["zbarimg", "--quiet", "--raw", "-Sbinary", file.path], timeout: .seconds(60))
+        let result = try await Program.run("/usr/bin/env", ["zbarimg", "--quiet", "--raw", "-Sbinary", file.path], timeout: .seconds(60))
         guard result.status == 0 else {
             throw TestSupportError("zbarimg exited \(result.status) (is zbar-tools installed?)")
         }

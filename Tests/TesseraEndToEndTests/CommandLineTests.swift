@@ -8,7 +8,7 @@ let tesseraBinary = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastP
 
 /// Runs `tessera` and decodes its `--json` output.
 func tessera(_ arguments: [String], environment: [String: String] = [:]) async throws -> (Int32, [String: Any], String) {
-    let result = try await Subprocess.run(tesseraBinary, arguments, environment: environment)
+    let result = try await Program.run(tesseraBinary, arguments, environment: environment)
     let object = (try? JSONSerialization.jsonObject(with: Data(result.output.utf8))) as? [String: Any] ?? [:]
     return (result.status, object, result.output + result.errors)
 }
@@ -17,22 +17,13 @@ func tessera(_ arguments: [String], environment: [String: String] = [:]) async t
 struct CommandLineTests {
     /// `tessera serve` in a child process; returns it with the admin token it printed.
     /// `database`: a PostgreSQL URL (from `TestDatabase.fresh()`), or nil for SQLite.
-    func startServe(dataDirectory: URL, port: Int, database: String?, arguments: [String] = []) async throws -> (Process, String?, OutputBuffer) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: tesseraBinary)
-        process.arguments =
+    func startServe(dataDirectory: URL, port: Int, database: String?, arguments: [String] = []) async throws -> (ChildProcess, String?, OutputBuffer) {
+        let process = try await ChildProcess.start(
+            tesseraBinary,
             ["serve", "--port", "\(port)", "--data-dir", dataDirectory.path, "--log-level", "warning"]
-            + (database.map { ["--database", $0, "--database-connections", "4"] } ?? []) + arguments
-        var environment = ProcessInfo.processInfo.environment
-        environment.removeValue(forKey: "TESSERA_ADMIN_TOKEN")
-        process.environment = environment
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        process.standardInput = FileHandle.nullDevice
-        let lines = OutputBuffer()
-        try process.run()
-        Subprocess.collect(output, into: lines)
+                + (database.map { ["--database", $0, "--database-connections", "4"] } ?? []) + arguments,
+            environment: ["TESSERA_ADMIN_TOKEN": nil], collectOutput: true)
+        let lines = process.output
         let http = TestHTTP()
         for _ in 0..<100 {
             if (try? await http.get("http://127.0.0.1:\(port)/health"))?.status == 200 { break }
@@ -71,7 +62,7 @@ struct CommandLineTests {
                 server: server, token: token, admin: ["TESSERA_SERVER": server, "TESSERA_ADMIN_TOKEN": token], directory: dataDirectory,
                 database: database))
         process.terminate()
-        try await Subprocess.waitForExit(process)
+        try await process.waitForExit()
     }
 
     @Test("serve, admin and device commands: invite, activate, lockout, login, unlock, restart")
@@ -108,7 +99,7 @@ struct CommandLineTests {
         let activationID = try #require(activation.1["activation_id"] as? String)
         let reused = try await tessera(["device", "activate", url, "--pin", "2468", "--store", store + "2"])
         #expect(reused.0 != 0, "an invitation works once")
-        let users = try await Subprocess.run(tesseraBinary, ["device", "users", "--store", store])
+        let users = try await Program.run(tesseraBinary, ["device", "users", "--store", store])
         #expect(users.output.contains("demo\talice\t\(activationID)"))
 
         let scenario = Scenario(baseURL: server, adminToken: token, tenant: "demo")
@@ -141,15 +132,15 @@ struct CommandLineTests {
 
         // SIGTERM stops the server cleanly; a restart keeps everything and prints no new token.
         process.terminate()
-        try await Subprocess.waitForExit(process)
-        #expect(process.terminationStatus == 0)
+        try await process.waitForExit()
+        #expect(process.exitedNormally && process.terminationStatus == 0)
         let (again, secondToken, _) = try await startServe(dataDirectory: dataDirectory, port: port, database: database)
         defer { if again.isRunning { again.terminate() } }
         #expect(secondToken == nil)
         let tenants = try await tessera(["admin", "tenant", "list"], environment: admin)
         #expect(tenants.2.contains("demo\t\(server)/t/demo"))
         again.terminate()
-        try await Subprocess.waitForExit(again)
+        try await again.waitForExit()
     }
 
     @Test("account processes from the command line: change-pin, add-factor, new-activation, devices, merge, history, unregister, delete, audit")
@@ -190,7 +181,7 @@ struct CommandLineTests {
             let merged = try await tessera(["device", "activate", try #require(work.1["url"] as? String), "--pin", "13579", "--store", laptop, "--json"])
             #expect(merged.1["result"] as? String == "apiAccessMergeComplete", "\(merged.2)")
             #expect(merged.1["idm_identifier"] is String)
-            let users = try await Subprocess.run(tesseraBinary, ["device", "users", "--store", laptop])
+            let users = try await Program.run(tesseraBinary, ["device", "users", "--store", laptop])
             #expect(users.output.contains("acme\talice\t\(laptopID)") && users.output.contains("acme\talice.work\t\(laptopID)"), "\(users.output)")
 
             let unregistered = try await tessera(["device", "unregister", phoneID, "--pin", "13579", "--store", laptop, "--json"])
@@ -205,7 +196,7 @@ struct CommandLineTests {
 
             let deleted = try await tessera(["device", "delete", "--pin", "13579", "--store", laptop, "--json"])
             #expect(deleted.1["result"] as? String == "apiAccessDelete", "\(deleted.2)")
-            #expect(try await Subprocess.run(tesseraBinary, ["device", "users", "--store", laptop]).output.isEmpty)
+            #expect(try await Program.run(tesseraBinary, ["device", "users", "--store", laptop]).output.isEmpty)
 
             let audit = try await tessera(["admin", "audit", "--tenant", "acme", "--json"], environment: admin)
             let actions = (audit.1["entries"] as? [[String: Any]] ?? []).compactMap { $0["action"] as? String }
@@ -239,7 +230,7 @@ struct CommandLineTests {
             #expect(activated.0 == 0, "\(activated.2)")
 
             // The device waits for a request; the service's server starts one meanwhile.
-            let waiting = Task { try await Subprocess.run(tesseraBinary, ["device", "pending", "--wait", "60", "--store", phone, "--json"]) }
+            let waiting = Task { try await Program.run(tesseraBinary, ["device", "pending", "--wait", "60", "--store", phone, "--json"]) }
             try await Task.sleep(for: .milliseconds(500))
             let scenario = Scenario(baseURL: server, adminToken: token, tenant: "bank")
             let started = try await scenario.tokenRequest(

@@ -41,7 +41,7 @@ struct CrashTests {
         let database = try await TestDatabase.fresh()
         let token = "crash-test-admin-token-\(UUID().uuidString)"
         let first = try await serve(directory: directory, port: port, database: database, token: token)
-        defer { if first.isRunning { kill(first.processIdentifier, SIGKILL) } }
+        defer { first.kill() }
 
         let scenario = try await Scenario.make(
             baseURL: base, adminToken: token, lockout: ["free_attempts": 5, "waits": [5, 60], "permanent_after": 20])
@@ -113,8 +113,8 @@ struct CrashTests {
             try await Task.sleep(for: .milliseconds(100))
         }
         try await Task.sleep(for: .milliseconds(700))
-        kill(first.processIdentifier, SIGKILL)
-        try await Subprocess.waitForExit(first)
+        first.kill()
+        try await first.waitForExit()
         load.cancel()
         _ = await load.value
 
@@ -154,7 +154,7 @@ struct CrashTests {
         #expect(failures >= seen.wrongPins && failures <= seen.wrongPins + 1, "\(failures) stored, \(seen.wrongPins) acknowledged")
         victim.remove()
         second.terminate()
-        try await Subprocess.waitForExit(second)
+        try await second.waitForExit()
     }
 
     @Test("SIGTERM under load: requests in flight are answered, long polls released, nothing acknowledged lost, exit 0")
@@ -166,7 +166,7 @@ struct CrashTests {
         let database = try await TestDatabase.fresh()
         let token = "term-test-admin-token-\(UUID().uuidString)"
         let first = try await serve(directory: directory, port: port, database: database, token: token)
-        defer { if first.isRunning { kill(first.processIdentifier, SIGKILL) } }
+        defer { first.kill() }
         let scenario = try await Scenario.make(baseURL: base, adminToken: token)
         let service = try await scenario.createService(policy: "device+pin")
         let headers = ["Authorization": "Bearer \(token)"]
@@ -218,8 +218,8 @@ struct CrashTests {
             #expect(try await poll.value == 200)
         }
         #expect(ContinuousClock.now - stopping < .seconds(10), "long polls released by the shutdown")
-        try await Subprocess.waitForExit(first)
-        #expect(first.terminationReason == .exit && first.terminationStatus == 0, "a clean exit after SIGTERM")
+        try await first.waitForExit()
+        #expect(first.exitedNormally && first.terminationStatus == 0, "a clean exit after SIGTERM")
         #expect(ContinuousClock.now - stopping < .seconds(15))
         _ = await writers.value
 

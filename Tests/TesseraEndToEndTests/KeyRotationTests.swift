@@ -229,7 +229,7 @@ struct KeyRotationTests {
         // The first node seals the empty database (no tenant, no signing key) and stops.
         let first = try await serve(directory: directory, port: port, database: database, token: token)
         first.terminate()
-        try await Subprocess.waitForExit(first)
+        try await first.waitForExit()
         let original = try Data(contentsOf: keyFile)
         let refusedServe = { (dataDirectory: URL) in
             try await tessera(
@@ -249,7 +249,7 @@ struct KeyRotationTests {
         try original.write(to: keyFile)
         let again = try await serve(directory: directory, port: port, database: database, token: token)
         again.terminate()
-        try await Subprocess.waitForExit(again)
+        try await again.waitForExit()
     }
 
     @Test("tessera rekey seals every secret under a new master key; after a restart logins, OTP and the JWKS are as before")
@@ -294,7 +294,7 @@ struct KeyRotationTests {
             #expect(!FileManager.default.fileExists(atPath: elsewhere.appendingPathComponent("master.key.next").path))
         }
         first.terminate()
-        try await Subprocess.waitForExit(first)
+        try await first.waitForExit()
 
         // A server does not start while a rekey holds the data directory.
         // `tessera serve` run to its end: these starts are expected to be refused.
@@ -360,7 +360,7 @@ struct KeyRotationTests {
         let information = try await device.authenticator.start(url: login.authenticationURL)
         #expect(try await signAndFinish(information, device: device, factors: [.device, .otp]).isUserLogin)
         second.terminate()
-        try await Subprocess.waitForExit(second)
+        try await second.waitForExit()
     }
 }
 

@@ -10,7 +10,7 @@ import TesseraTesting
 struct NodeTransport: HTTPTransport {
     let proxy: String
     let node: String
-    let inner = URLSessionTransport()
+    let inner = ClientTransport()
 
     func send(_ request: HTTPRequestData) async throws -> HTTPResponseData {
         var request = request

@@ -23,7 +23,7 @@ struct OpenAPITests {
             try Data("[parameters]\n\"path.tenant\" = \"\(scenario.tenant)\"\n".utf8).write(to: configuration)
             // Time-bounded: a fixed number of examples per operation and a seed, so a run
             // takes the same work each time (about a minute on two cores).
-            let result = try await Subprocess.run(
+            let result = try await Program.run(
                 "/usr/bin/env",
                 [
                     "python3", "-m", "schemathesis.cli", "--config-file", configuration.path, "run", "\(server.baseURL)/openapi.json",

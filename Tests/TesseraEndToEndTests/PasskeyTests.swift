@@ -62,7 +62,7 @@ struct PasskeyTests {
 
             // The command line lists them (the blocked one says so) and removes the blocked one.
             let common = ["--server", server.baseURL, "--token", server.adminToken, "--tenant", scenario.tenant, "--username", "wanda"]
-            let listed = try await Subprocess.run(tesseraBinary, ["admin", "securitykey", "list"] + common)
+            let listed = try await Program.run(tesseraBinary, ["admin", "securitykey", "list"] + common)
             #expect(listed.status == 0, "\(listed.errors)")
             let lines = listed.output.split(separator: "\n")
             #expect(lines.count == 2)

@@ -48,7 +48,7 @@ struct RobustnessTests {
     func qrEncoder() async throws {
         let root = Python.interopDirectory().deletingLastPathComponent().deletingLastPathComponent()
         // At the lowest priority, like the Python harnesses: the fuzzer takes idle CPU only.
-        let result = try await Subprocess.run(
+        let result = try await Program.run(
             "/usr/bin/nice", ["-n", "19", root.appendingPathComponent("scripts/fuzz.sh").path, "30", "qr"], timeout: .seconds(300))
         #expect(result.status == 0, "\(result.output.suffix(3000))\n\(result.errors.suffix(3000))")
         #expect(result.output.contains("stat::number_of_executed_units"), "\(result.output.suffix(2000))")
@@ -59,7 +59,7 @@ struct RobustnessTests {
         .enabled(if: TestDatabase.postgresURL == nil, "no database involved: runs once, in the suite's SQLite pass"))
     func cborDecoder() async throws {
         let root = Python.interopDirectory().deletingLastPathComponent().deletingLastPathComponent()
-        let result = try await Subprocess.run(
+        let result = try await Program.run(
             "/usr/bin/nice", ["-n", "19", root.appendingPathComponent("scripts/fuzz.sh").path, "30", "cbor"], timeout: .seconds(300))
         #expect(result.status == 0, "\(result.output.suffix(3000))\n\(result.errors.suffix(3000))")
         #expect(result.output.contains("stat::number_of_executed_units"), "\(result.output.suffix(2000))")

@@ -94,19 +94,12 @@ func approvedLogin(
 
 /// `tessera serve` in a child process on `directory` (and the test database, if any) with
 /// the admin token `token`; returns once it is ready.
-func serve(directory: URL, port: Int, database: String?, token: String) async throws -> Process {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: tesseraBinary)
-    process.arguments =
+func serve(directory: URL, port: Int, database: String?, token: String) async throws -> ChildProcess {
+    let process = try await ChildProcess.start(
+        tesseraBinary,
         ["serve", "--port", "\(port)", "--data-dir", directory.path, "--log-level", "critical"]
-        + (database.map { ["--database", $0, "--database-connections", "8"] } ?? [])
-    var environment = ProcessInfo.processInfo.environment
-    environment["TESSERA_ADMIN_TOKEN"] = token
-    process.environment = environment
-    process.standardInput = FileHandle.nullDevice
-    process.standardOutput = FileHandle.nullDevice
-    process.standardError = FileHandle.nullDevice
-    try process.run()
+            + (database.map { ["--database", $0, "--database-connections", "8"] } ?? []),
+        environment: ["TESSERA_ADMIN_TOKEN": token])
     for _ in 0..<150 {
         if (try? await TestHTTP().get("http://127.0.0.1:\(port)/ready"))?.status == 200 {
             // Ready, and ours: a process that could not bind the port has exited.

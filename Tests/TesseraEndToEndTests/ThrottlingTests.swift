@@ -122,7 +122,7 @@ struct ThrottlingTests {
                 data = s.recv(1)
                 print("closed" if data == b"" else "data", round(time.monotonic() - started, 1))
                 """
-            let result = try await Subprocess.run("/usr/bin/env", ["python3", "-c", script], timeout: .seconds(30))
+            let result = try await Program.run("/usr/bin/env", ["python3", "-c", script], timeout: .seconds(30))
             let words = result.output.split(separator: " ")
             #expect(words.first == "closed", "\(result.output) \(result.errors)")
             #expect((Double(words.last?.trimmingCharacters(in: .whitespacesAndNewlines) ?? "") ?? 99) < 5)
@@ -170,7 +170,7 @@ struct ThrottlingTests {
     @Test("without a metrics token, /metrics answers loopback callers only")
     func metricsLoopback() async throws {
         // The machine's own non-loopback address: a caller from "outside".
-        let hostname = try await Subprocess.run("/usr/bin/env", ["hostname", "-I"])
+        let hostname = try await Program.run("/usr/bin/env", ["hostname", "-I"])
         let address = try #require(
             hostname.output.split(separator: " ").map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
                 .first { !$0.isEmpty && !$0.contains(":") && !$0.hasPrefix("127.") }, "a non-loopback IPv4 address: \(hostname.output)")
