@@ -10,6 +10,8 @@ public enum FactorType: String, Codable, Sendable, CaseIterable, Comparable {
     case otp
     /// A WebAuthn credential: a security key or a passkey, checked by its assertion.
     case securitykey
+    /// A sign-in at an external OpenID provider the tenant trusts (federation), linked to the user.
+    case federation
 
     public static func < (lhs: FactorType, rhs: FactorType) -> Bool {
         allCases.firstIndex(of: lhs)! < allCases.firstIndex(of: rhs)!
@@ -24,6 +26,8 @@ public enum FactorType: String, Codable, Sendable, CaseIterable, Comparable {
         case .otp: "otp"
         // A hardware-bound key by default; a synced passkey's login says `swk` (Grants.amr).
         case .securitykey: "hwk"
+        // RFC 8176 registers no value for it; Tessera says `fed`.
+        case .federation: "fed"
         }
     }
 }

@@ -12,6 +12,7 @@ public enum SealingContext {
     public static func invitationPinKey(invitationID: String) -> String { "invitation-pin-key:\(invitationID)" }
     public static func notificationToken(requestID: RequestID) -> String { "ciba-notification:\(requestID)" }
     public static func masterKeyCheck(id: String) -> String { "master-key-check:\(id)" }
+    public static func identityProviderSecret(id: String) -> String { "identity-provider-secret:\(id)" }
 
     /// The context of the value in `column` of the row keyed `rowID`.
     public static func of(_ column: SealedColumn, rowID: String) -> String {
@@ -22,6 +23,7 @@ public enum SealingContext {
         case .invitationPinKeys: invitationPinKey(invitationID: rowID)
         case .notificationTokens: notificationToken(requestID: RequestID(rowID))
         case .masterKeyCheck: masterKeyCheck(id: rowID)
+        case .identityProviderSecrets: identityProviderSecret(id: rowID)
         }
     }
 }

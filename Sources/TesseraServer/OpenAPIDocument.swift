@@ -2628,6 +2628,279 @@ enum OpenAPIDocument {
     ]
    }
   },
+  "/admin/tenants/{tenant}/identity-providers": {
+   "parameters": [
+    {
+     "name": "tenant",
+     "in": "path",
+     "required": true,
+     "schema": {
+      "type": "string"
+     },
+     "description": "The tenant's name"
+    }
+   ],
+   "post": {
+    "summary": "Add an external OpenID provider users may sign in with (federation); its discovery document is read first",
+    "responses": {
+     "201": {
+      "description": "Created",
+      "content": {
+       "application/json": {
+        "schema": {
+         "$ref": "#/components/schemas/IdentityProvider"
+        }
+       }
+      }
+     },
+     "400": {
+      "description": "Malformed or out-of-bounds input",
+      "content": {
+       "application/json": {
+        "schema": {
+         "$ref": "#/components/schemas/Error"
+        }
+       }
+      }
+     },
+     "401": {
+      "description": "No or bad admin token or key",
+      "content": {
+       "application/json": {
+        "schema": {
+         "$ref": "#/components/schemas/Error"
+        }
+       }
+      }
+     },
+     "403": {
+      "description": "Beyond the key's role or scope",
+      "content": {
+       "application/json": {
+        "schema": {
+         "$ref": "#/components/schemas/Error"
+        }
+       }
+      }
+     },
+     "404": {
+      "description": "Unknown (or another tenant's)",
+      "content": {
+       "application/json": {
+        "schema": {
+         "$ref": "#/components/schemas/Error"
+        }
+       }
+      }
+     },
+     "409": {
+      "description": "Conflicts with the current state",
+      "content": {
+       "application/json": {
+        "schema": {
+         "$ref": "#/components/schemas/Error"
+        }
+       }
+      }
+     },
+     "413": {
+      "description": "Body too large",
+      "content": {
+       "application/json": {
+        "schema": {
+         "$ref": "#/components/schemas/Error"
+        }
+       }
+      }
+     }
+    },
+    "requestBody": {
+     "required": true,
+     "content": {
+      "application/json": {
+       "schema": {
+        "$ref": "#/components/schemas/CreateIdentityProvider"
+       }
+      }
+     }
+    },
+    "security": [
+     {
+      "adminToken": []
+     }
+    ],
+    "tags": [
+     "admin"
+    ]
+   },
+   "get": {
+    "summary": "The tenant's external providers",
+    "responses": {
+     "200": {
+      "description": "OK",
+      "content": {
+       "application/json": {
+        "schema": {
+         "type": "object",
+         "properties": {
+          "providers": {
+           "type": "array",
+           "items": {
+            "$ref": "#/components/schemas/IdentityProvider"
+           }
+          }
+         },
+         "required": [
+          "providers"
+         ]
+        }
+       }
+      }
+     },
+     "400": {
+      "description": "Malformed or out-of-bounds input",
+      "content": {
+       "application/json": {
+        "schema": {
+         "$ref": "#/components/schemas/Error"
+        }
+       }
+      }
+     },
+     "401": {
+      "description": "No or bad admin token or key",
+      "content": {
+       "application/json": {
+        "schema": {
+         "$ref": "#/components/schemas/Error"
+        }
+       }
+      }
+     },
+     "403": {
+      "description": "Beyond the key's role or scope",
+      "content": {
+       "application/json": {
+        "schema": {
+         "$ref": "#/components/schemas/Error"
+        }
+       }
+      }
+     },
+     "404": {
+      "description": "Unknown (or another tenant's)",
+      "content": {
+       "application/json": {
+        "schema": {
+         "$ref": "#/components/schemas/Error"
+        }
+       }
+      }
+     }
+    },
+    "security": [
+     {
+      "adminToken": []
+     }
+    ],
+    "tags": [
+     "admin"
+    ]
+   }
+  },
+  "/admin/tenants/{tenant}/identity-providers/{provider}": {
+   "parameters": [
+    {
+     "name": "tenant",
+     "in": "path",
+     "required": true,
+     "schema": {
+      "type": "string"
+     },
+     "description": "The tenant's name"
+    },
+    {
+     "name": "provider",
+     "in": "path",
+     "required": true,
+     "schema": {
+      "type": "string"
+     },
+     "description": "The provider's name"
+    }
+   ],
+   "delete": {
+    "summary": "Remove a provider and the users' links to it",
+    "responses": {
+     "200": {
+      "description": "OK",
+      "content": {
+       "application/json": {
+        "schema": {
+         "type": "object",
+         "properties": {
+          "removed": {
+           "type": "string"
+          }
+         },
+         "required": [
+          "removed"
+         ]
+        }
+       }
+      }
+     },
+     "400": {
+      "description": "Malformed or out-of-bounds input",
+      "content": {
+       "application/json": {
+        "schema": {
+         "$ref": "#/components/schemas/Error"
+        }
+       }
+      }
+     },
+     "401": {
+      "description": "No or bad admin token or key",
+      "content": {
+       "application/json": {
+        "schema": {
+         "$ref": "#/components/schemas/Error"
+        }
+       }
+      }
+     },
+     "403": {
+      "description": "Beyond the key's role or scope",
+      "content": {
+       "application/json": {
+        "schema": {
+         "$ref": "#/components/schemas/Error"
+        }
+       }
+      }
+     },
+     "404": {
+      "description": "Unknown (or another tenant's)",
+      "content": {
+       "application/json": {
+        "schema": {
+         "$ref": "#/components/schemas/Error"
+        }
+       }
+      }
+     }
+    },
+    "security": [
+     {
+      "adminToken": []
+     }
+    ],
+    "tags": [
+     "admin"
+    ]
+   }
+  },
   "/admin/tenants/{tenant}/invitations": {
    "parameters": [
     {
@@ -6205,6 +6478,154 @@ enum OpenAPIDocument {
      "created_at"
     ]
    },
+   "IdentityProvider": {
+    "type": "object",
+    "properties": {
+     "name": {
+      "type": "string"
+     },
+     "display_name": {
+      "type": "string"
+     },
+     "logo_uri": {
+      "oneOf": [
+       {
+        "type": "string"
+       },
+       {
+        "type": "null"
+       }
+      ]
+     },
+     "discovery_url": {
+      "type": "string"
+     },
+     "issuer": {
+      "oneOf": [
+       {
+        "type": "string",
+        "description": "Read from the discovery document; in the answer that added it"
+       },
+       {
+        "type": "null"
+       }
+      ]
+     },
+     "client_id": {
+      "type": "string"
+     },
+     "confidential": {
+      "type": "boolean",
+      "description": "Whether Tessera holds a client secret for it (never shown)"
+     },
+     "scope": {
+      "type": "string"
+     },
+     "link_claim": {
+      "oneOf": [
+       {
+        "type": "string"
+       },
+       {
+        "type": "null"
+       }
+      ]
+     },
+     "link_field": {
+      "oneOf": [
+       {
+        "type": "string"
+       },
+       {
+        "type": "null"
+       }
+      ]
+     },
+     "claim_mapping": {
+      "type": "object",
+      "additionalProperties": {
+       "type": "string"
+      }
+     },
+     "redirect_uri": {
+      "type": "string",
+      "description": "Register this with the provider"
+     },
+     "created_at": {
+      "type": "number"
+     }
+    },
+    "required": [
+     "name",
+     "display_name",
+     "discovery_url",
+     "client_id",
+     "confidential",
+     "scope",
+     "claim_mapping",
+     "redirect_uri",
+     "created_at"
+    ]
+   },
+   "CreateIdentityProvider": {
+    "type": "object",
+    "properties": {
+     "name": {
+      "type": "string",
+      "pattern": "^[a-z0-9][a-z0-9-]{0,62}$",
+      "description": "In URLs and the directory (kk_app_id)"
+     },
+     "display_name": {
+      "type": "string",
+      "minLength": 1,
+      "maxLength": 100
+     },
+     "logo_uri": {
+      "type": "string",
+      "description": "HTTPS"
+     },
+     "discovery_url": {
+      "type": "string",
+      "description": "The provider's /.well-known/openid-configuration (HTTPS, or HTTP on the loopback)"
+     },
+     "client_id": {
+      "type": "string",
+      "minLength": 1,
+      "maxLength": 256
+     },
+     "client_secret": {
+      "type": "string",
+      "minLength": 1,
+      "maxLength": 1024,
+      "description": "Sealed under the master key; none for a public client (PKCE only)"
+     },
+     "scope": {
+      "type": "string",
+      "description": "Default: openid email profile"
+     },
+     "link_claim": {
+      "type": "string",
+      "description": "The ID-token claim that finds the user on a first login (email only when email_verified)"
+     },
+     "link_field": {
+      "type": "string",
+      "description": "username, or the name of the user attribute the claim is compared with"
+     },
+     "claim_mapping": {
+      "type": "object",
+      "additionalProperties": {
+       "type": "string"
+      },
+      "description": "Claim → user attribute, copied at each login"
+     }
+    },
+    "required": [
+     "name",
+     "display_name",
+     "discovery_url",
+     "client_id"
+    ]
+   },
    "CreateRegistrationToken": {
     "type": "object",
     "properties": {
@@ -7497,7 +7918,8 @@ enum OpenAPIDocument {
       "pin",
       "biometric",
       "otp",
-      "securitykey"
+      "securitykey",
+      "federation"
      ]
     }
    },

@@ -1,5 +1,6 @@
 import Foundation
 import TesseraCore
+import TesseraDomain
 
 /// The server's pages outside the console: the login page, errors, device links. Style
 /// and script come from the server's `/static/` files (no CDN, nothing inline), which is
@@ -53,17 +54,20 @@ enum Pages {
         let openLink: String
         let link: String
         let waiting: String
+        let otherProvider: String
 
         static let english = LoginWords(
             language: "en", title: "Sign in to", asksFor: "It asks for:", asksForNothing: "The service asks for no personal attributes.",
             scan: "Scan this code with the Tessera app on your activated device, then confirm with your factors.",
             match: { "Your device will ask for a number: pick \($0). If it shows another service or place than yours, deny." },
-            sameDevice: "On this device?", openLink: "Open the sign-in link", link: "Link:", waiting: "Waiting for your device…")
+            sameDevice: "On this device?", openLink: "Open the sign-in link", link: "Link:", waiting: "Waiting for your device…",
+            otherProvider: "Or sign in with another provider")
         static let german = LoginWords(
             language: "de", title: "Anmelden bei", asksFor: "Der Dienst möchte:", asksForNothing: "Der Dienst fragt nach keinen persönlichen Angaben.",
             scan: "Scannen Sie diesen Code mit der Tessera-App auf Ihrem aktivierten Gerät und bestätigen Sie mit Ihren Faktoren.",
             match: { "Ihr Gerät fragt nach einer Zahl: wählen Sie \($0). Zeigt es einen anderen Dienst oder Ort als Ihren, lehnen Sie ab." },
-            sameDevice: "Auf diesem Gerät?", openLink: "Anmeldelink öffnen", link: "Link:", waiting: "Warte auf Ihr Gerät…")
+            sameDevice: "Auf diesem Gerät?", openLink: "Anmeldelink öffnen", link: "Link:", waiting: "Warte auf Ihr Gerät…",
+            otherProvider: "Oder mit einem anderen Anbieter anmelden")
 
         /// The first of the request's `ui_locales` (OpenID Core §3.1.2.1, BCP 47 tags in order
         /// of preference) the page is written in; English otherwise.
@@ -82,7 +86,7 @@ enum Pages {
     static func login(
         serviceName: String, attributes: [String], authenticationURL: String, sameDeviceURL: String? = nil, statusURL: String,
         completeURL: String, requestID: String, expiresAt: Date, matchCode: String? = nil, passkeyURL: String? = nil,
-        words: LoginWords = .english
+        providers: [(name: String, url: String)] = [], words: LoginWords = .english
     ) -> String {
         let qr = (try? QRCode(authenticationURL).svg(moduleSize: 6)) ?? ""
         let attributeList =
@@ -102,6 +106,7 @@ enum Pages {
             <p class="muted">\(words.sameDevice) <a id="same-device" href="\(escape(sameDeviceURL ?? authenticationURL))">\(words.openLink)</a>.</p>
             <p class="muted">\(words.link) <code id="authentication-url">\(escape(authenticationURL))</code></p>
             \(passkeyURL.map(passkeySection) ?? "")
+            \(providerSection(providers, heading: words.otherProvider))
             <div class="status" id="status" role="status">\(words.waiting)</div>
             <div id="login" data-request="\(escape(requestID))" data-status-url="\(escape(statusURL))"
                  data-complete-url="\(escape(completeURL))" data-expires-at="\(Int(expiresAt.timeIntervalSince1970))"></div>
@@ -123,6 +128,40 @@ enum Pages {
           <p class="status failed" id="passkey-error" role="alert" hidden></p>
         </section>
         """
+    }
+
+    /// Links to sign in at the tenant's external providers (federation), where the
+    /// service takes such a sign-in.
+    static func providerSection(_ providers: [(name: String, url: String)], heading: String) -> String {
+        guard !providers.isEmpty else { return "" }
+        let links = providers.map { "<li><a class=\"provider\" href=\"\(escape($0.url))\">\(escape($0.name))</a></li>" }.joined()
+        return "<section class=\"providers\" id=\"providers\"><h2>\(heading)</h2><ul>\(links)</ul></section>"
+    }
+
+    /// On an invitation's page: link the account to an identity at an external provider
+    /// by signing in there once (the invitation is used up by it).
+    static func invitationProviders(code: String, issuer: String, providers: [Federation.DirectoryEntry]) -> String {
+        guard !providers.isEmpty else { return "" }
+        let links = providers.map { provider -> String in
+            let url = "\(issuer)/authorize/federation?invitation=\(FormEncoding.component(code))&provider=\(FormEncoding.component(provider.id))"
+            return "<li><a class=\"provider\" href=\"\(escape(url))\">\(escape(provider.name))</a></li>"
+        }.joined()
+        return """
+            <section class="providers" id="providers"><h2>Or sign in with another provider</h2>
+            <p>Sign in once at one of these to link it to your account; then it signs you in here. The invitation is used up by it.</p>
+            <ul>\(links)</ul></section>
+            """
+    }
+
+    /// After a first sign-in at an external provider linked an invitation's account.
+    static func federationLinked(provider: String, username: String) -> String {
+        document(
+            title: "Account linked",
+            body: """
+                <h1>Account linked</h1>
+                <p id="linked">Your account <strong>\(escape(username))</strong> is linked to your identity at \(escape(provider)). \
+                From now on you can sign in with \(escape(provider)) wherever a service offers it.</p>
+                """)
     }
 
     /// The end-session endpoint's page when no address to return to was given.

@@ -538,5 +538,52 @@ enum Schema {
         (18, [
             "ALTER TABLE services ADD COLUMN gematik_profile INTEGER NOT NULL DEFAULT 0",
         ]),
+        // Federation: the external OpenID providers a tenant's users may sign in with, each
+        // user's identity at them (their sub), and the logins under way there (the digest
+        // of the state sent and the nonce; the PKCE verifier is derived from the state).
+        (19, [
+            """
+            CREATE TABLE identity_providers (
+                id TEXT PRIMARY KEY,
+                tenant_id TEXT NOT NULL REFERENCES tenants(id),
+                name TEXT NOT NULL,
+                display_name TEXT NOT NULL,
+                logo_uri TEXT,
+                discovery_url TEXT NOT NULL,
+                client_id TEXT NOT NULL,
+                sealed_client_secret TEXT,
+                scope TEXT NOT NULL,
+                link_claim TEXT,
+                link_field TEXT,
+                claim_mapping TEXT NOT NULL,
+                created_at BIGINT NOT NULL,
+                UNIQUE (tenant_id, name)
+            )
+            """,
+            """
+            CREATE TABLE federated_identities (
+                provider_id TEXT NOT NULL REFERENCES identity_providers(id),
+                subject TEXT NOT NULL,
+                tenant_id TEXT NOT NULL REFERENCES tenants(id),
+                user_id TEXT NOT NULL REFERENCES users(id),
+                created_at BIGINT NOT NULL,
+                last_login_at BIGINT,
+                PRIMARY KEY (provider_id, subject)
+            )
+            """,
+            "CREATE INDEX federated_identities_by_user ON federated_identities (user_id)",
+            """
+            CREATE TABLE federation_logins (
+                state_digest TEXT PRIMARY KEY,
+                tenant_id TEXT NOT NULL REFERENCES tenants(id),
+                provider_id TEXT NOT NULL REFERENCES identity_providers(id),
+                request_id TEXT,
+                invitation_id TEXT,
+                nonce TEXT NOT NULL,
+                expires_at BIGINT NOT NULL
+            )
+            """,
+            "CREATE INDEX federation_logins_by_expiry ON federation_logins (expires_at)",
+        ]),
     ]
 }

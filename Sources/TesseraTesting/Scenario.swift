@@ -155,7 +155,13 @@ public struct Scenario: Sendable {
             parameters["code_challenge_method"] = "S256"
         }
         for (key, value) in extra { parameters[key] = value }
-        let response = try await http.get("\(issuer)/authorize?\(Self.query(parameters))")
+        return try await openLoginPage(at: "\(issuer)/authorize?\(Self.query(parameters))", verifier: verifier, state: state, nonce: nonce)
+    }
+
+    /// Opens an authorization URL made elsewhere (by another server, as a relying party
+    /// of this one) as a browser would, and reads the login page.
+    public func openLoginPage(at url: String, verifier: String? = nil, state: String = "", nonce: String = "") async throws -> BrowserLogin {
+        let response = try await http.get(url)
         guard response.status == 200 else { throw TestSupportError("authorize: \(response.status) \(response.text)") }
         let page = response.text
         guard let setCookie = response.header("Set-Cookie"), let cookie = setCookie.split(separator: ";").first,
@@ -208,7 +214,7 @@ public struct Scenario: Sendable {
         parameters.sorted { $0.key < $1.key }.map { "\(TestHTTP.encode($0.key))=\(TestHTTP.encode($0.value))" }.joined(separator: "&")
     }
 
-    static func attribute(_ name: String, in page: String) -> String? {
+    public static func attribute(_ name: String, in page: String) -> String? {
         guard let start = page.range(of: "\(name)=\"") else { return nil }
         let rest = page[start.upperBound...]
         guard let end = rest.firstIndex(of: "\"") else { return nil }

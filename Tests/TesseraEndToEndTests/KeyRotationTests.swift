@@ -271,9 +271,23 @@ struct KeyRotationTests {
         defer { if first.isRunning { first.terminate() } }
         let scenario = try await Scenario.make(baseURL: "http://127.0.0.1:\(port)", adminToken: token)
         let service = try await scenario.createService(policy: "device+pin,device+otp")
-        try await scenario.createUser("otto")
+        try await scenario.createUser("otto", attributes: ["preferred_username": "otto"])
         let (device, _) = try await activateDevice(scenario, username: "otto", otp: true)
         defer { device.remove() }
+        // A federation whose client secret is sealed: the tenant signs its own users in
+        // as an external provider would, linked by the preferred_username it releases.
+        let callback = "\(scenario.issuer)/authorize/federation/callback"
+        let federating = try await scenario.createService(policy: "device+pin,federation", redirectURI: "http://127.0.0.1:9/fed")
+        let asClient = try await scenario.createService(
+            policy: "device+pin", attributes: ["preferred_username"], redirectURI: callback, name: "Itself")
+        let provider = try await scenario.http.postJSON(
+            "\(scenario.baseURL)/admin/tenants/\(scenario.tenant)/identity-providers",
+            [
+                "name": "itself", "display_name": "Itself", "discovery_url": "\(scenario.issuer)/.well-known/openid-configuration",
+                "client_id": asClient.clientID, "client_secret": try #require(asClient.clientSecret), "link_claim": "preferred_username",
+                "link_field": "username",
+            ], headers: ["Authorization": "Bearer \(token)"])
+        #expect(provider.status == 201, "\(provider.text)")
         let keysBefore = try await publishedKeys(scenario)
         let original = try Data(contentsOf: keyFile)
 
@@ -332,6 +346,7 @@ struct KeyRotationTests {
         #expect(counts["activation_totp_secrets"] as? Int == 1)
         #expect(counts["invitation_pin_keys"] as? Int == 0)
         #expect(counts["ciba_notification_tokens"] as? Int == 0)
+        #expect(counts["identity_provider_secrets"] as? Int == 1)
         #expect(try Data(contentsOf: keyFile) != original, "a new master key")
         #expect(try Data(contentsOf: previousFile) == original, "the old one kept beside it")
         #expect(!FileManager.default.fileExists(atPath: nextFile.path))
@@ -359,6 +374,14 @@ struct KeyRotationTests {
         let login = try await scenario.openLogin(service)
         let information = try await device.authenticator.start(url: login.authenticationURL)
         #expect(try await signAndFinish(information, device: device, factors: [.device, .otp]).isUserLogin)
+        // The re-sealed client secret opens: the provider redeems the federation's code.
+        let federated = try await scenario.openLogin(federating)
+        let start = try await scenario.http.get(
+            "\(scenario.issuer)/authorize/federation?request=\(try #require(Scenario.attribute("data-request", in: federated.page)))&provider=itself",
+            headers: ["Cookie": federated.cookie])
+        let back = try await FederationTests.signInAtProvider(try #require(start.header("Location")), provider: scenario, device: device)
+        let finished = try await scenario.http.get(back, headers: ["Cookie": federated.cookie])
+        #expect(finished.status == 302 && finished.header("Location") == federated.completeURL, "\(finished.status) \(finished.text)")
         second.terminate()
         try await second.waitForExit()
     }

@@ -32,7 +32,7 @@ func signAndFinish(
         case .pin: try information.sign(factor: PinFactor(pin))
         case .biometric: try information.sign(factor: try await device.authenticator.biometricFactor(for: information, reason: "test"))
         case .otp: try information.sign(factor: try await device.authenticator.currentOtpFactor(for: information))
-        case .securitykey: throw UnsupportedFactor()
+        case .securitykey, .federation: throw UnsupportedFactor()
         }
     }
     return try await (authenticator ?? device.authenticator).finish(information)

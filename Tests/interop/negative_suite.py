@@ -146,7 +146,7 @@ def real_ids(context: Context, template: str) -> dict:
         "tenant": fixtures.tenant, "kid": fixtures.kid, "client": fixtures.client_id, "user": fixtures.user_id,
         "session": fixtures.session_id, "invitation": fixtures.open_invitation_id,
         "activation": fixtures.device.activation_id, "key": fixtures.helpdesk_key_id, "request": request,
-        "token": fixtures.registration_token_id,
+        "token": fixtures.registration_token_id, "provider": fixtures.identity_provider,
     }
 
 

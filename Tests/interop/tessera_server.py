@@ -320,6 +320,8 @@ class Fixtures:
     ciba_request: str
     # An initial access token for dynamic client registration (its id).
     registration_token_id: str = ""
+    # An external identity provider of the tenant (its name): the tenant itself, over the loopback.
+    identity_provider: str = ""
 
     @property
     def path(self) -> str:
@@ -465,8 +467,11 @@ def set_up(server: Server) -> Fixtures:
     auth_req_id, ciba_request = backchannel_request(server, device, issuer, (client_id, client_secret))
     key = server.admin("POST", "/admin/keys", {"name": "robustness helpdesk", "role": "helpdesk", "tenant": TENANT})
     registration_token = server.admin("POST", f"/admin/tenants/{TENANT}/registration-tokens", {"uses": 5})
+    provider = server.admin("POST", f"/admin/tenants/{TENANT}/identity-providers", {
+        "name": "itself", "display_name": "The tenant itself", "discovery_url": f"{issuer}/.well-known/openid-configuration",
+        "client_id": client_id, "client_secret": client_secret})
     return Fixtures(
-        registration_token_id=registration_token["id"],
+        registration_token_id=registration_token["id"], identity_provider=provider["name"],
         tenant=TENANT, tenant_id=tenant["id"], issuer=issuer, client_id=client_id, client_secret=client_secret,
         user_id=user["id"], device=device, kid=server.admin("GET", f"/admin/tenants/{TENANT}/signing-keys")["keys"][0]["kid"],
         session_id=server.admin("GET", f"/admin/tenants/{TENANT}/users/{user['id']}/sessions")["sessions"][0]["id"],

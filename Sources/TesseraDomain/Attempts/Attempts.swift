@@ -426,6 +426,8 @@ public struct Attempts: Sendable {
             switch factor {
             case .device:
                 break  // the envelope's signature, checked before the transaction
+            case .federation:
+                passed = false  // proved at an external provider in a browser, never by a device
             case .pin:
                 let key = SymmetricKey(
                     data: try domain.box.open(activation.sealedPinKey, context: SealingContext.pinKey(activationID: activation.id)))

@@ -31,6 +31,9 @@ public struct BrowserLogins: Sendable {
         public let matchCode: String?
         /// Whether the service's policy lets a passkey sign in alone (the page offers it).
         public let passkeys: Bool
+        /// The tenant's external providers, where the service's policy takes a sign-in
+        /// there (the page links to them).
+        public let providers: [Federation.DirectoryEntry]
         /// The request's `ui_locales`: the languages the page should be in, preferred first.
         public let uiLocales: String?
     }
@@ -193,11 +196,16 @@ public struct BrowserLogins: Sendable {
         record.loginHint = loginHint.flatMap { $0.isEmpty ? nil : $0 }
         record.uiLocales = query["ui_locales"]
         if store { try await domain.store.transaction { try await $0.insertAuthRequest(record) } }
+        let providers =
+            Federation.allowsFederatedLogin(policy: record.acrPolicy ?? service.policy)
+            ? try await domain.store.read { try await $0.identityProviders(tenantID: tenant.id) }
+                .map { Federation.DirectoryEntry(id: $0.name, name: $0.displayName, logoURI: $0.logoURI) } : []
         return .started(
             StartedLogin(
                 requestID: requestID, browserSecret: browserSecret, serviceName: service.name,
                 attributes: ScopeClaims.requestedAttributes(of: service, scope: record.scope), expiresAt: expiresAt,
-                matchCode: record.matchCode, passkeys: Passkeys.allowsPasskeyLogin(policy: record.acrPolicy ?? service.policy), uiLocales: record.uiLocales))
+                matchCode: record.matchCode, passkeys: Passkeys.allowsPasskeyLogin(policy: record.acrPolicy ?? service.policy), providers: providers,
+                uiLocales: record.uiLocales))
     }
 
     // MARK: Pushed authorization requests (RFC 9126)

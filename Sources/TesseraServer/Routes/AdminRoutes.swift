@@ -52,6 +52,9 @@ struct AdminRoutes {
         tenant.post("registration-tokens", use: createRegistrationToken)
         tenant.get("registration-tokens", use: listRegistrationTokens)
         tenant.delete("registration-tokens/:token", use: revokeRegistrationToken)
+        tenant.post("identity-providers", use: addIdentityProvider)
+        tenant.get("identity-providers", use: listIdentityProviders)
+        tenant.delete("identity-providers/:provider", use: removeIdentityProvider)
         tenant.post("invitations", use: invite)
         tenant.get("invitations", use: listInvitations)
         tenant.delete("invitations/:invitation", use: revokeInvitation)
@@ -87,6 +90,27 @@ struct AdminRoutes {
         let id = context.parameters.get("token") ?? ""
         try await administration(context, .manage).revokeRegistrationToken(id: id, tenant: try context.requireTenant(), logger: context.logger)
         return JSONResponse.make(["revoked": id])
+    }
+
+    // MARK: Identity providers (federation)
+
+    /// `POST /admin/tenants/{tenant}/identity-providers`: an external OpenID provider the
+    /// tenant's users may sign in with; its discovery document is read first.
+    @Sendable func addIdentityProvider(_ request: Request, context: TesseraRequestContext) async throws -> Response {
+        let input = try await RequestDecoding.json(Administration.CreateIdentityProvider.self, from: request)
+        let view = try await administration(context, .manage).addIdentityProvider(
+            input, tenant: try context.requireTenant(), http: Outbound(), logger: context.logger)
+        return JSONResponse.make(view, status: .created)
+    }
+
+    @Sendable func listIdentityProviders(_ request: Request, context: TesseraRequestContext) async throws -> Response {
+        JSONResponse.make(["providers": try await administration(context, .read).identityProviders(tenant: try context.requireTenant())])
+    }
+
+    @Sendable func removeIdentityProvider(_ request: Request, context: TesseraRequestContext) async throws -> Response {
+        let name = context.parameters.get("provider") ?? ""
+        try await administration(context, .manage).removeIdentityProvider(name: name, tenant: try context.requireTenant(), logger: context.logger)
+        return JSONResponse.make(["removed": name])
     }
 
     // MARK: Console operators

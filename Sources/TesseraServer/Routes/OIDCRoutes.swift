@@ -21,10 +21,13 @@ struct OIDCRoutes {
         tenant.get(".well-known/openid-configuration.jwt", use: signedDiscovery)
         tenant.get("jwks", use: jwks)
         tenant.get("puk_idp_enc", use: encryptionKey)
+        tenant.get("directory/kk_apps", use: federationDirectory)
         let settings = state.configuration.throttle
         let authorizePages = pages.group().add(middleware: AddressThrottle(group: "authorize", limiter: state.limiter, settings: settings))
         authorizePages.get("authorize", use: authorize)
         authorizePages.get("authorize/complete", use: complete)
+        authorizePages.get("authorize/federation", use: federationStart)
+        authorizePages.get("authorize/federation/callback", use: federationCallback)
         authorizePages.get("logout", use: endSession)
         authorizePages.post("logout", use: endSession)
         let browserCalls = tenant.group().add(middleware: AddressThrottle(group: "authorize", limiter: state.limiter, settings: settings))
@@ -130,6 +133,9 @@ struct OIDCRoutes {
                 completeURL: "\(issuer)/authorize/complete?request=\(login.requestID)", requestID: login.requestID.rawValue,
                 expiresAt: login.expiresAt, matchCode: login.matchCode,
                 passkeyURL: login.passkeys ? "\(issuer)/authorize/passkey?request=\(login.requestID)" : nil,
+                providers: login.providers.map {
+                    (name: $0.name, url: "\(issuer)/authorize/federation?request=\(login.requestID)&provider=\(FormEncoding.component($0.id))")
+                },
                 words: Pages.LoginWords.preferred(login.uiLocales))
             var response = HTMLResponse.make(page)
             // The browser that started the request is the only one that can collect its code.
@@ -276,7 +282,60 @@ struct OIDCRoutes {
         return try deviceLinkPage(
             request, context: context, endpoint: "activate", parameter: "code", title: "Activate a device",
             explanation: "Scan this code with the Tessera app (or run `tessera device activate` with this link) to bind your device to your account.",
-            extra: code.isEmpty ? nil : Pages.invitationPasskey(code: code, issuer: issuer))
+            extra: code.isEmpty ? nil : Pages.invitationPasskey(code: code, issuer: issuer) + Pages.invitationProviders(code: code, issuer: issuer, providers: try await domain.federation(Outbound()).directory(tenant: try context.requireTenant())))
+    }
+
+    // MARK: Federation
+
+    /// `GET {issuer}/directory/kk_apps`: the external providers a user may sign in with,
+    /// as gematik's directory of insurers' apps names them.
+    @Sendable func federationDirectory(_ request: Request, context: TesseraRequestContext) async throws -> Response {
+        JSONResponse.make(["kk_app_list": try await domain.federation(Outbound()).directory(tenant: try context.requireTenant())])
+    }
+
+    /// `GET {issuer}/authorize/federation?request=…&provider=…` (from the login page), or
+    /// `?invitation=…&provider=…` (from an invitation's page, to link the account on the
+    /// first login there): sends the browser to the provider.
+    @Sendable func federationStart(_ request: Request, context: TesseraRequestContext) async throws -> Response {
+        let tenant = try context.requireTenant()
+        let federation = domain.federation(Outbound())
+        do {
+            let query = try RequestDecoding.query(request)
+            guard let provider = query["provider"], !provider.isEmpty else { throw DomainError.invalidRequest("name the provider to sign in with") }
+            let url: String
+            if let code = query["invitation"] {
+                url = try await federation.startLinking(invitationCode: code, provider: provider, tenant: tenant)
+            } else {
+                let record = try await browserRequest(request, query: query, context: context)
+                url = try await federation.startLogin(record, provider: provider, tenant: tenant)
+            }
+            return Response(status: .found, headers: [.location: url, .cacheControl: "no-store"])
+        } catch let error as DomainError {
+            throw BrowserError(status: error.kind.status, title: "Sign-in not possible", message: error.message)
+        }
+    }
+
+    /// `GET {issuer}/authorize/federation/callback?code=…&state=…`: where providers send
+    /// the browser back. A login goes on to `authorize/complete` as after a device's
+    /// approval; a linking shows that the account is linked.
+    @Sendable func federationCallback(_ request: Request, context: TesseraRequestContext) async throws -> Response {
+        let tenant = try context.requireTenant()
+        let issuer = domain.issuer(forTenantNamed: tenant.name)
+        let outcome: Federation.Outcome
+        do {
+            let query = try RequestDecoding.query(request)
+            outcome = try await domain.federation(Outbound()).finish(
+                state: query["state"], code: query["code"], error: query["error"], tenant: tenant,
+                browserSecret: { request.cookies[Self.cookieName($0)]?.value }, logger: context.logger)
+        } catch let error as DomainError {
+            throw BrowserError(status: error.kind.status, title: "Sign-in not possible", message: error.message)
+        }
+        switch outcome {
+        case .login(let requestID):
+            return Response(status: .found, headers: [.location: "\(issuer)/authorize/complete?request=\(requestID)", .cacheControl: "no-store"])
+        case .linked(let provider, let username):
+            return Self.noStore(HTMLResponse.make(Pages.federationLinked(provider: provider, username: username)))
+        }
     }
 
     /// `POST {issuer}/passkeys/invitation/options` `{"code": …}`: options for registering a

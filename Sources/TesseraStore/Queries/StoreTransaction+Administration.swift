@@ -82,7 +82,8 @@ extension StoreTransaction {
         for table in [
             "grants", "auth_requests", "sessions", "sso_sessions", "push_targets", "authentication_history", "invitations",
             "activations", "security_keys", "webauthn_ceremonies", "users", "services", "signing_keys", "web_sessions",
-            "console_operators", "logout_notices", "pushed_requests", "registration_tokens",
+            "console_operators", "logout_notices", "pushed_requests", "registration_tokens", "federation_logins",
+            "federated_identities", "identity_providers",
         ] {
             statements.append("DELETE FROM \(ident: table) WHERE tenant_id = \(bind: id)")
         }
@@ -170,7 +171,7 @@ extension StoreTransaction {
         }
         for table in [
             "activation_users", "invitations", "auth_requests", "sso_sessions", "grants", "sessions", "authentication_history",
-            "web_sessions", "console_operators", "security_keys", "webauthn_ceremonies",
+            "web_sessions", "console_operators", "security_keys", "webauthn_ceremonies", "federated_identities",
         ] {
             try await db.raw("DELETE FROM \(ident: table) WHERE user_id = \(bind: id)").run()
         }

@@ -29,6 +29,8 @@ public enum PurgeTarget: String, CaseIterable, Sendable {
     case pushedRequests = "pushed_requests"
     /// Seen DPoP proofs too old to be replayed.
     case dpopProofs = "dpop_proofs"
+    /// Logins at external providers never finished.
+    case federationLogins = "federation_logins"
 }
 
 /// The tables `tessera admin stats` counts.
@@ -36,6 +38,7 @@ public let countedTables = [
     "tenants", "signing_keys", "services", "users", "invitations", "activations", "activation_users", "auth_requests",
     "grants", "sessions", "sso_sessions", "device_token_ids", "push_targets", "authentication_history", "audit_log",
     "web_sessions", "security_keys", "webauthn_ceremonies", "logout_notices", "pushed_requests", "dpop_proofs", "registration_tokens",
+    "identity_providers", "federated_identities", "federation_logins",
 ]
 
 extension StoreTransaction {
@@ -63,6 +66,8 @@ extension StoreTransaction {
             try await deleteBatch(table: "webauthn_ceremonies", key: "challenge", where: "expires_at < \(bind: now)", limit: limit)
         case .dpopProofs:
             try await deleteBatch(table: "dpop_proofs", key: "digest", where: "expires_at < \(bind: now)", limit: limit)
+        case .federationLogins:
+            try await deleteBatch(table: "federation_logins", key: "state_digest", where: "expires_at < \(bind: now)", limit: limit)
         case .pushedRequests:
             try await deleteBatch(table: "pushed_requests", key: "digest", where: "expires_at < \(bind: now)", limit: limit)
         case .ssoSessions:

@@ -16,6 +16,8 @@ public enum SealedColumn: String, CaseIterable, Sendable {
     case notificationTokens = "ciba_notification_tokens"
     /// `sealed_checks.sealed`: the database's seal, a known value the first node sealed.
     case masterKeyCheck = "master_key_check"
+    /// `identity_providers.sealed_client_secret`: Tessera's client secrets at external providers.
+    case identityProviderSecrets = "identity_provider_secrets"
 
     var table: String {
         switch self {
@@ -24,6 +26,7 @@ public enum SealedColumn: String, CaseIterable, Sendable {
         case .invitationPinKeys: "invitations"
         case .notificationTokens: "auth_requests"
         case .masterKeyCheck: "sealed_checks"
+        case .identityProviderSecrets: "identity_providers"
         }
     }
 
@@ -37,6 +40,7 @@ public enum SealedColumn: String, CaseIterable, Sendable {
         case .activationTOTPSecrets: "sealed_totp_secret"
         case .notificationTokens: "sealed_notification_token"
         case .masterKeyCheck: "sealed"
+        case .identityProviderSecrets: "sealed_client_secret"
         }
     }
 }

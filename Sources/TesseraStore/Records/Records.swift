@@ -452,7 +452,7 @@ public struct FactorFailures: Sendable, Hashable {
             case .otp: next.otp += 1
             case .biometric: next.biometric += 1
             case .securitykey: next.securityKey += 1
-            case .device: break
+            case .device, .federation: break
             }
         }
         return next
@@ -467,7 +467,7 @@ public struct FactorFailures: Sendable, Hashable {
             case .otp: next.otp = 0
             case .biometric: next.biometric = 0
             case .securitykey: next.securityKey = 0
-            case .device: break
+            case .device, .federation: break
             }
         }
         return next

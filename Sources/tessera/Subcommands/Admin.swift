@@ -5,10 +5,10 @@ import TesseraDomain
 
 struct Admin: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Manage tenants and their signing keys, services, users, invitations, activations, security keys and sessions, read history and the audit log, and keep the data bounded, over the admin API.",
+        abstract: "Manage tenants and their signing keys, services, users, invitations, activations, security keys, sessions and external identity providers, read history and the audit log, and keep the data bounded, over the admin API.",
         subcommands: [
             Tenant.self, Service.self, User.self, Invite.self, Invitation.self, ActivationCommands.self, SecurityKey.self, Session.self, History.self,
-            Audit.self, Stats.self, Purge.self, Key.self, ConsoleUser.self, RegistrationToken.self,
+            Audit.self, Stats.self, Purge.self, Key.self, ConsoleUser.self, RegistrationToken.self, IdentityProvider.self,
         ])
 
     struct Tenant: AsyncParsableCommand {

@@ -794,3 +794,81 @@ extension Admin {
         }
     }
 }
+
+extension Admin {
+    /// External OpenID providers a tenant's users may sign in with (federation).
+    struct IdentityProvider: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "identity-provider",
+            abstract: "Add, list and remove the external OpenID providers a tenant's users may sign in with (federation).",
+            discussion: """
+                Register Tessera with the provider as a client whose redirect URI is \
+                {issuer}/authorize/federation/callback (add prints it). A service takes such sign-ins when its policy \
+                lists the alternative `federation` (e.g. --policy device+pin,federation). A user is linked on a first \
+                sign-in through their invitation's page, or by --link-claim/--link-field.
+                """,
+            subcommands: [Add.self, List.self, Remove.self])
+
+        struct Add: AsyncParsableCommand {
+            static let configuration = CommandConfiguration(abstract: "Add a provider; its discovery document is read first.")
+            @OptionGroup var options: AdminOptions
+            @Option(help: "Tenant name.") var tenant: String
+            @Option(help: "Short name, in URLs and the directory (kk_app_id).") var name: String
+            @Option(help: "The name users see (kk_app_name).") var displayName: String
+            @Option(help: "The provider's discovery URL (…/.well-known/openid-configuration).") var discoveryURL: String
+            @Option(help: "Tessera's client id at the provider.") var clientID: String
+            @Option(help: "Tessera's client secret at the provider (none: a public client with PKCE).") var clientSecret: String?
+            @Option(help: "Scopes to ask for (default: openid email profile).") var scope: String?
+            @Option(help: "HTTPS URL of a logo for the directory.") var logoURI: String?
+            @Option(help: "ID-token claim that finds the user on a first sign-in (email counts only when email_verified).") var linkClaim: String?
+            @Option(help: "What the claim is compared with: username, or a user attribute's name.") var linkField: String?
+            @Option(help: "claim=attribute: copy a claim into a user attribute at each sign-in (repeatable).") var map: [String] = []
+
+            func run() async throws {
+                var mapping: [String: String] = [:]
+                for pair in map {
+                    let parts = pair.split(separator: "=", maxSplits: 1).map(String.init)
+                    guard parts.count == 2, !parts[0].isEmpty, !parts[1].isEmpty else { throw ValidationError("--map takes claim=attribute") }
+                    mapping[parts[0]] = parts[1]
+                }
+                let body = Administration.CreateIdentityProvider(
+                    name: name, displayName: displayName, logoURI: logoURI, discoveryURL: discoveryURL, clientID: clientID,
+                    clientSecret: clientSecret, scope: scope, linkClaim: linkClaim, linkField: linkField, claimMapping: mapping)
+                let (view, json) = try await options.client().call(
+                    "POST", "admin/tenants/\(tenant)/identity-providers", body: body, as: Administration.IdentityProviderView.self)
+                if options.json { return Output.json(json) }
+                print("name: \(view.name)")
+                print("issuer: \(view.issuer ?? "")")
+                print("redirect_uri: \(view.redirectURI)")
+            }
+        }
+
+        struct List: AsyncParsableCommand {
+            static let configuration = CommandConfiguration(abstract: "List a tenant's providers: name, display name, discovery URL.")
+            @OptionGroup var options: AdminOptions
+            @Option(help: "Tenant name.") var tenant: String
+
+            func run() async throws {
+                struct Answer: Decodable { let providers: [Administration.IdentityProviderView] }
+                let (answer, json) = try await options.client().call("GET", "admin/tenants/\(tenant)/identity-providers", as: Answer.self)
+                if options.json { return Output.json(json) }
+                for provider in answer.providers { print("\(provider.name)\t\(provider.displayName)\t\(provider.discoveryURL)") }
+            }
+        }
+
+        struct Remove: AsyncParsableCommand {
+            static let configuration = CommandConfiguration(abstract: "Remove a provider and the users' links to it.")
+            @OptionGroup var options: AdminOptions
+            @Option(help: "Tenant name.") var tenant: String
+            @Option(help: "The provider's name.") var name: String
+
+            func run() async throws {
+                struct Answer: Decodable { let removed: String }
+                let (answer, json) = try await options.client().call(
+                    "DELETE", "admin/tenants/\(tenant)/identity-providers/\(FormEncoding.component(name))", as: Answer.self)
+                if options.json { return Output.json(json) }
+                print("removed: \(answer.removed)")
+            }
+        }
+    }
+}

@@ -225,6 +225,8 @@ struct Device: AsyncParsableCommand {
             case .securitykey:
                 guard let securityKey else { throw CLIError("this command has no security key to ask") }
                 try information.sign(factor: try await authenticator.securityKeyFactor(for: information, using: securityKey))
+            case .federation:
+                throw CLIError("a sign-in at another provider happens in a browser, not on a device")
             }
         }
     }

@@ -1,0 +1,583 @@
+import Crypto
+import Foundation
+import JWTKit
+import Logging
+import TesseraCore
+import TesseraCrypto
+import TesseraStore
+
+/// HTTP to other servers (external providers' discovery, keys and token endpoints), which
+/// the edge supplies: nothing in the domain knows an HTTP client.
+public protocol OutboundHTTP: Sendable {
+    /// GET `url`; the answer whatever its status. Throws only when there was none.
+    func get(_ url: String) async throws -> OutboundResponse
+    /// POST `fields` as a form to `url` with `headers`; the answer whatever its status.
+    func postForm(_ url: String, _ fields: [String: String], headers: [String: String]) async throws -> OutboundResponse
+}
+
+public struct OutboundResponse: Sendable {
+    public let status: Int
+    public let body: Data
+
+    public init(status: Int, body: Data) {
+        self.status = status
+        self.body = body
+    }
+}
+
+/// Federation ("sign in with another provider", gematik's extAuth): a tenant lists
+/// external OpenID providers, served as a directory like gematik's `kk_apps`. A browser
+/// login may be completed at one of them: authorization code with PKCE and a nonce, the
+/// ID token verified against the provider's JWKS, its `sub` linked to a Tessera user —
+/// found by a configured claim (e.g. a verified e-mail address against an attribute), or
+/// on a first login through an invitation the user brings. The login then counts as the
+/// factor `federation` (amr `fed`), which a service's policy must list to accept it.
+public struct Federation: Sendable {
+    let domain: Domain
+    let http: any OutboundHTTP
+
+    /// How long a login at a provider may take, from the redirect to the callback.
+    public static let loginLifetime: Int64 = 600
+    public static let failed = DomainError.Code("federation_failed")
+    public static let notLinked = DomainError.Code("not_linked")
+
+    /// The part of a provider's discovery document Tessera uses.
+    struct Metadata: Decodable {
+        let issuer: String
+        let authorizationEndpoint: String
+        let tokenEndpoint: String
+        let jwksURI: String
+
+        enum CodingKeys: String, CodingKey {
+            case issuer
+            case authorizationEndpoint = "authorization_endpoint"
+            case tokenEndpoint = "token_endpoint"
+            case jwksURI = "jwks_uri"
+        }
+    }
+
+    /// One entry of the directory (`GET {issuer}/directory/kk_apps`), named as gematik's.
+    public struct DirectoryEntry: Encodable, Sendable {
+        public let id: String
+        public let name: String
+        public let logoURI: String?
+
+        enum CodingKeys: String, CodingKey {
+            case id = "kk_app_id"
+            case name = "kk_app_name"
+            case logoURI = "logo_uri"
+        }
+    }
+
+    public func directory(tenant: TenantRecord) async throws -> [DirectoryEntry] {
+        try await domain.store.read { try await $0.identityProviders(tenantID: tenant.id) }
+            .map { DirectoryEntry(id: $0.name, name: $0.displayName, logoURI: $0.logoURI) }
+    }
+
+    /// Where providers send the browser back to: registered with each as Tessera's redirect URI.
+    public static func redirectURI(issuer: String) -> String { "\(issuer)/authorize/federation/callback" }
+
+    func redirectURI(tenant: TenantRecord) -> String { Self.redirectURI(issuer: domain.issuer(forTenantNamed: tenant.name)) }
+
+    // MARK: Starting
+
+    /// Starts answering a pending browser login at `provider`: the URL to send the browser to.
+    public func startLogin(_ request: AuthRequestRecord, provider name: String, tenant: TenantRecord) async throws -> String {
+        let now = domain.epochNow()
+        guard BrowserLogins.effectiveStatus(request, now: now) == .pending else {
+            throw DomainError.requestClaimed("the sign-in request was taken up by a device or has ended")
+        }
+        guard let serviceID = request.serviceID, let service = try await domain.store.read({ try await $0.service(id: serviceID) }),
+            Self.allowsFederatedLogin(policy: request.acrPolicy ?? service.policy)
+        else { throw DomainError(.forbidden, .accessDenied, "this service does not accept a sign-in at another provider") }
+        return try await begin(provider: name, requestID: request.id, invitationID: nil, loginHint: request.loginHint, tenant: tenant, now: now)
+    }
+
+    /// Starts linking the user of an operator's invitation to their identity at
+    /// `provider` (the first login there): the URL to send the browser to.
+    public func startLinking(invitationCode: String, provider name: String, tenant: TenantRecord) async throws -> String {
+        let now = domain.epochNow()
+        let (invitation, user) = try await openInvitation(code: invitationCode, tenant: tenant, now: now)
+        return try await begin(provider: name, requestID: nil, invitationID: invitation.id, loginHint: user.username, tenant: tenant, now: now)
+    }
+
+    /// Whether a policy accepts a login at an external provider alone (the alternative `federation`).
+    public static func allowsFederatedLogin(policy: String) -> Bool {
+        (try? AuthenticatorPolicy(parsing: policy))?.allows(FactorCombination([.federation])) == true
+    }
+
+    private func begin(
+        provider name: String, requestID: RequestID?, invitationID: String?, loginHint: String?, tenant: TenantRecord, now: Int64
+    ) async throws -> String {
+        guard let provider = try await domain.store.read({ try await $0.identityProvider(tenantID: tenant.id, name: name) }) else {
+            throw DomainError.notFound("identity provider '\(name.prefix(64))'")
+        }
+        let metadata = try await metadata(of: provider)
+        let state = Secrets.randomToken()
+        let nonce = Secrets.randomToken()
+        try await domain.store.transaction { tx in
+            try await tx.insertFederationLogin(
+                FederationLoginRecord(
+                    stateDigest: Secrets.digest(state), tenantID: tenant.id, providerID: provider.id, requestID: requestID,
+                    invitationID: invitationID, nonce: nonce, expiresAt: now + Self.loginLifetime))
+        }
+        var parameters: [(String, String)] = [
+            ("response_type", "code"), ("client_id", provider.clientID), ("redirect_uri", redirectURI(tenant: tenant)),
+            ("scope", provider.scope), ("state", state), ("nonce", nonce),
+            ("code_challenge", PKCE.challenge(forVerifier: verifier(forState: state))), ("code_challenge_method", "S256"),
+        ]
+        // The hint names a Tessera user, which means something to the provider only when
+        // users are linked by username.
+        if let loginHint, provider.linkField == "username" { parameters.append(("login_hint", loginHint)) }
+        let query = parameters.map { "\($0.0)=\(FormEncoding.component($0.1))" }.joined(separator: "&")
+        let separator = metadata.authorizationEndpoint.contains("?") ? "&" : "?"
+        return metadata.authorizationEndpoint + separator + query
+    }
+
+    /// The PKCE verifier of a login: derived from its state under a key of the master
+    /// key's, so the store keeps nothing a reader could redeem a code with.
+    func verifier(forState state: String) -> String {
+        let key = domain.box.derivedKey(label: "tessera federation pkce")
+        return Base64URL.encode(Data(HMAC<SHA256>.authenticationCode(for: Data(state.utf8), using: key)))
+    }
+
+    // MARK: Finishing
+
+    public enum Outcome: Sendable {
+        /// The browser login `requestID` is approved: complete it as after a device.
+        case login(RequestID)
+        /// The invitation's user is now linked to the identity at the provider.
+        case linked(provider: String, username: String)
+    }
+
+    /// The callback: takes the login `state` stands for (once), redeems the code at the
+    /// provider with the PKCE verifier, verifies the ID token, finds or links the user
+    /// and approves the login. `browserSecret` reads the cookie of a login request: only
+    /// the browser that started a login may finish it.
+    public func finish(
+        state: String?, code: String?, error: String?, tenant: TenantRecord,
+        browserSecret: @Sendable (RequestID) -> String?, logger: Logger
+    ) async throws -> Outcome {
+        guard let state, !state.isEmpty, state.utf8.count <= 512 else { throw DomainError.invalidRequest("the callback has no state") }
+        let now = domain.epochNow()
+        guard
+            let login = try await domain.store.transaction({ tx in
+                try await tx.takeFederationLogin(stateDigest: Secrets.digest(state), tenantID: tenant.id, now: now)
+            })
+        else { throw DomainError.invalidGrant("this sign-in at another provider is unknown, finished or expired: start again") }
+        guard let provider = try await domain.store.read({ try await $0.identityProvider(id: login.providerID) }) else {
+            throw DomainError.notFound("identity provider")
+        }
+        // A login request is finished only by the browser that started it (no login CSRF).
+        var request: AuthRequestRecord?
+        if let requestID = login.requestID {
+            request = try await domain.browserLogins.request(id: requestID, browserSecret: browserSecret(requestID), tenant: tenant)
+        }
+        if let error {
+            throw DomainError(.forbidden, .accessDenied, "\(provider.displayName) did not sign you in (\(error.prefix(64)))")
+        }
+        guard let code, !code.isEmpty, code.utf8.count <= 2048 else { throw DomainError.invalidRequest("the callback has no code") }
+        let claims = try await identity(code: code, state: state, nonce: login.nonce, provider: provider, tenant: tenant, now: now)
+
+        enum Result {
+            case approved(UserRecord)
+            case linked(UserRecord)
+        }
+        // A refusal throws, so that nothing of it stays (an invitation it would have spent).
+        let result: Result
+        do {
+            result = try await domain.store.transaction { tx in
+                var user: UserRecord?
+                var linkedNow = false
+                let link = try await tx.federatedIdentity(providerID: provider.id, subject: claims.subject)
+                if let invitationID = login.invitationID {
+                    guard let invitation = try await tx.invitation(id: invitationID), try await tx.consumeInvitation(id: invitationID, now: now)
+                    else { throw DomainError.invalidGrant("the invitation was used already or has expired") }
+                    if let link, link.userID != invitation.userID {
+                        throw DomainError(.conflict, Self.notLinked, "your identity at \(provider.displayName) is linked to another account already")
+                    }
+                    user = try await tx.user(id: invitation.userID)
+                    linkedNow = user != nil && link == nil
+                } else if let link {
+                    user = try await tx.user(id: link.userID)
+                }
+                if user == nil, login.invitationID == nil, let claim = provider.linkClaim, let field = provider.linkField,
+                    let value = claims.linkValue(claim)
+                {
+                    let found =
+                        field == "username"
+                        ? (try await tx.user(tenantID: tenant.id, username: value)).map { [$0] } ?? []
+                        : try await tx.users(tenantID: tenant.id, filter: UserFilter(attribute: (field, value)), limit: 2)
+                    if found.count == 1 {
+                        user = found[0]
+                        linkedNow = true
+                    } else if found.count > 1 {
+                        throw DomainError(.forbidden, Self.notLinked, "several accounts match this identity: ask for an invitation")
+                    }
+                }
+                guard var user, user.tenantID == tenant.id else {
+                    throw DomainError(
+                        .forbidden, Self.notLinked,
+                        "no account here is linked to your identity at \(provider.displayName): sign in with an invitation first")
+                }
+                guard user.disabledAt == nil else { throw DomainError(.forbidden, .accessDenied, "the user is disabled") }
+                if linkedNow {
+                    if try await tx.federatedIdentities(userID: user.id).contains(where: { $0.providerID == provider.id }) {
+                        throw DomainError(.conflict, Self.notLinked, "this account is linked to another identity at \(provider.displayName)")
+                    }
+                    try await tx.insertFederatedIdentity(
+                        FederatedIdentityRecord(
+                            providerID: provider.id, subject: claims.subject, tenantID: tenant.id, userID: user.id, createdAt: now, lastLoginAt: now))
+                    try await Audit.record(
+                        tx, tenantID: tenant.id, actor: .user(user.id), action: "federation.link", target: user.id.rawValue,
+                        details: ["provider": provider.name, "by": login.invitationID == nil ? "claim" : "invitation"], at: now)
+                } else {
+                    try await tx.recordFederatedLogin(providerID: provider.id, subject: claims.subject, at: now)
+                }
+                // Mapped claims keep the user's attributes as the provider knows them.
+                var attributes = user.attributes
+                for (claim, attribute) in provider.claimMapping {
+                    if let value = claims.text(claim) { attributes[attribute] = value }
+                }
+                if attributes != user.attributes {
+                    try await tx.updateUserAttributes(id: user.id, attributes: attributes)
+                    user.attributes = attributes
+                }
+                guard let request else { return .linked(user) }
+                if let hint = request.loginHint, hint != user.username {
+                    throw DomainError(.forbidden, .accessDenied, "this sign-in request is for another user")
+                }
+                let service = try await request.serviceID.asyncMap { try await tx.service(id: $0) } ?? nil
+                guard
+                    try await tx.approveFederatedAuthRequest(
+                        id: request.id, userID: user.id,
+                        confirmedAttributes: service.map { ScopeClaims.requestedAttributes(of: $0, scope: request.scope) } ?? [], authTime: now)
+                else { throw DomainError.requestClaimed("the sign-in request was taken up by a device or has ended") }
+                return .approved(user)
+            }
+        } catch let error as DomainError {
+            logger.info("federated sign-in refused", metadata: ["tenant": "\(tenant.name)", "provider": "\(provider.name)"])
+            throw error
+        }
+        switch result {
+        case .linked(let user):
+            logger.info("federated identity linked", metadata: ["tenant": "\(tenant.name)", "provider": "\(provider.name)"])
+            return .linked(provider: provider.displayName, username: user.username)
+        case .approved:
+            guard var approved = request else { throw DomainError.invalidRequest("no sign-in request") }
+            logger.info("federated sign-in", metadata: ["tenant": "\(tenant.name)", "provider": "\(provider.name)"])
+            let service = try await domain.store.read { tx in try await approved.serviceID.asyncMap { try await tx.service(id: $0) } ?? nil }
+            approved.status = .approved
+            await domain.announce(RequestNotice(approved, service: service, answered: true), logger: logger)
+            return .login(approved.id)
+        }
+    }
+
+    /// The claims of a verified ID token, as JSON values.
+    struct Claims {
+        let subject: String
+        let all: [String: Any]
+
+        func text(_ name: String) -> String? {
+            switch all[name] {
+            case let text as String: text
+            case let number as NSNumber: number.stringValue
+            default: nil
+            }
+        }
+
+        /// The claim that links an account: an e-mail address only when the provider says
+        /// it is verified (anyone may type an address into an account elsewhere).
+        func linkValue(_ name: String) -> String? {
+            guard let value = text(name), !value.isEmpty else { return nil }
+            if name == "email" { return (all["email_verified"] as? Bool) == true || text("email_verified") == "true" ? value : nil }
+            return value
+        }
+    }
+
+    struct IDTokenClaims: JWTPayload {
+        let iss: String
+        let sub: String
+        let aud: AudienceClaim
+        let exp: ExpirationClaim
+        let iat: IssuedAtClaim
+        let nonce: String?
+        let azp: String?
+
+        func verify(using algorithm: some JWTAlgorithm) async throws {
+            try exp.verifyNotExpired()
+        }
+    }
+
+    /// Redeems the code at the provider and verifies its ID token (signature by a key of
+    /// its JWKS, issuer, audience, expiry, nonce).
+    private func identity(code: String, state: String, nonce: String, provider: IdentityProviderRecord, tenant: TenantRecord, now: Int64)
+        async throws -> Claims
+    {
+        let metadata = try await metadata(of: provider)
+        var fields = [
+            "grant_type": "authorization_code", "code": code, "redirect_uri": redirectURI(tenant: tenant),
+            "code_verifier": verifier(forState: state),
+        ]
+        var headers: [String: String] = ["Accept": "application/json"]
+        if let sealed = provider.sealedClientSecret {
+            let secret = String(decoding: try domain.box.open(sealed, context: SealingContext.identityProviderSecret(id: provider.id)), as: UTF8.self)
+            // RFC 6749 §2.3.1: both form-encoded, then Basic.
+            let credentials = "\(FormEncoding.component(provider.clientID)):\(FormEncoding.component(secret))"
+            headers["Authorization"] = "Basic " + Data(credentials.utf8).base64EncodedString()
+        } else {
+            fields["client_id"] = provider.clientID
+        }
+        let answer = try await fetch { try await http.postForm(metadata.tokenEndpoint, fields, headers: headers) }
+        guard answer.status == 200,
+            let object = try? JSONSerialization.jsonObject(with: answer.body) as? [String: Any],
+            let idToken = object["id_token"] as? String
+        else {
+            throw DomainError(.forbidden, Self.failed, "\(provider.displayName) did not redeem the sign-in's code (HTTP \(answer.status))")
+        }
+        let keysAnswer = try await fetch { try await http.get(metadata.jwksURI) }
+        let claims: IDTokenClaims
+        do {
+            guard keysAnswer.status == 200 else { throw DomainError(.forbidden, Self.failed, "no keys") }
+            let jwks = try JSONDecoder().decode(JWKS.self, from: keysAnswer.body)
+            let keys = try await JWTKeyCollection().add(jwks: jwks)
+            claims = try await keys.verify(idToken, as: IDTokenClaims.self)
+        } catch {
+            throw DomainError(.forbidden, Self.failed, "the ID token of \(provider.displayName) did not verify with its keys")
+        }
+        guard claims.iss == metadata.issuer, claims.aud.value.contains(provider.clientID),
+            claims.aud.value.count == 1 || claims.azp == provider.clientID,
+            let tokenNonce = claims.nonce, Secrets.constantTimeEquals(tokenNonce, nonce),
+            Int64(claims.iat.value.timeIntervalSince1970) <= now + 300
+        else { throw DomainError(.forbidden, Self.failed, "the ID token of \(provider.displayName) is not this sign-in's") }
+        // The payload as JSON, for the claims Tessera maps (verified above).
+        let parts = idToken.split(separator: ".")
+        guard parts.count == 3, let payload = Base64URL.decode(String(parts[1])),
+            let all = try? JSONSerialization.jsonObject(with: payload) as? [String: Any]
+        else { throw DomainError(.forbidden, Self.failed, "the ID token's payload is not JSON") }
+        return Claims(subject: claims.sub, all: all)
+    }
+
+    /// The provider's discovery document, whose issuer must be the URL it came from
+    /// without `/.well-known/openid-configuration` (OpenID Discovery §4.3).
+    func metadata(of provider: IdentityProviderRecord) async throws -> Metadata {
+        try await Self.metadata(discoveryURL: provider.discoveryURL, name: provider.displayName, http: http)
+    }
+
+    static func metadata(discoveryURL: String, name: String, http: any OutboundHTTP) async throws -> Metadata {
+        let answer = try await Self.fetch { try await http.get(discoveryURL) }
+        guard answer.status == 200, let metadata = try? JSONDecoder().decode(Metadata.self, from: answer.body) else {
+            throw DomainError(.forbidden, Self.failed, "the discovery document of \(name) could not be read (HTTP \(answer.status))")
+        }
+        let suffix = "/.well-known/openid-configuration"
+        guard discoveryURL.hasSuffix(suffix), String(discoveryURL.dropLast(suffix.count)) == metadata.issuer else {
+            throw DomainError(.forbidden, Self.failed, "the discovery document of \(name) names another issuer (\(metadata.issuer.prefix(200)))")
+        }
+        for endpoint in [metadata.authorizationEndpoint, metadata.tokenEndpoint, metadata.jwksURI] where !Self.isAcceptableURL(endpoint) {
+            throw DomainError(.forbidden, Self.failed, "the discovery document of \(name) names an endpoint that is not HTTPS")
+        }
+        return metadata
+    }
+
+    private func fetch(_ call: () async throws -> OutboundResponse) async throws -> OutboundResponse {
+        try await Self.fetch(call)
+    }
+
+    private static func fetch(_ call: () async throws -> OutboundResponse) async throws -> OutboundResponse {
+        do {
+            return try await call()
+        } catch let error as DomainError {
+            throw error
+        } catch {
+            throw DomainError(.forbidden, Self.failed, "the provider could not be reached")
+        }
+    }
+
+    /// HTTPS, or plain HTTP to this machine (a provider on the loopback, as in tests).
+    static func isAcceptableURL(_ text: String) -> Bool {
+        guard let url = URL(string: text), let host = url.host, !host.isEmpty, url.user == nil, url.fragment == nil else { return false }
+        switch url.scheme {
+        case "https": return true
+        case "http": return host == "127.0.0.1" || host == "localhost" || host == "::1" || host == "[::1]"
+        default: return false
+        }
+    }
+
+    /// An operator's invitation that is still good, and its user.
+    private func openInvitation(code: String, tenant: TenantRecord, now: Int64) async throws -> (InvitationRecord, UserRecord) {
+        let found = try await domain.store.read { tx -> (InvitationRecord, UserRecord)? in
+            guard let invitation = try await tx.invitation(codeDigest: Secrets.digest(code)), invitation.tenantID == tenant.id,
+                let user = try await tx.user(id: invitation.userID)
+            else { return nil }
+            return (invitation, user)
+        }
+        guard let (invitation, user) = found, invitation.createdByActivationID == nil, invitation.sealedPinKey == nil else {
+            throw DomainError.invalidGrant("the invitation is not valid")
+        }
+        guard invitation.usedAt == nil else { throw DomainError.invalidGrant("the invitation was used already") }
+        guard invitation.expiresAt > now else { throw DomainError(.invalid, .expiredToken, "the invitation has expired") }
+        guard user.disabledAt == nil else { throw DomainError(.forbidden, .accessDenied, "the user is disabled") }
+        return (invitation, user)
+    }
+}
+
+extension Domain {
+    /// Federation, fetching from providers with `http`.
+    public func federation(_ http: any OutboundHTTP) -> Federation { Federation(domain: self, http: http) }
+}
+
+// MARK: Administration
+
+extension Administration {
+    /// An external provider as an administrator adds it (`POST .../identity-providers`).
+    public struct CreateIdentityProvider: Codable, Sendable {
+        public let name: String
+        public let displayName: String
+        public let logoURI: String?
+        public let discoveryURL: String
+        public let clientID: String
+        public let clientSecret: String?
+        public let scope: String?
+        public let linkClaim: String?
+        public let linkField: String?
+        public let claimMapping: [String: String]?
+
+        public init(
+            name: String, displayName: String, logoURI: String?, discoveryURL: String, clientID: String, clientSecret: String?,
+            scope: String?, linkClaim: String?, linkField: String?, claimMapping: [String: String]?
+        ) {
+            self.name = name
+            self.displayName = displayName
+            self.logoURI = logoURI
+            self.discoveryURL = discoveryURL
+            self.clientID = clientID
+            self.clientSecret = clientSecret
+            self.scope = scope
+            self.linkClaim = linkClaim
+            self.linkField = linkField
+            self.claimMapping = claimMapping
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case name, scope
+            case displayName = "display_name"
+            case logoURI = "logo_uri"
+            case discoveryURL = "discovery_url"
+            case clientID = "client_id"
+            case clientSecret = "client_secret"
+            case linkClaim = "link_claim"
+            case linkField = "link_field"
+            case claimMapping = "claim_mapping"
+        }
+    }
+
+    /// A provider as the admin API shows it: never its client secret.
+    public struct IdentityProviderView: Codable, Sendable {
+        public let name: String
+        public let displayName: String
+        public let logoURI: String?
+        public let discoveryURL: String
+        public let issuer: String?
+        public let clientID: String
+        public let confidential: Bool
+        public let scope: String
+        public let linkClaim: String?
+        public let linkField: String?
+        public let claimMapping: [String: String]
+        public let redirectURI: String
+        public let createdAt: Int64
+
+        enum CodingKeys: String, CodingKey {
+            case name, scope, issuer, confidential
+            case displayName = "display_name"
+            case logoURI = "logo_uri"
+            case discoveryURL = "discovery_url"
+            case clientID = "client_id"
+            case linkClaim = "link_claim"
+            case linkField = "link_field"
+            case claimMapping = "claim_mapping"
+            case redirectURI = "redirect_uri"
+            case createdAt = "created_at"
+        }
+    }
+
+    func view(_ provider: IdentityProviderRecord, issuer: String?, tenant: TenantRecord) -> IdentityProviderView {
+        IdentityProviderView(
+            name: provider.name, displayName: provider.displayName, logoURI: provider.logoURI, discoveryURL: provider.discoveryURL,
+            issuer: issuer, clientID: provider.clientID, confidential: provider.sealedClientSecret != nil, scope: provider.scope,
+            linkClaim: provider.linkClaim, linkField: provider.linkField, claimMapping: provider.claimMapping,
+            redirectURI: Federation.redirectURI(issuer: domain.issuer(forTenantNamed: tenant.name)), createdAt: provider.createdAt)
+    }
+
+    /// Adds a provider after reading its discovery document (so a wrong URL is found now,
+    /// not at a user's login).
+    public func addIdentityProvider(_ input: CreateIdentityProvider, tenant: TenantRecord, http: any OutboundHTTP, logger: Logger)
+        async throws -> IdentityProviderView
+    {
+        guard Validation.isTenantName(input.name) else {
+            throw DomainError.invalidRequest("name is 1 to 63 lower-case letters, digits and hyphens")
+        }
+        func text(_ value: String?, _ field: String, maximum: Int = 256) throws -> String? {
+            guard let value else { return nil }
+            guard !value.isEmpty, value.utf8.count <= maximum, !value.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
+            else { throw DomainError.invalidRequest("\(field) is 1 to \(maximum) characters") }
+            return value
+        }
+        let displayName = try text(input.displayName, "display_name", maximum: 100)!
+        let clientID = try text(input.clientID, "client_id")!
+        let secret = try text(input.clientSecret, "client_secret", maximum: 1024)
+        let scope = try text(input.scope, "scope", maximum: 512) ?? "openid email profile"
+        guard scope.split(separator: " ").contains("openid") else { throw DomainError.invalidRequest("scope must include openid") }
+        if let logo = input.logoURI, !Federation.isAcceptableURL(logo) || logo.utf8.count > 1024 {
+            throw DomainError.invalidRequest("logo_uri is an HTTPS URL")
+        }
+        guard Federation.isAcceptableURL(input.discoveryURL), input.discoveryURL.utf8.count <= 1024 else {
+            throw DomainError.invalidRequest("discovery_url is an HTTPS URL (or HTTP on the loopback)")
+        }
+        let linkClaim = try text(input.linkClaim, "link_claim", maximum: 64)
+        let linkField = try text(input.linkField, "link_field", maximum: 64)
+        guard (linkClaim == nil) == (linkField == nil) else {
+            throw DomainError.invalidRequest("link_claim and link_field go together: the claim is compared with the user's username or attribute")
+        }
+        let mapping = input.claimMapping ?? [:]
+        guard mapping.count <= 32, mapping.allSatisfy({ !$0.key.isEmpty && $0.key.count <= 64 && !$0.value.isEmpty && $0.value.count <= 64 })
+        else { throw DomainError.invalidRequest("claim_mapping maps at most 32 claims to attribute names of up to 64 characters") }
+        let metadata = try await Federation.metadata(discoveryURL: input.discoveryURL, name: displayName, http: http)
+        let now = domain.epochNow()
+        let id = Secrets.identifier(byteCount: 12)
+        let record = IdentityProviderRecord(
+            id: id, tenantID: tenant.id, name: input.name, displayName: displayName, logoURI: input.logoURI,
+            discoveryURL: input.discoveryURL, clientID: clientID,
+            sealedClientSecret: try secret.map { try domain.box.seal(Data($0.utf8), context: SealingContext.identityProviderSecret(id: id)) },
+            scope: scope, linkClaim: linkClaim, linkField: linkField, claimMapping: mapping, createdAt: now)
+        try await domain.store.transaction { tx in
+            do {
+                try await tx.insertIdentityProvider(record)
+            } catch let error as StoreError where error.code == .conflict {
+                throw DomainError(.conflict, .conflict, "identity provider '\(input.name)' exists")
+            }
+            try await Audit.record(
+                tx, tenantID: tenant.id, actor: caller.actor, action: "identity_provider.create", target: input.name,
+                details: ["issuer": metadata.issuer], at: now)
+        }
+        logger.info("identity provider added", metadata: ["tenant": "\(tenant.name)", "provider": "\(input.name)"])
+        return view(record, issuer: metadata.issuer, tenant: tenant)
+    }
+
+    public func identityProviders(tenant: TenantRecord) async throws -> [IdentityProviderView] {
+        return try await domain.store.read { try await $0.identityProviders(tenantID: tenant.id) }.map { view($0, issuer: nil, tenant: tenant) }
+    }
+
+    /// Removes a provider and its users' links to it.
+    public func removeIdentityProvider(name: String, tenant: TenantRecord, logger: Logger) async throws {
+        let now = domain.epochNow()
+        try await domain.store.transaction { tx in
+            guard let provider = try await tx.identityProvider(tenantID: tenant.id, name: name),
+                try await tx.deleteIdentityProvider(id: provider.id)
+            else { throw DomainError.notFound("identity provider '\(name.prefix(64))'") }
+            try await Audit.record(
+                tx, tenantID: tenant.id, actor: caller.actor, action: "identity_provider.remove", target: name, details: [:], at: now)
+        }
+        logger.info("identity provider removed", metadata: ["tenant": "\(tenant.name)", "provider": "\(name)"])
+    }
+}

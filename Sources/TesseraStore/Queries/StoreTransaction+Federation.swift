@@ -1,0 +1,202 @@
+import Foundation
+import SQLKit
+import TesseraCore
+
+/// An external OpenID provider a tenant lets its users sign in with (federation): where
+/// to find it, how Tessera is its client, and how its users are matched to Tessera's.
+public struct IdentityProviderRecord: Codable, Sendable {
+    public var id: String
+    public var tenantID: TenantID
+    /// The short name in URLs and the directory (`kk_app_id`).
+    public var name: String
+    /// What the login page and the directory show (`kk_app_name`).
+    public var displayName: String
+    public var logoURI: String?
+    /// Its OpenID discovery document's URL.
+    public var discoveryURL: String
+    public var clientID: String
+    /// The client secret, sealed under the master key; nil for a public client (PKCE only).
+    public var sealedClientSecret: String?
+    public var scope: String
+    /// The claim of its ID token that finds the Tessera user on a first login, and the
+    /// user field it is compared with (`username` or an attribute's name); nil: only an
+    /// invitation links.
+    public var linkClaim: String?
+    public var linkField: String?
+    /// Claims copied into the user's attributes at each login: claim → attribute.
+    @JSONText public var claimMapping: [String: String]
+    public var createdAt: Int64
+
+    public init(
+        id: String, tenantID: TenantID, name: String, displayName: String, logoURI: String?, discoveryURL: String, clientID: String,
+        sealedClientSecret: String?, scope: String, linkClaim: String?, linkField: String?, claimMapping: [String: String], createdAt: Int64
+    ) {
+        self.id = id
+        self.tenantID = tenantID
+        self.name = name
+        self.displayName = displayName
+        self.logoURI = logoURI
+        self.discoveryURL = discoveryURL
+        self.clientID = clientID
+        self.sealedClientSecret = sealedClientSecret
+        self.scope = scope
+        self.linkClaim = linkClaim
+        self.linkField = linkField
+        self.claimMapping = claimMapping
+        self.createdAt = createdAt
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case id, name, scope
+        case tenantID = "tenant_id"
+        case displayName = "display_name"
+        case logoURI = "logo_uri"
+        case discoveryURL = "discovery_url"
+        case clientID = "client_id"
+        case sealedClientSecret = "sealed_client_secret"
+        case linkClaim = "link_claim"
+        case linkField = "link_field"
+        case claimMapping = "claim_mapping"
+        case createdAt = "created_at"
+    }
+}
+
+/// A user's identity at an external provider: its `sub` there, linked to the Tessera user.
+public struct FederatedIdentityRecord: Codable, Sendable {
+    public var providerID: String
+    public var subject: String
+    public var tenantID: TenantID
+    public var userID: UserID
+    public var createdAt: Int64
+    public var lastLoginAt: Int64?
+
+    public init(providerID: String, subject: String, tenantID: TenantID, userID: UserID, createdAt: Int64, lastLoginAt: Int64?) {
+        self.providerID = providerID
+        self.subject = subject
+        self.tenantID = tenantID
+        self.userID = userID
+        self.createdAt = createdAt
+        self.lastLoginAt = lastLoginAt
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case subject
+        case providerID = "provider_id"
+        case tenantID = "tenant_id"
+        case userID = "user_id"
+        case createdAt = "created_at"
+        case lastLoginAt = "last_login_at"
+    }
+}
+
+/// A login under way at an external provider: what its `state` stands for (a browser's
+/// login request, or an invitation to link) and the nonce it was sent with. Taken once,
+/// by the callback.
+public struct FederationLoginRecord: Codable, Sendable {
+    public var stateDigest: String
+    public var tenantID: TenantID
+    public var providerID: String
+    public var requestID: RequestID?
+    public var invitationID: String?
+    public var nonce: String
+    public var expiresAt: Int64
+
+    public init(
+        stateDigest: String, tenantID: TenantID, providerID: String, requestID: RequestID?, invitationID: String?, nonce: String,
+        expiresAt: Int64
+    ) {
+        self.stateDigest = stateDigest
+        self.tenantID = tenantID
+        self.providerID = providerID
+        self.requestID = requestID
+        self.invitationID = invitationID
+        self.nonce = nonce
+        self.expiresAt = expiresAt
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case nonce
+        case stateDigest = "state_digest"
+        case tenantID = "tenant_id"
+        case providerID = "provider_id"
+        case requestID = "request_id"
+        case invitationID = "invitation_id"
+        case expiresAt = "expires_at"
+    }
+}
+
+extension StoreTransaction {
+    // MARK: Identity providers
+
+    public func insertIdentityProvider(_ provider: IdentityProviderRecord) async throws { try await insert("identity_providers", provider) }
+
+    public func identityProviders(tenantID: TenantID) async throws -> [IdentityProviderRecord] {
+        try await all("SELECT * FROM identity_providers WHERE tenant_id = \(bind: tenantID) ORDER BY name", as: IdentityProviderRecord.self)
+    }
+
+    public func identityProvider(tenantID: TenantID, name: String) async throws -> IdentityProviderRecord? {
+        try await first(
+            "SELECT * FROM identity_providers WHERE tenant_id = \(bind: tenantID) AND name = \(bind: name)", as: IdentityProviderRecord.self)
+    }
+
+    public func identityProvider(id: String) async throws -> IdentityProviderRecord? {
+        try await first("SELECT * FROM identity_providers WHERE id = \(bind: id)", as: IdentityProviderRecord.self)
+    }
+
+    /// Removes a provider with its links and its logins under way; false when there was none.
+    public func deleteIdentityProvider(id: String) async throws -> Bool {
+        try await db.raw("DELETE FROM federation_logins WHERE provider_id = \(bind: id)").run()
+        try await db.raw("DELETE FROM federated_identities WHERE provider_id = \(bind: id)").run()
+        return try await db.raw("DELETE FROM identity_providers WHERE id = \(bind: id) RETURNING id").all().count == 1
+    }
+
+    // MARK: Links
+
+    public func federatedIdentity(providerID: String, subject: String) async throws -> FederatedIdentityRecord? {
+        try await first(
+            "SELECT * FROM federated_identities WHERE provider_id = \(bind: providerID) AND subject = \(bind: subject)",
+            as: FederatedIdentityRecord.self)
+    }
+
+    public func federatedIdentities(userID: UserID) async throws -> [FederatedIdentityRecord] {
+        try await all(
+            "SELECT * FROM federated_identities WHERE user_id = \(bind: userID) ORDER BY created_at", as: FederatedIdentityRecord.self)
+    }
+
+    public func insertFederatedIdentity(_ identity: FederatedIdentityRecord) async throws { try await insert("federated_identities", identity) }
+
+    public func recordFederatedLogin(providerID: String, subject: String, at now: Int64) async throws {
+        try await db.raw(
+            "UPDATE federated_identities SET last_login_at = \(bind: now) WHERE provider_id = \(bind: providerID) AND subject = \(bind: subject)"
+        ).run()
+    }
+
+    /// Approves a pending browser login for `userID`, proved at an external provider;
+    /// false when the request was no longer pending (a device took it up, or it ended).
+    public func approveFederatedAuthRequest(id: RequestID, userID: UserID, confirmedAttributes: [String], authTime: Int64) async throws
+        -> Bool
+    {
+        try await db.raw(
+            """
+            UPDATE auth_requests SET status = 'approved', challenge = NULL, user_id = \(bind: userID),
+                factors = \(bind: try JSONCoding.string([FactorType.federation])),
+                confirmed_attributes = \(bind: try JSONCoding.string(confirmedAttributes)), auth_time = \(bind: authTime)
+            WHERE id = \(bind: id) AND status = 'pending' AND expires_at > \(bind: authTime) RETURNING id
+            """
+        ).all().count == 1
+    }
+
+    // MARK: Logins under way
+
+    public func insertFederationLogin(_ login: FederationLoginRecord) async throws { try await insert("federation_logins", login) }
+
+    /// Takes the login a callback's `state` stands for: at most once, and only before it expires.
+    public func takeFederationLogin(stateDigest: String, tenantID: TenantID, now: Int64) async throws -> FederationLoginRecord? {
+        guard
+            let login = try await first(
+                "DELETE FROM federation_logins WHERE state_digest = \(bind: stateDigest) AND tenant_id = \(bind: tenantID) RETURNING *",
+                as: FederationLoginRecord.self)
+        else { return nil }
+        return login.expiresAt > now ? login : nil
+    }
+}

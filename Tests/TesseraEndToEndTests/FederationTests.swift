@@ -1,0 +1,186 @@
+import Foundation
+import Testing
+import TesseraCore
+import TesseraKit
+import TesseraTesting
+
+/// Federation: a tenant's users sign in at an external OpenID provider — here a second
+/// Tessera tenant on the same server, reached over real HTTP as any provider would be.
+@Suite("Sign-in with another provider (federation)", .timeLimit(.minutes(5)))
+struct FederationTests {
+    /// The external provider's side of one login: its login page opened at `url`, the
+    /// device there approving, and the redirect back to the federating tenant's callback.
+    static func signInAtProvider(_ url: String, provider: Scenario, device: TestDevice) async throws -> String {
+        let login = try await provider.openLoginPage(at: url)
+        let information = try await device.authenticator.start(url: login.authenticationURL)
+        #expect(try await signAndFinish(information, device: device, factors: [.device, .pin]).isUserLogin)
+        let response = try await provider.http.get(login.completeURL, headers: ["Cookie": login.cookie])
+        #expect(response.status == 302)
+        return try #require(response.header("Location"))
+    }
+
+    /// The URL of the provider link on a page (`<a class="provider" href="…">`).
+    static func providerLink(in page: String) throws -> String {
+        let marker = "<a class=\"provider\" href=\""
+        let start = try #require(page.range(of: marker)).upperBound
+        let end = try #require(page[start...].firstIndex(of: "\""))
+        return String(page[start..<end]).replacingOccurrences(of: "&amp;", with: "&")
+    }
+
+    @Test(
+        "a second tenant as the provider: directory, first login linked by an invitation, later logins by the link with amr fed, claims mapped, linking by a verified e-mail, and the refusals"
+    )
+    func federatedLogin() async throws {
+        try await withServer { server in
+            let home = try await Scenario.make(on: server)
+            let main = try await Scenario.make(on: server)
+            let admin = ["Authorization": "Bearer \(server.adminToken)"]
+            let callback = "\(main.issuer)/authorize/federation/callback"
+
+            // The provider: its user with a device, and the federating tenant as its client.
+            try await home.createUser("alice", attributes: ["email": "alice@example.org", "email_verified": "true", "name": "Alice Home"])
+            let (homeDevice, _) = try await activateDevice(home, username: "alice")
+            let client = try await home.createService(
+                policy: "device+pin", attributes: ["email", "email_verified", "name"], redirectURI: callback, name: "Main tenant")
+
+            // A wrong discovery URL is found when the provider is added, not at a login.
+            let wrong = try await main.http.postJSON(
+                "\(server.baseURL)/admin/tenants/\(main.tenant)/identity-providers",
+                ["name": "home", "display_name": "Home", "discovery_url": "\(home.issuer)/no-such-document/.well-known/openid-configuration",
+                 "client_id": client.clientID], headers: admin)
+            #expect(wrong.status == 403, "\(wrong.text)")
+            let added = try await main.http.postJSON(
+                "\(server.baseURL)/admin/tenants/\(main.tenant)/identity-providers",
+                [
+                    "name": "home", "display_name": "Home Insurance", "discovery_url": "\(home.issuer)/.well-known/openid-configuration",
+                    "client_id": client.clientID, "client_secret": try #require(client.clientSecret), "scope": "openid email profile",
+                    "claim_mapping": ["name": "display_name"],
+                ], headers: admin)
+            #expect(added.status == 201, "\(added.text)")
+            let view = try added.json()
+            #expect(view["issuer"] as? String == home.issuer && view["confidential"] as? Bool == true)
+            #expect(view["redirect_uri"] as? String == callback && view["client_secret"] == nil)
+            let again = try await main.http.postJSON(
+                "\(server.baseURL)/admin/tenants/\(main.tenant)/identity-providers",
+                ["name": "home", "display_name": "Home", "discovery_url": "\(home.issuer)/.well-known/openid-configuration",
+                 "client_id": client.clientID], headers: admin)
+            #expect(again.status == 409)
+
+            // The directory, as gematik's kk_apps.
+            let directory = try await main.http.get("\(main.issuer)/directory/kk_apps").json()
+            let entries = try #require(directory["kk_app_list"] as? [[String: Any]])
+            #expect(entries.count == 1 && entries[0]["kk_app_id"] as? String == "home" && entries[0]["kk_app_name"] as? String == "Home Insurance")
+
+            try await main.createUser("mia")
+            let service = try await main.createService(policy: "device+pin,federation", redirectURI: "http://127.0.0.1:9/fed/callback")
+            let deviceOnly = try await main.createService(policy: "device+pin", redirectURI: "http://127.0.0.1:9/plain/callback")
+
+            // Not linked yet: the provider signs Alice in, but no account here is hers.
+            let first = try await main.openLogin(service)
+            let start = try await main.http.get(try Self.providerLink(in: first.page), headers: ["Cookie": first.cookie])
+            #expect(start.status == 302)
+            let authorizeURL = try #require(start.header("Location"))
+            #expect(authorizeURL.hasPrefix("\(home.issuer)/authorize?") && authorizeURL.contains("code_challenge_method=S256"))
+            let unlinked = try await Self.signInAtProvider(authorizeURL, provider: home, device: homeDevice)
+            #expect(unlinked.hasPrefix(callback + "?"))
+            let refused = try await main.http.get(unlinked, headers: ["Cookie": first.cookie])
+            #expect(refused.status == 403 && refused.text.contains("no account here is linked"), "\(refused.status) \(refused.text)")
+            // The state was spent by that answer.
+            #expect(try await main.http.get(unlinked, headers: ["Cookie": first.cookie]).status == 400)
+
+            // The first login through Mia's invitation links her account.
+            let invitation = try await main.invite("mia")
+            let invitationPage = try await main.http.get(invitation.absoluteString)
+            let linkStart = try await main.http.get(try Self.providerLink(in: invitationPage.text))
+            #expect(linkStart.status == 302)
+            let linking = try await Self.signInAtProvider(try #require(linkStart.header("Location")), provider: home, device: homeDevice)
+            let linked = try await main.http.get(linking)
+            #expect(linked.status == 200 && linked.text.contains("<strong>mia</strong>"), "\(linked.status) \(linked.text)")
+            #expect(try await main.audit().contains { $0["action"] as? String == "federation.link" })
+            // The invitation is spent.
+            #expect(try await main.http.get(try Self.providerLink(in: invitationPage.text)).status == 400)
+            // Another user's invitation cannot take an identity linked already, and stays unspent.
+            try await main.createUser("zoe")
+            let zoePage = try await main.http.get((try await main.invite("zoe")).absoluteString)
+            let zoeStart = try await main.http.get(try Self.providerLink(in: zoePage.text))
+            let zoeBack = try await Self.signInAtProvider(try #require(zoeStart.header("Location")), provider: home, device: homeDevice)
+            let taken = try await main.http.get(zoeBack)
+            #expect(taken.status == 409 && taken.text.contains("linked to another account"), "\(taken.status) \(taken.text)")
+            #expect(try await main.http.get(try Self.providerLink(in: zoePage.text)).status == 302, "the invitation is still good")
+
+            // From now on the provider signs Mia in: tokens with amr fed, her attributes mapped.
+            let second = try await main.openLogin(service)
+            let secondStart = try await main.http.get(try Self.providerLink(in: second.page), headers: ["Cookie": second.cookie])
+            let back = try await Self.signInAtProvider(try #require(secondStart.header("Location")), provider: home, device: homeDevice)
+            // Only the browser that started the login may finish it.
+            let elsewhere = try await main.http.get(back)
+            #expect(elsewhere.status != 302)
+            let third = try await main.openLogin(service)
+            let thirdStart = try await main.http.get(try Self.providerLink(in: third.page), headers: ["Cookie": third.cookie])
+            let returning = try await Self.signInAtProvider(try #require(thirdStart.header("Location")), provider: home, device: homeDevice)
+            let finished = try await main.http.get(returning, headers: ["Cookie": third.cookie])
+            #expect(finished.status == 302 && finished.header("Location") == third.completeURL, "\(finished.status) \(finished.text)")
+            let code = try #require(try await main.complete(third)["code"])
+            let tokens = try await main.redeem(code: code, service: service, verifier: third.verifier)
+            #expect(tokens.status == 200, "\(tokens.text)")
+            let claims = try await verifyIDToken(try #require(try tokens.json()["id_token"] as? String), scenario: main, clientID: service.clientID)
+            #expect(claims["amr"] as? [String] == ["fed"] && claims["acr"] as? String == "urn:tessera:acr:federation")
+            let users = try await main.http.get("\(server.baseURL)/admin/tenants/\(main.tenant)/users?username=mia", headers: admin).json()
+            let mia = try #require((users["users"] as? [[String: Any]])?.first)
+            #expect((mia["attributes"] as? [String: String])?["display_name"] == "Alice Home")
+
+            // A service whose policy does not list federation offers no provider and refuses one.
+            let plain = try await main.openLogin(deviceOnly)
+            #expect(!plain.page.contains("class=\"provider\""))
+            let plainStart = try await main.http.get(
+                "\(main.issuer)/authorize/federation?request=\(try #require(Scenario.attribute("data-request", in: plain.page)))&provider=home",
+                headers: ["Cookie": plain.cookie])
+            #expect(plainStart.status == 403)
+            // An unknown provider, and a callback that is no login's.
+            let fifth = try await main.openLogin(service)
+            let unknown = try await main.http.get(
+                try Self.providerLink(in: fifth.page).replacingOccurrences(of: "provider=home", with: "provider=none"), headers: ["Cookie": fifth.cookie])
+            #expect(unknown.status == 404)
+            // Without the login's cookie, another browser cannot start it.
+            #expect(try await main.http.get(try Self.providerLink(in: fifth.page)).status == 403)
+            #expect(try await main.http.get("\(callback)?state=forged&code=x").status == 400)
+
+            // Linking by a verified e-mail address: a second entry for the same provider, added
+            // with the command line.
+            try await main.createUser("ali", attributes: ["email": "alice@example.org"])
+            let cli = ["TESSERA_SERVER": server.baseURL, "TESSERA_ADMIN_TOKEN": server.adminToken]
+            let byEmail = try await tessera(
+                [
+                    "admin", "identity-provider", "add", "--tenant", main.tenant, "--name", "home-mail", "--display-name", "Home (e-mail)",
+                    "--discovery-url", "\(home.issuer)/.well-known/openid-configuration", "--client-id", client.clientID,
+                    "--client-secret", try #require(client.clientSecret), "--link-claim", "email", "--link-field", "email",
+                ], environment: cli)
+            #expect(byEmail.0 == 0 && byEmail.2.contains("redirect_uri: \(callback)"), "\(byEmail.2)")
+            let fourth = try await main.openLogin(service)
+            let mailLink = try Self.providerLink(in: fourth.page).replacingOccurrences(of: "provider=home", with: "provider=home-mail")
+            let mailStart = try await main.http.get(mailLink, headers: ["Cookie": fourth.cookie])
+            let mailBack = try await Self.signInAtProvider(try #require(mailStart.header("Location")), provider: home, device: homeDevice)
+            #expect(try await main.http.get(mailBack, headers: ["Cookie": fourth.cookie]).status == 302)
+            let mailCode = try #require(try await main.complete(fourth)["code"])
+            let mailTokens = try await main.redeem(code: mailCode, service: service, verifier: fourth.verifier)
+            let mailClaims = try await verifyIDToken(
+                try #require(try mailTokens.json()["id_token"] as? String), scenario: main, clientID: service.clientID)
+            let ali = try #require(
+                ((try await main.http.get("\(server.baseURL)/admin/tenants/\(main.tenant)/users?username=ali", headers: admin).json())["users"]
+                    as? [[String: Any]])?.first)
+            #expect(mailClaims["sub"] as? String == ali["id"] as? String)
+
+            // The list shows both, never a secret; removing one removes it from the directory.
+            let list = try await main.http.get("\(server.baseURL)/admin/tenants/\(main.tenant)/identity-providers", headers: admin)
+            let secret = try #require(client.clientSecret)
+            #expect(list.status == 200 && !list.text.contains(secret))
+            #expect((try list.json()["providers"] as? [[String: Any]])?.count == 2)
+            let listed = try await tessera(["admin", "identity-provider", "list", "--tenant", main.tenant], environment: cli)
+            #expect(listed.2.contains("home\tHome Insurance\t") && listed.2.contains("home-mail\tHome (e-mail)\t"), "\(listed.2)")
+            let removed = try await tessera(["admin", "identity-provider", "remove", "--tenant", main.tenant, "--name", "home-mail"], environment: cli)
+            #expect(removed.0 == 0 && removed.2.contains("removed: home-mail"), "\(removed.2)")
+            let after = try await main.http.get("\(main.issuer)/directory/kk_apps").json()
+            #expect((after["kk_app_list"] as? [[String: Any]])?.map { $0["kk_app_id"] as? String } == ["home"])
+        }
+    }
+}
