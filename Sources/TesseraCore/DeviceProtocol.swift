@@ -559,3 +559,25 @@ public enum WireCoding {
         return decoder
     }
 }
+
+/// An external identity provider a tenant's users may sign in with (federation), as
+/// `{issuer}/directory/kk_apps` lists it under the names gematik's directory uses.
+public struct KKApp: Codable, Sendable, Hashable {
+    /// The provider's short name (in the login page's links).
+    public let id: String
+    /// What users see.
+    public let name: String
+    public let logoURI: String?
+
+    public init(id: String, name: String, logoURI: String?) {
+        self.id = id
+        self.name = name
+        self.logoURI = logoURI
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case id = "kk_app_id"
+        case name = "kk_app_name"
+        case logoURI = "logo_uri"
+    }
+}

@@ -125,6 +125,30 @@ public enum JWE {
         return try seal(plaintext, header: header, encryptedKey: Data(), contentKey: key)
     }
 
+    /// Decrypts a `dir` + A256GCM JWE under a key both sides hold: the gematik profile's
+    /// tokens under the app's `token_key`. Refused: another `alg` or `enc`, `zip`, `crit`,
+    /// an encrypted key, an IV other than 96 bits, a tag other than 128.
+    public static func decrypt(_ compact: String, directKey key: SymmetricKey) throws(CryptoError) -> Decrypted {
+        guard compact.utf8.count <= 1 << 20 else { throw CryptoError(.malformed, "JWE too large") }
+        let parts = compact.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
+        guard parts.count == 5, parts.allSatisfy({ $0.isEmpty || Base64URL.isURLSafe($0) }), !parts[0].isEmpty, parts[1].isEmpty,
+            let headerData = Base64URL.decode(parts[0]),
+            let header = (try? JSONSerialization.jsonObject(with: headerData)) as? [String: Any],
+            let iv = Base64URL.decode(parts[2]), let ciphertext = Base64URL.decode(parts[3]), let tag = Base64URL.decode(parts[4])
+        else { throw CryptoError(.malformed, "not a compact JWE with direct encryption") }
+        guard header["alg"] as? String == "dir", header["enc"] as? String == contentEncryption else {
+            throw CryptoError(.unsupportedAlgorithm, "JWE must be dir with A256GCM")
+        }
+        guard header["zip"] == nil, header["crit"] == nil else { throw CryptoError(.unsupportedAlgorithm, "JWE zip and crit are not accepted") }
+        guard iv.count == 12, tag.count == 16, key.bitCount == 256 else { throw CryptoError(.malformed, "JWE needs a 96-bit IV, a 128-bit tag, a 256-bit key") }
+        do {
+            let box = try AES.GCM.SealedBox(nonce: AES.GCM.Nonce(data: iv), ciphertext: ciphertext, tag: tag)
+            return Decrypted(headerJSON: headerData, plaintext: try AES.GCM.open(box, using: key, authenticating: Data(parts[0].utf8)))
+        } catch {
+            throw CryptoError(.invalidSignature, "the JWE does not decrypt with this key")
+        }
+    }
+
     /// The Concat KDF of RFC 7518 §4.6.2 (NIST SP 800-56A §5.8.1) with SHA-256, for a
     /// 256-bit key: one round, SHA-256(counter 1 ‖ Z ‖ AlgorithmID ‖ PartyUInfo ‖ PartyVInfo ‖ SuppPubInfo),
     /// each of the first three a 32-bit big-endian length and its bytes, the last the key length in bits.

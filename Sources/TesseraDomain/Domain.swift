@@ -186,3 +186,24 @@ actor RefreshingCache<Key: Hashable & Sendable, Value: Sendable> {
         generations[key, default: 0] += 1
     }
 }
+
+extension Domain {
+    /// An operator's invitation that is still good, and its user: for what a browser does
+    /// with one (a passkey, a first sign-in at another provider). Activation data a device
+    /// made for itself (with a PIN key) is for a device only.
+    func operatorInvitation(code: String, tenant: TenantRecord, now: Int64) async throws -> (InvitationRecord, UserRecord) {
+        let found = try await store.read { tx -> (InvitationRecord, UserRecord)? in
+            guard let invitation = try await tx.invitation(codeDigest: Secrets.digest(code)), invitation.tenantID == tenant.id,
+                let user = try await tx.user(id: invitation.userID)
+            else { return nil }
+            return (invitation, user)
+        }
+        guard let (invitation, user) = found, invitation.createdByActivationID == nil, invitation.sealedPinKey == nil else {
+            throw DomainError.invalidGrant("the invitation is not valid")
+        }
+        guard invitation.usedAt == nil else { throw DomainError.invalidGrant("the invitation was used already") }
+        guard invitation.expiresAt > now else { throw DomainError(.invalid, .expiredToken, "the invitation has expired") }
+        guard user.disabledAt == nil else { throw DomainError(.forbidden, .accessDenied, "the user is disabled") }
+        return (invitation, user)
+    }
+}

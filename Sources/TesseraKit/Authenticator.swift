@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import TesseraCore
 import TesseraCrypto
@@ -203,6 +204,15 @@ public struct Authenticator: Sendable {
     ///   `requestedAuthenticators`, `numberNotPicked` when the request asks for number matching
     ///   and no number was picked.
     public func finish(_ information: AuthenticationUserInformation) async throws -> AuthenticationResult {
+        try await finish(information, encryptingTo: nil, keyID: nil)
+    }
+
+    /// `finish`, with the signed answer sent as a JWE to the issuer's encryption key
+    /// (`puk_idp_enc`), as a service of the gematik profile requires; `IDPClient.verify`
+    /// calls it with the key of the discovery document.
+    public func finish(
+        _ information: AuthenticationUserInformation, encryptingTo encryptionKey: P256.KeyAgreement.PublicKey?, keyID: String?
+    ) async throws -> AuthenticationResult {
         let activation = information.activation
         let chosen = Set(information.factors.map(\.type))
         guard information.requestedAuthenticators.contains(where: { Set($0) == chosen }) else {
@@ -257,7 +267,8 @@ public struct Authenticator: Sendable {
         if let biometricEvaluation { biometrics?.finished(biometricEvaluation) }
         let path = "device/authentications/\(information.requestID.rawValue)/finish"
         let response = try await client.post(
-            try endpoint(activation, path), body: FinishRequest(proof: proof, biometricProof: biometricProof), as: FinishResponse.self)
+            try endpoint(activation, path), body: FinishRequest(proof: proof, biometricProof: biometricProof),
+            encryptingTo: encryptionKey.map { ($0, keyID) }, as: FinishResponse.self)
         let process = response.process.map {
             AccountProcess(
                 requestID: $0.requestID, purpose: $0.purpose, expiresAt: $0.expiresAt, description: $0.description,

@@ -1,6 +1,8 @@
+import Crypto
 import Foundation
 import Synchronization
 import TesseraCore
+import TesseraCrypto
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -151,6 +153,18 @@ struct ServerClient: Sendable {
         try await send("POST", url, body: try WireCoding.encoder().encode(body), headers: headers, as: type)
     }
 
+    /// POSTs `body` as a compact JWE to `key` (`Content-Type: application/jose`): the gematik
+    /// profile's encrypted device requests; nil sends it as JSON.
+    func post<Response: Decodable>(
+        _ url: URL, body: some Encodable, encryptingTo key: (key: P256.KeyAgreement.PublicKey, id: String?)?, as type: Response.Type
+    ) async throws -> Response {
+        guard let key else { return try await post(url, body: body, as: type) }
+        var header: [String: Any] = ["cty": "JSON"]
+        if let id = key.id { header["kid"] = id }
+        let jwe = try JWE.encrypt(try WireCoding.encoder().encode(body), to: key.key, header: header)
+        return try await send("POST", url, body: Data(jwe.utf8), headers: ["Content-Type": "application/jose"], as: type)
+    }
+
     func get<Response: Decodable>(
         _ url: URL, headers: [String: String] = [:], timeout: TimeInterval = 0, as type: Response.Type
     ) async throws -> Response {
@@ -165,7 +179,7 @@ struct ServerClient: Sendable {
         _ method: String, _ url: URL, body: Data?, headers: [String: String], timeout: TimeInterval = 0, as type: Response.Type
     ) async throws -> Response {
         var allHeaders = headers
-        if body != nil { allHeaders["Content-Type"] = "application/json" }
+        if body != nil, allHeaders["Content-Type"] == nil { allHeaders["Content-Type"] = "application/json" }
         allHeaders["Accept"] = "application/json"
         let response = try await transport.send(
             HTTPRequestData(method: method, url: url, headers: allHeaders, body: body, timeout: timeout))

@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import TesseraCore
 import TesseraCrypto
@@ -65,6 +66,15 @@ public struct Personalizer: Sendable {
     public func activate(
         url: URL, pin: String, alias: String? = nil, enrollBiometric: Bool = false, enrollOTP: Bool = false
     ) async throws -> ActivationResult {
+        try await activate(url: url, pin: pin, alias: alias, enrollBiometric: enrollBiometric, enrollOTP: enrollOTP, encryptingTo: nil)
+    }
+
+    /// `activate`, with the registration data sent as a JWE to the issuer's encryption key
+    /// (`puk_idp_enc`, gematik profile); `IDPClient.registerDevice` calls it.
+    public func activate(
+        url: URL, pin: String, alias: String? = nil, enrollBiometric: Bool = false, enrollOTP: Bool = false,
+        encryptingTo encryptionKey: (key: P256.KeyAgreement.PublicKey, id: String?)?
+    ) async throws -> ActivationResult {
         guard PinProof.isAcceptable(pin) else { throw TesseraKitError.unacceptablePIN }
         let (issuer, code) = try DeviceLink.parse(url, endpoint: "activate", parameter: "code")
         guard let base = URL(string: issuer) else { throw TesseraKitError.invalidLink("bad issuer") }
@@ -116,7 +126,7 @@ public struct Personalizer: Sendable {
             let receipt = try await client.post(
                 base.appendingPathComponent("device/activation/complete"),
                 body: ActivationCompleteRequest(registration: signed, biometricRegistration: biometricSigned),
-                as: ActivationReceipt.self)
+                encryptingTo: encryptionKey, as: ActivationReceipt.self)
             let activation = Activation(
                 id: receipt.activationID, issuer: receipt.issuer, tenant: receipt.tenant, userID: receipt.userID,
                 username: receipt.username, alias: alias, factors: receipt.factors, createdAt: now(), pinSalt: offer.pinSalt,

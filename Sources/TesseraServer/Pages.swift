@@ -140,7 +140,7 @@ enum Pages {
 
     /// On an invitation's page: link the account to an identity at an external provider
     /// by signing in there once (the invitation is used up by it).
-    static func invitationProviders(code: String, issuer: String, providers: [Federation.DirectoryEntry]) -> String {
+    static func invitationProviders(code: String, issuer: String, providers: [KKApp]) -> String {
         guard !providers.isEmpty else { return "" }
         let links = providers.map { provider -> String in
             let url = "\(issuer)/authorize/federation?invitation=\(FormEncoding.component(code))&provider=\(FormEncoding.component(provider.id))"

@@ -71,7 +71,32 @@ enum RequestDecoding {
         var request = request
         let buffer = try await body(&request)
         guard buffer.readableBytes > 0 else { return nil }
-        let data = Data(buffer.readableBytesView)
+        return try decodeJSON(type, Data(buffer.readableBytesView))
+    }
+
+    /// A device's JSON body, in the clear or (gematik IDP profile) as a compact JWE to the
+    /// tenant's encryption key `puk_idp_enc` with `Content-Type: application/jose`;
+    /// `encrypted` says which. A JWE that does not open is a 400, like malformed JSON.
+    static func deviceJSON<T: Decodable>(_ type: T.Type, from request: Request, opening: (String) throws -> Data) async throws
+        -> (value: T, encrypted: Bool)
+    {
+        let contentType = request.headers[.contentType]?.lowercased() ?? ""
+        guard contentType.hasPrefix("application/jose") else { return (try await json(type, from: request), false) }
+        var request = request
+        let buffer = try await body(&request)
+        guard let compact = String(bytes: buffer.readableBytesView, encoding: .utf8)?.trimmingCharacters(in: .whitespacesAndNewlines),
+            !compact.isEmpty
+        else { throw DomainError.invalidRequest("the request needs a JWE body") }
+        let plaintext: Data
+        do {
+            plaintext = try opening(compact)
+        } catch {
+            throw DomainError.invalidRequest("the body is not a JWE to this issuer's encryption key (puk_idp_enc)")
+        }
+        return (try decodeJSON(type, plaintext), true)
+    }
+
+    private static func decodeJSON<T: Decodable>(_ type: T.Type, _ data: Data) throws -> T {
         guard !WireCoding.containsNUL(json: data) else { throw DomainError.invalidRequest("JSON strings may not contain NUL characters") }
         do {
             return try WireCoding.decoder().decode(T.self, from: data)

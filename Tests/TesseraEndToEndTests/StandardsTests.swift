@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import Testing
 import TesseraCore
@@ -11,7 +12,8 @@ import TesseraTesting
 @Suite("OpenID Connect for off-the-shelf clients", .timeLimit(.minutes(5)))
 struct StandardsTests {
     /// Approves every authentication link a Python script prints, with device+pin.
-    static func approving(_ device: TestDevice) -> (AsyncStream<String>.Continuation, Task<Int, any Error>) {
+    /// With `gematik`, the signed challenges go encrypted to its `puk_idp_enc`.
+    static func approving(_ device: TestDevice, gematik: IDPClient.DiscoveryDocument? = nil) -> (AsyncStream<String>.Continuation, Task<Int, any Error>) {
         let (lines, continuation) = AsyncStream<String>.makeStream()
         let task = Task {
             var approved = 0
@@ -24,7 +26,15 @@ struct StandardsTests {
                 // With number matching, the user picks the number the page showed.
                 if !information.numberChoices.isEmpty { try information.pickNumber(try #require(matchCode)) }
                 matchCode = nil
-                if try await signAndFinish(information, device: device, factors: [.device, .pin]).isUserLogin { approved += 1 }
+                if let gematik {
+                    try information.sign(factor: DeviceFactor())
+                    try information.sign(factor: PinFactor("2468"))
+                    let result = try await IDPClient(issuer: URL(string: gematik.issuer)!, transport: device.transport)
+                        .verify(information, authenticator: device.authenticator, using: gematik)
+                    if result.isUserLogin { approved += 1 }
+                } else if try await signAndFinish(information, device: device, factors: [.device, .pin]).isUserLogin {
+                    approved += 1
+                }
             }
             return approved
         }
@@ -34,9 +44,10 @@ struct StandardsTests {
     /// Runs a relying-party script against the service while the device approves each
     /// login it starts; the script's exit must be 0 and its logins `logins`. Its RESULT.
     static func runRelyingParty(
-        _ script: String, service: Scenario.Service, scenario: Scenario, device: TestDevice, logins: Int, extra: [String: String]
+        _ script: String, service: Scenario.Service, scenario: Scenario, device: TestDevice, logins: Int, extra: [String: String],
+        gematik: IDPClient.DiscoveryDocument? = nil
     ) async throws -> [String: Any] {
-        let (continuation, approvals) = approving(device)
+        let (continuation, approvals) = approving(device, gematik: gematik)
         let environment = [
             "TESSERA_ISSUER": scenario.issuer, "CLIENT_ID": service.clientID, "CLIENT_SECRET": service.clientSecret ?? "",
             "REDIRECT_URI": service.redirectURI,
@@ -217,8 +228,85 @@ struct StandardsTests {
             #expect(try update.json()["gematik_profile"] as? Bool == true)
             try await scenario.createUser("gem")
             let (device, _) = try await activateDevice(scenario, username: "gem")
-            let object = try await Self.runRelyingParty("gematik_tokens.py", service: service, scenario: scenario, device: device, logins: 1, extra: [:])
+            let document = try await IDPClient(issuer: URL(string: scenario.issuer)!, transport: device.transport).loadDiscoveryDocument()
+            let object = try await Self.runRelyingParty(
+                "gematik_tokens.py", service: service, scenario: scenario, device: device, logins: 1, extra: [:], gematik: document)
             #expect(object["sub"] as? String != nil)
+        }
+    }
+
+    @Test(
+        "the gematik profile on the device: IDPClient loads the signed discovery, registers the device and answers challenges (also altVerify) as JWE to puk_idp_enc, and exchange decrypts its tokens"
+    )
+    func gematikDevice() async throws {
+        try await withServer { server in
+            let scenario = try await Scenario.make(on: server)
+            let service = try await scenario.createService(
+                policy: "device+pin,device+biometric", isPublic: true, redirectURI: "http://127.0.0.1:9/gematik-app")
+            let update = try await scenario.http.patchJSON(
+                "\(server.baseURL)/admin/tenants/\(scenario.tenant)/services/\(service.clientID)", ["gematik_profile": true],
+                headers: ["Authorization": "Bearer \(scenario.adminToken)"])
+            #expect(update.status == 200)
+            try await scenario.createUser("gem", attributes: ["email": "gem@example.org"])
+            let device = try TestDevice()
+            defer { device.remove() }
+            let idp = IDPClient(issuer: URL(string: scenario.issuer)!, transport: device.transport)
+            let document = try await idp.loadDiscoveryDocument()
+            #expect(document.issuer == scenario.issuer && document.expiresAt > Date().addingTimeInterval(23 * 3600))
+            let published = try await scenario.http.get("\(scenario.issuer)/puk_idp_enc").json()
+            #expect(published["kid"] as? String == document.encryptionKeyID)
+
+            // registerDevice: the registration data travels as a JWE.
+            let activated = try await idp.registerDevice(
+                url: try await scenario.invite("gem"), pin: "2468", alias: "gematik", enrollBiometric: true, personalizer: device.personalizer,
+                using: document)
+            #expect(Set(activated.activation.factors) == [.device, .pin, .biometric])
+            let registration = try #require(device.transport.requests.last { $0.url.path.hasSuffix("/device/activation/complete") })
+            #expect(registration.headers["Content-Type"] == "application/jose")
+            #expect(String(decoding: registration.body ?? Data(), as: UTF8.self).split(separator: ".", omittingEmptySubsequences: false).count == 5)
+
+            // A challenge signed but sent in the clear is refused and spends nothing; the same
+            // answer as a JWE to puk_idp_enc signs in.
+            let login = try await scenario.openLogin(service)
+            var information = try await device.authenticator.start(url: login.authenticationURL)
+            try information.sign(factor: DeviceFactor())
+            try information.sign(factor: PinFactor("2468"))
+            do {
+                _ = try await device.authenticator.finish(information)
+                Issue.record("a clear answer was taken")
+            } catch TesseraKitError.server(let status, let error, let description) {
+                #expect(status == 400 && error == "invalid_request" && description.contains("gematik"), "\(description)")
+            }
+            // Nor does a JWE to another key open.
+            let stranger = P256.KeyAgreement.PrivateKey().publicKey
+            do {
+                _ = try await device.authenticator.finish(information, encryptingTo: stranger, keyID: nil)
+                Issue.record("a JWE to another key was taken")
+            } catch TesseraKitError.server(let status, _, let description) {
+                #expect(status == 400 && description.contains("puk_idp_enc"), "\(description)")
+            }
+            #expect(try await idp.verify(information, authenticator: device.authenticator, using: document).isUserLogin)
+            let code = try #require(try await scenario.complete(login)["code"])
+            let tokens = try await idp.exchange(
+                code: code, verifier: try #require(login.verifier), redirectURI: service.redirectURI, clientID: service.clientID, using: document)
+            let claims = try await verifyIDToken(tokens.idToken, scenario: scenario, clientID: service.clientID)
+            #expect(claims["amr"] as? [String] != nil && tokens.refreshToken != nil)
+
+            // altVerify: the biometric alternative, also encrypted; without a biometric factor it is not sent.
+            let second = try await scenario.openLogin(service)
+            var again = try await device.authenticator.start(url: second.authenticationURL)
+            try again.sign(factor: DeviceFactor())
+            do {
+                _ = try await idp.altVerify(again, authenticator: device.authenticator, using: document)
+                Issue.record("altVerify without biometrics")
+            } catch TesseraKitError.factorsDoNotMatchPolicy {}
+            try again.sign(factor: try await device.authenticator.biometricFactor(for: again, reason: "gematik"))
+            #expect(try await idp.altVerify(again, authenticator: device.authenticator, using: document).isUserLogin)
+            let altCode = try #require(try await scenario.complete(second)["code"])
+            let altTokens = try await idp.exchange(
+                code: altCode, verifier: try #require(second.verifier), redirectURI: service.redirectURI, clientID: service.clientID, using: document)
+            let altClaims = try await verifyIDToken(altTokens.idToken, scenario: scenario, clientID: service.clientID)
+            #expect((altClaims["amr"] as? [String])?.contains("bio") == true)
         }
     }
 

@@ -17,12 +17,14 @@ from oic import rndstr
 from oic.oic import Client
 from oic.oic.message import AccessTokenResponse, AuthorizationResponse, OpenIDSchema, RegistrationResponse
 from oic.utils.authn.client import CLIENT_AUTHN_METHOD
+from oic.utils.settings import OicClientSettings
 
 
 def main() -> int:
     issuer = os.environ["TESSERA_ISSUER"]
     redirect_uri = os.environ["REDIRECT_URI"]
-    client = Client(client_authn_method=CLIENT_AUTHN_METHOD)
+    # pyoidc waits 5 s by default; a loaded two-core machine running the whole suite may take longer.
+    client = Client(client_authn_method=CLIENT_AUTHN_METHOD, settings=OicClientSettings(timeout=30))
     client.provider_config(issuer)
     client.store_registration_info(RegistrationResponse(
         client_id=os.environ["CLIENT_ID"], client_secret=os.environ["CLIENT_SECRET"], redirect_uris=[redirect_uri],

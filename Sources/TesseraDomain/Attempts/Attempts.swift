@@ -86,7 +86,11 @@ public struct Attempts: Sendable {
     /// fail (a parallel claim replacing the challenge, say) comes between a verified
     /// proof and its counted outcome: a wrong guess is either refused unseen or counted,
     /// never verified and then rolled back.
-    public func finish(requestID: RequestID, input: FinishRequest, tenant: TenantRecord, logger: Logger) async throws -> Finished {
+    /// `encrypted`: the body came as a JWE to the tenant's encryption key, as a service of
+    /// the gematik profile requires of the signed challenge.
+    public func finish(requestID: RequestID, input: FinishRequest, encrypted: Bool = false, tenant: TenantRecord, logger: Logger)
+        async throws -> Finished
+    {
         let (activation, claims, jws) = try await verifiedEnvelope(input, requestID: requestID, tenant: tenant)
         let policy = tenant.lockoutPolicy
         let now = domain.now()
@@ -99,6 +103,11 @@ public struct Attempts: Sendable {
             guard try await tx.useDeviceTokenID(claims.jti, activationID: current.id, expiresAt: Int64(claims.exp), now: epoch)
             else { throw DomainError.invalidGrant("this proof was submitted before") }
             let attempt = try await checkedAttempt(requestID, claims: claims, activation: current, tenant: tenant, tx: tx, now: epoch)
+            // The gematik profile: the signed challenge travels encrypted (thrown, so nothing of the attempt stays).
+            if attempt.service?.gematikProfile == true, !encrypted {
+                throw DomainError.invalidRequest(
+                    "this service uses the gematik profile: send the signed challenge as a JWE to puk_idp_enc (Content-Type application/jose)")
+            }
             // [REQ:DESIGN single-use challenges] spent whatever the outcome, before any proof.
             guard try await tx.rotateChallenge(requestID: attempt.request.id, expected: attempt.expectedChallenge, next: nil) else {
                 throw DomainError.invalidGrant("the proof's challenge was used or replaced")

@@ -33,7 +33,7 @@ public struct BrowserLogins: Sendable {
         public let passkeys: Bool
         /// The tenant's external providers, where the service's policy takes a sign-in
         /// there (the page links to them).
-        public let providers: [Federation.DirectoryEntry]
+        public let providers: [KKApp]
         /// The request's `ui_locales`: the languages the page should be in, preferred first.
         public let uiLocales: String?
     }
@@ -199,7 +199,7 @@ public struct BrowserLogins: Sendable {
         let providers =
             Federation.allowsFederatedLogin(policy: record.acrPolicy ?? service.policy)
             ? try await domain.store.read { try await $0.identityProviders(tenantID: tenant.id) }
-                .map { Federation.DirectoryEntry(id: $0.name, name: $0.displayName, logoURI: $0.logoURI) } : []
+                .map { KKApp(id: $0.name, name: $0.displayName, logoURI: $0.logoURI) } : []
         return .started(
             StartedLogin(
                 requestID: requestID, browserSecret: browserSecret, serviceName: service.name,

@@ -56,22 +56,10 @@ public struct Federation: Sendable {
         }
     }
 
-    /// One entry of the directory (`GET {issuer}/directory/kk_apps`), named as gematik's.
-    public struct DirectoryEntry: Encodable, Sendable {
-        public let id: String
-        public let name: String
-        public let logoURI: String?
-
-        enum CodingKeys: String, CodingKey {
-            case id = "kk_app_id"
-            case name = "kk_app_name"
-            case logoURI = "logo_uri"
-        }
-    }
-
-    public func directory(tenant: TenantRecord) async throws -> [DirectoryEntry] {
+    /// The directory (`GET {issuer}/directory/kk_apps`).
+    public func directory(tenant: TenantRecord) async throws -> [KKApp] {
         try await domain.store.read { try await $0.identityProviders(tenantID: tenant.id) }
-            .map { DirectoryEntry(id: $0.name, name: $0.displayName, logoURI: $0.logoURI) }
+            .map { KKApp(id: $0.name, name: $0.displayName, logoURI: $0.logoURI) }
     }
 
     /// Where providers send the browser back to: registered with each as Tessera's redirect URI.
@@ -97,7 +85,7 @@ public struct Federation: Sendable {
     /// `provider` (the first login there): the URL to send the browser to.
     public func startLinking(invitationCode: String, provider name: String, tenant: TenantRecord) async throws -> String {
         let now = domain.epochNow()
-        let (invitation, user) = try await openInvitation(code: invitationCode, tenant: tenant, now: now)
+        let (invitation, user) = try await domain.operatorInvitation(code: invitationCode, tenant: tenant, now: now)
         return try await begin(provider: name, requestID: nil, invitationID: invitation.id, loginHint: user.username, tenant: tenant, now: now)
     }
 
@@ -401,23 +389,6 @@ public struct Federation: Sendable {
         case "http": return host == "127.0.0.1" || host == "localhost" || host == "::1" || host == "[::1]"
         default: return false
         }
-    }
-
-    /// An operator's invitation that is still good, and its user.
-    private func openInvitation(code: String, tenant: TenantRecord, now: Int64) async throws -> (InvitationRecord, UserRecord) {
-        let found = try await domain.store.read { tx -> (InvitationRecord, UserRecord)? in
-            guard let invitation = try await tx.invitation(codeDigest: Secrets.digest(code)), invitation.tenantID == tenant.id,
-                let user = try await tx.user(id: invitation.userID)
-            else { return nil }
-            return (invitation, user)
-        }
-        guard let (invitation, user) = found, invitation.createdByActivationID == nil, invitation.sealedPinKey == nil else {
-            throw DomainError.invalidGrant("the invitation is not valid")
-        }
-        guard invitation.usedAt == nil else { throw DomainError.invalidGrant("the invitation was used already") }
-        guard invitation.expiresAt > now else { throw DomainError(.invalid, .expiredToken, "the invitation has expired") }
-        guard user.disabledAt == nil else { throw DomainError(.forbidden, .accessDenied, "the user is disabled") }
-        return (invitation, user)
     }
 }
 

@@ -129,27 +129,9 @@ public struct Passkeys: Sendable {
         case .accountPage(let user, let webSession):
             return (user, nil, webSession)
         case .invitation(let code):
-            let (invitation, user) = try await invitation(code: code, tenant: tenant, now: now)
+            let (invitation, user) = try await domain.operatorInvitation(code: code, tenant: tenant, now: now)
             return (user, invitation.id, nil)
         }
-    }
-
-    /// An operator's invitation that is still good, and its user. Activation data a device
-    /// made for itself (with a PIN key) is for a device only.
-    private func invitation(code: String, tenant: TenantRecord, now: Int64) async throws -> (InvitationRecord, UserRecord) {
-        let found = try await domain.store.read { tx -> (InvitationRecord, UserRecord)? in
-            guard let invitation = try await tx.invitation(codeDigest: Secrets.digest(code)), invitation.tenantID == tenant.id,
-                let user = try await tx.user(id: invitation.userID)
-            else { return nil }
-            return (invitation, user)
-        }
-        guard let (invitation, user) = found, invitation.createdByActivationID == nil, invitation.sealedPinKey == nil else {
-            throw DomainError.invalidGrant("the invitation is not valid")
-        }
-        guard invitation.usedAt == nil else { throw DomainError.invalidGrant("the invitation was used already") }
-        guard invitation.expiresAt > now else { throw DomainError(.invalid, .expiredToken, "the invitation has expired") }
-        guard user.disabledAt == nil else { throw DomainError(.forbidden, .accessDenied, "the user is disabled") }
-        return (invitation, user)
     }
 
     /// Registers the credential `navigator.credentials.create()` returned for the

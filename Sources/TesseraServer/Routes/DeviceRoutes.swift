@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import TesseraCore
+import TesseraCrypto
 import TesseraDomain
 import TesseraStore
 
@@ -45,8 +46,9 @@ struct DeviceRoutes {
     }
 
     @Sendable func completeActivation(_ request: Request, context: TesseraRequestContext) async throws -> Response {
-        let input = try await RequestDecoding.json(ActivationCompleteRequest.self, from: request)
-        let receipt = try await domain.activations.complete(input, tenant: try context.requireTenant(), logger: context.logger)
+        let tenant = try context.requireTenant()
+        let (input, _) = try await RequestDecoding.deviceJSON(ActivationCompleteRequest.self, from: request, opening: open(for: tenant))
+        let receipt = try await domain.activations.complete(input, tenant: tenant, logger: context.logger)
         return JSONResponse.make(receipt, status: .created)
     }
 
@@ -61,12 +63,18 @@ struct DeviceRoutes {
     }
 
     @Sendable func finish(_ request: Request, context: TesseraRequestContext) async throws -> Response {
-        let input = try await RequestDecoding.json(FinishRequest.self, from: request)
+        let tenant = try context.requireTenant()
+        let (input, encrypted) = try await RequestDecoding.deviceJSON(FinishRequest.self, from: request, opening: open(for: tenant))
         let finished = try await domain.attempts.finish(
-            requestID: context.parameters.id("request"), input: input, tenant: try context.requireTenant(),
-            logger: context.logger)
+            requestID: context.parameters.id("request"), input: input, encrypted: encrypted, tenant: tenant, logger: context.logger)
         recordMetrics(finished)
         return JSONResponse.make(finished.response)
+    }
+
+    /// Opens a body sent as a JWE to the tenant's encryption key (gematik IDP profile).
+    private func open(for tenant: TenantRecord) -> (String) throws -> Data {
+        let key = domain.gematikProfile.encryptionKey(for: tenant)
+        return { try JWE.decrypt($0, with: key).plaintext }
     }
 
     @Sendable func deny(_ request: Request, context: TesseraRequestContext) async throws -> Response {
