@@ -98,7 +98,7 @@ err=lambda d: resp(d, ref("Error"))
 def op(summary, ok, okschema, codes, body=None, params=None, okdesc="OK"):
     o={"summary":summary,"responses":{str(ok):resp(okdesc, okschema)}}
     codes=sorted(set(codes)|{400})
-    for c in codes: o["responses"][str(c)]=err({400:"Malformed or out-of-bounds input",401:"No or bad admin token or key",403:"Beyond the key's role or scope",404:"Unknown (or another tenant's)",409:"Conflicts with the current state",413:"Body too large",423:"The activation is locked (lockout)",429:"Too many requests from this address, or long polls of this device (Retry-After)",503:"Too many attempts at once on this activation (Retry-After)"}[c])
+    for c in codes: o["responses"][str(c)]=err({400:"Malformed or out-of-bounds input",401:"No or bad admin token or key",403:"Beyond the key's role or scope",404:"Unknown (or another tenant's)",409:"Conflicts with the current state",413:"Body too large",423:"The activation is locked (lockout)",502:"An external provider failed or could not be reached",429:"Too many requests from this address, or long polls of this device (Retry-After)",503:"Too many attempts at once on this activation (Retry-After)"}[c])
     if body is not None:
         o["requestBody"]={"required":True,"content":{"application/json":{"schema":body}}}
     if params: o["parameters"]=params
@@ -159,7 +159,7 @@ paths={
  "/admin/tenants/{tenant}/registration-tokens/{token}":{"parameters":[T,p("token")],
    "delete":op("Revoke an initial access token",200,obj({"revoked":S},["revoked"]),[401,403,404])},
  "/admin/tenants/{tenant}/identity-providers":{"parameters":[T],
-   "post":op("Add an external OpenID provider users may sign in with (federation); its discovery document is read first",201,ref("IdentityProvider"),W+[409],ref("CreateIdentityProvider"),okdesc="Created"),
+   "post":op("Add an external OpenID provider users may sign in with (federation); its discovery document is read first",201,ref("IdentityProvider"),W+[409,502],ref("CreateIdentityProvider"),okdesc="Created"),
    "get":op("The tenant's external providers",200,obj({"providers":arr(ref("IdentityProvider"))},["providers"]),R)},
  "/admin/tenants/{tenant}/identity-providers/{provider}":{"parameters":[T,p("provider",desc="The provider's name")],
    "delete":op("Remove a provider and the users' links to it",200,obj({"removed":S},["removed"]),R)},

@@ -87,9 +87,15 @@ public enum JWE {
         }
         guard header["enc"] as? String == contentEncryption else { throw CryptoError(.unsupportedAlgorithm, "JWE enc must be A256GCM") }
         guard header["zip"] == nil, header["crit"] == nil else { throw CryptoError(.unsupportedAlgorithm, "JWE zip and crit are not accepted") }
+        // RFC 7518 §6.2.1.2 wants each coordinate at full length, but some libraries (joserfc
+        // among them, now and then) drop leading zero bytes: the same number, padded back here.
+        func coordinate(_ name: String, of epk: [String: Any]) -> Data? {
+            guard let bytes = (epk[name] as? String).flatMap(Base64URL.decode), (1...32).contains(bytes.count) else { return nil }
+            return Data(repeating: 0, count: 32 - bytes.count) + bytes
+        }
         guard let epk = header["epk"] as? [String: Any], epk["kty"] as? String == "EC", epk["crv"] as? String == "P-256",
-            let x = (epk["x"] as? String).flatMap(Base64URL.decode), let y = (epk["y"] as? String).flatMap(Base64URL.decode),
-            x.count == 32, y.count == 32, let ephemeral = try? P256.KeyAgreement.PublicKey(rawRepresentation: x + y)
+            let x = coordinate("x", of: epk), let y = coordinate("y", of: epk),
+            let ephemeral = try? P256.KeyAgreement.PublicKey(rawRepresentation: x + y)
         else { throw CryptoError(.invalidKey, "JWE epk is not a P-256 public key") }
         guard iv.count == 12, tag.count == 16 else { throw CryptoError(.malformed, "JWE needs a 96-bit IV and a 128-bit tag") }
         let apu = (header["apu"] as? String).flatMap(Base64URL.decode) ?? Data()

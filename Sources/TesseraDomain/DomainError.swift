@@ -28,6 +28,9 @@ public struct DomainError: Error, Sendable, Equatable, CustomStringConvertible {
         case tooLarge
         /// The server could not do its part (HTTP 500); the description stays generic.
         case `internal`
+        /// Another server this one relies on (an external identity provider) failed or
+        /// could not be reached (HTTP 502).
+        case upstream
     }
 
     /// A stable error code.

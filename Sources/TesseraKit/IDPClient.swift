@@ -62,8 +62,9 @@ public struct IDPClient: Sendable {
     struct KeySet: Decodable { let keys: [PublicJWK] }
 
     /// Loads `{issuer}/.well-known/openid-configuration.jwt`: its signature must verify
-    /// with the issuer's published signing key of its `kid`, its issuer must be this one,
-    /// and it must not have expired; then reads `puk_idp_enc`.
+    /// with the signing key of its `kid` in `{issuer}/jwks`, its issuer must be this one,
+    /// its token and encryption-key endpoints below it, and it must not have expired; then
+    /// reads `puk_idp_enc`.
     public func loadDiscoveryDocument(now: Date = Date()) async throws -> DiscoveryDocument {
         let url = issuer.appendingPathComponent(".well-known/openid-configuration.jwt")
         let answer = try await client.transport.send(HTTPRequestData(method: "GET", url: url, headers: ["Accept": "application/jwt"]))
@@ -71,12 +72,9 @@ public struct IDPClient: Sendable {
             throw TesseraKitError.server(status: answer.status, error: "unknown", description: "no signed discovery document")
         }
         let jws = try CompactJWS.parse(text.trimmingCharacters(in: .whitespacesAndNewlines))
-        let unverified = try JSONDecoder().decode(SignedDocument.self, from: jws.unverifiedPayload)
-        guard unverified.issuer == issuer.absoluteString else {
-            throw TesseraKitError.transport("the discovery document names another issuer")
-        }
-        // The keys come from the issuer itself (over TLS); the document must be signed by one.
-        let keys = try await client.get(unverified.jwksURI, as: KeySet.self).keys
+        // The keys come from the issuer itself (over TLS), never from where the unverified
+        // document points; the document must be signed by one of them.
+        let keys = try await client.get(issuer.appendingPathComponent("jwks"), as: KeySet.self).keys
         guard let kid = jws.header.kid, let jwk = keys.first(where: { $0.kid == kid && $0.use != "enc" }) else {
             throw TesseraKitError.transport("the discovery document's signing key is not among the issuer's keys")
         }
@@ -84,6 +82,10 @@ public struct IDPClient: Sendable {
         let document = try JSONDecoder().decode(SignedDocument.self, from: payload)
         guard document.issuer == issuer.absoluteString, Double(document.exp) > now.timeIntervalSince1970 else {
             throw TesseraKitError.transport("the discovery document has expired or names another issuer")
+        }
+        let prefix = issuer.absoluteString + "/"
+        guard document.pukIDPEncURI.absoluteString.hasPrefix(prefix), document.tokenEndpoint.absoluteString.hasPrefix(prefix) else {
+            throw TesseraKitError.transport("the discovery document points outside its issuer")
         }
         let encryption = try await client.get(document.pukIDPEncURI, as: PublicJWK.self)
         guard encryption.kty == "EC", encryption.crv == "P-256", let x = Base64URL.decode(encryption.x), let y = Base64URL.decode(encryption.y)

@@ -2712,6 +2712,16 @@ enum OpenAPIDocument {
         }
        }
       }
+     },
+     "502": {
+      "description": "An external provider failed or could not be reached",
+      "content": {
+       "application/json": {
+        "schema": {
+         "$ref": "#/components/schemas/Error"
+        }
+       }
+      }
      }
     },
     "requestBody": {

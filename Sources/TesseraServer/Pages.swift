@@ -1,6 +1,5 @@
 import Foundation
 import TesseraCore
-import TesseraDomain
 
 /// The server's pages outside the console: the login page, errors, device links. Style
 /// and script come from the server's `/static/` files (no CDN, nothing inline), which is

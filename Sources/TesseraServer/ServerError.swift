@@ -45,6 +45,7 @@ extension DomainError.Kind {
         case .locked: HTTPResponse.Status(code: 423, reasonPhrase: "Locked")
         case .tooLarge: .contentTooLarge
         case .internal: .internalServerError
+        case .upstream: .badGateway
         }
     }
 }

@@ -539,8 +539,9 @@ enum Schema {
             "ALTER TABLE services ADD COLUMN gematik_profile INTEGER NOT NULL DEFAULT 0",
         ]),
         // Federation: the external OpenID providers a tenant's users may sign in with, each
-        // user's identity at them (their sub), and the logins under way there (the digest
-        // of the state sent and the nonce; the PKCE verifier is derived from the state).
+        // user's identity at them (their sub; one per provider and user), and the logins
+        // under way there (the digests of the state sent and of the browser's cookie, and
+        // the nonce; the PKCE verifier is derived from the state).
         (19, [
             """
             CREATE TABLE identity_providers (
@@ -571,7 +572,7 @@ enum Schema {
                 PRIMARY KEY (provider_id, subject)
             )
             """,
-            "CREATE INDEX federated_identities_by_user ON federated_identities (user_id)",
+            "CREATE UNIQUE INDEX federated_identities_by_user ON federated_identities (user_id, provider_id)",
             """
             CREATE TABLE federation_logins (
                 state_digest TEXT PRIMARY KEY,
@@ -579,6 +580,7 @@ enum Schema {
                 provider_id TEXT NOT NULL REFERENCES identity_providers(id),
                 request_id TEXT,
                 invitation_id TEXT,
+                browser_digest TEXT NOT NULL,
                 nonce TEXT NOT NULL,
                 expires_at BIGINT NOT NULL
             )

@@ -19,6 +19,14 @@ struct FederationTests {
         return try #require(response.header("Location"))
     }
 
+    /// The cookies a browser sends to the callback: the login's (if any) and the federation
+    /// binding the start set.
+    static func cookies(after start: TestHTTP.Response, login: String? = nil) throws -> String {
+        let binding = try #require(start.header("Set-Cookie")?.split(separator: ";").first.map(String.init))
+        #expect(binding.hasPrefix("tessera_federation="))
+        return [login, binding].compactMap { $0 }.joined(separator: "; ")
+    }
+
     /// The URL of the provider link on a page (`<a class="provider" href="…">`).
     static func providerLink(in page: String) throws -> String {
         let marker = "<a class=\"provider\" href=\""
@@ -48,7 +56,7 @@ struct FederationTests {
                 "\(server.baseURL)/admin/tenants/\(main.tenant)/identity-providers",
                 ["name": "home", "display_name": "Home", "discovery_url": "\(home.issuer)/no-such-document/.well-known/openid-configuration",
                  "client_id": client.clientID], headers: admin)
-            #expect(wrong.status == 403, "\(wrong.text)")
+            #expect(wrong.status == 502, "\(wrong.text)")
             let added = try await main.http.postJSON(
                 "\(server.baseURL)/admin/tenants/\(main.tenant)/identity-providers",
                 [
@@ -83,18 +91,25 @@ struct FederationTests {
             #expect(authorizeURL.hasPrefix("\(home.issuer)/authorize?") && authorizeURL.contains("code_challenge_method=S256"))
             let unlinked = try await Self.signInAtProvider(authorizeURL, provider: home, device: homeDevice)
             #expect(unlinked.hasPrefix(callback + "?"))
-            let refused = try await main.http.get(unlinked, headers: ["Cookie": first.cookie])
+            let firstCookies = try Self.cookies(after: start, login: first.cookie)
+            let refused = try await main.http.get(unlinked, headers: ["Cookie": firstCookies])
             #expect(refused.status == 403 && refused.text.contains("no account here is linked"), "\(refused.status) \(refused.text)")
             // The state was spent by that answer.
-            #expect(try await main.http.get(unlinked, headers: ["Cookie": first.cookie]).status == 400)
+            #expect(try await main.http.get(unlinked, headers: ["Cookie": firstCookies]).status == 400)
 
             // The first login through Mia's invitation links her account.
             let invitation = try await main.invite("mia")
             let invitationPage = try await main.http.get(invitation.absoluteString)
+            // Someone else's browser cannot finish it: a victim sent the provider's link would
+            // otherwise have their identity linked to the sender's invitation.
+            let planted = try await main.http.get(try Self.providerLink(in: invitationPage.text))
+            let plantedBack = try await Self.signInAtProvider(try #require(planted.header("Location")), provider: home, device: homeDevice)
+            let csrf = try await main.http.get(plantedBack)
+            #expect(csrf.status == 403 && csrf.text.contains("another browser"), "\(csrf.status) \(csrf.text)")
             let linkStart = try await main.http.get(try Self.providerLink(in: invitationPage.text))
-            #expect(linkStart.status == 302)
+            #expect(linkStart.status == 302, "the refusal spent no invitation")
             let linking = try await Self.signInAtProvider(try #require(linkStart.header("Location")), provider: home, device: homeDevice)
-            let linked = try await main.http.get(linking)
+            let linked = try await main.http.get(linking, headers: ["Cookie": try Self.cookies(after: linkStart)])
             #expect(linked.status == 200 && linked.text.contains("<strong>mia</strong>"), "\(linked.status) \(linked.text)")
             #expect(try await main.audit().contains { $0["action"] as? String == "federation.link" })
             // The invitation is spent.
@@ -104,7 +119,7 @@ struct FederationTests {
             let zoePage = try await main.http.get((try await main.invite("zoe")).absoluteString)
             let zoeStart = try await main.http.get(try Self.providerLink(in: zoePage.text))
             let zoeBack = try await Self.signInAtProvider(try #require(zoeStart.header("Location")), provider: home, device: homeDevice)
-            let taken = try await main.http.get(zoeBack)
+            let taken = try await main.http.get(zoeBack, headers: ["Cookie": try Self.cookies(after: zoeStart)])
             #expect(taken.status == 409 && taken.text.contains("linked to another account"), "\(taken.status) \(taken.text)")
             #expect(try await main.http.get(try Self.providerLink(in: zoePage.text)).status == 302, "the invitation is still good")
 
@@ -114,11 +129,12 @@ struct FederationTests {
             let back = try await Self.signInAtProvider(try #require(secondStart.header("Location")), provider: home, device: homeDevice)
             // Only the browser that started the login may finish it.
             let elsewhere = try await main.http.get(back)
-            #expect(elsewhere.status != 302)
+            #expect(elsewhere.status == 403, "\(elsewhere.status) \(elsewhere.text)")
+            _ = secondStart
             let third = try await main.openLogin(service)
             let thirdStart = try await main.http.get(try Self.providerLink(in: third.page), headers: ["Cookie": third.cookie])
             let returning = try await Self.signInAtProvider(try #require(thirdStart.header("Location")), provider: home, device: homeDevice)
-            let finished = try await main.http.get(returning, headers: ["Cookie": third.cookie])
+            let finished = try await main.http.get(returning, headers: ["Cookie": try Self.cookies(after: thirdStart, login: third.cookie)])
             #expect(finished.status == 302 && finished.header("Location") == third.completeURL, "\(finished.status) \(finished.text)")
             let code = try #require(try await main.complete(third)["code"])
             let tokens = try await main.redeem(code: code, service: service, verifier: third.verifier)
@@ -160,7 +176,7 @@ struct FederationTests {
             let mailLink = try Self.providerLink(in: fourth.page).replacingOccurrences(of: "provider=home", with: "provider=home-mail")
             let mailStart = try await main.http.get(mailLink, headers: ["Cookie": fourth.cookie])
             let mailBack = try await Self.signInAtProvider(try #require(mailStart.header("Location")), provider: home, device: homeDevice)
-            #expect(try await main.http.get(mailBack, headers: ["Cookie": fourth.cookie]).status == 302)
+            #expect(try await main.http.get(mailBack, headers: ["Cookie": try Self.cookies(after: mailStart, login: fourth.cookie)]).status == 302)
             let mailCode = try #require(try await main.complete(fourth)["code"])
             let mailTokens = try await main.redeem(code: mailCode, service: service, verifier: fourth.verifier)
             let mailClaims = try await verifyIDToken(
@@ -181,6 +197,29 @@ struct FederationTests {
             #expect(removed.0 == 0 && removed.2.contains("removed: home-mail"), "\(removed.2)")
             let after = try await main.http.get("\(main.issuer)/directory/kk_apps").json()
             #expect((after["kk_app_list"] as? [[String: Any]])?.map { $0["kk_app_id"] as? String } == ["home"])
+
+            // An e-mail address the provider does not vouch for links nobody.
+            try await home.createUser("eve", attributes: ["email": "carl@example.org", "email_verified": "false"])
+            let (eveDevice, _) = try await activateDevice(home, username: "eve")
+            try await main.createUser("carl", attributes: ["email": "carl@example.org"])
+            let readded = try await tessera(
+                [
+                    "admin", "identity-provider", "add", "--tenant", main.tenant, "--name", "home-mail", "--display-name", "Home (e-mail)",
+                    "--discovery-url", "\(home.issuer)/.well-known/openid-configuration", "--client-id", client.clientID,
+                    "--client-secret", secret, "--link-claim", "email", "--link-field", "email",
+                ], environment: cli)
+            #expect(readded.0 == 0, "\(readded.2)")
+            let sixth = try await main.openLogin(service)
+            let unverifiedStart = try await main.http.get(
+                try Self.providerLink(in: sixth.page).replacingOccurrences(of: "provider=home", with: "provider=home-mail"),
+                headers: ["Cookie": sixth.cookie])
+            let unverifiedBack = try await Self.signInAtProvider(try #require(unverifiedStart.header("Location")), provider: home, device: eveDevice)
+            let unverified = try await main.http.get(unverifiedBack, headers: ["Cookie": try Self.cookies(after: unverifiedStart, login: sixth.cookie)])
+            #expect(unverified.status == 403 && unverified.text.contains("no account here is linked"), "\(unverified.status) \(unverified.text)")
+
+            // A tenant with linked identities can be deleted.
+            let deleted = try await main.http.send("DELETE", "\(server.baseURL)/admin/tenants/\(main.tenant)?force=true", headers: admin)
+            #expect(deleted.status == 200, "\(deleted.text)")
         }
     }
 }

@@ -380,7 +380,7 @@ struct KeyRotationTests {
             "\(scenario.issuer)/authorize/federation?request=\(try #require(Scenario.attribute("data-request", in: federated.page)))&provider=itself",
             headers: ["Cookie": federated.cookie])
         let back = try await FederationTests.signInAtProvider(try #require(start.header("Location")), provider: scenario, device: device)
-        let finished = try await scenario.http.get(back, headers: ["Cookie": federated.cookie])
+        let finished = try await scenario.http.get(back, headers: ["Cookie": try FederationTests.cookies(after: start, login: federated.cookie)])
         #expect(finished.status == 302 && finished.header("Location") == federated.completeURL, "\(finished.status) \(finished.text)")
         second.terminate()
         try await second.waitForExit()

@@ -198,8 +198,7 @@ public struct BrowserLogins: Sendable {
         if store { try await domain.store.transaction { try await $0.insertAuthRequest(record) } }
         let providers =
             Federation.allowsFederatedLogin(policy: record.acrPolicy ?? service.policy)
-            ? try await domain.store.read { try await $0.identityProviders(tenantID: tenant.id) }
-                .map { KKApp(id: $0.name, name: $0.displayName, logoURI: $0.logoURI) } : []
+            ? try await domain.identityProviderDirectory(tenant: tenant) : []
         return .started(
             StartedLogin(
                 requestID: requestID, browserSecret: browserSecret, serviceName: service.name,

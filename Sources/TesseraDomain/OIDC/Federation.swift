@@ -56,11 +56,6 @@ public struct Federation: Sendable {
         }
     }
 
-    /// The directory (`GET {issuer}/directory/kk_apps`).
-    public func directory(tenant: TenantRecord) async throws -> [KKApp] {
-        try await domain.store.read { try await $0.identityProviders(tenantID: tenant.id) }
-            .map { KKApp(id: $0.name, name: $0.displayName, logoURI: $0.logoURI) }
-    }
 
     /// Where providers send the browser back to: registered with each as Tessera's redirect URI.
     public static func redirectURI(issuer: String) -> String { "\(issuer)/authorize/federation/callback" }
@@ -69,8 +64,15 @@ public struct Federation: Sendable {
 
     // MARK: Starting
 
-    /// Starts answering a pending browser login at `provider`: the URL to send the browser to.
-    public func startLogin(_ request: AuthRequestRecord, provider name: String, tenant: TenantRecord) async throws -> String {
+    /// Where to send the browser, and the secret for its cookie: only the browser that
+    /// holds it may finish what it started (no login or linking CSRF).
+    public struct Started: Sendable {
+        public let url: String
+        public let browserSecret: String
+    }
+
+    /// Starts answering a pending browser login at `provider`.
+    public func startLogin(_ request: AuthRequestRecord, provider name: String, tenant: TenantRecord) async throws -> Started {
         let now = domain.epochNow()
         guard BrowserLogins.effectiveStatus(request, now: now) == .pending else {
             throw DomainError.requestClaimed("the sign-in request was taken up by a device or has ended")
@@ -82,8 +84,8 @@ public struct Federation: Sendable {
     }
 
     /// Starts linking the user of an operator's invitation to their identity at
-    /// `provider` (the first login there): the URL to send the browser to.
-    public func startLinking(invitationCode: String, provider name: String, tenant: TenantRecord) async throws -> String {
+    /// `provider` (the first login there).
+    public func startLinking(invitationCode: String, provider name: String, tenant: TenantRecord) async throws -> Started {
         let now = domain.epochNow()
         let (invitation, user) = try await domain.operatorInvitation(code: invitationCode, tenant: tenant, now: now)
         return try await begin(provider: name, requestID: nil, invitationID: invitation.id, loginHint: user.username, tenant: tenant, now: now)
@@ -96,18 +98,19 @@ public struct Federation: Sendable {
 
     private func begin(
         provider name: String, requestID: RequestID?, invitationID: String?, loginHint: String?, tenant: TenantRecord, now: Int64
-    ) async throws -> String {
+    ) async throws -> Started {
         guard let provider = try await domain.store.read({ try await $0.identityProvider(tenantID: tenant.id, name: name) }) else {
             throw DomainError.notFound("identity provider '\(name.prefix(64))'")
         }
         let metadata = try await metadata(of: provider)
         let state = Secrets.randomToken()
         let nonce = Secrets.randomToken()
+        let browserSecret = Secrets.randomToken()
         try await domain.store.transaction { tx in
             try await tx.insertFederationLogin(
                 FederationLoginRecord(
                     stateDigest: Secrets.digest(state), tenantID: tenant.id, providerID: provider.id, requestID: requestID,
-                    invitationID: invitationID, nonce: nonce, expiresAt: now + Self.loginLifetime))
+                    invitationID: invitationID, browserDigest: Secrets.digest(browserSecret), nonce: nonce, expiresAt: now + Self.loginLifetime))
         }
         var parameters: [(String, String)] = [
             ("response_type", "code"), ("client_id", provider.clientID), ("redirect_uri", redirectURI(tenant: tenant)),
@@ -119,7 +122,7 @@ public struct Federation: Sendable {
         if let loginHint, provider.linkField == "username" { parameters.append(("login_hint", loginHint)) }
         let query = parameters.map { "\($0.0)=\(FormEncoding.component($0.1))" }.joined(separator: "&")
         let separator = metadata.authorizationEndpoint.contains("?") ? "&" : "?"
-        return metadata.authorizationEndpoint + separator + query
+        return Started(url: metadata.authorizationEndpoint + separator + query, browserSecret: browserSecret)
     }
 
     /// The PKCE verifier of a login: derived from its state under a key of the master
@@ -140,10 +143,10 @@ public struct Federation: Sendable {
 
     /// The callback: takes the login `state` stands for (once), redeems the code at the
     /// provider with the PKCE verifier, verifies the ID token, finds or links the user
-    /// and approves the login. `browserSecret` reads the cookie of a login request: only
-    /// the browser that started a login may finish it.
+    /// and approves the login. Only the browser that started it may finish it: `binding`
+    /// is its federation cookie, and `browserSecret` reads a login request's cookie.
     public func finish(
-        state: String?, code: String?, error: String?, tenant: TenantRecord,
+        state: String?, code: String?, error: String?, binding: String?, tenant: TenantRecord,
         browserSecret: @Sendable (RequestID) -> String?, logger: Logger
     ) async throws -> Outcome {
         guard let state, !state.isEmpty, state.utf8.count <= 512 else { throw DomainError.invalidRequest("the callback has no state") }
@@ -153,6 +156,9 @@ public struct Federation: Sendable {
                 try await tx.takeFederationLogin(stateDigest: Secrets.digest(state), tenantID: tenant.id, now: now)
             })
         else { throw DomainError.invalidGrant("this sign-in at another provider is unknown, finished or expired: start again") }
+        guard let binding, Secrets.constantTimeEquals(Secrets.digest(binding), login.browserDigest) else {
+            throw DomainError(.forbidden, .accessDenied, "this sign-in at another provider was started in another browser: start again")
+        }
         guard let provider = try await domain.store.read({ try await $0.identityProvider(id: login.providerID) }) else {
             throw DomainError.notFound("identity provider")
         }
@@ -168,7 +174,7 @@ public struct Federation: Sendable {
         let claims = try await identity(code: code, state: state, nonce: login.nonce, provider: provider, tenant: tenant, now: now)
 
         enum Result {
-            case approved(UserRecord)
+            case approved
             case linked(UserRecord)
         }
         // A refusal throws, so that nothing of it stays (an invitation it would have spent).
@@ -223,9 +229,11 @@ public struct Federation: Sendable {
                     try await tx.recordFederatedLogin(providerID: provider.id, subject: claims.subject, at: now)
                 }
                 // Mapped claims keep the user's attributes as the provider knows them.
+                // Within the limits an operator's edit has: up to 64 attributes of up to 1024 characters.
                 var attributes = user.attributes
-                for (claim, attribute) in provider.claimMapping {
-                    if let value = claims.text(claim) { attributes[attribute] = value }
+                for (claim, attribute) in provider.claimMapping.sorted(by: { $0.key < $1.key }) {
+                    guard let value = claims.text(claim), value.count <= 1024, attributes[attribute] != nil || attributes.count < 64 else { continue }
+                    attributes[attribute] = value
                 }
                 if attributes != user.attributes {
                     try await tx.updateUserAttributes(id: user.id, attributes: attributes)
@@ -241,23 +249,27 @@ public struct Federation: Sendable {
                         id: request.id, userID: user.id,
                         confirmedAttributes: service.map { ScopeClaims.requestedAttributes(of: $0, scope: request.scope) } ?? [], authTime: now)
                 else { throw DomainError.requestClaimed("the sign-in request was taken up by a device or has ended") }
-                return .approved(user)
+                return .approved
             }
         } catch let error as DomainError {
             logger.info("federated sign-in refused", metadata: ["tenant": "\(tenant.name)", "provider": "\(provider.name)"])
             throw error
+        } catch let error as StoreError where error.code == .conflict {
+            // The same identity (or user) was linked by another callback at the same moment.
+            throw DomainError(.conflict, Self.notLinked, "this identity was linked at the same moment elsewhere: sign in again")
         }
-        switch result {
-        case .linked(let user):
+        switch (result, request) {
+        case (.linked(let user), _):
             logger.info("federated identity linked", metadata: ["tenant": "\(tenant.name)", "provider": "\(provider.name)"])
             return .linked(provider: provider.displayName, username: user.username)
-        case .approved:
-            guard var approved = request else { throw DomainError.invalidRequest("no sign-in request") }
+        case (.approved, var approved?):
             logger.info("federated sign-in", metadata: ["tenant": "\(tenant.name)", "provider": "\(provider.name)"])
             let service = try await domain.store.read { tx in try await approved.serviceID.asyncMap { try await tx.service(id: $0) } ?? nil }
             approved.status = .approved
             await domain.announce(RequestNotice(approved, service: service, answered: true), logger: logger)
             return .login(approved.id)
+        case (.approved, nil):
+            throw DomainError(.internal, .serverError, "a sign-in approved without its request")
         }
     }
 
@@ -320,15 +332,22 @@ public struct Federation: Sendable {
         guard answer.status == 200,
             let object = try? JSONSerialization.jsonObject(with: answer.body) as? [String: Any],
             let idToken = object["id_token"] as? String
-        else {
-            throw DomainError(.forbidden, Self.failed, "\(provider.displayName) did not redeem the sign-in's code (HTTP \(answer.status))")
-        }
+        else { throw DomainError(.upstream, Self.failed, "\(provider.displayName) did not redeem the sign-in's code") }
         let keysAnswer = try await fetch { try await http.get(metadata.jwksURI) }
+        guard keysAnswer.status == 200, let set = try? JSONSerialization.jsonObject(with: keysAnswer.body) as? [String: Any],
+            let entries = set["keys"] as? [[String: Any]]
+        else { throw DomainError(.upstream, Self.failed, "the keys of \(provider.displayName) could not be read") }
+        // Each signing key on its own: one the library cannot take (no kid, another type)
+        // must not shut out the provider's users; an encryption key (`use` enc) verifies nothing.
+        let keys = JWTKeyCollection()
+        let signing = entries.filter { $0["use"] as? String != "enc" }
+        for entry in signing {
+            guard let data = try? JSONSerialization.data(withJSONObject: entry), let jwk = try? JSONDecoder().decode(JWK.self, from: data)
+            else { continue }
+            _ = try? await keys.add(jwk: jwk, isDefault: signing.count == 1 ? true : nil)
+        }
         let claims: IDTokenClaims
         do {
-            guard keysAnswer.status == 200 else { throw DomainError(.forbidden, Self.failed, "no keys") }
-            let jwks = try JSONDecoder().decode(JWKS.self, from: keysAnswer.body)
-            let keys = try await JWTKeyCollection().add(jwks: jwks)
             claims = try await keys.verify(idToken, as: IDTokenClaims.self)
         } catch {
             throw DomainError(.forbidden, Self.failed, "the ID token of \(provider.displayName) did not verify with its keys")
@@ -349,20 +368,25 @@ public struct Federation: Sendable {
     /// The provider's discovery document, whose issuer must be the URL it came from
     /// without `/.well-known/openid-configuration` (OpenID Discovery §4.3).
     func metadata(of provider: IdentityProviderRecord) async throws -> Metadata {
-        try await Self.metadata(discoveryURL: provider.discoveryURL, name: provider.displayName, http: http)
+        try await Self.metadata(
+            discoveryURL: provider.discoveryURL, name: provider.displayName, allowLoopbackHTTP: domain.allowsLoopbackProviders, http: http)
     }
 
-    static func metadata(discoveryURL: String, name: String, http: any OutboundHTTP) async throws -> Metadata {
+    /// The document, whose endpoints must use its own URL's scheme: HTTPS, or plain HTTP
+    /// to this machine where the server itself is not on HTTPS (a development or test setup).
+    static func metadata(discoveryURL: String, name: String, allowLoopbackHTTP: Bool, http: any OutboundHTTP) async throws -> Metadata {
         let answer = try await Self.fetch { try await http.get(discoveryURL) }
         guard answer.status == 200, let metadata = try? JSONDecoder().decode(Metadata.self, from: answer.body) else {
-            throw DomainError(.forbidden, Self.failed, "the discovery document of \(name) could not be read (HTTP \(answer.status))")
+            throw DomainError(.upstream, Self.failed, "the discovery document of \(name) could not be read (HTTP \(answer.status))")
         }
         let suffix = "/.well-known/openid-configuration"
         guard discoveryURL.hasSuffix(suffix), String(discoveryURL.dropLast(suffix.count)) == metadata.issuer else {
-            throw DomainError(.forbidden, Self.failed, "the discovery document of \(name) names another issuer (\(metadata.issuer.prefix(200)))")
+            throw DomainError(.upstream, Self.failed, "the discovery document of \(name) names another issuer (\(metadata.issuer.prefix(200)))")
         }
-        for endpoint in [metadata.authorizationEndpoint, metadata.tokenEndpoint, metadata.jwksURI] where !Self.isAcceptableURL(endpoint) {
-            throw DomainError(.forbidden, Self.failed, "the discovery document of \(name) names an endpoint that is not HTTPS")
+        let scheme = URL(string: discoveryURL)?.scheme
+        for endpoint in [metadata.authorizationEndpoint, metadata.tokenEndpoint, metadata.jwksURI]
+        where !Self.isAcceptableURL(endpoint, allowLoopbackHTTP: allowLoopbackHTTP) || URL(string: endpoint)?.scheme != scheme {
+            throw DomainError(.upstream, Self.failed, "the discovery document of \(name) names an endpoint that is not HTTPS")
         }
         return metadata
     }
@@ -377,24 +401,35 @@ public struct Federation: Sendable {
         } catch let error as DomainError {
             throw error
         } catch {
-            throw DomainError(.forbidden, Self.failed, "the provider could not be reached")
+            throw DomainError(.upstream, Self.failed, "the provider could not be reached")
         }
     }
 
-    /// HTTPS, or plain HTTP to this machine (a provider on the loopback, as in tests).
-    static func isAcceptableURL(_ text: String) -> Bool {
+    /// HTTPS; with `allowLoopbackHTTP`, also plain HTTP to this machine (a provider on the
+    /// loopback, as in development and tests).
+    static func isAcceptableURL(_ text: String, allowLoopbackHTTP: Bool) -> Bool {
         guard let url = URL(string: text), let host = url.host, !host.isEmpty, url.user == nil, url.fragment == nil else { return false }
         switch url.scheme {
         case "https": return true
-        case "http": return host == "127.0.0.1" || host == "localhost" || host == "::1" || host == "[::1]"
+        case "http": return allowLoopbackHTTP && (host == "127.0.0.1" || host == "localhost" || host == "::1" || host == "[::1]")
         default: return false
         }
     }
 }
 
 extension Domain {
+    /// Providers on this machine over plain HTTP are for a server that is not on HTTPS
+    /// itself (development, tests); a server on HTTPS talks HTTPS to providers.
+    var allowsLoopbackProviders: Bool { settings.publicURL.hasPrefix("http://") }
+
     /// Federation, fetching from providers with `http`.
     public func federation(_ http: any OutboundHTTP) -> Federation { Federation(domain: self, http: http) }
+
+    /// The tenant's external providers as a directory (`GET {issuer}/directory/kk_apps`, the login page's links).
+    public func identityProviderDirectory(tenant: TenantRecord) async throws -> [KKApp] {
+        try await store.read { try await $0.identityProviders(tenantID: tenant.id) }
+            .map { KKApp(id: $0.name, name: $0.displayName, logoURI: $0.logoURI) }
+    }
 }
 
 // MARK: Administration
@@ -499,11 +534,12 @@ extension Administration {
         let secret = try text(input.clientSecret, "client_secret", maximum: 1024)
         let scope = try text(input.scope, "scope", maximum: 512) ?? "openid email profile"
         guard scope.split(separator: " ").contains("openid") else { throw DomainError.invalidRequest("scope must include openid") }
-        if let logo = input.logoURI, !Federation.isAcceptableURL(logo) || logo.utf8.count > 1024 {
+        let loopback = domain.allowsLoopbackProviders
+        if let logo = input.logoURI, !Federation.isAcceptableURL(logo, allowLoopbackHTTP: loopback) || logo.utf8.count > 1024 {
             throw DomainError.invalidRequest("logo_uri is an HTTPS URL")
         }
-        guard Federation.isAcceptableURL(input.discoveryURL), input.discoveryURL.utf8.count <= 1024 else {
-            throw DomainError.invalidRequest("discovery_url is an HTTPS URL (or HTTP on the loopback)")
+        guard Federation.isAcceptableURL(input.discoveryURL, allowLoopbackHTTP: loopback), input.discoveryURL.utf8.count <= 1024 else {
+            throw DomainError.invalidRequest("discovery_url is an HTTPS URL (HTTP on the loopback only where this server is not on HTTPS)")
         }
         let linkClaim = try text(input.linkClaim, "link_claim", maximum: 64)
         let linkField = try text(input.linkField, "link_field", maximum: 64)
@@ -511,9 +547,10 @@ extension Administration {
             throw DomainError.invalidRequest("link_claim and link_field go together: the claim is compared with the user's username or attribute")
         }
         let mapping = input.claimMapping ?? [:]
-        guard mapping.count <= 32, mapping.allSatisfy({ !$0.key.isEmpty && $0.key.count <= 64 && !$0.value.isEmpty && $0.value.count <= 64 })
-        else { throw DomainError.invalidRequest("claim_mapping maps at most 32 claims to attribute names of up to 64 characters") }
-        let metadata = try await Federation.metadata(discoveryURL: input.discoveryURL, name: displayName, http: http)
+        guard mapping.count <= 32, mapping.allSatisfy({ !$0.key.isEmpty && $0.key.count <= 64 && Validation.isAttributeName($0.value) })
+        else { throw DomainError.invalidRequest("claim_mapping maps at most 32 claims to attribute names (lower-case identifiers)") }
+        let metadata = try await Federation.metadata(
+            discoveryURL: input.discoveryURL, name: displayName, allowLoopbackHTTP: loopback, http: http)
         let now = domain.epochNow()
         let id = Secrets.identifier(byteCount: 12)
         let record = IdentityProviderRecord(

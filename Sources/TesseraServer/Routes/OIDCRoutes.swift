@@ -151,6 +151,8 @@ struct OIDCRoutes {
     }
 
     static func cookieName(_ requestID: TesseraCore.RequestID) -> String { "tessera_login_\(requestID)" }
+    /// The browser's binding to the sign-in it started at another provider.
+    static let federationCookie = "tessera_federation"
 
     static func redirect(to uri: String, parameters: [(String, String?)]) -> Response {
         var components = URLComponents(string: uri) ?? URLComponents()
@@ -282,7 +284,7 @@ struct OIDCRoutes {
         return try deviceLinkPage(
             request, context: context, endpoint: "activate", parameter: "code", title: "Activate a device",
             explanation: "Scan this code with the Tessera app (or run `tessera device activate` with this link) to bind your device to your account.",
-            extra: code.isEmpty ? nil : Pages.invitationPasskey(code: code, issuer: issuer) + Pages.invitationProviders(code: code, issuer: issuer, providers: try await domain.federation(Outbound()).directory(tenant: try context.requireTenant())))
+            extra: code.isEmpty ? nil : Pages.invitationPasskey(code: code, issuer: issuer) + Pages.invitationProviders(code: code, issuer: issuer, providers: try await domain.identityProviderDirectory(tenant: try context.requireTenant())))
     }
 
     // MARK: Federation
@@ -290,7 +292,7 @@ struct OIDCRoutes {
     /// `GET {issuer}/directory/kk_apps`: the external providers a user may sign in with,
     /// as gematik's directory of insurers' apps names them.
     @Sendable func federationDirectory(_ request: Request, context: TesseraRequestContext) async throws -> Response {
-        JSONResponse.make(["kk_app_list": try await domain.federation(Outbound()).directory(tenant: try context.requireTenant())])
+        JSONResponse.make(["kk_app_list": try await domain.identityProviderDirectory(tenant: try context.requireTenant())])
     }
 
     /// `GET {issuer}/authorize/federation?request=…&provider=…` (from the login page), or
@@ -302,14 +304,21 @@ struct OIDCRoutes {
         do {
             let query = try RequestDecoding.query(request)
             guard let provider = query["provider"], !provider.isEmpty else { throw DomainError.invalidRequest("name the provider to sign in with") }
-            let url: String
+            let started: Federation.Started
             if let code = query["invitation"] {
-                url = try await federation.startLinking(invitationCode: code, provider: provider, tenant: tenant)
+                started = try await federation.startLinking(invitationCode: code, provider: provider, tenant: tenant)
             } else {
                 let record = try await browserRequest(request, query: query, context: context)
-                url = try await federation.startLogin(record, provider: provider, tenant: tenant)
+                started = try await federation.startLogin(record, provider: provider, tenant: tenant)
             }
-            return Response(status: .found, headers: [.location: url, .cacheControl: "no-store"])
+            var response = Response(status: .found, headers: [.location: started.url, .cacheControl: "no-store"])
+            // Only this browser may finish it at the callback (no login or linking CSRF).
+            response.setCookie(
+                Cookie(
+                    name: Self.federationCookie, value: started.browserSecret, maxAge: Int(Federation.loginLifetime),
+                    path: "/t/\(tenant.name)/authorize/federation", secure: state.publicURL.hasPrefix("https:"), httpOnly: true,
+                    sameSite: .lax))
+            return response
         } catch let error as DomainError {
             throw BrowserError(status: error.kind.status, title: "Sign-in not possible", message: error.message)
         }
@@ -325,8 +334,8 @@ struct OIDCRoutes {
         do {
             let query = try RequestDecoding.query(request)
             outcome = try await domain.federation(Outbound()).finish(
-                state: query["state"], code: query["code"], error: query["error"], tenant: tenant,
-                browserSecret: { request.cookies[Self.cookieName($0)]?.value }, logger: context.logger)
+                state: query["state"], code: query["code"], error: query["error"], binding: request.cookies[Self.federationCookie]?.value,
+                tenant: tenant, browserSecret: { request.cookies[Self.cookieName($0)]?.value }, logger: context.logger)
         } catch let error as DomainError {
             throw BrowserError(status: error.kind.status, title: "Sign-in not possible", message: error.message)
         }

@@ -81,9 +81,9 @@ extension StoreTransaction {
         statements.append("DELETE FROM activation_users WHERE user_id IN (" + users + ")")
         for table in [
             "grants", "auth_requests", "sessions", "sso_sessions", "push_targets", "authentication_history", "invitations",
-            "activations", "security_keys", "webauthn_ceremonies", "users", "services", "signing_keys", "web_sessions",
-            "console_operators", "logout_notices", "pushed_requests", "registration_tokens", "federation_logins",
-            "federated_identities", "identity_providers",
+            "activations", "security_keys", "webauthn_ceremonies", "federation_logins", "federated_identities", "identity_providers",
+            "users", "services", "signing_keys", "web_sessions", "console_operators", "logout_notices", "pushed_requests",
+            "registration_tokens",
         ] {
             statements.append("DELETE FROM \(ident: table) WHERE tenant_id = \(bind: id)")
         }

@@ -98,18 +98,21 @@ public struct FederationLoginRecord: Codable, Sendable {
     public var providerID: String
     public var requestID: RequestID?
     public var invitationID: String?
+    /// The digest of the cookie given to the browser that started it: only that browser finishes it.
+    public var browserDigest: String
     public var nonce: String
     public var expiresAt: Int64
 
     public init(
-        stateDigest: String, tenantID: TenantID, providerID: String, requestID: RequestID?, invitationID: String?, nonce: String,
-        expiresAt: Int64
+        stateDigest: String, tenantID: TenantID, providerID: String, requestID: RequestID?, invitationID: String?, browserDigest: String,
+        nonce: String, expiresAt: Int64
     ) {
         self.stateDigest = stateDigest
         self.tenantID = tenantID
         self.providerID = providerID
         self.requestID = requestID
         self.invitationID = invitationID
+        self.browserDigest = browserDigest
         self.nonce = nonce
         self.expiresAt = expiresAt
     }
@@ -121,6 +124,7 @@ public struct FederationLoginRecord: Codable, Sendable {
         case providerID = "provider_id"
         case requestID = "request_id"
         case invitationID = "invitation_id"
+        case browserDigest = "browser_digest"
         case expiresAt = "expires_at"
     }
 }
