@@ -143,6 +143,15 @@ public struct URLSessionTransport: HTTPTransport {
     }
 }
 
+extension HTTPRequestData {
+    /// A form POST (`application/x-www-form-urlencoded`) to an OAuth endpoint, answered in JSON.
+    static func form(_ url: URL, _ fields: [String: String]) -> HTTPRequestData {
+        HTTPRequestData(
+            method: "POST", url: url, headers: ["Content-Type": "application/x-www-form-urlencoded", "Accept": "application/json"],
+            body: Data(FormEncoding.body(fields).utf8))
+    }
+}
+
 /// JSON calls to the server with its error bodies mapped to `TesseraKitError`.
 struct ServerClient: Sendable {
     let transport: any HTTPTransport

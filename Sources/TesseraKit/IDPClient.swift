@@ -157,14 +157,13 @@ public struct IDPClient: Sendable {
         var header: [String: Any] = ["cty": "JSON"]
         if let kid = document.encryptionKeyID { header["kid"] = kid }
         let keyVerifier = try JWE.encrypt(inner, to: document.encryptionKey, header: header)
-        let form = FormEncoding.body([
-            "grant_type": "authorization_code", "code": code, "code_verifier": verifier, "redirect_uri": redirectURI, "client_id": clientID,
-            "key_verifier": keyVerifier,
-        ])
         let answer = try await client.transport.send(
-            HTTPRequestData(
-                method: "POST", url: document.tokenEndpoint,
-                headers: ["Content-Type": "application/x-www-form-urlencoded", "Accept": "application/json"], body: Data(form.utf8)))
+            .form(
+                document.tokenEndpoint,
+                [
+                    "grant_type": "authorization_code", "code": code, "code_verifier": verifier, "redirect_uri": redirectURI,
+                    "client_id": clientID, "key_verifier": keyVerifier,
+                ]))
         struct Encrypted: Decodable {
             let accessToken: String
             let idToken: String

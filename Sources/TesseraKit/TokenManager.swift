@@ -532,10 +532,7 @@ public struct TokenManager: Sendable {
 
     private func formRequest(url: String, _ fields: [String: String]) throws -> HTTPRequestData {
         guard let endpoint = URL(string: url) else { throw TesseraKitError.invalidLink("bad issuer") }
-        let body = FormEncoding.body(fields)
-        return HTTPRequestData(
-            method: "POST", url: endpoint,
-            headers: ["Content-Type": "application/x-www-form-urlencoded", "Accept": "application/json"], body: Data(body.utf8))
+        return .form(endpoint, fields)
     }
 
     /// The `sub` of an ID token, read without verification (it came from the token

@@ -131,25 +131,22 @@ enum Pages {
 
     /// Links to sign in at the tenant's external providers (federation), where the
     /// service takes such a sign-in.
-    static func providerSection(_ providers: [(name: String, url: String)], heading: String) -> String {
+    static func providerSection(_ providers: [(name: String, url: String)], heading: String, explanation: String? = nil) -> String {
         guard !providers.isEmpty else { return "" }
         let links = providers.map { "<li><a class=\"provider\" href=\"\(escape($0.url))\">\(escape($0.name))</a></li>" }.joined()
-        return "<section class=\"providers\" id=\"providers\"><h2>\(heading)</h2><ul>\(links)</ul></section>"
+        let paragraph = explanation.map { "<p>\($0)</p>" } ?? ""
+        return "<section class=\"providers\" id=\"providers\"><h2>\(heading)</h2>\(paragraph)<ul>\(links)</ul></section>"
     }
 
     /// On an invitation's page: link the account to an identity at an external provider
     /// by signing in there once (the invitation is used up by it).
     static func invitationProviders(code: String, issuer: String, providers: [KKApp]) -> String {
-        guard !providers.isEmpty else { return "" }
-        let links = providers.map { provider -> String in
-            let url = "\(issuer)/authorize/federation?invitation=\(FormEncoding.component(code))&provider=\(FormEncoding.component(provider.id))"
-            return "<li><a class=\"provider\" href=\"\(escape(url))\">\(escape(provider.name))</a></li>"
-        }.joined()
-        return """
-            <section class="providers" id="providers"><h2>Or sign in with another provider</h2>
-            <p>Sign in once at one of these to link it to your account; then it signs you in here. The invitation is used up by it.</p>
-            <ul>\(links)</ul></section>
-            """
+        providerSection(
+            providers.map {
+                (name: $0.name, url: "\(issuer)/authorize/federation?invitation=\(FormEncoding.component(code))&provider=\(FormEncoding.component($0.id))")
+            },
+            heading: "Or sign in with another provider",
+            explanation: "Sign in once at one of these to link it to your account; then it signs you in here. The invitation is used up by it.")
     }
 
     /// After a first sign-in at an external provider linked an invitation's account.

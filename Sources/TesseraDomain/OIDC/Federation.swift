@@ -245,8 +245,8 @@ public struct Federation: Sendable {
                 }
                 let service = try await request.serviceID.asyncMap { try await tx.service(id: $0) } ?? nil
                 guard
-                    try await tx.approveFederatedAuthRequest(
-                        id: request.id, userID: user.id,
+                    try await tx.approveAuthRequest(
+                        id: request.id, userID: user.id, securityKeyID: nil, factors: [.federation],
                         confirmedAttributes: service.map { ScopeClaims.requestedAttributes(of: $0, scope: request.scope) } ?? [], authTime: now)
                 else { throw DomainError.requestClaimed("the sign-in request was taken up by a device or has ended") }
                 return .approved
@@ -328,12 +328,12 @@ public struct Federation: Sendable {
         } else {
             fields["client_id"] = provider.clientID
         }
-        let answer = try await fetch { try await http.postForm(metadata.tokenEndpoint, fields, headers: headers) }
+        let answer = try await Self.fetch { try await http.postForm(metadata.tokenEndpoint, fields, headers: headers) }
         guard answer.status == 200,
             let object = try? JSONSerialization.jsonObject(with: answer.body) as? [String: Any],
             let idToken = object["id_token"] as? String
         else { throw DomainError(.upstream, Self.failed, "\(provider.displayName) did not redeem the sign-in's code") }
-        let keysAnswer = try await fetch { try await http.get(metadata.jwksURI) }
+        let keysAnswer = try await Self.fetch { try await http.get(metadata.jwksURI) }
         guard keysAnswer.status == 200, let set = try? JSONSerialization.jsonObject(with: keysAnswer.body) as? [String: Any],
             let entries = set["keys"] as? [[String: Any]]
         else { throw DomainError(.upstream, Self.failed, "the keys of \(provider.displayName) could not be read") }
@@ -389,10 +389,6 @@ public struct Federation: Sendable {
             throw DomainError(.upstream, Self.failed, "the discovery document of \(name) names an endpoint that is not HTTPS")
         }
         return metadata
-    }
-
-    private func fetch(_ call: () async throws -> OutboundResponse) async throws -> OutboundResponse {
-        try await Self.fetch(call)
     }
 
     private static func fetch(_ call: () async throws -> OutboundResponse) async throws -> OutboundResponse {

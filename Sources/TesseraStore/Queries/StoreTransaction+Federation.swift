@@ -175,21 +175,6 @@ extension StoreTransaction {
         ).run()
     }
 
-    /// Approves a pending browser login for `userID`, proved at an external provider;
-    /// false when the request was no longer pending (a device took it up, or it ended).
-    public func approveFederatedAuthRequest(id: RequestID, userID: UserID, confirmedAttributes: [String], authTime: Int64) async throws
-        -> Bool
-    {
-        try await db.raw(
-            """
-            UPDATE auth_requests SET status = 'approved', challenge = NULL, user_id = \(bind: userID),
-                factors = \(bind: try JSONCoding.string([FactorType.federation])),
-                confirmed_attributes = \(bind: try JSONCoding.string(confirmedAttributes)), auth_time = \(bind: authTime)
-            WHERE id = \(bind: id) AND status = 'pending' AND expires_at > \(bind: authTime) RETURNING id
-            """
-        ).all().count == 1
-    }
-
     // MARK: Logins under way
 
     public func insertFederationLogin(_ login: FederationLoginRecord) async throws { try await insert("federation_logins", login) }

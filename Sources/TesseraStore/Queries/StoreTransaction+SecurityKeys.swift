@@ -75,11 +75,11 @@ extension StoreTransaction {
 }
 
 extension StoreTransaction {
-    /// Approves a pending browser login with a passkey: the user, the key and what was
-    /// proved; false when the request was no longer pending (a device took it up, or it was
-    /// answered or expired).
+    /// Approves a pending browser login answered in the browser (a passkey, a sign-in at
+    /// another provider): the user, the passkey if any, and what was proved; false when the
+    /// request was no longer pending (a device took it up, or it was answered or expired).
     public func approveAuthRequest(
-        id: RequestID, userID: UserID, securityKeyID: SecurityKeyID, factors: [FactorType], confirmedAttributes: [String],
+        id: RequestID, userID: UserID, securityKeyID: SecurityKeyID?, factors: [FactorType], confirmedAttributes: [String],
         authTime: Int64
     ) async throws -> Bool {
         try await db.raw(
