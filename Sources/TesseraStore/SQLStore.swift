@@ -95,7 +95,13 @@ public final class SQLStore: Sendable {
             try await db.raw("PRAGMA synchronous = FULL").run()
             try await db.raw("PRAGMA busy_timeout = 5000").run()
             try await db.raw("PRAGMA foreign_keys = ON").run()
+            // A member's savepoint journal stays in memory (it only serves ROLLBACK TO, and
+            // was written to a temporary file once a batch grew past 64 KiB), and recently
+            // used pages stay in the connection's cache, not behind a read call each.
+            try await db.raw("PRAGMA temp_store = MEMORY").run()
+            try await db.raw("PRAGMA cache_size = -65536").run()
             try await store.migrate()
+            try await sqlite.openReaders(2)
         } catch {
             await sqlite.close()
             throw error

@@ -119,14 +119,29 @@ final class SQLiteBackend: Sendable {
     let thread: SQLiteThread
     let mutex: AsyncMutex
     let database: DirectSQLiteDatabase
+    /// Read-only connections, each on its own thread, for `read`: WAL gives each read
+    /// transaction the last committed state without waiting for the writer, so reads
+    /// neither queue behind transactions and their fsyncs nor take the one writer's time.
+    private let readers = Mutex<[SQLiteReader]>([])
+    private let nextReader = Atomic<Int>(0)
+    private let path: String
+    private let logger: Logger
     /// The open batch; only touched while `mutex` is held.
     private let open = Mutex<Batch?>(nil)
     /// Members, and time, after which a batch is committed even if others wait: they
     /// bound what the first member waits for (the bodies of those after it).
     static let batchLimit = 64
     static let batchAge: Duration = .milliseconds(5)
+    /// How long a batch with no member queued stays open for the next one, when members
+    /// arrive more often than that: a commit (WAL writes and an fsync) costs more CPU than
+    /// the rest of a typical transaction, and under load most batches had one member.
+    static let commitDelay: Duration = .milliseconds(1)
+    /// How often members arrive; only touched while `mutex` is held.
+    private let pace = Pace()
 
     init(path: String, logger: Logger) throws {
+        self.path = path
+        self.logger = logger
         handle = try SQLiteHandle(path: path)
         thread = SQLiteThread(name: "tessera-sqlite")
         mutex = AsyncMutex()
@@ -143,10 +158,33 @@ final class SQLiteBackend: Sendable {
         try await member(savepoint: true, body)
     }
 
-    /// Runs `body` on the connection (seeing what the open batch wrote); returns after the
-    /// batch commits, so nothing it read can be lost.
+    /// Opens `count` read-only connections for `read` (after the migrations, so they
+    /// start on the current schema).
+    func openReaders(_ count: Int) async throws {
+        var opened: [SQLiteReader] = []
+        do {
+            for index in 0..<count {
+                let reader = try SQLiteReader(path: path, name: "tessera-read-\(index)", logger: logger)
+                opened.append(reader)
+                try await reader.prepare()
+            }
+        } catch {
+            for reader in opened { await reader.close() }
+            throw error
+        }
+        readers.withLock { $0 = opened }
+    }
+
+    /// Runs `body` in one read transaction on a reader connection: it sees what was
+    /// committed (and so is on disk) when it began. Before the readers are open (the
+    /// migrations), on the writer's connection.
     func read<R: Sendable>(isolation: isolated (any Actor)? = #isolation, _ body: (DirectSQLiteDatabase) async throws -> R) async throws -> R {
-        try await member(savepoint: false, body)
+        let reader = readers.withLock { readers -> SQLiteReader? in
+            guard !readers.isEmpty else { return nil }
+            return readers[nextReader.wrappingAdd(1, ordering: .relaxed).oldValue % readers.count]
+        }
+        guard let reader else { return try await member(savepoint: false, body) }
+        return try await reader.read(body)
     }
 
     /// Every way out of a member either leaves the batch for the next holder of the lock
@@ -155,6 +193,7 @@ final class SQLiteBackend: Sendable {
         savepoint: Bool, isolation: isolated (any Actor)? = #isolation, _ body: (DirectSQLiteDatabase) async throws -> R
     ) async throws -> R {
         let (result, pending) = try await exclusive { database -> (Result<R, any Error>, Batch?) in
+            pace.arrived()
             var batch = try current()
             let result: Result<R, any Error>
             do {
@@ -193,9 +232,15 @@ final class SQLiteBackend: Sendable {
             }
             guard let batch else { return (result, nil) }
             let members = batch.join()
-            if mutex.hasWaiters && members < Self.batchLimit && ContinuousClock.now - batch.opened < Self.batchAge {
+            if members < Self.batchLimit && ContinuousClock.now - batch.opened < Self.batchAge {
                 // Someone is waiting for the connection: they continue this batch.
-                return (result, batch)
+                if mutex.hasWaiters { return (result, batch) }
+                // No one yet, but under load someone will be within the commit delay: the
+                // batch stays open that long for them (one commit, one fsync for all).
+                if batch.hasCommitter || pace.expectsMember(within: Self.commitDelay) {
+                    if batch.takeCommitter() { commitLater(batch) }
+                    return (result, batch)
+                }
             }
             try await commit(batch, database)
             return (result, nil)
@@ -203,6 +248,18 @@ final class SQLiteBackend: Sendable {
         // Even a member that failed waits: what it saw may have been the batch's.
         if let pending { try await pending.committed() }
         return try result.get()
+    }
+
+    /// Commits `batch` after the commit delay, unless a member committed it before.
+    private func commitLater(_ batch: Batch) {
+        Task {
+            try? await Task.sleep(for: Self.commitDelay)
+            // A failed commit fails the members; a closed store committed it on closing.
+            try? await exclusive { database in
+                guard let open = open.withLock({ $0 }), open === batch else { return }
+                try await commit(batch, database)
+            }
+        }
     }
 
     /// The open batch, or nil; a batch SQLite has ended by itself is failed first.
@@ -253,11 +310,74 @@ final class SQLiteBackend: Sendable {
     /// Commits an open batch (its members are waiting for it), then closes the connection;
     /// the store fails every later call. Closing twice does nothing more.
     func close() async {
+        let readers = self.readers.withLock { readers in
+            defer { readers = [] }
+            return readers
+        }
+        for reader in readers { await reader.close() }
         try? await exclusive { database in
             // A failed commit fails the members; the connection closes all the same.
             if let batch = try current() { try? await commit(batch, database) }
             closed.withLock { $0 = true }
             handle.close()
+        }
+    }
+}
+
+/// A read-only connection to the SQLite file on its own thread, one read at a time.
+final class SQLiteReader: Sendable {
+    let handle: SQLiteHandle
+    let thread: SQLiteThread
+    let mutex = AsyncMutex()
+    let database: DirectSQLiteDatabase
+    private let closed = Mutex(false)
+
+    init(path: String, name: String, logger: Logger) throws {
+        handle = try SQLiteHandle(path: path)
+        thread = SQLiteThread(name: name)
+        database = DirectSQLiteDatabase(connection: handle, logger: logger, eventLoop: MultiThreadedEventLoopGroup.singleton.any())
+    }
+
+    deinit { thread.stop() }
+
+    /// The connection's settings: it may not write, and it waits out a writer's lock.
+    func prepare() async throws {
+        try await read { database in
+            try await database.raw("PRAGMA query_only = ON").run()
+            try await database.raw("PRAGMA busy_timeout = 5000").run()
+            try await database.raw("PRAGMA temp_store = MEMORY").run()
+            try await database.raw("PRAGMA cache_size = -65536").run()
+        }
+    }
+
+    /// `body` in one read transaction (one snapshot from its first statement on).
+    func read<R>(isolation: isolated (any Actor)? = #isolation, _ body: (DirectSQLiteDatabase) async throws -> R) async throws -> R {
+        let result = try await withTaskExecutorPreference(thread) {
+            try await mutex.withLock {
+                guard !closed.withLock({ $0 }) else { throw StoreError(.unavailable, "the database is closed") }
+                try await database.raw("BEGIN").run()
+                do {
+                    let result = try await body(database)
+                    try await database.raw("COMMIT").run()
+                    return result
+                } catch {
+                    if handle.inTransaction { try? await database.raw("ROLLBACK").run() }
+                    throw error
+                }
+            }
+        }
+        // As in `SQLiteBackend.exclusive`: off the connection's thread before going on.
+        if isolation == nil { await Task.yield() }
+        return result
+    }
+
+    func close() async {
+        _ = try? await withTaskExecutorPreference(thread) {
+            await mutex.withLock {
+                guard !closed.withLock({ $0 }) else { return }
+                closed.withLock { $0 = true }
+                handle.close()
+            }
         }
     }
 }
@@ -275,12 +395,53 @@ extension Result {
     }
 }
 
+/// How often members arrive at the connection: a moving average of the intervals
+/// between them.
+final class Pace: Sendable {
+    private struct State {
+        var last: ContinuousClock.Instant?
+        var interval: Duration = .seconds(1)
+    }
+
+    private let state = Mutex(State())
+
+    /// A member has arrived now.
+    func arrived() {
+        let now = ContinuousClock.now
+        state.withLock { state in
+            if let last = state.last {
+                // The newest interval weighs a quarter; a lull counts as one second at most.
+                let interval = min(now - last, .seconds(1))
+                state.interval = (state.interval * 3 + interval) / 4
+            }
+            state.last = now
+        }
+    }
+
+    /// Whether members have lately arrived more often than once per `delay`.
+    func expectsMember(within delay: Duration) -> Bool {
+        state.withLock { $0.interval < delay }
+    }
+}
+
 /// Members of one SQLite transaction waiting for its commit.
 final class Batch: Sendable {
     private struct State {
         var members = 0
+        var committer = false
         var outcome: Result<Void, any Error>?
         var waiters: [CheckedContinuation<Void, any Error>] = []
+    }
+
+    /// Whether a delayed commit is scheduled for this batch.
+    var hasCommitter: Bool { state.withLock { $0.committer } }
+
+    /// Takes the one delayed commit of this batch; false when it is taken already.
+    func takeCommitter() -> Bool {
+        state.withLock { state in
+            defer { state.committer = true }
+            return !state.committer
+        }
     }
 
     private let state = Mutex(State())
