@@ -13,7 +13,7 @@ public struct StoreTransaction: Sendable {
     /// column and was a visible part of a login's CPU; the names are the records' own
     /// snake_case keys, checked below.
     func insert(_ table: String, _ model: some Encodable & Sendable) async throws {
-        let row = try Self.encoder.encode(model)
+        let row = try RecordEncoder.columns(of: model)
         for name in [table] + row.map(\.0) where !Self.isPlainName(name) {
             throw StoreError(.corrupt, "not a plain column name: \(name)")
         }
@@ -29,8 +29,6 @@ public struct StoreTransaction: Sendable {
             throw error
         }
     }
-
-    private static let encoder = SQLQueryEncoder(keyEncodingStrategy: .useDefaultKeys, nilEncodingStrategy: .default)
 
     /// Lower-case letters, digits and underscores, not starting with a digit.
     static func isPlainName(_ name: String) -> Bool {
@@ -84,7 +82,17 @@ struct RecordDecoder: Decoder {
         func decode(_ type: Int.Type, forKey key: Key) throws -> Int { try row.decode(column: key.stringValue, as: Int.self) }
         func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool { try row.decode(column: key.stringValue, as: Bool.self) }
         func decode(_ type: Double.Type, forKey key: Key) throws -> Double { try row.decode(column: key.stringValue, as: Double.self) }
-        func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T { try row.decode(column: key.stringValue, as: T.self) }
+        func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
+            // The records' wrappers and ids read one plain value through a single-value
+            // container: served from the row directly, not through the row's own Codable
+            // decoding of the whole type. Anything else (a type that wants another
+            // container) is left to the row.
+            do {
+                return try T(from: ColumnDecoder(row: row, column: key.stringValue))
+            } catch is ColumnDecoder.NotAPlainValue {
+                return try row.decode(column: key.stringValue, as: T.self)
+            }
+        }
 
         func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type, forKey key: Key) throws -> KeyedDecodingContainer<NestedKey> {
             throw DecodingError.typeMismatch(type, .init(codingPath: [key], debugDescription: "a column is not a row"))
@@ -97,4 +105,159 @@ struct RecordDecoder: Decoder {
         func superDecoder() throws -> any Decoder { RecordDecoder(row: row) }
         func superDecoder(forKey key: Key) throws -> any Decoder { RecordDecoder(row: row) }
     }
+}
+
+/// One column of a row as a `Decoder` with a single-value container of plain values
+/// (text, integers, floating point, NULL), which is all the records' wrappers and ids
+/// read; any other container is `NotAPlainValue`, and the caller asks the row instead.
+struct ColumnDecoder: Decoder, SingleValueDecodingContainer {
+    struct NotAPlainValue: Error {}
+
+    let row: any SQLRow
+    let column: String
+    var codingPath: [any CodingKey] { [] }
+    var userInfo: [CodingUserInfoKey: Any] { [:] }
+
+    func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> { throw NotAPlainValue() }
+    func unkeyedContainer() throws -> any UnkeyedDecodingContainer { throw NotAPlainValue() }
+    func singleValueContainer() throws -> any SingleValueDecodingContainer { self }
+
+    func decodeNil() -> Bool { (try? row.decodeNil(column: column)) ?? true }
+    func decode(_ type: String.Type) throws -> String { try row.decode(column: column, as: String.self) }
+    func decode(_ type: Int.Type) throws -> Int { try row.decode(column: column, as: Int.self) }
+    func decode(_ type: Int64.Type) throws -> Int64 { try row.decode(column: column, as: Int64.self) }
+    func decode(_ type: Double.Type) throws -> Double { try row.decode(column: column, as: Double.self) }
+    func decode(_ type: Bool.Type) throws -> Bool { try row.decode(column: column, as: Bool.self) }
+    func decode<T: Decodable>(_ type: T.Type) throws -> T { throw NotAPlainValue() }
+}
+
+/// A record's columns for an INSERT, from its `Encodable` conformance: one column per
+/// coding key, each value bound as the plain text or integer the records' wrappers and
+/// ids encode to (so no bind needs Codable again when the statement runs), an absent
+/// optional left out (the column's default), and an explicit nil as NULL.
+final class RecordEncoder: Encoder {
+    var codingPath: [any CodingKey] { [] }
+    var userInfo: [CodingUserInfoKey: Any] { [:] }
+    fileprivate var columns: [(String, any SQLExpression)] = []
+    /// Set when the record wrote something that is not one plain value per column.
+    fileprivate var unsupported = false
+
+    static func columns(of model: some Encodable) throws -> [(String, any SQLExpression)] {
+        let encoder = RecordEncoder()
+        try model.encode(to: encoder)
+        guard !encoder.unsupported else {
+            throw EncodingError.invalidValue(model, .init(codingPath: [], debugDescription: "a record's columns are plain values"))
+        }
+        return encoder.columns
+    }
+
+    func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
+        KeyedEncodingContainer(Columns(encoder: self))
+    }
+
+    func unkeyedContainer() -> any UnkeyedEncodingContainer {
+        unsupported = true
+        return Discarded<AnyKey>()
+    }
+
+    func singleValueContainer() -> any SingleValueEncodingContainer {
+        unsupported = true
+        return Discarded<AnyKey>()
+    }
+
+    private struct Columns<Key: CodingKey>: KeyedEncodingContainerProtocol {
+        let encoder: RecordEncoder
+        var codingPath: [any CodingKey] { [] }
+
+        func add(_ key: Key, _ value: any SQLExpression) { encoder.columns.append((key.stringValue, value)) }
+
+        mutating func encodeNil(forKey key: Key) throws { add(key, SQLLiteral.null) }
+        mutating func encode(_ value: String, forKey key: Key) throws { add(key, SQLBind(value)) }
+        mutating func encode(_ value: Int, forKey key: Key) throws { add(key, SQLBind(Int64(value))) }
+        mutating func encode(_ value: Int64, forKey key: Key) throws { add(key, SQLBind(value)) }
+        mutating func encode(_ value: Double, forKey key: Key) throws { add(key, SQLBind(value)) }
+        mutating func encode(_ value: Bool, forKey key: Key) throws { add(key, SQLBind(value)) }
+        mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws {
+            let column = ColumnEncoder()
+            try value.encode(to: column)
+            guard let bound = column.value, !column.unsupported else {
+                throw EncodingError.invalidValue(value, .init(codingPath: [key], debugDescription: "not a plain column value"))
+            }
+            add(key, bound)
+        }
+
+        mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type, forKey key: Key)
+            -> KeyedEncodingContainer<NestedKey>
+        {
+            encoder.unsupported = true
+            return KeyedEncodingContainer(Discarded<NestedKey>())
+        }
+
+        mutating func nestedUnkeyedContainer(forKey key: Key) -> any UnkeyedEncodingContainer {
+            encoder.unsupported = true
+            return Discarded<Key>()
+        }
+
+        mutating func superEncoder() -> any Encoder { encoder }
+        mutating func superEncoder(forKey key: Key) -> any Encoder { encoder }
+    }
+}
+
+/// One value of a record (a wrapper's or id's single value) as a bind or NULL.
+private final class ColumnEncoder: Encoder, SingleValueEncodingContainer {
+    var codingPath: [any CodingKey] { [] }
+    var userInfo: [CodingUserInfoKey: Any] { [:] }
+    var value: (any SQLExpression)?
+    var unsupported = false
+
+    func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
+        unsupported = true
+        return KeyedEncodingContainer(Discarded<Key>())
+    }
+
+    func unkeyedContainer() -> any UnkeyedEncodingContainer {
+        unsupported = true
+        return Discarded<AnyKey>()
+    }
+
+    func singleValueContainer() -> any SingleValueEncodingContainer { self }
+
+    func encodeNil() throws { value = SQLLiteral.null }
+    func encode(_ value: String) throws { self.value = SQLBind(value) }
+    func encode(_ value: Int) throws { self.value = SQLBind(Int64(value)) }
+    func encode(_ value: Int64) throws { self.value = SQLBind(value) }
+    func encode(_ value: Double) throws { self.value = SQLBind(value) }
+    func encode(_ value: Bool) throws { self.value = SQLBind(value) }
+    func encode<T: Encodable>(_ value: T) throws { try value.encode(to: self) }
+}
+
+private struct AnyKey: CodingKey {
+    var stringValue: String
+    var intValue: Int? { nil }
+    init(stringValue: String) { self.stringValue = stringValue }
+    init?(intValue: Int) { nil }
+}
+
+/// Where a record writes what is not a plain column value: nothing is kept, and the
+/// encoder that handed it out has failed the insert.
+private struct Discarded<Key: CodingKey>: KeyedEncodingContainerProtocol {
+    var codingPath: [any CodingKey] { [] }
+    mutating func encodeNil(forKey key: Key) throws {}
+    mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws {}
+    mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type, forKey key: Key)
+        -> KeyedEncodingContainer<NestedKey>
+    { KeyedEncodingContainer(Discarded<NestedKey>()) }
+    mutating func nestedUnkeyedContainer(forKey key: Key) -> any UnkeyedEncodingContainer { self }
+    mutating func superEncoder() -> any Encoder { RecordEncoder() }
+    mutating func superEncoder(forKey key: Key) -> any Encoder { RecordEncoder() }
+}
+
+extension Discarded: UnkeyedEncodingContainer, SingleValueEncodingContainer {
+    var count: Int { 0 }
+    mutating func encodeNil() throws {}
+    mutating func encode<T: Encodable>(_ value: T) throws {}
+    mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type) -> KeyedEncodingContainer<NestedKey> {
+        KeyedEncodingContainer(Discarded<NestedKey>())
+    }
+    mutating func nestedUnkeyedContainer() -> any UnkeyedEncodingContainer { self }
 }

@@ -71,6 +71,8 @@ struct DirectSQLiteDatabase: SQLDatabase {
             case let text as String: .text(text)
             case let number as Int64: .integer(Int(number))
             case let number as Int: .integer(number)
+            case let number as Double: .float(number)
+            case let flag as Bool: .integer(flag ? 1 : 0)
             default: SQLiteValue(try Self.encoder.encode(bind))
             }
         }
