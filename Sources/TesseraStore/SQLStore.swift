@@ -43,8 +43,8 @@ public struct StoreError: Error, CustomStringConvertible, Sendable {
 /// queries are written: everything single-use is spent by a conditional `UPDATE …
 /// RETURNING` or `INSERT … ON CONFLICT`, which a concurrent transaction waits for and
 /// then re-checks; existence checks stand on unique keys; and a hot counter (an
-/// activation's failures) is read and written under an advisory lock taken before the
-/// transaction begins (`queue`). A deadlock or serialization failure runs the
+/// activation's failures) is read and written under an advisory lock the transaction
+/// takes first (`queue`). A deadlock or serialization failure runs the
 /// transaction again.
 public final class SQLStore: Sendable {
     private enum Backend: Sendable {
@@ -161,11 +161,11 @@ public final class SQLStore: Sendable {
     public func notify(_ channel: String, _ payloads: [String]) async {
         guard case .postgres(let client, _) = backend, !payloads.isEmpty else { return }
         do {
+            // One statement for all of them: one round trip.
             try await client.withConnection { connection in
-                let db = connection.sql(queryLogLevel: nil)
-                for payload in payloads {
-                    try await db.raw("SELECT pg_notify(\(bind: channel), \(bind: payload))").run()
-                }
+                try await connection.sql(queryLogLevel: nil).raw(
+                    "SELECT pg_notify(\(bind: channel), payload) FROM unnest(\(bind: payloads)::text[]) AS payload"
+                ).run()
             }
         } catch {
             logger.warning("notification not sent", metadata: ["channel": "\(channel)", "error": "\(type(of: error))"])
@@ -320,9 +320,9 @@ public final class SQLStore: Sendable {
     /// Runs `body` in one write transaction: all of it commits, or none of it.
     ///
     /// `queue` names a hot row many transactions read and then write (an activation's
-    /// failure counter): on PostgreSQL they take turns on an advisory lock held from
-    /// before the transaction begins until after it ends, so each one reads what the
-    /// previous one committed.
+    /// failure counter): on PostgreSQL they take turns on an advisory lock each takes as
+    /// its first statement and holds until it ends, so each one reads (at READ COMMITTED)
+    /// what the previous one committed.
     public func transaction<R: Sendable>(queue: String? = nil, _ body: (StoreTransaction) async throws -> R) async throws -> R {
         switch backend {
         case .sqlite(let sqlite):
@@ -355,22 +355,14 @@ public final class SQLStore: Sendable {
                     try await counted {
                         let database = connection.sql(queryLogLevel: nil)
                         guard let queue else { return try await Self.inTransaction(database, begin: "BEGIN", body) }
-                        try await Self.takeQueueLock(queue, on: database)
-                        let result: R
-                        do {
-                            result = try await Self.inTransaction(database, begin: "BEGIN", body)
-                        } catch {
-                            try? await Self.releaseQueueLock(queue, on: database)
-                            throw error
+                        return try await Self.inTransaction(database, begin: "BEGIN") { tx in
+                            try await Self.takeQueueLock(queue, on: database)
+                            do {
+                                return try await body(tx)
+                            } catch where PostgresErrors.isLockTimeout(error) {
+                                throw StoreError.busy(queue: queue)
+                            }
                         }
-                        // Committed: the answer stands. A connection that cannot unlock is
-                        // closed, which releases the lock with it.
-                        do {
-                            try await Self.releaseQueueLock(queue, on: database)
-                        } catch {
-                            try? await connection.close()
-                        }
-                        return result
                     }
                 }
             } catch where PostgresErrors.mustRetry(error) && attempt < Self.serializationAttempts {
@@ -381,31 +373,23 @@ public final class SQLStore: Sendable {
         }
     }
 
-    /// Takes a queue's advisory lock, waiting no longer than `queueLockTimeout` for the
-    /// transaction (on another node) that holds it; a longer wait is `busy`.
+    /// Takes a queue's advisory lock as the transaction's first statement, waiting no
+    /// longer than `queueLockTimeout` for the transaction (on this node or another) that
+    /// holds it; a longer wait is `busy`. The lock is the transaction's own: released
+    /// when it commits or rolls back, after which the next one's statements (READ
+    /// COMMITTED) see what it wrote. The timeout is the transaction's (`SET LOCAL`), so
+    /// a row lock its body waits on as long is `busy` too.
     private static func takeQueueLock(
         _ queue: String, on database: any SQLDatabase, isolation: isolated (any Actor)? = #isolation
     ) async throws {
-        try await database.raw("SET lock_timeout = '\(unsafeRaw: queueLockTimeout)'").run()
         do {
-            try await database.raw("SELECT pg_advisory_lock(hashtext(\(bind: queue)))").run()
+            try await database.raw(
+                "SELECT set_config('lock_timeout', \(bind: queueLockTimeout), true), pg_advisory_xact_lock(hashtext(\(bind: queue)))"
+            ).run()
         } catch {
-            try? await database.raw("RESET lock_timeout").run()
             if PostgresErrors.isLockTimeout(error) { throw StoreError.busy(queue: queue) }
             throw error
         }
-        do {
-            try await database.raw("RESET lock_timeout").run()
-        } catch {
-            try? await releaseQueueLock(queue, on: database)
-            throw error
-        }
-    }
-
-    private static func releaseQueueLock(
-        _ queue: String, on database: any SQLDatabase, isolation: isolated (any Actor)? = #isolation
-    ) async throws {
-        try await database.raw("SELECT pg_advisory_unlock(hashtext(\(bind: queue)))").run()
     }
 
     /// Runs `body` for reading; it sees one consistent snapshot.
