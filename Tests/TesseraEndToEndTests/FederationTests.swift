@@ -162,14 +162,15 @@ struct FederationTests {
             #expect(try await main.http.get("\(callback)?state=forged&code=x").status == 400)
 
             // Linking by a verified e-mail address: a second entry for the same provider, added
-            // with the command line.
+            // with the command line (the secret as `--client-secret=…`: a random one may begin
+            // with "-", which would read as an option).
             try await main.createUser("ali", attributes: ["email": "alice@example.org"])
             let cli = ["TESSERA_SERVER": server.baseURL, "TESSERA_ADMIN_TOKEN": server.adminToken]
             let byEmail = try await tessera(
                 [
                     "admin", "identity-provider", "add", "--tenant", main.tenant, "--name", "home-mail", "--display-name", "Home (e-mail)",
                     "--discovery-url", "\(home.issuer)/.well-known/openid-configuration", "--client-id", client.clientID,
-                    "--client-secret", try #require(client.clientSecret), "--link-claim", "email", "--link-field", "email",
+                    "--client-secret=\(try #require(client.clientSecret))", "--link-claim", "email", "--link-field", "email",
                 ], environment: cli)
             #expect(byEmail.0 == 0 && byEmail.2.contains("redirect_uri: \(callback)"), "\(byEmail.2)")
             let fourth = try await main.openLogin(service)
@@ -206,7 +207,7 @@ struct FederationTests {
                 [
                     "admin", "identity-provider", "add", "--tenant", main.tenant, "--name", "home-mail", "--display-name", "Home (e-mail)",
                     "--discovery-url", "\(home.issuer)/.well-known/openid-configuration", "--client-id", client.clientID,
-                    "--client-secret", secret, "--link-claim", "email", "--link-field", "email",
+                    "--client-secret=\(secret)", "--link-claim", "email", "--link-field", "email",
                 ], environment: cli)
             #expect(readded.0 == 0, "\(readded.2)")
             let sixth = try await main.openLogin(service)
