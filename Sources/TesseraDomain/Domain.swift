@@ -45,7 +45,7 @@ public struct Domain: Sendable {
         guard Validation.isTenantName(name) else { throw DomainError.notFound("tenant '\(name.prefix(64))'") }
         let (cached, generation) = await tenants.lookup(name)
         if let cached { return cached }
-        guard let tenant = try await store.read({ try await $0.tenant(named: name) }) else {
+        guard let tenant = try await store.lookup({ try await $0.tenant(named: name) }) else {
             throw DomainError.notFound("tenant '\(name)'")
         }
         await tenants.store(tenant, for: name, generation: generation)

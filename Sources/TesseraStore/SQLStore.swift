@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import NIOCore
 import Synchronization
 import PostgresKit
 import PostgresNIO
@@ -409,6 +410,23 @@ public final class SQLStore: Sendable {
         }
     }
 
+    /// Runs `body`, which reads one record (or row set) with exactly one statement:
+    /// without a transaction around it, since one statement sees one snapshot by itself
+    /// (on PostgreSQL two round trips fewer than `read`; on SQLite, on a reader
+    /// connection). A second statement in `body` fails, so `read` is the one for more.
+    public func lookup<R: Sendable>(_ body: (StoreTransaction) async throws -> R) async throws -> R {
+        switch backend {
+        case .sqlite(let sqlite):
+            return try await sqlite.read(inTransaction: false) { database in
+                try await counted { try await body(StoreTransaction(db: OneStatement(database))) }
+            }
+        case .postgres(let client, _):
+            return try await Self.onLoop(of: client) { connection in
+                try await counted { try await body(StoreTransaction(db: OneStatement(connection.sql(queryLogLevel: nil)))) }
+            }
+        }
+    }
+
     /// Runs `body` on a pooled connection with that connection's event loop as task
     /// executor: each answer from PostgreSQL resumes the transaction right there, instead
     /// of queueing it behind every other request on the cooperative pool while it holds
@@ -519,5 +537,35 @@ final class EventLoopTaskExecutor: TaskExecutor {
     func enqueue(_ job: consuming ExecutorJob) {
         let job = UnownedJob(job)
         loop.execute { job.runSynchronously(on: self.asUnownedTaskExecutor()) }
+    }
+}
+
+/// A database that runs one statement and refuses a second (`SQLStore.lookup`).
+final class OneStatement: SQLDatabase, Sendable {
+    private let base: any SQLDatabase
+    private let used = Atomic<Bool>(false)
+
+    init(_ base: any SQLDatabase) { self.base = base }
+
+    var logger: Logger { base.logger }
+    var eventLoop: any EventLoop { base.eventLoop }
+    var version: (any SQLDatabaseReportedVersion)? { base.version }
+    var dialect: any SQLDialect { base.dialect }
+    var queryLogLevel: Logger.Level? { base.queryLogLevel }
+
+    private func take() throws {
+        guard !used.exchange(true, ordering: .relaxed) else {
+            throw StoreError(.corrupt, "a lookup runs one statement; use read for more")
+        }
+    }
+
+    func execute(sql query: any SQLExpression, _ onRow: @escaping @Sendable (any SQLRow) -> Void) -> EventLoopFuture<Void> {
+        do { try take() } catch { return eventLoop.makeFailedFuture(error) }
+        return base.execute(sql: query, onRow)
+    }
+
+    func execute(sql query: any SQLExpression, _ onRow: @escaping @Sendable (any SQLRow) -> Void) async throws {
+        try take()
+        try await base.execute(sql: query, onRow)
     }
 }

@@ -53,6 +53,25 @@ struct SQLStoreTests {
         try await reopened.close()
     }
 
+    @Test("a lookup reads what is committed with one statement and refuses a second; a read sees one snapshot of several")
+    func lookupAndRead() async throws {
+        try await withStore { store in
+            #expect(try await store.lookup { try await $0.tenant(named: "demo") } == nil)
+            try await store.transaction { try await seed($0) }
+            #expect(try await store.lookup { try await $0.tenant(named: "demo") }?.id == "t1")
+            #expect(try await store.lookup { try await $0.service(clientID: "c1") }?.tenantID == "t1")
+            let error = await #expect(throws: StoreError.self) {
+                try await store.lookup { tx in
+                    _ = try await tx.tenant(named: "demo")
+                    return try await tx.user(id: "u1")
+                }
+            }
+            #expect(error?.code == .corrupt)
+            let (tenant, user) = try await store.read { tx in (try await tx.tenant(named: "demo"), try await tx.user(id: "u1")) }
+            #expect(tenant?.id == "t1" && user?.username == "alice")
+        }
+    }
+
     @Test("a second row with the same unique key is a conflict, classified by result code, and writes nothing")
     func uniqueConflict() async throws {
         try await withStore { store in

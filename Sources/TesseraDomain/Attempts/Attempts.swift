@@ -192,7 +192,7 @@ public struct Attempts: Sendable {
         -> (ActivationRecord, AuthenticationProofClaims, UnverifiedJWS)
     {
         let (jws, claims) = try Self.parseProof(input.proof)
-        guard let activation = try await domain.store.read({ try await $0.activation(id: ActivationID(claims.sub)) }),
+        guard let activation = try await domain.store.lookup({ try await $0.activation(id: ActivationID(claims.sub)) }),
             activation.tenantID == tenant.id, activation.status == .active
         else { throw DomainError.invalidToken("unknown or inactive activation") }
         // A stored key that does not decode is the server's failure, not the device's.

@@ -32,7 +32,7 @@ extension Domain {
     /// the activation's device key, for this issuer, method and path, and short-lived.
     public func authenticateDevice(token: String, method: String, path: String, tenant: TenantRecord) async throws -> DeviceCaller {
         guard let (jws, claims) = Self.parseDeviceToken(token),
-            let activation = try await store.read({ try await $0.activation(id: ActivationID(claims.sub)) }),
+            let activation = try await store.lookup({ try await $0.activation(id: ActivationID(claims.sub)) }),
             activation.tenantID == tenant.id, activation.status == .active
         else { throw DomainError.invalidToken("the device token is not valid") }
         // A stored key that does not decode is the server's failure, not the device's.

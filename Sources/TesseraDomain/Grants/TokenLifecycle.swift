@@ -21,7 +21,7 @@ public struct TokenLifecycle: Sendable {
     /// failure to read the store or load the keys is an error, never "unknown".
     func identify(_ token: String, tenant: TenantRecord) async throws -> PresentedToken {
         let issuer = domain.issuer(forTenantNamed: tenant.name)
-        if let grant = try await domain.store.read({ try await $0.grant(digest: Secrets.digest(token)) }), grant.kind == .refresh,
+        if let grant = try await domain.store.lookup({ try await $0.grant(digest: Secrets.digest(token)) }), grant.kind == .refresh,
             grant.tenantID == tenant.id
         {
             return .refresh(grant)

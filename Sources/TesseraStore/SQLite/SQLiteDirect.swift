@@ -180,13 +180,17 @@ final class SQLiteBackend: Sendable {
     /// Runs `body` in one read transaction on a reader connection: it sees what was
     /// committed (and so is on disk) when it began. Before the readers are open (the
     /// migrations), on the writer's connection.
-    func read<R: Sendable>(isolation: isolated (any Actor)? = #isolation, _ body: (DirectSQLiteDatabase) async throws -> R) async throws -> R {
+    /// `inTransaction: false` runs `body` without BEGIN and COMMIT (a single statement,
+    /// which is its own read transaction).
+    func read<R: Sendable>(
+        inTransaction: Bool = true, isolation: isolated (any Actor)? = #isolation, _ body: (DirectSQLiteDatabase) async throws -> R
+    ) async throws -> R {
         let reader = readers.withLock { readers -> SQLiteReader? in
             guard !readers.isEmpty else { return nil }
             return readers[nextReader.wrappingAdd(1, ordering: .relaxed).oldValue % readers.count]
         }
         guard let reader else { return try await member(savepoint: false, body) }
-        return try await reader.read(body)
+        return try await reader.read(inTransaction: inTransaction, body)
     }
 
     /// Every way out of a member either leaves the batch for the next holder of the lock
@@ -353,10 +357,13 @@ final class SQLiteReader: Sendable {
     }
 
     /// `body` in one read transaction (one snapshot from its first statement on).
-    func read<R>(isolation: isolated (any Actor)? = #isolation, _ body: (DirectSQLiteDatabase) async throws -> R) async throws -> R {
+    func read<R>(
+        inTransaction: Bool = true, isolation: isolated (any Actor)? = #isolation, _ body: (DirectSQLiteDatabase) async throws -> R
+    ) async throws -> R {
         let result = try await withTaskExecutorPreference(thread) {
             try await mutex.withLock {
                 guard !closed.withLock({ $0 }) else { throw StoreError(.unavailable, "the database is closed") }
+                guard inTransaction else { return try await body(database) }
                 try await database.raw("BEGIN").run()
                 do {
                     let result = try await body(database)
