@@ -424,13 +424,31 @@ enum BenchFlows {
             location: response.headers["Location"].first)
     }
 
+    /// The text between the first `start` and the next `end`, searched on UTF-8 bytes
+    /// (Foundation's `range(of:)` bridged the whole page, QR code and all, and was the
+    /// bench's largest cost after HTTP).
     static func between(_ text: String, _ start: String, _ end: String) -> String? {
-        guard let from = text.range(of: start), let to = text.range(of: end, range: from.upperBound..<text.endIndex) else { return nil }
-        return String(text[from.upperBound..<to.lowerBound])
+        let bytes = Array(text.utf8)
+        guard let from = find(Array(start.utf8), in: bytes, from: 0) else { return nil }
+        let begin = from + start.utf8.count
+        guard let to = find(Array(end.utf8), in: bytes, from: begin) else { return nil }
+        return String(decoding: bytes[begin..<to], as: UTF8.self)
     }
 
+    private static func find(_ needle: [UInt8], in haystack: [UInt8], from: Int) -> Int? {
+        guard let first = needle.first, haystack.count >= needle.count else { return nil }
+        var index = from
+        while index <= haystack.count - needle.count {
+            if haystack[index] == first && haystack[index..<index + needle.count].elementsEqual(needle) { return index }
+            index += 1
+        }
+        return nil
+    }
+
+    /// HTML's five escapes undone (the page escapes attribute values and text).
     static func unescape(_ text: String) -> String {
-        text.replacingOccurrences(of: "&amp;", with: "&").replacingOccurrences(of: "&quot;", with: "\"")
+        guard text.utf8.contains(UInt8(ascii: "&")) else { return text }
+        return text.replacingOccurrences(of: "&amp;", with: "&").replacingOccurrences(of: "&quot;", with: "\"")
             .replacingOccurrences(of: "&lt;", with: "<").replacingOccurrences(of: "&gt;", with: ">")
             .replacingOccurrences(of: "&#39;", with: "'")
     }
