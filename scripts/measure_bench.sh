@@ -11,9 +11,11 @@
 # root (or as a user who may `su postgres`) so the CHECKPOINT before a measurement can
 # run.
 #
-# It prints one line per run: login at full speed (16 workers), login at half that
-# rate (--rate), refresh, ciba, and login at half rate with 1,000 and then 100,000
-# activations in the tenant (tessera seed; CHECKPOINT and 10 s of quiet before each).
+# It prints one line per run: login at full speed (64 devices, 32 workers, as issue 14
+# states its figures), login at half that rate (--rate), refresh, ciba, and login at
+# half rate with 1,000 and then 1,000,000 activations in the tenant (tessera seed, timed;
+# a CHECKPOINT and 10 s of quiet before each). On PostgreSQL each line also gives the CPU
+# of PostgreSQL's own processes per flow (same machine only).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BACKEND=${1:?sqlite or postgres}
@@ -33,9 +35,10 @@ summary() {
 import json, sys
 d = json.load(sys.stdin); l = d['latency_ms']; c = d['cpu_ms']
 errors = sum(d['errors'].values()) if d['errors'] else 0
-print('%-8s %-18s c=%-3s %8.1f/s  p50 %7.2f  p90 %7.2f  p99 %7.2f  p99.9 %7.2f  errors %s  cpu ms/flow: server %.2f (user %.2f, system %.2f) bench %.2f' % (
+postgres = ' postgres %.2f' % c['postgres_ms_per_flow'] if 'postgres_ms_per_flow' in c else ''
+print('%-8s %-18s c=%-3s %8.1f/s  p50 %7.2f  p90 %7.2f  p99 %7.2f  p99.9 %7.2f  errors %s  cpu ms/flow: server %.2f (user %.2f, system %.2f) bench %.2f%s' % (
     '$BACKEND', d['flow'] + '${1:-}', d['concurrency'], d['flows_per_second'], l['p50'], l['p90'], l['p99'], l['p99.9'], errors,
-    c['server_ms_per_flow'], c['server_user_ms_per_flow'], c['server_system_ms_per_flow'], c['bench_ms_per_flow']))"
+    c['server_ms_per_flow'], c['server_user_ms_per_flow'], c['server_system_ms_per_flow'], c['bench_ms_per_flow'], postgres))"
 }
 start() {
     [ -n "$SERVER" ] && kill $SERVER && wait $SERVER 2>/dev/null || true
@@ -53,25 +56,44 @@ start() {
     echo "the server did not start" >&2; exit 1
 }
 settle() {
-    if [ "$BACKEND" = postgres ]; then su postgres -c "psql -q -c CHECKPOINT" >/dev/null; fi
+    if [ "$BACKEND" = postgres ]; then
+        psql -q "${DB[1]}" -c CHECKPOINT >/dev/null 2>&1 || su postgres -c "psql -q -c CHECKPOINT" >/dev/null
+    fi
     sleep 10
 }
-bench() { $B bench --devices 50 --json "$@" 2>/dev/null; }
+# On PostgreSQL on this machine: the CPU seconds of every process the postgres user runs
+# (the backends, and the checkpointer and WAL writer), read around each run and added to
+# the bench's JSON as postgres_ms_per_flow.
+pgcpu() {
+    for p in $(pgrep -u postgres); do awk '{print $14 + $15 + $16 + $17}' "/proc/$p/stat" 2>/dev/null; done |
+        awk -v hz="$(getconf CLK_TCK)" '{s += $1} END {printf "%.3f", s / hz}'
+}
+bench() {
+    if [ "$BACKEND" != postgres ]; then $B bench --devices 64 --json "$@" 2>/dev/null; return; fi
+    local before after
+    before=$(pgcpu)
+    $B bench --devices 64 --json "$@" 2>/dev/null > "$DATA/run.json"
+    after=$(pgcpu)
+    python3 -c "
+import json; d = json.load(open('$DATA/run.json'))
+d['cpu_ms']['postgres_ms_per_flow'] = ($after - $before) * 1000 / max(d['completed'], 1)
+print(json.dumps(d))"
+}
 
 start
 bench --flow login --duration 3 --concurrency 4 >/dev/null   # warm-up; creates the tenant
-bench --flow login --concurrency 16 --duration 15 > "$DATA/login.json"
+bench --flow login --concurrency 32 --duration 15 > "$DATA/login.json"
 summary < "$DATA/login.json"
 HALF=$(python3 -c "import json; print(round(json.load(open('$DATA/login.json'))['flows_per_second'] / 2))")
 bench --flow login --concurrency 32 --duration 15 --rate "$HALF" | summary "@$HALF/s"
-bench --flow refresh --concurrency 16 --duration 15 | summary
-bench --flow ciba --concurrency 16 --duration 15 | summary
+bench --flow refresh --concurrency 32 --duration 15 | summary
+bench --flow ciba --concurrency 32 --duration 15 | summary
 
 start
-bench --flow login --duration 2 --concurrency 4 >/dev/null   # the tenant and 50 devices
-$B seed --data-dir "$DATA" "${DB[@]}" --tenant bench --activations 950 2>/dev/null
+bench --flow login --duration 2 --concurrency 4 >/dev/null   # the tenant and 64 devices
+$B seed --data-dir "$DATA" "${DB[@]}" --tenant bench --activations 936 2>&1 | tr '\r' '\n' | tail -1
 settle
 bench --flow login --concurrency 32 --duration 20 --rate "$HALF" | summary "@$HALF/s,1k"
-$B seed --data-dir "$DATA" "${DB[@]}" --tenant bench --activations 99000 2>/dev/null
+$B seed --data-dir "$DATA" "${DB[@]}" --tenant bench --activations 999000 2>&1 | tr '\r' '\n' | tail -1
 settle
-bench --flow login --concurrency 32 --duration 20 --rate "$HALF" | summary "@$HALF/s,100k"
+bench --flow login --concurrency 32 --duration 20 --rate "$HALF" | summary "@$HALF/s,1M"
