@@ -92,7 +92,7 @@ public final class SQLStore: Sendable {
         let db = sqlite.database
         do {
             // WAL keeps readers off the writer's back; FULL makes every commit durable.
-            try await db.raw("PRAGMA journal_mode = WAL").run()
+            let mode = try await db.raw("PRAGMA journal_mode = WAL").first()?.decode(column: "journal_mode", as: String.self)
             try await db.raw("PRAGMA synchronous = FULL").run()
             try await db.raw("PRAGMA busy_timeout = 5000").run()
             try await db.raw("PRAGMA foreign_keys = ON").run()
@@ -102,7 +102,13 @@ public final class SQLStore: Sendable {
             try await db.raw("PRAGMA temp_store = MEMORY").run()
             try await db.raw("PRAGMA cache_size = -65536").run()
             try await store.migrate()
-            try await sqlite.openReaders(2)
+            // Reads beside the writer need WAL (a file system without shared memory
+            // keeps the rollback journal: reads then stay on the writer's connection).
+            if mode?.lowercased() == "wal" {
+                try await sqlite.openReaders(2)
+            } else {
+                logger.warning("the database is not in WAL mode: reads share the writer's connection", metadata: ["journal_mode": "\(mode ?? "?")"])
+            }
         } catch {
             await sqlite.close()
             throw error

@@ -161,7 +161,8 @@ final class SQLiteBackend: Sendable {
     }
 
     /// Opens `count` read-only connections for `read` (after the migrations, so they
-    /// start on the current schema).
+    /// start on the current schema). Only in WAL mode: otherwise a reader would hold
+    /// the writer's COMMIT back.
     func openReaders(_ count: Int) async throws {
         var opened: [SQLiteReader] = []
         do {
@@ -256,14 +257,17 @@ final class SQLiteBackend: Sendable {
         return try result.get()
     }
 
-    /// Commits `batch` after the commit delay, unless a member committed it before.
+    /// Commits the open batch after the commit delay: `batch`, unless a member committed
+    /// it before, or whichever batch is open then. A member that found someone waiting
+    /// (possibly this committer) left its batch open for them, so whoever takes the
+    /// connection next must continue or commit the open batch: none is ever left behind.
     private func commitLater(_ batch: Batch) {
         Task {
             try? await Task.sleep(for: Self.commitDelay)
             // A failed commit fails the members; a closed store committed it on closing.
             try? await exclusive { database in
-                guard let open = open.withLock({ $0 }), open === batch else { return }
-                try await commit(batch, database)
+                guard let open = try current() else { return }
+                try await commit(open, database)
             }
         }
     }
@@ -352,7 +356,7 @@ final class SQLiteReader: Sendable {
             try await database.raw("PRAGMA query_only = ON").run()
             try await database.raw("PRAGMA busy_timeout = 5000").run()
             try await database.raw("PRAGMA temp_store = MEMORY").run()
-            try await database.raw("PRAGMA cache_size = -65536").run()
+            try await database.raw("PRAGMA cache_size = -16384").run()
         }
     }
 
