@@ -362,13 +362,15 @@ public final class SQLStore: Sendable {
                     try await counted {
                         let database = connection.sql(queryLogLevel: nil)
                         guard let queue else { return try await Self.inTransaction(database, begin: "BEGIN", body) }
-                        return try await Self.inTransaction(database, begin: "BEGIN") { tx in
-                            try await Self.takeQueueLock(queue, on: database)
-                            do {
+                        // A wait past the transaction's lock timeout, for the queue's lock
+                        // or a row lock in `body`, is `busy`.
+                        do {
+                            return try await Self.inTransaction(database, begin: "BEGIN") { tx in
+                                try await Self.takeQueueLock(queue, on: database)
                                 return try await body(tx)
-                            } catch where PostgresErrors.isLockTimeout(error) {
-                                throw StoreError.busy(queue: queue)
                             }
+                        } catch where PostgresErrors.isLockTimeout(error) {
+                            throw StoreError.busy(queue: queue)
                         }
                     }
                 }
@@ -382,21 +384,16 @@ public final class SQLStore: Sendable {
 
     /// Takes a queue's advisory lock as the transaction's first statement, waiting no
     /// longer than `queueLockTimeout` for the transaction (on this node or another) that
-    /// holds it; a longer wait is `busy`. The lock is the transaction's own: released
-    /// when it commits or rolls back, after which the next one's statements (READ
-    /// COMMITTED) see what it wrote. The timeout is the transaction's (`SET LOCAL`), so
-    /// a row lock its body waits on as long is `busy` too.
+    /// holds it. The lock is the transaction's own: released when it commits or rolls
+    /// back, after which the next one's statements (READ COMMITTED) see what it wrote.
+    /// The timeout is the transaction's (`set_config(…, true)`), so it bounds a row lock
+    /// its body waits on too.
     private static func takeQueueLock(
         _ queue: String, on database: any SQLDatabase, isolation: isolated (any Actor)? = #isolation
     ) async throws {
-        do {
-            try await database.raw(
-                "SELECT set_config('lock_timeout', \(bind: queueLockTimeout), true), pg_advisory_xact_lock(hashtext(\(bind: queue)))"
-            ).run()
-        } catch {
-            if PostgresErrors.isLockTimeout(error) { throw StoreError.busy(queue: queue) }
-            throw error
-        }
+        try await database.raw(
+            "SELECT set_config('lock_timeout', \(bind: queueLockTimeout), true), pg_advisory_xact_lock(hashtext(\(bind: queue)))"
+        ).run()
     }
 
     /// Runs `body` for reading; it sees one consistent snapshot.

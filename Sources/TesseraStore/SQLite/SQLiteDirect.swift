@@ -245,7 +245,7 @@ final class SQLiteBackend: Sendable {
                 // No one yet, but under load someone will be within the commit delay: the
                 // batch stays open that long for them (one commit, one fsync for all).
                 if batch.hasCommitter || pace.expectsMember(within: Self.commitDelay) {
-                    if batch.takeCommitter() { commitLater(batch) }
+                    if batch.takeCommitter() { commitLater() }
                     return (result, batch)
                 }
             }
@@ -257,11 +257,11 @@ final class SQLiteBackend: Sendable {
         return try result.get()
     }
 
-    /// Commits the open batch after the commit delay: `batch`, unless a member committed
-    /// it before, or whichever batch is open then. A member that found someone waiting
+    /// Commits whichever batch is open after the commit delay (the one that scheduled it,
+    /// unless a member committed that one before). A member that found someone waiting
     /// (possibly this committer) left its batch open for them, so whoever takes the
     /// connection next must continue or commit the open batch: none is ever left behind.
-    private func commitLater(_ batch: Batch) {
+    private func commitLater() {
         Task {
             try? await Task.sleep(for: Self.commitDelay)
             // A failed commit fails the members; a closed store committed it on closing.
