@@ -62,30 +62,22 @@ public enum BulkEnrolment {
         }
         // One device key for every row: only its size and shape matter here.
         let deviceKey = try JSONCoding.string(PublicJWK(P256.Signing.PrivateKey().publicKey))
-        let run = Secrets.identifier(byteCount: 4)
-        let now = Int64(Date().timeIntervalSince1970)
+        let rows = Rows(tenantID: tenant.id, deviceKey: deviceKey, run: Secrets.identifier(byteCount: 4), box: box)
+        // The next batch is made (random ids, sealed PIN keys: CPU) while the database
+        // writes this one, so the two overlap on two cores.
         var created = 0
-        while created < count {
-            let size = min(batch, count - created)
-            var users: [UserRecord] = []
-            var activations: [ActivationRecord] = []
-            users.reserveCapacity(size)
-            activations.reserveCapacity(size)
-            for index in created..<(created + size) {
-                let user = UserRecord(
-                    id: UserID(Secrets.identifier(byteCount: 12)), tenantID: tenant.id, username: "seed-\(run)-\(index)", attributes: [:],
-                    createdAt: now)
-                let activationID = ActivationID(Secrets.identifier(byteCount: 16))
-                users.append(user)
-                activations.append(
-                    ActivationRecord(
-                        id: activationID, tenantID: tenant.id, userID: user.id, alias: nil, deviceKey: deviceKey, biometricKey: nil,
-                        sealedPinKey: try box.seal(Secrets.randomBytes(32), context: SealingContext.pinKey(activationID: activationID)),
-                        sealedTOTPSecret: nil, totpLastStep: nil, failedAttempts: 0, lockedUntil: nil, permanentlyLocked: false,
-                        status: .active, createdAt: now, lastUsedAt: nil))
+        var next: Task<Rows.Batch, any Error>? = count > 0 ? Task { [rows] in try rows.make(from: 0, count: min(batch, count)) } : nil
+        while let making = next {
+            let rowsNow = try await making.value
+            let end = created + rowsNow.users.count
+            next = end < count ? Task { [rows] in try rows.make(from: end, count: min(batch, count - end)) } : nil
+            do {
+                try await store.transaction { tx in try await tx.insertInBulk(users: rowsNow.users, activations: rowsNow.activations) }
+            } catch {
+                next?.cancel()
+                throw error
             }
-            try await store.transaction { tx in try await tx.insertInBulk(users: users, activations: activations) }
-            created += size
+            created = end
             progress(created)
         }
         try await store.transaction { try await $0.analyzeBulkTables() }
@@ -94,5 +86,39 @@ public enum BulkEnrolment {
         return Report(
             tenant: name, created: created, activations: total,
             seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
+    }
+
+    /// Seed rows, made in batches: complete activations of users named `seed-RUN-INDEX`.
+    struct Rows: Sendable {
+        struct Batch: Sendable {
+            var users: [UserRecord] = []
+            var activations: [ActivationRecord] = []
+        }
+
+        let tenantID: TenantID
+        let deviceKey: String
+        let run: String
+        let box: SecretBox
+        let now = Int64(Date().timeIntervalSince1970)
+
+        func make(from first: Int, count: Int) throws -> Batch {
+            var batch = Batch()
+            batch.users.reserveCapacity(count)
+            batch.activations.reserveCapacity(count)
+            for index in first..<(first + count) {
+                let user = UserRecord(
+                    id: UserID(Secrets.identifier(byteCount: 12)), tenantID: tenantID, username: "seed-\(run)-\(index)", attributes: [:],
+                    createdAt: now)
+                let activationID = ActivationID(Secrets.identifier(byteCount: 16))
+                batch.users.append(user)
+                batch.activations.append(
+                    ActivationRecord(
+                        id: activationID, tenantID: tenantID, userID: user.id, alias: nil, deviceKey: deviceKey, biometricKey: nil,
+                        sealedPinKey: try box.seal(Secrets.randomBytes(32), context: SealingContext.pinKey(activationID: activationID)),
+                        sealedTOTPSecret: nil, totpLastStep: nil, failedAttempts: 0, lockedUntil: nil, permanentlyLocked: false,
+                        status: .active, createdAt: now, lastUsedAt: nil))
+            }
+            return batch
+        }
     }
 }

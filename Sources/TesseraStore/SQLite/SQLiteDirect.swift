@@ -385,7 +385,7 @@ final class SQLiteReader: Sendable {
     }
 
     func close() async {
-        _ = try? await withTaskExecutorPreference(thread) {
+        await withTaskExecutorPreference(thread) {
             await mutex.withLock {
                 guard !closed.withLock({ $0 }) else { return }
                 closed.withLock { $0 = true }
