@@ -60,6 +60,8 @@ public final class SQLStore: Sendable {
     /// On PostgreSQL: at most two transactions of one queue on a connection at once (one
     /// holding the advisory lock, one next in line); the rest wait in memory, 5 s at most.
     private let queueGate = QueueGate(perQueue: 2, maximumWait: .seconds(5))
+    /// The statements PostgreSQL prepares once per connection.
+    private let statements = PostgresStatements()
     /// How long a queued transaction waits for the advisory lock a transaction on another
     /// node holds, before it fails as busy.
     static let queueLockTimeout = "5s"
@@ -360,7 +362,7 @@ public final class SQLStore: Sendable {
             do {
                 return try await Self.onLoop(of: client) { connection in
                     try await counted {
-                        let database = connection.sql(queryLogLevel: nil)
+                        let database = PreparingPostgresDatabase(connection, statements: statements)
                         guard let queue else { return try await Self.inTransaction(database, begin: "BEGIN", body) }
                         // A wait past the transaction's lock timeout, for the queue's lock
                         // or a row lock in `body`, is `busy`.
@@ -374,8 +376,10 @@ public final class SQLStore: Sendable {
                         }
                     }
                 }
-            } catch where PostgresErrors.mustRetry(error) && attempt < Self.serializationAttempts {
-                // A deadlock (or serialization failure): run again on what the other committed.
+            } catch where (PostgresErrors.mustRetry(error) || PostgresErrors.isStalePlan(error)) && attempt < Self.serializationAttempts {
+                // A deadlock (or serialization failure): run again on what the other
+                // committed. A statement prepared before the schema changed: run again,
+                // prepared anew.
                 attempt += 1
                 try await Task.sleep(for: .milliseconds(Int.random(in: 1...(2 * attempt))))
             }
@@ -404,10 +408,13 @@ public final class SQLStore: Sendable {
                 try await counted { try await body(StoreTransaction(db: database)) }
             }
         case .postgres(let client, _):
-            return try await Self.onLoop(of: client) { connection in
-                try await counted {
-                    try await Self.inTransaction(
-                        connection.sql(queryLogLevel: nil), begin: "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", body)
+            return try await Self.againAfterStalePlan {
+                try await Self.onLoop(of: client) { connection in
+                    try await counted {
+                        try await Self.inTransaction(
+                            PreparingPostgresDatabase(connection, statements: statements),
+                            begin: "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", body)
+                    }
                 }
             }
         }
@@ -424,9 +431,23 @@ public final class SQLStore: Sendable {
                 try await counted { try await body(StoreTransaction(db: OneStatement(database))) }
             }
         case .postgres(let client, _):
-            return try await Self.onLoop(of: client) { connection in
-                try await counted { try await body(StoreTransaction(db: OneStatement(connection.sql(queryLogLevel: nil)))) }
+            return try await Self.againAfterStalePlan {
+                try await Self.onLoop(of: client) { connection in
+                    try await counted {
+                        try await body(StoreTransaction(db: OneStatement(PreparingPostgresDatabase(connection, statements: statements))))
+                    }
+                }
             }
+        }
+    }
+
+    /// Runs a read once more after a statement prepared before a schema change failed
+    /// (`PostgresErrors.isStalePlan`): it wrote nothing, and now runs prepared anew.
+    private static func againAfterStalePlan<R>(isolation: isolated (any Actor)? = #isolation, _ body: () async throws -> R) async throws -> R {
+        do {
+            return try await body()
+        } catch where PostgresErrors.isStalePlan(error) {
+            return try await body()
         }
     }
 
@@ -506,6 +527,14 @@ enum PostgresErrors {
 
     static func isUniqueViolation(_ error: any Error) -> Bool {
         (error as? PSQLError)?.serverInfo?[.sqlState] == "23505"
+    }
+
+    /// `feature_not_supported` from a prepared statement whose result columns the
+    /// schema changed ("cached plan must not change result type"): prepared again under
+    /// a new name, the statement runs.
+    static func isStalePlan(_ error: any Error) -> Bool {
+        guard let info = (error as? PSQLError)?.serverInfo, info[.sqlState] == "0A000" else { return false }
+        return info[.message]?.contains("cached plan") == true
     }
 }
 

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import PostgresNIO
+import TesseraSQLite
 import TesseraStore
 
 /// The database a test server uses: its SQLite file, or — when
@@ -51,6 +52,15 @@ public enum TestDatabase {
             _ = try await connection.query("SELECT pg_advisory_lock(hashtext(\(queue)))", logger: logger)
             return try await body()
         }
+    }
+
+    /// Runs one statement on a test store's database (a PostgreSQL URL or a SQLite file)
+    /// from a connection of its own, as another node or an operator would.
+    public static func runOutside(_ sql: String, on location: String) async throws {
+        if location.hasPrefix("postgres") { return try await administer(location, sql) }
+        let handle = try SQLiteHandle(path: location)
+        defer { handle.close() }
+        try handle.execute(sql, []) { _, _ in }
     }
 
     /// Runs one statement on the database `base` names.

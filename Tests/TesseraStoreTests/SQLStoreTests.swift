@@ -72,6 +72,32 @@ struct SQLStoreTests {
         }
     }
 
+    @Test("statements run prepared and still run after another connection changed the schema under them")
+    func schemaChangedUnderPreparedStatements() async throws {
+        let path = try await Self.temporaryPath()
+        try await withStore(path: path) { store in
+            try await store.transaction { try await seed($0) }
+            // Each statement runs twice: on PostgreSQL prepared the first time, bound the second.
+            for _ in 0..<2 {
+                #expect(try await store.lookup { try await $0.tenant(named: "demo") }?.id == "t1")
+                #expect(try await store.read { try await $0.user(id: "u1") }?.username == "alice")
+            }
+            // Another node's migration adds a column: a prepared SELECT * must not keep the
+            // old result type (PostgreSQL refuses it); the store prepares its statements anew.
+            try await TestDatabase.runOutside("ALTER TABLE tenants ADD COLUMN later_column TEXT", on: path)
+            try await TestDatabase.runOutside("ALTER TABLE users ADD COLUMN later_column TEXT", on: path)
+            #expect(try await store.lookup { try await $0.tenant(named: "demo") }?.id == "t1")
+            #expect(try await store.read { try await $0.user(id: "u1") }?.username == "alice")
+            let renamed = try await store.transaction { tx in
+                let user = try await tx.user(id: "u1")
+                try await tx.insertUser(UserRecord(id: "u2", tenantID: "t1", username: "bob", attributes: [:], createdAt: 2))
+                return user?.username
+            }
+            #expect(renamed == "alice")
+            #expect(try await store.lookup { try await $0.user(tenantID: "t1", username: "bob") }?.id == "u2")
+        }
+    }
+
     @Test("a second row with the same unique key is a conflict, classified by result code, and writes nothing")
     func uniqueConflict() async throws {
         try await withStore { store in

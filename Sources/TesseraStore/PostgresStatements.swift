@@ -1,0 +1,123 @@
+import Logging
+import NIOCore
+import PostgresKit
+import PostgresNIO
+import SQLKit
+import Synchronization
+import TesseraCore
+
+/// The store's statements, prepared by PostgreSQL once per connection.
+///
+/// Sent as unnamed statements, every execution is parsed, analysed and planned again
+/// (each lookup by key cost PostgreSQL about twice its execution). A named statement
+/// is prepared on a connection the first time it runs there (PostgresNIO keeps which
+/// connection has which), and afterwards only bound and executed. The SQL text is the
+/// key: SQLKit writes the same text for the same query shape.
+final class PostgresStatements: Sendable {
+    private struct State {
+        var names: [String: String] = [:]
+        var generation = 0
+    }
+
+    private let state = Mutex(State())
+    /// Distinct statements named, at most: beyond them (generated lists of any length
+    /// could be unbounded) a statement runs unnamed, as before.
+    static let limit = 1_024
+
+    /// The name of `sql`'s prepared statement, or nil to run it unnamed.
+    func name(for sql: String) -> String? {
+        state.withLock { state in
+            if let name = state.names[sql] { return name }
+            guard state.names.count < Self.limit else { return nil }
+            let name = "tessera_\(state.generation)_\(state.names.count)"
+            state.names[sql] = name
+            return name
+        }
+    }
+
+    /// After the schema changed under a prepared statement (another node migrated),
+    /// every statement is prepared again, under new names.
+    func forgetAll() {
+        state.withLock { state in
+            state.names = [:]
+            state.generation += 1
+        }
+    }
+}
+
+/// A pooled connection as an SQL database whose statements with binds run prepared
+/// (`PostgresStatements`); one without binds (BEGIN, COMMIT) or with a bind of another
+/// type than text, integer, boolean or double runs unnamed, through PostgresKit.
+struct PreparingPostgresDatabase: SQLDatabase {
+    let connection: PostgresConnection
+    let statements: PostgresStatements
+    private let plain: any SQLDatabase
+
+    init(_ connection: PostgresConnection, statements: PostgresStatements) {
+        self.connection = connection
+        self.statements = statements
+        plain = connection.sql(queryLogLevel: nil)
+    }
+
+    var logger: Logger { connection.logger }
+    var eventLoop: any EventLoop { connection.eventLoop }
+    var dialect: any SQLDialect { plain.dialect }
+    /// Queries are not logged: their binds hold digests and sealed secrets.
+    var queryLogLevel: Logger.Level? { nil }
+
+    func execute(sql query: any SQLExpression, _ onRow: @escaping @Sendable (any SQLRow) -> Void) -> EventLoopFuture<Void> {
+        plain.execute(sql: query, onRow)
+    }
+
+    func execute(sql query: any SQLExpression, _ onRow: @escaping @Sendable (any SQLRow) -> Void) async throws {
+        let (sql, binds) = serialize(query)
+        guard !binds.isEmpty, let bindings = Self.bindings(binds), let name = statements.name(for: sql) else {
+            return try await plain.execute(sql: query, onRow)
+        }
+        do {
+            try await NamedStatement.$current.withValue(NamedStatement.Text(name: name, sql: sql)) {
+                let rows = try await connection.execute(NamedStatement(bindings: bindings), logger: connection.logger)
+                for try await row in rows { onRow(row.sql()) }
+            }
+        } catch where PostgresErrors.isStalePlan(error) {
+            statements.forgetAll()
+            throw error
+        }
+    }
+
+    /// The binds as PostgreSQL values of the types PostgresKit would give them, or nil
+    /// for a bind of any other type.
+    static func bindings(_ binds: [any Encodable & Sendable]) -> PostgresBindings? {
+        var bindings = PostgresBindings(capacity: binds.count)
+        for bind in binds {
+            switch bind {
+            case let value as String: bindings.append(value)
+            case let value as Int64: bindings.append(value)
+            case let value as Int: bindings.append(value)
+            case let value as Bool: bindings.append(value)
+            case let value as Double: bindings.append(value)
+            case let value as any StringIdentifier: bindings.append(value.rawValue)
+            default: return nil
+            }
+        }
+        return bindings
+    }
+}
+
+/// PostgresNIO names a prepared statement by its type; this one takes its name and SQL
+/// from the task that executes it (both are read while the task runs `execute`).
+private struct NamedStatement: PostgresPreparedStatement {
+    struct Text: Sendable {
+        let name: String
+        let sql: String
+    }
+
+    @TaskLocal static var current = Text(name: "", sql: "")
+    static var name: String { current.name }
+    static var sql: String { current.sql }
+
+    let bindings: PostgresBindings
+
+    func makeBindings() throws -> PostgresBindings { bindings }
+    func decodeRow(_ row: PostgresRow) throws -> PostgresRow { row }
+}
