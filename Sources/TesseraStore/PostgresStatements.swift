@@ -24,13 +24,16 @@ final class PostgresStatements: Sendable {
     /// could be unbounded) a statement runs unnamed, as before.
     static let limit = 1_024
 
-    /// The name of `sql`'s prepared statement, or nil to run it unnamed.
-    func name(for sql: String) -> String? {
-        state.withLock { state in
-            if let name = state.names[sql] { return name }
+    /// The name of `sql`'s prepared statement for binds of `types`, or nil to run it
+    /// unnamed. A statement is prepared with its parameters' types (PostgreSQL infers a
+    /// NULL's), so other types of binds make another statement.
+    func name(for sql: String, types: String) -> String? {
+        let key = types + ":" + sql
+        return state.withLock { state in
+            if let name = state.names[key] { return name }
             guard state.names.count < Self.limit else { return nil }
             let name = "tessera_\(state.generation)_\(state.names.count)"
-            state.names[sql] = name
+            state.names[key] = name
             return name
         }
     }
@@ -47,7 +50,7 @@ final class PostgresStatements: Sendable {
 
 /// A pooled connection as an SQL database whose statements with binds run prepared
 /// (`PostgresStatements`); one without binds (BEGIN, COMMIT) or with a bind of another
-/// type than text, integer, boolean or double runs unnamed, through PostgresKit.
+/// type than text, integer, boolean, double, text array or NULL runs unnamed, through PostgresKit.
 struct PreparingPostgresDatabase: SQLDatabase {
     let connection: PostgresConnection
     let statements: PostgresStatements
@@ -71,7 +74,7 @@ struct PreparingPostgresDatabase: SQLDatabase {
 
     func execute(sql query: any SQLExpression, _ onRow: @escaping @Sendable (any SQLRow) -> Void) async throws {
         let (sql, binds) = serialize(query)
-        guard !binds.isEmpty, let bindings = Self.bindings(binds), let name = statements.name(for: sql) else {
+        guard !binds.isEmpty, let (bindings, types) = Self.bindings(binds), let name = statements.name(for: sql, types: types) else {
             return try await plain.execute(sql: query, onRow)
         }
         do {
@@ -85,23 +88,39 @@ struct PreparingPostgresDatabase: SQLDatabase {
         }
     }
 
-    /// The binds as PostgreSQL values of the types PostgresKit would give them, or nil
-    /// for a bind of any other type.
-    static func bindings(_ binds: [any Encodable & Sendable]) -> PostgresBindings? {
+    /// The binds as PostgreSQL values of the types PostgresKit would give them, and their
+    /// types in one letter each (a NULL is `n`); nil for a bind of any other type.
+    static func bindings(_ binds: [any Encodable & Sendable]) -> (PostgresBindings, String)? {
         var bindings = PostgresBindings(capacity: binds.count)
+        var types = ""
         for bind in binds {
+            if let optional = bind as? any NoneOrSome, optional.isNone {
+                bindings.appendNull()
+                types.append("n")
+                continue
+            }
             switch bind {
-            case let value as String: bindings.append(value)
-            case let value as Int64: bindings.append(value)
-            case let value as Int: bindings.append(value)
-            case let value as Bool: bindings.append(value)
-            case let value as Double: bindings.append(value)
-            case let value as any StringIdentifier: bindings.append(value.rawValue)
+            case let value as String: bindings.append(value); types.append("t")
+            case let value as Int64: bindings.append(value); types.append("i")
+            case let value as Int: bindings.append(value); types.append("i")
+            case let value as Bool: bindings.append(value); types.append("b")
+            case let value as Double: bindings.append(value); types.append("d")
+            case let value as any StringIdentifier: bindings.append(value.rawValue); types.append("t")
+            case let value as [String]: bindings.append(value); types.append("a")
             default: return nil
             }
         }
-        return bindings
+        return (bindings, types)
     }
+}
+
+/// An optional bind: a NULL is bound without a type, for PostgreSQL to infer.
+private protocol NoneOrSome {
+    var isNone: Bool { get }
+}
+
+extension Optional: NoneOrSome {
+    var isNone: Bool { self == nil }
 }
 
 /// PostgresNIO names a prepared statement by its type; this one takes its name and SQL

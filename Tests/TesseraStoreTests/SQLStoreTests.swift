@@ -98,6 +98,28 @@ struct SQLStoreTests {
         }
     }
 
+    @Test("one statement bound with a NULL, then a value, then a NULL again writes what it was given each time")
+    func nullAndValueBinds() async throws {
+        try await withStore { store in
+            try await store.transaction { tx in
+                try await seed(tx)
+                try await tx.insertActivation(
+                    ActivationRecord(
+                        id: "a1", tenantID: "t1", userID: "u1", alias: nil, deviceKey: "{}", biometricKey: nil, sealedPinKey: "x",
+                        sealedTOTPSecret: nil, totpLastStep: nil, failedAttempts: 0, lockedUntil: nil, permanentlyLocked: false,
+                        status: .active, createdAt: 1, lastUsedAt: nil))
+            }
+            // `totp_last_step = COALESCE(step, totp_last_step)`: a NULL leaves the step as it was.
+            for (step, expected) in [(nil, nil), (41, 41), (nil, 41), (42, 42)] as [(Int64?, Int64?)] {
+                try await store.transaction { tx in
+                    try await tx.recordSuccessfulUse(activationID: "a1", failures: FactorFailures(pin: 1), now: 5, totpStep: step)
+                }
+                let activation = try await store.lookup { try await $0.activation(id: "a1") }
+                #expect(activation?.totpLastStep == expected && activation?.lastUsedAt == 5)
+            }
+        }
+    }
+
     @Test("a second row with the same unique key is a conflict, classified by result code, and writes nothing")
     func uniqueConflict() async throws {
         try await withStore { store in
