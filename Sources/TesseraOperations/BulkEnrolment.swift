@@ -21,7 +21,7 @@ public enum BulkEnrolment {
     }
 
     /// Rows per transaction.
-    static let batch = 5_000
+    static let batch = 20_000
 
     public static func run(
         dataDirectory: String, databaseURL: String?, tenant name: String, count: Int, logger: Logger,
@@ -63,22 +63,28 @@ public enum BulkEnrolment {
         // One device key for every row: only its size and shape matter here.
         let deviceKey = try JSONCoding.string(PublicJWK(P256.Signing.PrivateKey().publicKey))
         let rows = Rows(tenantID: tenant.id, deviceKey: deviceKey, run: Secrets.identifier(byteCount: 4), box: box)
-        // The next batch is made (random ids, sealed PIN keys: CPU) while the database
-        // writes this one, so the two overlap on two cores.
+        // Two batches at a time, each made (random ids, sealed PIN keys: CPU) and then
+        // written in a transaction of its own: one is made while the other is written,
+        // and on PostgreSQL the two write at once.
         var created = 0
-        var next: Task<Rows.Batch, any Error>? = count > 0 ? Task { [rows] in try rows.make(from: 0, count: min(batch, count)) } : nil
-        while let making = next {
-            let rowsNow = try await making.value
-            let end = created + rowsNow.users.count
-            next = end < count ? Task { [rows] in try rows.make(from: end, count: min(batch, count - end)) } : nil
-            do {
-                try await store.transaction { tx in try await tx.insertInBulk(users: rowsNow.users, activations: rowsNow.activations) }
-            } catch {
-                next?.cancel()
-                throw error
+        var next = 0
+        try await withThrowingTaskGroup(of: Int.self) { group in
+            func startBatch() {
+                let first = next
+                let size = min(batch, count - first)
+                next += size
+                group.addTask {
+                    let made = try rows.make(from: first, count: size)
+                    try await store.transaction { tx in try await tx.insertInBulk(users: made.users, activations: made.activations) }
+                    return size
+                }
             }
-            created = end
-            progress(created)
+            while next < count && next < 2 * batch { startBatch() }
+            while let written = try await group.next() {
+                created += written
+                progress(created)
+                if next < count { startBatch() }
+            }
         }
         try await store.transaction { try await $0.analyzeBulkTables() }
         let total = try await store.read { try await $0.activationCount(tenantID: tenant.id) }

@@ -347,13 +347,12 @@ struct CommandLineTests {
             }
 
             // tessera seed fills the tenant beside the running server (three transactions of at
-            // most 5,000 rows, each made while the one before is written); bench still runs on
-            // the larger database.
+            // most 20,000 rows, two at a time); bench still runs on the larger database.
             let location = ["--data-dir", serve.directory.path] + (serve.database.map { ["--database", $0] } ?? [])
-            let seeded = try await tessera(["seed", "--tenant", "bench", "--activations", "11000", "--json"] + location)
+            let seeded = try await tessera(["seed", "--tenant", "bench", "--activations", "45000", "--json"] + location)
             #expect(seeded.0 == 0, "\(seeded.2)")
-            #expect(seeded.1["created"] as? Int == 11000, "\(seeded.2)")
-            #expect((seeded.1["activations"] as? Int ?? 0) >= 11000 + 2, "the bench's own devices and the seeded ones: \(seeded.2)")
+            #expect(seeded.1["created"] as? Int == 45000, "\(seeded.2)")
+            #expect((seeded.1["activations"] as? Int ?? 0) >= 45000 + 2, "the bench's own devices and the seeded ones: \(seeded.2)")
             let after = try await tessera(
                 ["bench", "--tenant", "bench", "--devices", "1", "--concurrency", "1", "--duration", "1", "--json"], environment: serve.admin)
             #expect(after.0 == 0 && (after.1["completed"] as? Int ?? 0) > 0, "\(after.2)")

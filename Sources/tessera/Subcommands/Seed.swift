@@ -9,8 +9,8 @@ struct Seed: AsyncParsableCommand {
         abstract: "Fill a tenant with many users and activated devices, straight in the database (for benchmarks).",
         discussion: """
             Writes --activations users, each with one activated device (a P-256 device key and \
-            a PIN key sealed under the master key, as enrolment writes them), a few thousand \
-            rows per transaction, into the database of --data-dir (or --database). No one \
+            a PIN key sealed under the master key, as enrolment writes them), 20,000 rows per \
+            transaction, two transactions at a time, into the database of --data-dir (or --database). No one \
             holds the devices' private keys, so these activations never log in; they make \
             the tables and indexes as large as a real deployment's, to measure with \
             `tessera bench` how the server behaves at that size. The tenant must exist \
