@@ -14,34 +14,59 @@ import TesseraCore
 /// connection has which), and afterwards only bound and executed. The SQL text is the
 /// key: SQLKit writes the same text for the same query shape.
 final class PostgresStatements: Sendable {
+    /// A name handed out, and the generation it belongs to.
+    struct Name: Sendable {
+        let text: String
+        let generation: Int
+    }
+
     private struct State {
-        var names: [String: String] = [:]
+        var names: [String: Name] = [:]
         var generation = 0
+        var issued = 0
     }
 
     private let state = Mutex(State())
-    /// Distinct statements named, at most: beyond them (generated lists of any length
+    /// Statements named at once, at most: beyond them (generated lists of any length
     /// could be unbounded) a statement runs unnamed, as before.
     static let limit = 1_024
+    /// Names handed out over the process's life, at most: a name is retired after a
+    /// failure and each retired one stays prepared on its connections, so past this
+    /// every statement runs unnamed.
+    static let lifetimeLimit = 4_096
 
     /// The name of `sql`'s prepared statement for binds of `types`, or nil to run it
     /// unnamed. A statement is prepared with its parameters' types (PostgreSQL infers a
     /// NULL's), so other types of binds make another statement.
-    func name(for sql: String, types: String) -> String? {
+    func name(for sql: String, types: String) -> Name? {
         let key = types + ":" + sql
         return state.withLock { state in
             if let name = state.names[key] { return name }
-            guard state.names.count < Self.limit else { return nil }
-            let name = "tessera_\(state.generation)_\(state.names.count)"
+            guard state.names.count < Self.limit, state.issued < Self.lifetimeLimit else { return nil }
+            let name = Name(text: "tessera_\(state.issued)", generation: state.generation)
+            state.issued += 1
             state.names[key] = name
             return name
         }
     }
 
-    /// After the schema changed under a prepared statement (another node migrated),
-    /// every statement is prepared again, under new names.
-    func forgetAll() {
+    /// Gives the statement a new name after it failed in a way that may not last (a
+    /// lock or statement timeout, a cancel, a deadlock): PostgresNIO keeps a failed
+    /// preparation's error for the name on that connection and answers every later use
+    /// with it, so the name must not be used again.
+    func retire(_ name: Name, sql: String, types: String) {
         state.withLock { state in
+            let key = types + ":" + sql
+            if state.names[key]?.text == name.text { state.names[key] = nil }
+        }
+    }
+
+    /// After the schema changed under a prepared statement of `generation` (another
+    /// node migrated), every statement is prepared again, under new names; failures of
+    /// the same generation found at once start one new generation, not one each.
+    func forgetAll(generation: Int) {
+        state.withLock { state in
+            guard state.generation == generation else { return }
             state.names = [:]
             state.generation += 1
         }
@@ -78,12 +103,15 @@ struct PreparingPostgresDatabase: SQLDatabase {
             return try await plain.execute(sql: query, onRow)
         }
         do {
-            try await NamedStatement.$current.withValue(NamedStatement.Text(name: name, sql: sql)) {
+            try await NamedStatement.$current.withValue(NamedStatement.Text(name: name.text, sql: sql)) {
                 let rows = try await connection.execute(NamedStatement(bindings: bindings), logger: connection.logger)
                 for try await row in rows { onRow(row.sql()) }
             }
         } catch where PostgresErrors.isStalePlan(error) {
-            statements.forgetAll()
+            statements.forgetAll(generation: name.generation)
+            throw error
+        } catch where PostgresErrors.mayPass(error) {
+            statements.retire(name, sql: sql, types: types)
             throw error
         }
     }

@@ -172,7 +172,7 @@ public final class SQLStore: Sendable {
         do {
             // One statement for all of them: one round trip.
             try await client.withConnection { connection in
-                try await connection.sql(queryLogLevel: nil).raw(
+                try await PreparingPostgresDatabase(connection, statements: statements).raw(
                     "SELECT pg_notify(\(bind: channel), payload) FROM unnest(\(bind: payloads)::text[]) AS payload"
                 ).run()
             }
@@ -530,11 +530,20 @@ enum PostgresErrors {
     }
 
     /// `feature_not_supported` from a prepared statement whose result columns the
-    /// schema changed ("cached plan must not change result type"): prepared again under
-    /// a new name, the statement runs.
+    /// schema changed ("cached plan must not change result type", raised by the routine
+    /// that revalidates cached plans; its name, unlike the message, is never translated):
+    /// prepared again under a new name, the statement runs.
     static func isStalePlan(_ error: any Error) -> Bool {
-        guard let info = (error as? PSQLError)?.serverInfo, info[.sqlState] == "0A000" else { return false }
-        return info[.message]?.contains("cached plan") == true
+        guard let info = (error as? PSQLError)?.serverInfo else { return false }
+        return info[.sqlState] == "0A000" && info[.routine] == "RevalidateCachedQuery"
+    }
+
+    /// A failure that may not happen again: a transaction rollback (deadlock,
+    /// serialization), a lock not available in time, a cancelled statement or shut-down
+    /// server, insufficient resources, or a statement in a transaction already failed.
+    static func mayPass(_ error: any Error) -> Bool {
+        guard let state = (error as? PSQLError)?.serverInfo?[.sqlState] else { return false }
+        return state.hasPrefix("40") || state.hasPrefix("57") || state.hasPrefix("53") || state == "55P03" || state == "25P02"
     }
 }
 
