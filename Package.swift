@@ -184,7 +184,7 @@ let package = Package(
         .testTarget(
             name: "TesseraEndToEndTests",
             dependencies: [
-                "TesseraServer", "TesseraKit", "TesseraTesting", "TesseraCore", "TesseraCrypto", "TesseraOperations", "tessera",
+                "TesseraServer", "TesseraKit", "TesseraTesting", "TesseraCore", "TesseraCrypto", "TesseraOperations", "TesseraStore", "tessera",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
             ]

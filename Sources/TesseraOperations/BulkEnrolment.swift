@@ -21,7 +21,7 @@ public enum BulkEnrolment {
     }
 
     /// Rows per transaction.
-    static let batch = 20_000
+    public static let batch = 20_000
 
     public static func run(
         dataDirectory: String, databaseURL: String?, tenant name: String, count: Int, logger: Logger,
@@ -53,8 +53,9 @@ public enum BulkEnrolment {
         }
     }
 
-    static func fill(
-        store: SQLStore, box: SecretBox, tenant name: String, count: Int, progress: @Sendable (Int) -> Void
+    /// Adds `count` activations to the tenant named `name`, `batch` rows per transaction.
+    public static func fill(
+        store: SQLStore, box: SecretBox, tenant name: String, count: Int, batch: Int = batch, progress: @Sendable (Int) -> Void
     ) async throws -> Report {
         let started = ContinuousClock.now
         guard let tenant = try await store.read({ try await $0.tenant(named: name) }) else {

@@ -1,5 +1,9 @@
 import Foundation
 import Logging
+import Synchronization
+import TesseraCore
+import TesseraCrypto
+import TesseraStore
 import TesseraOperations
 import TesseraServer
 import TesseraTesting
@@ -41,6 +45,40 @@ struct OperationsTests {
             #expect(!text.contains(scenario.tenant))
             device.remove()
         }
+    }
+
+    @Test("tessera seed writes its rows in batches, two transactions at a time, and every row arrives")
+    func seedInBatches() async throws {
+        let postgres = try await TestDatabase.fresh()
+        let location = postgres ?? FileManager.default.temporaryDirectory.appendingPathComponent("seed-\(UUID().uuidString).sqlite").path
+        let logger = Logger(label: "seed-test")
+        let store =
+            if let postgres { try await SQLStore.openPostgres(url: postgres, logger: logger) } else {
+                try await SQLStore.openSQLite(path: location, logger: logger)
+            }
+        do {
+            try await store.transaction {
+                try await $0.insertTenant(
+                    TenantRecord(id: "t1", name: "demo", lockoutPolicy: .standard, processPolicy: "device+pin", createdAt: 1))
+            }
+            let reported = Mutex<[Int]>([])
+            // Three batches of 500 and one of 250 (the last): two in flight at any time.
+            let report = try await BulkEnrolment.fill(
+                store: store, box: try SecretBox(masterKey: Data(repeating: 7, count: 32)), tenant: "demo", count: 1_750, batch: 500
+            ) { count in reported.withLock { $0.append(count) } }
+            #expect(report.created == 1_750 && report.activations == 1_750)
+            let progress = reported.withLock { $0 }
+            #expect(progress.count == 4 && progress.last == 1_750 && progress == progress.sorted(), "\(progress)")
+            let unknown = await #expect(throws: (any Error).self) {
+                try await BulkEnrolment.fill(store: store, box: try SecretBox(masterKey: Data(repeating: 7, count: 32)), tenant: "nobody", count: 5) { _ in }
+            }
+            #expect("\(unknown.map { "\($0)" } ?? "")".contains("no tenant named nobody"))
+            try await store.close()
+        } catch {
+            try? await store.close()
+            throw error
+        }
+        await TestDatabase.drop(postgres)
     }
 
     @Test("/ready answers once the database is open and migrated")
