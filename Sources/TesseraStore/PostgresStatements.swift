@@ -14,14 +14,21 @@ import TesseraCore
 /// connection has which), and afterwards only bound and executed. The SQL text is the
 /// key: SQLKit writes the same text for the same query shape.
 final class PostgresStatements: Sendable {
-    /// A name handed out, and the generation it belongs to.
+    /// A statement: its SQL and the types of its binds.
+    struct Key: Hashable, Sendable {
+        let sql: String
+        let types: String
+    }
+
+    /// A name handed out, the statement it names, and the generation it belongs to.
     struct Name: Sendable {
         let text: String
+        let key: Key
         let generation: Int
     }
 
     private struct State {
-        var names: [String: Name] = [:]
+        var names: [Key: Name] = [:]
         var generation = 0
         var issued = 0
     }
@@ -39,11 +46,11 @@ final class PostgresStatements: Sendable {
     /// unnamed. A statement is prepared with its parameters' types (PostgreSQL infers a
     /// NULL's), so other types of binds make another statement.
     func name(for sql: String, types: String) -> Name? {
-        let key = types + ":" + sql
+        let key = Key(sql: sql, types: types)
         return state.withLock { state in
             if let name = state.names[key] { return name }
             guard state.names.count < Self.limit, state.issued < Self.lifetimeLimit else { return nil }
-            let name = Name(text: "tessera_\(state.issued)", generation: state.generation)
+            let name = Name(text: "tessera_\(state.issued)", key: key, generation: state.generation)
             state.issued += 1
             state.names[key] = name
             return name
@@ -54,10 +61,9 @@ final class PostgresStatements: Sendable {
     /// lock or statement timeout, a cancel, a deadlock): PostgresNIO keeps a failed
     /// preparation's error for the name on that connection and answers every later use
     /// with it, so the name must not be used again.
-    func retire(_ name: Name, sql: String, types: String) {
+    func retire(_ name: Name) {
         state.withLock { state in
-            let key = types + ":" + sql
-            if state.names[key]?.text == name.text { state.names[key] = nil }
+            if state.names[name.key]?.text == name.text { state.names[name.key] = nil }
         }
     }
 
@@ -111,7 +117,7 @@ struct PreparingPostgresDatabase: SQLDatabase {
             statements.forgetAll(generation: name.generation)
             throw error
         } catch where PostgresErrors.mayPass(error) {
-            statements.retire(name, sql: sql, types: types)
+            statements.retire(name)
             throw error
         }
     }
