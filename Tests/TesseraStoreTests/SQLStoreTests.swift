@@ -282,6 +282,26 @@ struct SQLStoreTests {
             #expect(!second, "a replayed token id")
         }
     }
+
+    @Test("an activation's expired token ids are cleared by its own later calls, its live ones kept")
+    func expiredTokenIDsCleared() async throws {
+        try await withStore { store in
+            let count = { try await store.read { try await $0.rowCounts() }["device_token_ids"] ?? -1 }
+            try await store.transaction { tx in
+                for index in 0..<20 { _ = try await tx.useDeviceTokenID("old-\(index)", activationID: "a", expiresAt: 50, now: 1) }
+                _ = try await tx.useDeviceTokenID("other", activationID: "b", expiresAt: 50, now: 1)
+            }
+            #expect(try await count() == 21)
+            // One call in eight sweeps, at random: after 200 calls the odds that none did are below 1e-11.
+            for index in 0..<200 {
+                let fresh = try await store.transaction { try await $0.useDeviceTokenID("new-\(index)", activationID: "a", expiresAt: 500, now: 100) }
+                #expect(fresh)
+            }
+            #expect(try await count() == 201, "a's 20 expired ids went; b's (another activation's) and a's 200 live ones stay")
+            let replay = try await store.transaction { try await $0.useDeviceTokenID("new-7", activationID: "a", expiresAt: 500, now: 101) }
+            #expect(!replay, "a live id is still refused a second time")
+        }
+    }
 }
 
 extension Optional {

@@ -23,7 +23,7 @@ public struct Attempts: Sendable {
         // Claims take turns with the activation's finishes and denials (see `finish`).
         let (challenge, notice) = try await domain.store.transaction(queue: Self.queue(activation.id)) {
             tx -> (AuthenticationChallenge, RequestNotice) in
-            let current = try await caller.begin(tx, now: now)
+            let (current, ownUser) = try await caller.beginWithUser(tx, now: now)
             let authRequest = try await pendingRequest(requestID, tenant: tenant, tx: tx, now: now)
             // Account processes are started and answered by their own device only.
             guard authRequest.purpose == AuthenticationPurpose.login else { throw DomainError.notFound("authentication request") }
@@ -63,7 +63,7 @@ public struct Attempts: Sendable {
             claimed.userID = userID
             claimed.activationID = activation.id
             return (
-                try await userInformation(claimed, activation: current, tenant: tenant, tx: tx),
+                try await userInformation(claimed, activation: current, tenant: tenant, tx: tx, known: ownUser),
                 // The user's other devices now show the request as taken up here.
                 RequestNotice(claimed, service: nil, answered: false)
             )
@@ -99,7 +99,7 @@ public struct Attempts: Sendable {
         // arrive at once, on however many nodes.
         let (answer, notice, purpose) = try await domain.store.transaction(queue: Self.queue(activation.id)) {
             tx -> (Approval?, RequestNotice?, AuthenticationPurpose) in
-            let current = try await DeviceChecks.usableActivation(activation.id, tx: tx, now: epoch)
+            let (current, ownUser) = try await DeviceChecks.usable(activation.id, tx: tx, now: epoch)
             guard try await tx.useDeviceTokenID(claims.jti, activationID: current.id, expiresAt: Int64(claims.exp), now: epoch)
             else { throw DomainError.invalidGrant("this proof was submitted before") }
             let attempt = try await checkedAttempt(requestID, claims: claims, activation: current, tenant: tenant, tx: tx, now: epoch)
@@ -139,8 +139,8 @@ public struct Attempts: Sendable {
                 at: epoch)
             if verification.passed {
                 let (approval, notice) = try await approve(
-                    attempt, claims: claims, verification: verification, activation: current, tenant: tenant, history: history,
-                    tx: tx, at: now)
+                    attempt, claims: claims, verification: verification, activation: current, ownUser: ownUser, tenant: tenant,
+                    history: history, tx: tx, at: now)
                 return (approval, notice, attempt.request.purpose)
             }
             let (response, notice) = try await countFailure(
@@ -272,9 +272,10 @@ public struct Attempts: Sendable {
 
     /// Every proof held: the challenge is spent, the success recorded, and the request
     /// approved (a login), or handed to its account process.
+    /// `ownUser`: the activation's own user as read earlier in `tx`.
     private func approve(
         _ attempt: Attempt, claims: AuthenticationProofClaims, verification: Verification, activation: ActivationRecord,
-        tenant: TenantRecord, history: HistoryRecord, tx: StoreTransaction, at date: Date
+        ownUser: UserRecord?, tenant: TenantRecord, history: HistoryRecord, tx: StoreTransaction, at date: Date
     ) async throws -> (Approval, RequestNotice?) {
         let now = Int64(date.timeIntervalSince1970)
         let authRequest = attempt.request
@@ -316,7 +317,7 @@ public struct Attempts: Sendable {
         }
         try await tx.insertHistory(history)
         let userID = authRequest.userID ?? activation.userID
-        let user = try await tx.user(id: userID)
+        let user = try await Self.user(userID, known: ownUser, tx: tx)
         let confirmed = (user?.attributes ?? [:]).filter { claims.attrs.contains($0.key) }
         let role = Grants.role(of: factors, for: service)
         let subject = Grants.subject(of: userID, for: service)
@@ -523,16 +524,18 @@ public struct Attempts: Sendable {
 
     /// What the device shows and signs for a request: the service, the attributes, the
     /// combinations it may use, the challenge.
-    func userInformation(_ authRequest: AuthRequestRecord, activation: ActivationRecord, tenant: TenantRecord, tx: StoreTransaction)
-        async throws -> AuthenticationChallenge
-    {
+    /// `known`: a user already read in `tx` (the activation's own), used when it is the one
+    /// the request is for.
+    func userInformation(
+        _ authRequest: AuthRequestRecord, activation: ActivationRecord, tenant: TenantRecord, tx: StoreTransaction, known: UserRecord? = nil
+    ) async throws -> AuthenticationChallenge {
         let purpose = authRequest.purpose
         let record = try await authRequest.serviceID.asyncMap { try await tx.service(id: $0) } ?? nil
         let policy = try await authenticatorPolicy(for: authRequest, tenant: tenant, tx: tx, service: record)
         var service: ServiceInformation?
         var requested: [RequestedAttribute] = []
         if authRequest.serviceID != nil {
-            guard let record, let user = try await tx.user(id: authRequest.userID ?? activation.userID)
+            guard let record, let user = try await Self.user(authRequest.userID ?? activation.userID, known: known, tx: tx)
             else { throw StoreError(.corrupt, "request without service or user") }
             let userAttributes = user.attributes
             service = ServiceInformation(clientID: record.clientID, name: record.name)
@@ -609,6 +612,13 @@ public struct Attempts: Sendable {
 
     /// The longest a request may live, extended by lockout waits: two hours from its start.
     public static let maximumRequestLife: Int64 = 7_200
+
+    /// The user `id`: `known` when it is that user (read earlier in the same transaction),
+    /// else read now.
+    static func user(_ id: UserID, known: UserRecord?, tx: StoreTransaction) async throws -> UserRecord? {
+        if let known, known.id == id { return known }
+        return try await tx.user(id: id)
+    }
 
     /// The queue an activation's claims, finishes and denials take turns on: one at a
     /// time, on however many nodes, so its failure counts are exact and a request's

@@ -22,8 +22,13 @@ public struct DeviceCaller: Sendable {
     /// Spends the token and reads the activation as it is now, refusing it when it was
     /// removed or is locked (the pending lockout).
     public func begin(_ tx: StoreTransaction, now: Int64) async throws -> ActivationRecord {
+        try await beginWithUser(tx, now: now).activation
+    }
+
+    /// `begin`, also answering the activation's own user as read in `tx`.
+    public func beginWithUser(_ tx: StoreTransaction, now: Int64) async throws -> (activation: ActivationRecord, user: UserRecord?) {
         try await spendToken(tx, now: now)
-        return try await DeviceChecks.usableActivation(activation.id, tx: tx, now: now)
+        return try await DeviceChecks.usable(activation.id, tx: tx, now: now)
     }
 }
 
@@ -78,14 +83,23 @@ public enum DeviceChecks {
 
     /// The activation inside a transaction: still there, active and not locked.
     public static func usableActivation(_ id: ActivationID, tx: StoreTransaction, now: Int64) async throws -> ActivationRecord {
+        try await usable(id, tx: tx, now: now).activation
+    }
+
+    /// The activation inside a transaction (still there, active and not locked) and its
+    /// user (not disabled; nil only if its row is gone), both as read in `tx`: a caller
+    /// that needs the user again in the same transaction uses this one instead of reading
+    /// the row twice.
+    public static func usable(_ id: ActivationID, tx: StoreTransaction, now: Int64) async throws -> (activation: ActivationRecord, user: UserRecord?) {
         guard let current = try await tx.activation(id: id), current.status == .active else {
             throw DomainError.invalidToken("the activation is not active")
         }
         if let lock = LockState(current, now: now).information { throw DomainError.pendingLockout(lock) }
-        guard try await tx.user(id: current.userID)?.disabledAt == nil else {
+        let user = try await tx.user(id: current.userID)
+        guard user?.disabledAt == nil else {
             throw DomainError(.forbidden, .accessDenied, "the user is disabled")
         }
-        return current
+        return (current, user)
     }
 
     /// A PIN key as the device sends it: PBKDF2 output, 32 bytes, base64url.

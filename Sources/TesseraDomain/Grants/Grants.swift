@@ -123,7 +123,9 @@ public struct Grants: Sendable {
             guard grant.serviceID == service.id else { throw DomainError.invalidGrant("the refresh token was issued to another client") }
             // A public client's DPoP-bound refresh token needs a proof with its key; checked
             // before it is spent, so that a thief without the key cannot burn it.
-            let binding = try await tx.session(id: grant.familyID)?.dpopJKT
+            // The session is read once: nothing below but the binding changes it before `rotate`.
+            let stored = try await tx.session(id: grant.familyID)
+            let binding = stored?.dpopJKT
             if let bound = binding, dpop?.jkt != bound {
                 throw DPoP.failure("the refresh token is bound to a DPoP key: send a proof signed with it")
             }
@@ -137,12 +139,13 @@ public struct Grants: Sendable {
                 try await tx.endSessions(.session(grant.familyID), reason: .reuse, at: now)
                 return .refused(DomainError.invalidGrant("the refresh token was used already; its session is revoked"))
             }
-            guard let session = try await tx.session(id: grant.familyID), session.endedAt == nil else {
+            guard var session = stored, session.endedAt == nil else {
                 return .refused(DomainError.invalidGrant("the refresh token was revoked"))
             }
             guard grant.expiresAt > now, session.isLive(at: now) else {
                 return .refused(DomainError.invalidGrant("the refresh token has expired"))
             }
+            if binding == nil { session.dpopJKT = Self.sessionBinding(dpop, service: service) }
             var scope = grant.scope
             if let requested {
                 let granted = Set(grant.scope.split(separator: " "))

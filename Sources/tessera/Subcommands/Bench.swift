@@ -59,9 +59,11 @@ struct Bench: AsyncParsableCommand {
         let adminClient = try admin.client()
         var pool = HTTPClient.Configuration.ConnectionPool()
         pool.concurrentHTTP1ConnectionsPerHostSoftLimit = max(8, concurrency * 2)
-        let http = HTTPClient(
-            eventLoopGroupProvider: .singleton,
-            configuration: HTTPClient.Configuration(redirectConfiguration: .disallow, connectionPool: pool))
+        var configuration = HTTPClient.Configuration(redirectConfiguration: .disallow, connectionPool: pool)
+        // No tracing: AsyncHTTPClient otherwise opens a (no-op) span per request and parses
+        // its URL once more for the span's attributes, a visible part of the bench's CPU.
+        configuration.tracing.tracer = nil
+        let http = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
         do {
             let report = try await measure(adminClient: adminClient, http: http)
             try await http.shutdown()
