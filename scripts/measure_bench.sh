@@ -14,8 +14,9 @@
 # It prints one line per run: login at full speed (64 devices, 32 workers, as issue 14
 # states its figures), login at half that rate (--rate), refresh, ciba, and login at
 # half rate with 1,000 and then 1,000,000 activations in the tenant (tessera seed,
-# timed). A CHECKPOINT (PostgreSQL) and 10 s of quiet come before each half-rate run. On PostgreSQL each line also gives the CPU
-# of PostgreSQL's own processes per flow (same machine only).
+# timed). A CHECKPOINT (PostgreSQL) and 10 s of quiet come before each half-rate run.
+# On PostgreSQL each line also gives the CPU of PostgreSQL's own processes per flow
+# (same machine only).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BACKEND=${1:?sqlite or postgres}
@@ -85,7 +86,8 @@ bench --flow login --duration 3 --concurrency 4 >/dev/null   # warm-up; creates 
 bench --flow login --concurrency 32 --duration 15 > "$DATA/login.json"
 summary < "$DATA/login.json"
 HALF=$(python3 -c "import json; print(round(json.load(open('$DATA/login.json'))['flows_per_second'] / 2))")
-settle   # as before the seeded runs: the saturated run's WAL is checkpointed before, not during, this one
+# As before the seeded runs: the saturated run's WAL is checkpointed before this one, not during it.
+settle
 bench --flow login --concurrency 32 --duration 15 --rate "$HALF" | summary "@$HALF/s"
 bench --flow refresh --concurrency 32 --duration 15 | summary
 bench --flow ciba --concurrency 32 --duration 15 | summary

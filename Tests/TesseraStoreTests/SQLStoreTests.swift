@@ -267,7 +267,9 @@ struct SQLStoreTests {
                 #expect(try await tx.deleteActivation(id: "a9", at: 7))
             }
             #expect(try await store.read { try await $0.session(id: "legacy") }?.endReason == .deviceRemoved)
-            try await store.transaction { try await $0.touchSession(id: "f3", at: 90) }
+            #expect(try await store.transaction { try await $0.touchSession(id: "f3", at: 90) })
+            #expect(try await store.transaction { try await $0.touchSession(id: "f1", at: 90) } == false, "an ended session is not refreshed")
+            #expect(try await store.read { try await $0.session(id: "f1") }?.lastRefreshedAt == 1)
             #expect(try await store.read { try await $0.session(id: "f3") }?.isLive(at: 150) == true)
             #expect(try await store.read { try await $0.session(id: "f3") }?.isLive(at: 1_000) == false, "the absolute lifetime holds")
         }

@@ -81,11 +81,6 @@ public enum DeviceChecks {
     public static let clockSkew: Int64 = 60
     public static let maximumTokenLifetime: Int64 = 300
 
-    /// The activation inside a transaction: still there, active and not locked.
-    public static func usableActivation(_ id: ActivationID, tx: StoreTransaction, now: Int64) async throws -> ActivationRecord {
-        try await usable(id, tx: tx, now: now).activation
-    }
-
     /// The activation inside a transaction (still there, active and not locked) and its
     /// user (not disabled; nil only if its row is gone), both as read in `tx`: a caller
     /// that needs the user again in the same transaction uses this one instead of reading

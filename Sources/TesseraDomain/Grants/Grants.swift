@@ -123,7 +123,8 @@ public struct Grants: Sendable {
             guard grant.serviceID == service.id else { throw DomainError.invalidGrant("the refresh token was issued to another client") }
             // A public client's DPoP-bound refresh token needs a proof with its key; checked
             // before it is spent, so that a thief without the key cannot burn it.
-            // The session is read once: nothing below but the binding changes it before `rotate`.
+            // The session is read once: within this transaction only the binding changes it
+            // before `rotate`, whose update of the session refuses one that has ended since.
             let stored = try await tx.session(id: grant.familyID)
             let binding = stored?.dpopJKT
             if let bound = binding, dpop?.jkt != bound {
@@ -139,13 +140,12 @@ public struct Grants: Sendable {
                 try await tx.endSessions(.session(grant.familyID), reason: .reuse, at: now)
                 return .refused(DomainError.invalidGrant("the refresh token was used already; its session is revoked"))
             }
-            guard var session = stored, session.endedAt == nil else {
+            guard let session = stored, session.endedAt == nil else {
                 return .refused(DomainError.invalidGrant("the refresh token was revoked"))
             }
             guard grant.expiresAt > now, session.isLive(at: now) else {
                 return .refused(DomainError.invalidGrant("the refresh token has expired"))
             }
-            if binding == nil { session.dpopJKT = Self.sessionBinding(dpop, service: service) }
             var scope = grant.scope
             if let requested {
                 let granted = Set(grant.scope.split(separator: " "))
@@ -264,7 +264,11 @@ public struct Grants: Sendable {
 
     /// Continues a live session with its next refresh token; the idle lifetime counts from now.
     func rotate(_ session: SessionRecord, scope: String, service: ServiceRecord, tx: StoreTransaction, now: Int64) async throws -> Outcome {
-        try await tx.touchSession(id: session.id, at: now)
+        // The session was read earlier in this transaction; an end committed since then
+        // (a logout, a revocation, a reuse on another node) is seen here, before any token.
+        guard try await tx.touchSession(id: session.id, at: now) else {
+            return .refused(DomainError.invalidGrant("the refresh token was revoked"))
+        }
         switch try await tokenHolder(session.userID, tx: tx) {
         case .success(let user):
             return try await issueRefreshToken(Source(session), user: user, session: session, scope: scope, service: service, tx: tx, now: now)

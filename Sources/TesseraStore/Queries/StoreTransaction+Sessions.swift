@@ -41,8 +41,14 @@ extension StoreTransaction {
     }
 
     /// Records a refresh: the idle lifetime counts from now.
-    public func touchSession(id: SessionID, at now: Int64) async throws {
-        try await db.raw("UPDATE sessions SET last_refreshed_at = \(bind: now) WHERE id = \(bind: id)").run()
+    /// `false` when the session has ended (or is gone): checked by the update itself, so
+    /// an end committed after the session was read in this transaction is still seen
+    /// (on PostgreSQL the update waits for the ending transaction and reads its result).
+    @discardableResult
+    public func touchSession(id: SessionID, at now: Int64) async throws -> Bool {
+        try await db.raw(
+            "UPDATE sessions SET last_refreshed_at = \(bind: now) WHERE id = \(bind: id) AND ended_at IS NULL RETURNING id"
+        ).all().count == 1
     }
 
     /// Ends the live sessions in `scope`; returns how many ended. One statement over an
