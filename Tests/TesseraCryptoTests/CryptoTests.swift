@@ -96,6 +96,24 @@ struct JWSInteropTests {
         #expect(throws: CryptoError.self) { try jws.verifiedPayload(with: SoftwareSigningKey().publicKey) }
     }
 
+    @Test("a JWK whose coordinate lost its leading zero bytes (as joserfc writes about one key in 150) is the same key")
+    func shortCoordinates() throws {
+        // About one key in 256 has an x that starts with a zero byte.
+        let key = try #require((0..<20_000).lazy.map { _ in SoftwareSigningKey().publicKey }.first { $0.rawRepresentation.first == 0 })
+        let full = PublicJWK(key)
+        var short = full
+        short.x = Base64URL.encode(key.rawRepresentation.prefix(32).drop { $0 == 0 })
+        #expect(short.x.count < full.x.count)
+        #expect(try short.publicKey().rawRepresentation == key.rawRepresentation)
+        #expect(short.thumbprint != full.thumbprint, "the thumbprint is over the members as given (RFC 7638)")
+        var long = full
+        long.x = Base64URL.encode(Data([0]) + key.rawRepresentation.prefix(32))
+        #expect(throws: CryptoError.self) { try long.publicKey() }
+        var empty = full
+        empty.y = ""
+        #expect(throws: CryptoError.self) { try empty.publicKey() }
+    }
+
     @Test("alg none, HMAC and tampered tokens are refused")
     func refusals() throws {
         let key = SoftwareSigningKey()

@@ -41,7 +41,14 @@ def b64url(data: bytes) -> str:
 
 def new_key(algorithm):
     if algorithm == "ES256":
-        return ECKey.generate_key("P-256")
+        # A key whose JWK joserfc writes with a coordinate shorter than 32 bytes (it drops
+        # leading zero bytes, for about one key in 150): the server must take it as the
+        # same point, and bind to the thumbprint of the members as sent.
+        while True:
+            key = ECKey.generate_key("P-256")
+            public = key.as_dict(private=False)
+            if len(public["x"]) < 43 or len(public["y"]) < 43:
+                return key
     if algorithm == "EdDSA":
         return OKPKey.generate_key("Ed25519")
     return RSAKey.generate_key(2048)

@@ -65,12 +65,15 @@ public struct DPoP: Sendable {
         guard let alg = header["alg"] as? String, Self.algorithms.contains(alg) else {
             throw Self.failure("the DPoP proof's alg is not one of \(Self.algorithms.joined(separator: ", "))")
         }
-        guard let jwkObject = header["jwk"] as? [String: Any], let jwkData = try? JSONSerialization.data(withJSONObject: jwkObject) else {
+        guard let jwkObject = header["jwk"] as? [String: Any],
+            let jwkData = try? JSONSerialization.data(withJSONObject: Self.fullSizeCoordinates(jwkObject))
+        else {
             throw Self.failure("the DPoP proof has no jwk")
         }
         // A public key only: a header that carries private members is refused, not used.
         let privateMembers: Set<String> = ["d", "p", "q", "dp", "dq", "qi", "oth", "k"]
         guard privateMembers.isDisjoint(with: jwkObject.keys) else { throw Self.failure("the DPoP proof's jwk holds a private key") }
+        // Over the members as the client sent them: its own thumbprint is of those.
         let thumbprint = try Self.thumbprint(jwkObject, alg: alg)
         var jwk: JWK
         do {
@@ -111,6 +114,19 @@ public struct DPoP: Sendable {
         }
         guard fresh else { throw Self.failure("the DPoP proof was used already (jti)") }
         return Proof(jkt: thumbprint)
+    }
+
+    /// A P-256 key's coordinates left-padded to 32 bytes: RFC 7518 §6.2.1.2 asks for the
+    /// full size, but some libraries (joserfc 1.5, for about one key in 150) drop leading
+    /// zero bytes, and the point is the same. Anything else is left as it is.
+    static func fullSizeCoordinates(_ jwk: [String: Any]) -> [String: Any] {
+        guard jwk["kty"] as? String == "EC", jwk["crv"] as? String == "P-256" else { return jwk }
+        var padded = jwk
+        for name in ["x", "y"] {
+            guard let text = jwk[name] as? String, let value = Base64URL.decode(text), (1..<32).contains(value.count) else { continue }
+            padded[name] = Base64URL.encode(Data(repeating: 0, count: 32 - value.count) + value)
+        }
+        return padded
     }
 
     /// RFC 7638: SHA-256 over the required members in lexicographic order, for the key
