@@ -24,22 +24,24 @@ public struct PublicJWK: Codable, Hashable, Sendable {
     }
 
     /// The key this JWK describes; refuses anything but an uncompressed P-256 point on the curve.
-    /// A coordinate shorter than 32 bytes is read as the number it is, left-padded with
-    /// zeros: RFC 7518 §6.2.1.2 asks for the full size, but some libraries (joserfc 1.5,
-    /// for about one key in 150) drop leading zero bytes, and the point is the same.
     public func publicKey() throws(CryptoError) -> P256.Signing.PublicKey {
-        guard kty == "EC", crv == "P-256", let x = Base64URL.decode(x), let y = Base64URL.decode(y),
-            (1...32).contains(x.count), (1...32).contains(y.count)
+        guard kty == "EC", crv == "P-256", let x = Base64URL.decode(x).flatMap(Self.fullSize),
+            let y = Base64URL.decode(y).flatMap(Self.fullSize)
         else { throw CryptoError(.invalidKey, "not a P-256 JWK") }
         do {
-            return try P256.Signing.PublicKey(rawRepresentation: Self.padded(x) + Self.padded(y))
+            return try P256.Signing.PublicKey(rawRepresentation: x + y)
         } catch {
             throw CryptoError(.invalidKey, "the JWK's point is not on P-256")
         }
     }
 
-    private static func padded(_ coordinate: Data) -> Data {
-        Data(repeating: 0, count: 32 - coordinate.count) + coordinate
+    /// A P-256 coordinate of 1 to 32 bytes as the 32 bytes it stands for, left-padded with
+    /// zeros; nil for any other length. RFC 7518 §6.2.1.2 asks for the full size, but some
+    /// libraries (joserfc 1.5, for about one key in 150) drop leading zero bytes, and the
+    /// point is the same.
+    public static func fullSize(_ coordinate: Data) -> Data? {
+        guard (1...32).contains(coordinate.count) else { return nil }
+        return Data(repeating: 0, count: 32 - coordinate.count) + coordinate
     }
 
     /// The RFC 7638 thumbprint, used as a stable key id (over the members as given).

@@ -116,15 +116,14 @@ public struct DPoP: Sendable {
         return Proof(jkt: thumbprint)
     }
 
-    /// A P-256 key's coordinates left-padded to 32 bytes: RFC 7518 §6.2.1.2 asks for the
-    /// full size, but some libraries (joserfc 1.5, for about one key in 150) drop leading
-    /// zero bytes, and the point is the same. Anything else is left as it is.
+    /// A P-256 key's coordinates at their full 32 bytes (`PublicJWK.fullSize`), for the
+    /// JWT library; anything else is left as it is.
     static func fullSizeCoordinates(_ jwk: [String: Any]) -> [String: Any] {
         guard jwk["kty"] as? String == "EC", jwk["crv"] as? String == "P-256" else { return jwk }
         var padded = jwk
         for name in ["x", "y"] {
-            guard let text = jwk[name] as? String, let value = Base64URL.decode(text), (1..<32).contains(value.count) else { continue }
-            padded[name] = Base64URL.encode(Data(repeating: 0, count: 32 - value.count) + value)
+            guard let text = jwk[name] as? String, let value = Base64URL.decode(text).flatMap(PublicJWK.fullSize) else { continue }
+            padded[name] = Base64URL.encode(value)
         }
         return padded
     }
