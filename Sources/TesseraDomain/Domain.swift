@@ -1,11 +1,12 @@
 import Foundation
 import Logging
+import Synchronization
 import TesseraCore
 import TesseraCrypto
 import TesseraStore
 
 /// What every use case shares: the store, the master-key box, the clock, the lifetimes,
-/// the caches of tenants and their token issuers, and where the news of a changed
+/// the caches of tenants, their token issuers and services, and where the news of a changed
 /// request goes. Built once per server; each use case (`attempts`, `activations`, …) is
 /// a small value over it.
 ///
@@ -20,6 +21,7 @@ public struct Domain: Sendable {
     public let notifier: any RequestNotifier
     let tenants = RefreshingCache<String, TenantRecord>()
     let issuers = RefreshingCache<TenantID, TokenIssuer>()
+    let services = RefreshingCache<String, ServiceRecord>()
 
     public init(
         store: SQLStore, box: SecretBox, settings: DomainSettings, notifier: any RequestNotifier,
@@ -43,18 +45,18 @@ public struct Domain: Sendable {
     /// (`EventKey.tenant`), and a copy is read again after a minute whatever happens.
     public func tenant(named name: String) async throws -> TenantRecord {
         guard Validation.isTenantName(name) else { throw DomainError.notFound("tenant '\(name.prefix(64))'") }
-        let (cached, generation) = await tenants.lookup(name)
+        let (cached, generation) = tenants.lookup(name)
         if let cached { return cached }
         guard let tenant = try await store.lookup({ try await $0.tenant(named: name) }) else {
             throw DomainError.notFound("tenant '\(name)'")
         }
-        await tenants.store(tenant, for: name, generation: generation)
+        tenants.store(tenant, for: name, generation: generation)
         return tenant
     }
 
     /// The tenant's token issuer, built from its signing keys and cached (see `RefreshingCache`).
     public func tokenIssuer(for tenant: TenantRecord) async throws -> TokenIssuer {
-        let (cached, generation) = await issuers.lookup(tenant.id)
+        let (cached, generation) = issuers.lookup(tenant.id)
         if let cached { return cached }
         let records = try await store.read { try await $0.signingKeys(tenantID: tenant.id) }
         var keys: [ServerSigningKey] = []
@@ -71,7 +73,7 @@ public struct Domain: Sendable {
             throw StoreError(.corrupt, "tenant \(tenant.name) has no active ES256 signing key")
         }
         let issuer = try await TokenIssuer(keys: keys, activeKids: active, tenantName: tenant.name)
-        await issuers.store(issuer, for: tenant.id, generation: generation)
+        issuers.store(issuer, for: tenant.id, generation: generation)
         return issuer
     }
 
@@ -125,10 +127,44 @@ public struct Domain: Sendable {
     }
 
     /// Acts on an announced key, this node's own or another node's: a tenant's changed
-    /// signing keys drop its cached issuer; other keys concern only the edge's long polls.
+    /// signing keys drop its cached issuer; a changed or deleted tenant drops its copy and
+    /// every cached service; a changed service drops every cached service; other keys
+    /// concern only the edge's long polls.
     public func received(_ key: String) async {
-        if let tenantID = EventKey.tenantID(ofSigningKeysEvent: key) { await issuers.forget(tenantID) }
-        if let name = EventKey.tenantName(ofTenantEvent: key) { await tenants.forget(name) }
+        if let tenantID = EventKey.tenantID(ofSigningKeysEvent: key) { issuers.forget(tenantID) }
+        if let name = EventKey.tenantName(ofTenantEvent: key) {
+            tenants.forget(name)
+            services.forgetAll()
+        }
+        if key == EventKey.services { services.forgetAll() }
+    }
+
+    /// The service with this client id, or nil. Services are kept in memory like tenants
+    /// (unknown ids are not remembered): every change to one is announced (`EventKey.services`)
+    /// and drops them all on every node, at once on the node that made it. A miss is read
+    /// in `tx` when given (a transaction holds its connection; it must not wait for another).
+    public func service(clientID: ClientID, in tx: StoreTransaction? = nil) async throws -> ServiceRecord? {
+        try await cachedService("client:" + clientID.rawValue, in: tx) { try await $0.service(clientID: clientID) }
+    }
+
+    /// The service with this id, or nil; cached as `service(clientID:in:)`.
+    public func service(id: ServiceID, in tx: StoreTransaction? = nil) async throws -> ServiceRecord? {
+        try await cachedService("id:" + id.rawValue, in: tx) { try await $0.service(id: id) }
+    }
+
+    /// Announces, after its commit, that a service was added, changed or removed.
+    func servicesChanged(logger: Logger?) async {
+        await announce(RequestNotice(keys: [EventKey.services]), logger: logger ?? Logger(label: "tessera.services"))
+    }
+
+    private func cachedService(
+        _ key: String, in tx: StoreTransaction?, _ read: (StoreTransaction) async throws -> ServiceRecord?
+    ) async throws -> ServiceRecord? {
+        let (cached, generation) = services.lookup(key)
+        if let cached { return cached }
+        let found = if let tx { try await read(tx) } else { try await store.lookup(read) }
+        if let found { services.store(found, for: key, generation: generation) }
+        return found
     }
 }
 
@@ -157,33 +193,60 @@ public struct DomainSettings: Sendable {
 }
 
 /// What a node keeps in memory of what other nodes may change (tenants by name, token
-/// issuers by tenant): a change drops the entry (`forget`, on every node through the
-/// announced event); an entry is read again once it is `maximumAge` old, so a lost
-/// notification delays a change by that at most; and a value read before a change
-/// that came in meanwhile is not kept (`generation`).
-actor RefreshingCache<Key: Hashable & Sendable, Value: Sendable> {
+/// issuers by tenant, services by id and client id): a change drops the entry (`forget`,
+/// or `forgetAll`, on every node through the announced event); an entry is read again
+/// once it is `maximumAge` old, so a lost notification delays a change by that at most;
+/// and a value read before a change that came in meanwhile is not kept (`generation`).
+///
+/// A lock, not an actor: a lookup is a dictionary access, made inside transactions too,
+/// where a hop to an actor and back would cost more than the read it saves.
+final class RefreshingCache<Key: Hashable & Sendable, Value: Sendable>: Sendable {
     static var maximumAge: Duration { .seconds(60) }
 
-    private var entries: [Key: (value: Value, loadedAt: ContinuousClock.Instant)] = [:]
-    /// Counts each key's `forget`s.
-    private var generations: [Key: Int] = [:]
+    private struct State {
+        var entries: [Key: (value: Value, loadedAt: ContinuousClock.Instant)] = [:]
+        /// Counts each key's `forget`s.
+        var generations: [Key: Int] = [:]
+        /// Counts `forgetAll`s. A key's generation is this plus its own count: both only
+        /// grow, so any forget that concerns the key changes the sum.
+        var epoch = 0
+
+        func generation(_ key: Key) -> Int { epoch + generations[key, default: 0] }
+    }
+
+    private let state = Mutex(State())
 
     /// The cached value while it is fresh, and the generation to `store` a new one with.
     func lookup(_ key: Key) -> (value: Value?, generation: Int) {
-        let generation = generations[key, default: 0]
-        guard let entry = entries[key], ContinuousClock.now - entry.loadedAt < Self.maximumAge else { return (nil, generation) }
-        return (entry.value, generation)
+        let now = ContinuousClock.now
+        return state.withLock { state in
+            let generation = state.generation(key)
+            guard let entry = state.entries[key], now - entry.loadedAt < Self.maximumAge else { return (nil, generation) }
+            return (entry.value, generation)
+        }
     }
 
     /// Keeps a value read after `lookup` returned `generation`, unless it changed since.
     func store(_ value: Value, for key: Key, generation: Int) {
-        guard generations[key, default: 0] == generation else { return }
-        entries[key] = (value, ContinuousClock.now)
+        let now = ContinuousClock.now
+        state.withLock { state in
+            guard state.generation(key) == generation else { return }
+            state.entries[key] = (value, now)
+        }
     }
 
     func forget(_ key: Key) {
-        entries[key] = nil
-        generations[key, default: 0] += 1
+        state.withLock { state in
+            state.entries[key] = nil
+            state.generations[key, default: 0] += 1
+        }
+    }
+
+    func forgetAll() {
+        state.withLock { state in
+            state.entries.removeAll()
+            state.epoch += 1
+        }
     }
 }
 

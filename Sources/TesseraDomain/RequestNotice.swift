@@ -17,6 +17,9 @@ public enum EventKey {
     /// A tenant's signing keys changed: every node drops the tenant's cached issuer.
     public static func signingKeys(tenantID: TenantID) -> String { signingKeysPrefix + tenantID.rawValue }
 
+    /// A service was added, changed or removed: every node drops its cached services.
+    public static let services = "services"
+
     /// A tenant's settings changed, or it was deleted: every node drops its cached copy.
     public static func tenant(named name: String) -> String { tenantPrefix + name }
 

@@ -30,7 +30,7 @@ private func loginTokens(_ scenario: Scenario, _ service: Scenario.Service, devi
 }
 
 /// Whether `condition` holds within `limit`, asked every 100 ms.
-private func eventually(within limit: Duration = .seconds(10), _ condition: () async throws -> Bool) async throws -> Bool {
+func eventually(within limit: Duration = .seconds(10), _ condition: () async throws -> Bool) async throws -> Bool {
     let deadline = ContinuousClock.now + limit
     while ContinuousClock.now < deadline {
         if try await condition() { return true }

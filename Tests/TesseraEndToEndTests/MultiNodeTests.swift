@@ -65,6 +65,41 @@ struct MultiNodeTests {
             biometrics: device.biometrics)
     }
 
+    @Test("a service changed on one node holds on the other too: a rotated secret, then the service removed")
+    func serviceChangesReachEveryNode() async throws {
+        try await withCluster { cluster in
+            let scenario = try await Scenario.make(baseURL: cluster.baseURL, adminToken: cluster.adminToken)
+            let nodes = cluster.nodeURLs.map { Scenario(baseURL: $0, adminToken: cluster.adminToken, tenant: scenario.tenant) }
+            let admin = ["Authorization": "Bearer \(cluster.adminToken)"]
+            let service = try await scenario.createService()
+            /// Whether a node takes the client's secret: a refresh with an unknown token is a
+            /// 400 (invalid_grant) after the client is authenticated, a 401 before.
+            func accepts(_ node: Int, _ secret: String?) async throws -> Bool {
+                let credentials = Scenario.Service(clientID: service.clientID, clientSecret: secret, redirectURI: service.redirectURI)
+                let status = try await nodes[node].tokenRequest(["grant_type": "refresh_token", "refresh_token": "unknown"], service: credentials).status
+                #expect(status == 400 || status == 401)
+                return status == 400
+            }
+            // Both nodes have read (and keep) the service.
+            #expect(try await accepts(0, service.clientSecret))
+            #expect(try await accepts(1, service.clientSecret))
+
+            let rotated = try await nodes[0].http.send(
+                "POST", "\(cluster.nodeURLs[0])/admin/tenants/\(scenario.tenant)/services/\(service.clientID)/secret", headers: admin)
+            let secret = try #require(try rotated.json()["client_secret"] as? String, "\(rotated.text)")
+            #expect(try await !accepts(0, service.clientSecret), "the node that rotated refuses the old secret at once")
+            #expect(try await accepts(0, secret))
+            #expect(try await eventually { try await !accepts(1, service.clientSecret) }, "the other node hears of it")
+            #expect(try await accepts(1, secret))
+
+            let removed = try await nodes[1].http.send(
+                "DELETE", "\(cluster.nodeURLs[1])/admin/tenants/\(scenario.tenant)/services/\(service.clientID)", headers: admin)
+            #expect(removed.status == 204 || removed.status == 200, "\(removed.text)")
+            #expect(try await !accepts(1, secret))
+            #expect(try await eventually { try await !accepts(0, secret) }, "the other node forgets the removed service")
+        }
+    }
+
     @Test("a login started on one node finishes on the other; the page, the device and codes see one server")
     func oneServer() async throws {
         try await withCluster { cluster in

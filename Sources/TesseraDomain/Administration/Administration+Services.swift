@@ -279,12 +279,14 @@ extension Administration {
                 details: ["changed": changed.joined(separator: ",")], at: now)
             return next
         }
+        await domain.servicesChanged(logger: logger)
         logger.info("service updated", metadata: ["tenant": "\(tenant.name)", "client_id": "\(clientID)"])
         _ = try await domain.tokenIssuer(for: tenant, signingFor: updated, logger: logger)
         return try ServiceView(updated, secret: nil, issuer: domain.issuer(forTenantNamed: tenant.name))
     }
 
-    /// A new client secret, shown once; the old one stops working at once.
+    /// A new client secret, shown once; the old one stops working at once (on the other
+    /// nodes when they hear of it, see `Domain.service(clientID:in:)`).
     public func rotateSecret(clientID: ClientID, tenant: TenantRecord, logger: Logger) async throws -> ServiceView {
         let now = domain.epochNow()
         let secret = Secrets.randomToken()
@@ -297,6 +299,7 @@ extension Administration {
                 tx, tenantID: tenant.id, actor: caller.actor, action: "service.rotate_secret", target: clientID.rawValue, details: [:], at: now)
             return next
         }
+        await domain.servicesChanged(logger: logger)
         logger.info("client secret rotated", metadata: ["tenant": "\(tenant.name)", "client_id": "\(clientID)"])
         return try ServiceView(updated, secret: secret, issuer: domain.issuer(forTenantNamed: tenant.name))
     }
@@ -313,6 +316,7 @@ extension Administration {
                 tx, tenantID: tenant.id, actor: caller.actor, action: "service.delete", target: clientID.rawValue,
                 details: ["name": service.name, "sessions_ended": String(ended)], at: now)
         }
+        await domain.servicesChanged(logger: logger)
         logger.info("service deleted", metadata: ["tenant": "\(tenant.name)", "client_id": "\(clientID)"])
     }
 }

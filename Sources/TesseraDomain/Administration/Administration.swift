@@ -300,6 +300,7 @@ public struct Administration: Sendable {
                     "id_token_signed_response_alg": record.idTokenAlgorithm,
                 ], at: record.createdAt)
         }
+        await domain.servicesChanged(logger: logger)
         logger.info("service created", metadata: ["tenant": "\(tenant.name)", "client_id": "\(record.clientID)"])
         return try ServiceView(record, secret: secret, issuer: domain.issuer(forTenantNamed: tenant.name))
     }

@@ -247,7 +247,7 @@ public struct Attempts: Sendable {
         guard authRequest.activationID == activation.id else {
             throw DomainError.requestClaimed("this device has not taken up the request")
         }
-        let service = try await authRequest.serviceID.asyncMap { try await tx.service(id: $0) } ?? nil
+        let service = try await authRequest.serviceID.asyncMap { try await domain.service(id: $0, in: tx) } ?? nil
         guard authRequest.serviceID == nil || service != nil else { throw StoreError(.corrupt, "request without service") }
         // The combination is checked against the policy before any proof.
         let combination = FactorCombination(claims.comb)
@@ -494,7 +494,7 @@ public struct Attempts: Sendable {
             }
             try await tx.setAuthRequestStatus(id: requestID, status: .denied)
             _ = try await tx.rotateChallenge(requestID: requestID, expected: authRequest.challenge ?? "", next: nil)
-            let service = try await authRequest.serviceID.asyncMap { try await tx.service(id: $0) } ?? nil
+            let service = try await authRequest.serviceID.asyncMap { try await domain.service(id: $0, in: tx) } ?? nil
             try await tx.insertHistory(
                 HistoryRecord(
                     id: orderedID(), tenantID: tenant.id, activationID: activation.id,
@@ -530,7 +530,7 @@ public struct Attempts: Sendable {
         _ authRequest: AuthRequestRecord, activation: ActivationRecord, tenant: TenantRecord, tx: StoreTransaction, known: UserRecord? = nil
     ) async throws -> AuthenticationChallenge {
         let purpose = authRequest.purpose
-        let record = try await authRequest.serviceID.asyncMap { try await tx.service(id: $0) } ?? nil
+        let record = try await authRequest.serviceID.asyncMap { try await domain.service(id: $0, in: tx) } ?? nil
         let policy = try await authenticatorPolicy(for: authRequest, tenant: tenant, tx: tx, service: record)
         var service: ServiceInformation?
         var requested: [RequestedAttribute] = []

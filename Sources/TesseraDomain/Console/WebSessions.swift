@@ -77,11 +77,11 @@ public struct WebSessions: Sendable {
             service.redirectURIs == [redirectURI] && service.sessionLifetime == lifetime && service.sessionIdleLifetime == lifetime
                 && service.numberMatching
         }
-        let existing = try await domain.store.read { try await $0.service(clientID: clientID) }
+        let existing = try await domain.service(clientID: clientID)
         if let existing, existing.tenantID == tenant.id, current(existing) { return existing }
-        return try await domain.store.transaction { tx in
+        let (service, written) = try await domain.store.transaction { tx -> (ServiceRecord, Bool) in
             if var service = try await tx.service(clientID: clientID), service.tenantID == tenant.id {
-                if current(service) { return service }
+                if current(service) { return (service, false) }
                 service.redirectURIs = [redirectURI]
                 service.sessionLifetime = lifetime
                 service.sessionIdleLifetime = lifetime
@@ -91,7 +91,7 @@ public struct WebSessions: Sendable {
                 try await Audit.record(
                     tx, tenantID: tenant.id, actor: .system, action: "service.update", target: clientID.rawValue,
                     details: ["redirect_uris": redirectURI], at: now)
-                return service
+                return (service, true)
             }
             let service = try Administration.checkedService(
                 ServiceRecord(
@@ -104,8 +104,10 @@ public struct WebSessions: Sendable {
             try await Audit.record(
                 tx, tenantID: tenant.id, actor: .system, action: "service.create", target: clientID.rawValue,
                 details: ["name": service.name, "policy": service.policy, "public": "true"], at: now)
-            return service
+            return (service, true)
         }
+        if written { await domain.servicesChanged(logger: nil) }
+        return service
     }
 
     /// A sign-in under way: where the browser goes, and what it keeps (in a cookie) for

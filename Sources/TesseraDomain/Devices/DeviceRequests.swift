@@ -25,7 +25,7 @@ public struct DeviceRequests: Sendable {
         let requests = try await domain.store.read { tx -> [PendingRequest] in
             var result: [PendingRequest] = []
             for record in try await tx.openBackchannelRequests(userIDs: users, now: now) {
-                guard let serviceID = record.serviceID, let service = try await tx.service(id: serviceID),
+                guard let serviceID = record.serviceID, let service = try await domain.service(id: serviceID, in: tx),
                     let userID = record.userID, let user = try await tx.user(id: userID)
                 else { continue }
                 result.append(

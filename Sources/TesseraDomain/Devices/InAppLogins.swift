@@ -44,7 +44,7 @@ public struct InAppLogins: Sendable {
     /// An in-app login's service, redirect URI, PKCE challenge, scope, state and nonce,
     /// checked before anything is written.
     private func checked(_ input: InAppAuthenticationStart, tenant: TenantRecord) async throws -> (ServiceRecord, [String]) {
-        guard let service = try await domain.store.read({ try await $0.service(clientID: ClientID(input.clientID)) }), service.tenantID == tenant.id
+        guard let service = try await domain.service(clientID: ClientID(input.clientID)), service.tenantID == tenant.id
         else { throw DomainError(.invalid, .invalidClient, "the service is not registered with this issuer") }
         // [REQ:DESIGN exact redirect URIs] the code is bound to a registered URI, compared exactly.
         guard service.redirectURIs.contains(input.redirectURI) else {

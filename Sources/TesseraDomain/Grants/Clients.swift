@@ -9,7 +9,7 @@ extension Domain {
     /// a public client is refused. Every failure is the same `invalid_client`.
     public func authenticateClient(clientID: String?, secret: String?, tenant: TenantRecord) async throws -> ServiceRecord {
         let refused = DomainError(.unauthenticated, .invalidClient, "client authentication failed")
-        guard let clientID, let service = try await store.lookup({ try await $0.service(clientID: ClientID(clientID)) }),
+        guard let clientID, let service = try await service(clientID: ClientID(clientID)),
             service.tenantID == tenant.id
         else { throw refused }
         if let digest = service.secretDigest {

@@ -376,7 +376,7 @@ public struct Grants: Sendable {
             let session = try await tx.session(id: SessionID(claims.sid))
             return (
                 session, try await session.asyncMap { try await tx.user(id: $0.userID) } ?? nil,
-                try await tx.service(clientID: ClientID(claims.clientID))
+                try await domain.service(clientID: ClientID(claims.clientID), in: tx)
             )
         }
         guard let session, session.isLive(at: now), let user, let service, service.id == session.serviceID,

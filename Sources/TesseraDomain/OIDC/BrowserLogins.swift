@@ -101,7 +101,7 @@ public struct BrowserLogins: Sendable {
     private func begin(_ query: [String: String], tenant: TenantRecord, browser: Browser?, pushed: Bool, store: Bool) async throws -> Start {
         // Until client and redirect URI are known good, errors are shown, never redirected.
         guard let clientID = query["client_id"],
-            let service = try await domain.store.lookup({ try await $0.service(clientID: ClientID(clientID)) }), service.tenantID == tenant.id
+            let service = try await domain.service(clientID: ClientID(clientID)), service.tenantID == tenant.id
         else { throw DomainError(.invalid, Self.unknownClient, "The service asking for sign-in is not registered here.") }
         let registered = service.redirectURIs
         // [REQ:DESIGN exact redirect URIs] string equality, no prefix or pattern matching.

@@ -208,6 +208,7 @@ public struct ClientRegistration: Sendable {
                 details: ["name": record.name, "public": String(record.isPublic), "id_token_signed_response_alg": record.idTokenAlgorithm],
                 at: now)
         }
+        await domain.servicesChanged(logger: logger)
         _ = try await domain.tokenIssuer(for: tenant, signingFor: record, logger: logger)
         logger.info("service registered itself", metadata: ["tenant": "\(tenant.name)", "client_id": "\(record.clientID)"])
         return view(record, tenant: tenant, secret: record.isPublic ? nil : secret, registrationToken: registrationToken)
@@ -247,6 +248,7 @@ public struct ClientRegistration: Sendable {
                 at: now)
             return next
         }
+        await domain.servicesChanged(logger: logger)
         _ = try await domain.tokenIssuer(for: tenant, signingFor: updated, logger: logger)
         return view(updated, tenant: tenant, secret: nil, registrationToken: nil)
     }
@@ -263,6 +265,7 @@ public struct ClientRegistration: Sendable {
                 tx, tenantID: tenant.id, actor: .registration(clientID), action: "service.delete", target: clientID, details: ["name": service.name],
                 at: now)
         }
+        await domain.servicesChanged(logger: logger)
         logger.info("service deregistered itself", metadata: ["tenant": "\(tenant.name)", "client_id": "\(clientID)"])
     }
 }

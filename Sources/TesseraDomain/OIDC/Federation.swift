@@ -77,7 +77,7 @@ public struct Federation: Sendable {
         guard BrowserLogins.effectiveStatus(request, now: now) == .pending else {
             throw DomainError.requestClaimed("the sign-in request was taken up by a device or has ended")
         }
-        guard let serviceID = request.serviceID, let service = try await domain.store.read({ try await $0.service(id: serviceID) }),
+        guard let serviceID = request.serviceID, let service = try await domain.service(id: serviceID),
             Self.allowsFederatedLogin(policy: request.acrPolicy ?? service.policy)
         else { throw DomainError(.forbidden, .accessDenied, "this service does not accept a sign-in at another provider") }
         return try await begin(provider: name, requestID: request.id, invitationID: nil, loginHint: request.loginHint, tenant: tenant, now: now)
@@ -243,7 +243,7 @@ public struct Federation: Sendable {
                 if let hint = request.loginHint, hint != user.username {
                     throw DomainError(.forbidden, .accessDenied, "this sign-in request is for another user")
                 }
-                let service = try await request.serviceID.asyncMap { try await tx.service(id: $0) } ?? nil
+                let service = try await request.serviceID.asyncMap { try await domain.service(id: $0, in: tx) } ?? nil
                 guard
                     try await tx.approveAuthRequest(
                         id: request.id, userID: user.id, securityKeyID: nil, factors: [.federation],
@@ -264,7 +264,7 @@ public struct Federation: Sendable {
             return .linked(provider: provider.displayName, username: user.username)
         case (.approved, var approved?):
             logger.info("federated sign-in", metadata: ["tenant": "\(tenant.name)", "provider": "\(provider.name)"])
-            let service = try await domain.store.read { tx in try await approved.serviceID.asyncMap { try await tx.service(id: $0) } ?? nil }
+            let service = try await approved.serviceID.asyncMap { try await domain.service(id: $0) } ?? nil
             approved.status = .approved
             await domain.announce(RequestNotice(approved, service: service, answered: true), logger: logger)
             return .login(approved.id)

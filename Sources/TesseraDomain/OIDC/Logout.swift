@@ -76,7 +76,7 @@ public struct Logout: Sendable {
             if let clientID, clientID != audience { throw DomainError.invalidRequest("id_token_hint was issued to another client") }
             clientID = audience
         }
-        let service = try await clientID.asyncMap { id in try await domain.store.read { try await $0.service(clientID: ClientID(id)) } } ?? nil
+        let service = try await clientID.asyncMap { id in try await domain.service(clientID: ClientID(id)) } ?? nil
         if clientID != nil, service?.tenantID != tenant.id {
             throw DomainError.invalidRequest("the service is not registered here")
         }

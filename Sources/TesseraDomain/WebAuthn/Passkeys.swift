@@ -249,7 +249,7 @@ public struct Passkeys: Sendable {
     /// A login request a passkey may answer: pending, and its service's policy has the
     /// alternative `securitykey` on its own.
     private func checkPasskeyLogin(_ request: AuthRequestRecord, tenant: TenantRecord, now: Int64) async throws {
-        guard let serviceID = request.serviceID, let service = try await domain.store.read({ try await $0.service(id: serviceID) }),
+        guard let serviceID = request.serviceID, let service = try await domain.service(id: serviceID),
             Self.allowsPasskeyLogin(policy: request.acrPolicy ?? service.policy)
         else { throw DomainError(.forbidden, .accessDenied, "this service does not accept a passkey alone") }
         guard BrowserLogins.effectiveStatus(request, now: now) == .pending else {
@@ -272,7 +272,7 @@ public struct Passkeys: Sendable {
         try await checkPasskeyLogin(request, tenant: tenant, now: now)
         let response = try Self.assertionResponse(credential)
         let challenge = try Self.challenge(in: response.clientDataJSON)
-        let service = try await domain.store.read { tx in try await request.serviceID.asyncMap { try await tx.service(id: $0) } ?? nil }
+        let service = try await request.serviceID.asyncMap { try await domain.service(id: $0) } ?? nil
         let party = relyingParty(for: tenant)
         enum Outcome {
             case approved(SecurityKeyRecord)

@@ -206,7 +206,8 @@ struct AdminRoutes {
                 clientID: context.parameters.id("client"), input, tenant: try context.requireTenant(), logger: context.logger))
     }
 
-    /// `POST …/services/{client_id}/secret`: a new secret, shown once; the old one stops at once.
+    /// `POST …/services/{client_id}/secret`: a new secret, shown once; the old one stops at once
+    /// (on the other nodes when they hear of it).
     @Sendable func rotateSecret(_ request: Request, context: TesseraRequestContext) async throws -> Response {
         JSONResponse.make(
             try await administration(context, .manage).rotateSecret(

@@ -338,7 +338,7 @@ extension Admin.Service {
 
     struct RotateSecret: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Give a confidential service a new client secret (printed once); the old one stops working at once.")
+            abstract: "Give a confidential service a new client secret (printed once); the old one stops working at once (other nodes of a cluster follow within a minute at most).")
         @OptionGroup var options: AdminOptions
         @Option(help: "Tenant name.") var tenant: String
         @Argument(help: "The service's client_id.") var clientID: String
