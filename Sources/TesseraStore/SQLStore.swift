@@ -441,6 +441,29 @@ public final class SQLStore: Sendable {
         }
     }
 
+    /// Runs `body`, which writes with exactly one statement: on PostgreSQL without BEGIN and
+    /// COMMIT around it, since a statement outside a transaction block commits by itself, as
+    /// durably (two round trips fewer than `transaction`); on SQLite in a write transaction
+    /// like any other. A second statement in `body` fails before it runs (on PostgreSQL the
+    /// first one has committed by then), so `transaction` is the one for more.
+    public func write<R: Sendable>(_ body: (StoreTransaction) async throws -> R) async throws -> R {
+        switch backend {
+        case .sqlite(let sqlite):
+            return try await sqlite.transaction { database in
+                try await counted { try await body(StoreTransaction(db: OneStatement(database))) }
+            }
+        case .postgres(let client, _):
+            // A statement that failed on a stale plan wrote nothing: it runs again, prepared anew.
+            return try await Self.againAfterStalePlan {
+                try await Self.onLoop(of: client) { connection in
+                    try await counted {
+                        try await body(StoreTransaction(db: OneStatement(PreparingPostgresDatabase(connection, statements: statements))))
+                    }
+                }
+            }
+        }
+    }
+
     /// Runs a read once more after a statement prepared before a schema change failed
     /// (`PostgresErrors.isStalePlan`): it wrote nothing, and now runs prepared anew.
     private static func againAfterStalePlan<R>(isolation: isolated (any Actor)? = #isolation, _ body: () async throws -> R) async throws -> R {
@@ -581,7 +604,7 @@ final class EventLoopTaskExecutor: TaskExecutor {
     }
 }
 
-/// A database that runs one statement and refuses a second (`SQLStore.lookup`).
+/// A database that runs one statement and refuses a second (`SQLStore.lookup`, `SQLStore.write`).
 final class OneStatement: SQLDatabase, Sendable {
     private let base: any SQLDatabase
     private let used = Atomic<Bool>(false)
@@ -596,7 +619,7 @@ final class OneStatement: SQLDatabase, Sendable {
 
     private func take() throws {
         guard !used.exchange(true, ordering: .relaxed) else {
-            throw StoreError(.corrupt, "a lookup runs one statement; use read for more")
+            throw StoreError(.corrupt, "lookup and write run one statement: use read or transaction for more")
         }
     }
 

@@ -72,6 +72,28 @@ struct SQLStoreTests {
         }
     }
 
+    @Test("a write commits its one statement by itself; a conflict writes nothing; a second statement is refused before it runs")
+    func singleStatementWrites() async throws {
+        try await withStore { store in
+            try await store.transaction { try await seed($0) }
+            let bob = UserRecord(id: "u2", tenantID: "t1", username: "bob", attributes: [:], createdAt: 2)
+            try await store.write { try await $0.insertUser(bob) }
+            #expect(try await store.lookup { try await $0.user(id: "u2") }?.username == "bob")
+            let conflict = await #expect(throws: StoreError.self) { try await store.write { try await $0.insertUser(bob) } }
+            #expect(conflict?.code == .conflict)
+            let carol = UserRecord(id: "u3", tenantID: "t1", username: "carol", attributes: [:], createdAt: 3)
+            let dave = UserRecord(id: "u4", tenantID: "t1", username: "dave", attributes: [:], createdAt: 4)
+            let second = await #expect(throws: StoreError.self) {
+                try await store.write { tx in
+                    try await tx.insertUser(carol)
+                    try await tx.insertUser(dave)
+                }
+            }
+            #expect(second?.code == .corrupt)
+            #expect(try await store.lookup { try await $0.user(id: "u4") } == nil)
+        }
+    }
+
     @Test("statements run prepared and still run after another connection changed the schema under them")
     func schemaChangedUnderPreparedStatements() async throws {
         let path = try await Self.temporaryPath()

@@ -195,7 +195,7 @@ public struct BrowserLogins: Sendable {
         record.acrPolicy = acrPolicy?.description
         record.loginHint = loginHint.flatMap { $0.isEmpty ? nil : $0 }
         record.uiLocales = query["ui_locales"]
-        if store { try await domain.store.transaction { try await $0.insertAuthRequest(record) } }
+        if store { try await domain.store.write { try await $0.insertAuthRequest(record) } }
         let providers =
             Federation.allowsFederatedLogin(policy: record.acrPolicy ?? service.policy)
             ? try await domain.identityProviderDirectory(tenant: tenant) : []
