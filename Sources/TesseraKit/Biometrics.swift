@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import TesseraCore
 
 /// The platform's biometric check. `evaluate` asks the user and returns an opaque
 /// value that changes whenever the set of enrolled biometrics changes (on Apple
@@ -47,13 +48,16 @@ public final class SoftwareBiometricGate: BiometricGate {
     public init(stateFile: URL) { self.stateFile = stateFile }
 
     public func evaluate(reason: String) async throws -> Data {
-        try lock.withLock { _ in
-            if let data = FileManager.default.contents(atPath: stateFile.path), !data.isEmpty { return data }
-            let state = Data(UUID().uuidString.utf8)
-            guard FileManager.default.createFile(atPath: stateFile.path, contents: state, attributes: [.posixPermissions: 0o600]) else {
-                throw TesseraKitError.biometricsUnavailable
+        if let data = lock.withLock({ _ in FileManager.default.contents(atPath: stateFile.path) }), !data.isEmpty { return data }
+        // The first evaluation writes the state: on a thread of its own (`BlockingWork`).
+        return try await BlockingWork.run { [self] in
+            try lock.withLock { _ in
+                if let data = FileManager.default.contents(atPath: stateFile.path), !data.isEmpty { return data }
+                let state = Data(UUID().uuidString.utf8)
+                guard FileManager.default.createFile(atPath: stateFile.path, contents: state, attributes: [.posixPermissions: 0o600])
+                else { throw TesseraKitError.biometricsUnavailable }
+                return state
             }
-            return state
         }
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import TesseraCore
 import TesseraCrypto
 
 
@@ -136,7 +137,12 @@ public struct FileKeyStore: KeyStore {
         return directory.appendingPathComponent(kind == "key" ? StoredName.key(label) : StoredName.item(label))
     }
 
-    private func write(_ data: Data, to url: URL) throws {
+    /// Writes and flushes on a thread of its own (`BlockingWork`).
+    private func write(_ data: Data, to url: URL) async throws {
+        try await BlockingWork.run { try Self.write(data, to: url) }
+    }
+
+    private static func write(_ data: Data, to url: URL) throws {
         let temporary = url.appendingPathExtension("tmp")
         guard FileManager.default.createFile(atPath: temporary.path, contents: data, attributes: [.posixPermissions: 0o600]) else {
             throw TesseraKitError.keyStore("cannot write \(url.lastPathComponent)")
@@ -149,7 +155,7 @@ public struct FileKeyStore: KeyStore {
     /// checked by the SDK before the biometric key is used.
     public func generateKey(label: String, protection: KeyProtection) async throws -> any P256Signer {
         let key = SoftwareSigningKey()
-        try write(key.rawRepresentation, to: try url("key", label))
+        try await write(key.rawRepresentation, to: try url("key", label))
         return key
     }
 
@@ -169,7 +175,7 @@ public struct FileKeyStore: KeyStore {
     public func setItem(_ data: Data?, label: String) async throws {
         let file = try url("item", label)
         if let data {
-            try write(data, to: file)
+            try await write(data, to: file)
         } else {
             // The item and any key of the same label (a replaced biometric key); `url`
             // checked the label.

@@ -6,6 +6,7 @@ import HummingbirdTLS
 import Logging
 import NIOCore
 import ServiceLifecycle
+import TesseraCore
 import TesseraCrypto
 import TesseraDomain
 import TesseraOperations
@@ -109,8 +110,10 @@ public func buildApplication(
     let directory = DataDirectory(path: configuration.dataDirectory)
     try directory.prepare()
     let directoryLock = try DataDirectoryLock.take(.serving, in: directory)
-    let box = try SecretBox(masterKey: try directory.masterKey(logger: logger))
-    let (digest, generated) = try directory.adminTokenDigest(configured: configuration.adminToken)
+    // Made and flushed on first start: on a thread of its own (`BlockingWork`).
+    let box = try SecretBox(masterKey: try await BlockingWork.run { try directory.masterKey(logger: logger) })
+    let adminToken = configuration.adminToken
+    let (digest, generated) = try await BlockingWork.run { try directory.adminTokenDigest(configured: adminToken) }
     let store: SQLStore
     if let url = configuration.databaseURL {
         store = try await SQLStore.openPostgres(url: url, logger: logger, maximumConnections: configuration.databaseConnections)

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import TesseraCore
 import TesseraServer
 
 /// Several `tessera serve` nodes on one PostgreSQL database and one data directory (so
@@ -131,7 +132,7 @@ public final class TestCluster: Sendable {
             }
             """
         let file = directory.appendingPathComponent("nginx.conf")
-        try configuration.write(to: file, atomically: true, encoding: .utf8)
+        try await BlockingWork.run { try configuration.write(to: file, atomically: true, encoding: .utf8) }
         return try await ChildProcess.start("/usr/sbin/nginx", ["-p", directory.path, "-c", file.path, "-g", "daemon off;"])
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import TesseraCore
 
 /// Decodes QR codes with `zbarimg` (Debian's zbar-tools), an implementation that owes
 /// nothing to Tessera's encoder.
@@ -6,7 +7,7 @@ public enum ZBar {
     /// Runs `zbarimg` on a PGM image and returns the decoded text.
     public static func decode(_ pgm: [UInt8]) async throws -> String {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("qr-\(UUID().uuidString).pgm")
-        try Data(pgm).write(to: file)
+        try await BlockingWork.run { try Data(pgm).write(to: file) }
         defer { try? FileManager.default.removeItem(at: file) }
         let result = try await Program.run("/usr/bin/env", ["zbarimg", "--quiet", "--raw", "-Sbinary", file.path], timeout: .seconds(60))
         guard result.status == 0 else {
