@@ -21,7 +21,7 @@ public struct Domain: Sendable {
     public let notifier: any RequestNotifier
     let tenants = RefreshingCache<String, TenantRecord>()
     let issuers = RefreshingCache<TenantID, TokenIssuer>()
-    let services = RefreshingCache<String, ServiceRecord>()
+    let services = ServiceCache()
 
     public init(
         store: SQLStore, box: SecretBox, settings: DomainSettings, notifier: any RequestNotifier,
@@ -139,17 +139,26 @@ public struct Domain: Sendable {
         if key == EventKey.services { services.forgetAll() }
     }
 
-    /// The service with this client id, or nil. Services are kept in memory like tenants
-    /// (unknown ids are not remembered): every change to one is announced (`EventKey.services`)
-    /// and drops them all on every node, at once on the node that made it. A miss is read
-    /// in `tx` when given (a transaction holds its connection; it must not wait for another).
+    /// The service with this client id, or nil. Services are kept in memory (`ServiceCache`;
+    /// unknown ids are not remembered): every change to one is announced (`EventKey.services`)
+    /// and drops them all on every node, at once on the node that made it.
+    ///
+    /// A miss is read in `tx` when given (a transaction holds its connection and must not
+    /// wait for another), and then not kept: a read transaction's snapshot may be older than
+    /// the last change, and a write transaction may see a change of its own (or, on SQLite,
+    /// of another member of its batch) that is not committed yet. A miss without `tx` is
+    /// read by one statement of its own and kept.
     public func service(clientID: ClientID, in tx: StoreTransaction? = nil) async throws -> ServiceRecord? {
-        try await cachedService("client:" + clientID.rawValue, in: tx) { try await $0.service(clientID: clientID) }
+        let (cached, epoch) = services.lookup(clientID: clientID)
+        if let cached { return cached }
+        return try await serviceMiss(in: tx, epoch: epoch) { try await $0.service(clientID: clientID) }
     }
 
     /// The service with this id, or nil; cached as `service(clientID:in:)`.
     public func service(id: ServiceID, in tx: StoreTransaction? = nil) async throws -> ServiceRecord? {
-        try await cachedService("id:" + id.rawValue, in: tx) { try await $0.service(id: id) }
+        let (cached, epoch) = services.lookup(id: id)
+        if let cached { return cached }
+        return try await serviceMiss(in: tx, epoch: epoch) { try await $0.service(id: id) }
     }
 
     /// Announces, after its commit, that a service was added, changed or removed.
@@ -157,13 +166,12 @@ public struct Domain: Sendable {
         await announce(RequestNotice(keys: [EventKey.services]), logger: logger ?? Logger(label: "tessera.services"))
     }
 
-    private func cachedService(
-        _ key: String, in tx: StoreTransaction?, _ read: (StoreTransaction) async throws -> ServiceRecord?
+    private func serviceMiss(
+        in tx: StoreTransaction?, epoch: Int, _ read: (StoreTransaction) async throws -> ServiceRecord?
     ) async throws -> ServiceRecord? {
-        let (cached, generation) = services.lookup(key)
-        if let cached { return cached }
-        let found = if let tx { try await read(tx) } else { try await store.lookup(read) }
-        if let found { services.store(found, for: key, generation: generation) }
+        if let tx { return try await read(tx) }
+        let found = try await store.lookup(read)
+        if let found { services.store(found, epoch: epoch) }
         return found
     }
 }
@@ -193,13 +201,13 @@ public struct DomainSettings: Sendable {
 }
 
 /// What a node keeps in memory of what other nodes may change (tenants by name, token
-/// issuers by tenant, services by id and client id): a change drops the entry (`forget`,
-/// or `forgetAll`, on every node through the announced event); an entry is read again
-/// once it is `maximumAge` old, so a lost notification delays a change by that at most;
-/// and a value read before a change that came in meanwhile is not kept (`generation`).
+/// issuers by tenant): a change drops the entry (`forget`, on every node through the
+/// announced event); an entry is read again once it is `maximumAge` old, so a lost
+/// notification delays a change by that at most; and a value read before a change that
+/// came in meanwhile is not kept (`generation`).
 ///
-/// A lock, not an actor: a lookup is a dictionary access, made inside transactions too,
-/// where a hop to an actor and back would cost more than the read it saves.
+/// A lock, not an actor: a lookup is a dictionary access, which a hop to an actor and
+/// back on every request would cost more than.
 final class RefreshingCache<Key: Hashable & Sendable, Value: Sendable>: Sendable {
     static var maximumAge: Duration { .seconds(60) }
 
@@ -207,11 +215,6 @@ final class RefreshingCache<Key: Hashable & Sendable, Value: Sendable>: Sendable
         var entries: [Key: (value: Value, loadedAt: ContinuousClock.Instant)] = [:]
         /// Counts each key's `forget`s.
         var generations: [Key: Int] = [:]
-        /// Counts `forgetAll`s. A key's generation is this plus its own count: both only
-        /// grow, so any forget that concerns the key changes the sum.
-        var epoch = 0
-
-        func generation(_ key: Key) -> Int { epoch + generations[key, default: 0] }
     }
 
     private let state = Mutex(State())
@@ -220,7 +223,7 @@ final class RefreshingCache<Key: Hashable & Sendable, Value: Sendable>: Sendable
     func lookup(_ key: Key) -> (value: Value?, generation: Int) {
         let now = ContinuousClock.now
         return state.withLock { state in
-            let generation = state.generation(key)
+            let generation = state.generations[key, default: 0]
             guard let entry = state.entries[key], now - entry.loadedAt < Self.maximumAge else { return (nil, generation) }
             return (entry.value, generation)
         }
@@ -230,7 +233,7 @@ final class RefreshingCache<Key: Hashable & Sendable, Value: Sendable>: Sendable
     func store(_ value: Value, for key: Key, generation: Int) {
         let now = ContinuousClock.now
         state.withLock { state in
-            guard state.generation(key) == generation else { return }
+            guard state.generations[key, default: 0] == generation else { return }
             state.entries[key] = (value, now)
         }
     }
@@ -241,12 +244,66 @@ final class RefreshingCache<Key: Hashable & Sendable, Value: Sendable>: Sendable
             state.generations[key, default: 0] += 1
         }
     }
+}
+
+/// The services a node keeps in memory, by client id and by id. One read fills both keys
+/// of a service and every change to any service drops them all (`forgetAll`, on every node
+/// through the announced event); an entry is read again once it is `maximumAge` old, so a
+/// lost notification delays a change by that at most; a service read before a `forgetAll`
+/// that came in meanwhile is not kept (`epoch`).
+///
+/// A lock, not an actor: lookups happen inside transactions too, where a hop to an actor
+/// and back would cost more than the read it saves.
+final class ServiceCache: Sendable {
+    static var maximumAge: Duration { .seconds(60) }
+
+    private struct Entry {
+        let service: ServiceRecord
+        let loadedAt: ContinuousClock.Instant
+    }
+
+    private struct State {
+        var byClientID: [ClientID: Entry] = [:]
+        var byID: [ServiceID: Entry] = [:]
+        /// Counts `forgetAll`s.
+        var epoch = 0
+    }
+
+    private let state = Mutex(State())
+
+    /// The cached service while it is fresh, and the epoch to `store` one read now with.
+    func lookup(clientID: ClientID) -> (service: ServiceRecord?, epoch: Int) {
+        let now = ContinuousClock.now
+        return state.withLock { state in (Self.fresh(state.byClientID[clientID], now: now), state.epoch) }
+    }
+
+    func lookup(id: ServiceID) -> (service: ServiceRecord?, epoch: Int) {
+        let now = ContinuousClock.now
+        return state.withLock { state in (Self.fresh(state.byID[id], now: now), state.epoch) }
+    }
+
+    /// Keeps, under both its keys, a service read after a `lookup` answered `epoch`, unless
+    /// a `forgetAll` came since.
+    func store(_ service: ServiceRecord, epoch: Int) {
+        let entry = Entry(service: service, loadedAt: ContinuousClock.now)
+        state.withLock { state in
+            guard state.epoch == epoch else { return }
+            state.byClientID[service.clientID] = entry
+            state.byID[service.id] = entry
+        }
+    }
 
     func forgetAll() {
         state.withLock { state in
-            state.entries.removeAll()
+            state.byClientID.removeAll()
+            state.byID.removeAll()
             state.epoch += 1
         }
+    }
+
+    private static func fresh(_ entry: Entry?, now: ContinuousClock.Instant) -> ServiceRecord? {
+        guard let entry, now - entry.loadedAt < maximumAge else { return nil }
+        return entry.service
     }
 }
 

@@ -6,15 +6,15 @@ import TesseraCore
 struct BlockingWorkTests {
     /// More blocked pieces of work than there are cooperative threads, each waiting for a
     /// task that can only run on a cooperative thread: on the cooperative threads they would
-    /// wait for it forever (the time limit would end the test); on threads of their own they
-    /// all finish once it has run.
+    /// hold them all until their wait ran out, and answer that it did (-2); on threads of
+    /// their own they all finish once the task has run.
     @Test("work that blocks leaves the cooperative threads free: blocked work waiting for a task finishes once the task runs")
     func leavesCooperativeThreadsFree() async throws {
         let gate = DispatchSemaphore(value: 0)
         let count = ProcessInfo.processInfo.activeProcessorCount * 2 + 2
         let finished = try await withThrowingTaskGroup(of: Int.self) { group in
             for index in 0..<count {
-                group.addTask { try await BlockingWork.run { gate.wait(); return index } }
+                group.addTask { try await BlockingWork.run { gate.wait(timeout: .now() + 20) == .success ? index : -2 } }
             }
             group.addTask {
                 for _ in 0..<count { gate.signal() }
