@@ -431,13 +431,7 @@ public final class SQLStore: Sendable {
                 try await counted { try await body(StoreTransaction(db: OneStatement(database))) }
             }
         case .postgres(let client, _):
-            return try await Self.againAfterStalePlan {
-                try await Self.onLoop(of: client) { connection in
-                    try await counted {
-                        try await body(StoreTransaction(db: OneStatement(PreparingPostgresDatabase(connection, statements: statements))))
-                    }
-                }
-            }
+            return try await oneStatement(on: client, body)
         }
     }
 
@@ -453,12 +447,20 @@ public final class SQLStore: Sendable {
                 try await counted { try await body(StoreTransaction(db: OneStatement(database))) }
             }
         case .postgres(let client, _):
-            // A statement that failed on a stale plan wrote nothing: it runs again, prepared anew.
-            return try await Self.againAfterStalePlan {
-                try await Self.onLoop(of: client) { connection in
-                    try await counted {
-                        try await body(StoreTransaction(db: OneStatement(PreparingPostgresDatabase(connection, statements: statements))))
-                    }
+            return try await oneStatement(on: client, body)
+        }
+    }
+
+    /// `lookup` and `write` on PostgreSQL: `body`'s one statement on a pooled connection,
+    /// outside a transaction block. A statement that failed on a stale plan read or wrote
+    /// nothing: it runs again, prepared anew.
+    private func oneStatement<R: Sendable>(
+        on client: PostgresClient, isolation: isolated (any Actor)? = #isolation, _ body: (StoreTransaction) async throws -> R
+    ) async throws -> R {
+        try await Self.againAfterStalePlan {
+            try await Self.onLoop(of: client) { connection in
+                try await counted {
+                    try await body(StoreTransaction(db: OneStatement(PreparingPostgresDatabase(connection, statements: statements))))
                 }
             }
         }
