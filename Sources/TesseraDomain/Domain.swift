@@ -255,7 +255,8 @@ final class RefreshingCache<Key: Hashable & Sendable, Value: Sendable>: Sendable
 /// A lock, not an actor: lookups happen inside transactions too, where a hop to an actor
 /// and back would cost more than the read it saves.
 final class ServiceCache: Sendable {
-    static var maximumAge: Duration { .seconds(60) }
+    /// The same as the tenants' and issuers'.
+    static var maximumAge: Duration { RefreshingCache<ServiceID, ServiceRecord>.maximumAge }
 
     private struct Entry {
         let service: ServiceRecord

@@ -247,14 +247,16 @@ public struct Passkeys: Sendable {
     }
 
     /// A login request a passkey may answer: pending, and its service's policy has the
-    /// alternative `securitykey` on its own.
-    private func checkPasskeyLogin(_ request: AuthRequestRecord, tenant: TenantRecord, now: Int64) async throws {
+    /// alternative `securitykey` on its own. Answers the service.
+    @discardableResult
+    private func checkPasskeyLogin(_ request: AuthRequestRecord, tenant: TenantRecord, now: Int64) async throws -> ServiceRecord {
         guard let serviceID = request.serviceID, let service = try await domain.service(id: serviceID),
             Self.allowsPasskeyLogin(policy: request.acrPolicy ?? service.policy)
         else { throw DomainError(.forbidden, .accessDenied, "this service does not accept a passkey alone") }
         guard BrowserLogins.effectiveStatus(request, now: now) == .pending else {
             throw DomainError.requestClaimed("the sign-in request was taken up by a device or has ended")
         }
+        return service
     }
 
     /// Whether a policy lets a passkey sign in alone (the alternative `securitykey`).
@@ -269,10 +271,9 @@ public struct Passkeys: Sendable {
         _ credential: WebAuthnJSON.AssertionCredential, request: AuthRequestRecord, tenant: TenantRecord, logger: Logger
     ) async throws {
         let now = domain.epochNow()
-        try await checkPasskeyLogin(request, tenant: tenant, now: now)
+        let service = try await checkPasskeyLogin(request, tenant: tenant, now: now)
         let response = try Self.assertionResponse(credential)
         let challenge = try Self.challenge(in: response.clientDataJSON)
-        let service = try await request.serviceID.asyncMap { try await domain.service(id: $0) } ?? nil
         let party = relyingParty(for: tenant)
         enum Outcome {
             case approved(SecurityKeyRecord)
@@ -311,7 +312,7 @@ public struct Passkeys: Sendable {
             guard
                 try await tx.approveAuthRequest(
                     id: request.id, userID: user.id, securityKeyID: key.id, factors: [.securitykey],
-                    confirmedAttributes: service.map { ScopeClaims.requestedAttributes(of: $0, scope: request.scope) } ?? [], authTime: now)
+                    confirmedAttributes: ScopeClaims.requestedAttributes(of: service, scope: request.scope), authTime: now)
             else { return .refused(DomainError.requestClaimed("the sign-in request was taken up by a device or has ended")) }
             return .approved(key)
         }
