@@ -36,6 +36,14 @@ struct MultiNodeTests {
         }
     }
 
+    /// The answer to an attempt that waited longer than the bound for its activation's
+    /// turn (more than a loaded machine drains in time): 503 with `Retry-After`, and
+    /// nothing counted, which the tests check against the stored counter.
+    func isBusy(_ response: TestHTTP.Response) -> Bool {
+        response.status == 503 && response.header("Retry-After") != nil
+            && (try? response.json())?["error"] as? String == "temporarily_unavailable"
+    }
+
     /// A finish body with a wrong PIN for each claimed request, signed like the SDK would
     /// (one PBKDF2 of the wrong PIN serves them all, as the salt is the activation's).
     func wrongPINFinishes(_ claimed: [AuthenticationUserInformation], device: TestDevice) async throws
@@ -173,6 +181,7 @@ struct MultiNodeTests {
                         let url = "\(node)/t/\(scenario.tenant)/device/authentications/\(requestID)/finish"
                         guard let response = try? await http.send("POST", url, headers: ["Content-Type": "application/json"], body: body)
                         else { return "no answer" }
+                        if isBusy(response) { return "busy" }
                         switch (response.status, (try? response.json())?["result"] as? String) {
                         case (200, "lockout"): return "counted"
                         case (423, _): return "refused while locked"
@@ -184,7 +193,8 @@ struct MultiNodeTests {
             }
             let counts = Dictionary(outcomes.map { ($0, 1) }, uniquingKeysWith: +)
             #expect(counts["counted"] == 4, "three free attempts and the one that locks: \(counts)")
-            #expect(counts["refused while locked"] == 96, "\(counts)")
+            // On a loaded machine the last in line may wait past the bound: 503, nothing counted.
+            #expect(counts["refused while locked", default: 0] + counts["busy", default: 0] == 96, "\(counts)")
             let record = try #require(try await scenario.activations(username: "bea").first)
             #expect(record["failed_attempts"] as? Int == 4)
             #expect(record["locked_until"] != nil)
@@ -219,6 +229,7 @@ struct MultiNodeTests {
                         let url = "\(node)/t/\(scenario.tenant)/device/authentications/\(information.requestID.rawValue)/finish"
                         guard let response = try? await http.send("POST", url, headers: ["Content-Type": "application/json"], body: body)
                         else { return "no answer" }
+                        if isBusy(response) { return "busy" }
                         let json = try? response.json()
                         switch (response.status, json?["result"] as? String, json?["error"] as? String) {
                         case (200, "lockout", _): return "counted"
@@ -243,7 +254,7 @@ struct MultiNodeTests {
             let counts = Dictionary(outcomes.map { ($0, 1) }, uniquingKeysWith: +)
             let record = try #require(try await scenario.activations(username: "rex").first)
             let stored = try #require(record["failed_attempts"] as? Int)
-            #expect(Set(counts.keys).isSubset(of: ["counted", "refused while locked", "refused unseen"]), "\(counts)")
+            #expect(Set(counts.keys).isSubset(of: ["counted", "refused while locked", "refused unseen", "busy"]), "\(counts)")
             // Every guess that was verified counted, and none beyond the lock.
             #expect(stored == counts["counted", default: 0], "\(stored) stored: \(counts)")
             #expect(stored == 6, "five free attempts and the one that locks: \(counts)")
