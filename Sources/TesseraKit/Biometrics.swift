@@ -62,12 +62,14 @@ public final class SoftwareBiometricGate: BiometricGate {
     }
 
     /// Simulates the user enrolling another finger or face: keys bound to the old
-    /// state stop working.
-    public func simulateBiometricChange() throws {
-        try lock.withLock { _ in
-            guard FileManager.default.createFile(
-                atPath: stateFile.path, contents: Data(UUID().uuidString.utf8), attributes: [.posixPermissions: 0o600])
-            else { throw TesseraKitError.biometricsUnavailable }
+    /// state stop working. Written on a thread of its own (`BlockingWork`).
+    public func simulateBiometricChange() async throws {
+        try await BlockingWork.run { [self] in
+            try lock.withLock { _ in
+                guard FileManager.default.createFile(
+                    atPath: stateFile.path, contents: Data(UUID().uuidString.utf8), attributes: [.posixPermissions: 0o600])
+                else { throw TesseraKitError.biometricsUnavailable }
+            }
         }
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import TesseraCore
 import TesseraCrypto
 
@@ -154,7 +155,7 @@ public actor SoftwareSecurityKey: SecurityKeyAuthenticator {
             .init(.text("authData"), .bytes(authenticatorData)),
         ])
         credentials.append(Credential(id: id, rpID: request.rpID, userHandle: request.userHandle, privateKey: key.rawRepresentation, counter: 0))
-        try save()
+        try await save()
         return MadeCredential(credentialID: id, attestationObject: object.encoded, transports: ["internal"])
     }
 
@@ -166,8 +167,9 @@ public actor SoftwareSecurityKey: SecurityKeyAuthenticator {
             })
         else { throw TesseraKitError.securityKey("this security key holds no credential for \(request.rpID)") }
         credentials[index].counter += 1
-        try save()
+        // Taken before the write: another assertion may count on while this one waits for it.
         let credential = credentials[index]
+        try await save()
         let flags: AuthenticatorData.Flags = verifiesUser ? [.userPresent, .userVerified] : [.userPresent]
         let authenticatorData = AuthenticatorData.encode(rpID: request.rpID, flags: flags, signCount: credential.counter)
         let key = try SoftwareCredentialKey(rawRepresentation: credential.privateKey)
@@ -176,14 +178,35 @@ public actor SoftwareSecurityKey: SecurityKeyAuthenticator {
             credentialID: credential.id, authenticatorData: authenticatorData, signature: signature, userHandle: credential.userHandle)
     }
 
-    private func save() throws {
+    /// Writes the credentials on a thread of its own (`BlockingWork`). The actor may take
+    /// another call while a write waits on the disk, so each write carries its state's
+    /// generation and one already overtaken by a newer state on disk is skipped.
+    private func save() async throws {
         guard let file else { return }
         let data = try JSONEncoder().encode(credentials)
-        let temporary = file.appendingPathExtension("new")
-        // Written beside the file and renamed over it: a crash leaves the old or the new one.
-        guard FileManager.default.createFile(atPath: temporary.path, contents: data, attributes: [.posixPermissions: 0o600]),
-            rename(temporary.path, file.path) == 0
-        else { throw TesseraKitError.keyStore("could not write \(file.path)") }
+        generation += 1
+        let state = generation
+        try await BlockingWork.run { [writer] in try writer.write(data, generation: state, to: file) }
+    }
+
+    private var generation: UInt64 = 0
+    private let writer = NewestWrite()
+
+    /// Writes a file from the newest state only, one write at a time.
+    private final class NewestWrite: Sendable {
+        private let written = Mutex<UInt64>(0)
+
+        func write(_ data: Data, generation: UInt64, to file: URL) throws {
+            try written.withLock { last in
+                guard generation > last else { return }
+                let temporary = file.appendingPathExtension("new")
+                // Written beside the file and renamed over it: a crash leaves the old or the new one.
+                guard FileManager.default.createFile(atPath: temporary.path, contents: data, attributes: [.posixPermissions: 0o600]),
+                    rename(temporary.path, file.path) == 0
+                else { throw TesseraKitError.keyStore("could not write \(file.path)") }
+                last = generation
+            }
+        }
     }
 }
 

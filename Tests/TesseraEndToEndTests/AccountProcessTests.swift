@@ -98,7 +98,7 @@ struct AccountProcessTests {
             #expect(try await logsIn(scenario, service, device: device, factors: [.device, .otp]).isUserLogin)
 
             // The biometric set changes: the factor fails on the device until it is enrolled again.
-            try device.biometrics.simulateBiometricChange()
+            try await device.biometrics.simulateBiometricChange()
             let login = try await scenario.openLogin(service)
             let information = try await device.authenticator.start(url: login.authenticationURL)
             await #expect(throws: TesseraKitError.self) { _ = try await device.authenticator.biometricFactor(for: information, reason: "test") }

@@ -194,7 +194,7 @@ struct KeyStoreTests {
             }
             #expect(try biometricKeys().count == 1)
             for _ in 0..<2 {
-                try device.biometrics.simulateBiometricChange()
+                try await device.biometrics.simulateBiometricChange()
                 let current = try #require(try await personalizer.activations().first)
                 let process = try await approve(try await personalizer.startAddAuthenticationFactor(.biometric, activation: current), device: device)
                 guard case .apiAccessAddFactor(let added) = process else { Issue.record("expected apiAccessAddFactor, got \(process)"); return }

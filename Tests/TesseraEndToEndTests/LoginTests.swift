@@ -116,7 +116,7 @@ struct LoginTests {
             let service = try await scenario.createService()
             try await scenario.createUser("dave")
             let (device, _) = try await activateDevice(scenario, username: "dave", biometric: true)
-            try device.biometrics.simulateBiometricChange()
+            try await device.biometrics.simulateBiometricChange()
             let login = try await scenario.openLogin(service)
             let information = try await device.authenticator.start(url: login.authenticationURL)
             do {

@@ -280,6 +280,37 @@ extension PasskeyTests {
         #expect(object["new_sign_count"] as? Int == 1)
     }
 
+    /// The software key writes its file off the actor's thread, so assertions may overlap
+    /// their writes: each still gets a counter of its own, and the file keeps the last.
+    @Test("the software security key's counter under concurrent assertions: each its own, the file keeps the last")
+    func softwareKeyConcurrentCounter() async throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("tessera-key-\(UUID().uuidString).json")
+        defer { try? FileManager.default.removeItem(at: file) }
+        let key = try SoftwareSecurityKey(file: file, verifiesUser: true)
+        let made = try await key.makeCredential(
+            MakeCredentialRequest(
+                clientDataHash: Array(repeating: 1, count: 32), rpID: "login.example.com", userHandle: Array("user-1".utf8),
+                userName: "kai", algorithms: [-7], excludeCredentialIDs: [], requireUserVerification: true))
+        let request = GetAssertionRequest(
+            clientDataHash: Array(repeating: 2, count: 32), rpID: "login.example.com", allowCredentialIDs: [made.credentialID],
+            requireUserVerification: true)
+        let counters = try await withThrowingTaskGroup(of: UInt32.self) { group -> [UInt32] in
+            for _ in 0..<20 {
+                group.addTask {
+                    let data = try await key.getAssertion(request).authenticatorData
+                    // authenticatorData: rpIdHash (32), flags (1), signCount (4, big-endian).
+                    return data[33..<37].reduce(0) { $0 << 8 | UInt32($1) }
+                }
+            }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(counters.sorted() == Array(1...20))
+        // A key loaded from the file goes on from the last counter.
+        let reloaded = try SoftwareSecurityKey(file: file, verifiesUser: true)
+        let next = try await reloaded.getAssertion(request).authenticatorData
+        #expect(next[33..<37].reduce(0) { $0 << 8 | UInt32($1) } == 21)
+    }
+
     /// The terminal authenticator: `tessera device add-factor securitykey` registers a key
     /// on its software authenticator, and `tessera device login --factors device,securitykey`
     /// signs in with it.
