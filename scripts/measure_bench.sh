@@ -7,7 +7,7 @@
 #
 # For PostgreSQL, the URL names a database on the machine's default cluster (Debian's
 # 15/main) whose role may CREATE DATABASE (docs/PERFORMANCE.md shows how to create
-# it); each part runs on a new database. Run as
+# it); each part runs on a new database, dropped when the script ends. Run as
 # root (or as a user who may `su postgres`) so the CHECKPOINT before a measurement can
 # run.
 #
@@ -28,13 +28,24 @@ PORT=18100
 DATA=$(mktemp -d /tmp/tessera-bench-XXXXXX)
 export TESSERA_ADMIN_TOKEN=bench-$(head -c 16 /dev/urandom | od -An -tx1 | tr -d ' \n')
 export TESSERA_SERVER=http://127.0.0.1:$PORT
+WORK=$(mktemp -d /tmp/tessera-bench-work-XXXXXX)
 SERVER=
-trap '[ -n "$SERVER" ] && kill $SERVER 2>/dev/null; rm -rf "$DATA"' EXIT
+CREATED=()
+# Stops the server and drops every database this run created (a million activations
+# take gigabytes).
+finish() {
+    if [ -n "$SERVER" ]; then kill $SERVER 2>/dev/null; wait $SERVER 2>/dev/null || true; fi
+    for name in "${CREATED[@]}"; do psql -q "${PGBASE}" -c "DROP DATABASE IF EXISTS $name" >/dev/null || true; done
+    rm -rf "$DATA" "$WORK"
+}
+trap finish EXIT
 
 summary() {
     python3 -c "
 import json, sys
-d = json.load(sys.stdin); l = d['latency_ms']; c = d['cpu_ms']
+raw = sys.stdin.read()
+if not raw.strip(): sys.exit(1)  # the bench failed and said why
+d = json.loads(raw); l = d['latency_ms']; c = d['cpu_ms']
 errors = sum(d['errors'].values()) if d['errors'] else 0
 postgres = ' postgres %.2f' % c['postgres_ms_per_flow'] if 'postgres_ms_per_flow' in c else ''
 print('%-8s %-18s c=%-3s %8.1f/s  p50 %7.2f  p90 %7.2f  p99 %7.2f  p99.9 %7.2f  errors %s  cpu ms/flow: server %.2f (user %.2f, system %.2f) bench %.2f%s' % (
@@ -48,6 +59,7 @@ start() {
     if [ "$BACKEND" = postgres ]; then
         local name=bench_$(date +%s)_$RANDOM
         psql -q "${PGBASE}" -c "CREATE DATABASE $name" >/dev/null
+        CREATED+=("$name")
         DB=(--database "${PGBASE%/*}/$name?sslmode=disable")
     fi
     # One address sends every flow: the per-address rate limit is off for the measurement.
@@ -69,23 +81,29 @@ pgcpu() {
     for p in $(pgrep -u postgres); do awk '{print $14 + $15 + $16 + $17}' "/proc/$p/stat" 2>/dev/null; done |
         awk -v hz="$(getconf CLK_TCK)" '{s += $1} END {printf "%.3f", s / hz}'
 }
+# A bench that fails shows what it printed on stderr (its progress lines are left out)
+# and stops the script.
 bench() {
-    if [ "$BACKEND" != postgres ]; then $B bench --devices 64 --json "$@" 2>/dev/null; return; fi
     local before after
-    before=$(pgcpu)
-    $B bench --devices 64 --json "$@" 2>/dev/null > "$DATA/run.json"
+    before=$( [ "$BACKEND" = postgres ] && pgcpu || echo 0)
+    if ! $B bench --devices 64 --json "$@" 2> "$WORK/bench.err" > "$WORK/run.json"; then
+        echo "tessera bench $* failed:" >&2
+        tr '\r' '\n' < "$WORK/bench.err" | grep -v '^ *$' | tail -20 >&2
+        return 1
+    fi
+    if [ "$BACKEND" != postgres ]; then cat "$WORK/run.json"; return; fi
     after=$(pgcpu)
     python3 -c "
-import json; d = json.load(open('$DATA/run.json'))
+import json; d = json.load(open('$WORK/run.json'))
 d['cpu_ms']['postgres_ms_per_flow'] = ($after - $before) * 1000 / max(d['completed'], 1)
 print(json.dumps(d))"
 }
 
 start
 bench --flow login --duration 3 --concurrency 4 >/dev/null   # warm-up; creates the tenant
-bench --flow login --concurrency 32 --duration 15 > "$DATA/login.json"
-summary < "$DATA/login.json"
-HALF=$(python3 -c "import json; print(round(json.load(open('$DATA/login.json'))['flows_per_second'] / 2))")
+bench --flow login --concurrency 32 --duration 15 > "$WORK/login.json"
+summary < "$WORK/login.json"
+HALF=$(python3 -c "import json; print(round(json.load(open('$WORK/login.json'))['flows_per_second'] / 2))")
 # As before the seeded runs: the saturated run's WAL is checkpointed before this one, not during it.
 settle
 bench --flow login --concurrency 32 --duration 15 --rate "$HALF" | summary "@$HALF/s"
