@@ -34,8 +34,10 @@ CREATED=()
 # Stops the server and drops every database this run created (a million activations
 # take gigabytes).
 finish() {
-    if [ -n "$SERVER" ]; then kill $SERVER 2>/dev/null; wait $SERVER 2>/dev/null || true; fi
-    for name in "${CREATED[@]}"; do psql -q "${PGBASE}" -c "DROP DATABASE IF EXISTS $name" >/dev/null || true; done
+    if [ -n "$SERVER" ]; then kill $SERVER 2>/dev/null || true; wait $SERVER 2>/dev/null || true; fi
+    for name in ${CREATED[@]+"${CREATED[@]}"}; do
+        psql -q "${PGBASE}" -c "DROP DATABASE IF EXISTS $name WITH (FORCE)" >/dev/null || true
+    done
     rm -rf "$DATA" "$WORK"
 }
 trap finish EXIT
@@ -78,14 +80,14 @@ settle() {
 # (the backends, and the checkpointer and WAL writer), read around each run and added to
 # the bench's JSON as postgres_ms_per_flow.
 pgcpu() {
-    for p in $(pgrep -u postgres); do awk '{print $14 + $15 + $16 + $17}' "/proc/$p/stat" 2>/dev/null; done |
+    for p in $(pgrep -u postgres); do awk '{print $14 + $15 + $16 + $17}' "/proc/$p/stat" 2>/dev/null || true; done |
         awk -v hz="$(getconf CLK_TCK)" '{s += $1} END {printf "%.3f", s / hz}'
 }
 # A bench that fails shows what it printed on stderr (its progress lines are left out)
 # and stops the script.
 bench() {
-    local before after
-    before=$( [ "$BACKEND" = postgres ] && pgcpu || echo 0)
+    local before=0 after
+    if [ "$BACKEND" = postgres ]; then before=$(pgcpu); fi
     if ! $B bench --devices 64 --json "$@" 2> "$WORK/bench.err" > "$WORK/run.json"; then
         echo "tessera bench $* failed:" >&2
         tr '\r' '\n' < "$WORK/bench.err" | grep -v '^ *$' | tail -20 >&2

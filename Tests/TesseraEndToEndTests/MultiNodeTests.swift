@@ -195,6 +195,7 @@ struct MultiNodeTests {
             #expect(counts["counted"] == 4, "three free attempts and the one that locks: \(counts)")
             // On a loaded machine the last in line may wait past the bound: 503, nothing counted.
             #expect(counts["refused while locked", default: 0] + counts["busy", default: 0] == 96, "\(counts)")
+            #expect(counts["refused while locked", default: 0] > 0, "the lock refuses the attempts after it: \(counts)")
             let record = try #require(try await scenario.activations(username: "bea").first)
             #expect(record["failed_attempts"] as? Int == 4)
             #expect(record["locked_until"] != nil)
