@@ -139,16 +139,7 @@ public struct FileKeyStore: KeyStore {
 
     /// Writes and flushes on a thread of its own (`BlockingWork`).
     private func write(_ data: Data, to url: URL) async throws {
-        try await BlockingWork.run { try Self.write(data, to: url) }
-    }
-
-    private static func write(_ data: Data, to url: URL) throws {
-        let temporary = url.appendingPathExtension("tmp")
-        guard FileManager.default.createFile(atPath: temporary.path, contents: data, attributes: [.posixPermissions: 0o600]) else {
-            throw TesseraKitError.keyStore("cannot write \(url.lastPathComponent)")
-        }
-        // rename is atomic: a crash leaves the old file or the new one, never half of one.
-        if rename(temporary.path, url.path) != 0 { throw TesseraKitError.keyStore("cannot write \(url.lastPathComponent)") }
+        try await BlockingWork.run { try OwnerOnlyFile.replace(url, with: data) }
     }
 
     /// Software keys: `protection` cannot be enforced by a file; the biometric gate is
@@ -201,5 +192,17 @@ public struct FileKeyStore: KeyStore {
         for name in StoredName.removed(withPrefix: prefix, from: try FileManager.default.contentsOfDirectory(atPath: directory.path)) {
             try FileManager.default.removeItem(at: directory.appendingPathComponent(name))
         }
+    }
+}
+
+/// A file only its owner may read (mode 0600), replaced whole: written beside itself and
+/// renamed over, which is atomic, so a crash leaves the old file or the new one, never half
+/// of one. It blocks for the flush: call it through `BlockingWork`.
+enum OwnerOnlyFile {
+    static func replace(_ url: URL, with data: Data) throws {
+        let temporary = url.appendingPathExtension("tmp")
+        guard FileManager.default.createFile(atPath: temporary.path, contents: data, attributes: [.posixPermissions: 0o600]),
+            rename(temporary.path, url.path) == 0
+        else { throw TesseraKitError.keyStore("cannot write \(url.lastPathComponent)") }
     }
 }

@@ -199,11 +199,7 @@ public actor SoftwareSecurityKey: SecurityKeyAuthenticator {
         func write(_ data: Data, generation: UInt64, to file: URL) throws {
             try written.withLock { last in
                 guard generation > last else { return }
-                let temporary = file.appendingPathExtension("new")
-                // Written beside the file and renamed over it: a crash leaves the old or the new one.
-                guard FileManager.default.createFile(atPath: temporary.path, contents: data, attributes: [.posixPermissions: 0o600]),
-                    rename(temporary.path, file.path) == 0
-                else { throw TesseraKitError.keyStore("could not write \(file.path)") }
+                try OwnerOnlyFile.replace(file, with: data)
                 last = generation
             }
         }
