@@ -70,13 +70,59 @@ swift build --build-tests
 # the SDK's requests go through AsyncHTTPClient, not URLSession (TesseraTesting's
 # ClientTransport); with either, a full PostgreSQL pass hung once in a few runs.
 width=(--experimental-maximum-parallelization-width 48)
+
+# A stall (every cooperative thread of the test process held, so that no in-process
+# server answers; seen once in CI, cause unknown) should show where it is: when no test
+# has finished for 40 s and gdb is installed, the test process's thread stacks are taken,
+# and a pass that fails prints them.
+work="$(mktemp -d "${TMPDIR:-/tmp}/tessera-test-run.XXXXXX")"
+pgdir=""
+cleanup() {
+    rm -rf "$work"
+    if [ -n "$pgdir" ]; then scripts/postgres.sh stop "$pgdir"; fi
+}
+trap cleanup EXIT
+watch_quiet() {
+    local log=$1 stacks=$2 last=-1 quiet=0 count pid
+    command -v gdb >/dev/null 2>&1 || return 0
+    while sleep 5; do
+        count=$(grep -c -e "passed after" -e "failed after" "$log" 2>/dev/null) || count=0
+        if [ "$count" != "$last" ]; then
+            last=$count
+            quiet=0
+            continue
+        fi
+        quiet=$((quiet + 5))
+        [ "$quiet" = 40 ] || continue
+        pid=$(pgrep -n -f 'PackageTests\.xctest') || continue
+        {
+            echo "-- $(date +%T): no test finished for 40 s; the threads of process $pid"
+            timeout 120 gdb -p "$pid" -batch -ex "thread apply all bt 30" 2>&1 | grep -E '^(Thread|#)'
+        } >>"$stacks" || true
+    done
+}
+# run_pass NAME COMMAND…: runs one pass, its output also kept for the watcher.
+run_pass() {
+    local name=$1 status=0 watcher
+    shift
+    watch_quiet "$work/$name.log" "$work/$name.stacks" &
+    watcher=$!
+    "$@" 2>&1 | tee "$work/$name.log" || status=$?
+    kill "$watcher" 2>/dev/null || true
+    wait "$watcher" 2>/dev/null || true
+    if [ "$status" != 0 ] && [ -s "$work/$name.stacks" ]; then
+        echo "== The test process's threads, taken when no test had finished for 40 s =="
+        cat "$work/$name.stacks"
+    fi
+    return "$status"
+}
+
 echo "== The suite on SQLite =="
-env -u TESSERA_TEST_DATABASE_URL timeout --kill-after=30 900 swift test --skip-build "${width[@]}" "$@"
+run_pass sqlite env -u TESSERA_TEST_DATABASE_URL timeout --kill-after=30 900 swift test --skip-build "${width[@]}" "$@"
 echo "== The suite again, on PostgreSQL =="
 if [ -z "${TESSERA_TEST_DATABASE_URL:-}" ]; then
     pgdir="$(mktemp -d "${TMPDIR:-/tmp}/tessera-test-postgres.XXXXXX")"
-    trap 'scripts/postgres.sh stop "$pgdir"' EXIT
     TESSERA_TEST_DATABASE_URL="$(scripts/postgres.sh start "$pgdir" $$)"
 fi
 export TESSERA_TEST_DATABASE_URL
-timeout --kill-after=30 900 swift test --skip-build "${width[@]}" "$@"
+run_pass postgres timeout --kill-after=30 900 swift test --skip-build "${width[@]}" "$@"
