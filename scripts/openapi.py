@@ -185,6 +185,40 @@ paths={
  "/admin/console-users":{
    "post":op("Make a console operator (and the operators' tenant, and the user, if missing); an activation link for its device",201,ref("ConsoleUserInvitation"),[400,401,403,404,413],ref("AddConsoleUser"),okdesc="Created")},
 }
+# What each admin operation needs of its caller: read (every role), support (helpdesk and
+# admin) or manage (admin); global: the caller must reach every tenant. On the tenant
+# `operators` (the console's operators) every operation needs a global admin.
+# The role-and-tenant matrix test reads these from the served document.
+NEEDS={
+ "post /admin/tenants":"manage global","get /admin/tenants":"read",
+ "get /admin/tenants/{tenant}":"read","patch /admin/tenants/{tenant}":"manage","delete /admin/tenants/{tenant}":"manage global",
+ "post /admin/tenants/{tenant}/signing-keys":"manage","get /admin/tenants/{tenant}/signing-keys":"read",
+ "post /admin/tenants/{tenant}/signing-keys/{kid}/activate":"manage","delete /admin/tenants/{tenant}/signing-keys/{kid}":"manage",
+ "post /admin/tenants/{tenant}/services":"manage","get /admin/tenants/{tenant}/services":"read",
+ "get /admin/tenants/{tenant}/services/{client}":"read","patch /admin/tenants/{tenant}/services/{client}":"manage","delete /admin/tenants/{tenant}/services/{client}":"manage",
+ "post /admin/tenants/{tenant}/services/{client}/secret":"manage",
+ "post /admin/tenants/{tenant}/users":"manage","get /admin/tenants/{tenant}/users":"read",
+ "get /admin/tenants/{tenant}/users/{user}":"read","patch /admin/tenants/{tenant}/users/{user}":"manage","delete /admin/tenants/{tenant}/users/{user}":"manage",
+ "post /admin/tenants/{tenant}/users/{user}/disable":"manage","post /admin/tenants/{tenant}/users/{user}/enable":"manage",
+ "get /admin/tenants/{tenant}/users/{user}/sessions":"read","delete /admin/tenants/{tenant}/users/{user}/sessions":"support",
+ "get /admin/tenants/{tenant}/users/{user}/security-keys":"read","delete /admin/tenants/{tenant}/users/{user}/security-keys/{key}":"support",
+ "delete /admin/tenants/{tenant}/sessions/{session}":"support",
+ "post /admin/tenants/{tenant}/registration-tokens":"manage","get /admin/tenants/{tenant}/registration-tokens":"read","delete /admin/tenants/{tenant}/registration-tokens/{token}":"manage",
+ "post /admin/tenants/{tenant}/identity-providers":"manage","get /admin/tenants/{tenant}/identity-providers":"read","delete /admin/tenants/{tenant}/identity-providers/{provider}":"manage",
+ "post /admin/tenants/{tenant}/invitations":"support","get /admin/tenants/{tenant}/invitations":"read","delete /admin/tenants/{tenant}/invitations/{invitation}":"support",
+ "get /admin/tenants/{tenant}/activations":"read","get /admin/tenants/{tenant}/history":"read",
+ "post /admin/activations/{activation}/unlock":"support","post /admin/activations/{activation}/revoke":"support",
+ "get /admin/audit":"read","get /admin/stats":"read global","post /admin/purge":"manage global",
+ "post /admin/keys":"manage","get /admin/keys":"manage","delete /admin/keys/{key}":"manage",
+ "post /admin/console-users":"manage global",
+}
+for path, item in paths.items():
+  for method, o in item.items():
+    if method=="parameters": continue
+    need=NEEDS.pop(method+" "+path)
+    o["x-tessera-need"]=need.split()[0]
+    if need.endswith(" global"): o["x-tessera-global"]=True
+assert not NEEDS, NEEDS
 # The device API: activation and finishing carry their own proofs; every other call a
 # `Tessera-Device` token (a JWS signed by the device key, single use, bound to method and path).
 schemas.update({

@@ -18,6 +18,8 @@ public final class TesseraServerApp: Sendable {
     public let application: Application<RouterResponder<TesseraRequestContext>>
     /// The admin token generated at this start, when none existed; shown once.
     public let generatedAdminToken: String?
+    /// Every route the router has, as "METHOD /path" (the containment test checks each one).
+    let routes: [String]
     let store: SQLStore
     let pusher: Pusher
     /// Held while the server runs: no `tessera rekey` on its data directory meanwhile.
@@ -27,12 +29,13 @@ public final class TesseraServerApp: Sendable {
     private let group: ServiceGroup
 
     init(
-        application: Application<RouterResponder<TesseraRequestContext>>, generatedAdminToken: String?, store: SQLStore,
+        application: Application<RouterResponder<TesseraRequestContext>>, generatedAdminToken: String?, routes: [String], store: SQLStore,
         directoryLock: DataDirectoryLock, serving: Task<SQLStore.ServingEnd, Never>?, pusher: Pusher, before: [any Service],
         after: [any Service], handlingSignals: Bool
     ) {
         self.application = application
         self.generatedAdminToken = generatedAdminToken
+        self.routes = routes
         self.store = store
         self.directoryLock = directoryLock
         self.serving = serving
@@ -199,7 +202,7 @@ public func buildApplication(
     // Services stop in reverse order: long polls first, then the HTTP server (finishing
     // in-flight requests), then the pushes those requests started.
     return TesseraServerApp(
-        application: application, generatedAdminToken: generated, store: store, directoryLock: directoryLock, serving: serving,
+        application: application, generatedAdminToken: generated, routes: router.routes.map(\.description), store: store, directoryLock: directoryLock, serving: serving,
         pusher: pusher,
         before: [PushShutdown(pusher: pusher)],
         after: [

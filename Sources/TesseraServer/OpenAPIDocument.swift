@@ -86,6 +86,8 @@ enum OpenAPIDocument {
       }
      }
     },
+    "x-tessera-need": "manage",
+    "x-tessera-global": true,
     "security": [
      {
       "adminToken": []
@@ -140,6 +142,7 @@ enum OpenAPIDocument {
       }
      }
     },
+    "x-tessera-need": "read",
     "security": [
      {
       "adminToken": []
@@ -216,6 +219,7 @@ enum OpenAPIDocument {
       }
      }
     },
+    "x-tessera-need": "read",
     "security": [
      {
       "adminToken": []
@@ -299,6 +303,7 @@ enum OpenAPIDocument {
       }
      }
     },
+    "x-tessera-need": "manage",
     "security": [
      {
       "adminToken": []
@@ -394,6 +399,8 @@ enum OpenAPIDocument {
       }
      }
     ],
+    "x-tessera-need": "manage",
+    "x-tessera-global": true,
     "security": [
      {
       "adminToken": []
@@ -503,6 +510,7 @@ enum OpenAPIDocument {
       }
      }
     },
+    "x-tessera-need": "manage",
     "security": [
      {
       "adminToken": []
@@ -577,6 +585,7 @@ enum OpenAPIDocument {
       }
      }
     },
+    "x-tessera-need": "read",
     "security": [
      {
       "adminToken": []
@@ -661,6 +670,7 @@ enum OpenAPIDocument {
       }
      }
     },
+    "x-tessera-need": "manage",
     "security": [
      {
       "adminToken": []
@@ -755,6 +765,7 @@ enum OpenAPIDocument {
       }
      }
     },
+    "x-tessera-need": "manage",
     "security": [
      {
       "adminToken": []
@@ -851,6 +862,7 @@ enum OpenAPIDocument {
       }
      }
     },
+    "x-tessera-need": "manage",
     "security": [
      {
       "adminToken": []
@@ -925,6 +937,7 @@ enum OpenAPIDocument {
       }
      }
     },
+    "x-tessera-need": "read",
     "security": [
      {
       "adminToken": []
@@ -1010,6 +1023,7 @@ enum OpenAPIDocument {
       }
      }
     },
+    "x-tessera-need": "read",
     "security": [
      {
       "adminToken": []
@@ -1103,6 +1117,7 @@ enum OpenAPIDocument {
       }
      }
     },
+    "x-tessera-need": "manage",
     "security": [
      {
       "adminToken": []
@@ -1184,6 +1199,7 @@ enum OpenAPIDocument {
       }
      }
     },
+    "x-tessera-need": "manage",
     "security": [
      {
       "adminToken": []
@@ -1268,6 +1284,7 @@ enum OpenAPIDocument {
       }
      }
     },
+    "x-tessera-need": "manage",
     "security": [
      {
       "adminToken": []
@@ -1374,6 +1391,7 @@ enum OpenAPIDocument {
       }
      }
     },
+    "x-tessera-need": "manage",
     "security": [
      {
       "adminToken": []
@@ -1484,6 +1502,7 @@ enum OpenAPIDocument {
       "description": "At most this many (default 100)"
      }
     ],
+    "x-tessera-need": "read",
     "security": [
      {
       "adminToken": []
@@ -1569,6 +1588,7 @@ enum OpenAPIDocument {
       }
      }
     },
+    "x-tessera-need": "read",
     "security": [
      {
       "adminToken": []
@@ -1652,6 +1672,7 @@ enum OpenAPIDocument {
       }
      }
     },
+    "x-tessera-need": "manage",
     "security": [
      {
       "adminToken": []
@@ -1723,6 +1744,7 @@ enum OpenAPIDocument {
       }
      }
     },
+    "x-tessera-need": "manage",
     "security": [
      {
       "adminToken": []
@@ -1807,6 +1829,7 @@ enum OpenAPIDocument {
       }
      }
     },
+    "x-tessera-need": "manage",
     "security": [
      {
       "adminToken": []
@@ -1891,6 +1914,7 @@ enum OpenAPIDocument {
       }
      }
     },
+    "x-tessera-need": "manage",
     "security": [
      {
       "adminToken": []
@@ -1986,6 +2010,7 @@ enum OpenAPIDocument {
       }
      }
     },
+    "x-tessera-need": "read",
     "security": [
      {
       "adminToken": []
@@ -2057,6 +2082,7 @@ enum OpenAPIDocument {
       }
      }
     },
+    "x-tessera-need": "support",
     "security": [
      {
       "adminToken": []
@@ -2152,6 +2178,7 @@ enum OpenAPIDocument {
       }
      }
     },
+    "x-tessera-need": "read",
     "security": [
      {
       "adminToken": []
@@ -2253,6 +2280,7 @@ enum OpenAPIDocument {
       }
      }
     },
+    "x-tessera-need": "support",
     "security": [
      {
       "adminToken": []
@@ -2356,6 +2384,7 @@ enum OpenAPIDocument {
       }
      }
     },
+    "x-tessera-need": "support",
     "security": [
      {
       "adminToken": []
@@ -2452,6 +2481,7 @@ enum OpenAPIDocument {
       }
      }
     },
+    "x-tessera-need": "manage",
     "security": [
      {
       "adminToken": []
@@ -2526,6 +2556,7 @@ enum OpenAPIDocument {
       }
      }
     },
+    "x-tessera-need": "read",
     "security": [
      {
       "adminToken": []
@@ -2618,6 +2649,7 @@ enum OpenAPIDocument {
       }
      }
     },
+    "x-tessera-need": "manage",
     "security": [
      {
       "adminToken": []
@@ -2734,6 +2766,7 @@ enum OpenAPIDocument {
       }
      }
     },
+    "x-tessera-need": "manage",
     "security": [
      {
       "adminToken": []
@@ -2808,6 +2841,7 @@ enum OpenAPIDocument {
       }
      }
     },
+    "x-tessera-need": "read",
     "security": [
      {
       "adminToken": []
@@ -2901,6 +2935,7 @@ enum OpenAPIDocument {
       }
      }
     },
+    "x-tessera-need": "manage",
     "security": [
      {
       "adminToken": []
@@ -2997,6 +3032,7 @@ enum OpenAPIDocument {
       }
      }
     },
+    "x-tessera-need": "support",
     "security": [
      {
       "adminToken": []
@@ -3071,6 +3107,7 @@ enum OpenAPIDocument {
       }
      }
     },
+    "x-tessera-need": "read",
     "security": [
      {
       "adminToken": []
@@ -3173,6 +3210,7 @@ enum OpenAPIDocument {
       }
      }
     },
+    "x-tessera-need": "support",
     "security": [
      {
       "adminToken": []
@@ -3270,6 +3308,7 @@ enum OpenAPIDocument {
       }
      }
     ],
+    "x-tessera-need": "read",
     "security": [
      {
       "adminToken": []
@@ -3425,6 +3464,7 @@ enum OpenAPIDocument {
       "description": "At most this many (default 100)"
      }
     ],
+    "x-tessera-need": "read",
     "security": [
      {
       "adminToken": []
@@ -3500,6 +3540,7 @@ enum OpenAPIDocument {
       }
      }
     },
+    "x-tessera-need": "support",
     "security": [
      {
       "adminToken": []
@@ -3575,6 +3616,7 @@ enum OpenAPIDocument {
       }
      }
     },
+    "x-tessera-need": "support",
     "security": [
      {
       "adminToken": []
@@ -3701,6 +3743,7 @@ enum OpenAPIDocument {
       "description": "At most this many (default 100)"
      }
     ],
+    "x-tessera-need": "read",
     "security": [
      {
       "adminToken": []
@@ -3756,6 +3799,8 @@ enum OpenAPIDocument {
       }
      }
     },
+    "x-tessera-need": "read",
+    "x-tessera-global": true,
     "security": [
      {
       "adminToken": []
@@ -3811,6 +3856,8 @@ enum OpenAPIDocument {
       }
      }
     },
+    "x-tessera-need": "manage",
+    "x-tessera-global": true,
     "security": [
      {
       "adminToken": []
@@ -3896,6 +3943,7 @@ enum OpenAPIDocument {
       }
      }
     },
+    "x-tessera-need": "manage",
     "security": [
      {
       "adminToken": []
@@ -3960,6 +4008,7 @@ enum OpenAPIDocument {
       }
      }
     },
+    "x-tessera-need": "manage",
     "security": [
      {
       "adminToken": []
@@ -4053,6 +4102,7 @@ enum OpenAPIDocument {
       }
      }
     },
+    "x-tessera-need": "manage",
     "security": [
      {
       "adminToken": []
@@ -4138,6 +4188,8 @@ enum OpenAPIDocument {
       }
      }
     },
+    "x-tessera-need": "manage",
+    "x-tessera-global": true,
     "security": [
      {
       "adminToken": []

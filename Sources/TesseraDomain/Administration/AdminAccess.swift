@@ -52,8 +52,31 @@ public struct AdminCaller: Sendable, Equatable {
         if global, tenantID != nil { throw DomainError(.forbidden, .accessDenied, "\(who) is limited to one tenant") }
     }
 
-    /// 404, as for an unknown tenant, when the tenant is outside the caller's scope.
+    /// An admin of every tenant: the only caller that may administer the console's operators.
+    public var isGlobalAdmin: Bool { role == .admin && tenantID == nil }
+
+    /// Whether the caller may act on `tenant` at all (for a list that leaves out what it may not open).
+    public func reaches(_ tenant: TenantRecord) -> Bool {
+        (tenantID == nil || tenantID == tenant.id) && (tenant.name != WebSessions.operatorsTenant || isGlobalAdmin)
+    }
+
+    /// 404, as for an unknown tenant, when the tenant is outside the caller's scope; 403 for
+    /// the operators' tenant unless the caller is a global admin.
+    ///
+    /// The console's operators are ordinary users of the tenant `operators`: whoever may
+    /// invite a device for one of them, add a passkey or identity provider, or end their
+    /// sessions can sign in to the console as that operator, with its role. So every
+    /// operation on that tenant, reads included, needs the highest role there is.
     public func check(tenant: TenantRecord) throws {
+        try check(scope: tenant)
+        if tenant.name == WebSessions.operatorsTenant, !isGlobalAdmin {
+            throw DomainError(.forbidden, .accessDenied, "only an admin of every tenant administers the console's operators")
+        }
+    }
+
+    /// 404, as for an unknown tenant, when the tenant is outside the caller's scope (the
+    /// audit log's filter: a global auditor reads what the operators did too).
+    public func check(scope tenant: TenantRecord) throws {
         if let tenantID, tenantID != tenant.id { throw DomainError.notFound("tenant '\(tenant.name)'") }
     }
 }
@@ -69,7 +92,16 @@ public struct AdminKeys: Sendable {
     /// The caller a bearer token stands for, or nil when it is no live key.
     public func caller(bearer token: String) async throws -> AdminCaller? {
         guard token.hasPrefix(Self.prefix) else { return nil }
-        guard let key = try await domain.store.read({ try await $0.adminKey(digest: Secrets.digest(token)) }) else { return nil }
+        let found = try await domain.store.read { tx -> (AdminKeyRecord, TenantRecord?)? in
+            guard let key = try await tx.adminKey(digest: Secrets.digest(token)) else { return nil }
+            return (key, try await key.tenantID.asyncMap { try await tx.tenant(id: $0) } ?? nil)
+        }
+        guard let (key, tenant) = found else { return nil }
+        // Made before such keys were refused: a key limited to the operators' tenant is no
+        // global admin, and that tenant is all it could reach.
+        if tenant?.name == WebSessions.operatorsTenant {
+            throw DomainError(.forbidden, .accessDenied, "a key limited to the operators' tenant may do nothing: only an admin of every tenant administers it")
+        }
         return AdminCaller(role: key.role, tenantID: key.tenantID, keyID: key.id)
     }
 
@@ -107,6 +139,9 @@ public struct AdminKeys: Sendable {
         guard (1...128).contains(name.count) else { throw DomainError.invalidRequest("a key needs a name of 1 to 128 characters") }
         var tenant: TenantRecord?
         if let tenantName = input.tenant { tenant = try await domain.tenant(named: tenantName) }
+        if tenant?.name == WebSessions.operatorsTenant {
+            throw DomainError.invalidRequest("a key cannot be limited to the operators' tenant: only an admin of every tenant administers it")
+        }
         if let scope = caller.tenantID {
             guard let tenant, tenant.id == scope else {
                 throw DomainError(.forbidden, .accessDenied, "a tenant's admin key makes keys for its own tenant only")

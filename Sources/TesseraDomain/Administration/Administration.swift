@@ -11,7 +11,7 @@ import TesseraStore
 public struct Administration: Sendable {
     let domain: Domain
     /// Who calls: audited as the actor, and its tenant (if any) is the only one it reaches.
-    let caller: AdminCaller
+    public let caller: AdminCaller
 
     // MARK: Tenants
 
@@ -116,7 +116,7 @@ public struct Administration: Sendable {
 
     public func listTenants() async throws -> [TenantView] {
         let tenants = try await domain.store.read { try await $0.tenants() }
-        return try tenants.filter { caller.tenantID == nil || $0.id == caller.tenantID }.map(tenantView)
+        return try tenants.filter(caller.reaches).map(tenantView)
     }
 
     // MARK: Services
@@ -483,11 +483,21 @@ public struct Administration: Sendable {
         }
     }
 
+    /// The activation, if its tenant is one the caller may act on: another tenant's is as
+    /// unknown as a missing one, and an operator's device needs a global admin.
+    func reachableActivation(_ id: ActivationID, tx: StoreTransaction) async throws -> ActivationRecord {
+        guard let activation = try await tx.activation(id: id), let tenant = try await tx.tenant(id: activation.tenantID) else {
+            throw DomainError.notFound("activation")
+        }
+        do { try caller.check(scope: tenant) } catch { throw DomainError.notFound("activation") }
+        try caller.check(tenant: tenant)
+        return activation
+    }
+
     public func unlock(activationID id: ActivationID, logger: Logger) async throws -> ActivationView {
         let now = domain.epochNow()
         let result: ActivationView = try await domain.store.transaction { tx in
-            guard var activation = try await tx.activation(id: id), caller.tenantID == nil || activation.tenantID == caller.tenantID
-            else { throw DomainError.notFound("activation") }
+            var activation = try await reachableActivation(id, tx: tx)
             guard try await tx.unlock(activationID: id) else { throw DomainError.notFound("activation") }
             try await Audit.record(
                 tx, tenantID: activation.tenantID, actor: caller.actor, action: "activation.unlock", target: id.rawValue,
@@ -505,9 +515,8 @@ public struct Administration: Sendable {
     public func revoke(activationID id: ActivationID, logger: Logger) async throws -> ActivationView {
         let now = domain.epochNow()
         let result: ActivationView = try await domain.store.transaction { tx in
-            guard let activation = try await tx.activation(id: id), caller.tenantID == nil || activation.tenantID == caller.tenantID,
-                try await tx.deleteActivation(id: id, at: now)
-            else { throw DomainError.notFound("activation") }
+            let activation = try await reachableActivation(id, tx: tx)
+            guard try await tx.deleteActivation(id: id, at: now) else { throw DomainError.notFound("activation") }
             try await Audit.record(
                 tx, tenantID: activation.tenantID, actor: caller.actor, action: "activation.revoke", target: id.rawValue,
                 details: ["user_id": activation.userID.rawValue, "alias": activation.alias ?? ""], at: now)
@@ -536,7 +545,7 @@ public struct Administration: Sendable {
     public func audit(tenant: TenantRecord?, since: Int64?, action: String? = nil, actor: String? = nil, limit: Int) async throws
         -> [AuditView]
     {
-        if let tenant { try caller.check(tenant: tenant) }
+        if let tenant { try caller.check(scope: tenant) }
         guard (action?.count ?? 0) <= 64, (actor?.count ?? 0) <= 200 else {
             throw DomainError.invalidRequest("action is at most 64 characters and actor at most 200")
         }

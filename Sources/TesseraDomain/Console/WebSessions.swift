@@ -213,10 +213,11 @@ public struct WebSessions: Sendable {
         public let consoleOperator: ConsoleOperatorRecord?
 
         /// What an operator may do: its role, over its tenant or all, audited by name.
+        /// None for an operator limited to the operators' tenant (made before that was
+        /// refused): only a global admin administers it, and it is all such a one could reach.
         public var caller: AdminCaller? {
-            consoleOperator.map {
-                AdminCaller(role: $0.role, tenantID: $0.scopeTenantID, keyID: nil, operatorName: user.username)
-            }
+            guard let consoleOperator, consoleOperator.scopeTenantID != tenant.id else { return nil }
+            return AdminCaller(role: consoleOperator.role, tenantID: consoleOperator.scopeTenantID, keyID: nil, operatorName: user.username)
         }
 
         /// Whether a form's token is the session's (compared in constant time).
@@ -307,6 +308,9 @@ public struct WebSessions: Sendable {
         }
         var scopeTenant: TenantRecord?
         if let scope { scopeTenant = try await domain.tenant(named: scope) }
+        if scopeTenant?.name == Self.operatorsTenant {
+            throw DomainError.invalidRequest("an operator cannot be limited to the operators' tenant: only an admin of every tenant administers it")
+        }
         guard let tenant = try await operatorsTenant(creating: true, logger: logger) else {
             throw DomainError(.internal, .serverError, "the operators' tenant could not be made")
         }
