@@ -96,6 +96,19 @@ struct NativeSingleSignOnTests {
                     singleSignOn: InAppAuthenticationRequest(
                         clientID: pharmacy.clientID, redirectURI: "https://evil.example/cb", codeChallenge: PKCE.challenge(forVerifier: verifier)))
             }
+            // Nor for the account page's own client (made by its first sign-in): it manages credentials.
+            _ = try await scenario.http.get("\(scenario.issuer)/account/login")
+            let tenantID = try #require(
+                try await scenario.http.get(
+                    "\(scenario.baseURL)/admin/tenants/\(scenario.tenant)", headers: ["Authorization": "Bearer \(scenario.adminToken)"]
+                ).json()["id"] as? String)
+            do {
+                _ = try await device.authenticator.fetchAuthorizationCode(
+                    singleSignOn: InAppAuthenticationRequest(
+                        clientID: "tessera-account-\(tenantID)", redirectURI: "\(scenario.issuer)/account/callback",
+                        codeChallenge: PKCE.challenge(forVerifier: verifier)))
+                Issue.record("the account page's client takes no single sign-on")
+            } catch TesseraKitError.singleSignOnUnavailable {}
             #expect(try await device.authenticator.singleSignOnSession() != nil, "refusals on the request leave the session")
 
             // The token is bound to its activation: another device of the user cannot use it.

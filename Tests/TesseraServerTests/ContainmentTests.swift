@@ -236,6 +236,82 @@ struct ContainmentTests {
         }
     }
 
+    @Test("the account page takes fresh factors under the tenant's process policy: no single sign-on even when the URL drops prompt=login, and a forged sign-in cookie opens nothing")
+    func accountPageSignIn() async throws {
+        let harness = try await RouterHarness.make()
+        try await harness.run { client in
+            try await client.admin(
+                .post, "/admin/tenants", #"{"name":"demo","process_policy":"device+pin","sso_lifetime":3600,"sso_policy":"device"}"#)
+            let (_, service) = try await client.admin(
+                .post, "/admin/tenants/demo/services",
+                #"{"name":"Shop","redirect_uris":["https://shop.example/cb"],"number_matching":false,"policy":"device+pin,device"}"#)
+            try await client.admin(.post, "/admin/tenants/demo/users", #"{"username":"alice"}"#)
+            let (_, invitation) = try await client.admin(.post, "/admin/tenants/demo/invitations", #"{"username":"alice"}"#)
+            let device = RouterDevice(client: client, clock: harness.clock)
+            let link = try #require(invitation["url"] as? String)
+            _ = try await device.personalizer.activate(url: try #require(URL(string: link)), pin: "246810")
+
+            // A full login to a service opens the device's single sign-on session.
+            var shop = RouterBrowser(client: client)
+            let clientID = try #require(service["client_id"] as? String)
+            let page = try await shop.get("/t/demo/authorize?client_id=\(clientID)&redirect_uri=https%3A%2F%2Fshop.example%2Fcb&response_type=code&scope=openid")
+            let shopRequest = try #require(page.text.firstMatch(of: /request=([A-Za-z0-9_-]+)/)?.1)
+            var login = try await device.authenticator.start(
+                url: try #require(URL(string: "http://127.0.0.1:8080/t/demo/authenticate?request=\(shopRequest)")))
+            try login.sign(factor: DeviceFactor())
+            try login.sign(factor: PinFactor("246810"))
+            guard case .userLogin = try await device.authenticator.finish(login) else {
+                Issue.record("the full login")
+                return
+            }
+            // A second service login within the session asks for the device alone.
+            let again = try await shop.get("/t/demo/authorize?client_id=\(clientID)&redirect_uri=https%3A%2F%2Fshop.example%2Fcb&response_type=code&scope=openid")
+            let againRequest = try #require(again.text.firstMatch(of: /request=([A-Za-z0-9_-]+)/)?.1)
+            let sso = try await device.authenticator.start(
+                url: try #require(URL(string: "http://127.0.0.1:8080/t/demo/authenticate?request=\(againRequest)")))
+            #expect(sso.requestedAuthenticators.first == [.device])
+
+            // The account page's sign-in asks for a fresh login; without prompt=login it still gets one.
+            var browser = RouterBrowser(client: client)
+            let start = try await browser.get("/t/demo/account/login")
+            let authorize = try #require(start.headers[.location])
+            #expect(authorize.contains("prompt=login"))
+            let stripped = authorize.replacing("&prompt=login", with: "").replacing("prompt=login&", with: "")
+            #expect(!stripped.contains("prompt"))
+            let accountPage = try await browser.get(stripped)
+            let requestID = try #require(accountPage.text.firstMatch(of: /request=([A-Za-z0-9_-]+)/)?.1)
+            let code = accountPage.text.firstMatch(of: /data-match-code="([0-9]+)"/).map { String($0.1) } ?? ""
+            var information = try await device.authenticator.start(
+                url: try #require(URL(string: "http://127.0.0.1:8080/t/demo/authenticate?request=\(requestID)")))
+            #expect(information.requestedAuthenticators == [[.device, .pin]], "the process policy, not single sign-on")
+            try information.pickNumber(code)
+            try information.sign(factor: DeviceFactor())
+            try information.sign(factor: PinFactor("246810"))
+            guard case .userLogin = try await device.authenticator.finish(information) else {
+                Issue.record("the account page's login")
+                return
+            }
+            let complete = try await browser.get("/t/demo/authorize/complete?request=\(requestID)")
+            let callback = try #require(complete.headers[.location])
+
+            // The sign-in cookie is sealed: one written by the browser (the old plain form) opens nothing.
+            var forged = browser
+            forged.cookies["tessera_account_signin"] = "state.nonce.verifier"
+            let refused = try await forged.get(callback)
+            #expect(refused.status == .forbidden)
+            #expect(forged.cookies["tessera_account"] == nil)
+
+            let opened = try await browser.get(callback)
+            #expect(opened.status == .seeOther, "\(opened.text)")
+            #expect(browser.cookies["tessera_account"] != nil)
+
+            // The built-in service follows the process policy.
+            let tenantID = try #require(try await harness.app.store.read { try await $0.tenant(named: "demo") }?.id)
+            let (_, builtIn) = try await client.admin(.get, "/admin/tenants/demo/services/tessera-account-\(tenantID)")
+            #expect(builtIn["policy"] as? String == "device+pin")
+        }
+    }
+
     // MARK: The world the matrix acts on
 
     /// Every table's row count: audit entries included, so a refusal that wrote anything shows.

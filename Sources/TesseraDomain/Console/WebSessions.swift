@@ -73,9 +73,11 @@ public struct WebSessions: Sendable {
         let redirectURI = redirectURI(kind, tenant: tenant)
         let lifetime = Self.lifetimes(kind).absolute
         let now = domain.epochNow()
+        // Signing in to pages that manage credentials takes the factors an account process takes.
+        let policy = tenant.processPolicy
         func current(_ service: ServiceRecord) -> Bool {
             service.redirectURIs == [redirectURI] && service.sessionLifetime == lifetime && service.sessionIdleLifetime == lifetime
-                && service.numberMatching
+                && service.numberMatching && service.policy == policy
         }
         let existing = try await domain.service(clientID: clientID)
         if let existing, existing.tenantID == tenant.id, current(existing) { return existing }
@@ -87,17 +89,18 @@ public struct WebSessions: Sendable {
                 service.sessionIdleLifetime = lifetime
                 // Operators and users pick the page's number (services made before it existed too).
                 service.numberMatching = true
+                service.policy = policy
                 try await tx.updateService(service)
                 try await Audit.record(
                     tx, tenantID: tenant.id, actor: .system, action: "service.update", target: clientID.rawValue,
-                    details: ["redirect_uris": redirectURI], at: now)
+                    details: ["redirect_uris": redirectURI, "policy": policy], at: now)
                 return (service, true)
             }
             let service = try Administration.checkedService(
                 ServiceRecord(
                     id: ServiceID(Secrets.identifier(byteCount: 12)), tenantID: tenant.id, clientID: clientID,
                     name: kind == .console ? "Tessera console" : "Tessera account", secretDigest: nil, isPublic: true,
-                    redirectURIs: [redirectURI], policy: AuthenticatorPolicy.standard.description, attributes: [],
+                    redirectURIs: [redirectURI], policy: policy, attributes: [],
                     backchannelMode: nil, notificationEndpoint: nil, sessionLifetime: lifetime, sessionIdleLifetime: lifetime,
                     numberMatching: true, createdAt: now))
             try await tx.insertService(service)
@@ -117,14 +120,34 @@ public struct WebSessions: Sendable {
         public let state: String
         public let nonce: String
         public let verifier: String
+        /// When it started: the ID token's `auth_time` must not be earlier.
+        public let startedAt: Int64
 
-        public init(authorizationURL: String, state: String, nonce: String, verifier: String) {
+        public init(authorizationURL: String, state: String, nonce: String, verifier: String, startedAt: Int64) {
             self.authorizationURL = authorizationURL
             self.state = state
             self.nonce = nonce
             self.verifier = verifier
+            self.startedAt = startedAt
         }
     }
+
+    /// What the browser keeps for the callback, sealed under the master key: the browser
+    /// cannot move the start time back to pass off an older login as this one.
+    public func sealed(_ signIn: SignIn, _ kind: WebSessionKind) throws -> String {
+        let text = [signIn.state, signIn.nonce, signIn.verifier, String(signIn.startedAt)].joined(separator: ".")
+        return try domain.box.seal(Data(text.utf8), context: Self.signInContext(kind))
+    }
+
+    /// The sign-in a browser kept, or nil when the value was not sealed here for `kind`.
+    public func unsealed(_ value: String, _ kind: WebSessionKind) -> SignIn? {
+        guard value.count <= 1024, let data = try? domain.box.open(value, context: Self.signInContext(kind)) else { return nil }
+        let parts = String(decoding: data, as: UTF8.self).split(separator: ".").map(String.init)
+        guard parts.count == 4, let startedAt = Int64(parts[3]) else { return nil }
+        return SignIn(authorizationURL: "", state: parts[0], nonce: parts[1], verifier: parts[2], startedAt: startedAt)
+    }
+
+    static func signInContext(_ kind: WebSessionKind) -> String { "web-sign-in:\(kind.rawValue)" }
 
     public func start(_ kind: WebSessionKind, tenant: TenantRecord) async throws -> SignIn {
         let service = try await service(kind, tenant: tenant)
@@ -135,13 +158,14 @@ public struct WebSessions: Sendable {
             ("response_type", "code"), ("client_id", service.clientID.rawValue), ("redirect_uri", redirectURI(kind, tenant: tenant)),
             ("scope", "openid"), ("state", state), ("nonce", nonce),
             ("code_challenge", PKCE.challenge(forVerifier: verifier)), ("code_challenge_method", "S256"),
-            // An operator's console always asks for the device, never single sign-on.
-            ("prompt", kind == .console ? "login" : ""),
-        ].filter { !$0.1.isEmpty }
+            // Both pages manage credentials: fresh factors, never single sign-on (the
+            // authorization endpoint enforces it for these clients whatever the URL says).
+            ("prompt", "login"),
+        ]
         let query = parameters.map { "\($0.0)=\(FormEncoding.component($0.1))" }.joined(separator: "&")
         return SignIn(
             authorizationURL: "\(domain.issuer(forTenantNamed: tenant.name))/authorize?\(query)", state: state, nonce: nonce,
-            verifier: verifier)
+            verifier: verifier, startedAt: domain.epochNow())
     }
 
     /// A browser's session, once it signed in.
@@ -152,6 +176,17 @@ public struct WebSessions: Sendable {
     }
 
     public static let notOperator = DomainError.Code("not_an_operator")
+
+    /// Whether an ID token's `amr` names every factor of one of the policy's combinations
+    /// (a security key as `hwk`, or `swk` for a synced passkey).
+    static func methods(_ amr: [String], meet policy: AuthenticatorPolicy) -> Bool {
+        let methods = Set(amr)
+        return policy.alternatives.contains { alternative in
+            alternative.factors.allSatisfy { factor in
+                factor == .securitykey ? !methods.isDisjoint(with: ["hwk", "swk"]) : methods.contains(factor.authenticationMethodReference)
+            }
+        }
+    }
 
     /// The callback: checks `state` against the one the browser kept, redeems the code
     /// with the PKCE verifier, checks the ID token (signature, issuer, audience, nonce),
@@ -179,20 +214,29 @@ public struct WebSessions: Sendable {
         guard identity.iss == issuer, identity.aud == service.clientID.rawValue, let nonce = identity.nonce,
             Secrets.constantTimeEquals(nonce, kept.nonce), access.sub == identity.sub
         else { throw DomainError(.unauthenticated, .accessDenied, "the ID token is not this sign-in's") }
+        // Fresh factors under the tenant's process policy: a login made for this sign-in
+        // (not a single sign-on session's older one) whose methods a process would take.
+        let policy = try AuthenticatorPolicy(parsing: tenant.processPolicy)
+        guard Int64(identity.authTime) >= kept.startedAt, Self.methods(identity.amr, meet: policy) else {
+            throw DomainError(.forbidden, .accessDenied, "this sign-in needs fresh factors as an account process does: start again")
+        }
         let now = domain.epochNow()
         let lifetimes = Self.lifetimes(kind)
         let secret = Secrets.randomToken()
         let sessionID = SessionID(access.sid)
         let userID = UserID(identity.sub)
         let opened: WebSessionRecord? = try await domain.store.transaction { tx in
-            let session = try await tx.session(id: sessionID)
+            let found = try await tx.session(id: sessionID)
+            guard let session = found, policy.allows(FactorCombination(session.factors)) else {
+                throw DomainError(.forbidden, .accessDenied, "this sign-in needs fresh factors as an account process does: start again")
+            }
             if kind == .console, try await tx.consoleOperator(userID: userID) == nil {
                 // Not an operator: the login it made is of no use, and ends.
                 try await tx.endSessions(.session(sessionID), reason: .revoked, at: now)
                 return nil
             }
             let record = WebSessionRecord(
-                digest: Secrets.digest(secret), kind: kind, tenantID: tenant.id, userID: userID, activationID: session?.activationID,
+                digest: Secrets.digest(secret), kind: kind, tenantID: tenant.id, userID: userID, activationID: session.activationID,
                 sessionID: sessionID, csrf: Secrets.randomToken(), createdAt: now, expiresAt: now + lifetimes.absolute,
                 idleLifetime: lifetimes.idle)
             try await tx.insertWebSession(record)

@@ -76,6 +76,11 @@ public struct InAppLogins: Sendable {
         -> InAppAuthorizationCode
     {
         let (service, scopes) = try await checked(input.login, tenant: tenant)
+        // The console and the account page manage credentials: they take fresh factors
+        // under the tenant's process policy, never the device alone.
+        guard !WebSessions.isBuiltIn(service.clientID) else {
+            throw DomainError(.forbidden, .accessDenied, "the server's own sign-in services take no single sign-on")
+        }
         let attributes = Set(input.attributes ?? [])
         guard attributes.isSubset(of: Set(service.attributes)) else {
             throw DomainError.invalidRequest("attributes names attributes the service did not request")

@@ -165,7 +165,8 @@ public struct BrowserLogins: Sendable {
             guard let value = Int64(text), value >= 0 else { return fail("invalid_request", "max_age must be a non-negative integer") }
             maxAge = value
         }
-        let ssoAllowed = !prompts.contains("login") && maxAge != 0
+        // The console and the account page manage credentials: a full login always, whatever the URL says.
+        let ssoAllowed = !prompts.contains("login") && maxAge != 0 && !WebSessions.isBuiltIn(service.clientID)
         let challenge = query["code_challenge"]
         if let method = query["code_challenge_method"], method != "S256" {
             return fail("invalid_request", "only the S256 code challenge method is supported")

@@ -30,18 +30,11 @@ struct WebSessionCookies: Sendable {
 
     func session(_ request: Request) -> String? { request.cookies[sessionName]?.value }
 
-    func signIn(_ request: Request) -> WebSessions.SignIn? {
-        guard let value = request.cookies[signInName]?.value else { return nil }
-        let parts = value.split(separator: ".").map(String.init)
-        guard parts.count == 3 else { return nil }
-        return WebSessions.SignIn(authorizationURL: "", state: parts[0], nonce: parts[1], verifier: parts[2])
-    }
+    /// The sealed sign-in the browser kept (`WebSessions.unsealed` opens it).
+    func signIn(_ request: Request) -> String? { request.cookies[signInName]?.value }
 
-    func setSignIn(_ signIn: WebSessions.SignIn, on response: inout Response) {
-        response.setCookie(
-            Cookie(
-                name: signInName, value: "\(signIn.state).\(signIn.nonce).\(signIn.verifier)", maxAge: 900, path: path, secure: secure,
-                httpOnly: true, sameSite: .lax))
+    func setSignIn(_ sealed: String, on response: inout Response) {
+        response.setCookie(Cookie(name: signInName, value: sealed, maxAge: 900, path: path, secure: secure, httpOnly: true, sameSite: .lax))
     }
 
     func setSession(_ secret: String, maxAge: Int64, on response: inout Response) {
@@ -133,7 +126,7 @@ struct WebSignIn: Sendable {
     func start(tenant: TenantRecord) async throws -> Response {
         let signIn = try await domain.webSessions.start(kind, tenant: tenant)
         var response = Response(status: .found, headers: [.location: signIn.authorizationURL, .cacheControl: "no-store"])
-        cookies.setSignIn(signIn, on: &response)
+        cookies.setSignIn(try domain.webSessions.sealed(signIn, kind), on: &response)
         return response
     }
 
@@ -150,7 +143,7 @@ struct WebSignIn: Sendable {
         }
         do {
             let opened = try await domain.webSessions.finish(
-                kind, tenant: tenant, code: query["code"], state: query["state"], kept: cookies.signIn(request), logger: logger)
+                kind, tenant: tenant, code: query["code"], state: query["state"], kept: cookies.signIn(request).flatMap { domain.webSessions.unsealed($0, kind) }, logger: logger)
             var response = Response(status: .seeOther, headers: [.location: home, .cacheControl: "no-store"])
             cookies.setSession(opened.secret, maxAge: WebSessions.lifetimes(kind).absolute, on: &response)
             return response
