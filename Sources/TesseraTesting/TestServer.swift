@@ -104,6 +104,10 @@ public final class TestServer: Sendable {
 
     public func issuer(_ tenant: String) -> String { "\(baseURL)/t/\(tenant)" }
 
+    /// Where the server's data is: its PostgreSQL database's URL, or its SQLite file
+    /// (for `TestDatabase.runOutside`, to damage a row as a fault would).
+    public var databaseLocation: String { databaseURL ?? dataDirectory.appendingPathComponent("tessera.sqlite").path }
+
 }
 
 public enum TestServerPort {

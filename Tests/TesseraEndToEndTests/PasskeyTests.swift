@@ -430,6 +430,17 @@ extension PasskeyTests {
             try information.sign(factor: try await device.authenticator.securityKeyFactor(for: information, using: key))
             #expect(try await device.authenticator.finish(information).isUserLogin)
             #expect(try await scenario.activations(username: "mo").first?["failed_attempts"] as? Int == 0)
+
+            // A stored key that no longer decodes is the server's fault: a 500, nothing counted, however often.
+            try await TestDatabase.runOutside("UPDATE security_keys SET public_key = 'AAAA'", on: server.databaseLocation)
+            for _ in 0..<3 {
+                let page = try await scenario.openLogin(service)
+                var information = try await device.authenticator.start(url: page.authenticationURL)
+                try information.sign(factor: DeviceFactor())
+                try information.sign(factor: try await device.authenticator.securityKeyFactor(for: information, using: key))
+                await #expect(throws: TesseraKitError.self) { _ = try await device.authenticator.finish(information) }
+            }
+            #expect(try await scenario.activations(username: "mo").first?["failed_attempts"] as? Int == 0, "a corrupt row counts nothing")
         }
     }
 }

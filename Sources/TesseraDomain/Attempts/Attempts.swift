@@ -468,7 +468,7 @@ public struct Attempts: Sendable {
             case .securitykey:
                 // The assertion of the activation's enrolled key, over the challenge derived
                 // from this attempt (it rides inside the device-signed proof).
-                let outcome = domain.passkeys.verifyDeviceAssertion(claims.sk, key: securityKey, claims: claims, tenant: tenant)
+                let outcome = try domain.passkeys.verifyDeviceAssertion(claims.sk, key: securityKey, claims: claims, tenant: tenant)
                 if case .passed = outcome {} else { passed = false }
                 securityKeyOutcome = outcome
             }

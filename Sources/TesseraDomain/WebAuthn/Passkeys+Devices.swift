@@ -51,13 +51,22 @@ extension Passkeys {
     }
 
     /// Checks the assertion a proof carries against the activation's key, bound to the
-    /// request's challenge. Anything wrong is a failed factor (counted like a wrong PIN).
+    /// request's challenge. Anything wrong with the assertion is a failed factor (counted
+    /// like a wrong PIN); a stored key that no longer decodes is the server's fault, a
+    /// corrupt row that fails the attempt and counts nothing.
     func verifyDeviceAssertion(
         _ credential: WebAuthnJSON.AssertionCredential?, key: SecurityKeyRecord?, claims: AuthenticationProofClaims, tenant: TenantRecord
-    ) -> DeviceAssertion {
-        guard let credential, let key, key.suspiciousAt == nil, let response = try? Self.assertionResponse(credential),
-            Base64URL.encode(response.credentialID) == key.credentialID,
-            let publicKey = try? COSEPublicKey(encoded: Array(Base64URL.decode(key.publicKey) ?? Data()))
+    ) throws -> DeviceAssertion {
+        guard let key else { return .failed }
+        let publicKey: COSEPublicKey
+        do {
+            guard let encoded = Base64URL.decode(key.publicKey) else { throw StoreError(.corrupt, "not base64url") }
+            publicKey = try COSEPublicKey(encoded: Array(encoded))
+        } catch {
+            throw StoreError(.corrupt, "security key \(key.id) has a stored public key that does not decode")
+        }
+        guard let credential, key.suspiciousAt == nil, let response = try? Self.assertionResponse(credential),
+            Base64URL.encode(response.credentialID) == key.credentialID
         else { return .failed }
         if let handle = response.userHandle, !Secrets.constantTimeEquals(handle, Array(key.userID.rawValue.utf8)) { return .failed }
         let challenge = DeviceCeremony.assertionChallenge(requestID: claims.rid, challenge: claims.chal, audience: claims.aud)
