@@ -254,21 +254,11 @@ struct ContainmentTests {
             // A full login to a service opens the device's single sign-on session.
             var shop = RouterBrowser(client: client)
             let clientID = try #require(service["client_id"] as? String)
-            let page = try await shop.get("/t/demo/authorize?client_id=\(clientID)&redirect_uri=https%3A%2F%2Fshop.example%2Fcb&response_type=code&scope=openid")
-            let shopRequest = try #require(page.text.firstMatch(of: /request=([A-Za-z0-9_-]+)/)?.1)
-            var login = try await device.authenticator.start(
-                url: try #require(URL(string: "http://127.0.0.1:8080/t/demo/authenticate?request=\(shopRequest)")))
-            try login.sign(factor: DeviceFactor())
-            try login.sign(factor: PinFactor("246810"))
-            guard case .userLogin = try await device.authenticator.finish(login) else {
-                Issue.record("the full login")
-                return
-            }
+            let authorizeShop = "/t/demo/authorize?client_id=\(clientID)&redirect_uri=https%3A%2F%2Fshop.example%2Fcb&response_type=code&scope=openid"
+            let login = try await device.start(try await shop.get(authorizeShop), tenant: "demo")
+            #expect(try await device.approve(login), "the full login")
             // A second service login within the session asks for the device alone.
-            let again = try await shop.get("/t/demo/authorize?client_id=\(clientID)&redirect_uri=https%3A%2F%2Fshop.example%2Fcb&response_type=code&scope=openid")
-            let againRequest = try #require(again.text.firstMatch(of: /request=([A-Za-z0-9_-]+)/)?.1)
-            let sso = try await device.authenticator.start(
-                url: try #require(URL(string: "http://127.0.0.1:8080/t/demo/authenticate?request=\(againRequest)")))
+            let sso = try await device.start(try await shop.get(authorizeShop), tenant: "demo")
             #expect(sso.requestedAuthenticators.first == [.device])
 
             // The account page's sign-in asks for a fresh login; without prompt=login it still gets one.
@@ -279,18 +269,10 @@ struct ContainmentTests {
             let stripped = authorize.replacing("&prompt=login", with: "").replacing("prompt=login&", with: "")
             #expect(!stripped.contains("prompt"))
             let accountPage = try await browser.get(stripped)
-            let requestID = try #require(accountPage.text.firstMatch(of: /request=([A-Za-z0-9_-]+)/)?.1)
-            let code = accountPage.text.firstMatch(of: /data-match-code="([0-9]+)"/).map { String($0.1) } ?? ""
-            var information = try await device.authenticator.start(
-                url: try #require(URL(string: "http://127.0.0.1:8080/t/demo/authenticate?request=\(requestID)")))
+            let requestID = try RouterDevice.requestID(on: accountPage)
+            let information = try await device.start(accountPage, tenant: "demo")
             #expect(information.requestedAuthenticators == [[.device, .pin]], "the process policy, not single sign-on")
-            try information.pickNumber(code)
-            try information.sign(factor: DeviceFactor())
-            try information.sign(factor: PinFactor("246810"))
-            guard case .userLogin = try await device.authenticator.finish(information) else {
-                Issue.record("the account page's login")
-                return
-            }
+            #expect(try await device.approve(information), "the account page's login")
             let complete = try await browser.get("/t/demo/authorize/complete?request=\(requestID)")
             let callback = try #require(complete.headers[.location])
 
@@ -404,6 +386,28 @@ struct RouterDevice {
         personalizer = Personalizer(keyStore: keyStore, transport: transport, now: { clock.now() })
         authenticator = Authenticator(keyStore: keyStore, transport: transport, now: { clock.now() })
     }
+
+    /// The request a login page shows (its QR code's link names it).
+    static func requestID(on page: TestResponse) throws -> String {
+        String(try #require(page.text.firstMatch(of: /request=([A-Za-z0-9_-]+)/)?.1))
+    }
+
+    /// What the device is asked for the login page `page` shows, with the page's number picked.
+    func start(_ page: TestResponse, tenant: String) async throws -> AuthenticationUserInformation {
+        let link = "http://127.0.0.1:8080/t/\(tenant)/authenticate?request=\(try Self.requestID(on: page))"
+        var information = try await authenticator.start(url: try #require(URL(string: link)))
+        if let number = page.text.firstMatch(of: /data-match-code="([0-9]+)"/)?.1 { try information.pickNumber(String(number)) }
+        return information
+    }
+
+    /// Device and PIN; whether the login was approved.
+    func approve(_ information: AuthenticationUserInformation, pin: String = "246810") async throws -> Bool {
+        var information = information
+        try information.sign(factor: DeviceFactor())
+        try information.sign(factor: PinFactor(pin))
+        if case .userLogin = try await authenticator.finish(information) { return true }
+        return false
+    }
 }
 
 /// A browser over the router: keeps cookies, follows nothing by itself.
@@ -461,17 +465,8 @@ struct RouterBrowser {
         let start = try await get("/console/login")
         let authorize = try #require(start.headers[.location])
         let page = try await get(authorize)
-        let requestID = try #require(page.text.firstMatch(of: /request=([A-Za-z0-9_-]+)/)?.1)
-        let code = page.text.firstMatch(of: /data-match-code="([0-9]+)"/).map { String($0.1) } ?? ""
-        var information = try await device.authenticator.start(
-            url: try #require(URL(string: "http://127.0.0.1:8080/t/operators/authenticate?request=\(requestID)")))
-        try information.pickNumber(code)
-        try information.sign(factor: DeviceFactor())
-        try information.sign(factor: PinFactor("246810"))
-        guard case .userLogin = try await device.authenticator.finish(information) else {
-            Issue.record("the operator's device login")
-            return
-        }
+        let requestID = try RouterDevice.requestID(on: page)
+        #expect(try await device.approve(try await device.start(page, tenant: "operators")), "the operator's device login")
         let complete = try await get("/t/operators/authorize/complete?request=\(requestID)")
         let callback = try #require(complete.headers[.location])
         let opened = try await get(callback)

@@ -242,6 +242,15 @@ def main():
     check(sorted(entry["id"] for entry in allowed) == sorted([registered["credential_id"], b64e(edkey.credential_id), b64e(soft.credential_id)]),
           f"allowCredentials {allowed}")
 
+    # A name that is nobody's gets an answer of the same shape: decoy ids, the same each time,
+    # of a real id's form, so the options do not tell who has an account.
+    stranger = Login().options({"username": "nobody-here"})["allowCredentials"]
+    again = Login().options({"username": "nobody-here"})["allowCredentials"]
+    other = Login().options({"username": "someone-else"})["allowCredentials"]
+    check(len(stranger) >= 1 and stranger == again and stranger != other
+          and all(entry.get("type") == "public-key" and len(entry["id"]) >= 22 for entry in stranger),
+          f"an unknown name's options: {stranger} / {other}")
+
     # 3. Refusals, each on a pending request.
     attempt = Login()
     refused(attempt.answer(key.get(attempt.options(), origin="https://evil.example")), 400, "invalid_credential", "origin", "another origin")

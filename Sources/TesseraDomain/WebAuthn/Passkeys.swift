@@ -228,23 +228,39 @@ public struct Passkeys: Sendable {
         let now = domain.epochNow()
         try await checkPasskeyLogin(request, tenant: tenant, now: now)
         let challenge = Base64URL.encode(Secrets.randomBytes(32))
+        // The request's login_hint names the user when the page does not.
+        let named = (request.loginHint ?? username).flatMap { $0.isEmpty ? nil : $0 }
         let allowed: [SecurityKeyRecord] = try await domain.store.transaction { tx in
             try await tx.insertCeremony(
                 CeremonyRecord(
                     challenge: challenge, tenantID: tenant.id, kind: .authentication, userID: nil, requestID: request.id, invitationID: nil,
                     webSession: nil, userVerification: RelyingParty.UserVerification.required.rawValue, createdAt: now,
                     expiresAt: min(now + Self.ceremonyLifetime, request.expiresAt)))
-            // The request's login_hint names the user when the page does not.
-            guard let username = request.loginHint ?? username, !username.isEmpty,
-                let user = try await tx.user(tenantID: tenant.id, username: username)
-            else { return [] }
-            return try await tx.securityKeys(userID: user.id)
+            guard let named else { return [] }
+            // The same statements for a name that is nobody's: its answer tells nothing.
+            let user = try await tx.user(tenantID: tenant.id, username: named)
+            return try await tx.securityKeys(userID: user?.id ?? UserID(""))
         }
+        var credentials = allowed.map { WebAuthnJSON.CredentialDescriptor(id: $0.credentialID, transports: $0.transports.isEmpty ? nil : $0.transports) }
+        if let named, credentials.isEmpty { credentials = fakeCredentials(username: named, tenant: tenant) }
         return WebAuthnJSON.RequestOptions(
             challenge: challenge, rpId: relyingParty(for: tenant).id, timeout: Int(Self.ceremonyLifetime) * 1000,
-            allowCredentials: allowed.map { .init(id: $0.credentialID, transports: $0.transports.isEmpty ? nil : $0.transports) },
-            userVerification: RelyingParty.UserVerification.required.rawValue)
+            allowCredentials: credentials, userVerification: RelyingParty.UserVerification.required.rawValue)
     }
+
+    /// Credential ids for a name with no passkey (nobody's, or a user without one): as
+    /// many as a user commonly has, the same on every call for that name, made from a key
+    /// derived from the master key, so that the options do not tell who has an account.
+    /// No authenticator holds them; an assertion for them is refused as for any unknown id.
+    func fakeCredentials(username: String, tenant: TenantRecord) -> [WebAuthnJSON.CredentialDescriptor] {
+        let key = domain.box.derivedKey(label: "passkey-options-decoys")
+        return (0..<Self.decoyCount).map { index in
+            let mac = HMAC<SHA256>.authenticationCode(for: Data("\(tenant.id)\n\(index)\n\(username)".utf8), using: key)
+            return .init(id: Base64URL.encode(Data(mac)), transports: nil)
+        }
+    }
+
+    static let decoyCount = 1
 
     /// A login request a passkey may answer: pending, and its service's policy has the
     /// alternative `securitykey` on its own. Answers the service.
