@@ -69,9 +69,17 @@ public struct AdminCaller: Sendable, Equatable {
     /// operation on that tenant, reads included, needs the highest role there is.
     public func check(tenant: TenantRecord) throws {
         try check(scope: tenant)
-        if tenant.name == WebSessions.operatorsTenant, !isGlobalAdmin {
+        guard reaches(tenant) else {
             throw DomainError(.forbidden, .accessDenied, "only an admin of every tenant administers the console's operators")
         }
+    }
+
+    /// What an admin call or console form checks before it does anything, in this order:
+    /// the tenant it acts on (404 outside the scope, 403 for the operators' tenant), then
+    /// the role (and, with `global`, every tenant in scope).
+    public func check(_ need: Need, global: Bool = false, tenant: TenantRecord?) throws {
+        if let tenant { try check(tenant: tenant) }
+        try check(need, global: global)
     }
 
     /// 404, as for an unknown tenant, when the tenant is outside the caller's scope (the

@@ -177,6 +177,9 @@ public struct WebSessions: Sendable {
 
     public static let notOperator = DomainError.Code("not_an_operator")
 
+    /// A sign-in whose login is older than it, or weaker than the tenant's process policy.
+    static let notFresh = DomainError(.forbidden, .accessDenied, "this sign-in needs fresh factors as an account process does: start again")
+
     /// Whether an ID token's `amr` names every factor of one of the policy's combinations
     /// (a security key as `hwk`, or `swk` for a synced passkey).
     static func methods(_ amr: [String], meet policy: AuthenticatorPolicy) -> Bool {
@@ -218,7 +221,7 @@ public struct WebSessions: Sendable {
         // (not a single sign-on session's older one) whose methods a process would take.
         let policy = try AuthenticatorPolicy(parsing: tenant.processPolicy)
         guard Int64(identity.authTime) >= kept.startedAt, Self.methods(identity.amr, meet: policy) else {
-            throw DomainError(.forbidden, .accessDenied, "this sign-in needs fresh factors as an account process does: start again")
+            throw Self.notFresh
         }
         let now = domain.epochNow()
         let lifetimes = Self.lifetimes(kind)
@@ -228,7 +231,7 @@ public struct WebSessions: Sendable {
         let opened: WebSessionRecord? = try await domain.store.transaction { tx in
             let found = try await tx.session(id: sessionID)
             guard let session = found, policy.allows(FactorCombination(session.factors)) else {
-                throw DomainError(.forbidden, .accessDenied, "this sign-in needs fresh factors as an account process does: start again")
+                throw Self.notFresh
             }
             if kind == .console, try await tx.consoleOperator(userID: userID) == nil {
                 // Not an operator: the login it made is of no use, and ends.

@@ -22,8 +22,7 @@ struct AdminRoutes {
         let domain = state.domain
         group.on(path, method: method) { request, context in
             let caller = try context.requireAdmin()
-            if let tenant = context.tenant { try caller.check(tenant: tenant) }
-            try caller.check(need, global: global)
+            try caller.check(need, global: global, tenant: context.tenant)
             return try await handler(request, context, domain.administration(as: caller))
         }
     }

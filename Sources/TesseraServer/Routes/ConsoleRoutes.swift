@@ -92,8 +92,7 @@ struct ConsoleRoutes {
         throws -> Administration
     {
         guard let caller = current.caller else { throw DomainError(.forbidden, .accessDenied, "not an operator") }
-        if let tenant { try caller.check(tenant: tenant) }
-        try caller.check(need, global: global)
+        try caller.check(need, global: global, tenant: tenant)
         return domain.administration(as: caller)
     }
 
