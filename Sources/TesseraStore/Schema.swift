@@ -587,5 +587,13 @@ enum Schema {
             """,
             "CREATE INDEX federation_logins_by_expiry ON federation_logins (expires_at)",
         ]),
+        // A passkey added from the account page names what opened that page's session (the
+        // device or the passkey that signed in); it is removed with it.
+        (20, [
+            "ALTER TABLE security_keys ADD COLUMN origin_activation_id TEXT",
+            "ALTER TABLE security_keys ADD COLUMN origin_security_key_id TEXT",
+            "CREATE INDEX security_keys_by_origin_activation ON security_keys (origin_activation_id)",
+            "CREATE INDEX security_keys_by_origin_key ON security_keys (origin_security_key_id)",
+        ]),
     ]
 }

@@ -64,7 +64,7 @@ public struct AccountPage: Sendable {
     /// Options for registering a passkey from the page.
     public func passkeyOptions(_ current: WebSessions.Current) async throws -> WebAuthnJSON.CreationOptions {
         try await domain.passkeys.registrationOptions(
-            for: .accountPage(user: current.user, webSession: current.session.digest), tenant: current.tenant)
+            for: .accountPage(user: current.user, webSession: current.session), tenant: current.tenant)
     }
 
     /// Registers a passkey for the signed-in user, from the page's own challenge.
@@ -72,7 +72,7 @@ public struct AccountPage: Sendable {
         _ credential: WebAuthnJSON.RegistrationCredential, name: String?, current: WebSessions.Current, logger: Logger
     ) async throws -> SecurityKeyView {
         try await domain.passkeys.register(
-            credential, name: name, registrant: .accountPage(user: current.user, webSession: current.session.digest),
+            credential, name: name, registrant: .accountPage(user: current.user, webSession: current.session),
             tenant: current.tenant, actor: actor(current), logger: logger)
     }
 

@@ -45,8 +45,8 @@ public struct Passkeys: Sendable {
 
     /// Who a registration is for and what asked for it.
     public enum Registrant: Sendable {
-        /// A user signed in on their account page (the page session's digest).
-        case accountPage(user: UserRecord, webSession: String)
+        /// A user signed in on their account page, in that page's session.
+        case accountPage(user: UserRecord, webSession: WebSessionRecord)
         /// The holder of an operator's invitation, opened in a browser.
         case invitation(code: String)
     }
@@ -127,7 +127,7 @@ public struct Passkeys: Sendable {
     private func resolve(_ registrant: Registrant, tenant: TenantRecord, now: Int64) async throws -> (UserRecord, String?, String?) {
         switch registrant {
         case .accountPage(let user, let webSession):
-            return (user, nil, webSession)
+            return (user, nil, webSession.digest)
         case .invitation(let code):
             let (invitation, user) = try await domain.operatorInvitation(code: code, tenant: tenant, now: now)
             return (user, invitation.id, nil)
@@ -152,11 +152,18 @@ public struct Passkeys: Sendable {
         guard let ceremony, ceremony.kind == .registration, ceremony.userID == user.id, ceremony.invitationID == invitationID,
             ceremony.webSession == webSession, let expected = Base64URL.decode(ceremony.challenge)
         else { throw DomainError(.invalid, Self.invalidCredential, "the registration's challenge is unknown, spent or expired") }
-        let record = try await verifiedKey(
+        var record = try await verifiedKey(
             response, challenge: Array(expected),
             userVerification: RelyingParty.UserVerification(rawValue: ceremony.userVerification) ?? .preferred, userID: user.id,
             name: keyName, tenant: tenant, logger: logger)
         try await domain.store.transaction { tx in
+            if case .accountPage(_, let webSession) = registrant {
+                // What opened the page's session: the key is removed with it.
+                record.originActivationID = webSession.activationID
+                if webSession.activationID == nil {
+                    record.originSecurityKeyID = try await tx.session(id: webSession.sessionID)?.securityKeyID
+                }
+            }
             if let invitationID {
                 guard try await tx.consumeInvitation(id: invitationID, now: now) else {
                     throw DomainError.invalidGrant("the invitation was used already")
@@ -368,7 +375,8 @@ public struct Passkeys: Sendable {
         }
     }
 
-    /// Removes a user's credential; the sessions its logins started end with it.
+    /// Removes a user's credential; the sessions its logins started end with it, and the
+    /// passkeys added from an account page it signed in to go too.
     public func remove(_ id: SecurityKeyID, user userID: UserID, tenant: TenantRecord, actor: Audit.Actor, via: String, logger: Logger)
         async throws
     {
@@ -378,9 +386,13 @@ public struct Passkeys: Sendable {
                 try await tx.deleteSecurityKey(id: id)
             else { throw DomainError.notFound("security key '\(id.rawValue.prefix(64))'") }
             let ended = try await tx.endSessions(.securityKey(id), reason: .securityKeyRemoved, at: now)
+            let added = try await tx.deleteSecurityKeys(addedBy: .securityKey(id), at: now)
             try await Audit.record(
                 tx, tenantID: tenant.id, actor: actor, action: "securitykey.remove", target: id.rawValue,
-                details: ["user_id": userID.rawValue, "name": key.name, "sessions_ended": String(ended), "via": via], at: now)
+                details: [
+                    "user_id": userID.rawValue, "name": key.name, "sessions_ended": String(ended),
+                    "keys_added_from_it_removed": String(added.count), "via": via,
+                ], at: now)
         }
         logger.notice("security key removed", metadata: ["tenant": "\(tenant.name)", "security_key_id": "\(id)"])
     }

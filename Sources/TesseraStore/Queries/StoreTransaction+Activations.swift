@@ -134,8 +134,9 @@ extension StoreTransaction {
         return rows.count == 1
     }
 
-    /// Removes an activation with its keys, merged users, history and pending requests,
-    /// and ends every session its logins started; `false` when it did not exist.
+    /// Removes an activation with its keys, merged users, history and pending requests, and
+    /// the passkeys added from account-page sessions it opened, and ends every session its
+    /// logins started; `false` when it did not exist.
     public func deleteActivation(id: ActivationID, at now: Int64) async throws -> Bool {
         struct Row: Decodable { let user_id: UserID }
         guard let row = try await first("DELETE FROM activations WHERE id = \(bind: id) RETURNING user_id", as: Row.self) else { return false }
@@ -169,6 +170,8 @@ extension StoreTransaction {
             WHERE activation_id = \(bind: id) AND status IN ('pending', 'claimed', 'approved')
             """
         ).run()
+        // So are the passkeys added from an account page it signed in to.
+        _ = try await deleteSecurityKeys(addedBy: .activation(id), at: now)
         return true
     }
 

@@ -2,6 +2,12 @@ import Foundation
 import SQLKit
 import TesseraCore
 
+/// What opened the account-page session a key was added from.
+public enum SecurityKeyOrigin: Sendable {
+    case activation(ActivationID)
+    case securityKey(SecurityKeyID)
+}
+
 extension StoreTransaction {
     // MARK: Security keys
 
@@ -47,6 +53,31 @@ extension StoreTransaction {
     public func deleteSecurityKey(id: SecurityKeyID) async throws -> Bool {
         try await db.raw("UPDATE activations SET security_key_id = NULL WHERE security_key_id = \(bind: id)").run()
         return try await db.raw("DELETE FROM security_keys WHERE id = \(bind: id) RETURNING id").all().count > 0
+    }
+
+    /// Removes the keys added from account-page sessions that `origin` opened, and the keys
+    /// added from sessions that those opened in turn, ending the sessions their logins
+    /// started: a stolen device or passkey, once removed, leaves no way back in. The ids removed.
+    public func deleteSecurityKeys(addedBy origin: SecurityKeyOrigin, at now: Int64) async throws -> [SecurityKeyID] {
+        struct Row: Decodable { let id: SecurityKeyID }
+        var removed: [SecurityKeyID] = []
+        var pending = [origin]
+        while let next = pending.popLast() {
+            let rows: [Row]
+            switch next {
+            case .activation(let id):
+                rows = try await all("DELETE FROM security_keys WHERE origin_activation_id = \(bind: id) RETURNING id", as: Row.self)
+            case .securityKey(let id):
+                rows = try await all("DELETE FROM security_keys WHERE origin_security_key_id = \(bind: id) RETURNING id", as: Row.self)
+            }
+            for row in rows {
+                try await db.raw("UPDATE activations SET security_key_id = NULL WHERE security_key_id = \(bind: row.id)").run()
+                _ = try await endSessions(.securityKey(row.id), reason: .securityKeyRemoved, at: now)
+                removed.append(row.id)
+                pending.append(.securityKey(row.id))
+            }
+        }
+        return removed
     }
 
     /// Makes a key the activation's `securitykey` factor (replacing the one it had).

@@ -27,6 +27,10 @@ public struct SecurityKeyRecord: Codable, Sendable {
     public var suspiciousAt: Int64?
     public var createdAt: Int64
     public var lastUsedAt: Int64?
+    /// What opened the account-page session the key was added from: the device that signed
+    /// in, or the passkey. The key goes when that goes (nil for keys added otherwise).
+    public var originActivationID: ActivationID?
+    public var originSecurityKeyID: SecurityKeyID?
 
     public init(
         id: SecurityKeyID, tenantID: TenantID, userID: UserID, credentialID: String, publicKey: String, algorithm: Int64,
@@ -63,6 +67,8 @@ public struct SecurityKeyRecord: Codable, Sendable {
         case suspiciousAt = "suspicious_at"
         case createdAt = "created_at"
         case lastUsedAt = "last_used_at"
+        case originActivationID = "origin_activation_id"
+        case originSecurityKeyID = "origin_security_key_id"
     }
 }
 
