@@ -188,11 +188,16 @@ public struct DomainSettings: Sendable {
     public var invitationLifetime: Int64
     /// The interval a CIBA client is told to poll at, in seconds.
     public var backchannelInterval: Int
+    /// Whether targets that tenant admins and clients choose (back-channel logout, CIBA
+    /// pings, identity providers) may be loopback, private or link-local addresses.
+    public var allowsPrivateOutbound: Bool
 
     public init(
-        publicURL: String, requestLifetime: Int64, invitationLifetime: Int64, backchannelInterval: Int, relyingPartyID: String? = nil
+        publicURL: String, requestLifetime: Int64, invitationLifetime: Int64, backchannelInterval: Int, relyingPartyID: String? = nil,
+        allowsPrivateOutbound: Bool = false
     ) {
         self.publicURL = publicURL
+        self.allowsPrivateOutbound = allowsPrivateOutbound
         self.relyingPartyID = relyingPartyID
         self.requestLifetime = requestLifetime
         self.invitationLifetime = invitationLifetime

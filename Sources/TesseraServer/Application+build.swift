@@ -208,7 +208,8 @@ public func buildApplication(
         after: [
             EventRelay(serving: serving), LongPollRelease(events: state.requestEvents),
             Purger(maintenance: state.domain.maintenance, interval: configuration.purgeInterval, logger: logger),
-            LogoutSender(logout: state.domain.logout, interval: .seconds(1), logger: logger),
+            LogoutSender(
+                logout: state.domain.logout, outbound: Outbound(state.domain, maximumBody: 64 * 1024), interval: .seconds(1), logger: logger),
         ],
         handlingSignals: handlingSignals)
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import TesseraCore
 import TesseraCrypto
 import TesseraOperations
 
@@ -29,6 +30,11 @@ public struct ServerConfiguration: Sendable {
     /// Allows a plain-HTTP public URL on a non-loopback host (only behind a proxy that
     /// terminates TLS and forwards to this server over a trusted network).
     public var allowInsecureHTTP: Bool
+    /// Allows targets that tenant admins and clients choose (back-channel logout, CIBA
+    /// pings, identity providers) on loopback, private and link-local addresses
+    /// (`--allow-private-outbound`). A server whose public URL is on the loopback allows
+    /// them anyway: it is a development setup whose services run beside it.
+    public var allowPrivateOutbound = false
     /// Seconds a backchannel (CIBA) client waits between token requests at first
     /// (`interval`); each `slow_down` adds five.
     public var backchannelInterval: Int
@@ -78,15 +84,30 @@ public struct ServerConfiguration: Sendable {
 }
 
 extension ServerConfiguration {
+    /// Whether the public URL's host is this machine (`localhost`, a loopback address).
+    var publicURLIsLoopback: Bool {
+        guard let host = OutboundTargets.host(of: publicURL) else { return false }
+        let name = host.lowercased()
+        if name == "localhost" || name.hasSuffix(".localhost") { return true }
+        return OutboundTargets.literal(host)?.allSatisfy { address in
+            switch address {
+            case .v4(let bytes): bytes.first == 127
+            case .v6(let bytes): bytes == [UInt8](repeating: 0, count: 15) + [1]
+            }
+        } ?? false
+    }
+
+    /// See `allowPrivateOutbound`.
+    var allowsPrivateOutbound: Bool { allowPrivateOutbound || publicURLIsLoopback }
+
     /// Refuses a plain-HTTP public URL that is not on a loopback host: PINs' proofs,
     /// codes and tokens would cross a network in clear.
     func checkTransportSecurity() throws {
-        guard let url = URLComponents(string: publicURL), let scheme = url.scheme?.lowercased(), let host = url.host else {
+        guard let url = URLComponents(string: publicURL), let scheme = url.scheme?.lowercased(), url.host != nil else {
             throw ServerStartupError("the public URL \(publicURL) is not a URL")
         }
         if scheme == "https" || allowInsecureHTTP { return }
-        let loopback = host == "localhost" || host == "::1" || host == "[::1]" || host.hasPrefix("127.")
-        guard loopback else {
+        guard publicURLIsLoopback else {
             throw ServerStartupError(
                 "the public URL \(publicURL) is plain HTTP on a non-loopback host: serve HTTPS (--tls-certificate, --tls-key), "
                     + "give an https --public-url behind a TLS-terminating proxy, or pass --allow-insecure-http")

@@ -37,8 +37,10 @@ struct ServerState: Sendable {
             settings: DomainSettings(
                 publicURL: configuration.publicURL, requestLifetime: Int64(configuration.requestLifetime),
                 invitationLifetime: Int64(configuration.invitationLifetime), backchannelInterval: configuration.backchannelInterval,
-                relyingPartyID: configuration.webAuthnRelyingPartyID),
-            notifier: EdgeNotifier(store: store, box: box, events: events, pusher: pusher), now: now)
+                relyingPartyID: configuration.webAuthnRelyingPartyID, allowsPrivateOutbound: configuration.allowsPrivateOutbound),
+            notifier: EdgeNotifier(
+                store: store, box: box, events: events, pusher: pusher,
+                outbound: Outbound(allowsPrivate: configuration.allowsPrivateOutbound, maximumBody: 64 * 1024)), now: now)
     }
 
     var publicURL: String { configuration.publicURL }
@@ -90,11 +92,13 @@ struct EdgeNotifier: RequestNotifier {
     let box: SecretBox
     let events: RequestEvents
     let pusher: Pusher
+    /// Where CIBA pings may go.
+    let outbound: Outbound
 
     func deliver(_ notice: RequestNotice, logger: Logger) async {
         for key in notice.keys { await events.publish(key) }
         await store.notify(EventKey.channel, notice.keys)
-        if let ping = notice.ping { PingSender.send(ping, box: box, logger: logger) }
+        if let ping = notice.ping { PingSender.send(ping, box: box, outbound: outbound, logger: logger) }
         if let wake = notice.wake {
             await pusher.wake(
                 userID: wake.userID,

@@ -22,13 +22,14 @@ struct RouterHarness {
     let log: LogRecorder
     let directory: URL
 
-    static func make() async throws -> RouterHarness {
+    static func make(configure: (inout ServerConfiguration) -> Void = { _ in }) async throws -> RouterHarness {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tessera-router-\(UUID().uuidString)")
         let clock = TestClock.running()
         let log = LogRecorder()
         var configuration = ServerConfiguration(
             host: "127.0.0.1", port: 0, publicURL: "http://127.0.0.1:8080", dataDirectory: directory.path, adminToken: adminToken)
         configuration.metricsToken = metricsToken
+        configure(&configuration)
         let logger = Logger(label: "router-test", factory: { _ in log })
         let app = try await buildApplication(configuration: configuration, logger: logger, now: { clock.now() }, handlingSignals: false)
         return RouterHarness(app: app, clock: clock, log: log, directory: directory)

@@ -7,8 +7,10 @@ import TesseraStore
 extension Administration {
     /// Checks a service and writes its policy in normal form; creation and every update
     /// go through here, so no service is left without a redirect URI (unless it is
-    /// backchannel-only) or a policy.
-    static func checkedService(_ service: ServiceRecord) throws -> ServiceRecord {
+    /// backchannel-only) or a policy. The addresses the server will call (notification
+    /// endpoint, back-channel logout) are not loopback, private or link-local ones unless
+    /// `allowsPrivateOutbound` (`OutboundTargets`).
+    static func checkedService(_ service: ServiceRecord, allowsPrivateOutbound: Bool) throws -> ServiceRecord {
         var service = service
         service.name = service.name.trimmingCharacters(in: .whitespaces)
         guard (1...128).contains(service.name.count) else { throw DomainError.invalidRequest("a service needs a name of 1 to 128 characters") }
@@ -23,6 +25,9 @@ extension Administration {
         case (.ping, let endpoint?):
             guard Validation.isNotificationEndpoint(endpoint) else {
                 throw DomainError.invalidRequest("the notification endpoint must be an https URL (http only on a loopback host)")
+            }
+            if let refusal = OutboundTargets.refusal(endpoint, allowsPrivate: allowsPrivateOutbound) {
+                throw DomainError.invalidRequest("backchannel_client_notification_endpoint is refused: \(refusal)")
             }
         case (.ping, nil):
             throw DomainError.invalidRequest("ping mode needs backchannel_client_notification_endpoint")
@@ -45,6 +50,9 @@ extension Administration {
             // OpenID Back-Channel Logout §2.2: an absolute URI without a fragment; https unless on a loopback host.
             guard Validation.isNotificationEndpoint(uri), !uri.contains("#") else {
                 throw DomainError.invalidRequest("backchannel_logout_uri must be an https URL (http only on a loopback host), without fragment")
+            }
+            if let refusal = OutboundTargets.refusal(uri, allowsPrivate: allowsPrivateOutbound) {
+                throw DomainError.invalidRequest("backchannel_logout_uri is refused: \(refusal)")
             }
         }
         if service.backchannelMode != nil && service.isPublic {
@@ -272,7 +280,7 @@ extension Administration {
             case .value(let uri): next.backchannelLogoutURI = uri; changed.append("backchannel_logout_uri")
             }
             guard !changed.isEmpty else { throw DomainError.invalidRequest("the body changes nothing") }
-            next = try Self.checkedService(next)
+            next = try Self.checkedService(next, allowsPrivateOutbound: domain.settings.allowsPrivateOutbound)
             try await tx.updateService(next)
             try await Audit.record(
                 tx, tenantID: tenant.id, actor: caller.actor, action: "service.update", target: clientID.rawValue,

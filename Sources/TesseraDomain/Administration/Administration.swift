@@ -285,7 +285,7 @@ public struct Administration: Sendable {
         service.requirePushedAuthorizationRequests = input.requirePushedAuthorizationRequests ?? false
         service.dpopBound = input.dpopBoundAccessTokens ?? false
         service.gematikProfile = input.gematikProfile ?? false
-        let record = try Self.checkedService(service)
+        let record = try Self.checkedService(service, allowsPrivateOutbound: domain.settings.allowsPrivateOutbound)
         // The JWKS has the key of the service's algorithm before its first token.
         _ = try await domain.tokenIssuer(for: tenant, signingFor: record, logger: logger)
         let policy = record.policy

@@ -102,7 +102,7 @@ public struct WebSessions: Sendable {
                     name: kind == .console ? "Tessera console" : "Tessera account", secretDigest: nil, isPublic: true,
                     redirectURIs: [redirectURI], policy: policy, attributes: [],
                     backchannelMode: nil, notificationEndpoint: nil, sessionLifetime: lifetime, sessionIdleLifetime: lifetime,
-                    numberMatching: true, createdAt: now))
+                    numberMatching: true, createdAt: now), allowsPrivateOutbound: false)
             try await tx.insertService(service)
             try await Audit.record(
                 tx, tenantID: tenant.id, actor: .system, action: "service.create", target: clientID.rawValue,

@@ -127,8 +127,11 @@ public struct ClientRegistration: Sendable {
         service.idTokenAlgorithm = metadata.idTokenSignedResponseAlg ?? SigningAlgorithm.rs256.rawValue
         service.postLogoutRedirectURIs = metadata.postLogoutRedirectURIs
         // The server posts to this address from inside its network: a client that registered
-        // itself gets no loopback, private or link-local target, and https only.
-        if let uri = metadata.backchannelLogoutURI, Self.isInternal(uri) {
+        // itself gets https only, and no loopback, private or link-local target whatever the
+        // server allows tenant admins (the address is checked again when it is called).
+        if let uri = metadata.backchannelLogoutURI,
+            URLComponents(string: uri)?.scheme?.lowercased() != "https" || OutboundTargets.refusal(uri, allowsPrivate: false) != nil
+        {
             throw Self.metadataError("backchannel_logout_uri must be an https address outside loopback, private and link-local networks")
         }
         service.backchannelLogoutURI = metadata.backchannelLogoutURI
@@ -136,36 +139,12 @@ public struct ClientRegistration: Sendable {
         service.dpopBound = metadata.dpopBoundAccessTokens ?? false
         service.subjectType = metadata.subjectType ?? .public
         do {
-            return try Administration.checkedService(service)
+            return try Administration.checkedService(service, allowsPrivateOutbound: false)
         } catch let error as DomainError where error.kind == .invalid {
             // redirect_uris alone are invalid_redirect_uri (RFC 7591 §3.2.2); post-logout addresses are metadata.
             let aboutRedirectURIs = error.message.hasPrefix("redirect URIs")
             throw DomainError(.invalid, aboutRedirectURIs ? Self.invalidRedirectURI : Self.invalidMetadata, error.message)
         }
-    }
-
-    /// Whether a URL is not https or names localhost or a loopback, private, shared or
-    /// link-local address literal (a name that resolves to one is not caught here).
-    static func isInternal(_ text: String) -> Bool {
-        guard let components = URLComponents(string: text), components.scheme?.lowercased() == "https",
-            var host = components.host?.lowercased(), !host.isEmpty
-        else { return true }
-        if host.hasPrefix("[") { host = String(host.dropFirst().dropLast()) }
-        if host == "localhost" || host.hasSuffix(".localhost") { return true }
-        let octets = host.split(separator: ".", omittingEmptySubsequences: false).compactMap { UInt8($0) }
-        if octets.count == 4 && host.split(separator: ".").count == 4 {
-            switch (octets[0], octets[1]) {
-            case (0, _), (10, _), (127, _), (169, 254), (192, 168): return true
-            case (172, let second) where (16...31).contains(second): return true
-            case (100, let second) where (64...127).contains(second): return true
-            default: return false
-            }
-        }
-        if host.contains(":") {
-            return host == "::1" || host == "::" || host.hasPrefix("fc") || host.hasPrefix("fd") || host.hasPrefix("fe8") || host.hasPrefix("fe9")
-                || host.hasPrefix("fea") || host.hasPrefix("feb") || host.hasPrefix("::ffff:")
-        }
-        return false
     }
 
     func view(_ service: ServiceRecord, tenant: TenantRecord, secret: String?, registrationToken: String?) -> Registered {

@@ -369,15 +369,21 @@ public struct Federation: Sendable {
     /// without `/.well-known/openid-configuration` (OpenID Discovery §4.3).
     func metadata(of provider: IdentityProviderRecord) async throws -> Metadata {
         try await Self.metadata(
-            discoveryURL: provider.discoveryURL, name: provider.displayName, allowLoopbackHTTP: domain.allowsLoopbackProviders, http: http)
+            discoveryURL: provider.discoveryURL, name: provider.displayName, allowLoopbackHTTP: domain.allowsLoopbackProviders,
+            allowsPrivate: domain.settings.allowsPrivateOutbound, http: http)
     }
 
     /// The document, whose endpoints must use its own URL's scheme: HTTPS, or plain HTTP
-    /// to this machine where the server itself is not on HTTPS (a development or test setup).
-    static func metadata(discoveryURL: String, name: String, allowLoopbackHTTP: Bool, http: any OutboundHTTP) async throws -> Metadata {
+    /// to this machine where the server itself is not on HTTPS (a development or test setup);
+    /// and the server's own calls (token, keys) go to no loopback, private or link-local
+    /// address unless `allowsPrivate`. A failure does not say what the address answered:
+    /// a tenant admin learns nothing of what else listens there.
+    static func metadata(discoveryURL: String, name: String, allowLoopbackHTTP: Bool, allowsPrivate: Bool, http: any OutboundHTTP)
+        async throws -> Metadata
+    {
         let answer = try await Self.fetch { try await http.get(discoveryURL) }
         guard answer.status == 200, let metadata = try? JSONDecoder().decode(Metadata.self, from: answer.body) else {
-            throw DomainError(.upstream, Self.failed, "the discovery document of \(name) could not be read (HTTP \(answer.status))")
+            throw DomainError(.upstream, Self.failed, "the discovery document of \(name) could not be read")
         }
         let suffix = "/.well-known/openid-configuration"
         guard discoveryURL.hasSuffix(suffix), String(discoveryURL.dropLast(suffix.count)) == metadata.issuer else {
@@ -387,6 +393,11 @@ public struct Federation: Sendable {
         for endpoint in [metadata.authorizationEndpoint, metadata.tokenEndpoint, metadata.jwksURI]
         where !Self.isAcceptableURL(endpoint, allowLoopbackHTTP: allowLoopbackHTTP) || URL(string: endpoint)?.scheme != scheme {
             throw DomainError(.upstream, Self.failed, "the discovery document of \(name) names an endpoint that is not HTTPS")
+        }
+        for endpoint in [metadata.tokenEndpoint, metadata.jwksURI] {
+            if let refusal = OutboundTargets.refusal(endpoint, allowsPrivate: allowsPrivate) {
+                throw DomainError(.upstream, Self.failed, "the discovery document of \(name) names an endpoint that is refused: \(refusal)")
+            }
         }
         return metadata
     }
@@ -537,6 +548,9 @@ extension Administration {
         guard Federation.isAcceptableURL(input.discoveryURL, allowLoopbackHTTP: loopback), input.discoveryURL.utf8.count <= 1024 else {
             throw DomainError.invalidRequest("discovery_url is an HTTPS URL (HTTP on the loopback only where this server is not on HTTPS)")
         }
+        if let refusal = OutboundTargets.refusal(input.discoveryURL, allowsPrivate: domain.settings.allowsPrivateOutbound) {
+            throw DomainError.invalidRequest("discovery_url is refused: \(refusal)")
+        }
         let linkClaim = try text(input.linkClaim, "link_claim", maximum: 64)
         let linkField = try text(input.linkField, "link_field", maximum: 64)
         guard (linkClaim == nil) == (linkField == nil) else {
@@ -546,7 +560,8 @@ extension Administration {
         guard mapping.count <= 32, mapping.allSatisfy({ !$0.key.isEmpty && $0.key.count <= 64 && Validation.isAttributeName($0.value) })
         else { throw DomainError.invalidRequest("claim_mapping maps at most 32 claims to attribute names (lower-case identifiers)") }
         let metadata = try await Federation.metadata(
-            discoveryURL: input.discoveryURL, name: displayName, allowLoopbackHTTP: loopback, http: http)
+            discoveryURL: input.discoveryURL, name: displayName, allowLoopbackHTTP: loopback,
+            allowsPrivate: domain.settings.allowsPrivateOutbound, http: http)
         let now = domain.epochNow()
         let id = Secrets.identifier(byteCount: 12)
         let record = IdentityProviderRecord(

@@ -107,7 +107,7 @@ struct AdminRoutes {
     @Sendable func addIdentityProvider(_ request: Request, context: TesseraRequestContext, administration: Administration) async throws -> Response {
         let input = try await RequestDecoding.json(Administration.CreateIdentityProvider.self, from: request)
         let view = try await administration.addIdentityProvider(
-            input, tenant: try context.requireTenant(), http: Outbound(), logger: context.logger)
+            input, tenant: try context.requireTenant(), http: Outbound(state.domain), logger: context.logger)
         return JSONResponse.make(view, status: .created)
     }
 

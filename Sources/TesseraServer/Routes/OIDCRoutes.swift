@@ -300,7 +300,7 @@ struct OIDCRoutes {
     /// first login there): sends the browser to the provider.
     @Sendable func federationStart(_ request: Request, context: TesseraRequestContext) async throws -> Response {
         let tenant = try context.requireTenant()
-        let federation = domain.federation(Outbound())
+        let federation = domain.federation(Outbound(domain))
         do {
             let query = try RequestDecoding.query(request)
             guard let provider = query["provider"], !provider.isEmpty else { throw DomainError.invalidRequest("name the provider to sign in with") }
@@ -333,7 +333,7 @@ struct OIDCRoutes {
         let outcome: Federation.Outcome
         do {
             let query = try RequestDecoding.query(request)
-            outcome = try await domain.federation(Outbound()).finish(
+            outcome = try await domain.federation(Outbound(domain)).finish(
                 state: query["state"], code: query["code"], error: query["error"], binding: request.cookies[Self.federationCookie]?.value,
                 tenant: tenant, browserSecret: { request.cookies[Self.cookieName($0)]?.value }, logger: context.logger)
         } catch let error as DomainError {

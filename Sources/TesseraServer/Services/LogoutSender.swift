@@ -13,13 +13,11 @@ import TesseraDomain
 /// database), so a service hears of an end once per successful delivery.
 struct LogoutSender: Service {
     let logout: Logout
+    /// Where logout tokens may go (the service's address, checked when it is called).
+    let outbound: Outbound
     /// Seconds between looks for due notices.
     let interval: Duration
     let logger: Logger
-
-    /// Logout tokens go out without following redirects, like CIBA pings.
-    static let client = HTTPClient(
-        eventLoopGroupProvider: .singleton, configuration: HTTPClient.Configuration(redirectConfiguration: .disallow))
 
     func run() async throws {
         while !Task.isShuttingDownGracefully {
@@ -48,15 +46,16 @@ struct LogoutSender: Service {
         request.body = .bytes(ByteBuffer(string: "logout_token=\(FormEncoding.component(delivery.logoutToken))"))
         let metadata: Logger.Metadata = ["client_id": "\(delivery.clientID)", "attempt": "\(delivery.attempts)"]
         do {
-            let response = try await Self.client.execute(request, timeout: .seconds(10))
-            _ = try? await response.body.collect(upTo: 64 * 1024)
+            let response = try await outbound.execute(request)
             // 200, or 204 as some frameworks answer (Back-Channel Logout §2.8).
-            if response.status.code == 200 || response.status.code == 204 {
+            if response.status == 200 || response.status == 204 {
                 try await logout.delivered(noticeID: delivery.noticeID)
                 logger.info("back-channel logout delivered", metadata: metadata)
                 return
             }
-            logger.warning("back-channel logout refused", metadata: metadata.merging(["status": "\(response.status.code)"]) { $1 })
+            logger.warning("back-channel logout refused", metadata: metadata.merging(["status": "\(response.status)"]) { $1 })
+        } catch let refused as Outbound.Refused {
+            logger.warning("back-channel logout not sent", metadata: metadata.merging(["reason": "\(refused)"]) { $1 })
         } catch {
             // The error's type only: the token must not reach the log.
             logger.warning("back-channel logout failed", metadata: metadata.merging(["error": "\(type(of: error))"]) { $1 })

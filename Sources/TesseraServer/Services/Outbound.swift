@@ -5,18 +5,38 @@ import NIOHTTP1
 import TesseraCore
 import TesseraDomain
 
-/// The domain's HTTP to other servers (external identity providers), over
-/// AsyncHTTPClient: no redirects followed, 10 s per request, at most 1 MiB an answer.
+/// HTTP to targets that tenant admins and registering clients choose (identity providers,
+/// back-channel logout, CIBA pings), over AsyncHTTPClient: no redirects followed, a
+/// bounded answer, and only to addresses on the internet unless the operator allows
+/// private ones (`OutboundTargets`). The host is resolved here, every address it has is
+/// checked, and the connection goes to the address checked (the client's `dnsOverride`),
+/// so a name that answers otherwise a moment later cannot steer the call inside.
 struct Outbound: OutboundHTTP {
-    static let client = HTTPClient(
-        eventLoopGroupProvider: .singleton,
-        configuration: HTTPClient.Configuration(redirectConfiguration: .disallow, timeout: .init(connect: .seconds(5), read: .seconds(10))))
-    static let maximumBody = 1024 * 1024
+    /// Whether loopback, private and link-local targets are allowed (`--allow-private-outbound`,
+    /// or a public URL on the loopback).
+    let allowsPrivate: Bool
+    let timeout: TimeAmount
+    let maximumBody: Int
+
+    init(allowsPrivate: Bool, timeout: TimeAmount = .seconds(10), maximumBody: Int = 1024 * 1024) {
+        self.allowsPrivate = allowsPrivate
+        self.timeout = timeout
+        self.maximumBody = maximumBody
+    }
+
+    init(_ domain: Domain, timeout: TimeAmount = .seconds(10), maximumBody: Int = 1024 * 1024) {
+        self.init(allowsPrivate: domain.settings.allowsPrivateOutbound, timeout: timeout, maximumBody: maximumBody)
+    }
+
+    /// A target refused before anything was sent: its host is internal.
+    struct Refused: Error, CustomStringConvertible {
+        let description: String
+    }
 
     func get(_ url: String) async throws -> OutboundResponse {
         var request = HTTPClientRequest(url: url)
         request.headers.add(name: "Accept", value: "application/json")
-        return try await send(request)
+        return try await checked(request)
     }
 
     func postForm(_ url: String, _ fields: [String: String], headers: [String: String]) async throws -> OutboundResponse {
@@ -25,12 +45,41 @@ struct Outbound: OutboundHTTP {
         for (name, value) in headers { request.headers.replaceOrAdd(name: name, value: value) }
         request.headers.replaceOrAdd(name: "Content-Type", value: "application/x-www-form-urlencoded")
         request.body = .bytes(ByteBuffer(string: FormEncoding.body(fields)))
-        return try await send(request)
+        return try await checked(request)
     }
 
-    private func send(_ request: HTTPClientRequest) async throws -> OutboundResponse {
-        let response = try await Self.client.execute(request, timeout: .seconds(10))
-        let body = try await response.body.collect(upTo: Self.maximumBody)
-        return OutboundResponse(status: Int(response.status.code), body: Data(body.readableBytesView))
+    /// For the domain: a refused target is a clear 400 naming why, not an unreachable one.
+    private func checked(_ request: HTTPClientRequest) async throws -> OutboundResponse {
+        do {
+            return try await execute(request)
+        } catch let refused as Refused {
+            throw DomainError.invalidRequest("the address is refused: \(refused)")
+        }
+    }
+
+    /// Sends `request` to the address its host resolves to, once that address is checked;
+    /// the answer whatever its status. A client per call: its pinned address is its own.
+    func execute(_ request: HTTPClientRequest) async throws -> OutboundResponse {
+        guard let host = OutboundTargets.host(of: request.url) else { throw Refused(description: "the URL names no host") }
+        if let refusal = OutboundTargets.refusal(request.url, allowsPrivate: allowsPrivate) { throw Refused(description: refusal) }
+        // A name that does not resolve now may later: that is a failed call (retried), not a refusal.
+        let addresses = try await OutboundTargets.resolve(host)
+        if !allowsPrivate, let inside = addresses.first(where: \.isInternal) {
+            throw Refused(description: "\(host) resolves to a loopback, private or link-local address (\(inside))")
+        }
+        var configuration = HTTPClient.Configuration(
+            redirectConfiguration: .disallow, timeout: .init(connect: .seconds(5), read: timeout))
+        // The connection goes to the address checked; TLS still names and verifies the host.
+        configuration.dnsOverride = [host: addresses[0].description, "[\(host)]": addresses[0].description]
+        let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+        do {
+            let response = try await client.execute(request, timeout: timeout)
+            let body = try await response.body.collect(upTo: maximumBody)
+            try await client.shutdown()
+            return OutboundResponse(status: Int(response.status.code), body: Data(body.readableBytesView))
+        } catch {
+            try? await client.shutdown()
+            throw error
+        }
     }
 }

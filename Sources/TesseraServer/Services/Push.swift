@@ -103,6 +103,10 @@ struct WebhookNotifier: PushNotifier {
         }
     }
 
+    /// The operator's gateway (configured, not chosen by a tenant): any address, no redirects.
+    static let client = HTTPClient(
+        eventLoopGroupProvider: .singleton, configuration: HTTPClient.Configuration(redirectConfiguration: .disallow))
+
     func deliver(_ message: PushMessage) async throws -> PushOutcome {
         var request = HTTPClientRequest(url: url)
         request.method = .POST
@@ -111,7 +115,7 @@ struct WebhookNotifier: PushNotifier {
         let payload = Payload(
             token: message.token, issuer: message.issuer, requestID: message.requestID.rawValue, title: message.title, body: message.body)
         request.body = .bytes(ByteBuffer(bytes: try JSONEncoder().encode(payload)))
-        let response = try await PingSender.client.execute(request, timeout: .seconds(10))
+        let response = try await Self.client.execute(request, timeout: .seconds(10))
         _ = try? await response.body.collect(upTo: 64 * 1024)
         // Only 410 says the token is gone: a 404 is as likely a wrong gateway URL, which
         // must not wipe every registration.

@@ -31,6 +31,11 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "PEM private key of --tls-certificate.") var tlsKey: String?
     @Flag(help: "Allow a plain-HTTP public URL on a non-loopback host (behind a TLS-terminating proxy only).")
     var allowInsecureHttp = false
+    @Flag(
+        help: ArgumentHelp(
+            "Allow back-channel logout, CIBA ping and identity-provider URLs on loopback, private and link-local addresses.",
+            discussion: "Tenant admins and registering clients choose these targets; by default the server refuses to call inside its own network. Allowed anyway when the public URL is on the loopback (development)."))
+    var allowPrivateOutbound = false
     @Option(help: "Seconds a backchannel (CIBA) client waits between token requests (the announced interval).")
     var backchannelInterval = 5
     @Option(help: "Seconds between purges of expired and spent data on this node (0 = never; the first runs one interval after the start).")
@@ -137,6 +142,7 @@ struct Serve: AsyncParsableCommand {
             perAddress: rateLimitPerAddress, perClient: rateLimitPerClient, longPollsPerDevice: longPollsPerDevice,
             longPollsPerAddress: longPollsPerAddress, longPollsPerNode: longPollsPerNode, trustedProxies: Set(trustedProxies))
         configuration.idleTimeout = idleTimeout
+        configuration.allowPrivateOutbound = allowPrivateOutbound
         configuration.webAuthnRelyingPartyID = webauthnRpId?.lowercased()
         configuration.metricsToken = metricsToken ?? environment["TESSERA_METRICS_TOKEN"].flatMap { $0.isEmpty ? nil : $0 }
         let settings = configuration
