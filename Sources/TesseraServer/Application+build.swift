@@ -173,13 +173,14 @@ public func buildApplication(
         return JSONResponse.make(["status": "ready"])
     }
     // Universal links (iOS) and app links (Android) of the tenants' apps.
-    router.get(".well-known/apple-app-site-association") { _, _ in
-        var response = JSONResponse.make(try await state.domain.appleAppSiteAssociation())
+    // Each file for the host asked: a tenant's link domain serves that tenant's apps.
+    router.get(".well-known/apple-app-site-association") { request, _ in
+        var response = JSONResponse.make(try await state.domain.appleAppSiteAssociation(host: request.hostName))
         response.headers[.cacheControl] = "public, max-age=3600"
         return response
     }
-    router.get(".well-known/assetlinks.json") { _, _ in
-        var response = JSONResponse.make(try await state.domain.androidAssetLinks())
+    router.get(".well-known/assetlinks.json") { request, _ in
+        var response = JSONResponse.make(try await state.domain.androidAssetLinks(host: request.hostName))
         response.headers[.cacheControl] = "public, max-age=3600"
         return response
     }
@@ -270,4 +271,10 @@ enum MetricsAccess {
             throw OAuthError(.forbidden, "access_denied", "/metrics is served to loopback callers only, unless the server has a --metrics-token")
         }
     }
+}
+
+extension Request {
+    /// The host the request was sent to: HTTP/1's `Host` (which the server reads into the
+    /// authority), HTTP/2's `:authority`.
+    var hostName: String? { headers[HTTPField.Name("Host")!] ?? head.authority }
 }

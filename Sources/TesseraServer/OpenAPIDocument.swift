@@ -6286,7 +6286,7 @@ enum OpenAPIDocument {
     "properties": {
      "link_domain": {
       "type": "string",
-      "description": "Host of the app's universal and app links; the login page's same-device link uses it"
+      "description": "Host of the app's universal and app links, unique across tenants and not the issuer's host; its /.well-known files (chosen by Host) list this tenant's apps only; the login page's same-device link uses it. Without it, only an admin for every tenant may list Android apps (then on the issuer's host); a tenant's own key gets 403"
      },
      "custom_scheme": {
       "type": "string",
@@ -6375,6 +6375,10 @@ enum OpenAPIDocument {
      "dynamic_registration": {
       "type": "boolean",
       "description": "Services may register themselves (RFC 7591)"
+     },
+     "android_apps_host_wide": {
+      "type": "boolean",
+      "description": "Whether app_links' Android apps are listed in the issuer host's assetlinks.json (only an admin for every tenant lists them there, and only without a link_domain, whose own file lists them otherwise)"
      }
     },
     "required": [
@@ -6389,7 +6393,8 @@ enum OpenAPIDocument {
      "history_retention",
      "access_token_lifetime",
      "webauthn_rp_id",
-     "dynamic_registration"
+     "dynamic_registration",
+     "android_apps_host_wide"
     ]
    },
    "CreateTenant": {

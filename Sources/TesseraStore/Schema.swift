@@ -595,5 +595,34 @@ enum Schema {
             "CREATE INDEX security_keys_by_origin_activation ON security_keys (origin_activation_id)",
             "CREATE INDEX security_keys_by_origin_key ON security_keys (origin_security_key_id)",
         ]),
+        // Android app links per host: a tenant's apps are listed host-wide only when an admin
+        // for every tenant put them there; otherwise on the tenant's link domain. Apps stored
+        // earlier stay host-wide only where the last change of app_links on record was made
+        // by the bootstrap token, a key for every tenant or an operator for every tenant;
+        // those a tenant's own key or operator stored move off the host-wide file.
+        (21, [
+            "ALTER TABLE tenants ADD COLUMN android_apps_host_wide INTEGER NOT NULL DEFAULT 0",
+            androidAppsStayingHostWide,
+        ]),
     ]
+
+    /// Sets `android_apps_host_wide` for the tenants whose Android apps (without a link
+    /// domain) were last changed by a caller for every tenant, as the audit log says.
+    static let androidAppsStayingHostWide = """
+        UPDATE tenants SET android_apps_host_wide = 1
+        WHERE app_links LIKE '%"package_name"%' AND app_links NOT LIKE '%"link_domain":"%'
+            AND (
+                SELECT CASE
+                    WHEN a.actor = 'admin' THEN 1
+                    WHEN a.actor LIKE 'key:%' THEN
+                        (SELECT COUNT(*) FROM admin_keys k WHERE 'key:' || k.id = a.actor AND k.tenant_id IS NULL)
+                    WHEN a.actor LIKE 'operator:%' THEN
+                        (SELECT COUNT(*) FROM console_operators o JOIN users u ON u.id = o.user_id
+                         WHERE 'operator:' || u.username = a.actor AND o.scope_tenant_id IS NULL)
+                    ELSE 0 END
+                FROM audit_log a
+                WHERE a.tenant_id = tenants.id AND a.action = 'tenant.update' AND a.details LIKE '%app_links%'
+                ORDER BY a.at DESC, a.id DESC LIMIT 1
+            ) = 1
+        """
 }

@@ -70,7 +70,12 @@ struct SameDeviceLinkTests {
             let detail = try #require(details.first { ($0["appIDs"] as? [String]) == ["ABCDE12345.com.example.wallet"] })
             let paths = (detail["components"] as? [[String: String]])?.compactMap { $0["/"] }
             #expect(paths == ["\(issuerPath)/authenticate", "\(issuerPath)/activate"])
-            let assetLinks = try await scenario.http.get("\(scenario.baseURL)/.well-known/assetlinks.json")
+            // The Android app is listed on the tenant's link domain (the file chosen by Host), not
+            // for the issuer's whole host, where it would open every tenant's links.
+            let issuerFile = try await scenario.http.get("\(scenario.baseURL)/.well-known/assetlinks.json")
+            #expect(issuerFile.text == "[]", "\(issuerFile.text)")
+            let assetLinks = try await scenario.http.get(
+                "\(scenario.baseURL)/.well-known/assetlinks.json", headers: ["Host": "links.example.com"])
             let statements = try #require(try JSONSerialization.jsonObject(with: Data(assetLinks.text.utf8)) as? [[String: Any]])
             let statement = try #require(statements.first)
             #expect(statement["relation"] as? [String] == ["delegate_permission/common.handle_all_urls"])

@@ -161,6 +161,41 @@ extension Administration {
         }
     }
 
+    /// Where a tenant's app links are published. Android does not scope app links by path,
+    /// so an Android app listed for a host opens every tenant's links there: a tenant's
+    /// Android apps are listed on its own `link_domain` (unique across tenants, not the
+    /// issuer's host), and on the issuer's host only when an admin for every tenant puts
+    /// them there. A caller limited to the tenant that adds an Android app without a link
+    /// domain is refused (403); one that keeps or removes apps already there may.
+    func placedAppLinks(_ tenant: TenantRecord, before: TenantRecord, tx: StoreTransaction) async throws -> TenantRecord {
+        var tenant = tenant
+        if let linkDomain = tenant.appLinks?.linkDomain {
+            let issuerHost = OutboundTargets.host(of: domain.settings.publicURL)?.lowercased()
+            guard linkDomain != issuerHost else {
+                throw DomainError.invalidRequest("app_links: link_domain must not be the issuer's own host (\(linkDomain)): give the links a host of their own")
+            }
+            if try await tx.tenants().contains(where: { $0.id != tenant.id && $0.appLinks?.linkDomain == linkDomain }) {
+                throw DomainError(.conflict, .conflict, "app_links: link_domain \(linkDomain) is another tenant's")
+            }
+        }
+        let apps = Set(tenant.appLinks?.androidApps ?? [])
+        guard !apps.isEmpty, tenant.appLinks?.linkDomain == nil else {
+            tenant.androidAppsHostWide = false
+            return tenant
+        }
+        if caller.isGlobalAdmin {
+            tenant.androidAppsHostWide = true
+            return tenant
+        }
+        let listed = before.androidAppsHostWide && before.appLinks?.linkDomain == nil ? Set(before.appLinks?.androidApps ?? []) : []
+        guard apps.isSubset(of: listed) else {
+            throw DomainError(
+                .forbidden, .accessDenied,
+                "app_links: an Android app without a link_domain is listed for the issuer's whole host, which only an admin for every tenant may do; give the tenant a link_domain")
+        }
+        return tenant
+    }
+
     public func updateTenant(_ input: UpdateTenant, tenant: TenantRecord, logger: Logger) async throws -> TenantView {
         // A tenant's own key may not shorten the record of what it did.
         if case .absent = input.auditRetention {} else if caller.tenantID != nil {
@@ -170,6 +205,7 @@ extension Administration {
         let now = domain.epochNow()
         let updated: TenantRecord = try await domain.store.transaction { tx in
             guard var next = try await tx.tenant(id: tenant.id) else { throw DomainError.notFound("tenant '\(tenant.name)'") }
+            let before = next
             var changed: [String] = []
             if let lockout = input.lockout { next.lockoutPolicy = lockout; changed.append("lockout") }
             if let policy = input.processPolicy { next.processPolicy = policy; changed.append("process_policy") }
@@ -205,6 +241,7 @@ extension Administration {
             if let enabled = input.dynamicRegistration { next.dynamicRegistration = enabled; changed.append("dynamic_registration") }
             guard !changed.isEmpty else { throw DomainError.invalidRequest("the body changes nothing") }
             next = try Self.checkedSettings(next)
+            if input.appLinks.isAbsent == false { next = try await placedAppLinks(next, before: before, tx: tx) }
             if let id = next.webAuthnRPID, !domain.passkeys.isValidRelyingPartyID(id) {
                 throw DomainError.invalidRequest("webauthn_rp_id must be the public URL's host or a parent domain of it, in lower case")
             }

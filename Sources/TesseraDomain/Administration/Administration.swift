@@ -59,6 +59,7 @@ public struct Administration: Sendable {
         /// The RP ID passkeys are bound to (the tenant's, the server's, or the public URL's host).
         public let webAuthnRPID: String
         public let dynamicRegistration: Bool
+        public let androidAppsHostWide: Bool
         enum CodingKeys: String, CodingKey {
             case id, name, issuer, lockout
             case processPolicy = "process_policy"
@@ -73,6 +74,7 @@ public struct Administration: Sendable {
             case webAuthnTrustAnchors = "webauthn_trust_anchors"
             case webAuthnRPID = "webauthn_rp_id"
             case dynamicRegistration = "dynamic_registration"
+            case androidAppsHostWide = "android_apps_host_wide"
         }
     }
 
@@ -84,7 +86,7 @@ public struct Administration: Sendable {
             historyRetention: record.historyRetention, auditRetention: record.auditRetention,
             accessTokenLifetime: record.accessTokenLifetime, appLinks: record.appLinks,
             webAuthnTrustAnchors: record.webAuthnTrustAnchors, webAuthnRPID: domain.passkeys.relyingParty(for: record).id,
-            dynamicRegistration: record.dynamicRegistration)
+            dynamicRegistration: record.dynamicRegistration, androidAppsHostWide: record.androidAppsHostWide)
     }
 
     public func createTenant(_ input: CreateTenant, logger: Logger) async throws -> TenantView {

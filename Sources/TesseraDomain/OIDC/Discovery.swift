@@ -154,12 +154,29 @@ extension Domain {
 }
 
 /// The association files that let a tenant's app open its sign-in and activation links
-/// on the phone that shows them, from every tenant's `app_links`.
+/// on the phone that shows them, from the tenants' `app_links`, chosen by the host the
+/// file is asked for: a tenant's own link domain lists that tenant's apps only.
 extension Domain {
-    /// `/.well-known/apple-app-site-association`: each tenant's iOS apps, for the link
-    /// paths below its issuer (on whichever host serves the file: the link domain).
-    public func appleAppSiteAssociation() async throws -> AppleAppSiteAssociation {
+    /// The tenants whose apps the files for `host` (the request's `Host`, any port
+    /// dropped) list: the one whose link domain it is, or else every tenant.
+    private func tenants(servedOn host: String?) async throws -> (tenants: [TenantRecord], linkDomain: Bool) {
         let tenants = try await store.read { try await $0.tenants() }
+        let name = host.map(Self.hostName)
+        if let name, let owner = tenants.first(where: { $0.appLinks?.linkDomain == name }) { return ([owner], true) }
+        return (tenants, false)
+    }
+
+    /// `Host` without its port, in lower case (`[::1]:8080` is `[::1]`).
+    static func hostName(_ host: String) -> String {
+        let lower = host.lowercased()
+        if lower.hasPrefix("["), let end = lower.firstIndex(of: "]") { return String(lower[...end]) }
+        return String(lower.split(separator: ":", maxSplits: 1).first ?? "")
+    }
+
+    /// `/.well-known/apple-app-site-association`: the iOS apps for the link paths below
+    /// each issuer (iOS scopes them by path): on a tenant's link domain, that tenant's.
+    public func appleAppSiteAssociation(host: String?) async throws -> AppleAppSiteAssociation {
+        let tenants = try await tenants(servedOn: host).tenants
         let details = tenants.compactMap { tenant -> AppleAppSiteAssociation.Detail? in
             guard let links = tenant.appLinks, !links.appleAppIDs.isEmpty else { return nil }
             let paths = AppLinks.linkPaths(issuer: issuer(forTenantNamed: tenant.name))
@@ -168,12 +185,16 @@ extension Domain {
         return AppleAppSiteAssociation(applinks: .init(details: details))
     }
 
-    /// `/.well-known/assetlinks.json`: each tenant's Android apps and their signing
-    /// certificates (Android scopes the paths in the app's own manifest).
-    public func androidAssetLinks() async throws -> [AssetLinkStatement] {
-        let tenants = try await store.read { try await $0.tenants() }
+    /// `/.well-known/assetlinks.json`: Android apps and their signing certificates. Android
+    /// does not scope app links by path (the app's manifest does), so an app listed for a
+    /// host opens every tenant's links on it: on a tenant's link domain the file lists that
+    /// tenant's apps; on any other host (the issuer's), only the apps an admin for every
+    /// tenant listed host-wide (`android_apps_host_wide`).
+    public func androidAssetLinks(host: String?) async throws -> [AssetLinkStatement] {
+        let (tenants, linkDomain) = try await tenants(servedOn: host)
+        let listed = linkDomain ? tenants : tenants.filter { $0.androidAppsHostWide && $0.appLinks?.linkDomain == nil }
         var seen = Set<AppLinks.AndroidApp>()
-        return tenants.flatMap { $0.appLinks?.androidApps ?? [] }.filter { seen.insert($0).inserted }.map {
+        return listed.flatMap { $0.appLinks?.androidApps ?? [] }.filter { seen.insert($0).inserted }.map {
             AssetLinkStatement(target: .init(packageName: $0.packageName, sha256CertFingerprints: $0.sha256CertFingerprints))
         }
     }

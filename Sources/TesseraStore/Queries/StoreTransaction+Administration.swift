@@ -61,7 +61,8 @@ extension StoreTransaction {
                 audit_retention = \(bind: tenant.auditRetention), access_token_lifetime = \(bind: tenant.accessTokenLifetime),
                 app_links = \(bind: try tenant.appLinks.map { try JSONCoding.string($0) }),
                 webauthn_trust_anchors = \(bind: tenant.webAuthnTrustAnchors), webauthn_rp_id = \(bind: tenant.webAuthnRPID),
-                dynamic_registration = \(bind: tenant.dynamicRegistration ? 1 : 0)
+                dynamic_registration = \(bind: tenant.dynamicRegistration ? 1 : 0),
+                android_apps_host_wide = \(bind: tenant.androidAppsHostWide ? 1 : 0)
             WHERE id = \(bind: tenant.id)
             """
         ).run()

@@ -33,6 +33,10 @@ public struct TenantRecord: Codable, Sendable, Equatable {
     public var webAuthnRPID: String?
     /// Services may register themselves (RFC 7591) with an initial access token.
     @IntegerFlag public var dynamicRegistration: Bool = false
+    /// Whether the tenant's Android apps are listed in the issuer host's `assetlinks.json`
+    /// (set only by an admin for every tenant, and only while the tenant has no link
+    /// domain, whose own file lists them otherwise).
+    @IntegerFlag public var androidAppsHostWide: Bool = false
     public var createdAt: Int64
 
     /// A year of history, the default.
@@ -77,6 +81,7 @@ public struct TenantRecord: Codable, Sendable, Equatable {
         case webAuthnTrustAnchors = "webauthn_trust_anchors"
         case webAuthnRPID = "webauthn_rp_id"
         case dynamicRegistration = "dynamic_registration"
+        case androidAppsHostWide = "android_apps_host_wide"
         case createdAt = "created_at"
     }
 }
