@@ -1,5 +1,6 @@
 import Foundation
 import TesseraCore
+import TesseraDomain
 
 /// The server's pages outside the console: the login page, errors, device links. Style
 /// and script come from the server's `/static/` files (no CDN, nothing inline), which is
@@ -139,14 +140,45 @@ enum Pages {
     }
 
     /// On an invitation's page: link the account to an identity at an external provider
-    /// by signing in there once (the invitation is used up by it).
-    static func invitationProviders(code: String, issuer: String, providers: [KKApp]) -> String {
-        providerSection(
-            providers.map {
-                (name: $0.name, url: "\(issuer)/authorize/federation?invitation=\(FormEncoding.component(code))&provider=\(FormEncoding.component($0.id))")
-            },
-            heading: "Or sign in with another provider",
-            explanation: "Sign in once at one of these to link it to your account; then it signs you in here. The invitation is used up by it.")
+    /// by signing in there once and confirming (the invitation is used up by it). Each
+    /// provider is a form (POST, with the page's token).
+    static func invitationProviders(code: String, issuer: String, providers: [KKApp], csrf: String) -> String {
+        guard !providers.isEmpty else { return "" }
+        let action = escape(issuer) + "/authorize/federation/link"
+        let forms = providers.map { provider -> String in
+            let fields: [String] = [
+                "<li><form method=\"post\" action=\"\(action)\" class=\"provider-link\">",
+                "<input type=\"hidden\" name=\"invitation\" value=\"\(escape(code))\">",
+                "<input type=\"hidden\" name=\"provider\" value=\"\(escape(provider.id))\">",
+                "<input type=\"hidden\" name=\"csrf\" value=\"\(escape(csrf))\">",
+                "<button type=\"submit\" class=\"provider\">\(escape(provider.name))</button></form></li>",
+            ]
+            return fields.joined()
+        }
+        let parts: [String] = [
+            "<section class=\"providers\" id=\"providers\"><h2>Or sign in with another provider</h2>",
+            "<p>Sign in once at one of these to link it to your account. You confirm before anything is linked; ",
+            "from then on it signs you in here. The invitation is used up by it.</p><ul>", forms.joined(), "</ul></section>",
+        ]
+        return parts.joined()
+    }
+
+    /// After the sign-in at the provider: which account at the provider, which account
+    /// here; nothing is linked until the button is pressed.
+    static func federationConfirm(_ pending: Federation.PendingLink, tenant: String, action: String) -> String {
+        let identity = escape(pending.identity)
+        let username = escape(pending.username)
+        let parts: [String] = [
+            "<h1>Link your accounts?</h1>",
+            "<p id=\"link-question\">Your identity <strong id=\"link-identity\">\(identity)</strong> at \(escape(pending.provider)) ",
+            "will sign you in as <strong id=\"link-username\">\(username)</strong> at \(escape(tenant)). Link them only if both are yours.</p>",
+            "<form method=\"post\" action=\"\(escape(action))\" id=\"confirm-link\">",
+            "<input type=\"hidden\" name=\"link\" value=\"\(escape(pending.sealed))\">",
+            "<input type=\"hidden\" name=\"csrf\" value=\"\(escape(pending.csrf))\">",
+            "<button type=\"submit\">Link the accounts</button></form>",
+            "<p>Not yours? Close this page: nothing is linked, and the invitation stays good.</p>",
+        ]
+        return document(title: "Link your accounts?", body: parts.joined())
     }
 
     /// After a first sign-in at an external provider linked an invitation's account.

@@ -27,6 +27,31 @@ struct FederationTests {
         return [login, binding].compactMap { $0 }.joined(separator: "; ")
     }
 
+    /// What an invitation page's provider form posts, with the page's cookie: the start of
+    /// the sign-in at the provider that links the account.
+    static func startLinking(_ page: TestHTTP.Response, http: TestHTTP, cookie: String? = nil, csrf: String? = nil) async throws -> TestHTTP.Response {
+        let text = page.text
+        func field(_ name: String) throws -> String {
+            let match = try #require(text.firstMatch(of: try Regex("name=\"\(name)\" value=\"([^\"]*)\"")))
+            return String(try #require(match.output[1].substring)).replacingOccurrences(of: "&amp;", with: "&")
+        }
+        let action = String(try #require(text.firstMatch(of: /<form method="post" action="([^"]+)" class="provider-link">/)?.1))
+        let pageCookie = try #require(page.header("Set-Cookie")?.split(separator: ";").first.map(String.init))
+        #expect(pageCookie.hasPrefix("tessera_link_csrf="))
+        return try await http.postForm(
+            action, ["invitation": try field("invitation"), "provider": try field("provider"), "csrf": try csrf ?? field("csrf")],
+            headers: ["Cookie": cookie ?? pageCookie])
+    }
+
+    /// The confirmation page's form, posted with the browser's federation cookie.
+    static func confirm(_ page: TestHTTP.Response, http: TestHTTP, cookie: String) async throws -> TestHTTP.Response {
+        let text = page.text
+        let action = String(try #require(text.firstMatch(of: /<form method="post" action="([^"]+)" id="confirm-link">/)?.1))
+        let link = String(try #require(text.firstMatch(of: /name="link" value="([^"]+)"/)?.1))
+        let csrf = String(try #require(text.firstMatch(of: /name="csrf" value="([^"]+)"/)?.1))
+        return try await http.postForm(action, ["link": link, "csrf": csrf], headers: ["Cookie": cookie])
+    }
+
     /// The URL of the provider link on a page (`<a class="provider" href="…">`).
     static func providerLink(in page: String) throws -> String {
         let marker = "<a class=\"provider\" href=\""
@@ -97,31 +122,49 @@ struct FederationTests {
             // The state was spent by that answer.
             #expect(try await main.http.get(unlinked, headers: ["Cookie": firstCookies]).status == 400)
 
-            // The first login through Mia's invitation links her account.
+            // The first login through Mia's invitation links her account, once she confirms.
             let invitation = try await main.invite("mia")
             let invitationPage = try await main.http.get(invitation.absoluteString)
+            let invitationCode = try #require(URLComponents(url: invitation, resolvingAgainstBaseURL: false)?.queryItems?.first { $0.name == "code" }?.value)
+            // A plain link cannot start it, nor a form posted from elsewhere (no strict
+            // cookie), nor one with another token.
+            let byLink = try await main.http.get("\(main.issuer)/authorize/federation?invitation=\(invitationCode)&provider=home")
+            #expect(byLink.status == 400, "\(byLink.status) \(byLink.text)")
+            #expect(try await Self.startLinking(invitationPage, http: main.http, cookie: "other=1").status == 403)
+            #expect(try await Self.startLinking(invitationPage, http: main.http, csrf: "forged").status == 403)
             // Someone else's browser cannot finish it: a victim sent the provider's link would
             // otherwise have their identity linked to the sender's invitation.
-            let planted = try await main.http.get(try Self.providerLink(in: invitationPage.text))
+            let planted = try await Self.startLinking(invitationPage, http: main.http)
+            #expect(planted.status == 303, "\(planted.status) \(planted.text)")
             let plantedBack = try await Self.signInAtProvider(try #require(planted.header("Location")), provider: home, device: homeDevice)
             let csrf = try await main.http.get(plantedBack)
             #expect(csrf.status == 403 && csrf.text.contains("another browser"), "\(csrf.status) \(csrf.text)")
-            let linkStart = try await main.http.get(try Self.providerLink(in: invitationPage.text))
-            #expect(linkStart.status == 302, "the refusal spent no invitation")
+            let linkStart = try await Self.startLinking(invitationPage, http: main.http)
+            #expect(linkStart.status == 303, "the refusal spent no invitation")
             let linking = try await Self.signInAtProvider(try #require(linkStart.header("Location")), provider: home, device: homeDevice)
-            let linked = try await main.http.get(linking, headers: ["Cookie": try Self.cookies(after: linkStart)])
+            let browser = try Self.cookies(after: linkStart)
+            let question = try await main.http.get(linking, headers: ["Cookie": browser])
+            // The page names both accounts; nothing is written until the button.
+            #expect(question.status == 200, "\(question.status) \(question.text)")
+            #expect(question.text.contains("<strong id=\"link-identity\">alice@example.org</strong>") && question.text.contains("Home Insurance"))
+            #expect(question.text.contains("<strong id=\"link-username\">mia</strong>"), "\(question.text)")
+            #expect(try await !main.audit().contains { $0["action"] as? String == "federation.link" })
+            // Another browser (no federation cookie, or another one) cannot press it.
+            #expect(try await Self.confirm(question, http: main.http, cookie: "tessera_federation=other").status == 403)
+            let linked = try await Self.confirm(question, http: main.http, cookie: browser)
             #expect(linked.status == 200 && linked.text.contains("<strong>mia</strong>"), "\(linked.status) \(linked.text)")
             #expect(try await main.audit().contains { $0["action"] as? String == "federation.link" })
-            // The invitation is spent.
-            #expect(try await main.http.get(try Self.providerLink(in: invitationPage.text)).status == 400)
+            // The confirmation is single use, and the invitation is spent.
+            #expect(try await Self.confirm(question, http: main.http, cookie: browser).status == 400)
+            #expect(try await Self.startLinking(invitationPage, http: main.http).status == 400)
             // Another user's invitation cannot take an identity linked already, and stays unspent.
             try await main.createUser("zoe")
             let zoePage = try await main.http.get((try await main.invite("zoe")).absoluteString)
-            let zoeStart = try await main.http.get(try Self.providerLink(in: zoePage.text))
+            let zoeStart = try await Self.startLinking(zoePage, http: main.http)
             let zoeBack = try await Self.signInAtProvider(try #require(zoeStart.header("Location")), provider: home, device: homeDevice)
             let taken = try await main.http.get(zoeBack, headers: ["Cookie": try Self.cookies(after: zoeStart)])
             #expect(taken.status == 409 && taken.text.contains("linked to another account"), "\(taken.status) \(taken.text)")
-            #expect(try await main.http.get(try Self.providerLink(in: zoePage.text)).status == 302, "the invitation is still good")
+            #expect(try await Self.startLinking(zoePage, http: main.http).status == 303, "the invitation is still good")
 
             // From now on the provider signs Mia in: tokens with amr fed, her attributes mapped.
             let second = try await main.openLogin(service)
@@ -165,6 +208,8 @@ struct FederationTests {
             // with the command line (the secret as `--client-secret=…`: a random one may begin
             // with "-", which would read as an option).
             try await main.createUser("ali", attributes: ["email": "alice@example.org"])
+            // Compared exactly: an address that differs in case is someone else's (SQLite's LIKE ignored case).
+            try await main.createUser("ali-upper", attributes: ["email": "ALICE@example.org"])
             let cli = ["TESSERA_SERVER": server.baseURL, "TESSERA_ADMIN_TOKEN": server.adminToken]
             let byEmail = try await tessera(
                 [

@@ -139,6 +139,38 @@ public struct Federation: Sendable {
         case login(RequestID)
         /// The invitation's user is now linked to the identity at the provider.
         case linked(provider: String, username: String)
+        /// An invitation's sign-in at the provider: nothing is linked until this browser
+        /// confirms, on a page naming both accounts (`confirmLink`).
+        case confirm(PendingLink)
+    }
+
+    /// A link waiting for the browser's confirmation: who is who, and what the page posts back.
+    public struct PendingLink: Sendable {
+        /// The provider's display name, and its account as a person reads it (e-mail
+        /// address, user name or name, else the subject).
+        public let provider: String
+        public let identity: String
+        /// The Tessera account the invitation is for.
+        public let username: String
+        /// The link's claims, sealed under the master key: the confirmation posts them back.
+        public let sealed: String
+        /// The confirmation form's token: bound to the browser's federation cookie.
+        public let csrf: String
+    }
+
+    /// How long a confirmation page stays good.
+    public static let confirmationLifetime: Int64 = 600
+
+    /// What a pending link carries between the callback and the confirmation.
+    struct SealedLink: Codable {
+        let provider: String
+        let subject: String
+        let invitation: String
+        /// The provider's claims that the provider's claim mapping reads, as text.
+        let mapped: [String: String]
+        let expires: Int64
+        /// The digest of the federation cookie of the browser that signed in.
+        let browser: String
     }
 
     /// The callback: takes the login `state` stands for (once), redeems the code at the
@@ -172,7 +204,82 @@ public struct Federation: Sendable {
         }
         guard let code, !code.isEmpty, code.utf8.count <= 2048 else { throw DomainError.invalidRequest("the callback has no code") }
         let claims = try await identity(code: code, state: state, nonce: login.nonce, provider: provider, tenant: tenant, now: now)
+        if let invitationID = login.invitationID {
+            return .confirm(try await pendingLink(invitationID: invitationID, provider: provider, claims: claims, binding: binding, tenant: tenant, now: now))
+        }
+        return try await settle(provider: provider, claims: claims, invitationID: nil, request: request, tenant: tenant, now: now, logger: logger)
+    }
 
+    /// Checks that the invitation's account may take the identity (the invitation good, the
+    /// identity nobody else's, the account without another identity there), and seals
+    /// what the confirmation needs. Writes nothing.
+    func pendingLink(invitationID: String, provider: IdentityProviderRecord, claims: Claims, binding: String, tenant: TenantRecord, now: Int64)
+        async throws -> PendingLink
+    {
+        let user: UserRecord = try await domain.store.read { tx in
+            guard let invitation = try await tx.invitation(id: invitationID), invitation.tenantID == tenant.id, invitation.usedAt == nil,
+                invitation.expiresAt > now, let user = try await tx.user(id: invitation.userID), user.disabledAt == nil
+            else { throw DomainError.invalidGrant("the invitation was used already or has expired") }
+            try await Self.checkLinkable(subject: claims.subject, user: user, provider: provider, tx: tx)
+            return user
+        }
+        let mapped = provider.claimMapping.keys.reduce(into: [String: String]()) { mapped, claim in mapped[claim] = claims.text(claim) }
+        let link = SealedLink(
+            provider: provider.id, subject: claims.subject, invitation: invitationID, mapped: mapped, expires: now + Self.confirmationLifetime,
+            browser: Secrets.digest(binding))
+        let sealed = try domain.box.seal(try JSONEncoder().encode(link), context: Self.linkContext(tenant))
+        let identity = ["email", "preferred_username", "name"].lazy.compactMap { claims.text($0) }.first { !$0.isEmpty } ?? claims.subject
+        return PendingLink(
+            provider: provider.displayName, identity: String(identity.prefix(200)), username: user.username, sealed: sealed,
+            csrf: confirmationToken(binding: binding))
+    }
+
+    static func linkContext(_ tenant: TenantRecord) -> String { "federation-link:\(tenant.id)" }
+
+    /// The confirmation form's token: an HMAC of the browser's federation cookie, so that
+    /// a page elsewhere can neither read nor make it.
+    func confirmationToken(binding: String) -> String {
+        let key = domain.box.derivedKey(label: "tessera federation link confirmation")
+        return Base64URL.encode(Data(HMAC<SHA256>.authenticationCode(for: Data(binding.utf8), using: key)))
+    }
+
+    /// 409 when the identity is linked to another account, or the account to another
+    /// identity at this provider.
+    static func checkLinkable(subject: String, user: UserRecord, provider: IdentityProviderRecord, tx: StoreTransaction) async throws {
+        if let link = try await tx.federatedIdentity(providerID: provider.id, subject: subject), link.userID != user.id {
+            throw DomainError(.conflict, notLinked, "your identity at \(provider.displayName) is linked to another account already")
+        }
+        if try await tx.federatedIdentities(userID: user.id).contains(where: { $0.providerID == provider.id && $0.subject != subject }) {
+            throw DomainError(.conflict, notLinked, "this account is linked to another identity at \(provider.displayName)")
+        }
+    }
+
+    /// The confirmation of a pending link, posted from its page by the browser that signed
+    /// in at the provider: links the identity and spends the invitation.
+    public func confirmLink(sealed: String?, csrf: String?, binding: String?, tenant: TenantRecord, logger: Logger) async throws -> Outcome {
+        let now = domain.epochNow()
+        guard let sealed, sealed.utf8.count <= 8192, let opened = try? domain.box.open(sealed, context: Self.linkContext(tenant)),
+            let link = try? JSONDecoder().decode(SealedLink.self, from: opened)
+        else { throw DomainError.invalidRequest("the confirmation is not one this server made: start again from the invitation") }
+        guard link.expires > now else { throw DomainError.invalidGrant("the confirmation has expired: start again from the invitation") }
+        guard let binding, Secrets.constantTimeEquals(Secrets.digest(binding), link.browser), let csrf,
+            Secrets.constantTimeEquals(csrf, confirmationToken(binding: binding))
+        else { throw DomainError(.forbidden, .accessDenied, "this confirmation was not made in this browser: start again from the invitation") }
+        guard let provider = try await domain.store.read({ try await $0.identityProvider(id: link.provider) }), provider.tenantID == tenant.id else {
+            throw DomainError.notFound("identity provider")
+        }
+        return try await settle(
+            provider: provider, claims: Claims(subject: link.subject, all: link.mapped), invitationID: link.invitation, request: nil, tenant: tenant,
+            now: now, logger: logger)
+    }
+
+    /// Writes what a verified identity at the provider means: for an invitation, the link
+    /// (the invitation spent); for a login request, the user found by the link or the
+    /// link claim, and the request approved.
+    private func settle(
+        provider: IdentityProviderRecord, claims: Claims, invitationID: String?, request: AuthRequestRecord?, tenant: TenantRecord, now: Int64,
+        logger: Logger
+    ) async throws -> Outcome {
         enum Result {
             case approved
             case linked(UserRecord)
@@ -184,7 +291,7 @@ public struct Federation: Sendable {
                 var user: UserRecord?
                 var linkedNow = false
                 let link = try await tx.federatedIdentity(providerID: provider.id, subject: claims.subject)
-                if let invitationID = login.invitationID {
+                if let invitationID {
                     guard let invitation = try await tx.invitation(id: invitationID), try await tx.consumeInvitation(id: invitationID, now: now)
                     else { throw DomainError.invalidGrant("the invitation was used already or has expired") }
                     if let link, link.userID != invitation.userID {
@@ -195,7 +302,7 @@ public struct Federation: Sendable {
                 } else if let link {
                     user = try await tx.user(id: link.userID)
                 }
-                if user == nil, login.invitationID == nil, let claim = provider.linkClaim, let field = provider.linkField,
+                if user == nil, invitationID == nil, let claim = provider.linkClaim, let field = provider.linkField,
                     let value = claims.linkValue(claim)
                 {
                     let found =
@@ -224,7 +331,7 @@ public struct Federation: Sendable {
                             providerID: provider.id, subject: claims.subject, tenantID: tenant.id, userID: user.id, createdAt: now, lastLoginAt: now))
                     try await Audit.record(
                         tx, tenantID: tenant.id, actor: .user(user.id), action: "federation.link", target: user.id.rawValue,
-                        details: ["provider": provider.name, "by": login.invitationID == nil ? "claim" : "invitation"], at: now)
+                        details: ["provider": provider.name, "by": invitationID == nil ? "claim" : "invitation"], at: now)
                 } else {
                     try await tx.recordFederatedLogin(providerID: provider.id, subject: claims.subject, at: now)
                 }

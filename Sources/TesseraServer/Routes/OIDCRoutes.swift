@@ -28,6 +28,8 @@ struct OIDCRoutes {
         authorizePages.get("authorize/complete", use: complete)
         authorizePages.get("authorize/federation", use: federationStart)
         authorizePages.get("authorize/federation/callback", use: federationCallback)
+        authorizePages.post("authorize/federation/link", use: federationLink)
+        authorizePages.post("authorize/federation/confirm", use: federationConfirm)
         authorizePages.get("logout", use: endSession)
         authorizePages.post("logout", use: endSession)
         let browserCalls = tenant.group().add(middleware: AddressThrottle(group: "authorize", limiter: state.limiter, settings: settings))
@@ -279,12 +281,27 @@ struct OIDCRoutes {
     }
 
     @Sendable func activationLinkPage(_ request: Request, context: TesseraRequestContext) async throws -> Response {
-        let issuer = domain.issuer(forTenantNamed: try context.requireTenant().name)
+        let tenant = try context.requireTenant()
+        let issuer = domain.issuer(forTenantNamed: tenant.name)
         let code = (try? RequestDecoding.query(request))?["code"] ?? ""
-        return try deviceLinkPage(
+        let providers = code.isEmpty ? [] : try await domain.identityProviderDirectory(tenant: tenant)
+        // The provider forms carry a token that is also a strict same-site cookie.
+        let csrf = providers.isEmpty ? nil : Secrets.randomToken()
+        var response = try deviceLinkPage(
             request, context: context, endpoint: "activate", parameter: "code", title: "Activate a device",
             explanation: "Scan this code with the Tessera app (or run `tessera device activate` with this link) to bind your device to your account.",
-            extra: code.isEmpty ? nil : Pages.invitationPasskey(code: code, issuer: issuer) + Pages.invitationProviders(code: code, issuer: issuer, providers: try await domain.identityProviderDirectory(tenant: try context.requireTenant())))
+            extra: code.isEmpty
+                ? nil
+                : Pages.invitationPasskey(code: code, issuer: issuer)
+                    + Pages.invitationProviders(code: code, issuer: issuer, providers: providers, csrf: csrf ?? ""))
+        if let csrf {
+            response.setCookie(
+                Cookie(
+                    name: Self.linkCSRFCookie, value: csrf, maxAge: 3600, path: "/t/\(tenant.name)/authorize/federation",
+                    secure: state.publicURL.hasPrefix("https:"), httpOnly: true, sameSite: .strict))
+            response.headers[.cacheControl] = "no-store"
+        }
+        return response
     }
 
     // MARK: Federation
@@ -295,33 +312,78 @@ struct OIDCRoutes {
         JSONResponse.make(["kk_app_list": try await domain.identityProviderDirectory(tenant: try context.requireTenant())])
     }
 
-    /// `GET {issuer}/authorize/federation?request=…&provider=…` (from the login page), or
-    /// `?invitation=…&provider=…` (from an invitation's page, to link the account on the
-    /// first login there): sends the browser to the provider.
+    /// `GET {issuer}/authorize/federation?request=…&provider=…` (from the login page):
+    /// sends the browser to the provider. Linking an invitation's account starts from the
+    /// invitation page's form instead (`authorize/federation/link`).
     @Sendable func federationStart(_ request: Request, context: TesseraRequestContext) async throws -> Response {
         let tenant = try context.requireTenant()
         let federation = domain.federation(Outbound(domain))
         do {
             let query = try RequestDecoding.query(request)
-            guard let provider = query["provider"], !provider.isEmpty else { throw DomainError.invalidRequest("name the provider to sign in with") }
-            let started: Federation.Started
-            if let code = query["invitation"] {
-                started = try await federation.startLinking(invitationCode: code, provider: provider, tenant: tenant)
-            } else {
-                let record = try await browserRequest(request, query: query, context: context)
-                started = try await federation.startLogin(record, provider: provider, tenant: tenant)
+            guard query["invitation"] == nil else {
+                throw DomainError.invalidRequest("linking an account starts from the invitation's page: open the invitation link")
             }
-            var response = Response(status: .found, headers: [.location: started.url, .cacheControl: "no-store"])
-            // Only this browser may finish it at the callback (no login or linking CSRF).
-            response.setCookie(
-                Cookie(
-                    name: Self.federationCookie, value: started.browserSecret, maxAge: Int(Federation.loginLifetime),
-                    path: "/t/\(tenant.name)/authorize/federation", secure: state.publicURL.hasPrefix("https:"), httpOnly: true,
-                    sameSite: .lax))
-            return response
+            guard let provider = query["provider"], !provider.isEmpty else { throw DomainError.invalidRequest("name the provider to sign in with") }
+            let record = try await browserRequest(request, query: query, context: context)
+            return federationRedirect(try await federation.startLogin(record, provider: provider, tenant: tenant), tenant: tenant, status: .found)
         } catch let error as DomainError {
             throw BrowserError(status: error.kind.status, title: "Sign-in not possible", message: error.message)
         }
+    }
+
+    /// The redirect to the provider, with the cookie that lets only this browser finish.
+    private func federationRedirect(_ started: Federation.Started, tenant: TenantRecord, status: HTTPResponse.Status) -> Response {
+        var response = Response(status: status, headers: [.location: started.url, .cacheControl: "no-store"])
+        // Only this browser may finish it at the callback (no login or linking CSRF).
+        response.setCookie(
+            Cookie(
+                name: Self.federationCookie, value: started.browserSecret, maxAge: Int(Federation.loginLifetime),
+                path: "/t/\(tenant.name)/authorize/federation", secure: state.publicURL.hasPrefix("https:"), httpOnly: true,
+                sameSite: .lax))
+        return response
+    }
+
+    /// The cookie an invitation's page sets for its provider forms (double submit): a page
+    /// elsewhere cannot make this browser start linking, as the cookie is strict same-site.
+    static let linkCSRFCookie = "tessera_link_csrf"
+
+    /// `POST {issuer}/authorize/federation/link` `invitation`, `provider`, `csrf` (the
+    /// invitation page's form): starts the sign-in at the provider that will link the
+    /// invitation's account, once the browser confirms.
+    @Sendable func federationLink(_ request: Request, context: TesseraRequestContext) async throws -> Response {
+        let tenant = try context.requireTenant()
+        do {
+            let form = try await RequestDecoding.form(from: request)
+            guard let cookie = request.cookies[Self.linkCSRFCookie]?.value, let csrf = form["csrf"], !cookie.isEmpty,
+                Secrets.constantTimeEquals(cookie, csrf)
+            else { throw DomainError(.forbidden, .accessDenied, "the form's token is missing or wrong: open the invitation link again") }
+            guard let code = form["invitation"], let provider = form["provider"], !code.isEmpty, !provider.isEmpty else {
+                throw DomainError.invalidRequest("the form names no invitation or provider")
+            }
+            let started = try await domain.federation(Outbound(domain)).startLinking(invitationCode: code, provider: provider, tenant: tenant)
+            return federationRedirect(started, tenant: tenant, status: .seeOther)
+        } catch let error as DomainError {
+            throw BrowserError(status: error.kind.status, title: "Linking not possible", message: error.message)
+        }
+    }
+
+    /// `POST {issuer}/authorize/federation/confirm` `link`, `csrf`: the confirmation page's
+    /// form; links the account and spends the invitation.
+    @Sendable func federationConfirm(_ request: Request, context: TesseraRequestContext) async throws -> Response {
+        let tenant = try context.requireTenant()
+        let outcome: Federation.Outcome
+        do {
+            let form = try await RequestDecoding.form(from: request)
+            outcome = try await domain.federation(Outbound(domain)).confirmLink(
+                sealed: form["link"], csrf: form["csrf"], binding: request.cookies[Self.federationCookie]?.value, tenant: tenant,
+                logger: context.logger)
+        } catch let error as DomainError {
+            throw BrowserError(status: error.kind.status, title: "Linking not possible", message: error.message)
+        }
+        guard case .linked(let provider, let username) = outcome else {
+            throw BrowserError(status: .internalServerError, title: "Linking not possible", message: "the link was not written")
+        }
+        return Self.noStore(HTMLResponse.make(Pages.federationLinked(provider: provider, username: username)))
     }
 
     /// `GET {issuer}/authorize/federation/callback?code=…&state=…`: where providers send
@@ -344,6 +406,9 @@ struct OIDCRoutes {
             return Response(status: .found, headers: [.location: "\(issuer)/authorize/complete?request=\(requestID)", .cacheControl: "no-store"])
         case .linked(let provider, let username):
             return Self.noStore(HTMLResponse.make(Pages.federationLinked(provider: provider, username: username)))
+        case .confirm(let pending):
+            return Self.noStore(
+                HTMLResponse.make(Pages.federationConfirm(pending, tenant: tenant.name, action: "\(issuer)/authorize/federation/confirm")))
         }
     }
 

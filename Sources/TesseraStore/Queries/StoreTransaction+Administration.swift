@@ -140,8 +140,9 @@ extension StoreTransaction {
         if let attribute = filter.attribute {
             // Attributes are JSON with sorted keys and no spaces: `"key":"value"` occurs in
             // the text exactly when the user has that value (quotes inside values are escaped).
-            let pair = try JSONCoding.string([attribute.key: attribute.value]).dropFirst().dropLast()
-            query += " AND attributes LIKE \(bind: "%" + Self.likeEscaped(String(pair)) + "%") ESCAPE '!'"
+            // REPLACE compares exactly on both databases (SQLite's LIKE ignores ASCII case).
+            let pair = String(try JSONCoding.string([attribute.key: attribute.value]).dropFirst().dropLast())
+            query += " AND REPLACE(attributes, \(bind: pair), '') <> attributes"
         }
         if let after = filter.after {
             query += " AND username > \(bind: after)"
