@@ -243,13 +243,20 @@ def main():
           f"allowCredentials {allowed}")
 
     # A name that is nobody's gets an answer of the same shape: decoy ids, the same each time,
-    # of a real id's form, so the options do not tell who has an account.
+    # of a real id's form (16 to 64 bytes, transports as authenticators report them), whose
+    # number, lengths and transports differ from name to name as real users' do.
     stranger = Login().options({"username": "nobody-here"})["allowCredentials"]
     again = Login().options({"username": "nobody-here"})["allowCredentials"]
     other = Login().options({"username": "someone-else"})["allowCredentials"]
     check(len(stranger) >= 1 and stranger == again and stranger != other
-          and all(entry.get("type") == "public-key" and len(entry["id"]) >= 22 for entry in stranger),
+          and all(entry.get("type") == "public-key" and 16 <= len(base64.urlsafe_b64decode(entry["id"] + "==")) <= 64 for entry in stranger),
           f"an unknown name's options: {stranger} / {other}")
+    shapes = set()
+    for index in range(24):
+        decoys = Login().options({"username": f"stranger-{index}"})["allowCredentials"]
+        check(1 <= len(decoys) <= 2, f"{len(decoys)} decoys")
+        shapes.add((len(decoys), tuple((len(base64.urlsafe_b64decode(d["id"] + "==")), tuple(d.get("transports") or [])) for d in decoys)))
+    check(len(shapes) >= 5, f"the decoys of 24 names have {len(shapes)} shapes: their shape would tell them apart")
 
     # 3. Refusals, each on a pending request.
     attempt = Login()

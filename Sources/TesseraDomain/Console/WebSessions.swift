@@ -177,6 +177,9 @@ public struct WebSessions: Sendable {
 
     public static let notOperator = DomainError.Code("not_an_operator")
 
+    /// How long a sign-in may take from its start to the callback, in seconds.
+    public static let signInLifetime: Int64 = 900
+
     /// A sign-in whose login is older than it, or weaker than the tenant's process policy.
     static let notFresh = DomainError(.forbidden, .accessDenied, "this sign-in needs fresh factors as an account process does: start again")
 
@@ -197,7 +200,10 @@ public struct WebSessions: Sendable {
     public func finish(
         _ kind: WebSessionKind, tenant: TenantRecord, code: String?, state: String?, kept: SignIn?, logger: Logger
     ) async throws -> Opened {
-        guard let kept, let state, Secrets.constantTimeEquals(state, kept.state) else {
+        let now = domain.epochNow()
+        guard let kept, let state, Secrets.constantTimeEquals(state, kept.state), now - kept.startedAt <= Self.signInLifetime,
+            kept.startedAt <= now + 60
+        else {
             throw DomainError(.forbidden, .accessDenied, "this sign-in was not started in this browser, or it is stale: start again")
         }
         guard let code else { throw DomainError.invalidRequest("the sign-in returned no code") }
@@ -214,25 +220,27 @@ public struct WebSessions: Sendable {
         } catch {
             throw DomainError(.unauthenticated, .accessDenied, "the ID token did not verify")
         }
+        let sessionID = SessionID(access.sid)
+        // A refused sign-in leaves no session behind: the code's redemption started one.
+        func refuse(_ error: DomainError) async throws -> Never {
+            _ = try? await domain.store.transaction { tx in try await tx.endSessions(.session(sessionID), reason: .revoked, at: now) }
+            logger.info("web sign-in refused", metadata: ["kind": "\(kind.rawValue)", "reason": "\(error.message)"])
+            throw error
+        }
         guard identity.iss == issuer, identity.aud == service.clientID.rawValue, let nonce = identity.nonce,
             Secrets.constantTimeEquals(nonce, kept.nonce), access.sub == identity.sub
-        else { throw DomainError(.unauthenticated, .accessDenied, "the ID token is not this sign-in's") }
+        else { try await refuse(DomainError(.unauthenticated, .accessDenied, "the ID token is not this sign-in's")) }
         // Fresh factors under the tenant's process policy: a login made for this sign-in
         // (not a single sign-on session's older one) whose methods a process would take.
         let policy = try AuthenticatorPolicy(parsing: tenant.processPolicy)
-        guard Int64(identity.authTime) >= kept.startedAt, Self.methods(identity.amr, meet: policy) else {
-            throw Self.notFresh
-        }
-        let now = domain.epochNow()
+        guard Int64(identity.authTime) >= kept.startedAt, Self.methods(identity.amr, meet: policy),
+            let found = try await domain.store.read({ try await $0.session(id: sessionID) }), policy.allows(FactorCombination(found.factors))
+        else { try await refuse(Self.notFresh) }
         let lifetimes = Self.lifetimes(kind)
         let secret = Secrets.randomToken()
-        let sessionID = SessionID(access.sid)
         let userID = UserID(identity.sub)
         let opened: WebSessionRecord? = try await domain.store.transaction { tx in
-            let found = try await tx.session(id: sessionID)
-            guard let session = found, policy.allows(FactorCombination(session.factors)) else {
-                throw Self.notFresh
-            }
+            guard let session = try await tx.session(id: sessionID), session.endedAt == nil else { throw Self.notFresh }
             if kind == .console, try await tx.consoleOperator(userID: userID) == nil {
                 // Not an operator: the login it made is of no use, and ends.
                 try await tx.endSessions(.session(sessionID), reason: .revoked, at: now)

@@ -255,19 +255,31 @@ public struct Passkeys: Sendable {
             allowCredentials: credentials, userVerification: RelyingParty.UserVerification.required.rawValue)
     }
 
-    /// Credential ids for a name with no passkey (nobody's, or a user without one): as
-    /// many as a user commonly has, the same on every call for that name, made from a key
-    /// derived from the master key, so that the options do not tell who has an account.
-    /// No authenticator holds them; an assertion for them is refused as for any unknown id.
+    /// Credential ids for a name with no passkey (nobody's, or a user without one), made
+    /// from a key derived from the master key and the same on every call for that name, so
+    /// that the options do not tell who has an account. Their shape varies by name as real
+    /// users' does: one or two ids (most users have one), 16 to 64 bytes long, with the
+    /// transports authenticators report. No authenticator holds them; an assertion for
+    /// them is refused as for any unknown id.
     func fakeCredentials(username: String, tenant: TenantRecord) -> [WebAuthnJSON.CredentialDescriptor] {
         let key = domain.box.derivedKey(label: "passkey-options-decoys")
-        return (0..<Self.decoyCount).map { index in
-            let mac = HMAC<SHA256>.authenticationCode(for: Data("\(tenant.id)\n\(index)\n\(username)".utf8), using: key)
-            return .init(id: Base64URL.encode(Data(mac)), transports: nil)
+        func mac(_ label: String) -> [UInt8] {
+            Array(HMAC<SHA256>.authenticationCode(for: Data("\(tenant.id)\n\(label)\n\(username)".utf8), using: key))
+        }
+        let shape = mac("shape")
+        let count = shape[0] % 4 == 0 ? 2 : 1
+        return (0..<count).map { index in
+            let length = Self.decoyLengths[Int(shape[1 + index]) % Self.decoyLengths.count]
+            let bytes = (mac("\(index)") + mac("\(index)+")).prefix(length)
+            let transports = Self.decoyTransports[Int(shape[3 + index]) % Self.decoyTransports.count]
+            return .init(id: Base64URL.encode(Data(bytes)), transports: transports)
         }
     }
 
-    static let decoyCount = 1
+    /// Credential id lengths authenticators use (security keys 16 to 64 bytes, platform passkeys 16 to 32).
+    static let decoyLengths = [16, 20, 32, 32, 48, 64]
+    /// Transports as authenticators report them at registration (some report none).
+    static let decoyTransports: [[String]?] = [["internal"], ["hybrid", "internal"], ["usb"], ["nfc", "usb"], ["internal"], nil]
 
     /// A login request a passkey may answer: pending, and its service's policy has the
     /// alternative `securitykey` on its own. Answers the service.

@@ -100,7 +100,12 @@ struct ConsoleRoutes {
         let name = context.parameters.get("tenant") ?? ""
         do {
             let tenant = try await domain.tenant(named: name)
-            try current.caller?.check(tenant: tenant)
+            // An operator without a caller (one limited to the operators' tenant, made before
+            // that was refused) reaches no tenant.
+            guard let caller = current.caller else {
+                throw BrowserError(status: .forbidden, title: "Not allowed", message: "This operator may not administer any tenant.")
+            }
+            try caller.check(tenant: tenant)
             return tenant
         } catch let error as DomainError where error.kind == .notFound {
             throw BrowserError(status: .notFound, title: "Not found", message: "There is no tenant '\(name.prefix(64))' you can see.")
