@@ -6,6 +6,7 @@ import Musl
 import Darwin
 #endif
 import Foundation
+import Synchronization
 
 /// An IP address the server might send to, as the system's resolver gave it.
 public enum OutboundAddress: Sendable, Hashable, CustomStringConvertible {
@@ -101,9 +102,29 @@ public enum OutboundTargets {
     }
 
     /// Every address `host` resolves to, from the system's resolver on a thread of its own
-    /// (getaddrinfo blocks).
-    public static func resolve(_ host: String) async throws -> [OutboundAddress] {
-        try await BlockingWork.run { try addresses(host, numericOnly: false) }
+    /// (getaddrinfo blocks), within `timeout`: the thread may finish later, and its answer
+    /// is dropped then.
+    public static func resolve(_ host: String, timeout: Duration = .seconds(5)) async throws -> [OutboundAddress] {
+        try await withCheckedThrowingContinuation { continuation in
+            let answered = Mutex(false)
+            let answer: @Sendable (Result<[OutboundAddress], any Error>) -> Void = { result in
+                let first = answered.withLock { done in
+                    defer { done = true }
+                    return !done
+                }
+                if first { continuation.resume(with: result) }
+            }
+            let timer = Task {
+                try await Task.sleep(for: timeout)
+                answer(.failure(ResolutionError(description: "\(host) did not resolve within \(timeout)")))
+            }
+            let thread = Thread {
+                answer(Result { try addresses(host, numericOnly: false) })
+                timer.cancel()
+            }
+            thread.name = "tessera-resolver"
+            thread.start()
+        }
     }
 
     public struct ResolutionError: Error, CustomStringConvertible {

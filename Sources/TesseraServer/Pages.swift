@@ -163,6 +163,20 @@ enum Pages {
         return parts.joined()
     }
 
+    /// On the way from an invitation's provider form to the provider: goes on by itself
+    /// (a refresh, which a page's `form-action` does not govern), or by the link.
+    static func continueToProvider(_ url: String) -> String {
+        let target = escape(url)
+        let parts: [String] = [
+            "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width,initial-scale=1\">",
+            "<meta http-equiv=\"refresh\" content=\"0;url=\(target)\"><title>Sign in at the provider</title>",
+            "<link rel=\"stylesheet\" href=\"/static/tessera.css\"></head><body><main><h1>Sign in at the provider</h1>",
+            "<p><a id=\"continue\" href=\"\(target)\">Continue to the provider</a> to sign in; you confirm the link afterwards.</p>",
+            "</main></body></html>",
+        ]
+        return parts.joined()
+    }
+
     /// After the sign-in at the provider: which account at the provider, which account
     /// here; nothing is linked until the button is pressed.
     static func federationConfirm(_ pending: Federation.PendingLink, tenant: String, action: String) -> String {

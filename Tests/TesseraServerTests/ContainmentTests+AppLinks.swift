@@ -6,6 +6,8 @@ import Testing
 import TesseraTesting
 
 @testable import TesseraServer
+@testable import TesseraStore
+import TesseraCore
 
 extension ContainmentTests {
     static let fingerprint = (0..<32).map { _ in "AB" }.joined(separator: ":")
@@ -75,6 +77,24 @@ extension ContainmentTests {
                 body: #"{"app_links":{"custom_scheme":"bankapp","android_apps":[{"package_name":"com.bank.app","sha256_cert_fingerprints":["\#(Self.fingerprint)"]}]}}"#)
             #expect(kept.status == .ok, "\(kept.text)")
             #expect(try await Self.assetLinks(client, host: issuerHost) == ["com.bank.app"])
+
+            // Settings stored before they were checked: a link domain that is the issuer's host
+            // does not make the tenant its owner, and one two tenants name is nobody's.
+            let store = harness.app.store
+            try await store.transaction { tx in
+                for (name, domain) in [("shop", issuerHost), ("bank", "links.shared.example")] {
+                    var tenant = try #require(try await tx.tenant(named: name))
+                    tenant.appLinks?.linkDomain = domain
+                    try await tx.updateTenantSettings(tenant)
+                }
+                try await tx.insertTenant(
+                    TenantRecord(
+                        id: "third", name: "third", lockoutPolicy: .standard, processPolicy: "device+pin",
+                        appLinks: AppLinks(linkDomain: "links.shared.example", androidApps: [.init(packageName: "com.third.app", sha256CertFingerprints: [Self.fingerprint])]),
+                        createdAt: 1))
+            }
+            #expect(try await Self.assetLinks(client, host: issuerHost) == [], "the shop's app stays off the issuer's host")
+            #expect(try await Self.assetLinks(client, host: "links.shared.example") == [])
         }
     }
 }

@@ -112,6 +112,8 @@ public struct Activations: Sendable {
             // Moving to a new device: the old activation goes once the new one exists.
             if let retired = invitation.retiresActivationID, try await tx.activation(id: retired) != nil {
                 try await tx.copyLinkedUsers(from: retired, to: activationID)
+                // Passkeys the old device's account page added belong to the new device now.
+                try await tx.moveSecurityKeyOrigin(from: retired, to: activationID)
                 _ = try await tx.deleteActivation(id: retired, at: now)
                 try await Audit.record(
                     tx, tenantID: tenant.id, actor: .activation(activationID), action: "activation.retire", target: retired.rawValue,

@@ -158,10 +158,21 @@ public struct Passkeys: Sendable {
             name: keyName, tenant: tenant, logger: logger)
         try await domain.store.transaction { tx in
             if case .accountPage(_, let webSession) = registrant {
-                // What opened the page's session: the key is removed with it.
-                record.originActivationID = webSession.activationID
-                if webSession.activationID == nil {
-                    record.originSecurityKeyID = try await tx.session(id: webSession.sessionID)?.securityKeyID
+                // What opened the page's session, still there: the key is removed with it. A
+                // page opened otherwise (at another provider) adds none: nothing would take it away.
+                guard let page = try await tx.webSession(digest: webSession.digest), page.endedAt == nil else {
+                    throw DomainError(.unauthenticated, .accessDenied, "the page's session has ended: sign in again")
+                }
+                if let activationID = page.activationID {
+                    guard try await tx.activation(id: activationID) != nil else {
+                        throw DomainError(.unauthenticated, .accessDenied, "the device you signed in with is gone: sign in again")
+                    }
+                    record.originActivationID = activationID
+                } else if let keyID = try await tx.session(id: page.sessionID)?.securityKeyID, try await tx.securityKey(id: keyID) != nil {
+                    record.originSecurityKeyID = keyID
+                } else {
+                    throw DomainError(
+                        .forbidden, .accessDenied, "a passkey is added after signing in with a device or a passkey, which it then belongs to")
                 }
             }
             if let invitationID {

@@ -334,13 +334,15 @@ struct OIDCRoutes {
     /// The redirect to the provider, with the cookie that lets only this browser finish.
     private func federationRedirect(_ started: Federation.Started, tenant: TenantRecord, status: HTTPResponse.Status) -> Response {
         var response = Response(status: status, headers: [.location: started.url, .cacheControl: "no-store"])
-        // Only this browser may finish it at the callback (no login or linking CSRF).
-        response.setCookie(
-            Cookie(
-                name: Self.federationCookie, value: started.browserSecret, maxAge: Int(Federation.loginLifetime),
-                path: "/t/\(tenant.name)/authorize/federation", secure: state.publicURL.hasPrefix("https:"), httpOnly: true,
-                sameSite: .lax))
+        response.setCookie(federationCookie(started.browserSecret, tenant: tenant, maxAge: Federation.loginLifetime))
         return response
+    }
+
+    /// Only the browser holding it may finish a sign-in at a provider (no login or linking CSRF).
+    private func federationCookie(_ secret: String, tenant: TenantRecord, maxAge: Int64) -> Cookie {
+        Cookie(
+            name: Self.federationCookie, value: secret, maxAge: Int(maxAge), path: "/t/\(tenant.name)/authorize/federation",
+            secure: state.publicURL.hasPrefix("https:"), httpOnly: true, sameSite: .lax)
     }
 
     /// The cookie an invitation's page sets for its provider forms (double submit): a page
@@ -361,7 +363,12 @@ struct OIDCRoutes {
                 throw DomainError.invalidRequest("the form names no invitation or provider")
             }
             let started = try await domain.federation(Outbound(domain)).startLinking(invitationCode: code, provider: provider, tenant: tenant)
-            return federationRedirect(started, tenant: tenant, status: .seeOther)
+            // A page that goes on to the provider, not a redirect: the form's page allows
+            // forms to post to this server only (`form-action 'self'`), which browsers apply
+            // to where a form's answer redirects too.
+            var response = Self.noStore(HTMLResponse.make(Pages.continueToProvider(started.url)))
+            response.setCookie(federationCookie(started.browserSecret, tenant: tenant, maxAge: Federation.loginLifetime))
+            return response
         } catch let error as DomainError {
             throw BrowserError(status: error.kind.status, title: "Linking not possible", message: error.message)
         }
@@ -407,8 +414,13 @@ struct OIDCRoutes {
         case .linked(let provider, let username):
             return Self.noStore(HTMLResponse.make(Pages.federationLinked(provider: provider, username: username)))
         case .confirm(let pending):
-            return Self.noStore(
+            var response = Self.noStore(
                 HTMLResponse.make(Pages.federationConfirm(pending, tenant: tenant.name, action: "\(issuer)/authorize/federation/confirm")))
+            // The confirmation's own ten minutes, whatever the provider took.
+            if let binding = request.cookies[Self.federationCookie]?.value {
+                response.setCookie(federationCookie(binding, tenant: tenant, maxAge: Federation.confirmationLifetime))
+            }
+            return response
         }
     }
 

@@ -60,13 +60,19 @@ struct Outbound: OutboundHTTP {
     /// Sends `request` to the address its host resolves to, once that address is checked;
     /// the answer whatever its status. A client per call: its pinned address is its own.
     func execute(_ request: HTTPClientRequest) async throws -> OutboundResponse {
-        guard let host = OutboundTargets.host(of: request.url) else { throw Refused(description: "the URL names no host") }
+        guard let host = OutboundTargets.host(of: request.url), let scheme = URL(string: request.url)?.scheme?.lowercased(),
+            scheme == "https" || scheme == "http"
+        else { throw Refused(description: "the URL is not an http(s) URL with a host") }
         if let refusal = OutboundTargets.refusal(request.url, allowsPrivate: allowsPrivate) { throw Refused(description: refusal) }
-        // A name that does not resolve now may later: that is a failed call (retried), not a refusal.
-        let addresses = try await OutboundTargets.resolve(host)
-        if !allowsPrivate, let inside = addresses.first(where: \.isInternal) {
-            throw Refused(description: "\(host) resolves to a loopback, private or link-local address (\(inside))")
+        // A name that does not resolve now may later: that is a failed call (retried), not a
+        // refusal. The resolver gets five seconds, as a connection does.
+        let found = try await OutboundTargets.resolve(host, timeout: .seconds(5))
+        // The caller learns that the name is inside, not where (no map of the network).
+        if !allowsPrivate, found.contains(where: \.isInternal) {
+            throw Refused(description: "\(host) resolves to a loopback, private or link-local address")
         }
+        // IPv4 first: a host whose IPv6 address this machine cannot route to still answers.
+        let addresses = found.filter { if case .v4 = $0 { true } else { false } } + found.filter { if case .v6 = $0 { true } else { false } }
         var configuration = HTTPClient.Configuration(
             redirectConfiguration: .disallow, timeout: .init(connect: .seconds(5), read: timeout))
         // The connection goes to the address checked; TLS still names and verifies the host.

@@ -80,6 +80,13 @@ extension StoreTransaction {
         return removed
     }
 
+    /// Gives the keys a device's account-page sessions added to the device that replaces it.
+    public func moveSecurityKeyOrigin(from retired: ActivationID, to successor: ActivationID) async throws {
+        try await db.raw(
+            "UPDATE security_keys SET origin_activation_id = \(bind: successor) WHERE origin_activation_id = \(bind: retired)"
+        ).run()
+    }
+
     /// Makes a key the activation's `securitykey` factor (replacing the one it had).
     public func setActivationSecurityKey(activationID: ActivationID, keyID: SecurityKeyID) async throws {
         try await db.raw(
