@@ -275,4 +275,61 @@ struct FederationTests {
             #expect(deleted.status == 200, "\(deleted.text)")
         }
     }
+
+    /// The invitation page's provider form, the provider's login page, the confirmation and
+    /// the linked page, in Debian's Chromium under the pages' own Content-Security-Policy
+    /// (Tests/interop/federation_browser.py).
+    @Test("linking from an invitation in Chromium: the provider form goes on to the provider, the confirmation names both accounts, nothing is linked before its button")
+    func linkingInBrowser() async throws {
+        // The provider on a server of its own: another origin than the invitation page's.
+        try await withServer { providerServer in try await withServer { server in
+            let home = try await Scenario.make(on: providerServer)
+            let main = try await Scenario.make(on: server)
+            let admin = ["Authorization": "Bearer \(server.adminToken)"]
+            let callback = "\(main.issuer)/authorize/federation/callback"
+            try await home.createUser("alice", attributes: ["email": "alice@example.org", "email_verified": "true"])
+            let (homeDevice, _) = try await activateDevice(home, username: "alice")
+            let client = try await home.createService(policy: "device+pin", attributes: ["email", "email_verified"], redirectURI: callback, name: "Main")
+            let added = try await main.http.postJSON(
+                "\(server.baseURL)/admin/tenants/\(main.tenant)/identity-providers",
+                [
+                    "name": "home", "display_name": "Home", "discovery_url": "\(home.issuer)/.well-known/openid-configuration",
+                    "client_id": client.clientID, "client_secret": try #require(client.clientSecret),
+                ], headers: admin)
+            #expect(added.status == 201, "\(added.text)")
+            try await main.createUser("mia")
+            let invitation = try await main.invite("mia")
+            let (lines, continuation) = AsyncStream<String>.makeStream()
+            let steps = Task { () -> (approved: Bool, linkedBeforeConfirming: Bool?) in
+                var approved = false
+                var linkedBefore: Bool?
+                for await line in lines {
+                    let parts = line.split(separator: " ").map(String.init)
+                    if parts.count >= 3, parts[0] == "SCAN", let link = URL(string: parts[1]) {
+                        var information = try await homeDevice.authenticator.start(url: link)
+                        if parts[2] != "none" { try information.pickNumber(parts[2]) }
+                        approved = try await signAndFinish(information, device: homeDevice, factors: [.device, .pin]).isUserLogin
+                    } else if line == "CONFIRMING" {
+                        linkedBefore = try await main.audit().contains { $0["action"] as? String == "federation.link" }
+                    }
+                }
+                return (approved, linkedBefore)
+            }
+            let result = try await Python.run(
+                "federation_browser.py", [],
+                environment: [
+                    "INVITATION_URL": invitation.absoluteString, "PROVIDER_ISSUER": home.issuer, "IDENTITY": "alice@example.org", "USERNAME": "mia",
+                ],
+                timeout: .seconds(180), onLine: { continuation.yield($0) })
+            continuation.finish()
+            let outcome = try await steps.value
+            #expect(result.status == 0, "\(result.errors)\n\(result.output.suffix(3000))")
+            #expect(result.output.contains("RESULT "), "\(result.output)")
+            #expect(outcome.approved, "the provider's device approved its login")
+            #expect(outcome.linkedBeforeConfirming == false, "nothing was linked before the button")
+            #expect(try await main.audit().contains { $0["action"] as? String == "federation.link" })
+            homeDevice.remove()
+        } }
+    }
+
 }

@@ -1,0 +1,71 @@
+"""Linking an invitation's account to an identity at another provider, in Debian's
+Chromium with the server's own pages and their Content-Security-Policy:
+
+1. The invitation page's provider button (a form) goes on to the provider's login page.
+2. The provider's login page is answered by the test's device there (the script prints
+   `SCAN <url> <number>`), and the browser comes back to a page naming both accounts.
+3. Nothing is linked until its button is pressed; then the page says the accounts are linked.
+
+Environment: INVITATION_URL, PROVIDER_ISSUER, IDENTITY (the provider account's e-mail),
+USERNAME (the invited account). Prints `RESULT <json>`; exits non-zero on the first failed check.
+"""
+import json
+import os
+import sys
+
+from selenium import webdriver
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.by import By
+from selenium.webdriver.support.ui import WebDriverWait
+
+driver = None
+
+
+def check(condition, message):
+    if not condition:
+        print(f"FAILED {message}", file=sys.stderr, flush=True)
+        try:
+            print(driver.current_url, file=sys.stderr)
+            print(driver.page_source[:3000], file=sys.stderr)
+        except Exception:
+            pass
+        sys.exit(1)
+
+
+def wait(condition, seconds=30, message="the page did not change"):
+    try:
+        WebDriverWait(driver, seconds, poll_frequency=0.2).until(lambda _: condition())
+    except Exception:
+        check(False, message)
+
+
+def exists(selector):
+    return len(driver.find_elements(By.CSS_SELECTOR, selector)) > 0
+
+
+options = webdriver.ChromeOptions()
+options.binary_location = "/usr/bin/chromium"
+for argument in ["--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=1000,1400", "--disable-gpu"]:
+    options.add_argument(argument)
+driver = webdriver.Chrome(service=Service(executable_path="/usr/bin/chromedriver"), options=options)
+try:
+    provider = os.environ["PROVIDER_ISSUER"]
+    driver.get(os.environ["INVITATION_URL"])
+    wait(lambda: exists("form.provider-link button.provider"), message="the invitation page offers no provider")
+    driver.find_element(By.CSS_SELECTOR, "form.provider-link button.provider").click()
+    # The form's answer goes on to the provider by itself: the page's form-action does not stop it.
+    wait(lambda: driver.current_url.startswith(provider + "/authorize") and exists("#authentication-url"), seconds=30,
+         message="the browser did not reach the provider's login page")
+    number = driver.find_element(By.ID, "match-code").text.strip() if exists("#match-code") else "none"
+    print(f"SCAN {driver.find_element(By.ID, 'authentication-url').text.strip()} {number}", flush=True)
+    wait(lambda: exists("#confirm-link"), seconds=60, message="no confirmation page after the provider's sign-in")
+    identity = driver.find_element(By.ID, "link-identity").text
+    username = driver.find_element(By.ID, "link-username").text
+    check(identity == os.environ["IDENTITY"] and username == os.environ["USERNAME"], f"the page names {identity} and {username}")
+    print("CONFIRMING", flush=True)
+    driver.find_element(By.CSS_SELECTOR, "#confirm-link button").click()
+    wait(lambda: exists("#linked"), message="the accounts were not linked")
+    check(os.environ["USERNAME"] in driver.find_element(By.ID, "linked").text, "the linked page names the account")
+    print("RESULT " + json.dumps({"identity": identity, "username": username}), flush=True)
+finally:
+    driver.quit()
