@@ -10,30 +10,17 @@ message on the first failed check.
 import json
 import os
 import subprocess
-import sys
 import tempfile
-import time
 
-from selenium import webdriver
 from selenium.common.exceptions import NoAlertPresentException, WebDriverException
-from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import Select, WebDriverWait
+
+from browsing import check, exists, start, wait
 
 BASE = os.environ["TESSERA_BASE"]
 ACCOUNT_TENANT = os.environ["ACCOUNT_TENANT"]
 result = {}
-
-
-def check(condition, message):
-    if not condition:
-        print(f"FAILED {message}", file=sys.stderr, flush=True)
-        try:
-            print(driver.current_url, file=sys.stderr)
-            print(driver.page_source[:3000], file=sys.stderr)
-        except Exception:
-            pass
-        sys.exit(1)
 
 
 def shot(name):
@@ -41,16 +28,6 @@ def shot(name):
     directory = os.environ.get("SCREENSHOT_DIR")
     if directory:
         driver.save_screenshot(os.path.join(directory, f"{name}.png"))
-
-
-def browser():
-    options = webdriver.ChromeOptions()
-    options.binary_location = "/usr/bin/chromium"
-    # WINDOW_SIZE=390,844 runs the same walk on a phone-sized screen.
-    size = os.environ.get("WINDOW_SIZE", "1000,1400")
-    for argument in ["--headless=new", "--no-sandbox", "--disable-dev-shm-usage", f"--window-size={size}", "--disable-gpu"]:
-        options.add_argument(argument)
-    return webdriver.Chrome(service=Service(executable_path="/usr/bin/chromedriver"), options=options)
 
 
 def qr_from_screen(element_id):
@@ -65,19 +42,8 @@ def qr_from_screen(element_id):
     return decoded.stdout.strip()
 
 
-def wait(condition, seconds=30, message="the page did not change"):
-    try:
-        WebDriverWait(driver, seconds, poll_frequency=0.2).until(lambda _: condition())
-    except Exception:
-        check(False, message)
-
-
 def text(element_id):
     return driver.find_element(By.ID, element_id).text
-
-
-def exists(selector):
-    return len(driver.find_elements(By.CSS_SELECTOR, selector)) > 0
 
 
 def submit(form, confirm=False):
@@ -132,7 +98,7 @@ def sign_in(start_url, who, landing):
     wait(lambda: driver.current_url.split("?")[0] == landing, seconds=60, message=f"{who} was not signed in")
 
 
-driver = browser()
+driver = start(os.environ.get("WINDOW_SIZE", "1000,1400"))
 try:
     # Every page is served with a strict policy: the login page's script is a file.
     # 1. Operator sign-in by QR and device approval.

@@ -11,43 +11,11 @@ USERNAME (the invited account). Prints `RESULT <json>`; exits non-zero on the fi
 """
 import json
 import os
-import sys
-
-from selenium import webdriver
-from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
-from selenium.webdriver.support.ui import WebDriverWait
 
-driver = None
+from browsing import check, exists, start, wait
 
-
-def check(condition, message):
-    if not condition:
-        print(f"FAILED {message}", file=sys.stderr, flush=True)
-        try:
-            print(driver.current_url, file=sys.stderr)
-            print(driver.page_source[:3000], file=sys.stderr)
-        except Exception:
-            pass
-        sys.exit(1)
-
-
-def wait(condition, seconds=30, message="the page did not change"):
-    try:
-        WebDriverWait(driver, seconds, poll_frequency=0.2).until(lambda _: condition())
-    except Exception:
-        check(False, message)
-
-
-def exists(selector):
-    return len(driver.find_elements(By.CSS_SELECTOR, selector)) > 0
-
-
-options = webdriver.ChromeOptions()
-options.binary_location = "/usr/bin/chromium"
-for argument in ["--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=1000,1400", "--disable-gpu"]:
-    options.add_argument(argument)
-driver = webdriver.Chrome(service=Service(executable_path="/usr/bin/chromedriver"), options=options)
+driver = start()
 try:
     provider = os.environ["PROVIDER_ISSUER"]
     driver.get(os.environ["INVITATION_URL"])

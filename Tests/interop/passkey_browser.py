@@ -17,58 +17,27 @@ Prints `RESULT <json>`; exits non-zero with a message on the first failed check.
 """
 import json
 import os
-import sys
 
 from authlib.common.security import generate_token
 from authlib.integrations.requests_client import OAuth2Session
 from joserfc import jwt
 from joserfc.jwk import KeySet
 import requests
-from selenium import webdriver
 from selenium.common.exceptions import NoAlertPresentException, TimeoutException, WebDriverException
-from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.virtual_authenticator import VirtualAuthenticatorOptions
 from selenium.webdriver.support.ui import WebDriverWait
+
+from browsing import check, exists, start, wait
 
 ISSUER = os.environ["TESSERA_ISSUER"]
 REDIRECT_URI = os.environ["REDIRECT_URI"]
 result = {}
 
 
-def check(condition, message):
-    if not condition:
-        print(f"FAILED {message}", file=sys.stderr, flush=True)
-        try:
-            print(driver.current_url, file=sys.stderr)
-            print(driver.page_source[:3000], file=sys.stderr)
-        except Exception:
-            pass
-        sys.exit(1)
-
-
-def wait(condition, seconds=30, message="the page did not change"):
-    try:
-        WebDriverWait(driver, seconds, poll_frequency=0.2).until(lambda _: condition())
-    except Exception:
-        check(False, message)
-
-
-def exists(selector):
-    return len(driver.find_elements(By.CSS_SELECTOR, selector)) > 0
-
-
 def visible(element_id):
     elements = driver.find_elements(By.ID, element_id)
     return bool(elements) and elements[0].is_displayed()
-
-
-def browser():
-    options = webdriver.ChromeOptions()
-    options.binary_location = "/usr/bin/chromium"
-    for argument in ["--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=1000,1400", "--disable-gpu"]:
-        options.add_argument(argument)
-    return webdriver.Chrome(service=Service(executable_path="/usr/bin/chromedriver"), options=options)
 
 
 def authenticator():
@@ -132,7 +101,7 @@ def alert_present():
         return False
 
 
-driver = browser()
+driver = start()
 try:
     authenticator()
 
