@@ -201,11 +201,11 @@ public func buildApplication(
         onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? configuration.port) },
         logger: logger)
     // Services stop in reverse order: long polls first, then the HTTP server (finishing
-    // in-flight requests), then the pushes those requests started.
+    // in-flight requests), then the pushes and CIBA pings those requests started.
     return TesseraServerApp(
         application: application, generatedAdminToken: generated, routes: router.routes.map(\.description), store: store, directoryLock: directoryLock, serving: serving,
         pusher: pusher,
-        before: [PushShutdown(pusher: pusher)],
+        before: [PushShutdown(pusher: pusher), PingShutdown(pings: state.pings)],
         after: [
             EventRelay(serving: serving), LongPollRelease(events: state.requestEvents),
             Purger(maintenance: state.domain.maintenance, interval: configuration.purgeInterval, logger: logger),

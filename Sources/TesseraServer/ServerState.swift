@@ -16,6 +16,8 @@ struct ServerState: Sendable {
     let requestEvents: RequestEvents
     /// Wakes devices that sleep, through their push service.
     let pusher: Pusher
+    /// Sends the CIBA pings that answers owe.
+    let pings: PingSender
     let metrics = ServerMetrics()
     /// Requests per source address and per client, per endpoint.
     let limiter = RateLimiter()
@@ -32,6 +34,8 @@ struct ServerState: Sendable {
         self.adminTokenDigest = adminTokenDigest
         self.requestEvents = events
         self.pusher = pusher
+        let pings = PingSender(box: box, outbound: Outbound(allowsPrivate: configuration.allowsPrivateOutbound, maximumBody: 64 * 1024))
+        self.pings = pings
         domain = Domain(
             store: store, box: box,
             settings: DomainSettings(
@@ -40,7 +44,7 @@ struct ServerState: Sendable {
                 relyingPartyID: configuration.webAuthnRelyingPartyID, allowsPrivateOutbound: configuration.allowsPrivateOutbound),
             notifier: EdgeNotifier(
                 store: store, box: box, events: events, pusher: pusher,
-                outbound: Outbound(allowsPrivate: configuration.allowsPrivateOutbound, maximumBody: 64 * 1024)), now: now)
+                pings: pings), now: now)
     }
 
     var publicURL: String { configuration.publicURL }
@@ -92,13 +96,13 @@ struct EdgeNotifier: RequestNotifier {
     let box: SecretBox
     let events: RequestEvents
     let pusher: Pusher
-    /// Where CIBA pings may go.
-    let outbound: Outbound
+    /// Sends the CIBA pings the notices owe.
+    let pings: PingSender
 
     func deliver(_ notice: RequestNotice, logger: Logger) async {
         for key in notice.keys { await events.publish(key) }
         await store.notify(EventKey.channel, notice.keys)
-        if let ping = notice.ping { PingSender.send(ping, box: box, outbound: outbound, logger: logger) }
+        if let ping = notice.ping { await pings.send(ping, logger: logger) }
         if let wake = notice.wake {
             await pusher.wake(
                 userID: wake.userID,

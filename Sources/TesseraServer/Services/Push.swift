@@ -90,6 +90,9 @@ struct WebhookNotifier: PushNotifier {
     let kind = "webhook"
     let url: String
     let bearer: String?
+    /// The operator's gateway (configured, not chosen by a tenant): any address, no
+    /// redirects. Closed by `shutdown`.
+    let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: HTTPClient.Configuration(redirectConfiguration: .disallow))
 
     struct Payload: Encodable {
         let token: String
@@ -103,10 +106,6 @@ struct WebhookNotifier: PushNotifier {
         }
     }
 
-    /// The operator's gateway (configured, not chosen by a tenant): any address, no redirects.
-    static let client = HTTPClient(
-        eventLoopGroupProvider: .singleton, configuration: HTTPClient.Configuration(redirectConfiguration: .disallow))
-
     func deliver(_ message: PushMessage) async throws -> PushOutcome {
         var request = HTTPClientRequest(url: url)
         request.method = .POST
@@ -115,7 +114,7 @@ struct WebhookNotifier: PushNotifier {
         let payload = Payload(
             token: message.token, issuer: message.issuer, requestID: message.requestID.rawValue, title: message.title, body: message.body)
         request.body = .bytes(ByteBuffer(bytes: try JSONEncoder().encode(payload)))
-        let response = try await Self.client.execute(request, timeout: .seconds(10))
+        let response = try await client.execute(request, timeout: .seconds(10))
         _ = try? await response.body.collect(upTo: 64 * 1024)
         // Only 410 says the token is gone: a 404 is as likely a wrong gateway URL, which
         // must not wipe every registration.
@@ -126,7 +125,9 @@ struct WebhookNotifier: PushNotifier {
         }
     }
 
-    func shutdown() async {}
+    func shutdown() async {
+        try? await client.shutdown()
+    }
 }
 
 /// Sends alerts to APNs over HTTP/2, authenticated by a provider token: an ES256 JWT
