@@ -45,6 +45,14 @@ public enum OutboundAddress: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
+    /// 127.0.0.0/8 or ::1.
+    public var isLoopback: Bool {
+        switch self {
+        case .v4(let bytes): bytes.first == 127
+        case .v6(let bytes): bytes == [UInt8](repeating: 0, count: 15) + [1]
+        }
+    }
+
     /// The address in its usual text form (`127.0.0.1`, `::1`).
     public var description: String {
         var buffer = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN))
@@ -86,12 +94,17 @@ public enum OutboundTargets {
         guard !allowsPrivate else { return nil }
         guard let host = host(of: url) else { return "it names no host" }
         if host.contains("%") { return "its host is percent-encoded" }
-        let name = host.lowercased().hasSuffix(".") ? String(host.lowercased().dropLast()) : host.lowercased()
-        if name == "localhost" || name.hasSuffix(".localhost") { return "it names this machine (localhost)" }
-        if let addresses = literal(host), addresses.contains(where: \.isInternal) {
-            return "it is a loopback, private or link-local address (\(addresses.first!))"
-        }
+        if isLocalhost(host) { return "it names this machine (localhost)" }
+        if let inside = literal(host)?.first(where: \.isInternal) { return "it is a loopback, private or link-local address (\(inside))" }
         return nil
+    }
+
+    /// Whether a host name is `localhost` or a name below it (RFC 6761), in any case, with
+    /// or without the final dot.
+    public static func isLocalhost(_ host: String) -> Bool {
+        let lower = host.lowercased()
+        let name = lower.hasSuffix(".") ? String(lower.dropLast()) : lower
+        return name == "localhost" || name.hasSuffix(".localhost")
     }
 
     /// The address a host literal stands for, read as the system's resolver reads it

@@ -192,6 +192,9 @@ public struct DomainSettings: Sendable {
     /// pings, identity providers) may be loopback, private or link-local addresses.
     public var allowsPrivateOutbound: Bool
 
+    /// The public URL's host, in lower case (the issuer's host).
+    public var publicHost: String { OutboundTargets.host(of: publicURL)?.lowercased() ?? "" }
+
     public init(
         publicURL: String, requestLifetime: Int64, invitationLifetime: Int64, backchannelInterval: Int, relyingPartyID: String? = nil,
         allowsPrivateOutbound: Bool = false

@@ -87,14 +87,7 @@ extension ServerConfiguration {
     /// Whether the public URL's host is this machine (`localhost`, a loopback address).
     var publicURLIsLoopback: Bool {
         guard let host = OutboundTargets.host(of: publicURL) else { return false }
-        let name = host.lowercased()
-        if name == "localhost" || name.hasSuffix(".localhost") { return true }
-        return OutboundTargets.literal(host)?.allSatisfy { address in
-            switch address {
-            case .v4(let bytes): bytes.first == 127
-            case .v6(let bytes): bytes == [UInt8](repeating: 0, count: 15) + [1]
-            }
-        } ?? false
+        return OutboundTargets.isLocalhost(host) || OutboundTargets.literal(host)?.allSatisfy(\.isLoopback) == true
     }
 
     /// See `allowPrivateOutbound`.

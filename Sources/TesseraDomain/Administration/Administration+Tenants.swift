@@ -170,8 +170,7 @@ extension Administration {
     func placedAppLinks(_ tenant: TenantRecord, before: TenantRecord, tx: StoreTransaction) async throws -> TenantRecord {
         var tenant = tenant
         if let linkDomain = tenant.appLinks?.linkDomain {
-            let issuerHost = OutboundTargets.host(of: domain.settings.publicURL)?.lowercased()
-            guard linkDomain != issuerHost else {
+            guard linkDomain != domain.settings.publicHost else {
                 throw DomainError.invalidRequest("app_links: link_domain must not be the issuer's own host (\(linkDomain)): give the links a host of their own")
             }
             if try await tx.tenants().contains(where: { $0.id != tenant.id && $0.appLinks?.linkDomain == linkDomain }) {

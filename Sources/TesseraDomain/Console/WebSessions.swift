@@ -221,43 +221,48 @@ public struct WebSessions: Sendable {
             throw DomainError(.unauthenticated, .accessDenied, "the ID token did not verify")
         }
         let sessionID = SessionID(access.sid)
-        // A refused sign-in leaves no session behind: the code's redemption started one.
-        func refuse(_ error: DomainError) async throws -> Never {
-            _ = try? await domain.store.transaction { tx in try await tx.endSessions(.session(sessionID), reason: .revoked, at: now) }
-            logger.info("web sign-in refused", metadata: ["kind": "\(kind.rawValue)", "reason": "\(error.message)"])
-            throw error
-        }
-        guard identity.iss == issuer, identity.aud == service.clientID.rawValue, let nonce = identity.nonce,
-            Secrets.constantTimeEquals(nonce, kept.nonce), access.sub == identity.sub
-        else { try await refuse(DomainError(.unauthenticated, .accessDenied, "the ID token is not this sign-in's")) }
+        let ours =
+            identity.iss == issuer && identity.aud == service.clientID.rawValue && access.sub == identity.sub
+            && identity.nonce.map { Secrets.constantTimeEquals($0, kept.nonce) } == true
         // Fresh factors under the tenant's process policy: a login made for this sign-in
         // (not a single sign-on session's older one) whose methods a process would take.
         let policy = try AuthenticatorPolicy(parsing: tenant.processPolicy)
-        guard Int64(identity.authTime) >= kept.startedAt, Self.methods(identity.amr, meet: policy),
-            let found = try await domain.store.read({ try await $0.session(id: sessionID) }), policy.allows(FactorCombination(found.factors))
-        else { try await refuse(Self.notFresh) }
+        let fresh = Int64(identity.authTime) >= kept.startedAt && Self.methods(identity.amr, meet: policy)
         let lifetimes = Self.lifetimes(kind)
         let secret = Secrets.randomToken()
         let userID = UserID(identity.sub)
-        let opened: WebSessionRecord? = try await domain.store.transaction { tx in
-            guard let session = try await tx.session(id: sessionID), session.endedAt == nil else { throw Self.notFresh }
+        enum Decision {
+            case opened(WebSessionRecord)
+            case refused(DomainError)
+        }
+        let decision: Decision = try await domain.store.transaction { tx in
+            // A refused sign-in leaves no session behind: the code's redemption began one.
+            func refuse(_ error: DomainError) async throws -> Decision {
+                _ = try await tx.endSessions(.session(sessionID), reason: .revoked, at: now)
+                return .refused(error)
+            }
+            guard ours else { return try await refuse(DomainError(.unauthenticated, .accessDenied, "the ID token is not this sign-in's")) }
+            guard fresh, let session = try await tx.session(id: sessionID), session.endedAt == nil,
+                policy.allows(FactorCombination(session.factors))
+            else { return try await refuse(Self.notFresh) }
             if kind == .console, try await tx.consoleOperator(userID: userID) == nil {
-                // Not an operator: the login it made is of no use, and ends.
-                try await tx.endSessions(.session(sessionID), reason: .revoked, at: now)
-                return nil
+                return try await refuse(DomainError(.forbidden, Self.notOperator, "this account is not an operator of the console"))
             }
             let record = WebSessionRecord(
                 digest: Secrets.digest(secret), kind: kind, tenantID: tenant.id, userID: userID, activationID: session.activationID,
                 sessionID: sessionID, csrf: Secrets.randomToken(), createdAt: now, expiresAt: now + lifetimes.absolute,
                 idleLifetime: lifetimes.idle)
             try await tx.insertWebSession(record)
-            return record
+            return .opened(record)
         }
-        guard let record = opened else {
-            throw DomainError(.forbidden, Self.notOperator, "this account is not an operator of the console")
+        switch decision {
+        case .refused(let error):
+            logger.info("web sign-in refused", metadata: ["kind": "\(kind.rawValue)", "reason": "\(error.message)"])
+            throw error
+        case .opened(let record):
+            logger.info("web session opened", metadata: ["kind": "\(kind.rawValue)", "user_id": "\(userID)"])
+            return Opened(secret: secret, session: record)
         }
-        logger.info("web session opened", metadata: ["kind": "\(kind.rawValue)", "user_id": "\(userID)"])
-        return Opened(secret: secret, session: record)
     }
 
     /// A live session: its record, user, tenant and (for the console) operator.

@@ -161,10 +161,9 @@ extension Domain {
     /// dropped) list: the one whose link domain it is, or else every tenant.
     private func tenants(servedOn host: String?) async throws -> (tenants: [TenantRecord], linkDomain: Bool) {
         let tenants = try await store.read { try await $0.tenants() }
-        let issuerHost = OutboundTargets.host(of: settings.publicURL)?.lowercased()
         // The issuer's host is never a tenant's link domain, and a host two tenants name
         // (stored before either was refused) lists neither's apps: it is nobody's.
-        guard let name = host.map(Self.hostName), name != issuerHost else { return (tenants, false) }
+        guard let name = host.map(Self.hostName), name != settings.publicHost else { return (tenants, false) }
         let owners = tenants.filter { $0.appLinks?.linkDomain == name }
         if owners.count > 1 { return ([], true) }
         if let owner = owners.first { return ([owner], true) }

@@ -220,7 +220,8 @@ public struct Federation: Sendable {
             guard let invitation = try await tx.invitation(id: invitationID), invitation.tenantID == tenant.id, invitation.usedAt == nil,
                 invitation.expiresAt > now, let user = try await tx.user(id: invitation.userID), user.disabledAt == nil
             else { throw DomainError.invalidGrant("the invitation was used already or has expired") }
-            try await Self.checkLinkable(subject: claims.subject, user: user, provider: provider, tx: tx)
+            let link = try await tx.federatedIdentity(providerID: provider.id, subject: claims.subject)
+            try await Self.checkLinkable(link, user: user, provider: provider, tx: tx)
             return user
         }
         let mapped = provider.claimMapping.keys.reduce(into: [String: String]()) { mapped, claim in mapped[claim] = claims.text(claim) }
@@ -243,13 +244,16 @@ public struct Federation: Sendable {
         return Base64URL.encode(Data(HMAC<SHA256>.authenticationCode(for: Data(binding.utf8), using: key)))
     }
 
-    /// 409 when the identity is linked to another account, or the account to another
-    /// identity at this provider.
-    static func checkLinkable(subject: String, user: UserRecord, provider: IdentityProviderRecord, tx: StoreTransaction) async throws {
-        if let link = try await tx.federatedIdentity(providerID: provider.id, subject: subject), link.userID != user.id {
-            throw DomainError(.conflict, notLinked, "your identity at \(provider.displayName) is linked to another account already")
+    /// 409 when the identity (its `link`, if any) is another account's, or, unlinked, when
+    /// the account has another identity at this provider.
+    static func checkLinkable(_ link: FederatedIdentityRecord?, user: UserRecord, provider: IdentityProviderRecord, tx: StoreTransaction) async throws {
+        if let link {
+            guard link.userID == user.id else {
+                throw DomainError(.conflict, notLinked, "your identity at \(provider.displayName) is linked to another account already")
+            }
+            return
         }
-        if try await tx.federatedIdentities(userID: user.id).contains(where: { $0.providerID == provider.id && $0.subject != subject }) {
+        if try await tx.federatedIdentities(userID: user.id).contains(where: { $0.providerID == provider.id }) {
             throw DomainError(.conflict, notLinked, "this account is linked to another identity at \(provider.displayName)")
         }
     }
@@ -294,10 +298,8 @@ public struct Federation: Sendable {
                 if let invitationID {
                     guard let invitation = try await tx.invitation(id: invitationID), try await tx.consumeInvitation(id: invitationID, now: now)
                     else { throw DomainError.invalidGrant("the invitation was used already or has expired") }
-                    if let link, link.userID != invitation.userID {
-                        throw DomainError(.conflict, Self.notLinked, "your identity at \(provider.displayName) is linked to another account already")
-                    }
                     user = try await tx.user(id: invitation.userID)
+                    if let user { try await Self.checkLinkable(link, user: user, provider: provider, tx: tx) }
                     linkedNow = user != nil && link == nil
                 } else if let link {
                     user = try await tx.user(id: link.userID)
@@ -323,9 +325,9 @@ public struct Federation: Sendable {
                 }
                 guard user.disabledAt == nil else { throw DomainError(.forbidden, .accessDenied, "the user is disabled") }
                 if linkedNow {
-                    if try await tx.federatedIdentities(userID: user.id).contains(where: { $0.providerID == provider.id }) {
-                        throw DomainError(.conflict, Self.notLinked, "this account is linked to another identity at \(provider.displayName)")
-                    }
+                    // Found by the link claim: the account may have another identity there. (An
+                    // invitation's account was checked above.)
+                    if invitationID == nil { try await Self.checkLinkable(link, user: user, provider: provider, tx: tx) }
                     try await tx.insertFederatedIdentity(
                         FederatedIdentityRecord(
                             providerID: provider.id, subject: claims.subject, tenantID: tenant.id, userID: user.id, createdAt: now, lastLoginAt: now))

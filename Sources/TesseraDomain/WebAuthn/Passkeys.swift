@@ -36,7 +36,7 @@ public struct Passkeys: Sendable {
     /// Whether `id` may be an RP ID for the public URL: its host, or a parent domain of it
     /// with at least two labels (browsers refuse a public suffix such as `com`).
     public func isValidRelyingPartyID(_ id: String) -> Bool {
-        let host = (URLComponents(string: domain.settings.publicURL)?.host ?? "").lowercased()
+        let host = domain.settings.publicHost
         guard !id.isEmpty, id.count <= 253, id == id.lowercased(), !id.hasPrefix("."), !id.hasSuffix(".") else { return false }
         return host == id || (host.hasSuffix("." + id) && id.contains("."))
     }

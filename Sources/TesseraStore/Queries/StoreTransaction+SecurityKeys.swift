@@ -66,12 +66,11 @@ extension StoreTransaction {
             let rows: [Row]
             switch next {
             case .activation(let id):
-                rows = try await all("DELETE FROM security_keys WHERE origin_activation_id = \(bind: id) RETURNING id", as: Row.self)
+                rows = try await all("SELECT id FROM security_keys WHERE origin_activation_id = \(bind: id)", as: Row.self)
             case .securityKey(let id):
-                rows = try await all("DELETE FROM security_keys WHERE origin_security_key_id = \(bind: id) RETURNING id", as: Row.self)
+                rows = try await all("SELECT id FROM security_keys WHERE origin_security_key_id = \(bind: id)", as: Row.self)
             }
-            for row in rows {
-                try await db.raw("UPDATE activations SET security_key_id = NULL WHERE security_key_id = \(bind: row.id)").run()
+            for row in rows where try await deleteSecurityKey(id: row.id) {
                 _ = try await endSessions(.securityKey(row.id), reason: .securityKeyRemoved, at: now)
                 removed.append(row.id)
                 pending.append(.securityKey(row.id))
