@@ -20,14 +20,8 @@ extension ContainmentTests {
         let harness = try await RouterHarness.make()
         try await harness.run { client in
             try await client.admin(.post, "/admin/tenants", #"{"name":"demo","process_policy":"device+pin,securitykey"}"#)
-            try await client.admin(.post, "/admin/tenants/demo/users", #"{"username":"alice"}"#)
-            let (_, invitation) = try await client.admin(.post, "/admin/tenants/demo/invitations", #"{"username":"alice"}"#)
-            let device = RouterDevice(client: client, clock: harness.clock)
-            let link = try #require(invitation["url"] as? String)
-            _ = try await device.personalizer.activate(url: try #require(URL(string: link)), pin: "246810")
+            let (device, userID) = try await RouterDevice.activated("alice", tenant: "demo", client: client, clock: harness.clock)
             let activationID = try #require(try await device.personalizer.activations().first?.id)
-            let (_, users) = try await client.admin(.get, "/admin/tenants/demo/users?username=alice")
-            let userID = try #require((users["users"] as? [[String: Any]])?.first?["id"] as? String)
             func keys() async throws -> [String] {
                 let (_, listed) = try await client.admin(.get, "/admin/tenants/demo/users/\(userID)/security-keys")
                 return ((listed["security_keys"] as? [[String: Any]]) ?? []).compactMap { $0["name"] as? String }.sorted()

@@ -15,12 +15,7 @@ extension ContainmentTests {
         let harness = try await RouterHarness.make()
         try await harness.run { client in
             try await client.admin(.post, "/admin/tenants", #"{"name":"demo","process_policy":"device+pin"}"#)
-            let (_, alice) = try await client.admin(.post, "/admin/tenants/demo/users", #"{"username":"alice"}"#)
-            let userID = try #require(alice["id"] as? String)
-            let (_, invitation) = try await client.admin(.post, "/admin/tenants/demo/invitations", #"{"username":"alice"}"#)
-            let device = RouterDevice(client: client, clock: harness.clock)
-            let link = try #require(invitation["url"] as? String)
-            _ = try await device.personalizer.activate(url: try #require(URL(string: link)), pin: "246810")
+            let (device, userID) = try await RouterDevice.activated("alice", tenant: "demo", client: client, clock: harness.clock)
             func sessions() async throws -> Int {
                 let (_, listed) = try await client.admin(.get, "/admin/tenants/demo/users/\(userID)/sessions")
                 return (listed["sessions"] as? [[String: Any]])?.count ?? -1

@@ -246,11 +246,7 @@ struct ContainmentTests {
             let (_, service) = try await client.admin(
                 .post, "/admin/tenants/demo/services",
                 #"{"name":"Shop","redirect_uris":["https://shop.example/cb"],"number_matching":false,"policy":"device+pin,device"}"#)
-            try await client.admin(.post, "/admin/tenants/demo/users", #"{"username":"alice"}"#)
-            let (_, invitation) = try await client.admin(.post, "/admin/tenants/demo/invitations", #"{"username":"alice"}"#)
-            let device = RouterDevice(client: client, clock: harness.clock)
-            let link = try #require(invitation["url"] as? String)
-            _ = try await device.personalizer.activate(url: try #require(URL(string: link)), pin: "246810")
+            let (device, _) = try await RouterDevice.activated("alice", tenant: "demo", client: client, clock: harness.clock)
 
             // A full login to a service opens the device's single sign-on session.
             var shop = RouterBrowser(client: client)
@@ -386,6 +382,19 @@ struct RouterDevice {
         let transport = RouterTransport(client: client)
         personalizer = Personalizer(keyStore: keyStore, transport: transport, now: { clock.now() })
         authenticator = Authenticator(keyStore: keyStore, transport: transport, now: { clock.now() })
+    }
+
+    /// A new user of `tenant` (made with the bootstrap token) and the device activated for
+    /// it with the PIN `approve` uses; the user's id.
+    static func activated(_ username: String, tenant: String, client: any TestClientProtocol, clock: TestClock) async throws
+        -> (RouterDevice, userID: String)
+    {
+        let (_, user) = try await client.admin(.post, "/admin/tenants/\(tenant)/users", #"{"username":"\#(username)"}"#)
+        let (_, invitation) = try await client.admin(.post, "/admin/tenants/\(tenant)/invitations", #"{"username":"\#(username)"}"#)
+        let device = RouterDevice(client: client, clock: clock)
+        let link = try #require(invitation["url"] as? String)
+        _ = try await device.personalizer.activate(url: try #require(URL(string: link)), pin: "246810")
+        return (device, try #require(user["id"] as? String))
     }
 
     /// The request a login page shows (its QR code's link names it).
