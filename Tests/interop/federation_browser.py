@@ -16,10 +16,20 @@ from selenium.webdriver.common.by import By
 from browsing import check, exists, start, wait
 
 driver = start()
+
+
+def shot(name):
+    """With SCREENSHOT_DIR set, keeps a picture of the page, to look at by hand."""
+    directory = os.environ.get("SCREENSHOT_DIR")
+    if directory:
+        driver.save_screenshot(os.path.join(directory, f"{name}.png"))
+
+
 try:
     provider = os.environ["PROVIDER_ISSUER"]
     driver.get(os.environ["INVITATION_URL"])
     wait(lambda: exists("form.provider-link button.provider"), message="the invitation page offers no provider")
+    shot("federation-1-invitation")
     driver.find_element(By.CSS_SELECTOR, "form.provider-link button.provider").click()
     # The form's answer goes on to the provider by itself: the page's form-action does not stop it.
     wait(lambda: driver.current_url.startswith(provider + "/authorize") and exists("#authentication-url"), seconds=30,
@@ -27,6 +37,7 @@ try:
     number = driver.find_element(By.ID, "match-code").text.strip() if exists("#match-code") else "none"
     print(f"SCAN {driver.find_element(By.ID, 'authentication-url').text.strip()} {number}", flush=True)
     wait(lambda: exists("#confirm-link"), seconds=60, message="no confirmation page after the provider's sign-in")
+    shot("federation-2-confirm")
     identity = driver.find_element(By.ID, "link-identity").text
     username = driver.find_element(By.ID, "link-username").text
     check(identity == os.environ["IDENTITY"] and username == os.environ["USERNAME"], f"the page names {identity} and {username}")
@@ -34,6 +45,7 @@ try:
     driver.find_element(By.CSS_SELECTOR, "#confirm-link button").click()
     wait(lambda: exists("#linked"), message="the accounts were not linked")
     check(os.environ["USERNAME"] in driver.find_element(By.ID, "linked").text, "the linked page names the account")
+    shot("federation-3-linked")
     print("RESULT " + json.dumps({"identity": identity, "username": username}), flush=True)
 finally:
     driver.quit()
