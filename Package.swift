@@ -32,9 +32,13 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-asn1.git", from: "1.7.4"),
         .package(url: "https://github.com/swiftlang/swift-subprocess.git", from: "1.0.2"),
         .package(url: "https://github.com/apple/swift-system.git", from: "1.8.1"),
+        .package(url: "https://github.com/jpsim/Yams.git", from: "6.2.2"),
     ],
     targets: [
         .target(name: "TesseraCore"),
+        // The admin and device API's OpenAPI document (openapi.yaml), the one definition of
+        // the admin API, carried in the binary.
+        .target(name: "TesseraAdminAPI", resources: [.embedInCode("openapi.yaml")]),
         // SQLite's C API from the system (Debian's libsqlite3-dev), which the SQLite store
         // drives directly on a thread of its own; SQLiteKit still writes the SQL.
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]),
@@ -104,8 +108,9 @@ let package = Package(
         .target(
             name: "TesseraServer",
             dependencies: [
-                "TesseraCore", "TesseraCrypto", "TesseraStore", "TesseraDomain", "TesseraOperations",
+                "TesseraCore", "TesseraCrypto", "TesseraStore", "TesseraDomain", "TesseraOperations", "TesseraAdminAPI",
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Yams", package: "Yams"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HummingbirdTLS", package: "hummingbird"),

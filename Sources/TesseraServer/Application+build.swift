@@ -153,10 +153,11 @@ public func buildApplication(
     router.add(middleware: SecurityHeaders(strictTransportSecurity: https))
     router.add(middleware: EdgeMiddleware(metrics: state.metrics))
     router.get("health") { _, _ in JSONResponse.make(["status": "ok"]) }
+    let document = ServedDocument.json
     router.get("openapi.json") { _, _ in
         Response(
             status: .ok, headers: [.contentType: "application/json; charset=utf-8"],
-            body: .init(byteBuffer: ByteBuffer(string: OpenAPIDocument.json)))
+            body: .init(byteBuffer: ByteBuffer(bytes: document)))
     }
     router.get("metrics") { request, context in
         try MetricsAccess.check(request, context: context, token: configuration.metricsToken, proxies: configuration.throttle.trustedProxies)

@@ -7,7 +7,7 @@ import TesseraTesting
 
 @Suite("The OpenAPI document against the live server (schemathesis)", .timeLimit(.minutes(10)))
 struct OpenAPITests {
-    @Test("every admin and device operation: positive and negative cases conform in status code, content type and schema; no 5xx")
+    @Test("every admin and device operation: positive and negative cases conform in status code, content type and schema; what the document forbids is refused; no 5xx")
     func schemathesis() async throws {
         try await withServer { server in
             // A real tenant for the path's {tenant}, so positive cases reach the use cases.
@@ -20,7 +20,17 @@ struct OpenAPITests {
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
             defer { try? FileManager.default.removeItem(at: directory) }
             let configuration = directory.appendingPathComponent("schemathesis.toml")
-            try Data("[parameters]\n\"path.tenant\" = \"\(scenario.tenant)\"\n".utf8).write(to: configuration)
+            // A body over the 64 KiB limit is refused with 413, which is a rejection too.
+            try Data(
+                """
+                [parameters]
+                "path.tenant" = "\(scenario.tenant)"
+
+                [checks.negative_data_rejection]
+                expected-statuses = [400, 401, 403, 404, 405, 406, 409, 413, 415, 422, 428, 429]
+
+                """.utf8
+            ).write(to: configuration)
             // Time-bounded: a fixed number of examples per operation and a seed, so a run
             // takes the same work each time (about a minute on two cores).
             let result = try await Program.run(
@@ -28,7 +38,8 @@ struct OpenAPITests {
                 [
                     "python3", "-m", "schemathesis.cli", "--config-file", configuration.path, "run", "\(server.baseURL)/openapi.json",
                     "--header", "Authorization: Bearer \(server.adminToken)",
-                    "--checks", "not_a_server_error,status_code_conformance,content_type_conformance,response_schema_conformance",
+                    "--checks",
+                    "not_a_server_error,status_code_conformance,content_type_conformance,response_schema_conformance,negative_data_rejection",
                     "--max-examples", "25", "--seed", "20261123", "--generation-allow-x00", "false", "--no-color",
                     // The suite runs many servers on two cores: a request that meets a busy
                     // machine is retried rather than counted (a server that drops a request

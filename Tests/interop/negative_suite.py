@@ -156,6 +156,13 @@ def resolve(document: dict, schema: dict) -> dict:
     return schema
 
 
+def kinds_of(schema: dict) -> set:
+    """The JSON types a schema allows besides null (OpenAPI 3.1 writes a list where null is allowed)."""
+    kind = schema.get("type")
+    kinds = set(kind) if isinstance(kind, list) else {kind}
+    return kinds - {"null"}
+
+
 def example(document: dict, schema: dict):
     """A plain value of a schema's shape (only ever sent mutated)."""
     schema = resolve(document, schema)
@@ -163,7 +170,7 @@ def example(document: dict, schema: dict):
         return example(document, schema["oneOf"][0])
     if "enum" in schema:
         return schema["enum"][0]
-    kind = schema.get("type")
+    kind = next(iter(sorted(kinds_of(schema))), None)
     if kind == "object":
         return {name: example(document, value) for name, value in schema.get("properties", {}).items()}
     if kind == "array":
@@ -469,8 +476,8 @@ def mutations(document: dict, schema: dict, body: dict) -> list:
         broken.append((f"no {name}", {key: value for key, value in body.items() if key != name}))
     for name, field_schema in properties.items():
         field = resolve(document, field_schema)
-        options = [option for option in field.get("oneOf", [field]) if option.get("type") != "null"]
-        kinds = {option.get("type") for option in options}
+        options = [option for option in field.get("oneOf", [field]) if kinds_of(option)]
+        kinds = set().union(*(kinds_of(option) for option in options))
         # JSON null in an optional field reads as absent (and clears some fields on purpose),
         # so only a required field set to null is clearly bad.
         if name in schema.get("required", []):
@@ -520,7 +527,7 @@ def first_field(document: dict, schema: dict, kinds: tuple):
     """The first property of `schema` whose type is one of `kinds`."""
     for name, field in resolve(document, schema).get("properties", {}).items():
         field = resolve(document, field)
-        if any(option.get("type") in kinds for option in field.get("oneOf", [field])):
+        if any(kinds_of(option) & set(kinds) for option in field.get("oneOf", [field])):
             return name
     return None
 
