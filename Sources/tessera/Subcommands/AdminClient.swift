@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import TesseraAdminAPI
 import TesseraCore
 import TesseraKit
 
@@ -10,6 +11,22 @@ struct AdminOptions: ParsableArguments {
     @Flag(help: "Print the server's JSON answer.") var json = false
 
     func client() throws -> AdminClient {
+        let (url, token) = try serverAndToken()
+        return AdminClient(base: url, token: token)
+    }
+
+    /// Calls the admin API with its typed client (generated from the API's document); an
+    /// answer other than success throws the server's error.
+    func calling<T>(_ call: (Client) async throws -> T) async throws -> T {
+        let (url, token) = try serverAndToken()
+        do {
+            return try await call(AdminAPI.client(server: url, token: token))
+        } catch {
+            throw AdminAPIError.unwrapped(error)
+        }
+    }
+
+    private func serverAndToken() throws -> (URL, String) {
         let environment = ProcessInfo.processInfo.environment
         let base = server ?? environment["TESSERA_SERVER"] ?? "http://127.0.0.1:8080"
         guard let url = URL(string: base.hasSuffix("/") ? String(base.dropLast()) : base), url.scheme != nil else {
@@ -18,7 +35,7 @@ struct AdminOptions: ParsableArguments {
         guard let token = token ?? environment["TESSERA_ADMIN_TOKEN"], !token.isEmpty else {
             throw ValidationError("the admin token is missing: pass --token or set TESSERA_ADMIN_TOKEN")
         }
-        return AdminClient(base: url, token: token)
+        return (url, token)
     }
 }
 

@@ -48,6 +48,8 @@ extension SubjectType: ExpressibleByArgument {}
 
 enum Show {
     static func date(_ date: Date) -> String { ISO8601DateFormatter().string(from: date) }
+    /// A time the API gives as seconds since 1970.
+    static func date(_ seconds: Double) -> String { date(Date(timeIntervalSince1970: seconds)) }
 
     static func tenant(_ tenant: Administration.TenantView) {
         print("name: \(tenant.name)")

@@ -1,7 +1,6 @@
 import ArgumentParser
 import Foundation
-import TesseraCore
-import TesseraDomain
+import TesseraAdminAPI
 
 extension Admin.Tenant {
     struct RotateKey: AsyncParsableCommand {
@@ -22,10 +21,19 @@ extension Admin.Tenant {
         @Option(help: "The algorithm whose key rotates: ES256 (default), RS256 or EdDSA.") var algorithm: String?
 
         func run() async throws {
-            let (rotation, json) = try await options.client().call(
-                "POST", "admin/tenants/\(tenant)/signing-keys", body: Administration.RotationRequest(activate: publishOnly ? false : nil, algorithm: algorithm),
-                as: Administration.RotationView.self)
-            if options.json { return Output.json(json) }
+            typealias Request = Operations.RotateSigningKey.Input.Body.JsonPayload
+            let chosen = try algorithm.map {
+                guard let known = Request.AlgorithmPayload(rawValue: $0), known != ._empty_ else {
+                    throw ValidationError("--algorithm is ES256, RS256 or EdDSA")
+                }
+                return known
+            }
+            let rotation = try await options.calling { api in
+                try await api.rotateSigningKey(
+                    path: .init(tenant: tenant), body: .json(Request(activate: publishOnly ? false : nil, algorithm: chosen))
+                ).created.body.json
+            }
+            if options.json { return Output.encodable(rotation) }
             print(rotation.kid)
         }
     }
@@ -37,16 +45,17 @@ extension Admin.Tenant {
         @Option(help: "Tenant name.") var tenant: String
 
         func run() async throws {
-            struct Answer: Decodable { let keys: [Administration.SigningKeyView] }
-            let (answer, json) = try await options.client().call("GET", "admin/tenants/\(tenant)/signing-keys", as: Answer.self)
-            if options.json { return Output.json(json) }
+            let answer = try await options.calling { api in
+                try await api.listSigningKeys(path: .init(tenant: tenant)).ok.body.json
+            }
+            if options.json { return Output.encodable(answer) }
             Self.printKeys(answer.keys)
         }
 
         /// A line per key: `kid<TAB>active|inactive<TAB>created<TAB>algorithm`.
-        static func printKeys(_ keys: [Administration.SigningKeyView]) {
+        static func printKeys(_ keys: [Components.Schemas.SigningKey]) {
             for key in keys {
-                print("\(key.kid)\t\(key.active ? "active" : "inactive")\t\(Show.date(key.createdAt))\t\(key.algorithm)")
+                print("\(key.kid)\t\(key.active ? "active" : "inactive")\t\(Show.date(key.createdAt))\t\(key.algorithm.rawValue)")
             }
         }
     }
@@ -62,9 +71,10 @@ extension Admin.Tenant {
         @Option(parsing: .unconditional, help: "The key's kid (from rotate-key --publish-only or keys).") var kid: String
 
         func run() async throws {
-            let (activation, json) = try await options.client().call(
-                "POST", "admin/tenants/\(tenant)/signing-keys/\(FormEncoding.component(kid))/activate", as: Administration.KeyActivationView.self)
-            if options.json { return Output.json(json) }
+            let activation = try await options.calling { api in
+                try await api.activateSigningKey(path: .init(tenant: tenant, kid: kid)).ok.body.json
+            }
+            if options.json { return Output.encodable(activation) }
             Keys.printKeys(activation.keys)
         }
     }
@@ -79,9 +89,10 @@ extension Admin.Tenant {
         @Option(parsing: .unconditional, help: "The key's kid (from keys).") var kid: String
 
         func run() async throws {
-            let (retirement, json) = try await options.client().call(
-                "DELETE", "admin/tenants/\(tenant)/signing-keys/\(FormEncoding.component(kid))", as: Administration.RetirementView.self)
-            if options.json { return Output.json(json) }
+            let retirement = try await options.calling { api in
+                try await api.retireSigningKey(path: .init(tenant: tenant, kid: kid)).ok.body.json
+            }
+            if options.json { return Output.encodable(retirement) }
             Keys.printKeys(retirement.keys)
         }
     }
