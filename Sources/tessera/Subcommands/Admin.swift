@@ -1,7 +1,7 @@
 import ArgumentParser
 import Foundation
+import TesseraAdminAPI
 import TesseraCore
-import TesseraDomain
 
 struct Admin: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -36,12 +36,12 @@ struct Admin: AsyncParsableCommand {
             var ssoPolicy: String?
 
             func run() async throws {
-                let body = Administration.CreateTenant(
+                let body = TenantCreation(
                     name: name,
                     lockout: try lockoutPolicy(freeAttempts: lockoutFreeAttempts, waits: lockoutWaits, permanentAfter: lockoutPermanentAfter),
                     processPolicy: processPolicy, ssoLifetime: ssoLifetime, ssoPolicy: ssoPolicy)
-                let (tenant, json) = try await options.client().call("POST", "admin/tenants", body: body, as: Administration.TenantView.self)
-                if options.json { return Output.json(json) }
+                let tenant = try await options.calling { api in try await api.createTenant(body: .json(body)).created.body.json }
+                if options.json { return Output.encodable(tenant) }
                 print(tenant.issuer)
             }
         }
@@ -51,9 +51,8 @@ struct Admin: AsyncParsableCommand {
             @OptionGroup var options: AdminOptions
 
             func run() async throws {
-                struct Answer: Decodable { let tenants: [Administration.TenantView] }
-                let (answer, json) = try await options.client().call("GET", "admin/tenants", as: Answer.self)
-                if options.json { return Output.json(json) }
+                let answer = try await options.calling { api in try await api.listTenants().ok.body.json }
+                if options.json { return Output.encodable(answer) }
                 for tenant in answer.tenants { print("\(tenant.name)\t\(tenant.issuer)") }
             }
         }
@@ -111,26 +110,35 @@ struct Admin: AsyncParsableCommand {
                 if (backchannelMode == "ping") != (notificationEndpoint != nil) {
                     throw ValidationError("--notification-endpoint goes with --backchannel-mode ping, and only with it")
                 }
+                if let idTokenAlg {
+                    _ = try documented(idTokenAlg, option: "--id-token-alg") as Components.Schemas.CreateService.IdTokenSignedResponseAlgPayload
+                }
             }
 
             func run() async throws {
-                let body = Administration.CreateService(
-                    name: name, redirectURIs: redirectUri, isPublic: `public`, policy: policy,
+                typealias Body = Components.Schemas.CreateService
+                let body = Body(
+                    name: name, redirectUris: redirectUri, _public: `public`, policy: policy,
                     attributes: (attributes ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty },
-                    backchannelMode: backchannelMode, notificationEndpoint: notificationEndpoint, numberMatching: numberMatching,
-                    roles: role.isEmpty ? nil : try roles(role), subjectType: subjectType, appIdentityToken: appIdentityToken,
-                    idTokenAlgorithm: idTokenAlg, postLogoutRedirectURIs: postLogoutRedirectUri.isEmpty ? nil : postLogoutRedirectUri,
-                    backchannelLogoutURI: backchannelLogoutUri,
+                    backchannelTokenDeliveryMode: try backchannelMode.map { try documented($0, option: "--backchannel-mode") },
+                    backchannelClientNotificationEndpoint: notificationEndpoint, numberMatching: numberMatching,
+                    roles: role.isEmpty ? nil : try roles(role),
+                    subjectType: try subjectType.map { try documented($0.rawValue, option: "--subject-type") },
+                    appIdentityToken: appIdentityToken,
+                    idTokenSignedResponseAlg: try idTokenAlg.map { try documented($0, option: "--id-token-alg") },
+                    postLogoutRedirectUris: postLogoutRedirectUri.isEmpty ? nil : postLogoutRedirectUri,
+                    backchannelLogoutUri: backchannelLogoutUri,
                     requirePushedAuthorizationRequests: requirePushedAuthorizationRequests ? true : nil,
                     dpopBoundAccessTokens: dpopBoundAccessTokens ? true : nil, gematikProfile: gematikProfile ? true : nil)
-                let (service, json) = try await options.client().call(
-                    "POST", "admin/tenants/\(tenant)/services", body: body, as: Administration.ServiceView.self)
-                if options.json { return Output.json(json) }
-                print("client_id: \(service.clientID)")
+                let service = try await options.calling { api in
+                    try await api.createService(path: .init(tenant: tenant), body: .json(body)).created.body.json
+                }
+                if options.json { return Output.encodable(service) }
+                print("client_id: \(service.clientId)")
                 if let secret = service.clientSecret { print("client_secret: \(secret)") }
                 print("issuer: \(service.issuer)")
                 print("policy: \(service.policy)")
-                if let mode = service.backchannelMode { print("backchannel_token_delivery_mode: \(mode)") }
+                if let mode = service.backchannelTokenDeliveryMode { print("backchannel_token_delivery_mode: \(mode.rawValue)") }
             }
         }
 
@@ -140,10 +148,9 @@ struct Admin: AsyncParsableCommand {
             @Option(help: "Tenant name.") var tenant: String
 
             func run() async throws {
-                struct Answer: Decodable { let services: [Administration.ServiceView] }
-                let (answer, json) = try await options.client().call("GET", "admin/tenants/\(tenant)/services", as: Answer.self)
-                if options.json { return Output.json(json) }
-                for service in answer.services { print("\(service.clientID)\t\(service.name)\t\(service.policy)") }
+                let answer = try await options.calling { api in try await api.listServices(path: .init(tenant: tenant)).ok.body.json }
+                if options.json { return Output.encodable(answer) }
+                for service in answer.services { print("\(service.clientId)\t\(service.name)\t\(service.policy)") }
             }
         }
     }
@@ -166,13 +173,15 @@ struct Admin: AsyncParsableCommand {
                     guard let equals = pair.firstIndex(of: "=") else { throw ValidationError("--attribute takes key=value") }
                     attributes[String(pair[..<equals])] = String(pair[pair.index(after: equals)...])
                 }
-                let (user, json) = try await options.client().call(
-                    "POST", "admin/tenants/\(tenant)/users", body: Administration.CreateUser(username: username, attributes: attributes),
-                    as: Administration.UserView.self)
-                if options.json { return Output.json(json) }
+                let body = Components.Schemas.CreateUser(username: username, attributes: .init(additionalProperties: attributes))
+                let user = try await options.calling { api in
+                    try await api.createUser(path: .init(tenant: tenant), body: .json(body)).created.body.json
+                }
+                if options.json { return Output.encodable(user) }
+                let values = user.attributes.additionalProperties
                 print("id: \(user.id)")
                 print("username: \(user.username)")
-                print("attributes: \(user.attributes.keys.sorted().map { "\($0)=\(user.attributes[$0] ?? "")" }.joined(separator: " "))")
+                print("attributes: \(values.keys.sorted().map { "\($0)=\(values[$0] ?? "")" }.joined(separator: " "))")
             }
         }
     }
@@ -186,12 +195,13 @@ struct Admin: AsyncParsableCommand {
         @Option(help: "Lifetime in seconds (default 7 days).") var ttl: Int?
 
         func run() async throws {
-            let body = Administration.CreateInvitation(username: username, ttlSeconds: ttl)
-            let (invitation, json) = try await options.client().call(
-                "POST", "admin/tenants/\(tenant)/invitations", body: body, as: Administration.InvitationView.self)
-            if options.json { return Output.json(json) }
+            let body = Components.Schemas.CreateInvitation(username: username, ttlSeconds: ttl)
+            let invitation = try await options.calling { api in
+                try await api.invite(path: .init(tenant: tenant), body: .json(body)).created.body.json
+            }
+            if options.json { return Output.encodable(invitation) }
             print("url: \(invitation.url)")
-            print("expires_at: \(ISO8601DateFormatter().string(from: invitation.expiresAt))")
+            print("expires_at: \(Show.date(invitation.expiresAt))")
         }
     }
 
@@ -207,21 +217,21 @@ struct Admin: AsyncParsableCommand {
             @Option(help: "Only this user's activations.") var username: String?
 
             func run() async throws {
-                struct Answer: Decodable { let activations: [Administration.ActivationView] }
-                let path = "admin/tenants/\(tenant)/activations" + Query.string([("username", username)])
-                let (answer, json) = try await options.client().call("GET", path, as: Answer.self)
-                if options.json { return Output.json(json) }
+                let answer = try await options.calling { api in
+                    try await api.listActivations(path: .init(tenant: tenant), query: .init(username: username)).ok.body.json
+                }
+                if options.json { return Output.encodable(answer) }
                 for activation in answer.activations {
                     let lock: String
                     if activation.permanentlyLocked {
                         lock = "locked permanently"
-                    } else if let until = activation.lockedUntil, until > Date() {
+                    } else if let until = activation.lockedUntil.map({ Date(timeIntervalSince1970: $0) }), until > Date() {
                         lock = "locked until \(until)"
                     } else {
                         lock = "unlocked"
                     }
                     print(
-                        "\(activation.id)\t\(activation.username)\t\(activation.factors.map(\.rawValue).joined(separator: ","))\t"
+                        "\(activation.id)\t\(activation.username)\t\(activation.factors.joined(separator: ","))\t"
                             + "\(activation.failedAttempts) failed\t\(lock)")
                 }
             }
@@ -234,9 +244,10 @@ struct Admin: AsyncParsableCommand {
             @Argument(help: "Activation id.") var id: String
 
             func run() async throws {
-                let (activation, json) = try await options.client().call(
-                    "POST", "admin/activations/\(FormEncoding.component(id))/revoke", as: Administration.ActivationView.self)
-                if options.json { return Output.json(json) }
+                let activation = try await options.calling { api in
+                    try await api.revokeActivation(path: .init(activation: id)).ok.body.json
+                }
+                if options.json { return Output.encodable(activation) }
                 print("id: \(activation.id)")
                 print("username: \(activation.username)")
                 print("status: \(activation.status)")
@@ -249,9 +260,10 @@ struct Admin: AsyncParsableCommand {
             @Argument(help: "Activation id.") var id: String
 
             func run() async throws {
-                let (activation, json) = try await options.client().call(
-                    "POST", "admin/activations/\(FormEncoding.component(id))/unlock", as: Administration.ActivationView.self)
-                if options.json { return Output.json(json) }
+                let activation = try await options.calling { api in
+                    try await api.unlockActivation(path: .init(activation: id)).ok.body.json
+                }
+                if options.json { return Output.encodable(activation) }
                 print("id: \(activation.id)")
                 print("username: \(activation.username)")
                 print("failed_attempts: \(activation.failedAttempts)")
@@ -271,16 +283,12 @@ struct Admin: AsyncParsableCommand {
         @Option(help: "Only this actor (admin, key:ID, operator:NAME, activation:ID, system).") var actor: String?
 
         func run() async throws {
-            struct Answer: Decodable { let entries: [Administration.AuditView] }
-            let path =
-                "admin/audit"
-                + Query.string([
-                    ("limit", String(limit)), ("tenant", tenant), ("since", since.map(String.init)), ("action", action), ("actor", actor),
-                ])
-            let (answer, json) = try await options.client().call("GET", path, as: Answer.self)
-            if options.json { return Output.json(json) }
+            let answer = try await options.calling { api in
+                try await api.listAudit(query: .init(tenant: tenant, since: since, action: action, actor: actor, limit: limit)).ok.body.json
+            }
+            if options.json { return Output.encodable(answer) }
             for entry in answer.entries {
-                let details = entry.details.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
+                let details = entry.details.additionalProperties.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
                 print(
                     "\(Show.date(entry.at))\t\(entry.tenant ?? "-")\t\(entry.actor)\t\(entry.action)\t\(entry.target ?? "-")\t"
                         + details.joined(separator: " "))
@@ -293,12 +301,11 @@ struct Admin: AsyncParsableCommand {
         @OptionGroup var options: AdminOptions
 
         func run() async throws {
-            let (stats, json) = try await options.client().call("GET", "admin/stats", as: Maintenance.Stats.self)
-            if options.json { return Output.json(json) }
-            for (table, count) in stats.tables.sorted(by: { $0.key < $1.key }) { print("\(table)\t\(count)") }
+            let stats = try await options.calling { api in try await api.getStats().ok.body.json }
+            if options.json { return Output.encodable(stats) }
+            for (table, count) in stats.tables.additionalProperties.sorted(by: { $0.key < $1.key }) { print("\(table)\t\(count)") }
             if let purge = stats.lastPurge {
-                let at = ISO8601DateFormatter().string(from: Date(timeIntervalSince1970: TimeInterval(purge.at)))
-                print("last purge\t\(at)\t\(purge.deleted.values.reduce(0, +)) rows deleted")
+                print("last purge\t\(Show.date(Double(purge.at)))\t\(purge.deleted.additionalProperties.values.reduce(0, +)) rows deleted")
             } else {
                 print("last purge\tnever")
             }
@@ -311,9 +318,9 @@ struct Admin: AsyncParsableCommand {
         @OptionGroup var options: AdminOptions
 
         func run() async throws {
-            let (report, json) = try await options.client().call("POST", "admin/purge", as: Maintenance.PurgeReport.self)
-            if options.json { return Output.json(json) }
-            for (target, count) in report.deleted.sorted(by: { $0.key < $1.key }) { print("\(target)\t\(count)") }
+            let report = try await options.calling { api in try await api.purge().ok.body.json }
+            if options.json { return Output.encodable(report) }
+            for (target, count) in report.deleted.additionalProperties.sorted(by: { $0.key < $1.key }) { print("\(target)\t\(count)") }
         }
     }
 }

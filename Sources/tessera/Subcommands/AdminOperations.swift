@@ -1,7 +1,7 @@
 import ArgumentParser
 import Foundation
+import TesseraAdminAPI
 import TesseraCore
-import TesseraDomain
 
 /// A user named on the command line by username or by id.
 struct UserSelection: ParsableArguments {
@@ -14,44 +14,30 @@ struct UserSelection: ParsableArguments {
     }
 
     /// The user's id, looked up by username if need be.
-    func userID(_ client: AdminClient) async throws -> String {
+    func userID(_ api: Client) async throws -> String {
         if let id { return id }
-        let (page, _) = try await client.call(
-            "GET", "admin/tenants/\(tenant)/users?username=\(FormEncoding.component(username ?? ""))", as: Administration.UserPage.self)
+        let page = try await api.listUsers(path: .init(tenant: tenant), query: .init(username: username ?? "")).ok.body.json
         guard let user = page.users.first else { throw CLIError("no user '\(username ?? "")' in tenant \(tenant)") }
-        return user.id.rawValue
-    }
-}
-
-/// The small answers of deletions.
-struct Deleted: Decodable { let deleted: String }
-struct Revoked: Decodable { let revoked: String }
-struct Ended: Decodable { let ended: Int }
-
-enum Query {
-    static func string(_ pairs: [(String, String?)]) -> String {
-        let parts = pairs.compactMap { name, value in value.map { "\(name)=\(FormEncoding.component($0))" } }
-        return parts.isEmpty ? "" : "?" + parts.joined(separator: "&")
+        return user.id
     }
 }
 
 /// `--role NAME=COMBINATIONS` options as roles.
-func roles(_ options: [String]) throws -> [ServiceRole] {
+func roles(_ options: [String]) throws -> [Components.Schemas.Role] {
     try options.map { text in
         let parts = text.split(separator: "=", maxSplits: 1)
         guard parts.count == 2 else { throw ValidationError("--role is NAME=COMBINATIONS, e.g. strong=device+pin+biometric") }
-        return ServiceRole(name: String(parts[0]), policy: String(parts[1]))
+        return Components.Schemas.Role(name: String(parts[0]), policy: String(parts[1]))
     }
 }
 
 extension SubjectType: ExpressibleByArgument {}
 
 enum Show {
-    static func date(_ date: Date) -> String { ISO8601DateFormatter().string(from: date) }
     /// A time the API gives as seconds since 1970.
-    static func date(_ seconds: Double) -> String { date(Date(timeIntervalSince1970: seconds)) }
+    static func date(_ seconds: Double) -> String { ISO8601DateFormatter().string(from: Date(timeIntervalSince1970: seconds)) }
 
-    static func tenant(_ tenant: Administration.TenantView) {
+    static func tenant(_ tenant: Components.Schemas.Tenant) {
         print("name: \(tenant.name)")
         print("issuer: \(tenant.issuer)")
         print("process_policy: \(tenant.processPolicy)")
@@ -59,60 +45,63 @@ enum Show {
         print("session_lifetime: \(tenant.sessionLifetime)  session_idle_lifetime: \(tenant.sessionIdleLifetime)")
         print("access_token_lifetime: \(tenant.accessTokenLifetime)")
         if let links = tenant.appLinks {
+            let apple = links.appleAppIds ?? []
+            let android = links.androidApps ?? []
             print(
                 "app_links: link_domain=\(links.linkDomain ?? "-") custom_scheme=\(links.customScheme ?? "-")"
-                    + " apple_app_ids=\(links.appleAppIDs.isEmpty ? "-" : links.appleAppIDs.joined(separator: ","))"
-                    + " android_apps=\(links.androidApps.isEmpty ? "-" : links.androidApps.map(\.packageName).joined(separator: ","))")
+                    + " apple_app_ids=\(apple.isEmpty ? "-" : apple.joined(separator: ","))"
+                    + " android_apps=\(android.isEmpty ? "-" : android.map(\.packageName).joined(separator: ","))")
         }
         print("history_retention: \(tenant.historyRetention)  audit_retention: \(tenant.auditRetention.map(String.init) ?? "forever")")
-        let anchors = tenant.webAuthnTrustAnchors.map { $0.components(separatedBy: "-----BEGIN CERTIFICATE-----").count - 1 }
+        let anchors = tenant.webauthnTrustAnchors.map { $0.components(separatedBy: "-----BEGIN CERTIFICATE-----").count - 1 }
         print("webauthn_trust_anchors: \(anchors.map { "\($0) certificate\($0 == 1 ? "" : "s")" } ?? "none (any authenticator)")")
-        print("webauthn_rp_id: \(tenant.webAuthnRPID)")
+        print("webauthn_rp_id: \(tenant.webauthnRpId)")
         print("dynamic_registration: \(tenant.dynamicRegistration)")
         print(
             "lockout: free_attempts=\(tenant.lockout.freeAttempts) waits=\(tenant.lockout.waits.map(String.init).joined(separator: ","))"
-                + " permanent_after=\(tenant.lockout.permanentAfter.map(String.init) ?? "never")")
+                + " permanent_after=\(tenant.lockout.permanentAfter)")
     }
 
-    static func service(_ service: Administration.ServiceView) {
-        print("client_id: \(service.clientID)")
+    static func service(_ service: Components.Schemas.Service) {
+        print("client_id: \(service.clientId)")
         if let secret = service.clientSecret { print("client_secret: \(secret)") }
         print("name: \(service.name)")
-        print("public: \(service.isPublic)")
-        print("redirect_uris: \(service.redirectURIs.joined(separator: ","))")
+        print("public: \(service._public)")
+        print("redirect_uris: \(service.redirectUris.joined(separator: ","))")
         print("policy: \(service.policy)")
         print("attributes: \(service.attributes.joined(separator: ","))")
         print("number_matching: \(service.numberMatching)")
         if !service.roles.isEmpty { print("roles: \(service.roles.map { "\($0.name)=\($0.policy)" }.joined(separator: " "))") }
         print("subject_type: \(service.subjectType.rawValue)")
         if service.appIdentityToken { print("app_identity_token: true") }
-        if let mode = service.backchannelMode { print("backchannel_token_delivery_mode: \(mode)") }
-        if let endpoint = service.notificationEndpoint { print("backchannel_client_notification_endpoint: \(endpoint)") }
+        if let mode = service.backchannelTokenDeliveryMode { print("backchannel_token_delivery_mode: \(mode.rawValue)") }
+        if let endpoint = service.backchannelClientNotificationEndpoint { print("backchannel_client_notification_endpoint: \(endpoint)") }
         if let lifetime = service.sessionLifetime { print("session_lifetime: \(lifetime)") }
         if let idle = service.sessionIdleLifetime { print("session_idle_lifetime: \(idle)") }
-        print("id_token_signed_response_alg: \(service.idTokenAlgorithm)")
-        if !service.postLogoutRedirectURIs.isEmpty { print("post_logout_redirect_uris: \(service.postLogoutRedirectURIs.joined(separator: ","))") }
-        if let uri = service.backchannelLogoutURI { print("backchannel_logout_uri: \(uri)") }
+        print("id_token_signed_response_alg: \(service.idTokenSignedResponseAlg.rawValue)")
+        if !service.postLogoutRedirectUris.isEmpty { print("post_logout_redirect_uris: \(service.postLogoutRedirectUris.joined(separator: ","))") }
+        if let uri = service.backchannelLogoutUri { print("backchannel_logout_uri: \(uri)") }
         if service.requirePushedAuthorizationRequests { print("require_pushed_authorization_requests: true") }
         if service.dpopBoundAccessTokens { print("dpop_bound_access_tokens: true") }
         if service.gematikProfile { print("gematik_profile: true") }
     }
 
-    static func user(_ user: Administration.UserView) {
-        let attributes = user.attributes.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
+    static func user(_ user: Components.Schemas.User) {
+        let attributes = user.attributes.additionalProperties.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
         print("\(user.id)\t\(user.username)\t\(user.disabled ? "disabled" : "enabled")\t\(attributes)")
     }
 
-    static func session(_ session: Administration.SessionView) {
+    static func session(_ session: Components.Schemas.Session) {
         print(
-            "\(session.id)\t\(session.service ?? "-")\t\(session.factors.map(\.rawValue).joined(separator: "+"))\t"
-                + "device \(session.activationID?.rawValue ?? "-")\tcreated \(date(session.createdAt))\t"
+            "\(session.id)\t\(session.service ?? "-")\t\(session.factors.joined(separator: "+"))\t"
+                + "device \(session.activationId ?? "-")\tcreated \(date(session.createdAt))\t"
                 + "refreshed \(date(session.lastRefreshedAt))\tuntil \(date(session.expiresAt))")
     }
 }
 
-/// A tenant's lockout policy from the CLI's options; nil when none is given.
-func lockoutPolicy(freeAttempts: Int?, waits: String?, permanentAfter: Int?) throws -> LockoutPolicy? {
+/// A tenant's lockout policy from the CLI's options, checked here against the floors the
+/// server holds it to; nil when none is given.
+func lockoutPolicy(freeAttempts: Int?, waits: String?, permanentAfter: Int?) throws -> Components.Schemas.Lockout? {
     guard freeAttempts != nil || waits != nil || permanentAfter != nil else { return nil }
     let seconds = try (waits ?? "30,60,300,900,3600").split(separator: ",").map { part -> Int in
         guard let value = Int(part.trimmingCharacters(in: .whitespaces)) else {
@@ -123,16 +112,16 @@ func lockoutPolicy(freeAttempts: Int?, waits: String?, permanentAfter: Int?) thr
     do {
         let policy = try LockoutPolicy(freeAttempts: freeAttempts ?? 3, waits: seconds, permanentAfter: permanentAfter ?? 10)
         try policy.checkFloors()
-        return policy
+        return Components.Schemas.Lockout(freeAttempts: policy.freeAttempts, waits: policy.waits, permanentAfter: permanentAfter ?? 10)
     } catch {
         throw ValidationError("lockout: \(error)")
     }
 }
 
 /// Seconds, or `word` (null) where a setting may be cleared.
-func secondsOr(_ word: String, _ text: String, option: String) throws -> Patch<Int64> {
+func secondsOr(_ word: String, _ text: String, option: String) throws -> Patch<Int> {
     if text == word { return .null }
-    guard let seconds = Int64(text), seconds >= 0 else { throw ValidationError("\(option) takes seconds or '\(word)'") }
+    guard let seconds = Int(text), seconds >= 0 else { throw ValidationError("\(option) takes seconds or '\(word)'") }
     return .value(seconds)
 }
 
@@ -143,8 +132,8 @@ extension Admin.Tenant {
         @Argument(help: "Tenant name.") var name: String
 
         func run() async throws {
-            let (tenant, json) = try await options.client().call("GET", "admin/tenants/\(name)", as: Administration.TenantView.self)
-            if options.json { return Output.json(json) }
+            let tenant = try await options.calling { api in try await api.getTenant(path: .init(tenant: name)).ok.body.json }
+            if options.json { return Output.encodable(tenant) }
             Show.tenant(tenant)
         }
     }
@@ -158,15 +147,15 @@ extension Admin.Tenant {
         @Option(help: "Failed attempts before the first wait (0-5); with --lockout-waits and --lockout-permanent-after.")
         var lockoutFreeAttempts: Int?
         @Option(help: "Waits in seconds, comma separated; the last repeats.") var lockoutWaits: String?
-        @Option(help: "Failures that lock an activation for good (0 = never).") var lockoutPermanentAfter: Int?
+        @Option(help: "Failures that lock an activation for good: 1 to 20.") var lockoutPermanentAfter: Int?
         @Option(help: "Factor combinations account processes need.") var processPolicy: String?
         @Option(help: "Single sign-on lifetime in seconds (0 = off).") var ssoLifetime: Int?
         @Option(help: "Single sign-on: the factor combinations enough within the session.") var ssoPolicy: String?
-        @Option(help: "A session's lifetime from its login.") var sessionLifetime: Int64?
-        @Option(help: "A session's lifetime without a refresh.") var sessionIdleLifetime: Int64?
-        @Option(help: "How long authentication history is kept.") var historyRetention: Int64?
+        @Option(help: "A session's lifetime from its login.") var sessionLifetime: Int?
+        @Option(help: "A session's lifetime without a refresh.") var sessionIdleLifetime: Int?
+        @Option(help: "How long authentication history is kept.") var historyRetention: Int?
         @Option(help: "How long audit entries are kept, or 'forever'.") var auditRetention: String?
-        @Option(help: "How long access and ID tokens live (60-3600).") var accessTokenLifetime: Int64?
+        @Option(help: "How long access and ID tokens live (60-3600).") var accessTokenLifetime: Int?
         @Option(help: "App links: the host of the app's universal and app links (the login page's same-device link uses it).")
         var appLinkDomain: String?
         @Option(help: "App links: the app's custom URL scheme (used when there is no link domain).") var appScheme: String?
@@ -183,7 +172,7 @@ extension Admin.Tenant {
         var dynamicRegistration: Bool?
 
         func run() async throws {
-            var body = Administration.UpdateTenant()
+            var body = TenantChanges()
             body.dynamicRegistration = dynamicRegistration
             body.lockout = try lockoutPolicy(freeAttempts: lockoutFreeAttempts, waits: lockoutWaits, permanentAfter: lockoutPermanentAfter)
             body.processPolicy = processPolicy
@@ -203,9 +192,11 @@ extension Admin.Tenant {
                 let apps = try androidApp.map { text in
                     let parts = text.split(separator: "=", maxSplits: 1)
                     guard parts.count == 2 else { throw ValidationError("--android-app is package=FINGERPRINT[,FINGERPRINT…]") }
-                    return AppLinks.AndroidApp(packageName: String(parts[0]), sha256CertFingerprints: parts[1].split(separator: ",").map(String.init))
+                    return Components.Schemas.AppLinks.AndroidAppsPayloadPayload(
+                        packageName: String(parts[0]), sha256CertFingerprints: parts[1].split(separator: ",").map(String.init))
                 }
-                body.appLinks = .value(AppLinks(linkDomain: appLinkDomain, customScheme: appScheme, appleAppIDs: appleAppId, androidApps: apps))
+                body.appLinks = .value(
+                    Components.Schemas.AppLinks(linkDomain: appLinkDomain, customScheme: appScheme, appleAppIds: appleAppId, androidApps: apps))
             }
             if let webauthnTrustAnchors {
                 guard !noWebauthnTrustAnchors else { throw ValidationError("--webauthn-trust-anchors and --no-webauthn-trust-anchors exclude each other") }
@@ -220,8 +211,10 @@ extension Admin.Tenant {
                 body.webAuthnRPID = .null
             }
             guard !body.isEmpty else { throw ValidationError("give at least one setting to change") }
-            let (tenant, json) = try await options.client().call("PATCH", "admin/tenants/\(name)", body: body, as: Administration.TenantView.self)
-            if options.json { return Output.json(json) }
+            let tenant = try await options.calling { api in
+                try await api.updateTenant(path: .init(tenant: name), body: .json(body)).ok.body.json
+            }
+            if options.json { return Output.encodable(tenant) }
             Show.tenant(tenant)
         }
     }
@@ -234,8 +227,10 @@ extension Admin.Tenant {
         @Flag(help: "Delete it with its users, devices and sessions.") var force = false
 
         func run() async throws {
-            let (_, json) = try await options.client().call("DELETE", "admin/tenants/\(name)" + (force ? "?force=true" : ""), as: Deleted.self)
-            if options.json { return Output.json(json) }
+            let answer = try await options.calling { api in
+                try await api.deleteTenant(path: .init(tenant: name), query: .init(force: force ? true : nil)).ok.body.json
+            }
+            if options.json { return Output.encodable(answer) }
             print("deleted: \(name)")
         }
     }
@@ -249,9 +244,10 @@ extension Admin.Service {
         @Argument(help: "The service's client_id.") var clientID: String
 
         func run() async throws {
-            let (service, json) = try await options.client().call(
-                "GET", "admin/tenants/\(tenant)/services/\(FormEncoding.component(clientID))", as: Administration.ServiceView.self)
-            if options.json { return Output.json(json) }
+            let service = try await options.calling { api in
+                try await api.getService(path: .init(tenant: tenant, client: clientID)).ok.body.json
+            }
+            if options.json { return Output.encodable(service) }
             Show.service(service)
         }
     }
@@ -290,8 +286,8 @@ extension Admin.Service {
         var gematikProfile: Bool?
 
         func run() async throws {
-            var body = Administration.UpdateService()
-            body.idTokenAlgorithm = idTokenAlg
+            var body = ServiceChanges()
+            body.idTokenSignedResponseAlg = idTokenAlg
             body.requirePushedAuthorizationRequests = requirePushedAuthorizationRequests
             body.dpopBoundAccessTokens = dpopBoundAccessTokens
             body.gematikProfile = gematikProfile
@@ -318,22 +314,23 @@ extension Admin.Service {
             } else if !role.isEmpty {
                 body.roles = .value(try roles(role))
             }
-            body.subjectType = subjectType
+            body.subjectType = subjectType?.rawValue
             body.appIdentityToken = appIdentityToken
             body.name = name
             if !redirectUri.isEmpty { body.redirectURIs = redirectUri }
             body.policy = policy
             body.attributes = attributes.map { $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty } }
-            if let backchannelMode { body.backchannelMode = backchannelMode == "none" ? .null : .value(backchannelMode) }
-            if let notificationEndpoint { body.notificationEndpoint = .value(notificationEndpoint) }
+            if let backchannelMode { body.backchannelTokenDeliveryMode = backchannelMode == "none" ? .null : .value(backchannelMode) }
+            if let notificationEndpoint { body.backchannelClientNotificationEndpoint = .value(notificationEndpoint) }
             if let sessionLifetime { body.sessionLifetime = try secondsOr("tenant", sessionLifetime, option: "--session-lifetime") }
             if let sessionIdleLifetime {
                 body.sessionIdleLifetime = try secondsOr("tenant", sessionIdleLifetime, option: "--session-idle-lifetime")
             }
             guard !body.isEmpty else { throw ValidationError("give at least one field to change") }
-            let (service, json) = try await options.client().call(
-                "PATCH", "admin/tenants/\(tenant)/services/\(FormEncoding.component(clientID))", body: body, as: Administration.ServiceView.self)
-            if options.json { return Output.json(json) }
+            let service = try await options.calling { api in
+                try await api.updateService(path: .init(tenant: tenant, client: clientID), body: .json(body)).ok.body.json
+            }
+            if options.json { return Output.encodable(service) }
             Show.service(service)
         }
     }
@@ -346,10 +343,11 @@ extension Admin.Service {
         @Argument(help: "The service's client_id.") var clientID: String
 
         func run() async throws {
-            let (service, json) = try await options.client().call(
-                "POST", "admin/tenants/\(tenant)/services/\(FormEncoding.component(clientID))/secret", as: Administration.ServiceView.self)
-            if options.json { return Output.json(json) }
-            print("client_id: \(service.clientID)")
+            let service = try await options.calling { api in
+                try await api.rotateServiceSecret(path: .init(tenant: tenant, client: clientID)).ok.body.json
+            }
+            if options.json { return Output.encodable(service) }
+            print("client_id: \(service.clientId)")
             print("client_secret: \(service.clientSecret ?? "")")
         }
     }
@@ -361,8 +359,10 @@ extension Admin.Service {
         @Argument(help: "The service's client_id.") var clientID: String
 
         func run() async throws {
-            let (_, json) = try await options.client().call("DELETE", "admin/tenants/\(tenant)/services/\(FormEncoding.component(clientID))", as: Deleted.self)
-            if options.json { return Output.json(json) }
+            let answer = try await options.calling { api in
+                try await api.deleteService(path: .init(tenant: tenant, client: clientID)).ok.body.json
+            }
+            if options.json { return Output.encodable(answer) }
             print("deleted: \(clientID)")
         }
     }
@@ -380,10 +380,12 @@ extension Admin.User {
         @Option(help: "At most this many users (1–1000).") var limit = 100
 
         func run() async throws {
-            let path = "admin/tenants/\(tenant)/users"
-                + Query.string([("search", search), ("attribute", attribute), ("cursor", cursor), ("limit", String(limit))])
-            let (page, json) = try await options.client().call("GET", path, as: Administration.UserPage.self)
-            if options.json { return Output.json(json) }
+            let page = try await options.calling { api in
+                try await api.listUsers(
+                    path: .init(tenant: tenant), query: .init(search: search, attribute: attribute, cursor: cursor, limit: limit)
+                ).ok.body.json
+            }
+            if options.json { return Output.encodable(page) }
             page.users.forEach(Show.user)
             if let next = page.nextCursor { print("next_cursor: \(next)") }
         }
@@ -395,10 +397,11 @@ extension Admin.User {
         @OptionGroup var user: UserSelection
 
         func run() async throws {
-            let client = try options.client()
-            let id = try await user.userID(client)
-            let (detail, json) = try await client.call("GET", "admin/tenants/\(user.tenant)/users/\(FormEncoding.component(id))", as: Administration.UserDetail.self)
-            if options.json { return Output.json(json) }
+            let detail = try await options.calling { api in
+                let id = try await user.userID(api)
+                return try await api.getUser(path: .init(tenant: user.tenant, user: id)).ok.body.json
+            }
+            if options.json { return Output.encodable(detail) }
             Show.user(detail.user)
             print("activations: \(detail.activations.count)")
             print("sessions: \(detail.sessions.count)")
@@ -418,12 +421,12 @@ extension Admin.User {
                 guard let equals = pair.firstIndex(of: "=") else { throw ValidationError("--attribute takes key=value") }
                 attributes[String(pair[..<equals])] = String(pair[pair.index(after: equals)...])
             }
-            let client = try options.client()
-            let id = try await user.userID(client)
-            let (view, json) = try await client.call(
-                "PATCH", "admin/tenants/\(user.tenant)/users/\(FormEncoding.component(id))", body: Administration.UpdateUser(attributes: attributes),
-                as: Administration.UserView.self)
-            if options.json { return Output.json(json) }
+            let body = Components.Schemas.UpdateUser(attributes: .init(additionalProperties: attributes))
+            let view = try await options.calling { api in
+                let id = try await user.userID(api)
+                return try await api.updateUser(path: .init(tenant: user.tenant, user: id), body: .json(body)).ok.body.json
+            }
+            if options.json { return Output.encodable(view) }
             Show.user(view)
         }
     }
@@ -434,7 +437,7 @@ extension Admin.User {
         @OptionGroup var options: AdminOptions
         @OptionGroup var user: UserSelection
 
-        func run() async throws { try await change(options, user, "disable") }
+        func run() async throws { try await change(options, user, enable: false) }
     }
 
     struct Enable: AsyncParsableCommand {
@@ -442,7 +445,7 @@ extension Admin.User {
         @OptionGroup var options: AdminOptions
         @OptionGroup var user: UserSelection
 
-        func run() async throws { try await change(options, user, "enable") }
+        func run() async throws { try await change(options, user, enable: true) }
     }
 
     struct Delete: AsyncParsableCommand {
@@ -452,20 +455,22 @@ extension Admin.User {
         @OptionGroup var user: UserSelection
 
         func run() async throws {
-            let client = try options.client()
-            let id = try await user.userID(client)
-            let (_, json) = try await client.call("DELETE", "admin/tenants/\(user.tenant)/users/\(FormEncoding.component(id))", as: Deleted.self)
-            if options.json { return Output.json(json) }
+            let (id, answer) = try await options.calling { api in
+                let id = try await user.userID(api)
+                return (id, try await api.deleteUser(path: .init(tenant: user.tenant, user: id)).ok.body.json)
+            }
+            if options.json { return Output.encodable(answer) }
             print("deleted: \(id)")
         }
     }
 
-    static func change(_ options: AdminOptions, _ user: UserSelection, _ verb: String) async throws {
-        let client = try options.client()
-        let id = try await user.userID(client)
-        let (view, json) = try await client.call(
-            "POST", "admin/tenants/\(user.tenant)/users/\(FormEncoding.component(id))/\(verb)", as: Administration.UserView.self)
-        if options.json { return Output.json(json) }
+    static func change(_ options: AdminOptions, _ user: UserSelection, enable: Bool) async throws {
+        let view = try await options.calling { api in
+            let id = try await user.userID(api)
+            if enable { return try await api.enableUser(path: .init(tenant: user.tenant, user: id)).ok.body.json }
+            return try await api.disableUser(path: .init(tenant: user.tenant, user: id)).ok.body.json
+        }
+        if options.json { return Output.encodable(view) }
         Show.user(view)
     }
 }
@@ -481,11 +486,10 @@ extension Admin {
             @Option(help: "Tenant name.") var tenant: String
 
             func run() async throws {
-                struct Answer: Decodable { let invitations: [Administration.OpenInvitation] }
-                let (answer, json) = try await options.client().call("GET", "admin/tenants/\(tenant)/invitations", as: Answer.self)
-                if options.json { return Output.json(json) }
+                let answer = try await options.calling { api in try await api.listInvitations(path: .init(tenant: tenant)).ok.body.json }
+                if options.json { return Output.encodable(answer) }
                 for invitation in answer.invitations {
-                    print("\(invitation.id)\t\(invitation.username)\t\(invitation.kind)\tuntil \(Show.date(invitation.expiresAt))")
+                    print("\(invitation.id)\t\(invitation.username)\t\(invitation.kind.rawValue)\tuntil \(Show.date(invitation.expiresAt))")
                 }
             }
         }
@@ -497,9 +501,10 @@ extension Admin {
             @Argument(help: "Invitation id.") var id: String
 
             func run() async throws {
-                let (_, json) = try await options.client().call(
-                    "DELETE", "admin/tenants/\(tenant)/invitations/\(FormEncoding.component(id))", as: Revoked.self)
-                if options.json { return Output.json(json) }
+                let answer = try await options.calling { api in
+                    try await api.revokeInvitation(path: .init(tenant: tenant, invitation: id)).ok.body.json
+                }
+                if options.json { return Output.encodable(answer) }
                 print("revoked: \(id)")
             }
         }
@@ -515,12 +520,11 @@ extension Admin {
             @OptionGroup var user: UserSelection
 
             func run() async throws {
-                struct Answer: Decodable { let sessions: [Administration.SessionView] }
-                let client = try options.client()
-                let id = try await user.userID(client)
-                let (answer, json) = try await client.call(
-                    "GET", "admin/tenants/\(user.tenant)/users/\(FormEncoding.component(id))/sessions", as: Answer.self)
-                if options.json { return Output.json(json) }
+                let answer = try await options.calling { api in
+                    let id = try await user.userID(api)
+                    return try await api.listUserSessions(path: .init(tenant: user.tenant, user: id)).ok.body.json
+                }
+                if options.json { return Output.encodable(answer) }
                 answer.sessions.forEach(Show.session)
             }
         }
@@ -542,18 +546,19 @@ extension Admin {
             }
 
             func run() async throws {
-                let client = try options.client()
-                let answer: (value: Ended, json: Any)
-                if let session {
-                    answer = try await client.call("DELETE", "admin/tenants/\(tenant)/sessions/\(FormEncoding.component(session))", as: Ended.self)
-                } else {
+                let (ended, answer): (Int, any Encodable) = try await options.calling { api in
+                    if let session {
+                        let answer = try await api.endSession(path: .init(tenant: tenant, session: session)).ok.body.json
+                        return (answer.ended, answer)
+                    }
                     let selection = try UserSelection.parse(
                         ["--tenant", tenant] + (username.map { ["--username", $0] } ?? ["--id", id ?? ""]))
-                    let userID = try await selection.userID(client)
-                    answer = try await client.call("DELETE", "admin/tenants/\(tenant)/users/\(FormEncoding.component(userID))/sessions", as: Ended.self)
+                    let userID = try await selection.userID(api)
+                    let answer = try await api.endUserSessions(path: .init(tenant: tenant, user: userID)).ok.body.json
+                    return (answer.ended, answer)
                 }
-                if options.json { return Output.json(answer.json) }
-                print("ended: \(answer.value.ended)")
+                if options.json { return Output.encodable(answer) }
+                print("ended: \(ended)")
             }
         }
     }
@@ -570,20 +575,16 @@ extension Admin {
             @OptionGroup var user: UserSelection
 
             func run() async throws {
-                struct Answer: Decodable {
-                    let securityKeys: [SecurityKeyView]
-                    enum CodingKeys: String, CodingKey { case securityKeys = "security_keys" }
+                let answer = try await options.calling { api in
+                    let id = try await user.userID(api)
+                    return try await api.listSecurityKeys(path: .init(tenant: user.tenant, user: id)).ok.body.json
                 }
-                let client = try options.client()
-                let id = try await user.userID(client)
-                let (answer, json) = try await client.call(
-                    "GET", "admin/tenants/\(user.tenant)/users/\(FormEncoding.component(id))/security-keys", as: Answer.self)
-                if options.json { return Output.json(json) }
+                if options.json { return Output.encodable(answer) }
                 for key in answer.securityKeys {
                     let kind = key.backupEligible ? "passkey (synced)" : "security key"
                     let used = key.lastUsedAt.map { "last used \(Show.date($0))" } ?? "never used"
                     print(
-                        "\(key.id)\t\(key.name)\t\(key.algorithm)\t\(kind)\tattestation \(key.attestation)\t\(used)"
+                        "\(key.id)\t\(key.name)\t\(key.algorithm.rawValue)\t\(kind)\tattestation \(key.attestation.rawValue)\t\(used)"
                             + (key.suspicious ? "\tBLOCKED (its counter went backwards)" : ""))
                 }
             }
@@ -597,14 +598,11 @@ extension Admin {
             @Argument(help: "The security key's id (as `securitykey list` shows it).") var key: String
 
             func run() async throws {
-                struct Removed: Decodable { let removed: String }
-                let client = try options.client()
-                let id = try await user.userID(client)
-                let (answer, json) = try await client.call(
-                    "DELETE",
-                    "admin/tenants/\(user.tenant)/users/\(FormEncoding.component(id))/security-keys/\(FormEncoding.component(key))",
-                    as: Removed.self)
-                if options.json { return Output.json(json) }
+                let answer = try await options.calling { api in
+                    let id = try await user.userID(api)
+                    return try await api.removeSecurityKey(path: .init(tenant: user.tenant, user: id, key: key)).ok.body.json
+                }
+                if options.json { return Output.encodable(answer) }
                 print("removed: \(answer.removed)")
             }
         }
@@ -619,23 +617,25 @@ extension Admin {
         @Option(help: "Only this activation's entries.") var activation: String?
         @Option(help: "Only entries for this service (its name).") var service: String?
         @Option(help: "Only this outcome: approved, failed, locked, denied or completed.") var outcome: String?
-        @Option(help: "Only entries at or after this time (seconds since 1970).") var since: Int64?
-        @Option(help: "Only entries before this time (seconds since 1970).") var until: Int64?
+        @Option(help: "Only entries at or after this time (seconds since 1970).") var since: Int?
+        @Option(help: "Only entries before this time (seconds since 1970).") var until: Int?
         @Option(help: "Where the previous page ended.") var cursor: String?
         @Option(help: "At most this many entries (1–1000).") var limit = 100
 
+        func validate() throws {
+            if let outcome { _ = try documented(outcome, option: "--outcome") as Operations.ListHistory.Input.Query.OutcomePayload }
+        }
+
         func run() async throws {
-            let path = "admin/tenants/\(tenant)/history"
-                + Query.string([
-                    ("username", username), ("activation", activation), ("service", service), ("outcome", outcome),
-                    ("since", since.map(String.init)), ("until", until.map(String.init)), ("cursor", cursor), ("limit", String(limit)),
-                ])
-            let (page, json) = try await options.client().call("GET", path, as: Administration.HistoryPage.self)
-            if options.json { return Output.json(json) }
+            let query = Operations.ListHistory.Input.Query(
+                username: username, activation: activation, service: service,
+                outcome: try outcome.map { try documented($0, option: "--outcome") }, since: since, until: until, cursor: cursor, limit: limit)
+            let page = try await options.calling { api in try await api.listHistory(path: .init(tenant: tenant), query: query).ok.body.json }
+            if options.json { return Output.encodable(page) }
             for entry in page.entries {
                 print(
-                    "\(Show.date(entry.at))\t\(entry.username ?? "-")\t\(entry.activationID)\t\(entry.service ?? "-")\t"
-                        + "\(entry.purpose.rawValue)\t\(entry.outcome.rawValue)\t\(entry.factors.map(\.rawValue).joined(separator: "+"))")
+                    "\(Show.date(entry.at))\t\(entry.username ?? "-")\t\(entry.activationId)\t\(entry.service ?? "-")\t"
+                        + "\(entry.purpose)\t\(entry.outcome)\t\(entry.factors.joined(separator: "+"))")
             }
             if let next = page.nextCursor { print("next_cursor: \(next)") }
         }
@@ -660,17 +660,16 @@ extension Admin {
             @Option(help: "Limit the operator to this tenant (default: every tenant).") var tenant: String?
 
             func validate() throws {
-                guard AdminRole(rawValue: role) != nil else { throw ValidationError("--role is admin, helpdesk or auditor") }
+                _ = try documented(role, option: "--role") as Components.Schemas.AddConsoleUser.RolePayload
             }
 
             func run() async throws {
-                let body = WebSessions.AddOperator(username: username, role: AdminRole(rawValue: role), tenant: tenant)
-                let (invitation, json) = try await options.client().call(
-                    "POST", "admin/console-users", body: body, as: WebSessions.OperatorInvitation.self)
-                if options.json { return Output.json(json) }
-                print("operator: \(invitation.username) (\(invitation.role.rawValue), \(invitation.tenant ?? "every tenant"))")
+                let body = Components.Schemas.AddConsoleUser(username: username, role: try documented(role, option: "--role"), tenant: tenant)
+                let invitation = try await options.calling { api in try await api.addConsoleUser(body: .json(body)).created.body.json }
+                if options.json { return Output.encodable(invitation) }
+                print("operator: \(invitation.username) (\(invitation.role), \(invitation.tenant ?? "every tenant"))")
                 print("url: \(invitation.url)")
-                print("expires_at: \(ISO8601DateFormatter().string(from: invitation.expiresAt))")
+                print("expires_at: \(Show.date(invitation.expiresAt))")
                 if let code = try? QRCode(invitation.url) { print(code.terminalText()) }
             }
         }
@@ -694,13 +693,13 @@ extension Admin {
             @Option(help: "Limit the key to this tenant (default: every tenant).") var tenant: String?
 
             func validate() throws {
-                guard AdminRole(rawValue: role) != nil else { throw ValidationError("--role is admin, helpdesk or auditor") }
+                _ = try documented(role, option: "--role") as Components.Schemas.CreateAdminKey.RolePayload
             }
 
             func run() async throws {
-                let body = AdminKeys.CreateKey(name: name, role: AdminRole(rawValue: role) ?? .auditor, tenant: tenant)
-                let (key, json) = try await options.client().call("POST", "admin/keys", body: body, as: AdminKeys.KeyView.self)
-                if options.json { return Output.json(json) }
+                let body = Components.Schemas.CreateAdminKey(name: name, role: try documented(role, option: "--role"), tenant: tenant)
+                let key = try await options.calling { api in try await api.createAdminKey(body: .json(body)).created.body.json }
+                if options.json { return Output.encodable(key) }
                 print("id: \(key.id)")
                 print("key: \(key.key ?? "")")
             }
@@ -711,9 +710,8 @@ extension Admin {
             @OptionGroup var options: AdminOptions
 
             func run() async throws {
-                struct Answer: Decodable { let keys: [AdminKeys.KeyView] }
-                let (answer, json) = try await options.client().call("GET", "admin/keys", as: Answer.self)
-                if options.json { return Output.json(json) }
+                let answer = try await options.calling { api in try await api.listAdminKeys().ok.body.json }
+                if options.json { return Output.encodable(answer) }
                 for key in answer.keys {
                     print("\(key.id)\t\(key.name)\t\(key.role.rawValue)\t\(key.tenant ?? "*")\t\(Show.date(key.createdAt))")
                 }
@@ -726,8 +724,8 @@ extension Admin {
             @Argument(help: "Key id.") var id: String
 
             func run() async throws {
-                let (_, json) = try await options.client().call("DELETE", "admin/keys/\(FormEncoding.component(id))", as: Revoked.self)
-                if options.json { return Output.json(json) }
+                let answer = try await options.calling { api in try await api.revokeAdminKey(path: .init(key: id)).ok.body.json }
+                if options.json { return Output.encodable(answer) }
                 print("revoked: \(id)")
             }
         }
@@ -751,17 +749,18 @@ extension Admin {
             @OptionGroup var options: AdminOptions
             @Option(help: "Tenant name.") var tenant: String
             @Option(help: "How many registrations it allows (1-1000).") var uses: Int?
-            @Option(help: "How long it is good for, in seconds (60-2592000; default a day).") var ttl: Int64?
+            @Option(help: "How long it is good for, in seconds (60-2592000; default a day).") var ttl: Int?
 
             func run() async throws {
-                let (view, json) = try await options.client().call(
-                    "POST", "admin/tenants/\(tenant)/registration-tokens", body: Administration.CreateRegistrationToken(uses: uses, ttlSeconds: ttl),
-                    as: Administration.RegistrationTokenView.self)
-                if options.json { return Output.json(json) }
+                let body = Components.Schemas.CreateRegistrationToken(uses: uses, ttlSeconds: ttl)
+                let view = try await options.calling { api in
+                    try await api.createRegistrationToken(path: .init(tenant: tenant), body: .json(body)).created.body.json
+                }
+                if options.json { return Output.encodable(view) }
                 print("token: \(view.token ?? "")")
                 print("id: \(view.id)")
                 print("uses_left: \(view.usesLeft)")
-                print("expires_at: \(Show.date(Date(timeIntervalSince1970: TimeInterval(view.expiresAt))))")
+                print("expires_at: \(Show.date(view.expiresAt))")
             }
         }
 
@@ -771,11 +770,10 @@ extension Admin {
             @Option(help: "Tenant name.") var tenant: String
 
             func run() async throws {
-                struct Answer: Decodable { let tokens: [Administration.RegistrationTokenView] }
-                let (answer, json) = try await options.client().call("GET", "admin/tenants/\(tenant)/registration-tokens", as: Answer.self)
-                if options.json { return Output.json(json) }
+                let answer = try await options.calling { api in try await api.listRegistrationTokens(path: .init(tenant: tenant)).ok.body.json }
+                if options.json { return Output.encodable(answer) }
                 for token in answer.tokens {
-                    print("\(token.id)\t\(token.usesLeft)\t\(Show.date(Date(timeIntervalSince1970: TimeInterval(token.expiresAt))))")
+                    print("\(token.id)\t\(token.usesLeft)\t\(Show.date(token.expiresAt))")
                 }
             }
         }
@@ -787,10 +785,10 @@ extension Admin {
             @Option(parsing: .unconditional, help: "The token's id.") var id: String
 
             func run() async throws {
-                struct Answer: Decodable { let revoked: String }
-                let (answer, json) = try await options.client().call(
-                    "DELETE", "admin/tenants/\(tenant)/registration-tokens/\(FormEncoding.component(id))", as: Answer.self)
-                if options.json { return Output.json(json) }
+                let answer = try await options.calling { api in
+                    try await api.revokeRegistrationToken(path: .init(tenant: tenant, token: id)).ok.body.json
+                }
+                if options.json { return Output.encodable(answer) }
                 print("revoked: \(answer.revoked)")
             }
         }
@@ -833,15 +831,17 @@ extension Admin {
                     guard parts.count == 2, !parts[0].isEmpty, !parts[1].isEmpty else { throw ValidationError("--map takes claim=attribute") }
                     mapping[parts[0]] = parts[1]
                 }
-                let body = Administration.CreateIdentityProvider(
-                    name: name, displayName: displayName, logoURI: logoURI, discoveryURL: discoveryURL, clientID: clientID,
-                    clientSecret: clientSecret, scope: scope, linkClaim: linkClaim, linkField: linkField, claimMapping: mapping)
-                let (view, json) = try await options.client().call(
-                    "POST", "admin/tenants/\(tenant)/identity-providers", body: body, as: Administration.IdentityProviderView.self)
-                if options.json { return Output.json(json) }
+                let body = Components.Schemas.CreateIdentityProvider(
+                    name: name, displayName: displayName, logoUri: logoURI, discoveryUrl: discoveryURL, clientId: clientID,
+                    clientSecret: clientSecret, scope: scope, linkClaim: linkClaim, linkField: linkField,
+                    claimMapping: .init(additionalProperties: mapping))
+                let view = try await options.calling { api in
+                    try await api.addIdentityProvider(path: .init(tenant: tenant), body: .json(body)).created.body.json
+                }
+                if options.json { return Output.encodable(view) }
                 print("name: \(view.name)")
                 print("issuer: \(view.issuer ?? "")")
-                print("redirect_uri: \(view.redirectURI)")
+                print("redirect_uri: \(view.redirectUri)")
             }
         }
 
@@ -851,10 +851,9 @@ extension Admin {
             @Option(help: "Tenant name.") var tenant: String
 
             func run() async throws {
-                struct Answer: Decodable { let providers: [Administration.IdentityProviderView] }
-                let (answer, json) = try await options.client().call("GET", "admin/tenants/\(tenant)/identity-providers", as: Answer.self)
-                if options.json { return Output.json(json) }
-                for provider in answer.providers { print("\(provider.name)\t\(provider.displayName)\t\(provider.discoveryURL)") }
+                let answer = try await options.calling { api in try await api.listIdentityProviders(path: .init(tenant: tenant)).ok.body.json }
+                if options.json { return Output.encodable(answer) }
+                for provider in answer.providers { print("\(provider.name)\t\(provider.displayName)\t\(provider.discoveryUrl)") }
             }
         }
 
@@ -865,10 +864,10 @@ extension Admin {
             @Option(help: "The provider's name.") var name: String
 
             func run() async throws {
-                struct Answer: Decodable { let removed: String }
-                let (answer, json) = try await options.client().call(
-                    "DELETE", "admin/tenants/\(tenant)/identity-providers/\(FormEncoding.component(name))", as: Answer.self)
-                if options.json { return Output.json(json) }
+                let answer = try await options.calling { api in
+                    try await api.removeIdentityProvider(path: .init(tenant: tenant, provider: name)).ok.body.json
+                }
+                if options.json { return Output.encodable(answer) }
                 print("removed: \(answer.removed)")
             }
         }

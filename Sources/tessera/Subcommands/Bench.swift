@@ -5,9 +5,9 @@ import Foundation
 import Histogram
 import NIOCore
 import Synchronization
+import TesseraAdminAPI
 import TesseraCore
 import TesseraCrypto
-import TesseraDomain
 import TesseraKit
 
 /// `tessera bench`: enrols devices in a tenant, then drives complete flows against a
@@ -56,7 +56,7 @@ struct Bench: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let adminClient = try admin.client()
+        let (server, token) = try admin.serverAndToken()
         var pool = HTTPClient.Configuration.ConnectionPool()
         pool.concurrentHTTP1ConnectionsPerHostSoftLimit = max(8, concurrency * 2)
         var configuration = HTTPClient.Configuration(redirectConfiguration: .disallow, connectionPool: pool)
@@ -65,7 +65,7 @@ struct Bench: AsyncParsableCommand {
         configuration.tracing.tracer = nil
         let http = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
         do {
-            let report = try await measure(adminClient: adminClient, http: http)
+            let report = try await measure(server: server, api: AdminAPI.client(server: server, token: token), http: http)
             try await http.shutdown()
             report.show(json: admin.json)
         } catch {
@@ -74,24 +74,31 @@ struct Bench: AsyncParsableCommand {
         }
     }
 
-    private func measure(adminClient: AdminClient, http: HTTPClient) async throws -> BenchReport {
+    /// Runs a set-up call of the admin API; an answer other than success throws the server's error.
+    private static func setUp<T>(_ call: () async throws -> T) async throws -> T {
+        do { return try await call() } catch { throw AdminAPIError.unwrapped(error) }
+    }
+
+    private func measure(server: URL, api: Client, http: HTTPClient) async throws -> BenchReport {
         let (tenant, devices, concurrency, flow, duration, rate) = (
             self.tenant, self.devices, self.concurrency, self.flow, self.duration, self.rate
         )
-        let base = adminClient.base.absoluteString
+        let base = server.absoluteString
         let issuer = "\(base)/t/\(tenant)"
         // Set-up: tenant, service, users and devices.
-        _ = try? await adminClient.call(
-            "POST", "admin/tenants", body: Administration.CreateTenant(name: tenant), as: Administration.TenantView.self)
+        _ = try? await api.createTenant(body: .json(TenantCreation(name: tenant)))
         let redirectURI = "http://127.0.0.1:9/bench"
-        let (created, _) = try await adminClient.call(
-            "POST", "admin/tenants/\(tenant)/services",
-            body: Administration.CreateService(
-                name: "tessera bench", redirectURIs: [redirectURI], isPublic: false, policy: "device+biometric", attributes: [],
-                // The bench is no person reading a page: it measures the protocol without number matching.
-                backchannelMode: "poll", notificationEndpoint: nil, numberMatching: false),
-            as: Administration.ServiceView.self)
-        let clientID = created.clientID.rawValue
+        let created = try await Self.setUp {
+            try await api.createService(
+                path: .init(tenant: tenant),
+                body: .json(
+                    Components.Schemas.CreateService(
+                        name: "tessera bench", redirectUris: [redirectURI], _public: false, policy: "device+biometric", attributes: [],
+                        // The bench is no person reading a page: it measures the protocol without number matching.
+                        backchannelTokenDeliveryMode: .poll, numberMatching: false))
+            ).created.body.json
+        }
+        let clientID = created.clientId
         guard let secret = created.clientSecret else { throw CLIError("the service was not created with a secret") }
         let service = BenchService(issuer: issuer, clientID: clientID, secret: secret, redirectURI: redirectURI)
         let transport = ClientTransport(http: http)
@@ -103,12 +110,10 @@ struct Bench: AsyncParsableCommand {
             func enrol(_ index: Int) {
                 group.addTask {
                     let username = "bench-\(run)-\(index)"
-                    _ = try await adminClient.call(
-                        "POST", "admin/tenants/\(tenant)/users", body: Administration.CreateUser(username: username, attributes: nil),
-                        as: Administration.UserView.self)
-                    let (invitation, _) = try await adminClient.call(
-                        "POST", "admin/tenants/\(tenant)/invitations", body: Administration.CreateInvitation(username: username, ttlSeconds: nil),
-                        as: Administration.InvitationView.self)
+                    let invitation = try await Self.setUp {
+                        _ = try await api.createUser(path: .init(tenant: tenant), body: .json(.init(username: username))).created
+                        return try await api.invite(path: .init(tenant: tenant), body: .json(.init(username: username))).created.body.json
+                    }
                     guard let link = URL(string: invitation.url) else { throw CLIError("no invitation url") }
                     let store = MemoryKeyStore()
                     let personalizer = Personalizer(keyStore: store, transport: transport, biometrics: FixedBiometrics())
