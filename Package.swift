@@ -106,7 +106,7 @@ let package = Package(
         .target(
             name: "TesseraDomain",
             dependencies: [
-                "TesseraCore", "TesseraCrypto", "TesseraStore", "TesseraWebAuthn",
+                "TesseraCore", "TesseraCrypto", "TesseraStore", "TesseraWebAuthn", "TesseraAdminAPI",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "CryptoExtras", package: "swift-crypto"),
                 .product(name: "X509", package: "swift-certificates"),

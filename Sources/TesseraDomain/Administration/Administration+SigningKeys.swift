@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import TesseraAdminAPI
 import TesseraCore
 import TesseraCrypto
 import TesseraStore
@@ -12,71 +13,13 @@ import TesseraStore
 // retired: a tenant always signs. Each algorithm (ES256, RS256, EdDSA) has its own active
 // key and rotates on its own; the default is ES256.
 extension Administration {
-    /// A signing key as the admin API shows it: never the private half.
-    public struct SigningKeyView: Codable, Sendable {
-        public let kid: String
-        public let algorithm: String
-        public let active: Bool
-        public let createdAt: Date
-
-        enum CodingKeys: String, CodingKey {
-            case kid, active, algorithm
-            case createdAt = "created_at"
-        }
-
-        init(_ record: SigningKeyRecord) {
-            kid = record.kid
-            algorithm = record.algorithm
-            active = record.active
-            createdAt = Date(timeIntervalSince1970: TimeInterval(record.createdAt))
-        }
-    }
-
-    public struct RotationView: Codable, Sendable {
-        public let kid: String
-        public let algorithm: String
-        public let active: Bool
-        public let keys: [SigningKeyView]
-    }
-
-    /// The optional body of a rotation.
-    public struct RotationRequest: Codable, Sendable {
-        /// false: publish the new key now, sign with it once it is activated. Default true.
-        public let activate: Bool?
-        /// ES256 (the default), RS256 or EdDSA: the algorithm whose key rotates.
-        public let algorithm: String?
-
-        public init(activate: Bool?, algorithm: String? = nil) {
-            self.activate = activate
-            self.algorithm = algorithm
-        }
-
-        public func signingAlgorithm() throws -> SigningAlgorithm {
-            guard let text = algorithm else { return .es256 }
-            guard let algorithm = SigningAlgorithm(rawValue: text) else {
-                throw DomainError.invalidRequest("algorithm is ES256, RS256 or EdDSA")
-            }
-            return algorithm
-        }
-    }
-
-    public struct KeyActivationView: Codable, Sendable {
-        public let activated: String
-        public let keys: [SigningKeyView]
-    }
-
-    public struct RetirementView: Codable, Sendable {
-        public let retired: String
-        public let keys: [SigningKeyView]
-    }
-
     /// Changes to one tenant's keys take turns (on PostgreSQL an advisory lock), so two
     /// rotations at once cannot leave two active keys.
     static func signingKeyQueue(tenantID: TenantID) -> String { "signing-keys:\(tenantID)" }
 
     /// A new key, the only active one from now on unless `activate` is false (published only).
-    public func rotateSigningKey(activate: Bool, algorithm: SigningAlgorithm = .es256, tenant: TenantRecord, logger: Logger) async throws
-        -> RotationView
+    package func rotateSigningKey(activate: Bool, algorithm: SigningAlgorithm = .es256, tenant: TenantRecord, logger: Logger) async throws
+        -> Components.Schemas.Rotation
     {
         let key = try ServerSigningKey.generate(algorithm)
         let sealed = try domain.box.seal(key.privateBytes, context: SealingContext.signingKey(kid: key.kid))
@@ -96,11 +39,11 @@ extension Administration {
         await signingKeysChanged(tenantID: tenant.id, logger: logger)
         logger.notice(
             activate ? "signing key rotated" : "signing key published", metadata: ["tenant": "\(tenant.name)", "kid": "\(key.kid)"])
-        return RotationView(kid: key.kid, algorithm: algorithm.rawValue, active: activate, keys: keys.map { SigningKeyView($0) })
+        return .init(kid: key.kid, algorithm: .init(algorithm), active: activate, keys: keys.map(Components.Schemas.SigningKey.init))
     }
 
     /// A published key becomes the one that signs with its algorithm; the one before stays published.
-    public func activateSigningKey(kid: String, tenant: TenantRecord, logger: Logger) async throws -> KeyActivationView {
+    package func activateSigningKey(kid: String, tenant: TenantRecord, logger: Logger) async throws -> Components.Schemas.KeyActivation {
         let now = domain.epochNow()
         let keys: [SigningKeyRecord] = try await domain.store.transaction(queue: Self.signingKeyQueue(tenantID: tenant.id)) { tx in
             let keys = try await tx.signingKeys(tenantID: tenant.id)
@@ -117,17 +60,17 @@ extension Administration {
         }
         await signingKeysChanged(tenantID: tenant.id, logger: logger)
         logger.notice("signing key activated", metadata: ["tenant": "\(tenant.name)", "kid": "\(kid)"])
-        return KeyActivationView(activated: kid, keys: keys.map { SigningKeyView($0) })
+        return .init(activated: kid, keys: keys.map(Components.Schemas.SigningKey.init))
     }
 
     /// Every key the JWKS publishes, oldest first.
-    public func listSigningKeys(tenant: TenantRecord) async throws -> [SigningKeyView] {
-        try await domain.store.read { try await $0.signingKeys(tenantID: tenant.id) }.map { SigningKeyView($0) }
+    package func listSigningKeys(tenant: TenantRecord) async throws -> [Components.Schemas.SigningKey] {
+        try await domain.store.read { try await $0.signingKeys(tenantID: tenant.id) }.map(Components.Schemas.SigningKey.init)
     }
 
     /// Retires a key that no longer signs. Tokens it signed stop verifying, at this server and for services that fetch
     /// the JWKS again.
-    public func retireSigningKey(kid: String, tenant: TenantRecord, logger: Logger) async throws -> RetirementView {
+    package func retireSigningKey(kid: String, tenant: TenantRecord, logger: Logger) async throws -> Components.Schemas.KeyRetirement {
         let now = domain.epochNow()
         let keys: [SigningKeyRecord] = try await domain.store.transaction(queue: Self.signingKeyQueue(tenantID: tenant.id)) { tx in
             guard let key = try await tx.signingKeys(tenantID: tenant.id).first(where: { $0.kid == kid }) else {
@@ -142,7 +85,7 @@ extension Administration {
         }
         await signingKeysChanged(tenantID: tenant.id, logger: logger)
         logger.notice("signing key retired", metadata: ["tenant": "\(tenant.name)", "kid": "\(kid)"])
-        return RetirementView(retired: kid, keys: keys.map { SigningKeyView($0) })
+        return .init(retired: kid, keys: keys.map(Components.Schemas.SigningKey.init))
     }
 
 
@@ -151,5 +94,32 @@ extension Administration {
     /// the keys as they are now.
     func signingKeysChanged(tenantID: TenantID, logger: Logger) async {
         await domain.announce(RequestNotice(keys: [EventKey.signingKeys(tenantID: tenantID)]), logger: logger)
+    }
+}
+
+extension Components.Schemas.SigningKey {
+    /// A signing key as the admin API shows it: never the private half.
+    init(_ record: SigningKeyRecord) {
+        self.init(kid: record.kid, algorithm: .init(rawValue: record.algorithm) ?? .es256, active: record.active, createdAt: Double(record.createdAt))
+    }
+}
+
+extension Components.Schemas.Rotation.AlgorithmPayload {
+    init(_ algorithm: SigningAlgorithm) {
+        self = Self(rawValue: algorithm.rawValue) ?? .es256
+    }
+}
+
+extension SigningAlgorithm {
+    /// The algorithm a rotation names: ES256 when it names none.
+    package init(_ rotation: Components.Schemas.SigningKeyRotation?) throws {
+        guard let named = rotation?.algorithm else {
+            self = .es256
+            return
+        }
+        guard let algorithm = SigningAlgorithm(rawValue: named.rawValue) else {
+            throw DomainError.invalidRequest("algorithm is ES256, RS256 or EdDSA")
+        }
+        self = algorithm
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import TesseraAdminAPI
 import TesseraCore
 import TesseraDomain
 import TesseraStore
@@ -165,9 +166,9 @@ struct AdminRoutes {
 
     /// `POST /admin/tenants/{tenant}/signing-keys` (body optional, `{"activate": false}` to publish only).
     @Sendable func rotateSigningKey(_ request: Request, context: TesseraRequestContext, administration: Administration) async throws -> Response {
-        let input = try await RequestDecoding.optionalJSON(Administration.RotationRequest.self, from: request)
+        let input = try await RequestDecoding.optionalJSON(Components.Schemas.SigningKeyRotation.self, from: request)
         let rotation = try await administration.rotateSigningKey(
-            activate: input?.activate ?? true, algorithm: try input?.signingAlgorithm() ?? .es256, tenant: try context.requireTenant(),
+            activate: input?.activate ?? true, algorithm: try SigningAlgorithm(input), tenant: try context.requireTenant(),
             logger: context.logger)
         return JSONResponse.make(rotation, status: .created)
     }

@@ -88,4 +88,7 @@ struct WebPages: Sendable {
         guard let date else { return "—" }
         return date.formatted(timeStyle) + " UTC"
     }
+
+    /// A time the admin API gives as seconds since 1970.
+    static func time(_ seconds: Double?) -> String { time(seconds.map(Date.init(timeIntervalSince1970:))) }
 }

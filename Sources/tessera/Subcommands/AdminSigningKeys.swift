@@ -21,7 +21,7 @@ extension Admin.Tenant {
         @Option(help: "The algorithm whose key rotates: ES256 (default), RS256 or EdDSA.") var algorithm: String?
 
         func run() async throws {
-            typealias Request = Operations.RotateSigningKey.Input.Body.JsonPayload
+            typealias Request = Components.Schemas.SigningKeyRotation
             let chosen = try algorithm.map {
                 guard let known = Request.AlgorithmPayload(rawValue: $0), known != ._empty_ else {
                     throw ValidationError("--algorithm is ES256, RS256 or EdDSA")
