@@ -183,7 +183,7 @@ let package = Package(
         .testTarget(
             name: "TesseraDomainTests",
             dependencies: [
-                "TesseraDomain", "TesseraStore", "TesseraCore", "TesseraCrypto", "TesseraTesting",
+                "TesseraDomain", "TesseraStore", "TesseraCore", "TesseraCrypto", "TesseraTesting", "TesseraAdminAPI",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),

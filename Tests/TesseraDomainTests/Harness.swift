@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import Synchronization
+import TesseraAdminAPI
 import TesseraCore
 import TesseraCrypto
 import TesseraDomain
@@ -38,7 +39,7 @@ struct Harness {
         _ = try await domain.administration().createTenant(input, logger: logger)
         let tenant = try await domain.tenant(named: "demo")
         let serviceInput = try JSONDecoder().decode(
-            Administration.CreateService.self,
+            Components.Schemas.CreateService.self,
             from: Data(
                 #"{"name":"Shop","redirect_uris":["https://shop.example/cb"],"policy":"device+pin","attributes":["email"],"number_matching":false}"#
                     .utf8))

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import TesseraAdminAPI
 import TesseraCore
 import TesseraCrypto
 import TesseraStore
@@ -111,109 +112,13 @@ extension Administration {
         return service
     }
 
-    public func getService(clientID: ClientID, tenant: TenantRecord) async throws -> ServiceView {
+    package func getService(clientID: ClientID, tenant: TenantRecord) async throws -> Components.Schemas.Service {
         let service = try await domain.store.read { try await self.service(clientID: clientID, tenant: tenant, tx: $0) }
-        return try ServiceView(service, secret: nil, issuer: domain.issuer(forTenantNamed: tenant.name))
+        return Components.Schemas.Service(service, secret: nil, issuer: domain.issuer(forTenantNamed: tenant.name))
     }
 
     /// A change to a service: only what the body names changes (`null` clears the
     /// backchannel settings or a session lifetime, falling back to the tenant's).
-    public struct UpdateService: Codable, Sendable {
-        public var name: String?
-        public var redirectURIs: [String]?
-        public var policy: String?
-        public var attributes: [String]?
-        public var backchannelMode: Patch<String> = .absent
-        public var notificationEndpoint: Patch<String> = .absent
-        public var sessionLifetime: Patch<Int64> = .absent
-        public var sessionIdleLifetime: Patch<Int64> = .absent
-        public var numberMatching: Bool?
-        /// The service's roles, replaced whole (`null` or `[]` removes them).
-        public var roles: Patch<[ServiceRole]> = .absent
-        public var subjectType: SubjectType?
-        public var appIdentityToken: Bool?
-        public var idTokenAlgorithm: String?
-        /// Replaced whole (`null` or `[]` removes them).
-        public var postLogoutRedirectURIs: Patch<[String]> = .absent
-        public var backchannelLogoutURI: Patch<String> = .absent
-        public var requirePushedAuthorizationRequests: Bool?
-        public var dpopBoundAccessTokens: Bool?
-        public var gematikProfile: Bool?
-
-        public init() {}
-
-        public var isEmpty: Bool {
-            name == nil && redirectURIs == nil && policy == nil && attributes == nil && backchannelMode.isAbsent
-                && notificationEndpoint.isAbsent && sessionLifetime.isAbsent && sessionIdleLifetime.isAbsent && numberMatching == nil
-                && roles.isAbsent && subjectType == nil && appIdentityToken == nil && idTokenAlgorithm == nil
-                && postLogoutRedirectURIs.isAbsent && backchannelLogoutURI.isAbsent && requirePushedAuthorizationRequests == nil
-                && dpopBoundAccessTokens == nil && gematikProfile == nil
-        }
-
-        public func encode(to encoder: any Encoder) throws {
-            var container = encoder.container(keyedBy: CodingKeys.self)
-            try container.encodeIfPresent(name, forKey: .name)
-            try container.encodeIfPresent(redirectURIs, forKey: .redirectURIs)
-            try container.encodeIfPresent(policy, forKey: .policy)
-            try container.encodeIfPresent(attributes, forKey: .attributes)
-            try backchannelMode.encode(into: &container, .backchannelMode)
-            try notificationEndpoint.encode(into: &container, .notificationEndpoint)
-            try sessionLifetime.encode(into: &container, .sessionLifetime)
-            try sessionIdleLifetime.encode(into: &container, .sessionIdleLifetime)
-            try container.encodeIfPresent(numberMatching, forKey: .numberMatching)
-            try roles.encode(into: &container, .roles)
-            try container.encodeIfPresent(subjectType, forKey: .subjectType)
-            try container.encodeIfPresent(appIdentityToken, forKey: .appIdentityToken)
-            try container.encodeIfPresent(idTokenAlgorithm, forKey: .idTokenAlgorithm)
-            try postLogoutRedirectURIs.encode(into: &container, .postLogoutRedirectURIs)
-            try backchannelLogoutURI.encode(into: &container, .backchannelLogoutURI)
-            try container.encodeIfPresent(requirePushedAuthorizationRequests, forKey: .requirePushedAuthorizationRequests)
-            try container.encodeIfPresent(dpopBoundAccessTokens, forKey: .dpopBoundAccessTokens)
-            try container.encodeIfPresent(gematikProfile, forKey: .gematikProfile)
-        }
-
-        enum CodingKeys: String, CodingKey {
-            case name, policy, attributes
-            case redirectURIs = "redirect_uris"
-            case backchannelMode = "backchannel_token_delivery_mode"
-            case notificationEndpoint = "backchannel_client_notification_endpoint"
-            case sessionLifetime = "session_lifetime"
-            case sessionIdleLifetime = "session_idle_lifetime"
-            case numberMatching = "number_matching"
-            case roles
-            case subjectType = "subject_type"
-            case appIdentityToken = "app_identity_token"
-            case idTokenAlgorithm = "id_token_signed_response_alg"
-            case postLogoutRedirectURIs = "post_logout_redirect_uris"
-            case backchannelLogoutURI = "backchannel_logout_uri"
-            case requirePushedAuthorizationRequests = "require_pushed_authorization_requests"
-            case dpopBoundAccessTokens = "dpop_bound_access_tokens"
-            case gematikProfile = "gematik_profile"
-        }
-
-        public init(from decoder: any Decoder) throws {
-            let container = try decoder.container(keyedBy: CodingKeys.self)
-            name = try container.decodeIfPresent(String.self, forKey: .name)
-            redirectURIs = try container.decodeIfPresent([String].self, forKey: .redirectURIs)
-            policy = try container.decodeIfPresent(String.self, forKey: .policy)
-            attributes = try container.decodeIfPresent([String].self, forKey: .attributes)
-            backchannelMode = try Patch(container, .backchannelMode)
-            notificationEndpoint = try Patch(container, .notificationEndpoint)
-            sessionLifetime = try Patch(container, .sessionLifetime)
-            sessionIdleLifetime = try Patch(container, .sessionIdleLifetime)
-            numberMatching = try container.decodeIfPresent(Bool.self, forKey: .numberMatching)
-            roles = try Patch(container, .roles)
-            subjectType = try container.decodeIfPresent(SubjectType.self, forKey: .subjectType)
-            appIdentityToken = try container.decodeIfPresent(Bool.self, forKey: .appIdentityToken)
-            idTokenAlgorithm = try container.decodeIfPresent(String.self, forKey: .idTokenAlgorithm)
-            postLogoutRedirectURIs = try Patch(container, .postLogoutRedirectURIs)
-            backchannelLogoutURI = try Patch(container, .backchannelLogoutURI)
-            requirePushedAuthorizationRequests = try container.decodeIfPresent(Bool.self, forKey: .requirePushedAuthorizationRequests)
-            dpopBoundAccessTokens = try container.decodeIfPresent(Bool.self, forKey: .dpopBoundAccessTokens)
-            gematikProfile = try container.decodeIfPresent(Bool.self, forKey: .gematikProfile)
-        }
-    }
-
     /// The console's and account page's own services are the server's: their policy and
     /// redirect URI are what keeps operator sign-in strong.
     static func refuseBuiltIn(_ clientID: ClientID) throws {
@@ -222,7 +127,7 @@ extension Administration {
         }
     }
 
-    public func updateService(clientID: ClientID, _ input: UpdateService, tenant: TenantRecord, logger: Logger) async throws -> ServiceView {
+    package func updateService(clientID: ClientID, _ input: ServiceChanges, tenant: TenantRecord, logger: Logger) async throws -> Components.Schemas.Service {
         try Self.refuseBuiltIn(clientID)
         let now = domain.epochNow()
         let updated: ServiceRecord = try await domain.store.transaction { tx in
@@ -232,17 +137,14 @@ extension Administration {
             if let uris = input.redirectURIs { next.redirectURIs = uris; changed.append("redirect_uris") }
             if let policy = input.policy { next.policy = policy; changed.append("policy") }
             if let attributes = input.attributes { next.attributes = attributes; changed.append("attributes") }
-            switch input.backchannelMode {
+            switch input.backchannelTokenDeliveryMode {
             case .absent: break
             case .null: next.backchannelMode = nil; changed.append("backchannel_token_delivery_mode")
             case .value(let text):
-                guard let mode = BackchannelMode(rawValue: text) else {
-                    throw DomainError.invalidRequest("backchannel_token_delivery_mode is poll or ping")
-                }
-                next.backchannelMode = mode
+                next.backchannelMode = try BackchannelMode.documented(text)
                 changed.append("backchannel_token_delivery_mode")
             }
-            switch input.notificationEndpoint {
+            switch input.backchannelClientNotificationEndpoint {
             case .absent: if next.backchannelMode != .ping { next.notificationEndpoint = nil }
             case .null: next.notificationEndpoint = nil; changed.append("backchannel_client_notification_endpoint")
             case .value(let url): next.notificationEndpoint = url; changed.append("backchannel_client_notification_endpoint")
@@ -250,19 +152,22 @@ extension Administration {
             switch input.sessionLifetime {
             case .absent: break
             case .null: next.sessionLifetime = nil; changed.append("session_lifetime")
-            case .value(let seconds): next.sessionLifetime = seconds; changed.append("session_lifetime")
+            case .value(let seconds): next.sessionLifetime = Int64(seconds); changed.append("session_lifetime")
             }
             switch input.sessionIdleLifetime {
             case .absent: break
             case .null: next.sessionIdleLifetime = nil; changed.append("session_idle_lifetime")
-            case .value(let seconds): next.sessionIdleLifetime = seconds; changed.append("session_idle_lifetime")
+            case .value(let seconds): next.sessionIdleLifetime = Int64(seconds); changed.append("session_idle_lifetime")
             }
             if let matching = input.numberMatching { next.numberMatching = matching; changed.append("number_matching") }
-            if case .value(let roles) = input.roles { next.roles = roles; changed.append("roles") }
+            if case .value(let roles) = input.roles { next.roles = roles.map(ServiceRole.init); changed.append("roles") }
             if case .null = input.roles { next.roles = nil; changed.append("roles") }
-            if let type = input.subjectType { next.subjectType = type; changed.append("subject_type") }
+            if let type = input.subjectType { next.subjectType = try SubjectType.documented(type); changed.append("subject_type") }
             if let token = input.appIdentityToken { next.appIdentityToken = token; changed.append("app_identity_token") }
-            if let algorithm = input.idTokenAlgorithm { next.idTokenAlgorithm = algorithm; changed.append("id_token_signed_response_alg") }
+            if let algorithm = input.idTokenSignedResponseAlg {
+                next.idTokenAlgorithm = algorithm
+                changed.append("id_token_signed_response_alg")
+            }
             switch input.postLogoutRedirectURIs {
             case .absent: break
             case .null: next.postLogoutRedirectURIs = nil; changed.append("post_logout_redirect_uris")
@@ -290,12 +195,12 @@ extension Administration {
         await domain.servicesChanged(logger: logger)
         logger.info("service updated", metadata: ["tenant": "\(tenant.name)", "client_id": "\(clientID)"])
         _ = try await domain.tokenIssuer(for: tenant, signingFor: updated, logger: logger)
-        return try ServiceView(updated, secret: nil, issuer: domain.issuer(forTenantNamed: tenant.name))
+        return Components.Schemas.Service(updated, secret: nil, issuer: domain.issuer(forTenantNamed: tenant.name))
     }
 
     /// A new client secret, shown once; the old one stops working at once (on the other
     /// nodes when they hear of it, see `Domain.service(clientID:in:)`).
-    public func rotateSecret(clientID: ClientID, tenant: TenantRecord, logger: Logger) async throws -> ServiceView {
+    package func rotateSecret(clientID: ClientID, tenant: TenantRecord, logger: Logger) async throws -> Components.Schemas.Service {
         let now = domain.epochNow()
         let secret = Secrets.randomToken()
         let updated: ServiceRecord = try await domain.store.transaction { tx in
@@ -309,7 +214,7 @@ extension Administration {
         }
         await domain.servicesChanged(logger: logger)
         logger.info("client secret rotated", metadata: ["tenant": "\(tenant.name)", "client_id": "\(clientID)"])
-        return try ServiceView(updated, secret: secret, issuer: domain.issuer(forTenantNamed: tenant.name))
+        return Components.Schemas.Service(updated, secret: secret, issuer: domain.issuer(forTenantNamed: tenant.name))
     }
 
     /// Removes a service: its sessions end and its codes, tokens and requests go.
@@ -326,5 +231,29 @@ extension Administration {
         }
         await domain.servicesChanged(logger: logger)
         logger.info("service deleted", metadata: ["tenant": "\(tenant.name)", "client_id": "\(clientID)"])
+    }
+}
+
+extension Components.Schemas.Service {
+    /// A service as the admin API shows it; its secret only in the answer that made it.
+    init(_ service: ServiceRecord, secret: String?, issuer: String) {
+        self.init(
+            clientId: service.clientID.rawValue, clientSecret: secret, name: service.name, _public: service.isPublic,
+            redirectUris: service.redirectURIs, policy: service.policy, attributes: service.attributes,
+            backchannelTokenDeliveryMode: service.backchannelMode.flatMap { .init(rawValue: $0.rawValue) },
+            backchannelClientNotificationEndpoint: service.notificationEndpoint,
+            sessionLifetime: service.sessionLifetime.map(Int.init), sessionIdleLifetime: service.sessionIdleLifetime.map(Int.init),
+            numberMatching: service.numberMatching, roles: (service.roles ?? []).map { .init(name: $0.name, policy: $0.policy) },
+            subjectType: .init(rawValue: service.subjectType.rawValue) ?? ._public, appIdentityToken: service.appIdentityToken,
+            idTokenSignedResponseAlg: .init(rawValue: service.idTokenAlgorithm) ?? .es256,
+            postLogoutRedirectUris: service.postLogoutRedirectURIs ?? [], backchannelLogoutUri: service.backchannelLogoutURI,
+            requirePushedAuthorizationRequests: service.requirePushedAuthorizationRequests, dpopBoundAccessTokens: service.dpopBound,
+            gematikProfile: service.gematikProfile, issuer: issuer)
+    }
+}
+
+extension ServiceRole {
+    init(_ role: Components.Schemas.Role) {
+        self.init(name: role.name, policy: role.policy)
     }
 }

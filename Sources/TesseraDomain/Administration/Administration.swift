@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import Logging
+import TesseraAdminAPI
 import TesseraCore
 import TesseraCrypto
 import TesseraStore
@@ -123,167 +124,24 @@ public struct Administration: Sendable {
 
     // MARK: Services
 
-    public struct CreateService: Codable, Sendable {
-        let name: String
-        let redirectURIs: [String]
-        let isPublic: Bool?
-        let policy: String?
-        let attributes: [String]?
-        let backchannelMode: String?
-        let notificationEndpoint: String?
-        /// Browser logins show a number the user picks on the device; on unless set false.
-        let numberMatching: Bool?
-        let roles: [ServiceRole]?
-        let subjectType: SubjectType?
-        let appIdentityToken: Bool?
-        /// ES256 (the default), RS256 or EdDSA.
-        let idTokenAlgorithm: String?
-        let postLogoutRedirectURIs: [String]?
-        let backchannelLogoutURI: String?
-        let requirePushedAuthorizationRequests: Bool?
-        let dpopBoundAccessTokens: Bool?
-        let gematikProfile: Bool?
-
-        public init(
-            name: String, redirectURIs: [String], isPublic: Bool?, policy: String?, attributes: [String]?, backchannelMode: String?,
-            notificationEndpoint: String?, numberMatching: Bool? = nil, roles: [ServiceRole]? = nil, subjectType: SubjectType? = nil,
-            appIdentityToken: Bool? = nil, idTokenAlgorithm: String? = nil, postLogoutRedirectURIs: [String]? = nil,
-            backchannelLogoutURI: String? = nil, requirePushedAuthorizationRequests: Bool? = nil, dpopBoundAccessTokens: Bool? = nil,
-            gematikProfile: Bool? = nil
-        ) {
-            self.gematikProfile = gematikProfile
-            self.dpopBoundAccessTokens = dpopBoundAccessTokens
-            self.requirePushedAuthorizationRequests = requirePushedAuthorizationRequests
-            self.idTokenAlgorithm = idTokenAlgorithm
-            self.postLogoutRedirectURIs = postLogoutRedirectURIs
-            self.backchannelLogoutURI = backchannelLogoutURI
-            self.numberMatching = numberMatching
-            self.roles = roles
-            self.subjectType = subjectType
-            self.appIdentityToken = appIdentityToken
-            self.name = name
-            self.redirectURIs = redirectURIs
-            self.isPublic = isPublic
-            self.policy = policy
-            self.attributes = attributes
-            self.backchannelMode = backchannelMode
-            self.notificationEndpoint = notificationEndpoint
-        }
-
-        enum CodingKeys: String, CodingKey {
-            case name, policy, attributes
-            case redirectURIs = "redirect_uris"
-            case isPublic = "public"
-            case backchannelMode = "backchannel_token_delivery_mode"
-            case notificationEndpoint = "backchannel_client_notification_endpoint"
-            case numberMatching = "number_matching"
-            case roles
-            case subjectType = "subject_type"
-            case appIdentityToken = "app_identity_token"
-            case idTokenAlgorithm = "id_token_signed_response_alg"
-            case postLogoutRedirectURIs = "post_logout_redirect_uris"
-            case backchannelLogoutURI = "backchannel_logout_uri"
-            case requirePushedAuthorizationRequests = "require_pushed_authorization_requests"
-            case dpopBoundAccessTokens = "dpop_bound_access_tokens"
-            case gematikProfile = "gematik_profile"
-        }
-    }
-
-    public struct ServiceView: Codable, Sendable {
-        public let clientID: ClientID
-        public let clientSecret: String?
-        public let name: String
-        public let isPublic: Bool
-        public let redirectURIs: [String]
-        public let policy: String
-        public let attributes: [String]
-        public let backchannelMode: String?
-        public let notificationEndpoint: String?
-        public let sessionLifetime: Int64?
-        public let sessionIdleLifetime: Int64?
-        public let numberMatching: Bool
-        public let roles: [ServiceRole]
-        public let subjectType: SubjectType
-        public let appIdentityToken: Bool
-        public let idTokenAlgorithm: String
-        public let postLogoutRedirectURIs: [String]
-        public let backchannelLogoutURI: String?
-        public let requirePushedAuthorizationRequests: Bool
-        public let dpopBoundAccessTokens: Bool
-        public let gematikProfile: Bool
-        public let issuer: String
-
-        enum CodingKeys: String, CodingKey {
-            case name, policy, attributes, issuer
-            case clientID = "client_id"
-            case clientSecret = "client_secret"
-            case isPublic = "public"
-            case redirectURIs = "redirect_uris"
-            case backchannelMode = "backchannel_token_delivery_mode"
-            case notificationEndpoint = "backchannel_client_notification_endpoint"
-            case sessionLifetime = "session_lifetime"
-            case sessionIdleLifetime = "session_idle_lifetime"
-            case numberMatching = "number_matching"
-            case roles
-            case subjectType = "subject_type"
-            case appIdentityToken = "app_identity_token"
-            case idTokenAlgorithm = "id_token_signed_response_alg"
-            case postLogoutRedirectURIs = "post_logout_redirect_uris"
-            case backchannelLogoutURI = "backchannel_logout_uri"
-            case requirePushedAuthorizationRequests = "require_pushed_authorization_requests"
-            case dpopBoundAccessTokens = "dpop_bound_access_tokens"
-            case gematikProfile = "gematik_profile"
-        }
-
-        init(_ service: ServiceRecord, secret: String?, issuer: String) throws {
-            gematikProfile = service.gematikProfile
-            dpopBoundAccessTokens = service.dpopBound
-            requirePushedAuthorizationRequests = service.requirePushedAuthorizationRequests
-            idTokenAlgorithm = service.idTokenAlgorithm
-            postLogoutRedirectURIs = service.postLogoutRedirectURIs ?? []
-            backchannelLogoutURI = service.backchannelLogoutURI
-            numberMatching = service.numberMatching
-            roles = service.roles ?? []
-            subjectType = service.subjectType
-            appIdentityToken = service.appIdentityToken
-            sessionLifetime = service.sessionLifetime
-            sessionIdleLifetime = service.sessionIdleLifetime
-            clientID = service.clientID
-            clientSecret = secret
-            name = service.name
-            isPublic = service.isPublic
-            redirectURIs = service.redirectURIs
-            policy = service.policy
-            attributes = service.attributes
-            backchannelMode = service.backchannelMode?.rawValue
-            notificationEndpoint = service.notificationEndpoint
-            self.issuer = issuer
-        }
-    }
-
-    public func createService(_ input: CreateService, tenant: TenantRecord, logger: Logger) async throws -> ServiceView {
+    package func createService(_ input: Components.Schemas.CreateService, tenant: TenantRecord, logger: Logger) async throws -> Components.Schemas.Service {
         let name = input.name.trimmingCharacters(in: .whitespaces)
-        let mode = try input.backchannelMode.map { text in
-            guard let mode = BackchannelMode(rawValue: text) else {
-                throw DomainError.invalidRequest("backchannel_token_delivery_mode is poll or ping")
-            }
-            return mode
-        }
+        let mode = try input.backchannelTokenDeliveryMode.map { try BackchannelMode.documented($0) }
         let attributes = input.attributes ?? []
-        let isPublic = input.isPublic ?? false
+        let isPublic = input._public ?? false
         let secret = isPublic ? nil : Secrets.randomToken()
         var service =
             ServiceRecord(
                 id: ServiceID(Secrets.identifier(byteCount: 12)), tenantID: tenant.id, clientID: ClientID(Secrets.identifier(byteCount: 16)),
                 name: name, secretDigest: secret.map(Secrets.digest), isPublic: isPublic,
-                redirectURIs: input.redirectURIs, policy: input.policy ?? AuthenticatorPolicy.standard.description,
+                redirectURIs: input.redirectUris, policy: input.policy ?? AuthenticatorPolicy.standard.description,
                 attributes: attributes, backchannelMode: mode,
-                notificationEndpoint: input.notificationEndpoint, numberMatching: input.numberMatching ?? true,
-                roles: input.roles, subjectType: input.subjectType ?? .public, appIdentityToken: input.appIdentityToken ?? false,
-                createdAt: domain.epochNow())
-        service.idTokenAlgorithm = input.idTokenAlgorithm ?? SigningAlgorithm.es256.rawValue
-        service.postLogoutRedirectURIs = input.postLogoutRedirectURIs
-        service.backchannelLogoutURI = input.backchannelLogoutURI
+                notificationEndpoint: input.backchannelClientNotificationEndpoint, numberMatching: input.numberMatching ?? true,
+                roles: input.roles?.map(ServiceRole.init), subjectType: try input.subjectType.map { try SubjectType.documented($0) } ?? .public,
+                appIdentityToken: input.appIdentityToken ?? false, createdAt: domain.epochNow())
+        service.idTokenAlgorithm = try input.idTokenSignedResponseAlg.map { try SigningAlgorithm.documented($0) }?.rawValue ?? SigningAlgorithm.es256.rawValue
+        service.postLogoutRedirectURIs = input.postLogoutRedirectUris
+        service.backchannelLogoutURI = input.backchannelLogoutUri
         service.requirePushedAuthorizationRequests = input.requirePushedAuthorizationRequests ?? false
         service.dpopBound = input.dpopBoundAccessTokens ?? false
         service.gematikProfile = input.gematikProfile ?? false
@@ -304,12 +162,12 @@ public struct Administration: Sendable {
         }
         await domain.servicesChanged(logger: logger)
         logger.info("service created", metadata: ["tenant": "\(tenant.name)", "client_id": "\(record.clientID)"])
-        return try ServiceView(record, secret: secret, issuer: domain.issuer(forTenantNamed: tenant.name))
+        return Components.Schemas.Service(record, secret: secret, issuer: domain.issuer(forTenantNamed: tenant.name))
     }
 
-    public func listServices(tenant: TenantRecord) async throws -> [ServiceView] {
+    package func listServices(tenant: TenantRecord) async throws -> [Components.Schemas.Service] {
         let services = try await domain.store.read { try await $0.services(tenantID: tenant.id) }
-        return try services.map { try ServiceView($0, secret: nil, issuer: domain.issuer(forTenantNamed: tenant.name)) }
+        return services.map { Components.Schemas.Service($0, secret: nil, issuer: domain.issuer(forTenantNamed: tenant.name)) }
     }
 
     // MARK: Users and invitations

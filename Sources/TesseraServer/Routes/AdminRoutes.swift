@@ -195,7 +195,7 @@ struct AdminRoutes {
     // MARK: Services, users, invitations
 
     @Sendable func createService(_ request: Request, context: TesseraRequestContext, administration: Administration) async throws -> Response {
-        let input = try await RequestDecoding.json(Administration.CreateService.self, from: request)
+        let input = try await RequestDecoding.json(Components.Schemas.CreateService.self, from: request)
         let service = try await administration.createService(input, tenant: try context.requireTenant(), logger: context.logger)
         return JSONResponse.make(service, status: .created)
     }
@@ -209,7 +209,7 @@ struct AdminRoutes {
     }
 
     @Sendable func updateService(_ request: Request, context: TesseraRequestContext, administration: Administration) async throws -> Response {
-        let input = try await RequestDecoding.json(Administration.UpdateService.self, from: request)
+        let input = try await RequestDecoding.json(ServiceChanges.self, from: request)
         return JSONResponse.make(
             try await administration.updateService(
                 clientID: context.parameters.id("client"), input, tenant: try context.requireTenant(), logger: context.logger))

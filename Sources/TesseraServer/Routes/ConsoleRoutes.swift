@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import TesseraAdminAPI
 import TesseraCore
 import TesseraCrypto
 import TesseraDomain
@@ -343,6 +344,17 @@ struct ConsoleRoutes {
         }
     }
 
+    /// A form's choice as the admin API's value: absent when not chosen, refused (as the
+    /// admin API refuses it) when not one of `Domain`'s values.
+    static func choice<Domain: RawRepresentable, Wire: RawRepresentable>(_ text: String?, _ domain: Domain.Type) throws -> Wire?
+    where Domain.RawValue == String, Wire.RawValue == String {
+        guard let text else { return nil }
+        guard Domain(rawValue: text) != nil, let value = Wire(rawValue: text) else {
+            throw DomainError.invalidRequest("\(text.prefix(20)) is not one of the choices")
+        }
+        return value
+    }
+
     /// The ID-token algorithms, `chosen` selected (ES256 when none is).
     static func algorithms(_ chosen: String?) -> [[String: Any]] {
         SigningAlgorithm.allCases.map { ["value": $0.rawValue, "selected": $0.rawValue == (chosen ?? "ES256")] }
@@ -361,7 +373,7 @@ struct ConsoleRoutes {
             // A new service matches numbers unless the operator unticks it.
             "tenantName": tenant.name, "values": input, "numberMatching": input.isEmpty || input["number_matching"] == "true",
             "services": services.map {
-                ["name": $0.name, "clientID": $0.clientID.rawValue, "kind": $0.isPublic ? "public" : "confidential", "policy": $0.policy]
+                ["name": $0.name, "clientID": $0.clientId, "kind": $0._public ? "public" : "confidential", "policy": $0.policy]
             },
         ]
         values["modes"] = Self.modes(input["backchannel_token_delivery_mode"])
@@ -379,15 +391,16 @@ struct ConsoleRoutes {
         let (current, form) = try await signedInForm(request)
         let tenant = try await tenant(context, current)
         let input = ServiceForm(form)
-        let created: Administration.ServiceView
+        let created: Components.Schemas.Service
         do {
             created = try await administration(current, .manage, tenant: tenant).createService(
                 .init(
-                    name: input.name, redirectURIs: input.redirectURIs, isPublic: form["public"] == "true", policy: input.policy,
-                    attributes: input.attributes, backchannelMode: input.backchannelMode, notificationEndpoint: input.notificationEndpoint,
-                    numberMatching: input.numberMatching, idTokenAlgorithm: input.idTokenAlgorithm,
-                    postLogoutRedirectURIs: input.postLogoutRedirectURIs.isEmpty ? nil : input.postLogoutRedirectURIs,
-                    backchannelLogoutURI: input.backchannelLogoutURI,
+                    name: input.name, redirectUris: input.redirectURIs, _public: form["public"] == "true", policy: input.policy,
+                    attributes: input.attributes, backchannelTokenDeliveryMode: try Self.choice(input.backchannelMode, BackchannelMode.self),
+                    backchannelClientNotificationEndpoint: input.notificationEndpoint, numberMatching: input.numberMatching,
+                    idTokenSignedResponseAlg: try Self.choice(input.idTokenAlgorithm, SigningAlgorithm.self),
+                    postLogoutRedirectUris: input.postLogoutRedirectURIs.isEmpty ? nil : input.postLogoutRedirectURIs,
+                    backchannelLogoutUri: input.backchannelLogoutURI,
                     requirePushedAuthorizationRequests: input.requirePushedAuthorizationRequests,
                     dpopBoundAccessTokens: input.dpopBoundAccessTokens),
                 tenant: tenant, logger: context.logger)
@@ -395,13 +408,13 @@ struct ConsoleRoutes {
             guard let problem = Self.serviceProblem(error) else { throw error }
             return try await renderServices(current, tenant: tenant, problem: problem, input: form)
         }
-        let back = "/console/tenants/\(tenant.name)/services/\(created.clientID)"
+        let back = "/console/tenants/\(tenant.name)/services/\(created.clientId)"
         guard let secret = created.clientSecret else { throw WebRedirect(location: back + "?done=created") }
         return pages.render(
             "once", title: "Service created",
             values: [
                 "heading": "Service \(created.name) created", "text": "Give the service its client id and this secret.",
-                "label": "Client secret", "value": secret, "extraLabel": "Client id", "extra": created.clientID.rawValue, "back": back,
+                "label": "Client secret", "value": secret, "extraLabel": "Client id", "extra": created.clientId, "back": back,
             ], layout: layout(current), status: .created)
     }
 
@@ -409,31 +422,31 @@ struct ConsoleRoutes {
         _ current: WebSessions.Current, tenant: TenantRecord, clientID: ClientID, problem: FormProblem? = nil, input: [String: String]? = nil,
         notice: String? = nil
     ) async throws -> Response {
-        let service: Administration.ServiceView
+        let service: Components.Schemas.Service
         do {
             service = try await administration(current, .read, tenant: tenant).getService(clientID: clientID, tenant: tenant)
         } catch let error as DomainError where error.kind == .notFound {
             throw BrowserError(status: .notFound, title: "Not found", message: "There is no such service.")
         }
         let stored = [
-            "name": service.name, "redirect_uris": service.redirectURIs.joined(separator: "\n"), "policy": service.policy,
+            "name": service.name, "redirect_uris": service.redirectUris.joined(separator: "\n"), "policy": service.policy,
             "attributes": service.attributes.joined(separator: ", "),
-            "backchannel_token_delivery_mode": service.backchannelMode ?? "",
-            "backchannel_client_notification_endpoint": service.notificationEndpoint ?? "",
+            "backchannel_token_delivery_mode": service.backchannelTokenDeliveryMode?.rawValue ?? "",
+            "backchannel_client_notification_endpoint": service.backchannelClientNotificationEndpoint ?? "",
             "session_lifetime": service.sessionLifetime.map(String.init) ?? "",
             "session_idle_lifetime": service.sessionIdleLifetime.map(String.init) ?? "",
-            "id_token_signed_response_alg": service.idTokenAlgorithm,
-            "post_logout_redirect_uris": service.postLogoutRedirectURIs.joined(separator: "\n"),
-            "backchannel_logout_uri": service.backchannelLogoutURI ?? "",
+            "id_token_signed_response_alg": service.idTokenSignedResponseAlg.rawValue,
+            "post_logout_redirect_uris": service.postLogoutRedirectUris.joined(separator: "\n"),
+            "backchannel_logout_uri": service.backchannelLogoutUri ?? "",
         ]
         var values: [String: Any] = [
-            "tenantName": tenant.name, "name": service.name, "clientID": service.clientID.rawValue, "public": service.isPublic,
-            "kind": service.isPublic ? "public client" : "confidential client", "values": input ?? stored,
+            "tenantName": tenant.name, "name": service.name, "clientID": service.clientId, "public": service._public,
+            "kind": service._public ? "public client" : "confidential client", "values": input ?? stored,
             "numberMatching": input.map { $0["number_matching"] == "true" } ?? service.numberMatching,
             "requirePAR": input.map { $0["require_pushed_authorization_requests"] == "true" } ?? service.requirePushedAuthorizationRequests,
             "dpopBound": input.map { $0["dpop_bound_access_tokens"] == "true" } ?? service.dpopBoundAccessTokens,
         ]
-        if WebSessions.isBuiltIn(service.clientID) {
+        if WebSessions.isBuiltIn(ClientID(service.clientId)) {
             // The server's own sign-in service: shown, never edited.
             values["manage"] = false
             values["builtIn"] = true
@@ -457,22 +470,22 @@ struct ConsoleRoutes {
         do {
             let administration = try administration(current, .manage, tenant: tenant)
             let input = ServiceForm(form)
-            func lifetime(_ name: String) throws -> Patch<Int64> {
+            func lifetime(_ name: String) throws -> Patch<Int> {
                 guard let text = form[name]?.trimmingCharacters(in: .whitespaces), !text.isEmpty else { return .null }
-                guard let seconds = Int64(text) else { throw FormProblem("\(name) is a whole number of seconds", field: name) }
+                guard let seconds = Int(text) else { throw FormProblem("\(name) is a whole number of seconds", field: name) }
                 return .value(seconds)
             }
-            var update = Administration.UpdateService()
+            var update = ServiceChanges()
             update.name = input.name
             update.redirectURIs = input.redirectURIs
             update.policy = input.policy
             update.attributes = input.attributes
-            update.backchannelMode = input.backchannelMode.map { .value($0) } ?? .null
-            update.notificationEndpoint = input.notificationEndpoint.map { .value($0) } ?? .null
+            update.backchannelTokenDeliveryMode = input.backchannelMode.map { .value($0) } ?? .null
+            update.backchannelClientNotificationEndpoint = input.notificationEndpoint.map { .value($0) } ?? .null
             update.sessionLifetime = try lifetime("session_lifetime")
             update.sessionIdleLifetime = try lifetime("session_idle_lifetime")
             update.numberMatching = input.numberMatching
-            update.idTokenAlgorithm = input.idTokenAlgorithm
+            update.idTokenSignedResponseAlg = input.idTokenAlgorithm
             update.postLogoutRedirectURIs = input.postLogoutRedirectURIs.isEmpty ? .null : .value(input.postLogoutRedirectURIs)
             update.backchannelLogoutURI = input.backchannelLogoutURI.map { .value($0) } ?? .null
             update.requirePushedAuthorizationRequests = input.requirePushedAuthorizationRequests
@@ -489,7 +502,7 @@ struct ConsoleRoutes {
         let (current, _) = try await signedInForm(request)
         let tenant = try await tenant(context, current)
         let clientID: ClientID = context.parameters.id("client")
-        let rotated: Administration.ServiceView
+        let rotated: Components.Schemas.Service
         do {
             rotated = try await administration(current, .manage, tenant: tenant).rotateSecret(clientID: clientID, tenant: tenant, logger: context.logger)
         } catch {
