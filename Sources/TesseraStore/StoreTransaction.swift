@@ -30,6 +30,24 @@ public struct StoreTransaction: Sendable {
         }
     }
 
+    /// Writes every column of `model` over the row of `table` whose `key` column holds the
+    /// model's value of it, except the columns in `keeping` (what a row never changes, such
+    /// as its tenant or creation time). An absent optional is written as NULL: the row
+    /// becomes the record. Columns are named by the record's coding keys, as for `insert`.
+    func update(_ table: String, _ model: some Encodable & Sendable, key: String, keeping: Set<String> = []) async throws {
+        let row = try RecordEncoder.columns(of: model, absentAsNull: true)
+        for name in [table] + row.map(\.0) where !Self.isPlainName(name) {
+            throw StoreError(.corrupt, "not a plain column name: \(name)")
+        }
+        guard let match = row.first(where: { $0.0 == key }) else { throw StoreError(.corrupt, "\(table): the record has no \(key)") }
+        let assignments = row.filter { $0.0 != key && !keeping.contains($0.0) }
+            .map { SQLBinaryExpression(SQLIdentifier($0.0), .equal, $0.1) }
+        guard !assignments.isEmpty else { return }
+        let query: SQLQueryString =
+            "UPDATE \(unsafeRaw: "\"\(table)\"") SET \(SQLList(assignments)) WHERE \(unsafeRaw: "\"\(key)\"") = \(match.1)"
+        try await db.raw(query).run()
+    }
+
     /// Lower-case letters, digits and underscores, not starting with a digit.
     static func isPlainName(_ name: String) -> Bool {
         guard let first = name.utf8.first, !(UInt8(ascii: "0")...UInt8(ascii: "9")).contains(first) else { return false }
@@ -141,9 +159,12 @@ final class RecordEncoder: Encoder {
     fileprivate var columns: [(String, any SQLExpression)] = []
     /// Set when the record wrote something that is not one plain value per column.
     fileprivate var unsupported = false
+    /// An absent optional is a NULL column (an UPDATE) rather than no column (an INSERT).
+    fileprivate var absentAsNull = false
 
-    static func columns(of model: some Encodable) throws -> [(String, any SQLExpression)] {
+    static func columns(of model: some Encodable, absentAsNull: Bool = false) throws -> [(String, any SQLExpression)] {
         let encoder = RecordEncoder()
+        encoder.absentAsNull = absentAsNull
         try model.encode(to: encoder)
         guard !encoder.unsupported else {
             throw EncodingError.invalidValue(model, .init(codingPath: [], debugDescription: "a record's columns are plain values"))
@@ -172,6 +193,22 @@ final class RecordEncoder: Encoder {
         func add(_ key: Key, _ value: any SQLExpression) { encoder.columns.append((key.stringValue, value)) }
 
         mutating func encodeNil(forKey key: Key) throws { add(key, SQLLiteral.null) }
+        mutating func encodeIfPresent(_ value: String?, forKey key: Key) throws { try present(value, key) }
+        mutating func encodeIfPresent(_ value: Int?, forKey key: Key) throws { try present(value, key) }
+        mutating func encodeIfPresent(_ value: Int64?, forKey key: Key) throws { try present(value, key) }
+        mutating func encodeIfPresent(_ value: Double?, forKey key: Key) throws { try present(value, key) }
+        mutating func encodeIfPresent(_ value: Bool?, forKey key: Key) throws { try present(value, key) }
+        mutating func encodeIfPresent<T: Encodable>(_ value: T?, forKey key: Key) throws { try present(value, key) }
+
+        /// An optional: its value, or NULL or nothing when absent.
+        private mutating func present<T: Encodable>(_ value: T?, _ key: Key) throws {
+            if let value {
+                try encode(value, forKey: key)
+            } else if encoder.absentAsNull {
+                add(key, SQLLiteral.null)
+            }
+        }
+
         mutating func encode(_ value: String, forKey key: Key) throws { add(key, SQLBind(value)) }
         mutating func encode(_ value: Int, forKey key: Key) throws { add(key, SQLBind(Int64(value))) }
         mutating func encode(_ value: Int64, forKey key: Key) throws { add(key, SQLBind(value)) }

@@ -98,26 +98,9 @@ extension StoreTransaction {
     // MARK: Services
 
     /// Writes a service's changeable fields (everything but its ids and creation time).
+    /// Writes the service's record over its row (its tenant, client id and creation time stay).
     public func updateService(_ service: ServiceRecord) async throws {
-        try await db.raw(
-            """
-            UPDATE services SET name = \(bind: service.name), secret_digest = \(bind: service.secretDigest),
-                redirect_uris = \(bind: try JSONCoding.string(service.redirectURIs)), policy = \(bind: service.policy),
-                attributes = \(bind: try JSONCoding.string(service.attributes)), backchannel_mode = \(bind: service.backchannelMode?.rawValue),
-                notification_endpoint = \(bind: service.notificationEndpoint), session_lifetime = \(bind: service.sessionLifetime),
-                session_idle_lifetime = \(bind: service.sessionIdleLifetime),
-                number_matching = \(bind: service.numberMatching ? 1 : 0),
-                roles = \(bind: try service.roles.map { try JSONCoding.string($0) }), subject_type = \(bind: service.subjectType.rawValue),
-                pairwise_salt = \(bind: service.pairwiseSalt), app_identity_token = \(bind: service.appIdentityToken ? 1 : 0),
-                id_token_alg = \(bind: service.idTokenAlgorithm),
-                post_logout_redirect_uris = \(bind: try service.postLogoutRedirectURIs.map { try JSONCoding.string($0) }),
-                backchannel_logout_uri = \(bind: service.backchannelLogoutURI),
-                require_par = \(bind: service.requirePushedAuthorizationRequests ? 1 : 0),
-                dpop_bound = \(bind: service.dpopBound ? 1 : 0), registration_digest = \(bind: service.registrationDigest),
-                gematik_profile = \(bind: service.gematikProfile ? 1 : 0)
-            WHERE id = \(bind: service.id)
-            """
-        ).run()
+        try await update("services", service, key: "id", keeping: ["tenant_id", "client_id", "created_at"])
     }
 
     /// Removes a service with its codes, refresh tokens, requests and sessions (end them first).
