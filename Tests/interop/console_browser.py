@@ -159,6 +159,17 @@ try:
     submit(driver.find_element(By.ID, "edit-service"))
     wait(lambda: exists("#notice") and "Saved" in text("notice"), message="number matching was not switched off")
     check(not driver.find_element(By.ID, "service-number-matching").is_selected(), "number matching is still on after unticking it")
+    # Every switch of the form round-trips: PAR and DPoP on, then off again.
+    for switch in ("service-require-par", "service-dpop-bound"):
+        check(not driver.find_element(By.ID, switch).is_selected(), f"{switch} is on for a service that never set it")
+        driver.find_element(By.ID, switch).click()
+        submit(driver.find_element(By.ID, "edit-service"))
+        wait(lambda: exists("#notice") and "Saved" in text("notice"), message=f"{switch} was not switched on")
+        check(driver.find_element(By.ID, switch).is_selected(), f"{switch} is off after ticking it")
+        driver.find_element(By.ID, switch).click()
+        submit(driver.find_element(By.ID, "edit-service"))
+        wait(lambda: exists("#notice") and "Saved" in text("notice"), message=f"{switch} was not switched off")
+        check(not driver.find_element(By.ID, switch).is_selected(), f"{switch} is still on after unticking it")
 
     driver.get(f"{BASE}/console/tenants/acme/users")
     # A form without its CSRF token changes nothing.

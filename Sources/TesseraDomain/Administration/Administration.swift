@@ -122,54 +122,6 @@ public struct Administration: Sendable {
         return try tenants.filter(caller.reaches).map(tenantView)
     }
 
-    // MARK: Services
-
-    package func createService(_ input: Components.Schemas.CreateService, tenant: TenantRecord, logger: Logger) async throws -> Components.Schemas.Service {
-        let name = input.name.trimmingCharacters(in: .whitespaces)
-        let mode = try input.backchannelTokenDeliveryMode.map { try BackchannelMode.documented($0) }
-        let attributes = input.attributes ?? []
-        let isPublic = input._public ?? false
-        let secret = isPublic ? nil : Secrets.randomToken()
-        var service =
-            ServiceRecord(
-                id: ServiceID(Secrets.identifier(byteCount: 12)), tenantID: tenant.id, clientID: ClientID(Secrets.identifier(byteCount: 16)),
-                name: name, secretDigest: secret.map(Secrets.digest), isPublic: isPublic,
-                redirectURIs: input.redirectUris, policy: input.policy ?? AuthenticatorPolicy.standard.description,
-                attributes: attributes, backchannelMode: mode,
-                notificationEndpoint: input.backchannelClientNotificationEndpoint, numberMatching: input.numberMatching ?? true,
-                roles: input.roles?.map(ServiceRole.init), subjectType: try input.subjectType.map { try SubjectType.documented($0) } ?? .public,
-                appIdentityToken: input.appIdentityToken ?? false, createdAt: domain.epochNow())
-        service.idTokenAlgorithm = try input.idTokenSignedResponseAlg.map { try SigningAlgorithm.documented($0) }?.rawValue ?? SigningAlgorithm.es256.rawValue
-        service.postLogoutRedirectURIs = input.postLogoutRedirectUris
-        service.backchannelLogoutURI = input.backchannelLogoutUri
-        service.requirePushedAuthorizationRequests = input.requirePushedAuthorizationRequests ?? false
-        service.dpopBound = input.dpopBoundAccessTokens ?? false
-        service.gematikProfile = input.gematikProfile ?? false
-        let record = try Self.checkedService(service, allowsPrivateOutbound: domain.settings.allowsPrivateOutbound)
-        // The JWKS has the key of the service's algorithm before its first token.
-        _ = try await domain.tokenIssuer(for: tenant, signingFor: record, logger: logger)
-        let policy = record.policy
-        try await domain.store.transaction { tx in
-            try await tx.insertService(record)
-            try await Audit.record(
-                tx, tenantID: tenant.id, actor: caller.actor, action: "service.create", target: record.clientID.rawValue,
-                details: [
-                    "name": name, "policy": policy, "public": String(isPublic),
-                    "backchannel_token_delivery_mode": mode?.rawValue ?? "none",
-                    "number_matching": String(record.numberMatching), "subject_type": record.subjectType.rawValue,
-                    "id_token_signed_response_alg": record.idTokenAlgorithm,
-                ], at: record.createdAt)
-        }
-        await domain.servicesChanged(logger: logger)
-        logger.info("service created", metadata: ["tenant": "\(tenant.name)", "client_id": "\(record.clientID)"])
-        return Components.Schemas.Service(record, secret: secret, issuer: domain.issuer(forTenantNamed: tenant.name))
-    }
-
-    package func listServices(tenant: TenantRecord) async throws -> [Components.Schemas.Service] {
-        let services = try await domain.store.read { try await $0.services(tenantID: tenant.id) }
-        return services.map { Components.Schemas.Service($0, secret: nil, issuer: domain.issuer(forTenantNamed: tenant.name)) }
-    }
-
     // MARK: Users and invitations
 
     public struct CreateUser: Codable, Sendable {

@@ -307,6 +307,43 @@ struct ConsoleRoutes {
         return FormProblem(problem.message, field: field, status: problem.status)
     }
 
+    /// A service's on/off setting as the console's form shows it: a checkbox named as the
+    /// admin API's field, ticked by the service's value (or by `standard` on a new one).
+    struct ServiceSwitch {
+        let field: String
+        let id: String
+        let label: String
+        let standard: Bool
+        let shown: KeyPath<Components.Schemas.Service, Bool>
+        let created: WritableKeyPath<Components.Schemas.CreateService, Bool?>
+        let changed: WritableKeyPath<ServiceChanges, Bool?>
+
+        /// What the template needs: the box, ticked by the form sent back or the setting.
+        func values(form: [String: String]?, service: Components.Schemas.Service?) -> [String: Any] {
+            let checked = form.map { $0.isEmpty ? standard : $0[field] == "true" } ?? service?[keyPath: shown] ?? standard
+            return ["field": field, "id": id, "label": label, "checked": checked]
+        }
+    }
+
+    /// The service's switches, in the order the form shows them: the one list to extend.
+    static var serviceSwitches: [ServiceSwitch] {
+        [
+            .init(
+                field: "number_matching", id: "service-number-matching",
+                label: "Number matching: the login page shows a number the user picks on the device", standard: true,
+                shown: \.numberMatching, created: \.numberMatching, changed: \.numberMatching),
+            .init(
+                field: "require_pushed_authorization_requests", id: "service-require-par",
+                label: "Authorization requests must be pushed first (PAR)", standard: false,
+                shown: \.requirePushedAuthorizationRequests, created: \.requirePushedAuthorizationRequests,
+                changed: \.requirePushedAuthorizationRequests),
+            .init(
+                field: "dpop_bound_access_tokens", id: "service-dpop-bound",
+                label: "Tokens are always DPoP-bound (the service must send DPoP proofs)", standard: false,
+                shown: \.dpopBoundAccessTokens, created: \.dpopBoundAccessTokens, changed: \.dpopBoundAccessTokens),
+        ]
+    }
+
     /// What a service form says, trimmed: empty optional fields are nil.
     struct ServiceForm {
         let name: String
@@ -315,13 +352,11 @@ struct ConsoleRoutes {
         let attributes: [String]
         let backchannelMode: String?
         let notificationEndpoint: String?
-        /// A checkbox: present when ticked.
-        let numberMatching: Bool
         let idTokenAlgorithm: String?
         let postLogoutRedirectURIs: [String]
         let backchannelLogoutURI: String?
-        let requirePushedAuthorizationRequests: Bool
-        let dpopBoundAccessTokens: Bool
+        /// Every switch, ticked or not (a checkbox is present only when ticked).
+        let switches: [String: Bool]
 
         init(_ form: [String: String]) {
             func text(_ name: String) -> String? {
@@ -334,13 +369,11 @@ struct ConsoleRoutes {
             policy = text("policy")
             backchannelMode = text("backchannel_token_delivery_mode")
             notificationEndpoint = text("backchannel_client_notification_endpoint")
-            numberMatching = form["number_matching"] == "true"
             idTokenAlgorithm = text("id_token_signed_response_alg")
             postLogoutRedirectURIs = (form["post_logout_redirect_uris"] ?? "").split(whereSeparator: \.isNewline)
                 .map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
             backchannelLogoutURI = text("backchannel_logout_uri")
-            requirePushedAuthorizationRequests = form["require_pushed_authorization_requests"] == "true"
-            dpopBoundAccessTokens = form["dpop_bound_access_tokens"] == "true"
+            switches = Dictionary(uniqueKeysWithValues: ConsoleRoutes.serviceSwitches.map { ($0.field, form[$0.field] == "true") })
         }
     }
 
@@ -371,7 +404,7 @@ struct ConsoleRoutes {
         let services = try await administration(current, .read, tenant: tenant).listServices(tenant: tenant)
         var values: [String: Any] = [
             // A new service matches numbers unless the operator unticks it.
-            "tenantName": tenant.name, "values": input, "numberMatching": input.isEmpty || input["number_matching"] == "true",
+            "tenantName": tenant.name, "values": input, "switches": Self.serviceSwitches.map { $0.values(form: input, service: nil) },
             "services": services.map {
                 ["name": $0.name, "clientID": $0.clientId, "kind": $0._public ? "public" : "confidential", "policy": $0.policy]
             },
@@ -393,17 +426,15 @@ struct ConsoleRoutes {
         let input = ServiceForm(form)
         let created: Components.Schemas.Service
         do {
-            created = try await administration(current, .manage, tenant: tenant).createService(
-                .init(
-                    name: input.name, redirectUris: input.redirectURIs, _public: form["public"] == "true", policy: input.policy,
-                    attributes: input.attributes, backchannelTokenDeliveryMode: try Self.choice(input.backchannelMode, BackchannelMode.self),
-                    backchannelClientNotificationEndpoint: input.notificationEndpoint, numberMatching: input.numberMatching,
-                    idTokenSignedResponseAlg: try Self.choice(input.idTokenAlgorithm, SigningAlgorithm.self),
-                    postLogoutRedirectUris: input.postLogoutRedirectURIs.isEmpty ? nil : input.postLogoutRedirectURIs,
-                    backchannelLogoutUri: input.backchannelLogoutURI,
-                    requirePushedAuthorizationRequests: input.requirePushedAuthorizationRequests,
-                    dpopBoundAccessTokens: input.dpopBoundAccessTokens),
-                tenant: tenant, logger: context.logger)
+            var body = Components.Schemas.CreateService(
+                name: input.name, redirectUris: input.redirectURIs, _public: form["public"] == "true", policy: input.policy,
+                attributes: input.attributes, backchannelTokenDeliveryMode: try Self.choice(input.backchannelMode, BackchannelMode.self),
+                backchannelClientNotificationEndpoint: input.notificationEndpoint,
+                idTokenSignedResponseAlg: try Self.choice(input.idTokenAlgorithm, SigningAlgorithm.self),
+                postLogoutRedirectUris: input.postLogoutRedirectURIs.isEmpty ? nil : input.postLogoutRedirectURIs,
+                backchannelLogoutUri: input.backchannelLogoutURI)
+            for toggle in Self.serviceSwitches { body[keyPath: toggle.created] = input.switches[toggle.field] }
+            created = try await administration(current, .manage, tenant: tenant).createService(body, tenant: tenant, logger: context.logger)
         } catch {
             guard let problem = Self.serviceProblem(error) else { throw error }
             return try await renderServices(current, tenant: tenant, problem: problem, input: form)
@@ -442,9 +473,7 @@ struct ConsoleRoutes {
         var values: [String: Any] = [
             "tenantName": tenant.name, "name": service.name, "clientID": service.clientId, "public": service._public,
             "kind": service._public ? "public client" : "confidential client", "values": input ?? stored,
-            "numberMatching": input.map { $0["number_matching"] == "true" } ?? service.numberMatching,
-            "requirePAR": input.map { $0["require_pushed_authorization_requests"] == "true" } ?? service.requirePushedAuthorizationRequests,
-            "dpopBound": input.map { $0["dpop_bound_access_tokens"] == "true" } ?? service.dpopBoundAccessTokens,
+            "switches": Self.serviceSwitches.map { $0.values(form: input, service: service) },
         ]
         if WebSessions.isBuiltIn(ClientID(service.clientId)) {
             // The server's own sign-in service: shown, never edited.
@@ -484,12 +513,10 @@ struct ConsoleRoutes {
             update.backchannelClientNotificationEndpoint = input.notificationEndpoint.map { .value($0) } ?? .null
             update.sessionLifetime = try lifetime("session_lifetime")
             update.sessionIdleLifetime = try lifetime("session_idle_lifetime")
-            update.numberMatching = input.numberMatching
             update.idTokenSignedResponseAlg = input.idTokenAlgorithm
             update.postLogoutRedirectURIs = input.postLogoutRedirectURIs.isEmpty ? .null : .value(input.postLogoutRedirectURIs)
             update.backchannelLogoutURI = input.backchannelLogoutURI.map { .value($0) } ?? .null
-            update.requirePushedAuthorizationRequests = input.requirePushedAuthorizationRequests
-            update.dpopBoundAccessTokens = input.dpopBoundAccessTokens
+            for toggle in Self.serviceSwitches { update[keyPath: toggle.changed] = input.switches[toggle.field] }
             _ = try await administration.updateService(clientID: clientID, update, tenant: tenant, logger: context.logger)
         } catch {
             guard let problem = Self.serviceProblem(error) else { throw error }
