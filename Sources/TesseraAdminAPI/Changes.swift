@@ -1,9 +1,11 @@
 package import TesseraCore
 
-// The admin API's request bodies that the generator cannot express, written by hand over the
+// The admin API's request bodies that the generator cannot express, written over the
 // generated component types (openapi-generator-config.yaml names them in typeOverrides):
 // a PATCH body must tell an absent field (unchanged) from `null` (removed), and the
-// generator drops a field whose schema is a nullable reference (`lockout` of a new tenant).
+// generator drops a field whose schema is a nullable reference (`lockout` of a tenant).
+// `Changes` does the first for any generated fields type; the tenant's two bodies, which
+// hold nullable references, are written out.
 
 /// `CreateTenant`: a new tenant's name and first settings.
 package struct TenantCreation: Codable, Hashable, Sendable {
@@ -98,90 +100,79 @@ package struct TenantChanges: Codable, Hashable, Sendable {
     }
 }
 
-/// `UpdateService`: the settings a PATCH names; `.null` removes those that may be removed.
-package struct ServiceChanges: Codable, Hashable, Sendable {
-    package var name: String?
-    package var redirectURIs: [String]?
-    package var policy: String?
-    package var attributes: [String]?
-    package var backchannelTokenDeliveryMode: Patch<String> = .absent
-    package var backchannelClientNotificationEndpoint: Patch<String> = .absent
-    package var sessionLifetime: Patch<Int> = .absent
-    package var sessionIdleLifetime: Patch<Int> = .absent
-    package var numberMatching: Bool?
-    /// Replaced whole (`null` or `[]` removes them).
-    package var roles: Patch<[Components.Schemas.Role]> = .absent
-    package var subjectType: String?
-    package var appIdentityToken: Bool?
-    package var idTokenSignedResponseAlg: String?
-    /// Replaced whole (`null` or `[]` removes them).
-    package var postLogoutRedirectURIs: Patch<[String]> = .absent
-    package var backchannelLogoutURI: Patch<String> = .absent
-    package var requirePushedAuthorizationRequests: Bool?
-    package var dpopBoundAccessTokens: Bool?
-    package var gematikProfile: Bool?
+/// A generated type of settings that a PATCH body names (every field optional).
+package protocol ChangeableFields: Codable, Hashable, Sendable {
+    associatedtype CodingKeys: CodingKey
+    /// No field named.
+    static var none: Self { get }
+}
 
-    package init() {}
+/// A PATCH body over generated fields: the values it sets, and the fields it sets to `null`
+/// (which the generated type, reading `null` as absent, cannot tell). Its fields are read
+/// and written as its own (`changes.name`); `patch` and `set` speak of one field as
+/// absent, `null` or a value.
+@dynamicMemberLookup
+package struct Changes<Fields: ChangeableFields>: Codable, Hashable, Sendable {
+    package var fields: Fields
+    /// The JSON names of the fields sent as `null`.
+    package private(set) var cleared: Set<String> = []
 
-    package enum CodingKeys: String, CodingKey {
-        case name, policy, attributes, roles
-        case redirectURIs = "redirect_uris"
-        case backchannelTokenDeliveryMode = "backchannel_token_delivery_mode"
-        case backchannelClientNotificationEndpoint = "backchannel_client_notification_endpoint"
-        case sessionLifetime = "session_lifetime"
-        case sessionIdleLifetime = "session_idle_lifetime"
-        case numberMatching = "number_matching"
-        case subjectType = "subject_type"
-        case appIdentityToken = "app_identity_token"
-        case idTokenSignedResponseAlg = "id_token_signed_response_alg"
-        case postLogoutRedirectURIs = "post_logout_redirect_uris"
-        case backchannelLogoutURI = "backchannel_logout_uri"
-        case requirePushedAuthorizationRequests = "require_pushed_authorization_requests"
-        case dpopBoundAccessTokens = "dpop_bound_access_tokens"
-        case gematikProfile = "gematik_profile"
+    package init(_ fields: Fields = .none) {
+        self.fields = fields
+    }
+
+    package subscript<Value>(dynamicMember path: WritableKeyPath<Fields, Value>) -> Value {
+        get { fields[keyPath: path] }
+        set { fields[keyPath: path] = newValue }
+    }
+
+    /// Whether the body names nothing.
+    package var isEmpty: Bool { fields == .none && cleared.isEmpty }
+
+    /// One field as the body means it: absent, `null` or a value.
+    package func patch<Value>(_ path: KeyPath<Fields, Value?>, _ key: Fields.CodingKeys) -> Patch<Value> {
+        if let value = fields[keyPath: path] { return .value(value) }
+        return cleared.contains(key.stringValue) ? .null : .absent
+    }
+
+    /// Names one field: absent, `null` or a value.
+    package mutating func set<Value>(_ path: WritableKeyPath<Fields, Value?>, _ key: Fields.CodingKeys, _ patch: Patch<Value>) {
+        cleared.remove(key.stringValue)
+        fields[keyPath: path] = nil
+        switch patch {
+        case .absent: break
+        case .null: cleared.insert(key.stringValue)
+        case .value(let value): fields[keyPath: path] = value
+        }
     }
 
     package init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        name = try container.decodeIfPresent(String.self, forKey: .name)
-        redirectURIs = try container.decodeIfPresent([String].self, forKey: .redirectURIs)
-        policy = try container.decodeIfPresent(String.self, forKey: .policy)
-        attributes = try container.decodeIfPresent([String].self, forKey: .attributes)
-        backchannelTokenDeliveryMode = try Patch(container, .backchannelTokenDeliveryMode)
-        backchannelClientNotificationEndpoint = try Patch(container, .backchannelClientNotificationEndpoint)
-        sessionLifetime = try Patch(container, .sessionLifetime)
-        sessionIdleLifetime = try Patch(container, .sessionIdleLifetime)
-        numberMatching = try container.decodeIfPresent(Bool.self, forKey: .numberMatching)
-        roles = try Patch(container, .roles)
-        subjectType = try container.decodeIfPresent(String.self, forKey: .subjectType)
-        appIdentityToken = try container.decodeIfPresent(Bool.self, forKey: .appIdentityToken)
-        idTokenSignedResponseAlg = try container.decodeIfPresent(String.self, forKey: .idTokenSignedResponseAlg)
-        postLogoutRedirectURIs = try Patch(container, .postLogoutRedirectURIs)
-        backchannelLogoutURI = try Patch(container, .backchannelLogoutURI)
-        requirePushedAuthorizationRequests = try container.decodeIfPresent(Bool.self, forKey: .requirePushedAuthorizationRequests)
-        dpopBoundAccessTokens = try container.decodeIfPresent(Bool.self, forKey: .dpopBoundAccessTokens)
-        gematikProfile = try container.decodeIfPresent(Bool.self, forKey: .gematikProfile)
+        fields = try Fields(from: decoder)
+        let container = try decoder.container(keyedBy: JSONKey.self)
+        for key in container.allKeys where Fields.CodingKeys(stringValue: key.stringValue) != nil {
+            if try container.decodeNil(forKey: key) { cleared.insert(key.stringValue) }
+        }
     }
 
     package func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encodeIfPresent(name, forKey: .name)
-        try container.encodeIfPresent(redirectURIs, forKey: .redirectURIs)
-        try container.encodeIfPresent(policy, forKey: .policy)
-        try container.encodeIfPresent(attributes, forKey: .attributes)
-        try backchannelTokenDeliveryMode.encode(into: &container, .backchannelTokenDeliveryMode)
-        try backchannelClientNotificationEndpoint.encode(into: &container, .backchannelClientNotificationEndpoint)
-        try sessionLifetime.encode(into: &container, .sessionLifetime)
-        try sessionIdleLifetime.encode(into: &container, .sessionIdleLifetime)
-        try container.encodeIfPresent(numberMatching, forKey: .numberMatching)
-        try roles.encode(into: &container, .roles)
-        try container.encodeIfPresent(subjectType, forKey: .subjectType)
-        try container.encodeIfPresent(appIdentityToken, forKey: .appIdentityToken)
-        try container.encodeIfPresent(idTokenSignedResponseAlg, forKey: .idTokenSignedResponseAlg)
-        try postLogoutRedirectURIs.encode(into: &container, .postLogoutRedirectURIs)
-        try backchannelLogoutURI.encode(into: &container, .backchannelLogoutURI)
-        try container.encodeIfPresent(requirePushedAuthorizationRequests, forKey: .requirePushedAuthorizationRequests)
-        try container.encodeIfPresent(dpopBoundAccessTokens, forKey: .dpopBoundAccessTokens)
-        try container.encodeIfPresent(gematikProfile, forKey: .gematikProfile)
+        try fields.encode(to: encoder)
+        var container = encoder.container(keyedBy: JSONKey.self)
+        for name in cleared.sorted() { try container.encodeNil(forKey: JSONKey(name)) }
     }
+}
+
+/// A member name of a JSON object.
+struct JSONKey: CodingKey {
+    let stringValue: String
+    var intValue: Int? { nil }
+    init(_ name: String) { stringValue = name }
+    init?(stringValue: String) { self.stringValue = stringValue }
+    init?(intValue: Int) { nil }
+}
+
+/// `UpdateService`: the settings of a service a PATCH names.
+package typealias ServiceChanges = Changes<Components.Schemas.ServiceFields>
+
+extension Components.Schemas.ServiceFields: ChangeableFields {
+    package static var none: Self { .init() }
 }

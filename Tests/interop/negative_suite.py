@@ -151,8 +151,9 @@ def real_ids(context: Context, template: str) -> dict:
 
 
 def resolve(document: dict, schema: dict) -> dict:
-    while "$ref" in schema:
-        schema = document["components"]["schemas"][schema["$ref"].split("/")[-1]]
+    # A reference, or a schema that is one other schema (allOf of one) with a description.
+    while "$ref" in schema or len(schema.get("allOf", [])) == 1:
+        schema = schema["allOf"][0] if "allOf" in schema else document["components"]["schemas"][schema["$ref"].split("/")[-1]]
     return schema
 
 

@@ -180,41 +180,44 @@ extension Administration {
             var next = try await service(clientID: clientID, tenant: tenant, tx: tx)
             var changed: [String] = []
             if let name = input.name { next.name = name; changed.append("name") }
-            if let uris = input.redirectURIs { next.redirectURIs = uris; changed.append("redirect_uris") }
+            if let uris = input.redirectUris { next.redirectURIs = uris; changed.append("redirect_uris") }
             if let policy = input.policy { next.policy = policy; changed.append("policy") }
             if let attributes = input.attributes { next.attributes = attributes; changed.append("attributes") }
-            switch input.backchannelTokenDeliveryMode {
+            switch input.patch(\.backchannelTokenDeliveryMode, .backchannelTokenDeliveryMode) {
             case .absent: break
             case .null: next.backchannelMode = nil; changed.append("backchannel_token_delivery_mode")
             case .value(let text):
                 next.backchannelMode = try BackchannelMode.documented(text)
                 changed.append("backchannel_token_delivery_mode")
             }
-            switch input.backchannelClientNotificationEndpoint {
+            switch input.patch(\.backchannelClientNotificationEndpoint, .backchannelClientNotificationEndpoint) {
             case .absent: if next.backchannelMode != .ping { next.notificationEndpoint = nil }
             case .null: next.notificationEndpoint = nil; changed.append("backchannel_client_notification_endpoint")
             case .value(let url): next.notificationEndpoint = url; changed.append("backchannel_client_notification_endpoint")
             }
-            switch input.sessionLifetime {
+            switch input.patch(\.sessionLifetime, .sessionLifetime) {
             case .absent: break
             case .null: next.sessionLifetime = nil; changed.append("session_lifetime")
             case .value(let seconds): next.sessionLifetime = Int64(seconds); changed.append("session_lifetime")
             }
-            switch input.sessionIdleLifetime {
+            switch input.patch(\.sessionIdleLifetime, .sessionIdleLifetime) {
             case .absent: break
             case .null: next.sessionIdleLifetime = nil; changed.append("session_idle_lifetime")
             case .value(let seconds): next.sessionIdleLifetime = Int64(seconds); changed.append("session_idle_lifetime")
             }
             if let matching = input.numberMatching { next.numberMatching = matching; changed.append("number_matching") }
-            if case .value(let roles) = input.roles { next.roles = roles.map(ServiceRole.init); changed.append("roles") }
-            if case .null = input.roles { next.roles = nil; changed.append("roles") }
+            switch input.patch(\.roles, .roles) {
+            case .absent: break
+            case .null: next.roles = nil; changed.append("roles")
+            case .value(let roles): next.roles = roles.map(ServiceRole.init); changed.append("roles")
+            }
             if let type = input.subjectType { next.subjectType = try SubjectType.documented(type); changed.append("subject_type") }
             if let token = input.appIdentityToken { next.appIdentityToken = token; changed.append("app_identity_token") }
             if let algorithm = input.idTokenSignedResponseAlg {
-                next.idTokenAlgorithm = algorithm
+                next.idTokenAlgorithm = try SigningAlgorithm.documented(algorithm).rawValue
                 changed.append("id_token_signed_response_alg")
             }
-            switch input.postLogoutRedirectURIs {
+            switch input.patch(\.postLogoutRedirectUris, .postLogoutRedirectUris) {
             case .absent: break
             case .null: next.postLogoutRedirectURIs = nil; changed.append("post_logout_redirect_uris")
             case .value(let uris): next.postLogoutRedirectURIs = uris; changed.append("post_logout_redirect_uris")
@@ -225,7 +228,7 @@ extension Administration {
                 next.requirePushedAuthorizationRequests = required
                 changed.append("require_pushed_authorization_requests")
             }
-            switch input.backchannelLogoutURI {
+            switch input.patch(\.backchannelLogoutUri, .backchannelLogoutUri) {
             case .absent: break
             case .null: next.backchannelLogoutURI = nil; changed.append("backchannel_logout_uri")
             case .value(let uri): next.backchannelLogoutURI = uri; changed.append("backchannel_logout_uri")

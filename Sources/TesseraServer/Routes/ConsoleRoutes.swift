@@ -506,16 +506,22 @@ struct ConsoleRoutes {
             }
             var update = ServiceChanges()
             update.name = input.name
-            update.redirectURIs = input.redirectURIs
+            update.redirectUris = input.redirectURIs
             update.policy = input.policy
             update.attributes = input.attributes
-            update.backchannelTokenDeliveryMode = input.backchannelMode.map { .value($0) } ?? .null
-            update.backchannelClientNotificationEndpoint = input.notificationEndpoint.map { .value($0) } ?? .null
-            update.sessionLifetime = try lifetime("session_lifetime")
-            update.sessionIdleLifetime = try lifetime("session_idle_lifetime")
-            update.idTokenSignedResponseAlg = input.idTokenAlgorithm
-            update.postLogoutRedirectURIs = input.postLogoutRedirectURIs.isEmpty ? .null : .value(input.postLogoutRedirectURIs)
-            update.backchannelLogoutURI = input.backchannelLogoutURI.map { .value($0) } ?? .null
+            update.set(
+                \.backchannelTokenDeliveryMode, .backchannelTokenDeliveryMode,
+                try Self.choice(input.backchannelMode, BackchannelMode.self).map { .value($0) } ?? .null)
+            update.set(
+                \.backchannelClientNotificationEndpoint, .backchannelClientNotificationEndpoint,
+                input.notificationEndpoint.map { .value($0) } ?? .null)
+            update.set(\.sessionLifetime, .sessionLifetime, try lifetime("session_lifetime"))
+            update.set(\.sessionIdleLifetime, .sessionIdleLifetime, try lifetime("session_idle_lifetime"))
+            update.idTokenSignedResponseAlg = try Self.choice(input.idTokenAlgorithm, SigningAlgorithm.self)
+            update.set(
+                \.postLogoutRedirectUris, .postLogoutRedirectUris,
+                input.postLogoutRedirectURIs.isEmpty ? .null : .value(input.postLogoutRedirectURIs))
+            update.set(\.backchannelLogoutUri, .backchannelLogoutUri, input.backchannelLogoutURI.map { .value($0) } ?? .null)
             for toggle in Self.serviceSwitches { update[keyPath: toggle.changed] = input.switches[toggle.field] }
             _ = try await administration.updateService(clientID: clientID, update, tenant: tenant, logger: context.logger)
         } catch {

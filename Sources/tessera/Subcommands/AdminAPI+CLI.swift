@@ -8,11 +8,6 @@ extension TenantChanges {
     var isEmpty: Bool { self == TenantChanges() }
 }
 
-extension ServiceChanges {
-    /// Names no field: nothing to send.
-    var isEmpty: Bool { self == ServiceChanges() }
-}
-
 /// A command-line option's text as one of the values the API document lists. The generator
 /// adds an empty case to an enum that may be null; it stands for no value and is never one.
 func documented<Value: RawRepresentable & CaseIterable>(_ text: String, option: String) throws -> Value where Value.RawValue == String {

@@ -287,7 +287,7 @@ extension Admin.Service {
 
         func run() async throws {
             var body = ServiceChanges()
-            body.idTokenSignedResponseAlg = idTokenAlg
+            body.idTokenSignedResponseAlg = try idTokenAlg.map { try documented($0, option: "--id-token-alg") }
             body.requirePushedAuthorizationRequests = requirePushedAuthorizationRequests
             body.dpopBoundAccessTokens = dpopBoundAccessTokens
             body.gematikProfile = gematikProfile
@@ -295,36 +295,43 @@ extension Admin.Service {
                 guard postLogoutRedirectUri.isEmpty else {
                     throw ValidationError("--no-post-logout-redirect-uris cannot be combined with --post-logout-redirect-uri")
                 }
-                body.postLogoutRedirectURIs = .null
+                body.set(\.postLogoutRedirectUris, .postLogoutRedirectUris, .null)
             } else if !postLogoutRedirectUri.isEmpty {
-                body.postLogoutRedirectURIs = .value(postLogoutRedirectUri)
+                body.postLogoutRedirectUris = postLogoutRedirectUri
             }
             if noBackchannelLogoutUri {
                 guard backchannelLogoutUri == nil else {
                     throw ValidationError("--no-backchannel-logout-uri cannot be combined with --backchannel-logout-uri")
                 }
-                body.backchannelLogoutURI = .null
+                body.set(\.backchannelLogoutUri, .backchannelLogoutUri, .null)
             } else if let backchannelLogoutUri {
-                body.backchannelLogoutURI = .value(backchannelLogoutUri)
+                body.backchannelLogoutUri = backchannelLogoutUri
             }
             body.numberMatching = numberMatching
             if noRoles {
                 guard role.isEmpty else { throw ValidationError("--no-roles cannot be combined with --role") }
-                body.roles = .null
+                body.set(\.roles, .roles, .null)
             } else if !role.isEmpty {
-                body.roles = .value(try roles(role))
+                body.roles = try roles(role)
             }
-            body.subjectType = subjectType?.rawValue
+            body.subjectType = try subjectType.map { try documented($0.rawValue, option: "--subject-type") }
             body.appIdentityToken = appIdentityToken
             body.name = name
-            if !redirectUri.isEmpty { body.redirectURIs = redirectUri }
+            if !redirectUri.isEmpty { body.redirectUris = redirectUri }
             body.policy = policy
             body.attributes = attributes.map { $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty } }
-            if let backchannelMode { body.backchannelTokenDeliveryMode = backchannelMode == "none" ? .null : .value(backchannelMode) }
-            if let notificationEndpoint { body.backchannelClientNotificationEndpoint = .value(notificationEndpoint) }
-            if let sessionLifetime { body.sessionLifetime = try secondsOr("tenant", sessionLifetime, option: "--session-lifetime") }
+            if let backchannelMode {
+                body.set(
+                    \.backchannelTokenDeliveryMode, .backchannelTokenDeliveryMode,
+                    backchannelMode == "none" ? .null : .value(try documented(backchannelMode, option: "--backchannel-mode")))
+            }
+            if let notificationEndpoint { body.backchannelClientNotificationEndpoint = notificationEndpoint }
+            if let sessionLifetime {
+                body.set(\.sessionLifetime, .sessionLifetime, try secondsOr("tenant", sessionLifetime, option: "--session-lifetime"))
+            }
             if let sessionIdleLifetime {
-                body.sessionIdleLifetime = try secondsOr("tenant", sessionIdleLifetime, option: "--session-idle-lifetime")
+                body.set(
+                    \.sessionIdleLifetime, .sessionIdleLifetime, try secondsOr("tenant", sessionIdleLifetime, option: "--session-idle-lifetime"))
             }
             guard !body.isEmpty else { throw ValidationError("give at least one field to change") }
             let service = try await options.calling { api in
