@@ -35,7 +35,7 @@ struct Harness {
     func tenant(lockout: String = #"{"free_attempts":0,"waits":[30,60],"permanent_after":3}"#) async throws
         -> (TenantRecord, ServiceRecord, secret: String)
     {
-        let input = try JSONDecoder().decode(Administration.CreateTenant.self, from: Data(#"{"name":"demo","lockout":\#(lockout)}"#.utf8))
+        let input = try JSONDecoder().decode(TenantCreation.self, from: Data(#"{"name":"demo","lockout":\#(lockout)}"#.utf8))
         _ = try await domain.administration().createTenant(input, logger: logger)
         let tenant = try await domain.tenant(named: "demo")
         let serviceInput = try JSONDecoder().decode(

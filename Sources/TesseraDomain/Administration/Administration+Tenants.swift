@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import TesseraAdminAPI
 import TesseraCore
 import TesseraStore
 import TesseraWebAuthn
@@ -71,94 +72,12 @@ extension Administration {
         return tenant
     }
 
-    public func getTenant(_ tenant: TenantRecord) async throws -> TenantView {
+    package func getTenant(_ tenant: TenantRecord) async throws -> Components.Schemas.Tenant {
         // Read afresh: the resolved record may be a node's cached copy.
         guard let current = try await domain.store.read({ try await $0.tenant(id: tenant.id) }) else {
             throw DomainError.notFound("tenant '\(tenant.name)'")
         }
-        return try tenantView(current)
-    }
-
-    /// A change of settings: only what the body names changes (`null` clears the SSO
-    /// policy or the audit retention).
-    public struct UpdateTenant: Codable, Sendable {
-        public var lockout: LockoutPolicy?
-        public var processPolicy: String?
-        public var ssoLifetime: Int?
-        public var ssoPolicy: Patch<String> = .absent
-        public var sessionLifetime: Int64?
-        public var sessionIdleLifetime: Int64?
-        public var historyRetention: Int64?
-        public var auditRetention: Patch<Int64> = .absent
-        public var accessTokenLifetime: Int64?
-        /// The tenant's app for same-device links, replaced whole (`null` removes it).
-        public var appLinks: Patch<AppLinks> = .absent
-        /// PEM certificates security keys' attestations must chain to (`null`: any key).
-        public var webAuthnTrustAnchors: Patch<String> = .absent
-        /// The tenant's WebAuthn RP ID (`null`: the server's). Changing it orphans the passkeys registered.
-        public var webAuthnRPID: Patch<String> = .absent
-        /// Services may register themselves with an initial access token (RFC 7591).
-        public var dynamicRegistration: Bool?
-
-        public init() {}
-
-        /// Whether the update names nothing.
-        public var isEmpty: Bool {
-            lockout == nil && processPolicy == nil && ssoLifetime == nil && ssoPolicy.isAbsent && sessionLifetime == nil
-                && sessionIdleLifetime == nil && historyRetention == nil && auditRetention.isAbsent && accessTokenLifetime == nil
-                && appLinks.isAbsent && webAuthnTrustAnchors.isAbsent && webAuthnRPID.isAbsent
-                && dynamicRegistration == nil
-        }
-
-        public func encode(to encoder: any Encoder) throws {
-            var container = encoder.container(keyedBy: CodingKeys.self)
-            try container.encodeIfPresent(lockout, forKey: .lockout)
-            try container.encodeIfPresent(processPolicy, forKey: .processPolicy)
-            try container.encodeIfPresent(ssoLifetime, forKey: .ssoLifetime)
-            try ssoPolicy.encode(into: &container, .ssoPolicy)
-            try container.encodeIfPresent(sessionLifetime, forKey: .sessionLifetime)
-            try container.encodeIfPresent(sessionIdleLifetime, forKey: .sessionIdleLifetime)
-            try container.encodeIfPresent(historyRetention, forKey: .historyRetention)
-            try auditRetention.encode(into: &container, .auditRetention)
-            try container.encodeIfPresent(accessTokenLifetime, forKey: .accessTokenLifetime)
-            try appLinks.encode(into: &container, .appLinks)
-            try webAuthnTrustAnchors.encode(into: &container, .webAuthnTrustAnchors)
-            try webAuthnRPID.encode(into: &container, .webAuthnRPID)
-            try container.encodeIfPresent(dynamicRegistration, forKey: .dynamicRegistration)
-        }
-
-        enum CodingKeys: String, CodingKey {
-            case lockout
-            case processPolicy = "process_policy"
-            case ssoLifetime = "sso_lifetime"
-            case ssoPolicy = "sso_policy"
-            case sessionLifetime = "session_lifetime"
-            case sessionIdleLifetime = "session_idle_lifetime"
-            case historyRetention = "history_retention"
-            case auditRetention = "audit_retention"
-            case accessTokenLifetime = "access_token_lifetime"
-            case appLinks = "app_links"
-            case webAuthnTrustAnchors = "webauthn_trust_anchors"
-            case webAuthnRPID = "webauthn_rp_id"
-            case dynamicRegistration = "dynamic_registration"
-        }
-
-        public init(from decoder: any Decoder) throws {
-            let container = try decoder.container(keyedBy: CodingKeys.self)
-            lockout = try container.decodeIfPresent(LockoutPolicy.self, forKey: .lockout)
-            processPolicy = try container.decodeIfPresent(String.self, forKey: .processPolicy)
-            ssoLifetime = try container.decodeIfPresent(Int.self, forKey: .ssoLifetime)
-            ssoPolicy = try Patch(container, .ssoPolicy)
-            sessionLifetime = try container.decodeIfPresent(Int64.self, forKey: .sessionLifetime)
-            sessionIdleLifetime = try container.decodeIfPresent(Int64.self, forKey: .sessionIdleLifetime)
-            historyRetention = try container.decodeIfPresent(Int64.self, forKey: .historyRetention)
-            auditRetention = try Patch(container, .auditRetention)
-            accessTokenLifetime = try container.decodeIfPresent(Int64.self, forKey: .accessTokenLifetime)
-            appLinks = try Patch(container, .appLinks)
-            webAuthnTrustAnchors = try Patch(container, .webAuthnTrustAnchors)
-            webAuthnRPID = try Patch(container, .webAuthnRPID)
-            dynamicRegistration = try container.decodeIfPresent(Bool.self, forKey: .dynamicRegistration)
-        }
+        return tenantView(current)
     }
 
     /// Where a tenant's app links are published. Android does not scope app links by path,
@@ -195,18 +114,21 @@ extension Administration {
         return tenant
     }
 
-    public func updateTenant(_ input: UpdateTenant, tenant: TenantRecord, logger: Logger) async throws -> TenantView {
+    /// A change of settings: only what the body names changes (`null` clears the SSO
+    /// policy, the audit retention, the app links, the trust anchors or the RP ID).
+    package func updateTenant(_ input: TenantChanges, tenant: TenantRecord, logger: Logger) async throws -> Components.Schemas.Tenant {
         // A tenant's own key may not shorten the record of what it did.
         if case .absent = input.auditRetention {} else if caller.tenantID != nil {
             throw DomainError(.forbidden, .accessDenied, "audit_retention is set with a key for every tenant")
         }
-        try Self.checkFloors(input.lockout)
+        let lockout = try input.lockout.map(LockoutPolicy.documented)
+        try Self.checkFloors(lockout)
         let now = domain.epochNow()
         let updated: TenantRecord = try await domain.store.transaction { tx in
             guard var next = try await tx.tenant(id: tenant.id) else { throw DomainError.notFound("tenant '\(tenant.name)'") }
             let before = next
             var changed: [String] = []
-            if let lockout = input.lockout { next.lockoutPolicy = lockout; changed.append("lockout") }
+            if let lockout { next.lockoutPolicy = lockout; changed.append("lockout") }
             if let policy = input.processPolicy { next.processPolicy = policy; changed.append("process_policy") }
             if let lifetime = input.ssoLifetime {
                 next.ssoLifetime = lifetime
@@ -222,13 +144,13 @@ extension Administration {
                 next.ssoPolicy = nil
                 changed.append("sso_policy")
             }
-            if let lifetime = input.sessionLifetime { next.sessionLifetime = lifetime; changed.append("session_lifetime") }
-            if let idle = input.sessionIdleLifetime { next.sessionIdleLifetime = idle; changed.append("session_idle_lifetime") }
-            if let retention = input.historyRetention { next.historyRetention = retention; changed.append("history_retention") }
-            if case .value(let retention) = input.auditRetention { next.auditRetention = retention; changed.append("audit_retention") }
+            if let lifetime = input.sessionLifetime { next.sessionLifetime = Int64(lifetime); changed.append("session_lifetime") }
+            if let idle = input.sessionIdleLifetime { next.sessionIdleLifetime = Int64(idle); changed.append("session_idle_lifetime") }
+            if let retention = input.historyRetention { next.historyRetention = Int64(retention); changed.append("history_retention") }
+            if case .value(let retention) = input.auditRetention { next.auditRetention = Int64(retention); changed.append("audit_retention") }
             if case .null = input.auditRetention { next.auditRetention = nil; changed.append("audit_retention") }
-            if let lifetime = input.accessTokenLifetime { next.accessTokenLifetime = lifetime; changed.append("access_token_lifetime") }
-            if case .value(let links) = input.appLinks { next.appLinks = links; changed.append("app_links") }
+            if let lifetime = input.accessTokenLifetime { next.accessTokenLifetime = Int64(lifetime); changed.append("access_token_lifetime") }
+            if case .value(let links) = input.appLinks { next.appLinks = AppLinks(links); changed.append("app_links") }
             if case .null = input.appLinks { next.appLinks = nil; changed.append("app_links") }
             if case .value(let anchors) = input.webAuthnTrustAnchors {
                 next.webAuthnTrustAnchors = anchors
@@ -252,7 +174,7 @@ extension Administration {
         }
         await domain.announce(RequestNotice(keys: [EventKey.tenant(named: tenant.name)]), logger: logger)
         logger.info("tenant updated", metadata: ["tenant": "\(tenant.name)"])
-        return try tenantView(updated)
+        return tenantView(updated)
     }
 
     /// Removes a tenant with everything in it (its audit entries stay). Refused while it
@@ -273,5 +195,38 @@ extension Administration {
         await domain.announce(
             RequestNotice(keys: [EventKey.tenant(named: tenant.name), EventKey.signingKeys(tenantID: tenant.id)]), logger: logger)
         logger.notice("tenant deleted", metadata: ["tenant": "\(tenant.name)"])
+    }
+}
+
+extension Components.Schemas.Lockout {
+    init(_ policy: LockoutPolicy) {
+        self.init(freeAttempts: policy.freeAttempts, waits: policy.waits, permanentAfter: policy.permanentAfter)
+    }
+}
+
+extension LockoutPolicy {
+    /// The policy a request names, refused (400) when it does not hold together.
+    static func documented(_ lockout: Components.Schemas.Lockout) throws -> LockoutPolicy {
+        do {
+            return try LockoutPolicy(freeAttempts: lockout.freeAttempts, waits: lockout.waits, permanentAfter: lockout.permanentAfter)
+        } catch {
+            throw DomainError.invalidRequest("lockout: \(error)")
+        }
+    }
+}
+
+extension Components.Schemas.AppLinks {
+    init(_ links: AppLinks) {
+        self.init(
+            linkDomain: links.linkDomain, customScheme: links.customScheme, appleAppIds: links.appleAppIDs,
+            androidApps: links.androidApps.map { .init(packageName: $0.packageName, sha256CertFingerprints: $0.sha256CertFingerprints) })
+    }
+}
+
+extension AppLinks {
+    init(_ links: Components.Schemas.AppLinks) {
+        self.init(
+            linkDomain: links.linkDomain, customScheme: links.customScheme, appleAppIDs: links.appleAppIds ?? [],
+            androidApps: (links.androidApps ?? []).map { AndroidApp(packageName: $0.packageName, sha256CertFingerprints: $0.sha256CertFingerprints) })
     }
 }

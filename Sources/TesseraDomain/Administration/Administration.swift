@@ -16,89 +16,30 @@ public struct Administration: Sendable {
 
     // MARK: Tenants
 
-    public struct CreateTenant: Codable, Sendable {
-        let name: String
-        let lockout: LockoutPolicy?
-        let processPolicy: String?
-        let ssoLifetime: Int?
-        let ssoPolicy: String?
-
-        public init(name: String, lockout: LockoutPolicy? = nil, processPolicy: String? = nil, ssoLifetime: Int? = nil, ssoPolicy: String? = nil) {
-            self.name = name
-            self.lockout = lockout
-            self.processPolicy = processPolicy
-            self.ssoLifetime = ssoLifetime
-            self.ssoPolicy = ssoPolicy
-        }
-
-        enum CodingKeys: String, CodingKey {
-            case name, lockout
-            case processPolicy = "process_policy"
-            case ssoLifetime = "sso_lifetime"
-            case ssoPolicy = "sso_policy"
-        }
-    }
-
     /// The longest single sign-on session a tenant may have: one day.
     public static let maximumSSOLifetime = 86_400
 
-    public struct TenantView: Codable, Sendable {
-        public let id: TenantID
-        public let name: String
-        public let issuer: String
-        public let lockout: LockoutPolicy
-        public let processPolicy: String
-        public let ssoLifetime: Int
-        public let ssoPolicy: String?
-        public let sessionLifetime: Int64
-        public let sessionIdleLifetime: Int64
-        public let historyRetention: Int64
-        public let auditRetention: Int64?
-        public let accessTokenLifetime: Int64
-        public let appLinks: AppLinks?
-        public let webAuthnTrustAnchors: String?
-        /// The RP ID passkeys are bound to (the tenant's, the server's, or the public URL's host).
-        public let webAuthnRPID: String
-        public let dynamicRegistration: Bool
-        public let androidAppsHostWide: Bool
-        enum CodingKeys: String, CodingKey {
-            case id, name, issuer, lockout
-            case processPolicy = "process_policy"
-            case ssoLifetime = "sso_lifetime"
-            case ssoPolicy = "sso_policy"
-            case sessionLifetime = "session_lifetime"
-            case sessionIdleLifetime = "session_idle_lifetime"
-            case historyRetention = "history_retention"
-            case auditRetention = "audit_retention"
-            case accessTokenLifetime = "access_token_lifetime"
-            case appLinks = "app_links"
-            case webAuthnTrustAnchors = "webauthn_trust_anchors"
-            case webAuthnRPID = "webauthn_rp_id"
-            case dynamicRegistration = "dynamic_registration"
-            case androidAppsHostWide = "android_apps_host_wide"
-        }
-    }
-
-    public func tenantView(_ record: TenantRecord) throws -> TenantView {
-        TenantView(
-            id: record.id, name: record.name, issuer: domain.issuer(forTenantNamed: record.name), lockout: record.lockoutPolicy,
+    package func tenantView(_ record: TenantRecord) -> Components.Schemas.Tenant {
+        Components.Schemas.Tenant(
+            id: record.id.rawValue, name: record.name, issuer: domain.issuer(forTenantNamed: record.name), lockout: .init(record.lockoutPolicy),
             processPolicy: record.processPolicy, ssoLifetime: record.ssoLifetime, ssoPolicy: record.ssoPolicy,
-            sessionLifetime: record.sessionLifetime, sessionIdleLifetime: record.sessionIdleLifetime,
-            historyRetention: record.historyRetention, auditRetention: record.auditRetention,
-            accessTokenLifetime: record.accessTokenLifetime, appLinks: record.appLinks,
-            webAuthnTrustAnchors: record.webAuthnTrustAnchors, webAuthnRPID: domain.passkeys.relyingParty(for: record).id,
+            sessionLifetime: Int(record.sessionLifetime), sessionIdleLifetime: Int(record.sessionIdleLifetime),
+            historyRetention: Int(record.historyRetention), auditRetention: record.auditRetention.map(Int.init),
+            accessTokenLifetime: Int(record.accessTokenLifetime), appLinks: record.appLinks.map(Components.Schemas.AppLinks.init),
+            webauthnTrustAnchors: record.webAuthnTrustAnchors, webauthnRpId: domain.passkeys.relyingParty(for: record).id,
             dynamicRegistration: record.dynamicRegistration, androidAppsHostWide: record.androidAppsHostWide)
     }
 
-    public func createTenant(_ input: CreateTenant, logger: Logger) async throws -> TenantView {
+    package func createTenant(_ input: TenantCreation, logger: Logger) async throws -> Components.Schemas.Tenant {
         guard Validation.isTenantName(input.name) else {
             throw DomainError.invalidRequest("a tenant name is 1 to 63 characters of a-z, 0-9 and '-', not starting with '-'")
         }
-        try Self.checkFloors(input.lockout)
+        let lockout = try input.lockout.map(LockoutPolicy.documented)
+        try Self.checkFloors(lockout)
         let now = domain.epochNow()
         let tenant = try Self.checkedSettings(
             TenantRecord(
-                id: TenantID(Secrets.identifier(byteCount: 12)), name: input.name, lockoutPolicy: input.lockout ?? .standard,
+                id: TenantID(Secrets.identifier(byteCount: 12)), name: input.name, lockoutPolicy: lockout ?? .standard,
                 processPolicy: input.processPolicy ?? AuthenticatorPolicy.accountProcessDefault, ssoLifetime: input.ssoLifetime ?? 0,
                 ssoPolicy: input.ssoPolicy ?? ((input.ssoLifetime ?? 0) > 0 ? "device" : nil), createdAt: now))
         let key = try ServerSigningKey.generate(.es256)
@@ -114,12 +55,12 @@ public struct Administration: Sendable {
                 details: ["process_policy": tenant.processPolicy], at: now)
         }
         logger.info("tenant created", metadata: ["tenant": "\(tenant.name)"])
-        return try tenantView(tenant)
+        return tenantView(tenant)
     }
 
-    public func listTenants() async throws -> [TenantView] {
+    package func listTenants() async throws -> [Components.Schemas.Tenant] {
         let tenants = try await domain.store.read { try await $0.tenants() }
-        return try tenants.filter(caller.reaches).map(tenantView)
+        return tenants.filter(caller.reaches).map(tenantView)
     }
 
     // MARK: Users and invitations

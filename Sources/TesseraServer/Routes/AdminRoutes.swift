@@ -135,7 +135,7 @@ struct AdminRoutes {
     // MARK: Tenants
 
     @Sendable func createTenant(_ request: Request, context: TesseraRequestContext, administration: Administration) async throws -> Response {
-        let input = try await RequestDecoding.json(Administration.CreateTenant.self, from: request)
+        let input = try await RequestDecoding.json(TenantCreation.self, from: request)
         return JSONResponse.make(try await administration.createTenant(input, logger: context.logger), status: .created)
     }
 
@@ -150,7 +150,7 @@ struct AdminRoutes {
 
     /// `PATCH /admin/tenants/{tenant}`: changes the settings the body names.
     @Sendable func updateTenant(_ request: Request, context: TesseraRequestContext, administration: Administration) async throws -> Response {
-        let input = try await RequestDecoding.json(Administration.UpdateTenant.self, from: request)
+        let input = try await RequestDecoding.json(TenantChanges.self, from: request)
         return JSONResponse.make(try await administration.updateTenant(input, tenant: try context.requireTenant(), logger: context.logger))
     }
 

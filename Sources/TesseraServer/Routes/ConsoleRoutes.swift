@@ -157,7 +157,7 @@ struct ConsoleRoutes {
         let administration = try administration(current, .read)
         var cards: [[String: Any]] = []
         for view in try await administration.listTenants() {
-            let figures = try await domain.store.read { try await $0.tenantFigures(tenantID: view.id, now: domain.epochNow(), hours: 24) }
+            let figures = try await domain.store.read { try await $0.tenantFigures(tenantID: TenantID(view.id), now: domain.epochNow(), hours: 24) }
             cards.append([
                 "name": view.name, "users": figures.users, "activations": figures.activations,
                 "logins": figures.loginsPerHour.reduce(0, +), "failures": figures.failuresPerHour.reduce(0, +),
@@ -241,12 +241,12 @@ struct ConsoleRoutes {
         let tenant = try await tenant(context, current)
         do {
             let administration = try administration(current, .manage, tenant: tenant)
-            func number(_ name: String) throws -> Int64? {
+            func number(_ name: String) throws -> Int? {
                 guard let text = form[name]?.trimmingCharacters(in: .whitespaces), !text.isEmpty else { return nil }
-                guard let value = Int64(text) else { throw FormProblem("\(name) must be a whole number", field: name) }
+                guard let value = Int(text) else { throw FormProblem("\(name) must be a whole number", field: name) }
                 return value
             }
-            var update = Administration.UpdateTenant()
+            var update = TenantChanges()
             if let free = try number("free_attempts") {
                 let waits = try (form["waits"] ?? "").split(separator: ",").map { part in
                     guard let value = Int(part.trimmingCharacters(in: .whitespaces)) else {
@@ -254,14 +254,16 @@ struct ConsoleRoutes {
                     }
                     return value
                 }
-                do {
-                    update.lockout = try LockoutPolicy(freeAttempts: Int(free), waits: waits, permanentAfter: try number("permanent_after").map { Int($0) })
-                } catch let error as PolicyError {
+                let lockout = Components.Schemas.Lockout(freeAttempts: free, waits: waits, permanentAfter: try number("permanent_after"))
+                if case .failure(let error) = Result(catching: { () throws(PolicyError) in
+                    try LockoutPolicy(freeAttempts: lockout.freeAttempts, waits: lockout.waits, permanentAfter: lockout.permanentAfter)
+                }) {
                     throw FormProblem("the lockout policy is not valid: \(error)", field: "free_attempts")
                 }
+                update.lockout = lockout
             }
             if let policy = form["process_policy"], !policy.isEmpty { update.processPolicy = policy }
-            update.ssoLifetime = try number("sso_lifetime").map { Int($0) }
+            update.ssoLifetime = try number("sso_lifetime")
             update.sessionLifetime = try number("session_lifetime")
             update.sessionIdleLifetime = try number("session_idle_lifetime")
             update.accessTokenLifetime = try number("access_token_lifetime")

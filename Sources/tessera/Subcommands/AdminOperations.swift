@@ -59,7 +59,7 @@ enum Show {
         print("dynamic_registration: \(tenant.dynamicRegistration)")
         print(
             "lockout: free_attempts=\(tenant.lockout.freeAttempts) waits=\(tenant.lockout.waits.map(String.init).joined(separator: ","))"
-                + " permanent_after=\(tenant.lockout.permanentAfter)")
+                + " permanent_after=\(tenant.lockout.permanentAfter.map(String.init) ?? "never")")
     }
 
     static func service(_ service: Components.Schemas.Service) {
