@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import TesseraAdminAPI
 import TesseraCore
 import TesseraCrypto
 import TesseraStore
@@ -113,36 +114,12 @@ public struct AdminKeys: Sendable {
         return AdminCaller(role: key.role, tenantID: key.tenantID, keyID: key.id)
     }
 
-    public struct CreateKey: Codable, Sendable {
-        let name: String
-        let role: AdminRole
-        let tenant: String?
-
-        public init(name: String, role: AdminRole, tenant: String?) {
-            self.name = name
-            self.role = role
-            self.tenant = tenant
-        }
-    }
-
-    public struct KeyView: Codable, Sendable {
-        public let id: String
-        public let name: String
-        public let role: AdminRole
-        /// The tenant's name; absent: every tenant.
-        public let tenant: String?
-        public let createdAt: Date
-        /// Only in the answer that created it.
-        public let key: String?
-
-        enum CodingKeys: String, CodingKey {
-            case id, name, role, tenant, key
-            case createdAt = "created_at"
-        }
-    }
-
-    public func create(_ input: CreateKey, by caller: AdminCaller, logger: Logger) async throws -> KeyView {
+    /// A new key; its secret is in this answer only.
+    package func create(_ input: Components.Schemas.CreateAdminKey, by caller: AdminCaller, logger: Logger) async throws
+        -> Components.Schemas.AdminKey
+    {
         try caller.check(.manage)
+        let role = try AdminRole.documented(input.role)
         let name = input.name.trimmingCharacters(in: .whitespaces)
         guard (1...128).contains(name.count) else { throw DomainError.invalidRequest("a key needs a name of 1 to 128 characters") }
         var tenant: TenantRecord?
@@ -158,27 +135,25 @@ public struct AdminKeys: Sendable {
         let secret = Self.prefix + Secrets.randomToken()
         let now = domain.epochNow()
         let record = AdminKeyRecord(
-            id: Secrets.identifier(byteCount: 12), name: name, digest: Secrets.digest(secret), role: input.role, tenantID: tenant?.id,
+            id: Secrets.identifier(byteCount: 12), name: name, digest: Secrets.digest(secret), role: role, tenantID: tenant?.id,
             createdAt: now)
         try await domain.store.transaction { tx in
             try await tx.insertAdminKey(record)
             try await Audit.record(
                 tx, tenantID: tenant?.id, actor: caller.actor, action: "admin_key.create", target: record.id,
-                details: ["name": name, "role": input.role.rawValue, "tenant": tenant?.name ?? "*"], at: now)
+                details: ["name": name, "role": role.rawValue, "tenant": tenant?.name ?? "*"], at: now)
         }
-        logger.info("admin key created", metadata: ["key_id": "\(record.id)", "role": "\(input.role.rawValue)"])
-        return KeyView(id: record.id, name: name, role: input.role, tenant: tenant?.name, createdAt: Self.date(now), key: secret)
+        logger.info("admin key created", metadata: ["key_id": "\(record.id)", "role": "\(role.rawValue)"])
+        return Components.Schemas.AdminKey(record, tenant: tenant?.name, key: secret)
     }
 
-    public func list(by caller: AdminCaller) async throws -> [KeyView] {
+    package func list(by caller: AdminCaller) async throws -> [Components.Schemas.AdminKey] {
         try caller.check(.manage)
         let (keys, tenants) = try await domain.store.read { tx in
             (try await tx.adminKeys(tenantID: caller.tenantID), try await tx.tenants())
         }
         let names = Dictionary(uniqueKeysWithValues: tenants.map { ($0.id, $0.name) })
-        return keys.map {
-            KeyView(id: $0.id, name: $0.name, role: $0.role, tenant: $0.tenantID.flatMap { names[$0] }, createdAt: Self.date($0.createdAt), key: nil)
-        }
+        return keys.map { Components.Schemas.AdminKey($0, tenant: $0.tenantID.flatMap { names[$0] }, key: nil) }
     }
 
     /// Revokes a key at once; another tenant's key is 404 to a tenant's admin.
@@ -195,8 +170,24 @@ public struct AdminKeys: Sendable {
         }
         logger.info("admin key revoked", metadata: ["key_id": "\(id)"])
     }
+}
 
-    static func date(_ epoch: Int64) -> Date { Date(timeIntervalSince1970: TimeInterval(epoch)) }
+extension Components.Schemas.AdminKey {
+    /// A key as the admin API shows it: its tenant's name (absent: every tenant), and its
+    /// secret only in the answer that created it.
+    init(_ record: AdminKeyRecord, tenant: String?, key: String?) {
+        self.init(id: record.id, name: record.name, role: .init(record.role), tenant: tenant, createdAt: Double(record.createdAt), key: key)
+    }
+}
+
+extension Components.Schemas.AdminKey.RolePayload {
+    init(_ role: AdminRole) {
+        switch role {
+        case .admin: self = .admin
+        case .helpdesk: self = .helpdesk
+        case .auditor: self = .auditor
+        }
+    }
 }
 
 extension Domain {

@@ -32,3 +32,7 @@ extension SubjectType: DocumentedValue {
 extension SigningAlgorithm: DocumentedValue {
     static var refusal: String { "id_token_signed_response_alg is ES256, RS256 or EdDSA" }
 }
+
+extension AdminRole: DocumentedValue {
+    static var refusal: String { "role is admin, helpdesk or auditor" }
+}

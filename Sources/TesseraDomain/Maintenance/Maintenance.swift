@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import TesseraAdminAPI
 import TesseraCore
 import TesseraStore
 
@@ -16,13 +17,8 @@ public struct Maintenance: Sendable {
     /// Rows deleted per transaction.
     public static let batchSize = 500
 
-    /// What one purge deleted, by target; `history` and `audit` summed over tenants.
-    public struct PurgeReport: Codable, Sendable {
-        public let at: Int64
-        public let deleted: [String: Int]
-    }
-
-    public func purge(logger: Logger) async throws -> PurgeReport {
+    /// Purges now and answers what went.
+    package func purge(logger: Logger) async throws -> Components.Schemas.PurgeReport {
         let now = domain.epochNow()
         let spentBefore = now - Self.reuseDetectionWindow
         var deleted: [String: Int] = [:]
@@ -46,7 +42,7 @@ public struct Maintenance: Sendable {
         try await domain.store.transaction { try await $0.recordMaintenance("purge", at: now, details: deleted) }
         let total = deleted.values.reduce(0, +)
         logger.info("purge done", metadata: ["deleted": "\(total)"])
-        return PurgeReport(at: now, deleted: deleted)
+        return Components.Schemas.PurgeReport(at: now, deleted: deleted)
     }
 
     /// Runs `batch` in its own transaction until it deletes less than a full batch.
@@ -60,21 +56,20 @@ public struct Maintenance: Sendable {
     }
 
     /// Row counts per table and the last purge (of any node).
-    public struct Stats: Codable, Sendable {
-        public let tables: [String: Int]
-        public let lastPurge: PurgeReport?
-
-        enum CodingKeys: String, CodingKey {
-            case tables
-            case lastPurge = "last_purge"
-        }
-    }
-
-    public func stats() async throws -> Stats {
+    package func stats() async throws -> Components.Schemas.Stats {
         try await domain.store.read { tx in
             let last = try await tx.lastMaintenance("purge")
-            return Stats(tables: try await tx.rowCounts(), lastPurge: last.map { PurgeReport(at: $0.at, deleted: $0.details) })
+            return Components.Schemas.Stats(
+                tables: .init(additionalProperties: try await tx.rowCounts()),
+                lastPurge: last.map { Components.Schemas.PurgeReport(at: $0.at, deleted: $0.details) })
         }
+    }
+}
+
+extension Components.Schemas.PurgeReport {
+    /// What one purge deleted, by target; `history` and `audit` summed over tenants.
+    init(at: Int64, deleted: [String: Int]) {
+        self.init(at: Int(at), deleted: .init(additionalProperties: deleted))
     }
 }
 

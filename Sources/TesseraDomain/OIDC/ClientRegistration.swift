@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import TesseraAdminAPI
 import TesseraCore
 import TesseraCrypto
 import TesseraStore
@@ -250,51 +251,10 @@ public struct ClientRegistration: Sendable {
 }
 
 extension Administration {
-    /// An initial access token for dynamic client registration, as the admin API shows it.
-    public struct RegistrationTokenView: Codable, Sendable {
-        public let id: String
-        /// Only in the answer that made it.
-        public let token: String?
-        public let usesLeft: Int
-        public let expiresAt: Int64
-        public let createdAt: Int64
-
-        enum CodingKeys: String, CodingKey {
-            case id, token
-            case usesLeft = "uses_left"
-            case expiresAt = "expires_at"
-            case createdAt = "created_at"
-        }
-
-        init(_ record: RegistrationTokenRecord, token: String? = nil) {
-            id = record.id
-            self.token = token
-            usesLeft = record.usesLeft
-            expiresAt = record.expiresAt
-            createdAt = record.createdAt
-        }
-    }
-
-    public struct CreateRegistrationToken: Codable, Sendable {
-        /// How many registrations it allows (1 to 1000; default 1).
-        public let uses: Int?
-        /// How long it is good for, in seconds (60 s to 30 days; default a day).
-        public let ttlSeconds: Int64?
-
-        public init(uses: Int?, ttlSeconds: Int64?) {
-            self.uses = uses
-            self.ttlSeconds = ttlSeconds
-        }
-
-        enum CodingKeys: String, CodingKey {
-            case uses
-            case ttlSeconds = "ttl_seconds"
-        }
-    }
-
-    /// A new initial access token (shown once; stored as a digest).
-    public func createRegistrationToken(_ input: CreateRegistrationToken, tenant: TenantRecord, logger: Logger) async throws
-        -> RegistrationTokenView
+    /// A new initial access token (shown once; stored as a digest): 1 to 1000 uses (default
+    /// 1), good for 60 s to 30 days (default a day).
+    package func createRegistrationToken(_ input: Components.Schemas.CreateRegistrationToken, tenant: TenantRecord, logger: Logger)
+        async throws -> Components.Schemas.RegistrationToken
     {
         let uses = input.uses ?? 1
         let ttl = input.ttlSeconds ?? 86_400
@@ -304,8 +264,8 @@ extension Administration {
         let token = Secrets.randomToken()
         let now = domain.epochNow()
         let record = RegistrationTokenRecord(
-            id: Secrets.identifier(byteCount: 12), tenantID: tenant.id, digest: Secrets.digest(token), usesLeft: uses, expiresAt: now + ttl,
-            createdAt: now)
+            id: Secrets.identifier(byteCount: 12), tenantID: tenant.id, digest: Secrets.digest(token), usesLeft: uses,
+            expiresAt: now + Int64(ttl), createdAt: now)
         try await domain.store.transaction { tx in
             try await tx.insertRegistrationToken(record)
             try await Audit.record(
@@ -313,11 +273,11 @@ extension Administration {
                 details: ["uses": String(uses), "expires_at": String(record.expiresAt)], at: now)
         }
         logger.info("registration token issued", metadata: ["tenant": "\(tenant.name)", "id": "\(record.id)"])
-        return RegistrationTokenView(record, token: token)
+        return Components.Schemas.RegistrationToken(record, token: token)
     }
 
-    public func listRegistrationTokens(tenant: TenantRecord) async throws -> [RegistrationTokenView] {
-        try await domain.store.read { try await $0.registrationTokens(tenantID: tenant.id) }.map { RegistrationTokenView($0) }
+    package func listRegistrationTokens(tenant: TenantRecord) async throws -> [Components.Schemas.RegistrationToken] {
+        try await domain.store.read { try await $0.registrationTokens(tenantID: tenant.id) }.map { Components.Schemas.RegistrationToken($0) }
     }
 
     public func revokeRegistrationToken(id: String, tenant: TenantRecord, logger: Logger) async throws {
@@ -328,6 +288,15 @@ extension Administration {
             }
             try await Audit.record(tx, tenantID: tenant.id, actor: caller.actor, action: "registration_token.revoke", target: id, details: [:], at: now)
         }
+    }
+}
+
+extension Components.Schemas.RegistrationToken {
+    /// An initial access token as the admin API shows it; the token itself only in the
+    /// answer that made it.
+    init(_ record: RegistrationTokenRecord, token: String? = nil) {
+        self.init(
+            id: record.id, token: token, usesLeft: record.usesLeft, expiresAt: Double(record.expiresAt), createdAt: Double(record.createdAt))
     }
 }
 

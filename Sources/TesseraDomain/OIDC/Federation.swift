@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import JWTKit
 import Logging
+import TesseraAdminAPI
 import TesseraCore
 import TesseraCrypto
 import TesseraStore
@@ -551,91 +552,11 @@ extension Domain {
 // MARK: Administration
 
 extension Administration {
-    /// An external provider as an administrator adds it (`POST .../identity-providers`).
-    public struct CreateIdentityProvider: Codable, Sendable {
-        public let name: String
-        public let displayName: String
-        public let logoURI: String?
-        public let discoveryURL: String
-        public let clientID: String
-        public let clientSecret: String?
-        public let scope: String?
-        public let linkClaim: String?
-        public let linkField: String?
-        public let claimMapping: [String: String]?
-
-        public init(
-            name: String, displayName: String, logoURI: String?, discoveryURL: String, clientID: String, clientSecret: String?,
-            scope: String?, linkClaim: String?, linkField: String?, claimMapping: [String: String]?
-        ) {
-            self.name = name
-            self.displayName = displayName
-            self.logoURI = logoURI
-            self.discoveryURL = discoveryURL
-            self.clientID = clientID
-            self.clientSecret = clientSecret
-            self.scope = scope
-            self.linkClaim = linkClaim
-            self.linkField = linkField
-            self.claimMapping = claimMapping
-        }
-
-        enum CodingKeys: String, CodingKey {
-            case name, scope
-            case displayName = "display_name"
-            case logoURI = "logo_uri"
-            case discoveryURL = "discovery_url"
-            case clientID = "client_id"
-            case clientSecret = "client_secret"
-            case linkClaim = "link_claim"
-            case linkField = "link_field"
-            case claimMapping = "claim_mapping"
-        }
-    }
-
-    /// A provider as the admin API shows it: never its client secret.
-    public struct IdentityProviderView: Codable, Sendable {
-        public let name: String
-        public let displayName: String
-        public let logoURI: String?
-        public let discoveryURL: String
-        public let issuer: String?
-        public let clientID: String
-        public let confidential: Bool
-        public let scope: String
-        public let linkClaim: String?
-        public let linkField: String?
-        public let claimMapping: [String: String]
-        public let redirectURI: String
-        public let createdAt: Int64
-
-        enum CodingKeys: String, CodingKey {
-            case name, scope, issuer, confidential
-            case displayName = "display_name"
-            case logoURI = "logo_uri"
-            case discoveryURL = "discovery_url"
-            case clientID = "client_id"
-            case linkClaim = "link_claim"
-            case linkField = "link_field"
-            case claimMapping = "claim_mapping"
-            case redirectURI = "redirect_uri"
-            case createdAt = "created_at"
-        }
-    }
-
-    func view(_ provider: IdentityProviderRecord, issuer: String?, tenant: TenantRecord) -> IdentityProviderView {
-        IdentityProviderView(
-            name: provider.name, displayName: provider.displayName, logoURI: provider.logoURI, discoveryURL: provider.discoveryURL,
-            issuer: issuer, clientID: provider.clientID, confidential: provider.sealedClientSecret != nil, scope: provider.scope,
-            linkClaim: provider.linkClaim, linkField: provider.linkField, claimMapping: provider.claimMapping,
-            redirectURI: Federation.redirectURI(issuer: domain.issuer(forTenantNamed: tenant.name)), createdAt: provider.createdAt)
-    }
-
     /// Adds a provider after reading its discovery document (so a wrong URL is found now,
     /// not at a user's login).
-    public func addIdentityProvider(_ input: CreateIdentityProvider, tenant: TenantRecord, http: any OutboundHTTP, logger: Logger)
-        async throws -> IdentityProviderView
-    {
+    package func addIdentityProvider(
+        _ input: Components.Schemas.CreateIdentityProvider, tenant: TenantRecord, http: any OutboundHTTP, logger: Logger
+    ) async throws -> Components.Schemas.IdentityProvider {
         guard Validation.isTenantName(input.name) else {
             throw DomainError.invalidRequest("name is 1 to 63 lower-case letters, digits and hyphens")
         }
@@ -646,18 +567,18 @@ extension Administration {
             return value
         }
         let displayName = try text(input.displayName, "display_name", maximum: 100)!
-        let clientID = try text(input.clientID, "client_id")!
+        let clientID = try text(input.clientId, "client_id")!
         let secret = try text(input.clientSecret, "client_secret", maximum: 1024)
         let scope = try text(input.scope, "scope", maximum: 512) ?? "openid email profile"
         guard scope.split(separator: " ").contains("openid") else { throw DomainError.invalidRequest("scope must include openid") }
         let loopback = domain.allowsLoopbackProviders
-        if let logo = input.logoURI, !Federation.isAcceptableURL(logo, allowLoopbackHTTP: loopback) || logo.utf8.count > 1024 {
+        if let logo = input.logoUri, !Federation.isAcceptableURL(logo, allowLoopbackHTTP: loopback) || logo.utf8.count > 1024 {
             throw DomainError.invalidRequest("logo_uri is an HTTPS URL")
         }
-        guard Federation.isAcceptableURL(input.discoveryURL, allowLoopbackHTTP: loopback), input.discoveryURL.utf8.count <= 1024 else {
+        guard Federation.isAcceptableURL(input.discoveryUrl, allowLoopbackHTTP: loopback), input.discoveryUrl.utf8.count <= 1024 else {
             throw DomainError.invalidRequest("discovery_url is an HTTPS URL (HTTP on the loopback only where this server is not on HTTPS)")
         }
-        if let refusal = OutboundTargets.refusal(input.discoveryURL, allowsPrivate: domain.settings.allowsPrivateOutbound) {
+        if let refusal = OutboundTargets.refusal(input.discoveryUrl, allowsPrivate: domain.settings.allowsPrivateOutbound) {
             throw DomainError.invalidRequest("discovery_url is refused: \(refusal)")
         }
         let linkClaim = try text(input.linkClaim, "link_claim", maximum: 64)
@@ -665,17 +586,17 @@ extension Administration {
         guard (linkClaim == nil) == (linkField == nil) else {
             throw DomainError.invalidRequest("link_claim and link_field go together: the claim is compared with the user's username or attribute")
         }
-        let mapping = input.claimMapping ?? [:]
+        let mapping = input.claimMapping?.additionalProperties ?? [:]
         guard mapping.count <= 32, mapping.allSatisfy({ !$0.key.isEmpty && $0.key.count <= 64 && Validation.isAttributeName($0.value) })
         else { throw DomainError.invalidRequest("claim_mapping maps at most 32 claims to attribute names (lower-case identifiers)") }
         let metadata = try await Federation.metadata(
-            discoveryURL: input.discoveryURL, name: displayName, allowLoopbackHTTP: loopback,
+            discoveryURL: input.discoveryUrl, name: displayName, allowLoopbackHTTP: loopback,
             allowsPrivate: domain.settings.allowsPrivateOutbound, http: http)
         let now = domain.epochNow()
         let id = Secrets.identifier(byteCount: 12)
         let record = IdentityProviderRecord(
-            id: id, tenantID: tenant.id, name: input.name, displayName: displayName, logoURI: input.logoURI,
-            discoveryURL: input.discoveryURL, clientID: clientID,
+            id: id, tenantID: tenant.id, name: input.name, displayName: displayName, logoURI: input.logoUri,
+            discoveryURL: input.discoveryUrl, clientID: clientID,
             sealedClientSecret: try secret.map { try domain.box.seal(Data($0.utf8), context: SealingContext.identityProviderSecret(id: id)) },
             scope: scope, linkClaim: linkClaim, linkField: linkField, claimMapping: mapping, createdAt: now)
         try await domain.store.transaction { tx in
@@ -689,11 +610,18 @@ extension Administration {
                 details: ["issuer": metadata.issuer], at: now)
         }
         logger.info("identity provider added", metadata: ["tenant": "\(tenant.name)", "provider": "\(input.name)"])
-        return view(record, issuer: metadata.issuer, tenant: tenant)
+        return Components.Schemas.IdentityProvider(record, issuer: metadata.issuer, redirectURI: federationRedirectURI(tenant))
     }
 
-    public func identityProviders(tenant: TenantRecord) async throws -> [IdentityProviderView] {
-        return try await domain.store.read { try await $0.identityProviders(tenantID: tenant.id) }.map { view($0, issuer: nil, tenant: tenant) }
+    package func identityProviders(tenant: TenantRecord) async throws -> [Components.Schemas.IdentityProvider] {
+        let redirectURI = federationRedirectURI(tenant)
+        return try await domain.store.read { try await $0.identityProviders(tenantID: tenant.id) }
+            .map { Components.Schemas.IdentityProvider($0, issuer: nil, redirectURI: redirectURI) }
+    }
+
+    /// Where every provider of the tenant sends its users back.
+    private func federationRedirectURI(_ tenant: TenantRecord) -> String {
+        Federation.redirectURI(issuer: domain.issuer(forTenantNamed: tenant.name))
     }
 
     /// Removes a provider and its users' links to it.
@@ -707,5 +635,17 @@ extension Administration {
                 tx, tenantID: tenant.id, actor: caller.actor, action: "identity_provider.remove", target: name, details: [:], at: now)
         }
         logger.info("identity provider removed", metadata: ["tenant": "\(tenant.name)", "provider": "\(name)"])
+    }
+}
+
+extension Components.Schemas.IdentityProvider {
+    /// A provider as the admin API shows it: never its client secret. The provider's issuer
+    /// only in the answer that added it (read from its discovery document then).
+    init(_ provider: IdentityProviderRecord, issuer: String?, redirectURI: String) {
+        self.init(
+            name: provider.name, displayName: provider.displayName, logoUri: provider.logoURI, discoveryUrl: provider.discoveryURL,
+            issuer: issuer, clientId: provider.clientID, confidential: provider.sealedClientSecret != nil, scope: provider.scope,
+            linkClaim: provider.linkClaim, linkField: provider.linkField, claimMapping: .init(additionalProperties: provider.claimMapping),
+            redirectUri: redirectURI, createdAt: Double(provider.createdAt))
     }
 }

@@ -83,9 +83,9 @@ struct AdminRoutes {
     // MARK: Registration tokens (RFC 7591 initial access tokens)
 
     @Sendable func createRegistrationToken(_ request: Request, context: TesseraRequestContext, administration: Administration) async throws -> Response {
-        let input = try await RequestDecoding.optionalJSON(Administration.CreateRegistrationToken.self, from: request)
+        let input = try await RequestDecoding.optionalJSON(Components.Schemas.CreateRegistrationToken.self, from: request)
         let view = try await administration.createRegistrationToken(
-            input ?? .init(uses: nil, ttlSeconds: nil), tenant: try context.requireTenant(), logger: context.logger)
+            input ?? .init(), tenant: try context.requireTenant(), logger: context.logger)
         var response = JSONResponse.make(view, status: .created)
         response.headers[.cacheControl] = "no-store"
         return response
@@ -106,7 +106,7 @@ struct AdminRoutes {
     /// `POST /admin/tenants/{tenant}/identity-providers`: an external OpenID provider the
     /// tenant's users may sign in with; its discovery document is read first.
     @Sendable func addIdentityProvider(_ request: Request, context: TesseraRequestContext, administration: Administration) async throws -> Response {
-        let input = try await RequestDecoding.json(Administration.CreateIdentityProvider.self, from: request)
+        let input = try await RequestDecoding.json(Components.Schemas.CreateIdentityProvider.self, from: request)
         let view = try await administration.addIdentityProvider(
             input, tenant: try context.requireTenant(), http: Outbound(state.domain), logger: context.logger)
         return JSONResponse.make(view, status: .created)
@@ -387,7 +387,7 @@ struct AdminRoutes {
 
     /// `POST /admin/keys` `{"name", "role", "tenant"?}`: the key is in this answer only.
     @Sendable func createKey(_ request: Request, context: TesseraRequestContext, administration: Administration) async throws -> Response {
-        let input = try await RequestDecoding.json(AdminKeys.CreateKey.self, from: request)
+        let input = try await RequestDecoding.json(Components.Schemas.CreateAdminKey.self, from: request)
         return JSONResponse.make(
             try await state.domain.adminKeys.create(input, by: administration.caller, logger: context.logger), status: .created)
     }

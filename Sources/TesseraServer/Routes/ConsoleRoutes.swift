@@ -919,7 +919,7 @@ struct ConsoleRoutes {
         async throws -> Response
     {
         guard let caller = current.caller else { throw DomainError(.forbidden, .accessDenied, "not an operator") }
-        let keys: [AdminKeys.KeyView]
+        let keys: [Components.Schemas.AdminKey]
         do {
             keys = try await domain.adminKeys.list(by: caller)
         } catch let error as DomainError where error.kind == .forbidden {
@@ -943,9 +943,11 @@ struct ConsoleRoutes {
     @Sendable func createAPIKey(_ request: Request, context: TesseraRequestContext) async throws -> Response {
         let (current, form) = try await signedInForm(request)
         guard let caller = current.caller else { throw DomainError(.forbidden, .accessDenied, "not an operator") }
-        let created: AdminKeys.KeyView
+        let created: Components.Schemas.AdminKey
         do {
-            guard let role = AdminRole(rawValue: form["role"] ?? "") else { throw FormProblem("role is admin, helpdesk or auditor", field: "role") }
+            guard let role = Components.Schemas.CreateAdminKey.RolePayload(rawValue: form["role"] ?? "") else {
+                throw FormProblem("role is admin, helpdesk or auditor", field: "role")
+            }
             let tenant = form["tenant"].flatMap { $0.isEmpty ? nil : $0 }
             created = try await domain.adminKeys.create(.init(name: form["name"] ?? "", role: role, tenant: tenant), by: caller, logger: context.logger)
         } catch {
