@@ -300,6 +300,8 @@ struct FederationTests {
             try await main.createUser("mia")
             let invitation = try await main.invite("mia")
             let (lines, continuation) = AsyncStream<String>.makeStream()
+            let confirmed = FileManager.default.temporaryDirectory.appendingPathComponent("tessera-confirmed-\(UUID().uuidString)")
+            defer { try? FileManager.default.removeItem(at: confirmed) }
             let steps = Task { () -> (approved: Bool, linkedBeforeConfirming: Bool?) in
                 var approved = false
                 var linkedBefore: Bool?
@@ -311,6 +313,8 @@ struct FederationTests {
                         approved = try await signAndFinish(information, device: homeDevice, factors: [.device, .pin]).isUserLogin
                     } else if line == "CONFIRMING" {
                         linkedBefore = try await main.audit().contains { $0["action"] as? String == "federation.link" }
+                        // Only now may the script press the button.
+                        _ = FileManager.default.createFile(atPath: confirmed.path, contents: Data())
                     }
                 }
                 return (approved, linkedBefore)
@@ -319,6 +323,7 @@ struct FederationTests {
                 "federation_browser.py", [],
                 environment: [
                     "INVITATION_URL": invitation.absoluteString, "PROVIDER_ISSUER": home.issuer, "IDENTITY": "alice@example.org", "USERNAME": "mia",
+                    "CONFIRMED_FILE": confirmed.path,
                 ],
                 timeout: .seconds(180), onLine: { continuation.yield($0) })
             continuation.finish()

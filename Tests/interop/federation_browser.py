@@ -42,6 +42,11 @@ try:
     username = driver.find_element(By.ID, "link-username").text
     check(identity == os.environ["IDENTITY"] and username == os.environ["USERNAME"], f"the page names {identity} and {username}")
     print("CONFIRMING", flush=True)
+    # The test looks at the server before the button is pressed: it creates CONFIRMED_FILE
+    # once it has (a printed line reaches it later than the next click would).
+    acknowledged = os.environ.get("CONFIRMED_FILE")
+    if acknowledged:
+        wait(lambda: os.path.exists(acknowledged), seconds=60, message="the test did not look before the confirmation")
     driver.find_element(By.CSS_SELECTOR, "#confirm-link button").click()
     wait(lambda: exists("#linked"), message="the accounts were not linked")
     check(os.environ["USERNAME"] in driver.find_element(By.ID, "linked").text, "the linked page names the account")
