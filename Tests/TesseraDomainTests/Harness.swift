@@ -49,14 +49,14 @@ struct Harness {
             throw TestSupportError("no client id or secret")
         }
         let service = try await domain.authenticateClient(clientID: clientID, secret: secret, tenant: tenant)
-        let user = try JSONDecoder().decode(Administration.CreateUser.self, from: Data(#"{"username":"alice","attributes":{"email":"a@example.com"}}"#.utf8))
+        let user = try JSONDecoder().decode(Components.Schemas.CreateUser.self, from: Data(#"{"username":"alice","attributes":{"email":"a@example.com"}}"#.utf8))
         _ = try await domain.administration().createUser(user, tenant: tenant, logger: logger)
         return (tenant, service, secret)
     }
 
     /// An invitation code for `alice`.
     func invitationCode(_ tenant: TenantRecord) async throws -> String {
-        let input = try JSONDecoder().decode(Administration.CreateInvitation.self, from: Data(#"{"username":"alice"}"#.utf8))
+        let input = try JSONDecoder().decode(Components.Schemas.CreateInvitation.self, from: Data(#"{"username":"alice"}"#.utf8))
         let view = try JSONDecoder().decode(
             [String: JSONValue].self, from: JSONEncoder().encode(try await domain.administration().invite(input, tenant: tenant, logger: logger)))
         guard case .string(let url) = view["url"], let code = URLComponents(string: url)?.queryItems?.first(where: { $0.name == "code" })?.value

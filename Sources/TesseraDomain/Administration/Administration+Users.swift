@@ -1,22 +1,12 @@
 import Foundation
 import Logging
+import TesseraAdminAPI
 import TesseraCore
 import TesseraCrypto
 import TesseraStore
 
 extension Administration {
     // MARK: Users
-
-    public struct UserPage: Codable, Sendable {
-        public let users: [UserView]
-        /// Pass as `cursor` for the next page; absent on the last page.
-        public let nextCursor: String?
-
-        enum CodingKeys: String, CodingKey {
-            case users
-            case nextCursor = "next_cursor"
-        }
-    }
 
     /// What `GET …/users` filters by: part of the username, an attribute's exact value,
     /// the cursor of the previous page.
@@ -36,7 +26,7 @@ extension Administration {
         }
     }
 
-    public func listUsers(_ query: UserQuery, tenant: TenantRecord) async throws -> UserPage {
+    package func listUsers(_ query: UserQuery, tenant: TenantRecord) async throws -> Components.Schemas.UserPage {
         var filter = UserFilter(username: query.username, search: query.search)
         if let search = query.search, search.isEmpty || search.count > 128 {
             throw DomainError.invalidRequest("search is 1 to 128 characters")
@@ -59,7 +49,7 @@ extension Administration {
         // The store matches the attribute with LIKE, which ignores ASCII case on SQLite:
         // the value is compared exactly here (a page may hold fewer than `limit` users).
         let matching = page.filter { user in filter.attribute.map { user.attributes[$0.key] == $0.value } ?? true }
-        return UserPage(users: matching.map(UserView.init), nextCursor: next)
+        return Components.Schemas.UserPage(users: matching.map(Components.Schemas.User.init), nextCursor: next)
     }
 
     /// The tenant's user with this id, or `not_found` (another tenant's too).
@@ -70,91 +60,56 @@ extension Administration {
         return user
     }
 
-    public struct SessionView: Codable, Sendable {
-        public let id: SessionID
-        public let clientID: ClientID?
-        public let service: String?
-        public let factors: [FactorType]
-        public let activationID: ActivationID?
-        public let createdAt: Date
-        public let lastRefreshedAt: Date
-        public let expiresAt: Date
-
-        enum CodingKeys: String, CodingKey {
-            case id, service, factors
-            case clientID = "client_id"
-            case activationID = "activation_id"
-            case createdAt = "created_at"
-            case lastRefreshedAt = "last_refreshed_at"
-            case expiresAt = "expires_at"
-        }
-    }
-
-    public struct UserDetail: Codable, Sendable {
-        public let user: UserView
-        public let activations: [ActivationView]
-        public let sessions: [SessionView]
-        public let securityKeys: [SecurityKeyView]
-
-        enum CodingKeys: String, CodingKey {
-            case user, activations, sessions
-            case securityKeys = "security_keys"
-        }
-    }
-
-    public func getUser(_ id: UserID, tenant: TenantRecord) async throws -> UserDetail {
+    package func getUser(_ id: UserID, tenant: TenantRecord) async throws -> Components.Schemas.UserDetail {
         let now = domain.epochNow()
         return try await domain.store.read { tx in
             let user = try await user(id, tenant: tenant, tx: tx)
-            var activations: [ActivationView] = []
+            var activations: [Components.Schemas.Activation] = []
             for activation in try await tx.activations(tenantID: tenant.id, userID: user.id) {
-                var entry = view(activation, username: user.username)
-                entry.mergedUsers = try await tx.linkedUsers(activationID: activation.id).map(\.username)
-                activations.append(entry)
+                activations.append(
+                    Components.Schemas.Activation(
+                        activation, username: user.username, mergedUsers: try await tx.linkedUsers(activationID: activation.id).map(\.username)))
             }
-            return UserDetail(
-                user: UserView(user), activations: activations, sessions: try await sessionViews(of: user.id, tx: tx, now: now),
-                securityKeys: try await tx.securityKeys(userID: user.id).map(SecurityKeyView.init))
+            return Components.Schemas.UserDetail(
+                user: Components.Schemas.User(user), activations: activations, sessions: try await sessionViews(of: user.id, tx: tx, now: now),
+                securityKeys: try await tx.securityKeys(userID: user.id).map { try Components.Schemas.SecurityKey(SecurityKeyView($0)) })
         }
     }
 
-    func sessionViews(of userID: UserID, tx: StoreTransaction, now: Int64) async throws -> [SessionView] {
+    func sessionViews(of userID: UserID, tx: StoreTransaction, now: Int64) async throws -> [Components.Schemas.Session] {
         var services: [ServiceID: ServiceRecord?] = [:]
-        var views: [SessionView] = []
+        var views: [Components.Schemas.Session] = []
         for session in try await tx.liveSessions(userID: userID, now: now) {
             if services[session.serviceID] == nil { services[session.serviceID] = .some(try await tx.service(id: session.serviceID)) }
             let service = services[session.serviceID] ?? nil
             views.append(
-                SessionView(
-                    id: session.id, clientID: service?.clientID, service: service?.name, factors: session.factors,
-                    activationID: session.activationID, createdAt: Date(timeIntervalSince1970: TimeInterval(session.createdAt)),
-                    lastRefreshedAt: Date(timeIntervalSince1970: TimeInterval(session.lastRefreshedAt)),
-                    expiresAt: Date(timeIntervalSince1970: TimeInterval(min(session.expiresAt, session.lastRefreshedAt + session.idleLifetime)))))
+                Components.Schemas.Session(
+                    id: session.id.rawValue, clientId: service?.clientID.rawValue, service: service?.name, factors: session.factors.map(\.rawValue),
+                    activationId: session.activationID?.rawValue, createdAt: Double(session.createdAt),
+                    lastRefreshedAt: Double(session.lastRefreshedAt),
+                    expiresAt: Double(min(session.expiresAt, session.lastRefreshedAt + session.idleLifetime))))
         }
         return views
     }
 
-    public struct UpdateUser: Codable, Sendable {
-        let attributes: [String: String]
-
-        public init(attributes: [String: String]) { self.attributes = attributes }
-    }
-
     /// Replaces a user's attributes.
-    public func updateUser(_ id: UserID, _ input: UpdateUser, tenant: TenantRecord, logger: Logger) async throws -> UserView {
-        try Self.checkAttributes(input.attributes)
+    package func updateUser(_ id: UserID, _ input: Components.Schemas.UpdateUser, tenant: TenantRecord, logger: Logger) async throws
+        -> Components.Schemas.User
+    {
+        let attributes = input.attributes.additionalProperties
+        try Self.checkAttributes(attributes)
         let now = domain.epochNow()
         let user: UserRecord = try await domain.store.transaction { tx in
             var user = try await self.user(id, tenant: tenant, tx: tx)
-            user.attributes = input.attributes
-            try await tx.updateUserAttributes(id: user.id, attributes: input.attributes)
+            user.attributes = attributes
+            try await tx.updateUserAttributes(id: user.id, attributes: attributes)
             try await Audit.record(
                 tx, tenantID: tenant.id, actor: caller.actor, action: "user.update", target: id.rawValue,
-                details: ["attributes": input.attributes.keys.sorted().joined(separator: ",")], at: now)
+                details: ["attributes": attributes.keys.sorted().joined(separator: ",")], at: now)
             return user
         }
         logger.info("user updated", metadata: ["tenant": "\(tenant.name)", "user_id": "\(id)"])
-        return UserView(user)
+        return Components.Schemas.User(user)
     }
 
     static func checkAttributes(_ attributes: [String: String]) throws {
@@ -165,7 +120,9 @@ extension Administration {
 
     /// Disables a user: every session ends, open requests for them end, and no device
     /// logs them in or starts a session until they are enabled again. Or enables them.
-    public func setDisabled(_ disabled: Bool, user id: UserID, tenant: TenantRecord, logger: Logger) async throws -> UserView {
+    package func setDisabled(_ disabled: Bool, user id: UserID, tenant: TenantRecord, logger: Logger) async throws
+        -> Components.Schemas.User
+    {
         let now = domain.epochNow()
         let user: UserRecord = try await domain.store.transaction { tx in
             var user = try await self.user(id, tenant: tenant, tx: tx)
@@ -183,7 +140,7 @@ extension Administration {
             return user
         }
         logger.info(disabled ? "user disabled" : "user enabled", metadata: ["tenant": "\(tenant.name)", "user_id": "\(id)"])
-        return UserView(user)
+        return Components.Schemas.User(user)
     }
 
     /// Removes a user with their devices, sessions, invitations and history (the audit
@@ -203,36 +160,19 @@ extension Administration {
 
     // MARK: Invitations
 
-    public struct OpenInvitation: Codable, Sendable {
-        public let id: String
-        public let userID: UserID
-        public let username: String
-        /// `invitation` from an operator, `activation_data` from a device's account process.
-        public let kind: String
-        public let createdAt: Date
-        public let expiresAt: Date
-
-        enum CodingKeys: String, CodingKey {
-            case id, username, kind
-            case userID = "user_id"
-            case createdAt = "created_at"
-            case expiresAt = "expires_at"
-        }
-    }
-
-    public func listInvitations(tenant: TenantRecord) async throws -> [OpenInvitation] {
+    /// Open invitations: `invitation` from an operator, `activation_data` from a device's account process.
+    package func listInvitations(tenant: TenantRecord) async throws -> [Components.Schemas.OpenInvitation] {
         let now = domain.epochNow()
         return try await domain.store.read { tx in
             var names: [UserID: String] = [:]
-            var views: [OpenInvitation] = []
+            var views: [Components.Schemas.OpenInvitation] = []
             for invitation in try await tx.openInvitations(tenantID: tenant.id, now: now) {
                 if names[invitation.userID] == nil { names[invitation.userID] = try await tx.user(id: invitation.userID)?.username ?? "" }
                 views.append(
-                    OpenInvitation(
-                        id: invitation.id, userID: invitation.userID, username: names[invitation.userID] ?? "",
-                        kind: invitation.createdByActivationID == nil ? "invitation" : "activation_data",
-                        createdAt: Date(timeIntervalSince1970: TimeInterval(invitation.createdAt)),
-                        expiresAt: Date(timeIntervalSince1970: TimeInterval(invitation.expiresAt))))
+                    Components.Schemas.OpenInvitation(
+                        id: invitation.id, userId: invitation.userID.rawValue, username: names[invitation.userID] ?? "",
+                        kind: invitation.createdByActivationID == nil ? .invitation : .activationData,
+                        createdAt: Double(invitation.createdAt), expiresAt: Double(invitation.expiresAt)))
             }
             return views
         }
@@ -257,7 +197,7 @@ extension Administration {
 
     // MARK: Sessions
 
-    public func listSessions(user id: UserID, tenant: TenantRecord) async throws -> [SessionView] {
+    package func listSessions(user id: UserID, tenant: TenantRecord) async throws -> [Components.Schemas.Session] {
         let now = domain.epochNow()
         return try await domain.store.read { tx in
             _ = try await user(id, tenant: tenant, tx: tx)
@@ -299,36 +239,6 @@ extension Administration {
 
     // MARK: History
 
-    public struct HistoryView: Codable, Sendable {
-        public let id: String
-        public let userID: UserID?
-        public let username: String?
-        public let activationID: ActivationID
-        public let requestID: RequestID
-        public let service: String?
-        public let purpose: AuthenticationPurpose
-        public let outcome: AttemptOutcome
-        public let factors: [FactorType]
-        public let at: Date
-
-        enum CodingKeys: String, CodingKey {
-            case id, username, service, purpose, outcome, factors, at
-            case userID = "user_id"
-            case activationID = "activation_id"
-            case requestID = "request_id"
-        }
-    }
-
-    public struct HistoryPage: Codable, Sendable {
-        public let entries: [HistoryView]
-        public let nextCursor: String?
-
-        enum CodingKeys: String, CodingKey {
-            case entries
-            case nextCursor = "next_cursor"
-        }
-    }
-
     public struct HistoryQuery: Sendable {
         public var username: String?
         public var activationID: ActivationID?
@@ -354,7 +264,7 @@ extension Administration {
         }
     }
 
-    public func history(_ query: HistoryQuery, tenant: TenantRecord) async throws -> HistoryPage {
+    package func history(_ query: HistoryQuery, tenant: TenantRecord) async throws -> Components.Schemas.HistoryPage {
         var filter = HistoryFilter(activationID: query.activationID, service: query.service, since: query.since, until: query.until)
         if let outcome = query.outcome {
             guard let value = AttemptOutcome(rawValue: outcome) else {
@@ -378,17 +288,26 @@ extension Administration {
             let records = try await tx.history(tenantID: tenant.id, filter: filter, limit: query.limit + 1)
             let page = records.prefix(query.limit)
             var names: [UserID: String] = [:]
-            var entries: [HistoryView] = []
+            var entries: [Components.Schemas.HistoryEntry] = []
             for record in page {
                 if let userID = record.userID, names[userID] == nil { names[userID] = try await tx.user(id: userID)?.username }
                 entries.append(
-                    HistoryView(
-                        id: record.id, userID: record.userID, username: record.userID.flatMap { names[$0] }, activationID: record.activationID,
-                        requestID: record.requestID, service: record.service, purpose: record.purpose, outcome: record.outcome,
-                        factors: record.factors, at: Date(timeIntervalSince1970: TimeInterval(record.at))))
+                    Components.Schemas.HistoryEntry(
+                        id: record.id, userId: record.userID?.rawValue, username: record.userID.flatMap { names[$0] },
+                        activationId: record.activationID.rawValue, requestId: record.requestID.rawValue, service: record.service,
+                        purpose: record.purpose.rawValue, outcome: record.outcome.rawValue, factors: record.factors.map(\.rawValue),
+                        at: Double(record.at)))
             }
             let next = records.count > query.limit ? page.last.map { Base64URL.encode(Data("\($0.at):\($0.id)".utf8)) } : nil
-            return HistoryPage(entries: entries, nextCursor: next)
+            return Components.Schemas.HistoryPage(entries: entries, nextCursor: next)
         }
+    }
+}
+
+extension Components.Schemas.User {
+    init(_ user: UserRecord) {
+        self.init(
+            id: user.id.rawValue, username: user.username, attributes: .init(additionalProperties: user.attributes),
+            disabled: user.disabledAt != nil, createdAt: Double(user.createdAt))
     }
 }

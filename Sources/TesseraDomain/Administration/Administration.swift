@@ -65,42 +65,13 @@ public struct Administration: Sendable {
 
     // MARK: Users and invitations
 
-    public struct CreateUser: Codable, Sendable {
-        let username: String
-        let attributes: [String: String]?
-
-        public init(username: String, attributes: [String: String]?) {
-            self.username = username
-            self.attributes = attributes
-        }
-    }
-
-    public struct UserView: Codable, Sendable {
-        public let id: UserID
-        public let username: String
-        public let attributes: [String: String]
-        public let disabled: Bool
-        public let createdAt: Date
-
-        enum CodingKeys: String, CodingKey {
-            case id, username, attributes, disabled
-            case createdAt = "created_at"
-        }
-
-        init(_ user: UserRecord) {
-            id = user.id
-            username = user.username
-            attributes = user.attributes
-            disabled = user.disabledAt != nil
-            createdAt = Date(timeIntervalSince1970: TimeInterval(user.createdAt))
-        }
-    }
-
-    public func createUser(_ input: CreateUser, tenant: TenantRecord, logger: Logger) async throws -> UserView {
+    package func createUser(_ input: Components.Schemas.CreateUser, tenant: TenantRecord, logger: Logger) async throws
+        -> Components.Schemas.User
+    {
         guard Validation.isUsername(input.username) else {
             throw DomainError.invalidRequest("a username is 1 to 128 characters without control characters or outer spaces")
         }
-        let attributes = input.attributes ?? [:]
+        let attributes = input.attributes?.additionalProperties ?? [:]
         guard attributes.count <= 64, attributes.keys.allSatisfy(Validation.isAttributeName),
             attributes.values.allSatisfy({ $0.count <= 1024 })
         else { throw DomainError.invalidRequest("attribute names are lower-case identifiers and values at most 1024 characters") }
@@ -117,35 +88,12 @@ public struct Administration: Sendable {
                 details: ["username": record.username, "attributes": attributes.keys.sorted().joined(separator: ",")], at: record.createdAt)
         }
         logger.info("user created", metadata: ["tenant": "\(tenant.name)", "user_id": "\(record.id)"])
-        return UserView(record)
+        return Components.Schemas.User(record)
     }
 
-    public struct CreateInvitation: Codable, Sendable {
-        let username: String
-        let ttlSeconds: Int?
-
-        public init(username: String, ttlSeconds: Int?) {
-            self.username = username
-            self.ttlSeconds = ttlSeconds
-        }
-
-        enum CodingKeys: String, CodingKey {
-            case username
-            case ttlSeconds = "ttl_seconds"
-        }
-    }
-
-    public struct InvitationView: Codable, Sendable {
-        public let url: String
-        public let username: String
-        public let expiresAt: Date
-        enum CodingKeys: String, CodingKey {
-            case url, username
-            case expiresAt = "expires_at"
-        }
-    }
-
-    public func invite(_ input: CreateInvitation, tenant: TenantRecord, logger: Logger) async throws -> InvitationView {
+    package func invite(_ input: Components.Schemas.CreateInvitation, tenant: TenantRecord, logger: Logger) async throws
+        -> Components.Schemas.Invitation
+    {
         let lifetime = input.ttlSeconds.map(TimeInterval.init) ?? TimeInterval(domain.settings.invitationLifetime)
         guard (1...(30 * 86_400)).contains(lifetime) else { throw DomainError.invalidRequest("ttl_seconds must be between 1 and 2592000") }
         guard let user = try await domain.store.read({ try await $0.user(tenantID: tenant.id, username: input.username) }) else {
@@ -166,47 +114,12 @@ public struct Administration: Sendable {
         }
         logger.info("invitation created", metadata: ["tenant": "\(tenant.name)", "user_id": "\(user.id)"])
         let url = "\(domain.issuer(forTenantNamed: tenant.name))/activate?code=\(code)"
-        return InvitationView(url: url, username: user.username, expiresAt: expiresAt)
+        return Components.Schemas.Invitation(url: url, username: user.username, expiresAt: expiresAt.timeIntervalSince1970)
     }
 
     // MARK: Activations
 
-    public struct ActivationView: Codable, Sendable {
-        public let id: ActivationID
-        public let username: String
-        public let alias: String?
-        public let factors: [FactorType]
-        public let status: String
-        public let failedAttempts: Int
-        public let lockedUntil: Date?
-        public let permanentlyLocked: Bool
-        public let createdAt: Date
-        public let lastUsedAt: Date?
-        /// Users merged into this activation by invitations: it signs in as them too.
-        public var mergedUsers: [String] = []
-
-        enum CodingKeys: String, CodingKey {
-            case id, username, alias, factors, status
-            case mergedUsers = "merged_users"
-            case failedAttempts = "failed_attempts"
-            case lockedUntil = "locked_until"
-            case permanentlyLocked = "permanently_locked"
-            case createdAt = "created_at"
-            case lastUsedAt = "last_used_at"
-        }
-    }
-
-    func view(_ activation: ActivationRecord, username: String) -> ActivationView {
-        ActivationView(
-            id: activation.id, username: username, alias: activation.alias, factors: activation.enrolledFactors.sorted(),
-            status: activation.status.rawValue, failedAttempts: activation.failedAttempts,
-            lockedUntil: activation.lockedUntil.map { Date(timeIntervalSince1970: TimeInterval($0)) },
-            permanentlyLocked: activation.permanentlyLocked,
-            createdAt: Date(timeIntervalSince1970: TimeInterval(activation.createdAt)),
-            lastUsedAt: activation.lastUsedAt.map { Date(timeIntervalSince1970: TimeInterval($0)) })
-    }
-
-    public func listActivations(username: String?, tenant: TenantRecord) async throws -> [ActivationView] {
+    package func listActivations(username: String?, tenant: TenantRecord) async throws -> [Components.Schemas.Activation] {
         try await domain.store.read { tx in
             var userID: UserID?
             if let username {
@@ -216,7 +129,7 @@ public struct Administration: Sendable {
                 userID = user.id
             }
             var names: [UserID: String] = [:]
-            var views: [ActivationView] = []
+            var views: [Components.Schemas.Activation] = []
             var activations = try await tx.activations(tenantID: tenant.id, userID: userID)
             // Activations merged with the user stand for it too: list them, so they can be revoked.
             if let userID {
@@ -228,9 +141,10 @@ public struct Administration: Sendable {
                 if names[activation.userID] == nil {
                     names[activation.userID] = try await tx.user(id: activation.userID)?.username ?? ""
                 }
-                var entry = view(activation, username: names[activation.userID] ?? "")
-                entry.mergedUsers = try await tx.linkedUsers(activationID: activation.id).map(\.username)
-                views.append(entry)
+                views.append(
+                    Components.Schemas.Activation(
+                        activation, username: names[activation.userID] ?? "",
+                        mergedUsers: try await tx.linkedUsers(activationID: activation.id).map(\.username)))
             }
             return views
         }
@@ -248,9 +162,9 @@ public struct Administration: Sendable {
         return activation
     }
 
-    public func unlock(activationID id: ActivationID, logger: Logger) async throws -> ActivationView {
+    package func unlock(activationID id: ActivationID, logger: Logger) async throws -> Components.Schemas.Activation {
         let now = domain.epochNow()
-        let result: ActivationView = try await domain.store.transaction { tx in
+        let result: Components.Schemas.Activation = try await domain.store.transaction { tx in
             var activation = try await reachableActivation(id, tx: tx)
             guard try await tx.unlock(activationID: id) else { throw DomainError.notFound("activation") }
             try await Audit.record(
@@ -259,16 +173,16 @@ public struct Administration: Sendable {
             activation.failures = FactorFailures()
             activation.lockedUntil = nil
             activation.permanentlyLocked = false
-            return view(activation, username: try await tx.user(id: activation.userID)?.username ?? "")
+            return Components.Schemas.Activation(activation, username: try await tx.user(id: activation.userID)?.username ?? "")
         }
         logger.notice("activation unlocked by admin", metadata: ["activation_id": "\(id)"])
         return result
     }
 
     /// Removes an activation and its keys: its proofs and tokens are refused from now on.
-    public func revoke(activationID id: ActivationID, logger: Logger) async throws -> ActivationView {
+    package func revoke(activationID id: ActivationID, logger: Logger) async throws -> Components.Schemas.Activation {
         let now = domain.epochNow()
-        let result: ActivationView = try await domain.store.transaction { tx in
+        let result: Components.Schemas.Activation = try await domain.store.transaction { tx in
             let activation = try await reachableActivation(id, tx: tx)
             guard try await tx.deleteActivation(id: id, at: now) else { throw DomainError.notFound("activation") }
             try await Audit.record(
@@ -276,7 +190,7 @@ public struct Administration: Sendable {
                 details: ["user_id": activation.userID.rawValue, "alias": activation.alias ?? ""], at: now)
             var revoked = activation
             revoked.status = .revoked
-            return view(revoked, username: try await tx.user(id: activation.userID)?.username ?? "")
+            return Components.Schemas.Activation(revoked, username: try await tx.user(id: activation.userID)?.username ?? "")
         }
         logger.notice("activation revoked by admin", metadata: ["activation_id": "\(id)"])
         return result
@@ -284,20 +198,10 @@ public struct Administration: Sendable {
 
     // MARK: Audit
 
-    public struct AuditView: Codable, Sendable {
-        public let id: String
-        public let tenant: String?
-        public let actor: String
-        public let action: String
-        public let target: String?
-        public let details: [String: String]
-        public let at: Date
-    }
-
     /// The audit log, newest first: one tenant's or all (a tenant's key sees its own only),
     /// from `since`, with actions beginning `action`, by `actor`, at most `limit` entries.
-    public func audit(tenant: TenantRecord?, since: Int64?, action: String? = nil, actor: String? = nil, limit: Int) async throws
-        -> [AuditView]
+    package func audit(tenant: TenantRecord?, since: Int64?, action: String? = nil, actor: String? = nil, limit: Int) async throws
+        -> [Components.Schemas.AuditEntry]
     {
         if let tenant { try caller.check(scope: tenant) }
         guard (action?.count ?? 0) <= 64, (actor?.count ?? 0) <= 200 else {
@@ -312,11 +216,22 @@ public struct Administration: Sendable {
         }
         let names = Dictionary(uniqueKeysWithValues: tenants.map { ($0.id, $0.name) })
         return entries.map { entry in
-            AuditView(
+            Components.Schemas.AuditEntry(
                 id: entry.id, tenant: entry.tenantID.flatMap { names[$0] }, actor: entry.actor, action: entry.action,
-                target: entry.target, details: entry.details,
-                at: Date(timeIntervalSince1970: TimeInterval(entry.at)))
+                target: entry.target, details: .init(additionalProperties: entry.details), at: Double(entry.at))
         }
+    }
+}
+
+extension Components.Schemas.Activation {
+    /// `mergedUsers`: the users merged into the activation by invitations (it signs in as them too).
+    init(_ activation: ActivationRecord, username: String, mergedUsers: [String] = []) {
+        self.init(
+            id: activation.id.rawValue, username: username, alias: activation.alias,
+            factors: activation.enrolledFactors.sorted().map(\.rawValue), status: activation.status.rawValue,
+            failedAttempts: activation.failedAttempts, lockedUntil: activation.lockedUntil.map(Double.init),
+            permanentlyLocked: activation.permanentlyLocked, createdAt: Double(activation.createdAt),
+            lastUsedAt: activation.lastUsedAt.map(Double.init), mergedUsers: mergedUsers)
     }
 }
 

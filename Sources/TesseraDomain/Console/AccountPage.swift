@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import TesseraAdminAPI
 import TesseraCore
 import TesseraStore
 
@@ -10,10 +11,10 @@ public struct AccountPage: Sendable {
     let domain: Domain
 
     public struct Overview: Sendable {
-        public let devices: [Administration.ActivationView]
+        package let devices: [Components.Schemas.Activation]
         public let securityKeys: [SecurityKeyView]
-        public let sessions: [Administration.SessionView]
-        public let signIns: [Administration.HistoryView]
+        package let sessions: [Components.Schemas.Session]
+        package let signIns: [Components.Schemas.HistoryEntry]
     }
 
     /// Reads as an auditor limited to the user's tenant would: the same views as the admin API.

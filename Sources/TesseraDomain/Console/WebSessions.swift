@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import TesseraAdminAPI
 import TesseraCore
 import TesseraCrypto
 import TesseraStore
@@ -393,7 +394,7 @@ public struct WebSessions: Sendable {
         }
         let invitation = try await administration.invite(.init(username: username, ttlSeconds: nil), tenant: tenant, logger: logger)
         return OperatorInvitation(
-            username: username, role: role, tenant: scopeTenant?.name, url: invitation.url, expiresAt: invitation.expiresAt)
+            username: username, role: role, tenant: scopeTenant?.name, url: invitation.url, expiresAt: Date(timeIntervalSince1970: invitation.expiresAt))
     }
 }
 

@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import TesseraAdminAPI
 import TesseraCore
 import TesseraDomain
 import TesseraStore
@@ -59,11 +60,11 @@ struct AccountRoutes {
             "tenantName": tenant.name,
             "devices": overview.devices.map { device -> [String: Any] in
                 [
-                    "id": device.id.rawValue, "alias": device.alias ?? "device", "factors": device.factors.map(\.rawValue).joined(separator: ", "),
+                    "id": device.id, "alias": device.alias ?? "device", "factors": device.factors.joined(separator: ", "),
                     "created": WebPages.time(device.createdAt), "lastUsed": WebPages.time(device.lastUsedAt),
-                    "current": device.id == current.session.activationID,
+                    "current": device.id == current.session.activationID?.rawValue,
                     // An activation merged into this account belongs to its first user: removed there, not here.
-                    "removable": device.id != current.session.activationID && device.username == current.user.username,
+                    "removable": device.id != current.session.activationID?.rawValue && device.username == current.user.username,
                 ]
             },
             "securityKeys": overview.securityKeys.map { key -> [String: Any] in
@@ -73,10 +74,10 @@ struct AccountRoutes {
                 ]
             },
             "sessions": overview.sessions.map {
-                ["id": $0.id.rawValue, "service": $0.service ?? "—", "created": WebPages.time($0.createdAt), "expires": WebPages.time($0.expiresAt)]
+                ["id": $0.id, "service": $0.service ?? "—", "created": WebPages.time($0.createdAt), "expires": WebPages.time($0.expiresAt)]
             },
             "signIns": overview.signIns.map {
-                ["at": WebPages.time($0.at), "service": $0.service ?? "—", "purpose": $0.purpose.rawValue, "outcome": $0.outcome.rawValue]
+                ["at": WebPages.time($0.at), "service": $0.service ?? "—", "purpose": $0.purpose, "outcome": $0.outcome]
             },
         ]
         problem?.apply(to: &values)

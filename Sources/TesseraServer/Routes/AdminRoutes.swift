@@ -230,7 +230,7 @@ struct AdminRoutes {
     }
 
     @Sendable func createUser(_ request: Request, context: TesseraRequestContext, administration: Administration) async throws -> Response {
-        let input = try await RequestDecoding.json(Administration.CreateUser.self, from: request)
+        let input = try await RequestDecoding.json(Components.Schemas.CreateUser.self, from: request)
         let user = try await administration.createUser(input, tenant: try context.requireTenant(), logger: context.logger)
         return JSONResponse.make(user, status: .created)
     }
@@ -253,7 +253,7 @@ struct AdminRoutes {
 
     /// `PATCH …/users/{id}` `{"attributes": {…}}`: replaces the attributes.
     @Sendable func updateUser(_ request: Request, context: TesseraRequestContext, administration: Administration) async throws -> Response {
-        let input = try await RequestDecoding.json(Administration.UpdateUser.self, from: request)
+        let input = try await RequestDecoding.json(Components.Schemas.UpdateUser.self, from: request)
         return JSONResponse.make(
             try await administration.updateUser(context.parameters.id("user"), input, tenant: try context.requireTenant(), logger: context.logger))
     }
@@ -314,7 +314,7 @@ struct AdminRoutes {
     }
 
     @Sendable func invite(_ request: Request, context: TesseraRequestContext, administration: Administration) async throws -> Response {
-        let input = try await RequestDecoding.json(Administration.CreateInvitation.self, from: request)
+        let input = try await RequestDecoding.json(Components.Schemas.CreateInvitation.self, from: request)
         let invitation = try await administration.invite(input, tenant: try context.requireTenant(), logger: context.logger)
         return JSONResponse.make(invitation, status: .created)
     }

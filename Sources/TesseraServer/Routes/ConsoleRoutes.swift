@@ -598,7 +598,7 @@ struct ConsoleRoutes {
                 .init(username: nil, search: search, attribute: nil, cursor: query["cursor"], limit: 25), tenant: tenant)
             values["users"] = page.users.map {
                 [
-                    "id": $0.id.rawValue, "username": $0.username, "attributes": Self.attributeText($0.attributes).replacingOccurrences(of: "\n", with: ", "),
+                    "id": $0.id, "username": $0.username, "attributes": Self.attributeText($0.attributes.additionalProperties).replacingOccurrences(of: "\n", with: ", "),
                     "status": $0.disabled ? "disabled" : "active", "created": WebPages.time($0.createdAt),
                 ]
             }
@@ -622,11 +622,12 @@ struct ConsoleRoutes {
     @Sendable func createUser(_ request: Request, context: TesseraRequestContext) async throws -> Response {
         let (current, form) = try await signedInForm(request)
         let tenant = try await tenant(context, current)
-        let created: Administration.UserView
+        let created: Components.Schemas.User
         do {
             let administration = try administration(current, .manage, tenant: tenant)
             created = try await administration.createUser(
-                .init(username: form["username"] ?? "", attributes: try Self.attributes(form["attributes"])), tenant: tenant, logger: context.logger)
+                .init(username: form["username"] ?? "", attributes: .init(additionalProperties: try Self.attributes(form["attributes"]))), tenant: tenant,
+                logger: context.logger)
         } catch {
             guard let problem = FormProblem(error, fields: ["username", "user exists", "attribute"]) else { throw error }
             let placed = FormProblem(
@@ -641,7 +642,7 @@ struct ConsoleRoutes {
         historyCursor: String? = nil
     ) async throws -> Response {
         let administration = try administration(current, .read, tenant: tenant)
-        let detail: Administration.UserDetail
+        let detail: Components.Schemas.UserDetail
         do {
             detail = try await administration.getUser(id, tenant: tenant)
         } catch let error as DomainError where error.kind == .notFound {
@@ -651,15 +652,15 @@ struct ConsoleRoutes {
             .init(
                 username: detail.user.username, activationID: nil, service: nil, outcome: nil, since: nil, until: nil, cursor: historyCursor,
                 limit: 20), tenant: tenant)
-        let now = Date(timeIntervalSince1970: TimeInterval(domain.epochNow()))
+        let now = Double(domain.epochNow())
         var values: [String: Any] = [
-            "tenantName": tenant.name, "id": detail.user.id.rawValue, "username": detail.user.username,
+            "tenantName": tenant.name, "id": detail.user.id, "username": detail.user.username,
             "status": detail.user.disabled ? "Disabled" : "Active", "disabled": detail.user.disabled,
-            "created": WebPages.time(detail.user.createdAt), "attributes": Self.attributeText(detail.user.attributes),
+            "created": WebPages.time(detail.user.createdAt), "attributes": Self.attributeText(detail.user.attributes.additionalProperties),
             "activations": detail.activations.map { activation -> [String: Any] in
                 let locked = activation.permanentlyLocked || (activation.lockedUntil.map { $0 > now } ?? false)
                 return [
-                    "id": activation.id.rawValue, "alias": activation.alias ?? "—", "factors": activation.factors.map(\.rawValue).joined(separator: ", "),
+                    "id": activation.id, "alias": activation.alias ?? "—", "factors": activation.factors.joined(separator: ", "),
                     "state": activation.permanentlyLocked
                         ? "locked" : locked ? "locked until \(WebPages.time(activation.lockedUntil))"
                         : activation.failedAttempts > 0 ? "active, \(activation.failedAttempts) failed attempts" : "active",
@@ -670,22 +671,22 @@ struct ConsoleRoutes {
             "securityKeys": detail.securityKeys.map { key -> [String: Any] in
                 [
                     // keyID, not id: inside the section, {{id}} is still the user's.
-                    "keyID": key.id.rawValue, "name": key.name, "algorithm": key.algorithm,
-                    "kind": key.backupEligible ? "passkey (synced)" : "security key", "attestation": key.attestation,
+                    "keyID": key.id, "name": key.name, "algorithm": key.algorithm.rawValue,
+                    "kind": key.backupEligible ? "passkey (synced)" : "security key", "attestation": key.attestation.rawValue,
                     "state": key.suspicious ? "blocked: its counter went backwards" : "active", "created": WebPages.time(key.createdAt),
                     "lastUsed": WebPages.time(key.lastUsedAt),
                 ]
             },
             "sessions": detail.sessions.map {
                 [
-                    "id": $0.id.rawValue, "service": $0.service ?? "—", "factors": $0.factors.map(\.rawValue).joined(separator: ", "),
+                    "id": $0.id, "service": $0.service ?? "—", "factors": $0.factors.joined(separator: ", "),
                     "created": WebPages.time($0.createdAt), "expires": WebPages.time($0.expiresAt),
                 ]
             },
             "history": history.entries.map {
                 [
-                    "at": WebPages.time($0.at), "service": $0.service ?? "—", "purpose": $0.purpose.rawValue, "outcome": $0.outcome.rawValue,
-                    "factors": $0.factors.map(\.rawValue).joined(separator: ", "),
+                    "at": WebPages.time($0.at), "service": $0.service ?? "—", "purpose": $0.purpose, "outcome": $0.outcome,
+                    "factors": $0.factors.joined(separator: ", "),
                 ]
             },
         ]
@@ -728,20 +729,21 @@ struct ConsoleRoutes {
     @Sendable func updateUser(_ request: Request, context: TesseraRequestContext) async throws -> Response {
         try await userChange(request, context: context, .manage, done: "saved") { administration, tenant, form in
             _ = try await administration.updateUser(
-                context.parameters.id("user"), .init(attributes: try Self.attributes(form["attributes"])), tenant: tenant, logger: context.logger)
+                context.parameters.id("user"), .init(attributes: .init(additionalProperties: try Self.attributes(form["attributes"]))), tenant: tenant,
+                logger: context.logger)
             return context.parameters.id("user")
         }
     }
 
     @Sendable func disableUser(_ request: Request, context: TesseraRequestContext) async throws -> Response {
         try await userChange(request, context: context, .manage, done: "disabled") { administration, tenant, _ in
-            return try await administration.setDisabled(true, user: context.parameters.id("user"), tenant: tenant, logger: context.logger).id
+            return UserID(try await administration.setDisabled(true, user: context.parameters.id("user"), tenant: tenant, logger: context.logger).id)
         }
     }
 
     @Sendable func enableUser(_ request: Request, context: TesseraRequestContext) async throws -> Response {
         try await userChange(request, context: context, .manage, done: "enabled") { administration, tenant, _ in
-            return try await administration.setDisabled(false, user: context.parameters.id("user"), tenant: tenant, logger: context.logger).id
+            return UserID(try await administration.setDisabled(false, user: context.parameters.id("user"), tenant: tenant, logger: context.logger).id)
         }
     }
 
@@ -756,7 +758,7 @@ struct ConsoleRoutes {
         let (current, _) = try await signedInForm(request)
         let tenant = try await tenant(context, current)
         let id: UserID = context.parameters.id("user")
-        let invitation: Administration.InvitationView
+        let invitation: Components.Schemas.Invitation
         do {
             let administration = try administration(current, .support, tenant: tenant)
             let user = try await administration.getUser(id, tenant: tenant).user
@@ -907,7 +909,7 @@ struct ConsoleRoutes {
         values["entries"] = entries.map {
             [
                 "at": WebPages.time($0.at), "tenant": $0.tenant ?? "—", "actor": $0.actor, "action": $0.action, "target": $0.target ?? "",
-                "details": $0.details.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: ", "),
+                "details": $0.details.additionalProperties.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: ", "),
             ]
         }
         return pages.render("audit", title: "Audit log", values: values, layout: layout(current), status: status)
