@@ -13,10 +13,7 @@ public struct StoreTransaction: Sendable {
     /// column and was a visible part of a login's CPU; the names are the records' own
     /// snake_case keys, checked below.
     func insert(_ table: String, _ model: some Encodable & Sendable) async throws {
-        let row = try RecordEncoder.columns(of: model)
-        for name in [table] + row.map(\.0) where !Self.isPlainName(name) {
-            throw StoreError(.corrupt, "not a plain column name: \(name)")
-        }
+        let row = try Self.checked(table, RecordEncoder.columns(of: model))
         let columns = row.map { "\"\($0.0)\"" }.joined(separator: ", ")
         let query: SQLQueryString = "INSERT INTO \(unsafeRaw: "\"\(table)\"") (\(unsafeRaw: columns)) VALUES (\(SQLList(row.map(\.1))))"
         do {
@@ -35,10 +32,7 @@ public struct StoreTransaction: Sendable {
     /// as its tenant or creation time). An absent optional is written as NULL: the row
     /// becomes the record. Columns are named by the record's coding keys, as for `insert`.
     func update(_ table: String, _ model: some Encodable & Sendable, key: String, keeping: Set<String> = []) async throws {
-        let row = try RecordEncoder.columns(of: model, absentAsNull: true)
-        for name in [table] + row.map(\.0) where !Self.isPlainName(name) {
-            throw StoreError(.corrupt, "not a plain column name: \(name)")
-        }
+        let row = try Self.checked(table, RecordEncoder.columns(of: model, absentAsNull: true))
         guard let match = row.first(where: { $0.0 == key }) else { throw StoreError(.corrupt, "\(table): the record has no \(key)") }
         let assignments = row.filter { $0.0 != key && !keeping.contains($0.0) }
             .map { SQLBinaryExpression(SQLIdentifier($0.0), .equal, $0.1) }
@@ -46,6 +40,15 @@ public struct StoreTransaction: Sendable {
         let query: SQLQueryString =
             "UPDATE \(unsafeRaw: "\"\(table)\"") SET \(SQLList(assignments)) WHERE \(unsafeRaw: "\"\(key)\"") = \(match.1)"
         try await db.raw(query).run()
+    }
+
+    /// A record's columns, once the table's and every column's name are plain (they are
+    /// written into the statement, not bound).
+    static func checked(_ table: String, _ row: [(String, any SQLExpression)]) throws -> [(String, any SQLExpression)] {
+        for name in [table] + row.map(\.0) where !isPlainName(name) {
+            throw StoreError(.corrupt, "not a plain column name: \(name)")
+        }
+        return row
     }
 
     /// Lower-case letters, digits and underscores, not starting with a digit.
@@ -193,20 +196,19 @@ final class RecordEncoder: Encoder {
         func add(_ key: Key, _ value: any SQLExpression) { encoder.columns.append((key.stringValue, value)) }
 
         mutating func encodeNil(forKey key: Key) throws { add(key, SQLLiteral.null) }
-        mutating func encodeIfPresent(_ value: String?, forKey key: Key) throws { try present(value, key) }
-        mutating func encodeIfPresent(_ value: Int?, forKey key: Key) throws { try present(value, key) }
-        mutating func encodeIfPresent(_ value: Int64?, forKey key: Key) throws { try present(value, key) }
-        mutating func encodeIfPresent(_ value: Double?, forKey key: Key) throws { try present(value, key) }
-        mutating func encodeIfPresent(_ value: Bool?, forKey key: Key) throws { try present(value, key) }
-        mutating func encodeIfPresent<T: Encodable>(_ value: T?, forKey key: Key) throws { try present(value, key) }
+        // An optional: its value (each plain type bound directly, as `encode` does), or when
+        // absent NULL or no column.
+        mutating func encodeIfPresent(_ value: String?, forKey key: Key) throws { if let value { add(key, SQLBind(value)) } else { absent(key) } }
+        mutating func encodeIfPresent(_ value: Int?, forKey key: Key) throws { if let value { add(key, SQLBind(Int64(value))) } else { absent(key) } }
+        mutating func encodeIfPresent(_ value: Int64?, forKey key: Key) throws { if let value { add(key, SQLBind(value)) } else { absent(key) } }
+        mutating func encodeIfPresent(_ value: Double?, forKey key: Key) throws { if let value { add(key, SQLBind(value)) } else { absent(key) } }
+        mutating func encodeIfPresent(_ value: Bool?, forKey key: Key) throws { if let value { add(key, SQLBind(value)) } else { absent(key) } }
+        mutating func encodeIfPresent<T: Encodable>(_ value: T?, forKey key: Key) throws {
+            if let value { try encode(value, forKey: key) } else { absent(key) }
+        }
 
-        /// An optional: its value, or NULL or nothing when absent.
-        private mutating func present<T: Encodable>(_ value: T?, _ key: Key) throws {
-            if let value {
-                try encode(value, forKey: key)
-            } else if encoder.absentAsNull {
-                add(key, SQLLiteral.null)
-            }
+        func absent(_ key: Key) {
+            if encoder.absentAsNull { add(key, SQLLiteral.null) }
         }
 
         mutating func encode(_ value: String, forKey key: Key) throws { add(key, SQLBind(value)) }

@@ -255,9 +255,9 @@ struct ConsoleRoutes {
                     return value
                 }
                 let lockout = Components.Schemas.Lockout(freeAttempts: free, waits: waits, permanentAfter: try number("permanent_after"))
-                if case .failure(let error) = Result(catching: { () throws(PolicyError) in
-                    try LockoutPolicy(freeAttempts: lockout.freeAttempts, waits: lockout.waits, permanentAfter: lockout.permanentAfter)
-                }) {
+                do {
+                    _ = try LockoutPolicy(freeAttempts: lockout.freeAttempts, waits: lockout.waits, permanentAfter: lockout.permanentAfter)
+                } catch {
                     throw FormProblem("the lockout policy is not valid: \(error)", field: "free_attempts")
                 }
                 update.lockout = lockout
@@ -379,12 +379,11 @@ struct ConsoleRoutes {
         }
     }
 
-    /// A form's choice as the admin API's value: absent when not chosen, refused (as the
-    /// admin API refuses it) when not one of `Domain`'s values.
-    static func choice<Domain: RawRepresentable, Wire: RawRepresentable>(_ text: String?, _ domain: Domain.Type) throws -> Wire?
-    where Domain.RawValue == String, Wire.RawValue == String {
+    /// A form's choice as the admin API's value: absent when not chosen (the form's text is
+    /// never empty, so never the generator's empty case), refused when not one of the values.
+    static func choice<Wire: RawRepresentable>(_ text: String?) throws -> Wire? where Wire.RawValue == String {
         guard let text else { return nil }
-        guard Domain(rawValue: text) != nil, let value = Wire(rawValue: text) else {
+        guard let value = Wire(rawValue: text) else {
             throw DomainError.invalidRequest("\(text.prefix(20)) is not one of the choices")
         }
         return value
@@ -430,9 +429,9 @@ struct ConsoleRoutes {
         do {
             var body = Components.Schemas.CreateService(
                 name: input.name, redirectUris: input.redirectURIs, _public: form["public"] == "true", policy: input.policy,
-                attributes: input.attributes, backchannelTokenDeliveryMode: try Self.choice(input.backchannelMode, BackchannelMode.self),
+                attributes: input.attributes, backchannelTokenDeliveryMode: try Self.choice(input.backchannelMode),
                 backchannelClientNotificationEndpoint: input.notificationEndpoint,
-                idTokenSignedResponseAlg: try Self.choice(input.idTokenAlgorithm, SigningAlgorithm.self),
+                idTokenSignedResponseAlg: try Self.choice(input.idTokenAlgorithm),
                 postLogoutRedirectUris: input.postLogoutRedirectURIs.isEmpty ? nil : input.postLogoutRedirectURIs,
                 backchannelLogoutUri: input.backchannelLogoutURI)
             for toggle in Self.serviceSwitches { body[keyPath: toggle.created] = input.switches[toggle.field] }
@@ -513,13 +512,13 @@ struct ConsoleRoutes {
             update.attributes = input.attributes
             update.set(
                 \.backchannelTokenDeliveryMode, .backchannelTokenDeliveryMode,
-                try Self.choice(input.backchannelMode, BackchannelMode.self).map { .value($0) } ?? .null)
+                try Self.choice(input.backchannelMode).map { .value($0) } ?? .null)
             update.set(
                 \.backchannelClientNotificationEndpoint, .backchannelClientNotificationEndpoint,
                 input.notificationEndpoint.map { .value($0) } ?? .null)
             update.set(\.sessionLifetime, .sessionLifetime, try lifetime("session_lifetime"))
             update.set(\.sessionIdleLifetime, .sessionIdleLifetime, try lifetime("session_idle_lifetime"))
-            update.idTokenSignedResponseAlg = try Self.choice(input.idTokenAlgorithm, SigningAlgorithm.self)
+            update.idTokenSignedResponseAlg = try Self.choice(input.idTokenAlgorithm)
             update.set(
                 \.postLogoutRedirectUris, .postLogoutRedirectUris,
                 input.postLogoutRedirectURIs.isEmpty ? .null : .value(input.postLogoutRedirectURIs))

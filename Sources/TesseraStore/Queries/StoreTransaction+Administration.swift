@@ -97,7 +97,6 @@ extension StoreTransaction {
 
     // MARK: Services
 
-    /// Writes a service's changeable fields (everything but its ids and creation time).
     /// Writes the service's record over its row (its tenant, client id and creation time stay).
     public func updateService(_ service: ServiceRecord) async throws {
         try await update("services", service, key: "id", keeping: ["tenant_id", "client_id", "created_at"])

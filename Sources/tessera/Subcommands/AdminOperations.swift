@@ -112,7 +112,7 @@ func lockoutPolicy(freeAttempts: Int?, waits: String?, permanentAfter: Int?) thr
     do {
         let policy = try LockoutPolicy(freeAttempts: freeAttempts ?? 3, waits: seconds, permanentAfter: permanentAfter ?? 10)
         try policy.checkFloors()
-        return Components.Schemas.Lockout(freeAttempts: policy.freeAttempts, waits: policy.waits, permanentAfter: permanentAfter ?? 10)
+        return Components.Schemas.Lockout(freeAttempts: policy.freeAttempts, waits: policy.waits, permanentAfter: policy.permanentAfter)
     } catch {
         throw ValidationError("lockout: \(error)")
     }
