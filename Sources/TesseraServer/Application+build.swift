@@ -185,7 +185,7 @@ public func buildApplication(
         response.headers[.cacheControl] = "public, max-age=3600"
         return response
     }
-    AdminRoutes(state: state).register(on: router)
+    try AdminAPI.register(on: router, state: state)
     let webPages = WebPages()
     StaticFiles.register(on: router)
     ConsoleRoutes(state: state, pages: webPages).register(on: router)

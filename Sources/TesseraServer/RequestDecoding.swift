@@ -177,9 +177,12 @@ enum RequestDecoding {
         try parseForm(request.uri.query ?? "")
     }
 
-    private static func describe(_ error: DecodingError) -> String {
+    static func describe(_ error: DecodingError) -> String {
         switch error {
         case .keyNotFound(let key, _): "missing field '\(key.stringValue)'"
+        // A query parameter of the admin API (the generated server decodes each on its own),
+        // or a body that is not an object.
+        case .typeMismatch(_, let context) where context.codingPath.isEmpty: "a parameter or the body is not of its documented type"
         case .typeMismatch(_, let context): "wrong type at '\(path(context))'"
         case .valueNotFound(_, let context): "missing value at '\(path(context))'"
         case .dataCorrupted(let context): context.codingPath.isEmpty ? "not valid JSON" : "invalid value at '\(path(context))'"

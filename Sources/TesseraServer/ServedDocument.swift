@@ -1,17 +1,59 @@
 import Foundation
 import TesseraAdminAPI
+import TesseraDomain
 import Yams
 
-/// The OpenAPI document as the server serves it at `/openapi.json`: `openapi.yaml` read
-/// once, at start-up, and written as JSON.
+/// The OpenAPI document (`openapi.yaml`), read once at start-up: served as JSON at
+/// `/openapi.json`, and the source of what each admin operation needs of its caller.
 enum ServedDocument {
-    static let json: Data = {
+    /// Read by each of the two values below, once each.
+    private static func document() -> [String: Any] {
         do {
-            guard let document = try Yams.load(yaml: APIDocument.yaml) else { preconditionFailure("openapi.yaml is empty") }
-            return try JSONSerialization.data(withJSONObject: document, options: [.sortedKeys, .withoutEscapingSlashes])
+            guard let document = try Yams.load(yaml: APIDocument.yaml) as? [String: Any] else {
+                preconditionFailure("openapi.yaml is not a mapping")
+            }
+            return document
         } catch {
             // openapi.yaml is part of the build, and the suite reads it: this is a build defect.
             preconditionFailure("openapi.yaml is not a valid document: \(error)")
         }
+    }
+
+    static let json: Data = {
+        do {
+            return try JSONSerialization.data(withJSONObject: document(), options: [.sortedKeys, .withoutEscapingSlashes])
+        } catch {
+            preconditionFailure("openapi.yaml cannot be written as JSON: \(error)")
+        }
+    }()
+
+    /// What an admin operation needs: its role (`x-tessera-need`) and whether the caller
+    /// must reach every tenant (`x-tessera-global`).
+    struct Requirement: Sendable, Equatable {
+        let need: AdminCaller.Need
+        let global: Bool
+    }
+
+    /// Every operation tagged `admin`, by `operationId`. An admin operation that does not say
+    /// what it needs is a defect of the document, found when the server starts.
+    static let adminRequirements: [String: Requirement] = {
+        var requirements: [String: Requirement] = [:]
+        for case let (path, item as [String: Any]) in document()["paths"] as? [String: Any] ?? [:] {
+            for case let (method, operation as [String: Any]) in item {
+                guard (operation["tags"] as? [String])?.contains("admin") == true else { continue }
+                guard let id = operation["operationId"] as? String else {
+                    preconditionFailure("openapi.yaml: \(method) \(path) has no operationId")
+                }
+                let need: AdminCaller.Need =
+                    switch operation["x-tessera-need"] as? String {
+                    case "read": .read
+                    case "support": .support
+                    case "manage": .manage
+                    default: preconditionFailure("openapi.yaml: \(id) does not say what it needs (x-tessera-need)")
+                    }
+                requirements[id] = Requirement(need: need, global: operation["x-tessera-global"] as? Bool ?? false)
+            }
+        }
+        return requirements
     }()
 }

@@ -8,8 +8,8 @@ extension Administration {
     // MARK: Security keys and passkeys
 
     /// A user's registered security keys and passkeys.
-    public func listSecurityKeys(user id: UserID, tenant: TenantRecord) async throws -> [SecurityKeyView] {
-        try await domain.passkeys.list(user: id, tenant: tenant)
+    package func listSecurityKeys(user id: UserID, tenant: TenantRecord) async throws -> [Components.Schemas.SecurityKey] {
+        try await domain.passkeys.list(user: id, tenant: tenant).map(Components.Schemas.SecurityKey.init)
     }
 
     /// Removes one of a user's security keys; the sessions of its logins end with it.
@@ -18,8 +18,8 @@ extension Administration {
     }
 }
 
-// A user's detail holds the admin API's SecurityKey; the domain's SecurityKeyView (the
-// passkey use cases' answer) is mapped to it there.
+// A user's detail and the admin API's list hold the document's SecurityKey; the domain's SecurityKeyView (the
+// passkey use cases' answer, which the account page shows) is mapped to it there.
 extension Components.Schemas.SecurityKey {
     init(_ view: SecurityKeyView) throws {
         guard let algorithm = AlgorithmPayload(rawValue: view.algorithm), let attestation = AttestationPayload(rawValue: view.attestation)

@@ -329,40 +329,14 @@ public struct WebSessions: Sendable {
 
     // MARK: Operators
 
-    /// What `POST /admin/console-users` takes.
-    public struct AddOperator: Codable, Sendable {
-        public let username: String
-        public let role: AdminRole?
-        public let tenant: String?
-
-        public init(username: String, role: AdminRole?, tenant: String?) {
-            self.username = username
-            self.role = role
-            self.tenant = tenant
-        }
-    }
-
-    public struct OperatorInvitation: Codable, Sendable {
-        public let username: String
-        public let role: AdminRole
-        /// The tenant it is limited to; absent: every tenant.
-        public let tenant: String?
-        /// The activation link for the operator's device.
-        public let url: String
-        public let expiresAt: Date
-
-        enum CodingKeys: String, CodingKey {
-            case username, role, tenant, url
-            case expiresAt = "expires_at"
-        }
-    }
-
     /// Makes the operators' tenant if missing, the user if missing, gives it `role`
     /// (limited to `scope` if named), and invites a device: the link to activate it.
-    public func addOperator(
-        username: String, role: AdminRole, scope: String?, by caller: AdminCaller, logger: Logger
-    ) async throws -> OperatorInvitation {
+    package func addOperator(
+        _ input: Components.Schemas.AddConsoleUser, by caller: AdminCaller, logger: Logger
+    ) async throws -> Components.Schemas.ConsoleUserInvitation {
         try caller.check(.manage, global: true)
+        let username = input.username, scope = input.tenant
+        let role = try input.role.map { try AdminRole.documented($0) } ?? .admin
         // Checked before anything is made: a refused request leaves nothing behind.
         guard Validation.isUsername(username) else {
             throw DomainError.invalidRequest("a username is 1 to 128 characters, without control characters or outer spaces")
@@ -393,8 +367,7 @@ public struct WebSessions: Sendable {
                 details: ["username": username, "role": role.rawValue, "tenant": scopeTenant?.name ?? "*"], at: now)
         }
         let invitation = try await administration.invite(.init(username: username, ttlSeconds: nil), tenant: tenant, logger: logger)
-        return OperatorInvitation(
-            username: username, role: role, tenant: scopeTenant?.name, url: invitation.url, expiresAt: Date(timeIntervalSince1970: invitation.expiresAt))
+        return .init(username: username, role: role.rawValue, tenant: scopeTenant?.name, url: invitation.url, expiresAt: invitation.expiresAt)
     }
 }
 

@@ -5,20 +5,19 @@ import TesseraStore
 
 /// The per-request state every handler gets: Hummingbird's core storage, plus what the
 /// middleware established before the handler runs — the tenant a `t/:tenant` path names,
-/// the device a `Tessera-Device` token proved, the OAuth client that authenticated.
+/// the device a `Tessera-Device` token proved, the OAuth client that authenticated (the
+/// admin API's caller travels as `AdminCall`).
 /// A handler asks with `requireTenant()` and friends; it never resolves them itself.
 public struct TesseraRequestContext: RequestContext, RemoteAddressRequestContext {
     public var coreContext: CoreRequestContextStorage
     /// The connection's peer (a proxy's, behind one: see `sourceAddress`).
     public let remoteAddress: SocketAddress?
-    /// Set by `TenantResolution` on routes under `t/:tenant` (and admin `tenants/:tenant`).
+    /// Set by `TenantResolution` on routes under `t/:tenant`.
     var tenant: TenantRecord?
     /// Set by `DeviceAuthentication`: the device whose signed token checked out (not spent yet).
     var device: DeviceCaller?
     /// Set by `ClientAuthentication`: the service that authenticated, and the form it sent.
     var client: AuthenticatedClient?
-    /// Set by `AdminAuthentication`: the bootstrap token or the admin API key that called.
-    var admin: AdminCaller?
 
     public init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)
@@ -34,11 +33,6 @@ public struct TesseraRequestContext: RequestContext, RemoteAddressRequestContext
     func requireDevice() throws -> DeviceCaller {
         guard let device else { throw MissingContext("device") }
         return device
-    }
-
-    func requireAdmin() throws -> AdminCaller {
-        guard let admin else { throw MissingContext("admin caller") }
-        return admin
     }
 
     func requireClient() throws -> AuthenticatedClient {

@@ -1,5 +1,7 @@
 import Hummingbird
 import Logging
+import OpenAPIRuntime
+import TesseraCore
 import TesseraDomain
 import TesseraStore
 
@@ -32,6 +34,8 @@ struct EdgeMiddleware<Context: RequestContext>: RouterMiddleware {
     /// The HTTP form of an error, its status, and for a server failure what to log about it.
     static func answer(for error: any Error) -> (any HTTPResponseError, Int, String?) {
         switch error {
+        case let error as OpenAPIRuntime.ServerError:
+            return answer(for: unwrapped(error))
         case let error as DomainError where error.kind == .internal:
             // Opaque like any other server failure; the log names it.
             return (serverError, 500, "DomainError \(error.code)")
@@ -60,6 +64,22 @@ struct EdgeMiddleware<Context: RequestContext>: RouterMiddleware {
         default:
             // Only the type: another module's error may quote what it was given.
             return (serverError, 500, String(reflecting: type(of: error)))
+        }
+    }
+
+    /// What went wrong in an admin operation the generated server ran: the handler's or
+    /// a middleware's own error, or (for a request that does not fit the document) a 400,
+    /// or the status the OpenAPI runtime gives its error (415 for a body that is not JSON).
+    static func unwrapped(_ error: OpenAPIRuntime.ServerError) -> any Error {
+        switch error.underlyingError {
+        case let decoding as DecodingError:
+            return DomainError.invalidRequest("malformed request: \(RequestDecoding.describe(decoding))")
+        case let policy as PolicyError:
+            return DomainError.invalidRequest(policy.description)
+        case is any HTTPResponseConvertible where (400..<500).contains(error.httpStatus.code):
+            return OAuthError(error.httpStatus, "invalid_request", error.causeDescription)
+        default:
+            return error.underlyingError
         }
     }
 

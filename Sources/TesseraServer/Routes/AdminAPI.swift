@@ -1,0 +1,381 @@
+import Foundation
+import Hummingbird
+import OpenAPIHummingbird
+import OpenAPIRuntime
+import TesseraAdminAPI
+import TesseraCore
+import TesseraDomain
+import TesseraStore
+
+/// The admin API under `/admin`: the handlers of the server protocol generated from
+/// `openapi.yaml`, which also registers the routes, decodes the requests and encodes the
+/// answers. Each handler calls one use case as the caller `AdminAccess` checked, on the
+/// tenant it resolved; docs/OPERATIONS.md lists the calls.
+struct AdminAPI: APIProtocol {
+    let state: ServerState
+
+    private var domain: Domain { state.domain }
+
+    /// Registers every admin operation of the document behind the admin bearer token.
+    static func register(on router: Router<TesseraRequestContext>, state: ServerState) throws {
+        let admin = router.group().add(middleware: AdminAuthentication(state: state))
+        try AdminAPI(state: state).registerHandlers(
+            on: admin,
+            configuration: .init(jsonEncodingOptions: [.sortedKeys, .withoutEscapingSlashes]),
+            middlewares: [AdminAccess(domain: state.domain, requirements: ServedDocument.adminRequirements)])
+    }
+
+    /// The use cases as the caller, and the call (tenant and logger).
+    private func call() throws -> (Administration, AdminCall) {
+        let call = try AdminCall.required()
+        return (domain.administration(as: call.caller), call)
+    }
+
+    /// A `limit` query parameter: 1 to `maximum`, 100 when absent.
+    private func limit(_ value: Int?, maximum: Int = 1000) throws -> Int {
+        guard let value else { return 100 }
+        guard (1...maximum).contains(value) else { throw DomainError.invalidRequest("limit must be 1 to \(maximum)") }
+        return value
+    }
+
+    /// A time in a query parameter: seconds since 1970.
+    private func epoch(_ name: String, _ value: Int?) throws -> Int64? {
+        try value.map { value in
+            guard value >= 0 else { throw DomainError.invalidRequest("\(name) must be seconds since 1970") }
+            return Int64(value)
+        }
+    }
+
+    // MARK: Tenants
+
+    func createTenant(_ input: Operations.CreateTenant.Input) async throws -> Operations.CreateTenant.Output {
+        let (administration, call) = try call()
+        guard case .json(let body) = input.body else { throw DomainError.invalidRequest("the request needs a JSON body") }
+        return .created(.init(body: .json(try await administration.createTenant(body, logger: call.logger))))
+    }
+
+    func listTenants(_ input: Operations.ListTenants.Input) async throws -> Operations.ListTenants.Output {
+        let (administration, _) = try call()
+        return .ok(.init(body: .json(.init(tenants: try await administration.listTenants()))))
+    }
+
+    func getTenant(_ input: Operations.GetTenant.Input) async throws -> Operations.GetTenant.Output {
+        let (administration, call) = try call()
+        return .ok(.init(body: .json(try await administration.getTenant(try call.requireTenant()))))
+    }
+
+    /// Changes the settings the body names.
+    func updateTenant(_ input: Operations.UpdateTenant.Input) async throws -> Operations.UpdateTenant.Output {
+        let (administration, call) = try call()
+        guard case .json(let body) = input.body else { throw DomainError.invalidRequest("the request needs a JSON body") }
+        return .ok(.init(body: .json(try await administration.updateTenant(body, tenant: try call.requireTenant(), logger: call.logger))))
+    }
+
+    /// Refused while the tenant has users, unless forced.
+    func deleteTenant(_ input: Operations.DeleteTenant.Input) async throws -> Operations.DeleteTenant.Output {
+        let (administration, call) = try call()
+        let tenant = try call.requireTenant()
+        try await administration.deleteTenant(tenant, force: input.query.force ?? false, logger: call.logger)
+        return .ok(.init(body: .json(.init(deleted: tenant.name))))
+    }
+
+    // MARK: Signing keys
+
+    /// A new key (body optional; `{"activate": false}` publishes it only).
+    func rotateSigningKey(_ input: Operations.RotateSigningKey.Input) async throws -> Operations.RotateSigningKey.Output {
+        let (administration, call) = try call()
+        let body: Components.Schemas.SigningKeyRotation? = if case .json(let body) = input.body { body } else { nil }
+        let rotation = try await administration.rotateSigningKey(
+            activate: body?.activate ?? true, algorithm: try SigningAlgorithm(body), tenant: try call.requireTenant(), logger: call.logger)
+        return .created(.init(body: .json(rotation)))
+    }
+
+    func activateSigningKey(_ input: Operations.ActivateSigningKey.Input) async throws -> Operations.ActivateSigningKey.Output {
+        let (administration, call) = try call()
+        return .ok(.init(body: .json(
+            try await administration.activateSigningKey(kid: input.path.kid, tenant: try call.requireTenant(), logger: call.logger))))
+    }
+
+    /// Every key the JWKS publishes, oldest first.
+    func listSigningKeys(_ input: Operations.ListSigningKeys.Input) async throws -> Operations.ListSigningKeys.Output {
+        let (administration, call) = try call()
+        return .ok(.init(body: .json(.init(keys: try await administration.listSigningKeys(tenant: try call.requireTenant())))))
+    }
+
+    func retireSigningKey(_ input: Operations.RetireSigningKey.Input) async throws -> Operations.RetireSigningKey.Output {
+        let (administration, call) = try call()
+        return .ok(.init(body: .json(
+            try await administration.retireSigningKey(kid: input.path.kid, tenant: try call.requireTenant(), logger: call.logger))))
+    }
+
+    // MARK: Services
+
+    func createService(_ input: Operations.CreateService.Input) async throws -> Operations.CreateService.Output {
+        let (administration, call) = try call()
+        guard case .json(let body) = input.body else { throw DomainError.invalidRequest("the request needs a JSON body") }
+        return .created(.init(body: .json(try await administration.createService(body, tenant: try call.requireTenant(), logger: call.logger))))
+    }
+
+    func listServices(_ input: Operations.ListServices.Input) async throws -> Operations.ListServices.Output {
+        let (administration, call) = try call()
+        return .ok(.init(body: .json(.init(services: try await administration.listServices(tenant: try call.requireTenant())))))
+    }
+
+    func getService(_ input: Operations.GetService.Input) async throws -> Operations.GetService.Output {
+        let (administration, call) = try call()
+        return .ok(.init(body: .json(
+            try await administration.getService(clientID: ClientID(rawValue: input.path.client), tenant: try call.requireTenant()))))
+    }
+
+    func updateService(_ input: Operations.UpdateService.Input) async throws -> Operations.UpdateService.Output {
+        let (administration, call) = try call()
+        guard case .json(let body) = input.body else { throw DomainError.invalidRequest("the request needs a JSON body") }
+        return .ok(.init(body: .json(
+            try await administration.updateService(
+                clientID: ClientID(rawValue: input.path.client), body, tenant: try call.requireTenant(), logger: call.logger))))
+    }
+
+    /// A new secret, shown once; the old one stops at once (on the other nodes when they hear of it).
+    func rotateServiceSecret(_ input: Operations.RotateServiceSecret.Input) async throws -> Operations.RotateServiceSecret.Output {
+        let (administration, call) = try call()
+        return .ok(.init(body: .json(
+            try await administration.rotateSecret(
+                clientID: ClientID(rawValue: input.path.client), tenant: try call.requireTenant(), logger: call.logger))))
+    }
+
+    func deleteService(_ input: Operations.DeleteService.Input) async throws -> Operations.DeleteService.Output {
+        let (administration, call) = try call()
+        try await administration.deleteService(clientID: ClientID(rawValue: input.path.client), tenant: try call.requireTenant(), logger: call.logger)
+        return .ok(.init(body: .json(.init(deleted: input.path.client))))
+    }
+
+    // MARK: Users
+
+    func createUser(_ input: Operations.CreateUser.Input) async throws -> Operations.CreateUser.Output {
+        let (administration, call) = try call()
+        guard case .json(let body) = input.body else { throw DomainError.invalidRequest("the request needs a JSON body") }
+        return .created(.init(body: .json(try await administration.createUser(body, tenant: try call.requireTenant(), logger: call.logger))))
+    }
+
+    /// A page in username order.
+    func listUsers(_ input: Operations.ListUsers.Input) async throws -> Operations.ListUsers.Output {
+        let (administration, call) = try call()
+        let query = input.query
+        let page = try await administration.listUsers(
+            .init(
+                username: query.username, search: query.search, attribute: query.attribute, cursor: query.cursor,
+                limit: try limit(query.limit)),
+            tenant: try call.requireTenant())
+        return .ok(.init(body: .json(page)))
+    }
+
+    /// The user with their activations and live sessions.
+    func getUser(_ input: Operations.GetUser.Input) async throws -> Operations.GetUser.Output {
+        let (administration, call) = try call()
+        return .ok(.init(body: .json(try await administration.getUser(UserID(rawValue: input.path.user), tenant: try call.requireTenant()))))
+    }
+
+    /// Replaces the attributes.
+    func updateUser(_ input: Operations.UpdateUser.Input) async throws -> Operations.UpdateUser.Output {
+        let (administration, call) = try call()
+        guard case .json(let body) = input.body else { throw DomainError.invalidRequest("the request needs a JSON body") }
+        return .ok(.init(body: .json(
+            try await administration.updateUser(UserID(rawValue: input.path.user), body, tenant: try call.requireTenant(), logger: call.logger))))
+    }
+
+    func disableUser(_ input: Operations.DisableUser.Input) async throws -> Operations.DisableUser.Output {
+        let (administration, call) = try call()
+        return .ok(.init(body: .json(
+            try await administration.setDisabled(true, user: UserID(rawValue: input.path.user), tenant: try call.requireTenant(), logger: call.logger))))
+    }
+
+    func enableUser(_ input: Operations.EnableUser.Input) async throws -> Operations.EnableUser.Output {
+        let (administration, call) = try call()
+        return .ok(.init(body: .json(
+            try await administration.setDisabled(false, user: UserID(rawValue: input.path.user), tenant: try call.requireTenant(), logger: call.logger))))
+    }
+
+    func deleteUser(_ input: Operations.DeleteUser.Input) async throws -> Operations.DeleteUser.Output {
+        let (administration, call) = try call()
+        try await administration.deleteUser(UserID(rawValue: input.path.user), tenant: try call.requireTenant(), logger: call.logger)
+        return .ok(.init(body: .json(.init(deleted: input.path.user))))
+    }
+
+    // MARK: Sessions and security keys
+
+    func listUserSessions(_ input: Operations.ListUserSessions.Input) async throws -> Operations.ListUserSessions.Output {
+        let (administration, call) = try call()
+        return .ok(.init(body: .json(.init(
+            sessions: try await administration.listSessions(user: UserID(rawValue: input.path.user), tenant: try call.requireTenant())))))
+    }
+
+    /// Ends every session of the user.
+    func endUserSessions(_ input: Operations.EndUserSessions.Input) async throws -> Operations.EndUserSessions.Output {
+        let (administration, call) = try call()
+        let ended = try await administration.endSessions(user: UserID(rawValue: input.path.user), tenant: try call.requireTenant(), logger: call.logger)
+        return .ok(.init(body: .json(.init(ended: ended))))
+    }
+
+    func endSession(_ input: Operations.EndSession.Input) async throws -> Operations.EndSession.Output {
+        let (administration, call) = try call()
+        try await administration.endSession(SessionID(rawValue: input.path.session), tenant: try call.requireTenant(), logger: call.logger)
+        return .ok(.init(body: .json(.init(ended: 1))))
+    }
+
+    /// The user's security keys and passkeys.
+    func listSecurityKeys(_ input: Operations.ListSecurityKeys.Input) async throws -> Operations.ListSecurityKeys.Output {
+        let (administration, call) = try call()
+        return .ok(.init(body: .json(.init(
+            securityKeys: try await administration.listSecurityKeys(user: UserID(rawValue: input.path.user), tenant: try call.requireTenant())))))
+    }
+
+    /// Removes one; its sessions end.
+    func removeSecurityKey(_ input: Operations.RemoveSecurityKey.Input) async throws -> Operations.RemoveSecurityKey.Output {
+        let (administration, call) = try call()
+        try await administration.removeSecurityKey(
+            SecurityKeyID(rawValue: input.path.key), user: UserID(rawValue: input.path.user), tenant: try call.requireTenant(), logger: call.logger)
+        return .ok(.init(body: .json(.init(removed: input.path.key))))
+    }
+
+    // MARK: Registration tokens (RFC 7591 initial access tokens)
+
+    func createRegistrationToken(_ input: Operations.CreateRegistrationToken.Input) async throws -> Operations.CreateRegistrationToken.Output {
+        let (administration, call) = try call()
+        let body: Components.Schemas.CreateRegistrationToken? = if case .json(let body) = input.body { body } else { nil }
+        return .created(.init(body: .json(
+            try await administration.createRegistrationToken(body ?? .init(), tenant: try call.requireTenant(), logger: call.logger))))
+    }
+
+    func listRegistrationTokens(_ input: Operations.ListRegistrationTokens.Input) async throws -> Operations.ListRegistrationTokens.Output {
+        let (administration, call) = try call()
+        return .ok(.init(body: .json(.init(tokens: try await administration.listRegistrationTokens(tenant: try call.requireTenant())))))
+    }
+
+    func revokeRegistrationToken(_ input: Operations.RevokeRegistrationToken.Input) async throws -> Operations.RevokeRegistrationToken.Output {
+        let (administration, call) = try call()
+        try await administration.revokeRegistrationToken(id: input.path.token, tenant: try call.requireTenant(), logger: call.logger)
+        return .ok(.init(body: .json(.init(revoked: input.path.token))))
+    }
+
+    // MARK: Identity providers (federation)
+
+    /// An external OpenID provider the tenant's users may sign in with; its discovery document is read first.
+    func addIdentityProvider(_ input: Operations.AddIdentityProvider.Input) async throws -> Operations.AddIdentityProvider.Output {
+        let (administration, call) = try call()
+        guard case .json(let body) = input.body else { throw DomainError.invalidRequest("the request needs a JSON body") }
+        return .created(.init(body: .json(
+            try await administration.addIdentityProvider(
+                body, tenant: try call.requireTenant(), http: Outbound(state.domain), logger: call.logger))))
+    }
+
+    func listIdentityProviders(_ input: Operations.ListIdentityProviders.Input) async throws -> Operations.ListIdentityProviders.Output {
+        let (administration, call) = try call()
+        return .ok(.init(body: .json(.init(providers: try await administration.identityProviders(tenant: try call.requireTenant())))))
+    }
+
+    func removeIdentityProvider(_ input: Operations.RemoveIdentityProvider.Input) async throws -> Operations.RemoveIdentityProvider.Output {
+        let (administration, call) = try call()
+        try await administration.removeIdentityProvider(name: input.path.provider, tenant: try call.requireTenant(), logger: call.logger)
+        return .ok(.init(body: .json(.init(removed: input.path.provider))))
+    }
+
+    // MARK: Invitations, activations, history and audit
+
+    func invite(_ input: Operations.Invite.Input) async throws -> Operations.Invite.Output {
+        let (administration, call) = try call()
+        guard case .json(let body) = input.body else { throw DomainError.invalidRequest("the request needs a JSON body") }
+        return .created(.init(body: .json(try await administration.invite(body, tenant: try call.requireTenant(), logger: call.logger))))
+    }
+
+    func listInvitations(_ input: Operations.ListInvitations.Input) async throws -> Operations.ListInvitations.Output {
+        let (administration, call) = try call()
+        return .ok(.init(body: .json(.init(invitations: try await administration.listInvitations(tenant: try call.requireTenant())))))
+    }
+
+    func revokeInvitation(_ input: Operations.RevokeInvitation.Input) async throws -> Operations.RevokeInvitation.Output {
+        let (administration, call) = try call()
+        try await administration.revokeInvitation(input.path.invitation, tenant: try call.requireTenant(), logger: call.logger)
+        return .ok(.init(body: .json(.init(revoked: input.path.invitation))))
+    }
+
+    func listActivations(_ input: Operations.ListActivations.Input) async throws -> Operations.ListActivations.Output {
+        let (administration, call) = try call()
+        return .ok(.init(body: .json(.init(
+            activations: try await administration.listActivations(username: input.query.username, tenant: try call.requireTenant())))))
+    }
+
+    /// Newest first.
+    func listHistory(_ input: Operations.ListHistory.Input) async throws -> Operations.ListHistory.Output {
+        let (administration, call) = try call()
+        let query = input.query
+        let page = try await administration.history(
+            .init(
+                username: query.username, activationID: query.activation.map(ActivationID.init), service: query.service,
+                outcome: query.outcome?.rawValue, since: try epoch("since", query.since), until: try epoch("until", query.until),
+                cursor: query.cursor, limit: try limit(query.limit)),
+            tenant: try call.requireTenant())
+        return .ok(.init(body: .json(page)))
+    }
+
+    func unlockActivation(_ input: Operations.UnlockActivation.Input) async throws -> Operations.UnlockActivation.Output {
+        let (administration, call) = try call()
+        return .ok(.init(body: .json(try await administration.unlock(activationID: ActivationID(rawValue: input.path.activation), logger: call.logger))))
+    }
+
+    /// Removes an activation and its keys: its proofs and tokens are refused from now on.
+    func revokeActivation(_ input: Operations.RevokeActivation.Input) async throws -> Operations.RevokeActivation.Output {
+        let (administration, call) = try call()
+        return .ok(.init(body: .json(try await administration.revoke(activationID: ActivationID(rawValue: input.path.activation), logger: call.logger))))
+    }
+
+    /// Newest first.
+    func listAudit(_ input: Operations.ListAudit.Input) async throws -> Operations.ListAudit.Output {
+        let (administration, _) = try call()
+        let query = input.query
+        var tenant: TenantRecord?
+        if let name = query.tenant { tenant = try await domain.tenant(named: name) }
+        let entries = try await administration.audit(
+            tenant: tenant, since: try epoch("since", query.since), action: query.action, actor: query.actor, limit: try limit(query.limit))
+        return .ok(.init(body: .json(.init(entries: entries))))
+    }
+
+    // MARK: Maintenance
+
+    /// Row counts per table and the last purge.
+    func getStats(_ input: Operations.GetStats.Input) async throws -> Operations.GetStats.Output {
+        .ok(.init(body: .json(try await domain.maintenance.stats())))
+    }
+
+    /// Purges now, as the background task does every interval.
+    func purge(_ input: Operations.Purge.Input) async throws -> Operations.Purge.Output {
+        let (_, call) = try call()
+        return .ok(.init(body: .json(try await domain.maintenance.purge(logger: call.logger))))
+    }
+
+    // MARK: Admin API keys and console operators
+
+    /// The key is in this answer only.
+    func createAdminKey(_ input: Operations.CreateAdminKey.Input) async throws -> Operations.CreateAdminKey.Output {
+        let (_, call) = try call()
+        guard case .json(let body) = input.body else { throw DomainError.invalidRequest("the request needs a JSON body") }
+        return .created(.init(body: .json(try await domain.adminKeys.create(body, by: call.caller, logger: call.logger))))
+    }
+
+    func listAdminKeys(_ input: Operations.ListAdminKeys.Input) async throws -> Operations.ListAdminKeys.Output {
+        let (_, call) = try call()
+        return .ok(.init(body: .json(.init(keys: try await domain.adminKeys.list(by: call.caller)))))
+    }
+
+    func revokeAdminKey(_ input: Operations.RevokeAdminKey.Input) async throws -> Operations.RevokeAdminKey.Output {
+        let (_, call) = try call()
+        try await domain.adminKeys.revoke(input.path.key, by: call.caller, logger: call.logger)
+        return .ok(.init(body: .json(.init(revoked: input.path.key))))
+    }
+
+    /// An operator of the web console, and its device's invitation.
+    func addConsoleUser(_ input: Operations.AddConsoleUser.Input) async throws -> Operations.AddConsoleUser.Output {
+        let (_, call) = try call()
+        guard case .json(let body) = input.body else { throw DomainError.invalidRequest("the request needs a JSON body") }
+        return .created(.init(body: .json(try await domain.webSessions.addOperator(body, by: call.caller, logger: call.logger))))
+    }
+}
