@@ -152,6 +152,7 @@ let package = Package(
             name: "TesseraTesting",
             dependencies: [
                 "TesseraCore", "TesseraCrypto", "TesseraServer", "TesseraKit", "TesseraStore", "TesseraSQLite", "TesseraDomain",
+                "TesseraAdminAPI",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Hummingbird", package: "hummingbird"),

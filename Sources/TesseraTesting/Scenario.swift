@@ -1,4 +1,5 @@
 import Foundation
+import TesseraAdminAPI
 import TesseraCore
 import TesseraCrypto
 import TesseraKit
@@ -12,7 +13,6 @@ public struct Scenario: Sendable {
     public let http = TestHTTP()
 
     public var issuer: String { "\(baseURL)/t/\(tenant)" }
-    var admin: [String: String] { ["Authorization": "Bearer \(adminToken)"] }
 
     public init(baseURL: String, adminToken: String, tenant: String) {
         self.baseURL = baseURL
@@ -20,8 +20,21 @@ public struct Scenario: Sendable {
         self.tenant = tenant
     }
 
-    public static func make(
-        on server: TestServer, lockout: [String: Any]? = nil, processPolicy: String? = nil, ssoLifetime: Int? = nil,
+    /// The admin API's typed client, as the administrator of every tenant.
+    package var api: Client { Self.api(baseURL: baseURL, adminToken: adminToken) }
+
+    static func api(baseURL: String, adminToken: String) -> Client {
+        guard let url = URL(string: baseURL) else { preconditionFailure("not a URL: \(baseURL)") }
+        return AdminAPI.client(server: url, token: adminToken)
+    }
+
+    /// An admin call; a refusal is thrown as the server gave it (`AdminAPIError`).
+    static func calling<T>(_ call: () async throws -> T) async throws -> T {
+        do { return try await call() } catch { throw AdminAPIError.unwrapped(error) }
+    }
+
+    package static func make(
+        on server: TestServer, lockout: Components.Schemas.Lockout? = nil, processPolicy: String? = nil, ssoLifetime: Int? = nil,
         ssoPolicy: String? = nil
     ) async throws -> Scenario {
         try await make(
@@ -30,18 +43,13 @@ public struct Scenario: Sendable {
     }
 
     /// A new tenant on the server (or proxy) at `baseURL`.
-    public static func make(
-        baseURL: String, adminToken: String, lockout: [String: Any]? = nil, processPolicy: String? = nil, ssoLifetime: Int? = nil,
-        ssoPolicy: String? = nil
+    package static func make(
+        baseURL: String, adminToken: String, lockout: Components.Schemas.Lockout? = nil, processPolicy: String? = nil,
+        ssoLifetime: Int? = nil, ssoPolicy: String? = nil
     ) async throws -> Scenario {
         let tenant = "t\(UUID().uuidString.prefix(8).lowercased())"
-        var body: [String: Any] = ["name": tenant]
-        if let ssoLifetime { body["sso_lifetime"] = ssoLifetime }
-        if let ssoPolicy { body["sso_policy"] = ssoPolicy }
-        if let lockout { body["lockout"] = lockout }
-        if let processPolicy { body["process_policy"] = processPolicy }
-        let response = try await TestHTTP().postJSON("\(baseURL)/admin/tenants", body, headers: ["Authorization": "Bearer \(adminToken)"])
-        guard response.status == 201 else { throw TestSupportError("tenant create: \(response.status) \(response.text)") }
+        let creation = TenantCreation(name: tenant, lockout: lockout, processPolicy: processPolicy, ssoLifetime: ssoLifetime, ssoPolicy: ssoPolicy)
+        _ = try await calling { try await api(baseURL: baseURL, adminToken: adminToken).createTenant(body: .json(creation)).created }
         return Scenario(baseURL: baseURL, adminToken: adminToken, tenant: tenant)
     }
 
@@ -62,58 +70,52 @@ public struct Scenario: Sendable {
         redirectURI: String = "http://127.0.0.1:9/callback", backchannelMode: String? = nil, notificationEndpoint: String? = nil,
         name: String = "Test Service", numberMatching: Bool = false
     ) async throws -> Service {
+        typealias Mode = Components.Schemas.CreateService.BackchannelTokenDeliveryModePayload
+        let mode = try backchannelMode.map { text in
+            guard let mode = Mode(rawValue: text) else { throw TestSupportError("no backchannel mode '\(text)'") }
+            return mode
+        }
         // Number matching is on for new services unless set false; the tests that are not
         // about it answer logins without reading the page, as a bench would.
-        var body: [String: Any] = [
-            "name": name, "redirect_uris": [redirectURI], "public": isPublic, "policy": policy, "attributes": attributes,
-            "number_matching": numberMatching,
-        ]
-        if let backchannelMode { body["backchannel_token_delivery_mode"] = backchannelMode }
-        if let notificationEndpoint { body["backchannel_client_notification_endpoint"] = notificationEndpoint }
-        let response = try await http.postJSON("\(baseURL)/admin/tenants/\(tenant)/services", body, headers: admin)
-        guard response.status == 201 else { throw TestSupportError("service create: \(response.status) \(response.text)") }
-        let json = try response.json()
-        return Service(clientID: json["client_id"] as? String ?? "", clientSecret: json["client_secret"] as? String, redirectURI: redirectURI)
+        let body = Components.Schemas.CreateService(
+            name: name, redirectUris: [redirectURI], _public: isPublic, policy: policy, attributes: attributes,
+            backchannelTokenDeliveryMode: mode, backchannelClientNotificationEndpoint: notificationEndpoint, numberMatching: numberMatching)
+        let service = try await Self.calling {
+            try await api.createService(path: .init(tenant: tenant), body: .json(body)).created.body.json
+        }
+        return Service(clientID: service.clientId, clientSecret: service.clientSecret, redirectURI: redirectURI)
     }
 
     public func createUser(_ username: String, attributes: [String: String] = [:]) async throws {
-        let response = try await http.postJSON(
-            "\(baseURL)/admin/tenants/\(tenant)/users", ["username": username, "attributes": attributes], headers: admin)
-        guard response.status == 201 else { throw TestSupportError("user create: \(response.status) \(response.text)") }
+        let body = Components.Schemas.CreateUser(username: username, attributes: .init(additionalProperties: attributes))
+        _ = try await Self.calling { try await api.createUser(path: .init(tenant: tenant), body: .json(body)).created }
     }
 
     public func invite(_ username: String, ttl: Int? = nil) async throws -> URL {
-        var body: [String: Any] = ["username": username]
-        if let ttl { body["ttl_seconds"] = ttl }
-        let response = try await http.postJSON("\(baseURL)/admin/tenants/\(tenant)/invitations", body, headers: admin)
-        guard response.status == 201, let url = URL(string: try response.json()["url"] as? String ?? "") else {
-            throw TestSupportError("invite: \(response.status) \(response.text)")
+        let invitation = try await Self.calling {
+            try await api.invite(path: .init(tenant: tenant), body: .json(.init(username: username, ttlSeconds: ttl))).created.body.json
         }
+        guard let url = URL(string: invitation.url) else { throw TestSupportError("invite: no URL in \(invitation)") }
         return url
     }
 
-    public func activations(username: String? = nil) async throws -> [[String: Any]] {
-        let query = username.map { "?username=\(TestHTTP.encode($0))" } ?? ""
-        let response = try await http.get("\(baseURL)/admin/tenants/\(tenant)/activations\(query)", headers: admin)
-        guard response.status == 200 else { throw TestSupportError("activations: \(response.status) \(response.text)") }
-        return try response.json()["activations"] as? [[String: Any]] ?? []
+    package func activations(username: String? = nil) async throws -> [Components.Schemas.Activation] {
+        try await Self.calling {
+            try await api.listActivations(path: .init(tenant: tenant), query: .init(username: username)).ok.body.json.activations
+        }
     }
 
     public func unlock(_ activationID: String) async throws {
-        let response = try await http.send("POST", "\(baseURL)/admin/activations/\(activationID)/unlock", headers: admin)
-        guard response.status == 200 else { throw TestSupportError("unlock: \(response.status) \(response.text)") }
+        _ = try await Self.calling { try await api.unlockActivation(path: .init(activation: activationID)).ok }
     }
 
     public func revoke(_ activationID: String) async throws {
-        let response = try await http.send("POST", "\(baseURL)/admin/activations/\(activationID)/revoke", headers: admin)
-        guard response.status == 200 else { throw TestSupportError("revoke: \(response.status) \(response.text)") }
+        _ = try await Self.calling { try await api.revokeActivation(path: .init(activation: activationID)).ok }
     }
 
     /// This tenant's audit log, newest first.
-    public func audit() async throws -> [[String: Any]] {
-        let response = try await http.get("\(baseURL)/admin/audit?tenant=\(tenant)&limit=1000", headers: admin)
-        guard response.status == 200 else { throw TestSupportError("audit: \(response.status) \(response.text)") }
-        return try response.json()["entries"] as? [[String: Any]] ?? []
+    package func audit() async throws -> [Components.Schemas.AuditEntry] {
+        try await Self.calling { try await api.listAudit(query: .init(tenant: tenant, limit: 1000)).ok.body.json.entries }
     }
 
     /// A browser on the login page: the page, its cookie and the links it holds.

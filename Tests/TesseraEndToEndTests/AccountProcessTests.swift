@@ -52,7 +52,7 @@ struct AccountProcessTests {
     @Test("change PIN, with a lockout in the middle: the old PIN stops at once, the new one works")
     func changePin() async throws {
         try await withServer { server in
-            let scenario = try await Scenario.make(on: server, lockout: ["free_attempts": 1, "waits": [60], "permanent_after": 8])
+            let scenario = try await Scenario.make(on: server, lockout: .init(freeAttempts: 1, waits: [60], permanentAfter: 8))
             let service = try await scenario.createService()
             try await scenario.createUser("alice")
             let (device, activated) = try await activateDevice(scenario, username: "alice")
@@ -64,17 +64,17 @@ struct AccountProcessTests {
             #expect(information.requestedAuthenticators.contains([.device, .pin]))
             // A wrong PIN in the process counts like one in a login: same counter, same result.
             let failed = try #require(try await approve(information, device: device, pin: "0000").lockout)
-            #expect(try await scenario.activations(username: "alice").first?["failed_attempts"] as? Int == 1)
+            #expect(try await scenario.activations(username: "alice").first?.failedAttempts == 1)
             let result = try await approve(failed.1, device: device)
             guard case .apiAccessChangePin(let process) = result else { Issue.record("expected apiAccessChangePin, got \(result)"); return }
-            #expect(try await scenario.activations(username: "alice").first?["failed_attempts"] as? Int == 0)
+            #expect(try await scenario.activations(username: "alice").first?.failedAttempts == 0)
             try await personalizer.finishChangePin(process, newPin: "97531")
 
             #expect(try await logsIn(scenario, service, device: device, pin: "2468").lockout != nil, "the old PIN is refused")
             // Changing the PIN does not clear the counter; only a successful authentication does.
-            #expect(try await scenario.activations(username: "alice").first?["failed_attempts"] as? Int == 1)
+            #expect(try await scenario.activations(username: "alice").first?.failedAttempts == 1)
             #expect(try await logsIn(scenario, service, device: device, pin: "97531").isUserLogin)
-            #expect(try await scenario.activations(username: "alice").first?["failed_attempts"] as? Int == 0)
+            #expect(try await scenario.activations(username: "alice").first?.failedAttempts == 0)
             device.remove()
         }
     }
@@ -127,7 +127,7 @@ struct AccountProcessTests {
             #expect(await serverError { _ = try await phone.personalizer.activate(url: data.url, pin: "99999") } == "invalid_grant")
             let made = try await phone.personalizer.activate(url: data.url, pin: "13579")
             #expect(made.activation.alias == nil || made.activation.alias == "phone")
-            #expect(try await scenario.activations(username: "carl").contains { $0["alias"] as? String == "phone" })
+            #expect(try await scenario.activations(username: "carl").contains { $0.alias == "phone" })
             #expect(try await logsIn(scenario, service, device: phone, pin: "13579").isUserLogin)
             #expect(try await logsIn(scenario, service, device: old).isUserLogin, "the old activation keeps working")
 
@@ -159,7 +159,7 @@ struct AccountProcessTests {
             guard case .apiAccessDelete(let process) = result else { Issue.record("got \(result)"); return }
             try await first.personalizer.finishDeletion(process)
             #expect(try await first.personalizer.activations().isEmpty, "the keys are gone from the device")
-            #expect(try await scenario.activations(username: "dana").map { $0["id"] as? String } == [secondActivation.activation.id.rawValue])
+            #expect(try await scenario.activations(username: "dana").map { $0.id } == [secondActivation.activation.id.rawValue])
             // Its proofs are refused from that moment.
             #expect(await serverError { _ = try await signAndFinish(pending, device: first, factors: [.device, .pin]) } != nil)
 
@@ -207,7 +207,7 @@ struct AccountProcessTests {
             #expect(try await logsIn(scenario, service, device: device, username: "erin").isUserLogin)
             #expect(try await scenario.activations(username: "erin").count == 1)
             // The admin sees the merge (and can revoke the activation) under either user.
-            #expect(try await scenario.activations(username: "erin.work").first?["merged_users"] as? [String] == ["erin.work"])
+            #expect(try await scenario.activations(username: "erin.work").first?.mergedUsers == ["erin.work"])
             device.remove()
         }
     }
@@ -249,13 +249,13 @@ struct AccountProcessTests {
 
             try await scenario.revoke(laptopActivation.activation.id.rawValue)
             #expect(await serverError { _ = try await logsIn(scenario, service, device: laptop) } == "invalid_token")
-            let actions = try await scenario.audit().compactMap { $0["action"] as? String }
+            let actions = try await scenario.audit().compactMap { $0.action }
             for action in ["tenant.create", "service.create", "user.create", "invitation.create", "activation.create", "activation.unregister", "activation.revoke"] {
                 #expect(actions.contains(action), "audit has \(action)")
             }
-            let unregistered = try #require(try await scenario.audit().first { $0["action"] as? String == "activation.unregister" })
-            #expect(unregistered["actor"] as? String == "activation:\(laptopActivation.activation.id.rawValue)")
-            #expect(unregistered["target"] as? String == phoneActivation.activation.id.rawValue)
+            let unregistered = try #require(try await scenario.audit().first { $0.action == "activation.unregister" })
+            #expect(unregistered.actor == "activation:\(laptopActivation.activation.id.rawValue)")
+            #expect(unregistered.target == phoneActivation.activation.id.rawValue)
             laptop.remove()
             phone.remove()
         }
@@ -366,7 +366,7 @@ struct AccountProcessTests {
     @Test("activation data: parallel PIN guesses get five tries in all; it dies with the activation that made it; a locked activation completes nothing")
     func activationDataLimits() async throws {
         try await withServer { server in
-            let scenario = try await Scenario.make(on: server, lockout: ["free_attempts": 0, "waits": [60], "permanent_after": 9])
+            let scenario = try await Scenario.make(on: server, lockout: .init(freeAttempts: 0, waits: [60], permanentAfter: 9))
             let service = try await scenario.createService()
             try await scenario.createUser("ida")
             let (device, activated) = try await activateDevice(scenario, username: "ida")

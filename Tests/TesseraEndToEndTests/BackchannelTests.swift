@@ -162,7 +162,7 @@ struct BackchannelTests {
         let receiver = try await CallbackReceiver.start()
         defer { Task { await receiver.stop() } }
         try await withCIBAServer { server in
-            let scenario = try await Scenario.make(on: server, lockout: ["free_attempts": 0, "waits": [60], "permanent_after": 1])
+            let scenario = try await Scenario.make(on: server, lockout: .init(freeAttempts: 0, waits: [60], permanentAfter: 1))
             let service = try await scenario.createService(backchannelMode: "ping", notificationEndpoint: "\(receiver.baseURL)/n")
             try await scenario.createUser("yan")
             let (device, _) = try await activateDevice(scenario, username: "yan")
@@ -178,7 +178,7 @@ struct BackchannelTests {
             // The locked device still learns how the request ended.
             #expect(try await device.authenticator.status(of: request) == .failed)
             let activations = try await scenario.activations(username: "yan")
-            #expect(activations.first?["permanently_locked"] as? Bool == true)
+            #expect(activations.first?.permanentlyLocked == true)
             device.remove()
         }
     }

@@ -44,7 +44,7 @@ struct CrashTests {
         defer { first.kill() }
 
         let scenario = try await Scenario.make(
-            baseURL: base, adminToken: token, lockout: ["free_attempts": 5, "waits": [5, 60], "permanent_after": 20])
+            baseURL: base, adminToken: token, lockout: .init(freeAttempts: 5, waits: [5, 60], permanentAfter: 20))
         let service = try await scenario.createService(policy: "device+pin")
         try await scenario.createUser("victim")
         let (victim, _) = try await activateDevice(scenario, username: "victim")
@@ -130,7 +130,7 @@ struct CrashTests {
         }
         // Every acknowledged activation is there, and its invitation is spent.
         let listed = try await scenario.activations()
-        let ids = Set(listed.compactMap { $0["id"] as? String })
+        let ids = Set(listed.map(\.id))
         for (id, url) in seen.activations {
             #expect(ids.contains(id), "activation \(id) was acknowledged")
             let again = try TestDevice()
@@ -142,15 +142,15 @@ struct CrashTests {
         // An activation cut off by the kill is all there or not at all: its invitation is
         // spent exactly when the activation exists.
         for (username, url) in seen.unacknowledged {
-            let exists = listed.contains { $0["username"] as? String == username }
+            let exists = listed.contains { $0.username == username }
             let device = try TestDevice()
             let worked = (try? await device.personalizer.activate(url: url, pin: "2468", alias: nil, enrollBiometric: false, enrollOTP: false)) != nil
             #expect(worked != exists, "\(username): activation \(exists ? "exists" : "missing"), invitation \(worked ? "unused" : "spent")")
             device.remove()
         }
         // Every acknowledged failed attempt counted (one more may have committed unanswered).
-        let victimRecord = try #require(listed.first { $0["username"] as? String == "victim" })
-        let failures = try #require(victimRecord["failed_attempts"] as? Int)
+        let victimRecord = try #require(listed.first { $0.username == "victim" })
+        let failures = victimRecord.failedAttempts
         #expect(failures >= seen.wrongPins && failures <= seen.wrongPins + 1, "\(failures) stored, \(seen.wrongPins) acknowledged")
         victim.remove()
         second.terminate()

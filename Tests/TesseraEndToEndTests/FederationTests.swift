@@ -155,12 +155,12 @@ struct FederationTests {
             #expect(question.status == 200, "\(question.status) \(question.text)")
             #expect(question.text.contains("<strong id=\"link-identity\">alice@example.org</strong>") && question.text.contains("Home Insurance"))
             #expect(question.text.contains("<strong id=\"link-username\">mia</strong>"), "\(question.text)")
-            #expect(try await !main.audit().contains { $0["action"] as? String == "federation.link" })
+            #expect(try await !main.audit().contains { $0.action == "federation.link" })
             // Another browser (no federation cookie, or another one) cannot press it.
             #expect(try await Self.confirm(question, http: main.http, cookie: "tessera_federation=other").status == 403)
             let linked = try await Self.confirm(question, http: main.http, cookie: browser)
             #expect(linked.status == 200 && linked.text.contains("<strong>mia</strong>"), "\(linked.status) \(linked.text)")
-            #expect(try await main.audit().contains { $0["action"] as? String == "federation.link" })
+            #expect(try await main.audit().contains { $0.action == "federation.link" })
             // The confirmation is single use, and the invitation is spent.
             #expect(try await Self.confirm(question, http: main.http, cookie: browser).status == 400)
             #expect(try await Self.startLinking(invitationPage, http: main.http).status == 400)
@@ -312,7 +312,7 @@ struct FederationTests {
                         if parts[2] != "none" { try information.pickNumber(parts[2]) }
                         approved = try await signAndFinish(information, device: homeDevice, factors: [.device, .pin]).isUserLogin
                     } else if line == "CONFIRMING" {
-                        linkedBefore = try await main.audit().contains { $0["action"] as? String == "federation.link" }
+                        linkedBefore = try await main.audit().contains { $0.action == "federation.link" }
                         // Only now may the script press the button.
                         _ = FileManager.default.createFile(atPath: confirmed.path, contents: Data())
                     }
@@ -332,7 +332,7 @@ struct FederationTests {
             #expect(result.output.contains("RESULT "), "\(result.output)")
             #expect(outcome.approved, "the provider's device approved its login")
             #expect(outcome.linkedBeforeConfirming == false, "nothing was linked before the button")
-            #expect(try await main.audit().contains { $0["action"] as? String == "federation.link" })
+            #expect(try await main.audit().contains { $0.action == "federation.link" })
             homeDevice.remove()
         } }
     }

@@ -167,7 +167,7 @@ struct HardeningTests {
             let finish = try await scenario.http.postJSON(
                 "\(scenario.issuer)/device/authentications/\(information.requestID.rawValue)/finish", ["proof": mistyped])
             #expect(finish.status == 400, "\(finish.text)")
-            #expect(try await scenario.activations(username: "jo").first?["failed_attempts"] as? Int == 0)
+            #expect(try await scenario.activations(username: "jo").first?.failedAttempts == 0)
             device.remove()
         }
     }

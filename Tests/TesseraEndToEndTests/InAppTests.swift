@@ -109,7 +109,7 @@ struct InAppTests {
     @Test("token manager: a wrong PIN or a running lock tells its lockout; a code or tokens the app got elsewhere are kept and refreshed")
     func tokenManagerLockoutAndHandOver() async throws {
         try await withServer { server in
-            let scenario = try await Scenario.make(on: server, lockout: ["free_attempts": 0, "waits": [60], "permanent_after": 10])
+            let scenario = try await Scenario.make(on: server, lockout: .init(freeAttempts: 0, waits: [60], permanentAfter: 10))
             let app = try await scenario.createService(isPublic: true, redirectURI: "com.example.app:/callback")
             try await scenario.createUser("di")
             try await scenario.createUser("el")

@@ -109,8 +109,8 @@ struct KeyRotationTests {
             #expect(try await publishedKids(scenario) == [newKid])
 
             let audit = try await scenario.audit()
-            #expect(audit.contains { $0["action"] as? String == "signing_key.rotate" && $0["target"] as? String == newKid })
-            #expect(audit.contains { $0["action"] as? String == "signing_key.retire" && $0["target"] as? String == oldKid })
+            #expect(audit.contains { $0.action == "signing_key.rotate" && $0.target == newKid })
+            #expect(audit.contains { $0.action == "signing_key.retire" && $0.target == oldKid })
             device.remove()
         }
     }
@@ -161,8 +161,8 @@ struct KeyRotationTests {
             #expect(try await scenario.http.send("DELETE", "\(keys)/\(newKid)", headers: admin).status == 409)
 
             let audit = try await scenario.audit()
-            #expect(audit.contains { $0["action"] as? String == "signing_key.publish" && $0["target"] as? String == newKid })
-            #expect(audit.contains { $0["action"] as? String == "signing_key.activate" && $0["target"] as? String == newKid })
+            #expect(audit.contains { $0.action == "signing_key.publish" && $0.target == newKid })
+            #expect(audit.contains { $0.action == "signing_key.activate" && $0.target == newKid })
         }
     }
 

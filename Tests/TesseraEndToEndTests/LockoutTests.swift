@@ -13,7 +13,7 @@ struct LockoutTests {
             // is (the device derives its PIN key with PBKDF2 for each attempt); the test then
             // moves the server's clock past it instead of waiting (by less than the two
             // minutes the device's proofs live, which are signed on the real clock).
-            let scenario = try await Scenario.make(on: server, lockout: ["free_attempts": 1, "waits": [90], "permanent_after": 6])
+            let scenario = try await Scenario.make(on: server, lockout: .init(freeAttempts: 1, waits: [90], permanentAfter: 6))
             let service = try await scenario.createService()
             try await scenario.createUser("alice")
             let (device, activation) = try await activateDevice(scenario, username: "alice")
@@ -48,13 +48,13 @@ struct LockoutTests {
                 #expect(abs((pending.lockedUntil ?? .distantPast).timeIntervalSince(lockedUntil)) < 1.5)
             }
             let listed = try #require(try await scenario.activations(username: "alice").first)
-            #expect(listed["failed_attempts"] as? Int == 2)
-            #expect(listed["id"] as? String == activation.activation.id.rawValue)
+            #expect(listed.failedAttempts == 2)
+            #expect(listed.id == activation.activation.id.rawValue)
 
             // The wait passes on the server's clock, not by sleeping.
             server.clock.advance(by: lockedUntil.timeIntervalSince(server.clock.now()) + 1.2)
             #expect(try await signAndFinish(second.1, device: device, factors: [.device, .pin]).isUserLogin)
-            #expect(try await scenario.activations(username: "alice").first?["failed_attempts"] as? Int == 0)
+            #expect(try await scenario.activations(username: "alice").first?.failedAttempts == 0)
             #expect(try await scenario.complete(login)["code"] != nil)
             device.remove()
         }
@@ -63,7 +63,7 @@ struct LockoutTests {
     @Test("a wrong biometric or OTP counts like a wrong PIN, and the answer never says which factor failed")
     func anyFactorCounts() async throws {
         try await withServer { server in
-            let scenario = try await Scenario.make(on: server, lockout: ["free_attempts": 5, "waits": [60], "permanent_after": 9])
+            let scenario = try await Scenario.make(on: server, lockout: .init(freeAttempts: 5, waits: [60], permanentAfter: 9))
             let service = try await scenario.createService(policy: "device+pin+otp")
             try await scenario.createUser("bob")
             let (device, _) = try await activateDevice(scenario, username: "bob", otp: true)
@@ -83,7 +83,7 @@ struct LockoutTests {
             #expect(wrongOTP.0.isPermanent == wrongPIN.0.isPermanent)
             let recorded = device.transport.requests.filter { $0.url.path.hasSuffix("/finish") }
             #expect(recorded.count == 2)
-            #expect(try await scenario.activations(username: "bob").first?["failed_attempts"] as? Int == 2)
+            #expect(try await scenario.activations(username: "bob").first?.failedAttempts == 2)
             device.remove()
         }
     }
@@ -92,7 +92,7 @@ struct LockoutTests {
     func retryOutlivesTheRequest() async throws {
         // Requests live 20 s here; the first wait is a minute.
         try await withServer(requestLifetime: 20) { server in
-            let scenario = try await Scenario.make(on: server, lockout: ["free_attempts": 0, "waits": [60], "permanent_after": 10])
+            let scenario = try await Scenario.make(on: server, lockout: .init(freeAttempts: 0, waits: [60], permanentAfter: 10))
             let service = try await scenario.createService()
             try await scenario.createUser("ray")
             let (device, _) = try await activateDevice(scenario, username: "ray")
@@ -117,12 +117,12 @@ struct LockoutTests {
     @Test("a success resets only the counts of the factors it proved: a one-time code buys no more PIN guesses")
     func successResetsWhatItProved() async throws {
         try await withServer { server in
-            let scenario = try await Scenario.make(on: server, lockout: ["free_attempts": 5, "waits": [60], "permanent_after": 9])
+            let scenario = try await Scenario.make(on: server, lockout: .init(freeAttempts: 5, waits: [60], permanentAfter: 9))
             let service = try await scenario.createService(policy: "device+pin,device+otp")
             try await scenario.createUser("olga")
             let (device, _) = try await activateDevice(scenario, username: "olga", otp: true)
             func failedAttempts() async throws -> Int? {
-                try await scenario.activations(username: "olga").first?["failed_attempts"] as? Int
+                try await scenario.activations(username: "olga").first?.failedAttempts
             }
             for expected in 1...2 {
                 let login = try await scenario.openLogin(service)
@@ -180,7 +180,7 @@ struct LockoutTests {
     @Test("a permanent lock stops every call until the admin unlocks the activation")
     func permanentLock() async throws {
         try await withServer { server in
-            let scenario = try await Scenario.make(on: server, lockout: ["free_attempts": 1, "waits": [60], "permanent_after": 2])
+            let scenario = try await Scenario.make(on: server, lockout: .init(freeAttempts: 1, waits: [60], permanentAfter: 2))
             let service = try await scenario.createService()
             try await scenario.createUser("carol")
             let (device, activation) = try await activateDevice(scenario, username: "carol")
@@ -202,7 +202,7 @@ struct LockoutTests {
                 #expect(pending.isPermanent)
             }
             let listed = try #require(try await scenario.activations(username: "carol").first)
-            #expect(listed["permanently_locked"] as? Bool == true)
+            #expect(listed.permanentlyLocked == true)
 
             try await scenario.unlock(activation.activation.id.rawValue)
             let retry = try await device.authenticator.start(url: next.authenticationURL)
@@ -214,7 +214,7 @@ struct LockoutTests {
     @Test("parallel wrong PINs never get more tries than the policy allows")
     func parallelAttempts() async throws {
         try await withServer { server in
-            let scenario = try await Scenario.make(on: server, lockout: ["free_attempts": 2, "waits": [300], "permanent_after": 8])
+            let scenario = try await Scenario.make(on: server, lockout: .init(freeAttempts: 2, waits: [300], permanentAfter: 8))
             let service = try await scenario.createService()
             try await scenario.createUser("dave")
             let (device, _) = try await activateDevice(scenario, username: "dave")
@@ -253,7 +253,7 @@ struct LockoutTests {
             #expect(outcomes.filter { $0 == .lockout }.count == 3)
             #expect(outcomes.filter { $0 == .pending }.count == 9)
             #expect(outcomes.filter { $0 == .login || $0 == .other }.isEmpty)
-            #expect(try await scenario.activations(username: "dave").first?["failed_attempts"] as? Int == 3)
+            #expect(try await scenario.activations(username: "dave").first?.failedAttempts == 3)
             device.remove()
         }
     }

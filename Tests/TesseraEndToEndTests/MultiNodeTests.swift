@@ -160,7 +160,7 @@ struct MultiNodeTests {
     func parallelLockout() async throws {
         try await withCluster { cluster in
             let scenario = try await Scenario.make(
-                baseURL: cluster.baseURL, adminToken: cluster.adminToken, lockout: ["free_attempts": 3, "waits": [600], "permanent_after": 10])
+                baseURL: cluster.baseURL, adminToken: cluster.adminToken, lockout: .init(freeAttempts: 3, waits: [600], permanentAfter: 10))
             let service = try await scenario.createService(policy: "device+pin")
             try await scenario.createUser("bea")
             let (device, _) = try await activateDevice(scenario, username: "bea")
@@ -197,8 +197,8 @@ struct MultiNodeTests {
             #expect(counts["refused while locked", default: 0] + counts["busy", default: 0] == 96, "\(counts)")
             #expect(counts["refused while locked", default: 0] > 0, "the lock refuses the attempts after it: \(counts)")
             let record = try #require(try await scenario.activations(username: "bea").first)
-            #expect(record["failed_attempts"] as? Int == 4)
-            #expect(record["locked_until"] != nil)
+            #expect(record.failedAttempts == 4)
+            #expect(record.lockedUntil != nil)
             device.remove()
         }
     }
@@ -207,7 +207,7 @@ struct MultiNodeTests {
     func racedLockout() async throws {
         try await withCluster { cluster in
             let scenario = try await Scenario.make(
-                baseURL: cluster.baseURL, adminToken: cluster.adminToken, lockout: ["free_attempts": 5, "waits": [600], "permanent_after": 20])
+                baseURL: cluster.baseURL, adminToken: cluster.adminToken, lockout: .init(freeAttempts: 5, waits: [600], permanentAfter: 20))
             let service = try await scenario.createService(policy: "device+pin")
             try await scenario.createUser("rex")
             let (device, _) = try await activateDevice(scenario, username: "rex")
@@ -254,12 +254,12 @@ struct MultiNodeTests {
             }
             let counts = Dictionary(outcomes.map { ($0, 1) }, uniquingKeysWith: +)
             let record = try #require(try await scenario.activations(username: "rex").first)
-            let stored = try #require(record["failed_attempts"] as? Int)
+            let stored = record.failedAttempts
             #expect(Set(counts.keys).isSubset(of: ["counted", "refused while locked", "refused unseen", "busy"]), "\(counts)")
             // Every guess that was verified counted, and none beyond the lock.
             #expect(stored == counts["counted", default: 0], "\(stored) stored: \(counts)")
             #expect(stored == 6, "five free attempts and the one that locks: \(counts)")
-            #expect(record["locked_until"] != nil)
+            #expect(record.lockedUntil != nil)
             device.remove()
         }
     }
@@ -312,7 +312,7 @@ struct MultiNodeTests {
             #expect(answers.contains { $0.hasPrefix("other login done") }, "\(answers)")
             #expect(elapsed < .seconds(30), "bounded waits: \(elapsed)")
             // Nothing counted while busy; once the lock is free the attempt goes through.
-            #expect(try await scenario.activations(username: "hot").first?["failed_attempts"] as? Int == 0)
+            #expect(try await scenario.activations(username: "hot").first?.failedAttempts == 0)
             let retried = try await hot.authenticator.start(url: login.authenticationURL)
             #expect(try await signAndFinish(retried, device: hot, factors: [.device, .pin]).isUserLogin)
             hot.remove()

@@ -56,7 +56,7 @@ struct OpenAPITests {
     @Test("the device API's answers in real flows match the document's schemas (activation, claim, finish, deny, pending, state, push, processes, history)")
     func deviceAnswers() async throws {
         try await withServer { server in
-            let scenario = try await Scenario.make(on: server, lockout: ["free_attempts": 1, "waits": [60], "permanent_after": 10])
+            let scenario = try await Scenario.make(on: server, lockout: .init(freeAttempts: 1, waits: [60], permanentAfter: 10))
             let service = try await scenario.createService(backchannelMode: "poll")
             try await scenario.createUser("dee")
             let (device, activated) = try await activateDevice(scenario, username: "dee")

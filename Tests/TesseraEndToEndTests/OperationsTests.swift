@@ -14,7 +14,7 @@ struct OperationsTests {
     @Test("/metrics counts requests per route, authentications by purpose and outcome, locks, open step-ups and connections")
     func metrics() async throws {
         try await withServer { server in
-            let scenario = try await Scenario.make(on: server, lockout: ["free_attempts": 0, "waits": [5, 60], "permanent_after": 10])
+            let scenario = try await Scenario.make(on: server, lockout: .init(freeAttempts: 0, waits: [5, 60], permanentAfter: 10))
             let service = try await scenario.createService(backchannelMode: "poll")
             try await scenario.createUser("max")
             let (device, _) = try await activateDevice(scenario, username: "max")

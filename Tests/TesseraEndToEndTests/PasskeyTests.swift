@@ -48,12 +48,12 @@ struct PasskeyTests {
 
             // The audit log has the three enrolments (by the invited user) and the removal (by the admin).
             let audit = try await scenario.audit()
-            let enrolments = audit.filter { $0["action"] as? String == "securitykey.enrol" }
+            let enrolments = audit.filter { $0.action == "securitykey.enrol" }
             #expect(enrolments.count == 3)
-            #expect(enrolments.allSatisfy { $0["actor"] as? String == "user:\(userID)" })
-            let removal = try #require(audit.first { $0["action"] as? String == "securitykey.remove" })
-            #expect(removal["actor"] as? String == "admin")
-            #expect((removal["details"] as? [String: String])?["sessions_ended"] == "1")
+            #expect(enrolments.allSatisfy { $0.actor == "user:\(userID)" })
+            let removal = try #require(audit.first { $0.action == "securitykey.remove" })
+            #expect(removal.actor == "admin")
+            #expect(removal.details.additionalProperties["sessions_ended"] == "1")
             // Two keys are left; the user's detail lists them.
             let detail = try await scenario.http.get(
                 "\(server.baseURL)/admin/tenants/\(scenario.tenant)/users/\(userID)", headers: ["Authorization": "Bearer \(server.adminToken)"]
@@ -134,11 +134,11 @@ struct PasskeyTests {
             #expect((object["conditional"] as? [Bool])?.contains(true) == true, "\(object)")
             // The account page's removal is audited with the device that signed in.
             let audit = try await scenario.audit()
-            let removals = audit.filter { $0["action"] as? String == "securitykey.remove" }
-            #expect(Set(removals.compactMap { ($0["details"] as? [String: String])?["via"] }) == ["account_page", "admin"])
-            #expect(removals.contains { ($0["actor"] as? String)?.hasPrefix("activation:") == true })
+            let removals = audit.filter { $0.action == "securitykey.remove" }
+            #expect(Set(removals.compactMap { $0.details.additionalProperties["via"] }) == ["account_page", "admin"])
+            #expect(removals.contains { $0.actor.hasPrefix("activation:") == true })
             // The console's removal is the operator's (the admin API's path, with the operator as actor).
-            #expect(removals.contains { $0["actor"] as? String == "operator:otto" })
+            #expect(removals.contains { $0.actor == "operator:otto" })
             phone.remove()
             operatorDevice.remove()
         }
@@ -199,7 +199,7 @@ struct PasskeyTests {
             let stranger = TamperingSecurityKey(inner: key)
             let (_, failed) = try await login(with: stranger)
             #expect(failed.lockout != nil)
-            #expect(try await scenario.activations(username: "kai").first?["failed_attempts"] as? Int == 1)
+            #expect(try await scenario.activations(username: "kai").first?.failedAttempts == 1)
 
             // A clone (a copy of the key's file made now) lags behind once the original is used:
             // its counter goes back, the key is blocked, and the original fails from then on.
@@ -225,7 +225,7 @@ struct PasskeyTests {
                 "DELETE",
                 "\(server.baseURL)/admin/tenants/\(scenario.tenant)/users/\(userID)/security-keys/\(keyID)", headers: admin)
             #expect(removed.status == 200)
-            let factors = try #require(try await scenario.activations(username: "kai").first?["factors"] as? [String])
+            let factors = try #require(try await scenario.activations(username: "kai").first?.factors)
             #expect(!factors.contains("securitykey"))
             device.remove()
         }
@@ -419,7 +419,7 @@ extension PasskeyTests {
                 let result = try await device.authenticator.finish(information)
                 expected += 1
                 #expect(result.lockout != nil, "\(fault)")
-                let counted = try await scenario.activations(username: "mo").first?["failed_attempts"] as? Int
+                let counted = try await scenario.activations(username: "mo").first?.failedAttempts
                 #expect(counted == expected, "\(fault)")
             }
             // Answered properly, it signs in; the count starts again.
@@ -429,7 +429,7 @@ extension PasskeyTests {
             try information.sign(factor: DeviceFactor())
             try information.sign(factor: try await device.authenticator.securityKeyFactor(for: information, using: key))
             #expect(try await device.authenticator.finish(information).isUserLogin)
-            #expect(try await scenario.activations(username: "mo").first?["failed_attempts"] as? Int == 0)
+            #expect(try await scenario.activations(username: "mo").first?.failedAttempts == 0)
 
             // A stored key that no longer decodes is the server's fault: a 500, nothing counted, however often.
             try await TestDatabase.runOutside("UPDATE security_keys SET public_key = 'AAAA'", on: server.databaseLocation)
@@ -440,7 +440,7 @@ extension PasskeyTests {
                 try information.sign(factor: try await device.authenticator.securityKeyFactor(for: information, using: key))
                 await #expect(throws: TesseraKitError.self) { _ = try await device.authenticator.finish(information) }
             }
-            #expect(try await scenario.activations(username: "mo").first?["failed_attempts"] as? Int == 0, "a corrupt row counts nothing")
+            #expect(try await scenario.activations(username: "mo").first?.failedAttempts == 0, "a corrupt row counts nothing")
         }
     }
 }

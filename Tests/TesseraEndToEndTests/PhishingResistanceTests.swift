@@ -50,7 +50,7 @@ struct PhishingResistanceTests {
             }
             #expect(try await scenario.status(login)["status"] as? String == "denied")
             #expect(try await scenario.complete(login)["error"] == "access_denied")
-            #expect(try await scenario.activations(username: "nina").first?["failed_attempts"] as? Int == 0)
+            #expect(try await scenario.activations(username: "nina").first?.failedAttempts == 0)
             await #expect(throws: TesseraKitError.self) { _ = try await device.authenticator.start(url: login.authenticationURL) }
 
             // A proof made without the SDK and without a pick is refused the same way.

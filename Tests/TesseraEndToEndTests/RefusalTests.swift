@@ -22,7 +22,7 @@ struct RefusalTests {
             let replay = try await scenario.http.send("POST", finish.url.absoluteString, headers: ["Content-Type": "application/json"], body: finish.body)
             #expect(replay.status == 400)
             #expect(try replay.json()["error"] as? String == "invalid_grant")
-            #expect(try await scenario.activations(username: "alice").first?["failed_attempts"] as? Int == 1, "a replay does not count")
+            #expect(try await scenario.activations(username: "alice").first?.failedAttempts == 1, "a replay does not count")
 
             // A device token replayed on the claim endpoint is refused as well.
             let claim = try #require(device.transport.requests.last { $0.url.path.hasSuffix("/claim") })

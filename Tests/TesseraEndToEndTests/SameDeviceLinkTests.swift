@@ -109,7 +109,7 @@ struct SameDeviceLinkTests {
             #expect(try await patch(["app_links": NSNull()]).status == 200)
             let again = try await scenario.openLogin(service)
             #expect(try sameDeviceLink(again) == again.authenticationURL)
-            let changes = try await scenario.audit().filter { $0["action"] as? String == "tenant.update" }
+            let changes = try await scenario.audit().filter { $0.action == "tenant.update" }
             #expect(changes.count == 3)
         }
     }

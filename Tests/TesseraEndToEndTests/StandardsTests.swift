@@ -198,7 +198,7 @@ struct StandardsTests {
             let viewed = try await scenario.http.get("\(tenantURL)/services/\(clientID)", headers: admin).json()
             #expect(viewed["id_token_signed_response_alg"] as? String == "ES256")
             let audit = try await scenario.audit()
-            #expect(audit.contains { $0["action"] as? String == "service.register" && ($0["actor"] as? String)?.hasPrefix("registration:") == true })
+            #expect(audit.contains { $0.action == "service.register" && $0.actor.hasPrefix("registration:") == true })
             let deleted = try await scenario.http.send("DELETE", clientURI, headers: managing)
             #expect(deleted.status == 204)
             #expect(try await scenario.http.get(clientURI, headers: managing).status == 401)

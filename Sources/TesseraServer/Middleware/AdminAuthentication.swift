@@ -60,7 +60,7 @@ struct AdminAuthentication: RouterMiddleware {
 }
 
 /// Before an admin operation reads anything, in this order: the query holds no repeated or
-/// badly encoded parameter; the tenant its path names exists and is in the caller's scope
+/// badly encoded parameter, and no path parameter decodes to a NUL; the tenant its path names exists and is in the caller's scope
 /// (404 otherwise, so another tenant's objects are as unknown as missing ones; 403 for the
 /// operators' tenant to all but a global admin); the caller's role allows what the
 /// operation needs (`x-tessera-need`, `x-tessera-global` in the document). Then the body is
@@ -86,6 +86,11 @@ struct AdminAccess: ServerMiddleware {
         }
         if let path = request.path, let mark = path.firstIndex(of: "?") {
             _ = try RequestDecoding.parseForm(String(path[path.index(after: mark)...]))
+        }
+        // The generated server percent-decodes path parameters: one that decodes to a NUL
+        // or to bytes that are not UTF-8 names nothing (and PostgreSQL could not compare it).
+        for value in metadata.pathParameters.values where RequestDecoding.decodeComponent(value) == nil {
+            throw DomainError.invalidRequest("a path parameter holds a NUL character or is not UTF-8")
         }
         if let name = metadata.pathParameters["tenant"] {
             call.tenant = try await domain.tenant(named: String(name))
