@@ -1,5 +1,11 @@
 import Foundation
 
+// The lockout rule, whole: how failures are counted per factor (`FactorFailures`), how a
+// tenant's policy turns a count into a wait or a permanent lock (`LockoutPolicy`), and the
+// lock an activation is under at a moment (`LockoutInformation.current`). The attempts use
+// case applies it when a proof fails (`Attempts.countFailure`), the store keeps the counts
+// and the lock, and an administrator's unlock resets both.
+
 /// What a failed attempt or a call during a running lock tells the user.
 public struct LockoutInformation: Codable, Hashable, Sendable {
     /// The activation is disabled until an administrator unlocks it.
@@ -110,4 +116,71 @@ public struct LockoutPolicy: Codable, Hashable, Sendable {
         if index >= waits.count - 1 { wait = max(wait, Self.minimumLongestWait) }
         return LockoutInformation(isPermanent: false, lockedUntil: now.addingTimeInterval(TimeInterval(wait)))
     }
+}
+
+/// An activation's consecutive failed attempts, counted per factor whose proof a holder
+/// of the device key could guess or forge. A failed attempt counts once against every
+/// such factor in its combination (it does not tell which one was wrong); a success
+/// resets the counts of the factors it proved and no other, so a combination without the
+/// PIN never buys more PIN guesses.
+public struct FactorFailures: Sendable, Hashable {
+    public var pin: Int
+    public var otp: Int
+    public var biometric: Int
+    /// A security key's assertion cannot be guessed, but a failed one counts like any
+    /// other factor's: the same lockout covers every factor.
+    public var securityKey: Int
+
+    public init(pin: Int = 0, otp: Int = 0, biometric: Int = 0, securityKey: Int = 0) {
+        self.pin = pin
+        self.otp = otp
+        self.biometric = biometric
+        self.securityKey = securityKey
+    }
+
+    /// The count the lockout policy applies to.
+    public var highest: Int { max(pin, otp, biometric, securityKey) }
+
+    /// After a failed attempt with `factors`.
+    public func failing(_ factors: [FactorType]) -> FactorFailures {
+        var next = self
+        for factor in Set(factors) {
+            switch factor {
+            case .pin: next.pin += 1
+            case .otp: next.otp += 1
+            case .biometric: next.biometric += 1
+            case .securitykey: next.securityKey += 1
+            case .device, .federation: break
+            }
+        }
+        return next
+    }
+
+    /// After a successful attempt with `factors`: only what they proved starts again.
+    public func succeeding(_ factors: [FactorType]) -> FactorFailures {
+        var next = self
+        for factor in Set(factors) {
+            switch factor {
+            case .pin: next.pin = 0
+            case .otp: next.otp = 0
+            case .biometric: next.biometric = 0
+            case .securitykey: next.securityKey = 0
+            case .device, .federation: break
+            }
+        }
+        return next
+    }
+}
+
+extension LockoutInformation {
+    /// The lock an activation is under at `now`, from what the store keeps of it: a
+    /// permanent lock until an administrator unlocks it, or a wait until `lockedUntil`.
+    public static func current(permanentlyLocked: Bool, lockedUntil: Int64?, now: Int64) -> LockoutInformation? {
+        if permanentlyLocked { return LockoutInformation(isPermanent: true, lockedUntil: nil) }
+        guard let lockedUntil, lockedUntil > now else { return nil }
+        return LockoutInformation(isPermanent: false, lockedUntil: Date(timeIntervalSince1970: TimeInterval(lockedUntil)))
+    }
+
+    /// When a wait ends, in whole seconds (rounded up, so the lock never ends early).
+    public var lockedUntilEpoch: Int64? { lockedUntil.map { Int64($0.timeIntervalSince1970.rounded(.up)) } }
 }

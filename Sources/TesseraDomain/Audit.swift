@@ -3,6 +3,55 @@ import TesseraCrypto
 import TesseraCore
 import TesseraStore
 
+/// What an entry of the audit log records: the one list of the names the log, the admin
+/// API's `action` filter and the console show.
+public enum AuditAction: String, Sendable, CaseIterable {
+    case activationCreate = "activation.create"
+    case activationDelete = "activation.delete"
+    case activationMerge = "activation.merge"
+    case activationRetire = "activation.retire"
+    case activationRevoke = "activation.revoke"
+    case activationUnlock = "activation.unlock"
+    case activationUnregister = "activation.unregister"
+    case activationDataCreate = "activation_data.create"
+    case adminKeyCreate = "admin_key.create"
+    case adminKeyRevoke = "admin_key.revoke"
+    case devicesList = "devices.list"
+    case factorAdd = "factor.add"
+    case federationLink = "federation.link"
+    case identityProviderCreate = "identity_provider.create"
+    case identityProviderRemove = "identity_provider.remove"
+    case invitationCreate = "invitation.create"
+    case invitationRevoke = "invitation.revoke"
+    case login
+    case operatorSave = "operator.save"
+    case pinChange = "pin.change"
+    case registrationTokenCreate = "registration_token.create"
+    case registrationTokenRevoke = "registration_token.revoke"
+    case securityKeyEnrol = "securitykey.enrol"
+    case securityKeyRemove = "securitykey.remove"
+    case serviceCreate = "service.create"
+    case serviceDelete = "service.delete"
+    case serviceRegister = "service.register"
+    case serviceRotateSecret = "service.rotate_secret"
+    case serviceUpdate = "service.update"
+    case sessionEnd = "session.end"
+    case sessionEndAll = "session.end_all"
+    case signingKeyActivate = "signing_key.activate"
+    case signingKeyProvision = "signing_key.provision"
+    case signingKeyPublish = "signing_key.publish"
+    case signingKeyRetire = "signing_key.retire"
+    case signingKeyRotate = "signing_key.rotate"
+    case tenantCreate = "tenant.create"
+    case tenantDelete = "tenant.delete"
+    case tenantUpdate = "tenant.update"
+    case userCreate = "user.create"
+    case userDelete = "user.delete"
+    case userDisable = "user.disable"
+    case userEnable = "user.enable"
+    case userUpdate = "user.update"
+}
+
 /// Writes the audit log: every administrative and account change, in the transaction
 /// that makes the change, so the log never claims what did not happen. Details name
 /// what changed, never a secret.
@@ -35,12 +84,12 @@ public enum Audit {
     }
 
     public static func record(
-        _ tx: StoreTransaction, tenantID: TenantID?, actor: Actor, action: String, target: String?, details: [String: String],
+        _ tx: StoreTransaction, tenantID: TenantID?, actor: Actor, action: AuditAction, target: String?, details: [String: String],
         at: Int64
     ) async throws {
         try await tx.insertAudit(
             AuditRecord(
-                id: orderedID(), tenantID: tenantID, actor: actor.text, action: action, target: target,
+                id: orderedID(), tenantID: tenantID, actor: actor.text, action: action.rawValue, target: target,
                 details: details, at: at))
     }
 }

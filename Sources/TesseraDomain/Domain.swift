@@ -95,7 +95,7 @@ public struct Domain: Sendable {
                 SigningKeyRecord(
                     kid: key.kid, tenantID: tenant.id, sealedKey: sealed, active: true, algorithm: algorithm.rawValue, createdAt: now))
             try await Audit.record(
-                tx, tenantID: tenant.id, actor: .system, action: "signing_key.provision", target: key.kid,
+                tx, tenantID: tenant.id, actor: .system, action: .signingKeyProvision, target: key.kid,
                 details: ["algorithm": algorithm.rawValue], at: now)
         }
         await announce(RequestNotice(keys: [EventKey.signingKeys(tenantID: tenant.id)]), logger: logger ?? Logger(label: "tessera.keys"))

@@ -140,7 +140,7 @@ public struct AdminKeys: Sendable {
         try await domain.store.transaction { tx in
             try await tx.insertAdminKey(record)
             try await Audit.record(
-                tx, tenantID: tenant?.id, actor: caller.actor, action: "admin_key.create", target: record.id,
+                tx, tenantID: tenant?.id, actor: caller.actor, action: .adminKeyCreate, target: record.id,
                 details: ["name": name, "role": role.rawValue, "tenant": tenant?.name ?? "*"], at: now)
         }
         logger.info("admin key created", metadata: ["key_id": "\(record.id)", "role": "\(role.rawValue)"])
@@ -166,7 +166,7 @@ public struct AdminKeys: Sendable {
             }
             guard try await tx.revokeAdminKey(id: id, at: now) else { throw DomainError.conflict("the key was revoked already") }
             try await Audit.record(
-                tx, tenantID: key.tenantID, actor: caller.actor, action: "admin_key.revoke", target: id, details: ["name": key.name], at: now)
+                tx, tenantID: key.tenantID, actor: caller.actor, action: .adminKeyRevoke, target: id, details: ["name": key.name], at: now)
         }
         logger.info("admin key revoked", metadata: ["key_id": "\(id)"])
     }

@@ -132,7 +132,7 @@ extension Administration {
         try await domain.store.transaction { tx in
             try await tx.insertService(record)
             try await Audit.record(
-                tx, tenantID: tenant.id, actor: caller.actor, action: "service.create", target: record.clientID.rawValue,
+                tx, tenantID: tenant.id, actor: caller.actor, action: .serviceCreate, target: record.clientID.rawValue,
                 details: [
                     "name": name, "policy": policy, "public": String(isPublic),
                     "backchannel_token_delivery_mode": mode?.rawValue ?? "none",
@@ -237,7 +237,7 @@ extension Administration {
             next = try Self.checkedService(next, allowsPrivateOutbound: domain.settings.allowsPrivateOutbound)
             try await tx.updateService(next)
             try await Audit.record(
-                tx, tenantID: tenant.id, actor: caller.actor, action: "service.update", target: clientID.rawValue,
+                tx, tenantID: tenant.id, actor: caller.actor, action: .serviceUpdate, target: clientID.rawValue,
                 details: ["changed": changed.joined(separator: ",")], at: now)
             return next
         }
@@ -258,7 +258,7 @@ extension Administration {
             next.secretDigest = Secrets.digest(secret)
             try await tx.updateService(next)
             try await Audit.record(
-                tx, tenantID: tenant.id, actor: caller.actor, action: "service.rotate_secret", target: clientID.rawValue, details: [:], at: now)
+                tx, tenantID: tenant.id, actor: caller.actor, action: .serviceRotateSecret, target: clientID.rawValue, details: [:], at: now)
             return next
         }
         await domain.servicesChanged(logger: logger)
@@ -275,7 +275,7 @@ extension Administration {
             let ended = try await tx.endSessions(.service(service.id), reason: .serviceRemoved, at: now)
             try await tx.deleteService(id: service.id)
             try await Audit.record(
-                tx, tenantID: tenant.id, actor: caller.actor, action: "service.delete", target: clientID.rawValue,
+                tx, tenantID: tenant.id, actor: caller.actor, action: .serviceDelete, target: clientID.rawValue,
                 details: ["name": service.name, "sessions_ended": String(ended)], at: now)
         }
         await domain.servicesChanged(logger: logger)

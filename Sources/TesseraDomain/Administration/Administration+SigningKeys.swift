@@ -31,7 +31,7 @@ extension Administration {
                 SigningKeyRecord(
                     kid: key.kid, tenantID: tenant.id, sealedKey: sealed, active: activate, algorithm: algorithm.rawValue, createdAt: now))
             try await Audit.record(
-                tx, tenantID: tenant.id, actor: caller.actor, action: activate ? "signing_key.rotate" : "signing_key.publish",
+                tx, tenantID: tenant.id, actor: caller.actor, action: activate ? .signingKeyRotate : .signingKeyPublish,
                 target: key.kid, details: ["previous_kid": previous.joined(separator: ","), "algorithm": algorithm.rawValue], at: now)
             return try await tx.signingKeys(tenantID: tenant.id)
         }
@@ -54,7 +54,7 @@ extension Administration {
             try await tx.deactivateSigningKeys(tenantID: tenant.id, algorithm: key.algorithm)
             try await tx.activateSigningKey(kid: kid, tenantID: tenant.id)
             try await Audit.record(
-                tx, tenantID: tenant.id, actor: caller.actor, action: "signing_key.activate", target: kid,
+                tx, tenantID: tenant.id, actor: caller.actor, action: .signingKeyActivate, target: kid,
                 details: ["previous_kid": keys.filter { $0.active && $0.algorithm == key.algorithm }.map(\.kid).joined(separator: ",")], at: now)
             return try await tx.signingKeys(tenantID: tenant.id)
         }
@@ -80,7 +80,7 @@ extension Administration {
                 throw DomainError(.conflict, .conflict, "the active signing key cannot be retired: rotate to a new key first")
             }
             try await Audit.record(
-                tx, tenantID: tenant.id, actor: caller.actor, action: "signing_key.retire", target: kid, details: [:], at: now)
+                tx, tenantID: tenant.id, actor: caller.actor, action: .signingKeyRetire, target: kid, details: [:], at: now)
             return try await tx.signingKeys(tenantID: tenant.id)
         }
         await signingKeysChanged(tenantID: tenant.id, logger: logger)

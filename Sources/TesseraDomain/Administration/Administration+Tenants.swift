@@ -168,7 +168,7 @@ extension Administration {
             }
             try await tx.updateTenantSettings(next)
             try await Audit.record(
-                tx, tenantID: next.id, actor: caller.actor, action: "tenant.update", target: next.name,
+                tx, tenantID: next.id, actor: caller.actor, action: .tenantUpdate, target: next.name,
                 details: ["changed": changed.joined(separator: ",")], at: now)
             return next
         }
@@ -189,7 +189,7 @@ extension Administration {
             }
             try await tx.deleteTenant(id: tenant.id)
             try await Audit.record(
-                tx, tenantID: tenant.id, actor: caller.actor, action: "tenant.delete", target: tenant.name,
+                tx, tenantID: tenant.id, actor: caller.actor, action: .tenantDelete, target: tenant.name,
                 details: ["users": String(users)], at: now)
         }
         await domain.announce(

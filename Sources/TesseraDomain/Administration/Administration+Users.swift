@@ -104,7 +104,7 @@ extension Administration {
             user.attributes = attributes
             try await tx.updateUserAttributes(id: user.id, attributes: attributes)
             try await Audit.record(
-                tx, tenantID: tenant.id, actor: caller.actor, action: "user.update", target: id.rawValue,
+                tx, tenantID: tenant.id, actor: caller.actor, action: .userUpdate, target: id.rawValue,
                 details: ["attributes": attributes.keys.sorted().joined(separator: ",")], at: now)
             return user
         }
@@ -135,7 +135,7 @@ extension Administration {
                 try await tx.expireOpenRequests(userID: id)
             }
             try await Audit.record(
-                tx, tenantID: tenant.id, actor: caller.actor, action: disabled ? "user.disable" : "user.enable", target: id.rawValue,
+                tx, tenantID: tenant.id, actor: caller.actor, action: disabled ? .userDisable : .userEnable, target: id.rawValue,
                 details: details, at: now)
             return user
         }
@@ -152,7 +152,7 @@ extension Administration {
             let ended = try await tx.endSessions(.user(id), reason: .userRemoved, at: now)
             try await tx.deleteUser(id: id, now: now)
             try await Audit.record(
-                tx, tenantID: tenant.id, actor: caller.actor, action: "user.delete", target: id.rawValue,
+                tx, tenantID: tenant.id, actor: caller.actor, action: .userDelete, target: id.rawValue,
                 details: ["username": user.username, "sessions_ended": String(ended)], at: now)
         }
         logger.info("user deleted", metadata: ["tenant": "\(tenant.name)", "user_id": "\(id)"])
@@ -189,7 +189,7 @@ extension Administration {
                 throw DomainError.conflict("the invitation was used or has expired")
             }
             try await Audit.record(
-                tx, tenantID: tenant.id, actor: caller.actor, action: "invitation.revoke", target: id,
+                tx, tenantID: tenant.id, actor: caller.actor, action: .invitationRevoke, target: id,
                 details: ["user_id": invitation.userID.rawValue], at: now)
         }
         logger.info("invitation revoked", metadata: ["tenant": "\(tenant.name)"])
@@ -216,7 +216,7 @@ extension Administration {
                 throw DomainError.conflict("the session has ended already")
             }
             try await Audit.record(
-                tx, tenantID: tenant.id, actor: caller.actor, action: "session.end", target: id.rawValue,
+                tx, tenantID: tenant.id, actor: caller.actor, action: .sessionEnd, target: id.rawValue,
                 details: ["user_id": session.userID.rawValue], at: now)
         }
         logger.info("session ended", metadata: ["tenant": "\(tenant.name)"])
@@ -229,7 +229,7 @@ extension Administration {
             _ = try await user(id, tenant: tenant, tx: tx)
             let ended = try await tx.endSessions(.user(id), reason: .revoked, at: now)
             try await Audit.record(
-                tx, tenantID: tenant.id, actor: caller.actor, action: "session.end_all", target: id.rawValue,
+                tx, tenantID: tenant.id, actor: caller.actor, action: .sessionEndAll, target: id.rawValue,
                 details: ["sessions_ended": String(ended)], at: now)
             return ended
         }

@@ -51,7 +51,7 @@ public struct Administration: Sendable {
             try await tx.insertTenant(tenant)
             try await tx.insertSigningKey(SigningKeyRecord(kid: key.kid, tenantID: tenant.id, sealedKey: sealed, active: true, createdAt: now))
             try await Audit.record(
-                tx, tenantID: tenant.id, actor: caller.actor, action: "tenant.create", target: tenant.name,
+                tx, tenantID: tenant.id, actor: caller.actor, action: .tenantCreate, target: tenant.name,
                 details: ["process_policy": tenant.processPolicy], at: now)
         }
         logger.info("tenant created", metadata: ["tenant": "\(tenant.name)"])
@@ -84,7 +84,7 @@ public struct Administration: Sendable {
             }
             try await tx.insertUser(record)
             try await Audit.record(
-                tx, tenantID: tenant.id, actor: caller.actor, action: "user.create", target: record.id.rawValue,
+                tx, tenantID: tenant.id, actor: caller.actor, action: .userCreate, target: record.id.rawValue,
                 details: ["username": record.username, "attributes": attributes.keys.sorted().joined(separator: ",")], at: record.createdAt)
         }
         logger.info("user created", metadata: ["tenant": "\(tenant.name)", "user_id": "\(record.id)"])
@@ -109,7 +109,7 @@ public struct Administration: Sendable {
         try await domain.store.transaction { tx in
             try await tx.insertInvitation(record)
             try await Audit.record(
-                tx, tenantID: tenant.id, actor: caller.actor, action: "invitation.create", target: user.id.rawValue,
+                tx, tenantID: tenant.id, actor: caller.actor, action: .invitationCreate, target: user.id.rawValue,
                 details: ["username": user.username, "invitation_id": record.id], at: record.createdAt)
         }
         logger.info("invitation created", metadata: ["tenant": "\(tenant.name)", "user_id": "\(user.id)"])
@@ -168,7 +168,7 @@ public struct Administration: Sendable {
             var activation = try await reachableActivation(id, tx: tx)
             guard try await tx.unlock(activationID: id) else { throw DomainError.notFound("activation") }
             try await Audit.record(
-                tx, tenantID: activation.tenantID, actor: caller.actor, action: "activation.unlock", target: id.rawValue,
+                tx, tenantID: activation.tenantID, actor: caller.actor, action: .activationUnlock, target: id.rawValue,
                 details: ["failed_attempts": String(activation.failedAttempts)], at: now)
             activation.failures = FactorFailures()
             activation.lockedUntil = nil
@@ -186,7 +186,7 @@ public struct Administration: Sendable {
             let activation = try await reachableActivation(id, tx: tx)
             guard try await tx.deleteActivation(id: id, at: now) else { throw DomainError.notFound("activation") }
             try await Audit.record(
-                tx, tenantID: activation.tenantID, actor: caller.actor, action: "activation.revoke", target: id.rawValue,
+                tx, tenantID: activation.tenantID, actor: caller.actor, action: .activationRevoke, target: id.rawValue,
                 details: ["user_id": activation.userID.rawValue, "alias": activation.alias ?? ""], at: now)
             var revoked = activation
             revoked.status = .revoked

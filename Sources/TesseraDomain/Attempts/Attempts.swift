@@ -370,7 +370,7 @@ public struct Attempts: Sendable {
         let lock = policy.lock(afterFailures: failed.failedAttempts, at: date)
         try await tx.recordFailure(
             activationID: activation.id, failures: failed.failures,
-            lockedUntil: lock?.lockedUntil.map { Int64($0.timeIntervalSince1970.rounded(.up)) },
+            lockedUntil: lock?.lockedUntilEpoch,
             permanentlyLocked: lock?.isPermanent ?? false)
         try await tx.endSSOSessions(activationID: activation.id)
         if let step = verification.totpStep { try await tx.spendTOTPStep(activationID: activation.id, step: step) }
@@ -381,8 +381,8 @@ public struct Attempts: Sendable {
         // A wait that outlasts the request extends it, so the device can retry this very
         // login once the wait is over (and the browser keeps waiting): up to a request
         // lifetime past the wait, never beyond `maximumRequestLife` from its start.
-        if let until = lock?.lockedUntil, lock?.isPermanent != true {
-            let wanted = Int64(until.timeIntervalSince1970.rounded(.up)) + domain.settings.requestLifetime
+        if let until = lock?.lockedUntilEpoch, lock?.isPermanent != true {
+            let wanted = until + domain.settings.requestLifetime
             let extended = min(wanted, authRequest.createdAt + Self.maximumRequestLife)
             if extended > authRequest.expiresAt {
                 try await tx.extendAuthRequest(id: authRequest.id, expiresAt: extended)

@@ -50,7 +50,7 @@ public struct AccountPage: Sendable {
                 try await tx.deleteActivation(id: id, at: now)
             else { throw DomainError.notFound("device") }
             try await Audit.record(
-                tx, tenantID: current.tenant.id, actor: actor(current), action: "activation.unregister", target: id.rawValue,
+                tx, tenantID: current.tenant.id, actor: actor(current), action: .activationUnregister, target: id.rawValue,
                 details: ["user_id": current.user.id.rawValue, "alias": activation.alias ?? "", "via": "account_page"], at: now)
         }
         logger.notice("device removed on the account page", metadata: ["activation_id": "\(id)"])
@@ -88,7 +88,7 @@ public struct AccountPage: Sendable {
                 throw DomainError.conflict("the session has ended already")
             }
             try await Audit.record(
-                tx, tenantID: current.tenant.id, actor: actor(current), action: "session.end", target: id.rawValue,
+                tx, tenantID: current.tenant.id, actor: actor(current), action: .sessionEnd, target: id.rawValue,
                 details: ["user_id": current.user.id.rawValue, "via": "account_page"], at: now)
         }
         logger.info("session ended on the account page")

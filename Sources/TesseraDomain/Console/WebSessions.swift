@@ -93,7 +93,7 @@ public struct WebSessions: Sendable {
                 service.policy = policy
                 try await tx.updateService(service)
                 try await Audit.record(
-                    tx, tenantID: tenant.id, actor: .system, action: "service.update", target: clientID.rawValue,
+                    tx, tenantID: tenant.id, actor: .system, action: .serviceUpdate, target: clientID.rawValue,
                     details: ["redirect_uris": redirectURI, "policy": policy], at: now)
                 return (service, true)
             }
@@ -106,7 +106,7 @@ public struct WebSessions: Sendable {
                     numberMatching: true, createdAt: now), allowsPrivateOutbound: false)
             try await tx.insertService(service)
             try await Audit.record(
-                tx, tenantID: tenant.id, actor: .system, action: "service.create", target: clientID.rawValue,
+                tx, tenantID: tenant.id, actor: .system, action: .serviceCreate, target: clientID.rawValue,
                 details: ["name": service.name, "policy": service.policy, "public": "true"], at: now)
             return (service, true)
         }
@@ -363,7 +363,7 @@ public struct WebSessions: Sendable {
             try await tx.saveConsoleOperator(
                 ConsoleOperatorRecord(userID: user.id, tenantID: tenant.id, role: role, scopeTenantID: scopeTenant?.id, createdAt: now))
             try await Audit.record(
-                tx, tenantID: tenant.id, actor: caller.actor, action: "operator.save", target: user.id.rawValue,
+                tx, tenantID: tenant.id, actor: caller.actor, action: .operatorSave, target: user.id.rawValue,
                 details: ["username": username, "role": role.rawValue, "tenant": scopeTenant?.name ?? "*"], at: now)
         }
         let invitation = try await administration.invite(.init(username: username, ttlSeconds: nil), tenant: tenant, logger: logger)

@@ -97,7 +97,7 @@ public struct AccountProcesses: Sendable {
             guard try await tx.completeProcess(id: authRequest.id, purpose: purpose, activationID: activation.id, now: now)
             else { throw DomainError.invalidGrant("the process was completed already") }
             try await Audit.record(
-                tx, tenantID: tenant.id, actor: .activation(activation.id), action: "activation.merge", target: activation.id.rawValue,
+                tx, tenantID: tenant.id, actor: .activation(activation.id), action: .activationMerge, target: activation.id.rawValue,
                 details: ["user_id": user.id.rawValue, "username": user.username, "invitation_id": invitation.id], at: now)
             entry.outcome = .completed
             try await tx.insertHistory(entry)
@@ -122,11 +122,12 @@ public struct AccountProcesses: Sendable {
     // MARK: Completion
 
     /// Completes an approved process once, with the new data it needs, in the
-    /// transaction that spends it.
+    /// transaction that spends it. Each purpose checks its body before the transaction and
+    /// says what it does inside it (`Step`); the spending, the audit entry and the history
+    /// entry are the same for all.
     public func complete(
         requestID: RequestID, input: ProcessCompletionRequest, caller: DeviceCaller, tenant: TenantRecord, logger: Logger
     ) async throws -> ProcessCompletion {
-        let issuer = domain.issuer(forTenantNamed: tenant.name)
         guard let record = try await domain.store.read({ try await $0.authRequest(id: requestID) }), record.tenantID == tenant.id,
             case let purpose = record.purpose, purpose.isAccountProcess, purpose != .merge
         else { throw DomainError.notFound("account process") }
@@ -135,124 +136,33 @@ public struct AccountProcesses: Sendable {
         }
         let now = domain.epochNow()
         try checkCompletable(record, now: now)
-        let parameters = record.process ?? ProcessParameters()
-        let activationID = caller.activation.id
+        let process = Process(record: record, caller: caller, tenant: tenant, issuer: domain.issuer(forTenantNamed: tenant.name), now: now)
 
-        // Everything the body carries is checked before the transaction.
-        var change = Change.none
-        switch purpose {
-        case .addFactor where parameters.factor == .biometric:
-            guard let jwk = input.biometricKey, let registration = input.biometricRegistration else {
-                throw DomainError.invalidRequest("adding biometrics needs biometric_key and biometric_registration")
+        let step: Step =
+            switch purpose {
+            case .addFactor where process.parameters.factor == .biometric: try addBiometrics(input, process)
+            case .addFactor where process.parameters.factor == .securitykey: try await addSecurityKey(input, process)
+            case .addFactor: try addOneTimePasswords(input, process)
+            case .changePin: try changePin(input, process)
+            case .requestNewActivationData: try newActivationData(input, process)
+            case .delete: deleteActivation(process)
+            case .unregisterDevice: unregisterDevice(process)
+            case .listDevices: listDevices(process)
+            case .login, .merge: throw DomainError.notFound("account process")
             }
-            let key = try DeviceChecks.publicKey(jwk, name: "biometric_key")
-            guard key.rawRepresentation != (try DeviceChecks.deviceKey(of: caller.activation)).rawRepresentation else {
-                throw DomainError.invalidRequest("the biometric key must differ from the device key")
-            }
-            let jws = try DeviceChecks.parseJWS(registration, type: JWSType.keyRegistration)
-            guard (try? jws.verifiedPayload(with: key)) != nil, let claims = try? jws.unverifiedClaims(as: ProcessKeyClaims.self),
-                claims.rid == requestID.rawValue, claims.sub == activationID.rawValue
-            else { throw DomainError.invalidRequest("biometric_registration is not signed by the new key for this process") }
-            try domain.checkTimes(iat: Int64(claims.iat), exp: Int64(claims.exp), audience: claims.aud, issuer: issuer)
-            change = .biometricKey(try JSONCoding.string(PublicJWK(key)))
-        case .addFactor where parameters.factor == .securitykey:
-            guard let credential = input.securityKey else { throw DomainError.invalidRequest("adding a security key needs security_key") }
-            let key = try await domain.passkeys.verifyDeviceRegistration(
-                credential, name: input.securityKeyName, requestID: requestID, userID: record.userID ?? caller.activation.userID,
-                activation: caller.activation, tenant: tenant)
-            change = .securityKey(key)
-        case .addFactor:
-            let secret = try DeviceChecks.totpSecret(input.totpSecret)
-            change = .totpSecret(try domain.box.seal(secret, context: SealingContext.totpSecret(activationID: activationID)))
-        case .changePin:
-            change = .pinKey(try domain.box.seal(try DeviceChecks.pinKey(input.pinKey), context: SealingContext.pinKey(activationID: activationID)))
-        case .requestNewActivationData:
-            if let alias = input.alias, alias.count > 128 { throw DomainError.invalidRequest("alias is longer than 128 characters") }
-            change = .activationData(pinKey: try DeviceChecks.pinKey(input.pinKey), alias: input.alias, retire: input.retire ?? false)
-        case .delete, .listDevices, .unregisterDevice, .login, .merge:
-            break
-        }
 
+        let activationID = process.activationID
         let completion = try await domain.store.transaction { tx -> ProcessCompletion in
             let current = try await caller.begin(tx, now: now)
             // Spent first: of two parallel completions only one gets past this line.
             guard try await tx.completeProcess(id: requestID, purpose: purpose, activationID: activationID, now: now) else {
                 throw DomainError.invalidGrant("the process was completed already or has expired")
             }
-            let actor = Audit.Actor.activation(activationID)
-            var details: [String: String] = [:]
-            var result = ProcessCompletion(purpose: purpose)
-            switch change {
-            case .biometricKey(let key):
-                try await tx.updateBiometricKey(activationID: activationID, key: key)
-                details["factor"] = FactorType.biometric.rawValue
-            case .totpSecret(let sealed):
-                try await tx.updateTOTPSecret(activationID: activationID, sealed: sealed)
-                details["factor"] = FactorType.otp.rawValue
-            case .securityKey(let key):
-                try await Passkeys.insert(key, tx: tx)
-                try await tx.setActivationSecurityKey(activationID: activationID, keyID: key.id)
-                try await Audit.record(
-                    tx, tenantID: tenant.id, actor: actor, action: "securitykey.enrol", target: key.id.rawValue,
-                    details: [
-                        "user_id": key.userID.rawValue, "name": key.name, "attestation": key.attestation, "via": "device",
-                        "activation_id": activationID.rawValue,
-                    ], at: now)
-                details["factor"] = FactorType.securitykey.rawValue
-                details["security_key_id"] = key.id.rawValue
-            case .pinKey(let sealed):
-                try await tx.updatePinKey(activationID: activationID, sealed: sealed)
-                // A new PIN ends the sessions the old one started.
-                try await tx.endSSOSessions(activationID: activationID)
-            case .activationData(let key, let alias, let retire):
-                let code = Secrets.randomToken()
-                let invitationID = Secrets.identifier(byteCount: 12)
-                let expiresAt = now + domain.settings.invitationLifetime
-                try await tx.insertInvitation(
-                    InvitationRecord(
-                        id: invitationID, tenantID: tenant.id, userID: current.userID, codeDigest: Secrets.digest(code),
-                        pinSalt: parameters.pinSalt ?? Secrets.randomToken(byteCount: 16), expiresAt: expiresAt, usedAt: nil,
-                        createdAt: now, sealedPinKey: try domain.box.seal(key, context: SealingContext.invitationPinKey(invitationID: invitationID)),
-                        alias: alias, retiresActivationID: retire ? activationID : nil, createdByActivationID: activationID))
-                details["invitation_id"] = invitationID
-                details["retire"] = String(retire)
-                result = ProcessCompletion(
-                    purpose: purpose, url: "\(issuer)/activate?code=\(code)",
-                    expiresAt: Date(timeIntervalSince1970: TimeInterval(expiresAt)))
-            case .none:
-                break
-            }
-            switch purpose {
-            case .addFactor:
-                guard let updated = try await tx.activation(id: activationID) else { throw StoreError(.corrupt, "activation vanished") }
-                result = ProcessCompletion(purpose: purpose, factors: updated.enrolledFactors.sorted())
-            case .delete:
-                _ = try await tx.deleteActivation(id: activationID, at: now)
-                result = ProcessCompletion(purpose: purpose, removed: activationID)
-            case .unregisterDevice:
-                guard let target = parameters.target, let other = try await tx.activation(id: target), other.userID == current.userID,
-                    try await tx.deleteActivation(id: target, at: now)
-                else { throw DomainError.notFound("activation") }
-                details["target"] = target.rawValue
-                result = ProcessCompletion(purpose: purpose, removed: target)
-            case .listDevices:
-                result = ProcessCompletion(
-                    purpose: purpose,
-                    devices: try await tx.activations(tenantID: tenant.id, userID: current.userID).map { activation in
-                        DeviceSummary(
-                            activationID: activation.id, alias: activation.alias,
-                            factors: activation.enrolledFactors.sorted(),
-                            createdAt: Date(timeIntervalSince1970: TimeInterval(activation.createdAt)),
-                            lastUsedAt: activation.lastUsedAt.map { Date(timeIntervalSince1970: TimeInterval($0)) },
-                            current: activation.id == activationID)
-                    })
-            default:
-                break
-            }
+            let outcome = try await step(tx, current)
             if purpose != .listDevices {
                 try await Audit.record(
-                    tx, tenantID: tenant.id, actor: actor, action: Self.auditAction(purpose),
-                    target: (purpose == .unregisterDevice ? parameters.target : activationID)?.rawValue, details: details, at: now)
+                    tx, tenantID: tenant.id, actor: .activation(activationID), action: Self.auditAction(purpose),
+                    target: (outcome.target ?? activationID).rawValue, details: outcome.details, at: now)
             }
             if purpose != .delete {
                 try await tx.insertHistory(
@@ -261,7 +171,7 @@ public struct AccountProcesses: Sendable {
                         userID: current.userID, requestID: requestID, service: nil, purpose: purpose, outcome: .completed,
                         factors: record.factors ?? [], at: now))
             }
-            return result
+            return outcome.completion
         }
         logger.info(
             "account process completed",
@@ -269,25 +179,168 @@ public struct AccountProcesses: Sendable {
         return completion
     }
 
-    enum Change {
-        case none
-        case biometricKey(String)
-        case totpSecret(String)
-        case pinKey(String)
-        case activationData(pinKey: Data, alias: String?, retire: Bool)
-        case securityKey(SecurityKeyRecord)
+    /// The approved process being completed, and who completes it.
+    struct Process: Sendable {
+        let record: AuthRequestRecord
+        let caller: DeviceCaller
+        let tenant: TenantRecord
+        let issuer: String
+        let now: Int64
+
+        var requestID: RequestID { record.id }
+        var purpose: AuthenticationPurpose { record.purpose }
+        var parameters: ProcessParameters { record.process ?? ProcessParameters() }
+        var activationID: ActivationID { caller.activation.id }
     }
 
-    static func auditAction(_ purpose: AuthenticationPurpose) -> String {
+    /// What a purpose does in the transaction that spends the process, given the calling
+    /// activation as it stands there: the answer, the audit entry's details, and its target
+    /// when that is not the calling activation.
+    typealias Step = @Sendable (StoreTransaction, ActivationRecord) async throws -> StepOutcome
+
+    struct StepOutcome: Sendable {
+        var completion: ProcessCompletion
+        var details: [String: String] = [:]
+        var target: ActivationID?
+    }
+
+    /// Adding biometrics: a new key, other than the device key, that signed this process.
+    private func addBiometrics(_ input: ProcessCompletionRequest, _ process: Process) throws -> Step {
+        guard let jwk = input.biometricKey, let registration = input.biometricRegistration else {
+            throw DomainError.invalidRequest("adding biometrics needs biometric_key and biometric_registration")
+        }
+        let key = try DeviceChecks.publicKey(jwk, name: "biometric_key")
+        guard key.rawRepresentation != (try DeviceChecks.deviceKey(of: process.caller.activation)).rawRepresentation else {
+            throw DomainError.invalidRequest("the biometric key must differ from the device key")
+        }
+        let jws = try DeviceChecks.parseJWS(registration, type: JWSType.keyRegistration)
+        guard (try? jws.verifiedPayload(with: key)) != nil, let claims = try? jws.unverifiedClaims(as: ProcessKeyClaims.self),
+            claims.rid == process.requestID.rawValue, claims.sub == process.activationID.rawValue
+        else { throw DomainError.invalidRequest("biometric_registration is not signed by the new key for this process") }
+        try domain.checkTimes(iat: Int64(claims.iat), exp: Int64(claims.exp), audience: claims.aud, issuer: process.issuer)
+        let stored = try JSONCoding.string(PublicJWK(key))
+        return { tx, _ in
+            try await tx.updateBiometricKey(activationID: process.activationID, key: stored)
+            return try await Self.factorAdded(.biometric, process, tx: tx)
+        }
+    }
+
+    /// Adding a security key: its registration for this process's user, verified.
+    private func addSecurityKey(_ input: ProcessCompletionRequest, _ process: Process) async throws -> Step {
+        guard let credential = input.securityKey else { throw DomainError.invalidRequest("adding a security key needs security_key") }
+        let key = try await domain.passkeys.verifyDeviceRegistration(
+            credential, name: input.securityKeyName, requestID: process.requestID,
+            userID: process.record.userID ?? process.caller.activation.userID, activation: process.caller.activation, tenant: process.tenant)
+        return { tx, _ in
+            try await Passkeys.insert(key, tx: tx)
+            try await tx.setActivationSecurityKey(activationID: process.activationID, keyID: key.id)
+            try await Audit.record(
+                tx, tenantID: process.tenant.id, actor: .activation(process.activationID), action: .securityKeyEnrol, target: key.id.rawValue,
+                details: [
+                    "user_id": key.userID.rawValue, "name": key.name, "attestation": key.attestation, "via": "device",
+                    "activation_id": process.activationID.rawValue,
+                ], at: process.now)
+            var outcome = try await Self.factorAdded(.securitykey, process, tx: tx)
+            outcome.details["security_key_id"] = key.id.rawValue
+            return outcome
+        }
+    }
+
+    /// Adding one-time passwords: the device's TOTP secret, sealed.
+    private func addOneTimePasswords(_ input: ProcessCompletionRequest, _ process: Process) throws -> Step {
+        let secret = try DeviceChecks.totpSecret(input.totpSecret)
+        let sealed = try domain.box.seal(secret, context: SealingContext.totpSecret(activationID: process.activationID))
+        return { tx, _ in
+            try await tx.updateTOTPSecret(activationID: process.activationID, sealed: sealed)
+            return try await Self.factorAdded(.otp, process, tx: tx)
+        }
+    }
+
+    /// The answer to an added factor: every factor the activation now has.
+    private static func factorAdded(_ factor: FactorType, _ process: Process, tx: StoreTransaction) async throws -> StepOutcome {
+        guard let updated = try await tx.activation(id: process.activationID) else { throw StoreError(.corrupt, "activation vanished") }
+        return StepOutcome(
+            completion: ProcessCompletion(purpose: process.purpose, factors: updated.enrolledFactors.sorted()), details: ["factor": factor.rawValue])
+    }
+
+    /// A new PIN: its key, sealed; the sessions the old one started end.
+    private func changePin(_ input: ProcessCompletionRequest, _ process: Process) throws -> Step {
+        let sealed = try domain.box.seal(try DeviceChecks.pinKey(input.pinKey), context: SealingContext.pinKey(activationID: process.activationID))
+        return { tx, _ in
+            try await tx.updatePinKey(activationID: process.activationID, sealed: sealed)
+            try await tx.endSSOSessions(activationID: process.activationID)
+            return StepOutcome(completion: ProcessCompletion(purpose: process.purpose))
+        }
+    }
+
+    /// New activation data: an invitation for another device of the same user, with the
+    /// PIN key chosen now; with `retire`, activating it removes this activation.
+    private func newActivationData(_ input: ProcessCompletionRequest, _ process: Process) throws -> Step {
+        if let alias = input.alias, alias.count > 128 { throw DomainError.invalidRequest("alias is longer than 128 characters") }
+        let pinKey = try DeviceChecks.pinKey(input.pinKey)
+        let alias = input.alias, retire = input.retire ?? false
+        let code = Secrets.randomToken()
+        let invitationID = Secrets.identifier(byteCount: 12)
+        let expiresAt = process.now + domain.settings.invitationLifetime
+        let sealed = try domain.box.seal(pinKey, context: SealingContext.invitationPinKey(invitationID: invitationID))
+        return { tx, current in
+            try await tx.insertInvitation(
+                InvitationRecord(
+                    id: invitationID, tenantID: process.tenant.id, userID: current.userID, codeDigest: Secrets.digest(code),
+                    pinSalt: process.parameters.pinSalt ?? Secrets.randomToken(byteCount: 16), expiresAt: expiresAt, usedAt: nil,
+                    createdAt: process.now, sealedPinKey: sealed, alias: alias, retiresActivationID: retire ? process.activationID : nil,
+                    createdByActivationID: process.activationID))
+            return StepOutcome(
+                completion: ProcessCompletion(
+                    purpose: process.purpose, url: "\(process.issuer)/activate?code=\(code)",
+                    expiresAt: Date(timeIntervalSince1970: TimeInterval(expiresAt))),
+                details: ["invitation_id": invitationID, "retire": String(retire)])
+        }
+    }
+
+    /// Deleting the calling activation.
+    private func deleteActivation(_ process: Process) -> Step {
+        { tx, _ in
+            _ = try await tx.deleteActivation(id: process.activationID, at: process.now)
+            return StepOutcome(completion: ProcessCompletion(purpose: process.purpose, removed: process.activationID))
+        }
+    }
+
+    /// Removing another activation of the same user.
+    private func unregisterDevice(_ process: Process) -> Step {
+        { tx, current in
+            guard let target = process.parameters.target, let other = try await tx.activation(id: target), other.userID == current.userID,
+                try await tx.deleteActivation(id: target, at: process.now)
+            else { throw DomainError.notFound("activation") }
+            return StepOutcome(
+                completion: ProcessCompletion(purpose: process.purpose, removed: target), details: ["target": target.rawValue], target: target)
+        }
+    }
+
+    /// The user's activations, the calling one marked.
+    private func listDevices(_ process: Process) -> Step {
+        { tx, current in
+            let devices = try await tx.activations(tenantID: process.tenant.id, userID: current.userID).map { activation in
+                DeviceSummary(
+                    activationID: activation.id, alias: activation.alias, factors: activation.enrolledFactors.sorted(),
+                    createdAt: Date(timeIntervalSince1970: TimeInterval(activation.createdAt)),
+                    lastUsedAt: activation.lastUsedAt.map { Date(timeIntervalSince1970: TimeInterval($0)) },
+                    current: activation.id == process.activationID)
+            }
+            return StepOutcome(completion: ProcessCompletion(purpose: process.purpose, devices: devices))
+        }
+    }
+
+    static func auditAction(_ purpose: AuthenticationPurpose) -> AuditAction {
         switch purpose {
-        case .addFactor: "factor.add"
-        case .changePin: "pin.change"
-        case .requestNewActivationData: "activation_data.create"
-        case .delete: "activation.delete"
-        case .unregisterDevice: "activation.unregister"
-        case .merge: "activation.merge"
-        case .listDevices: "devices.list"
-        case .login: "login"
+        case .addFactor: .factorAdd
+        case .changePin: .pinChange
+        case .requestNewActivationData: .activationDataCreate
+        case .delete: .activationDelete
+        case .unregisterDevice: .activationUnregister
+        case .merge: .activationMerge
+        case .listDevices: .devicesList
+        case .login: .login
         }
     }
 

@@ -107,7 +107,7 @@ public struct Activations: Sendable {
             }
             try await tx.insertActivation(record)
             try await Audit.record(
-                tx, tenantID: tenant.id, actor: .activation(activationID), action: "activation.create", target: activationID.rawValue,
+                tx, tenantID: tenant.id, actor: .activation(activationID), action: .activationCreate, target: activationID.rawValue,
                 details: ["user_id": user.id.rawValue, "factors": record.enrolledFactors.sorted().map(\.rawValue).joined(separator: ",")], at: now)
             // Moving to a new device: the old activation goes once the new one exists.
             if let retired = invitation.retiresActivationID, try await tx.activation(id: retired) != nil {
@@ -116,7 +116,7 @@ public struct Activations: Sendable {
                 try await tx.moveSecurityKeyOrigin(from: retired, to: activationID)
                 _ = try await tx.deleteActivation(id: retired, at: now)
                 try await Audit.record(
-                    tx, tenantID: tenant.id, actor: .activation(activationID), action: "activation.retire", target: retired.rawValue,
+                    tx, tenantID: tenant.id, actor: .activation(activationID), action: .activationRetire, target: retired.rawValue,
                     details: ["replaced_by": activationID.rawValue], at: now)
             }
         }

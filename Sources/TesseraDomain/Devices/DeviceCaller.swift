@@ -89,7 +89,7 @@ public enum DeviceChecks {
         guard let current = try await tx.activation(id: id), current.status == .active else {
             throw DomainError.invalidToken("the activation is not active")
         }
-        if let lock = LockState(current, now: now).information { throw DomainError.pendingLockout(lock) }
+        if let lock = current.lock(at: now) { throw DomainError.pendingLockout(lock) }
         let user = try await tx.user(id: current.userID)
         guard user?.disabledAt == nil else {
             throw DomainError(.forbidden, .accessDenied, "the user is disabled")
@@ -132,21 +132,6 @@ public enum DeviceChecks {
             return try PublicJWK(kty: jwk.kty, crv: jwk.crv, x: jwk.x, y: jwk.y).publicKey()
         } catch {
             throw DomainError.invalidRequest("\(name) is not a P-256 public key")
-        }
-    }
-}
-
-/// The lock an activation is under right now, if any.
-public struct LockState: Sendable {
-    public let information: LockoutInformation?
-
-    public init(_ activation: ActivationRecord, now: Int64) {
-        if activation.permanentlyLocked {
-            information = LockoutInformation(isPermanent: true, lockedUntil: nil)
-        } else if let until = activation.lockedUntil, until > now {
-            information = LockoutInformation(isPermanent: false, lockedUntil: Date(timeIntervalSince1970: TimeInterval(until)))
-        } else {
-            information = nil
         }
     }
 }

@@ -326,7 +326,7 @@ public struct BrowserLogins: Sendable {
             guard let record = try await tx.authRequest(id: requestID) else { throw DomainError.notFound("authentication request") }
             var lockedUntil: Int64?
             if let activationID = record.activationID, let activation = try await tx.activation(id: activationID) {
-                lockedUntil = LockState(activation, now: now).information?.lockedUntil.map { Int64($0.timeIntervalSince1970) }
+                lockedUntil = activation.lock(at: now)?.lockedUntil.map { Int64($0.timeIntervalSince1970) }
             }
             return LoginStatus(status: Self.effectiveStatus(record, now: now), lockedUntil: lockedUntil, expiresAt: record.expiresAt)
         }

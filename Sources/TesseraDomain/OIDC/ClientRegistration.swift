@@ -184,7 +184,7 @@ public struct ClientRegistration: Sendable {
             else { throw Self.invalidToken }
             try await tx.insertService(record)
             try await Audit.record(
-                tx, tenantID: tenant.id, actor: .registration(token.id), action: "service.register", target: record.clientID.rawValue,
+                tx, tenantID: tenant.id, actor: .registration(token.id), action: .serviceRegister, target: record.clientID.rawValue,
                 details: ["name": record.name, "public": String(record.isPublic), "id_token_signed_response_alg": record.idTokenAlgorithm],
                 at: now)
         }
@@ -224,7 +224,7 @@ public struct ClientRegistration: Sendable {
             next.secretDigest = current.secretDigest
             try await tx.updateService(next)
             try await Audit.record(
-                tx, tenantID: tenant.id, actor: .registration(clientID), action: "service.update", target: clientID, details: ["changed": "registration"],
+                tx, tenantID: tenant.id, actor: .registration(clientID), action: .serviceUpdate, target: clientID, details: ["changed": "registration"],
                 at: now)
             return next
         }
@@ -242,7 +242,7 @@ public struct ClientRegistration: Sendable {
             try await tx.endSessions(.service(service.id), reason: .serviceRemoved, at: now)
             try await tx.deleteService(id: service.id)
             try await Audit.record(
-                tx, tenantID: tenant.id, actor: .registration(clientID), action: "service.delete", target: clientID, details: ["name": service.name],
+                tx, tenantID: tenant.id, actor: .registration(clientID), action: .serviceDelete, target: clientID, details: ["name": service.name],
                 at: now)
         }
         await domain.servicesChanged(logger: logger)
@@ -269,7 +269,7 @@ extension Administration {
         try await domain.store.transaction { tx in
             try await tx.insertRegistrationToken(record)
             try await Audit.record(
-                tx, tenantID: tenant.id, actor: caller.actor, action: "registration_token.create", target: record.id,
+                tx, tenantID: tenant.id, actor: caller.actor, action: .registrationTokenCreate, target: record.id,
                 details: ["uses": String(uses), "expires_at": String(record.expiresAt)], at: now)
         }
         logger.info("registration token issued", metadata: ["tenant": "\(tenant.name)", "id": "\(record.id)"])
@@ -286,7 +286,7 @@ extension Administration {
             guard try await tx.deleteRegistrationToken(id: id, tenantID: tenant.id) else {
                 throw DomainError.notFound("registration token '\(id.prefix(64))'")
             }
-            try await Audit.record(tx, tenantID: tenant.id, actor: caller.actor, action: "registration_token.revoke", target: id, details: [:], at: now)
+            try await Audit.record(tx, tenantID: tenant.id, actor: caller.actor, action: .registrationTokenRevoke, target: id, details: [:], at: now)
         }
     }
 }

@@ -333,7 +333,7 @@ public struct Federation: Sendable {
                         FederatedIdentityRecord(
                             providerID: provider.id, subject: claims.subject, tenantID: tenant.id, userID: user.id, createdAt: now, lastLoginAt: now))
                     try await Audit.record(
-                        tx, tenantID: tenant.id, actor: .user(user.id), action: "federation.link", target: user.id.rawValue,
+                        tx, tenantID: tenant.id, actor: .user(user.id), action: .federationLink, target: user.id.rawValue,
                         details: ["provider": provider.name, "by": invitationID == nil ? "claim" : "invitation"], at: now)
                 } else {
                     try await tx.recordFederatedLogin(providerID: provider.id, subject: claims.subject, at: now)
@@ -606,7 +606,7 @@ extension Administration {
                 throw DomainError(.conflict, .conflict, "identity provider '\(input.name)' exists")
             }
             try await Audit.record(
-                tx, tenantID: tenant.id, actor: caller.actor, action: "identity_provider.create", target: input.name,
+                tx, tenantID: tenant.id, actor: caller.actor, action: .identityProviderCreate, target: input.name,
                 details: ["issuer": metadata.issuer], at: now)
         }
         logger.info("identity provider added", metadata: ["tenant": "\(tenant.name)", "provider": "\(input.name)"])
@@ -632,7 +632,7 @@ extension Administration {
                 try await tx.deleteIdentityProvider(id: provider.id)
             else { throw DomainError.notFound("identity provider '\(name.prefix(64))'") }
             try await Audit.record(
-                tx, tenantID: tenant.id, actor: caller.actor, action: "identity_provider.remove", target: name, details: [:], at: now)
+                tx, tenantID: tenant.id, actor: caller.actor, action: .identityProviderRemove, target: name, details: [:], at: now)
         }
         logger.info("identity provider removed", metadata: ["tenant": "\(tenant.name)", "provider": "\(name)"])
     }

@@ -182,7 +182,7 @@ public struct Passkeys: Sendable {
             }
             try await Self.insert(record, tx: tx)
             try await Audit.record(
-                tx, tenantID: tenant.id, actor: actor ?? .user(user.id), action: "securitykey.enrol",
+                tx, tenantID: tenant.id, actor: actor ?? .user(user.id), action: .securityKeyEnrol,
                 target: record.id.rawValue,
                 details: [
                     "user_id": user.id.rawValue, "name": record.name,
@@ -411,7 +411,7 @@ public struct Passkeys: Sendable {
             let ended = try await tx.endSessions(.securityKey(id), reason: .securityKeyRemoved, at: now)
             let added = try await tx.deleteSecurityKeys(addedBy: .securityKey(id), at: now)
             try await Audit.record(
-                tx, tenantID: tenant.id, actor: actor, action: "securitykey.remove", target: id.rawValue,
+                tx, tenantID: tenant.id, actor: actor, action: .securityKeyRemove, target: id.rawValue,
                 details: [
                     "user_id": userID.rawValue, "name": key.name, "sessions_ended": String(ended),
                     "keys_added_from_it_removed": String(added.count), "via": via,

@@ -423,61 +423,13 @@ extension ActivationRecord {
             failedAttempts = newValue.highest
         }
     }
-}
 
-/// An activation's consecutive failed attempts, counted per factor whose proof a holder
-/// of the device key could guess or forge. A failed attempt counts once against every
-/// such factor in its combination (it does not tell which one was wrong); a success
-/// resets the counts of the factors it proved and no other, so a combination without the
-/// PIN never buys more PIN guesses.
-public struct FactorFailures: Sendable, Hashable {
-    public var pin: Int
-    public var otp: Int
-    public var biometric: Int
-    /// A security key's assertion cannot be guessed, but a failed one counts like any
-    /// other factor's: the same lockout covers every factor.
-    public var securityKey: Int
-
-    public init(pin: Int = 0, otp: Int = 0, biometric: Int = 0, securityKey: Int = 0) {
-        self.pin = pin
-        self.otp = otp
-        self.biometric = biometric
-        self.securityKey = securityKey
-    }
-
-    /// The count the lockout policy applies to.
-    public var highest: Int { max(pin, otp, biometric, securityKey) }
-
-    /// After a failed attempt with `factors`.
-    public func failing(_ factors: [FactorType]) -> FactorFailures {
-        var next = self
-        for factor in Set(factors) {
-            switch factor {
-            case .pin: next.pin += 1
-            case .otp: next.otp += 1
-            case .biometric: next.biometric += 1
-            case .securitykey: next.securityKey += 1
-            case .device, .federation: break
-            }
-        }
-        return next
-    }
-
-    /// After a successful attempt with `factors`: only what they proved starts again.
-    public func succeeding(_ factors: [FactorType]) -> FactorFailures {
-        var next = self
-        for factor in Set(factors) {
-            switch factor {
-            case .pin: next.pin = 0
-            case .otp: next.otp = 0
-            case .biometric: next.biometric = 0
-            case .securitykey: next.securityKey = 0
-            case .device, .federation: break
-            }
-        }
-        return next
+    /// The lock the activation is under at `now`, if any (the rule: TesseraCore's Lockout.swift).
+    public func lock(at now: Int64) -> LockoutInformation? {
+        LockoutInformation.current(permanentlyLocked: permanentlyLocked, lockedUntil: lockedUntil, now: now)
     }
 }
+
 
 public struct AuthRequestRecord: Codable, Sendable {
     public var id: RequestID
