@@ -205,7 +205,7 @@ let package = Package(
         .testTarget(
             name: "TesseraCryptoTests",
             dependencies: [
-                "TesseraCrypto", "TesseraWebAuthn", "TesseraTesting",
+                "TesseraCore", "TesseraCrypto", "TesseraWebAuthn", "TesseraTesting",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),

@@ -99,7 +99,7 @@ public struct MergeSummary: Codable, Hashable, Sendable {
 public struct ProcessCompletionRequest: Codable, Sendable {
     /// `add_factor` biometric: the new biometric public key and a `ProcessKeyClaims`
     /// JWS signed with it (proof of possession).
-    public let biometricKey: DeviceJWK?
+    public let biometricKey: PublicJWK?
     public let biometricRegistration: String?
     /// `add_factor` otp: the new TOTP secret (base64url, 16–64 bytes).
     public let totpSecret: String?
@@ -115,7 +115,7 @@ public struct ProcessCompletionRequest: Codable, Sendable {
     public let securityKeyName: String?
 
     public init(
-        biometricKey: DeviceJWK? = nil, biometricRegistration: String? = nil, totpSecret: String? = nil, pinKey: String? = nil,
+        biometricKey: PublicJWK? = nil, biometricRegistration: String? = nil, totpSecret: String? = nil, pinKey: String? = nil,
         alias: String? = nil, retire: Bool? = nil, securityKey: WebAuthnJSON.RegistrationCredential? = nil, securityKeyName: String? = nil
     ) {
         self.securityKey = securityKey

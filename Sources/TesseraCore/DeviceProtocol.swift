@@ -75,8 +75,8 @@ public struct ActivationOffer: Codable, Sendable {
 public struct ActivationRegistration: Codable, Sendable {
     public let code: String
     public let aud: String
-    public let deviceKey: DeviceJWK
-    public let biometricKey: DeviceJWK?
+    public let deviceKey: PublicJWK
+    public let biometricKey: PublicJWK?
     /// `K = PBKDF2(PIN, pin_salt)`, base64url; sent once, sealed by the server.
     public let pinKey: String
     /// A TOTP secret (base64url) when the device enrols the OTP factor.
@@ -86,7 +86,7 @@ public struct ActivationRegistration: Codable, Sendable {
     public let exp: Int
 
     public init(
-        code: String, aud: String, deviceKey: DeviceJWK, biometricKey: DeviceJWK?, pinKey: String,
+        code: String, aud: String, deviceKey: PublicJWK, biometricKey: PublicJWK?, pinKey: String,
         totpSecret: String?, alias: String?, iat: Int, exp: Int
     ) {
         self.code = code
@@ -109,19 +109,6 @@ public struct ActivationRegistration: Codable, Sendable {
     }
 }
 
-/// A P-256 public key as it crosses the wire (the JWK members `kty`, `crv`, `x`, `y`).
-public struct DeviceJWK: Codable, Hashable, Sendable {
-    public let kty: String
-    public let crv: String
-    public let x: String
-    public let y: String
-    public init(kty: String, crv: String, x: String, y: String) {
-        self.kty = kty
-        self.crv = crv
-        self.x = x
-        self.y = y
-    }
-}
 
 /// `POST {issuer}/device/activation/complete`.
 public struct ActivationCompleteRequest: Codable, Sendable {

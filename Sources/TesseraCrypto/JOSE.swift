@@ -2,31 +2,18 @@ import Crypto
 import Foundation
 import TesseraCore
 
-/// A P-256 public key as a JSON Web Key (RFC 7517/7518 §6.2).
-public struct PublicJWK: Codable, Hashable, Sendable {
-    public var kty: String
-    public var crv: String
-    public var x: String
-    public var y: String
-    public var kid: String?
-    public var use: String?
-    public var alg: String?
-
+/// A P-256 key as a JSON Web Key (RFC 7518 §6.2), and the RFC 7638 thumbprint of any key.
+extension PublicJWK {
     public init(_ key: P256.Signing.PublicKey, kid: String? = nil, use: String? = nil, alg: String? = nil) {
         let raw = key.rawRepresentation
-        kty = "EC"
-        crv = "P-256"
-        x = Base64URL.encode(raw.prefix(32))
-        y = Base64URL.encode(raw.suffix(32))
-        self.kid = kid
-        self.use = use
-        self.alg = alg
+        self.init(
+            kty: "EC", crv: "P-256", x: Base64URL.encode(raw.prefix(32)), y: Base64URL.encode(raw.suffix(32)), kid: kid, use: use, alg: alg)
     }
 
     /// The key this JWK describes; refuses anything but an uncompressed P-256 point on the curve.
     public func publicKey() throws(CryptoError) -> P256.Signing.PublicKey {
-        guard kty == "EC", crv == "P-256", let x = Base64URL.decode(x).flatMap(Self.fullSize),
-            let y = Base64URL.decode(y).flatMap(Self.fullSize)
+        guard kty == "EC", crv == "P-256", let x = x.flatMap(Base64URL.decode).flatMap(Self.fullSize),
+            let y = y.flatMap(Base64URL.decode).flatMap(Self.fullSize)
         else { throw CryptoError(.invalidKey, "not a P-256 JWK") }
         do {
             return try P256.Signing.PublicKey(rawRepresentation: x + y)
@@ -44,9 +31,14 @@ public struct PublicJWK: Codable, Hashable, Sendable {
         return Data(repeating: 0, count: 32 - coordinate.count) + coordinate
     }
 
-    /// The RFC 7638 thumbprint, used as a stable key id (over the members as given).
+    /// The RFC 7638 thumbprint: SHA-256 of the required members, in lexicographic order, as given.
     public var thumbprint: String {
-        let canonical = #"{"crv":"\#(crv)","kty":"\#(kty)","x":"\#(x)","y":"\#(y)"}"#
+        let canonical =
+            switch kty {
+            case "RSA": #"{"e":"\#(e ?? "")","kty":"RSA","n":"\#(n ?? "")"}"#
+            case "OKP": #"{"crv":"\#(crv ?? "")","kty":"OKP","x":"\#(x ?? "")"}"#
+            default: #"{"crv":"\#(crv ?? "")","kty":"\#(kty)","x":"\#(x ?? "")","y":"\#(y ?? "")"}"#
+            }
         return Base64URL.encode(SHA256.hash(data: Data(canonical.utf8)))
     }
 }

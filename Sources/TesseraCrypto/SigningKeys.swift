@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import TesseraCore
 
 /// A P-256 key held in memory and stored by its owner (the file key store).
 public struct SoftwareSigningKey: P256Signer {

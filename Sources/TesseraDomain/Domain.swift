@@ -114,7 +114,7 @@ public struct Domain: Sendable {
     }
 
     /// The tenant's public keys, from the same cached issuer that signs its tokens.
-    public func publicKeys(for tenant: TenantRecord) async throws -> [ServerJWK] {
+    public func publicKeys(for tenant: TenantRecord) async throws -> [PublicJWK] {
         try await tokenIssuer(for: tenant).publicJWKs
     }
 

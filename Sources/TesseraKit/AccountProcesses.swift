@@ -274,7 +274,7 @@ extension Personalizer {
                     exp: issuedAt + 120)
                 let registration = try CompactJWS.sign(claims: claims, header: JWSHeader(typ: "tessera-key+jwt"), signer: key)
                 biometrics.finished(evaluation)
-                body = ProcessCompletionRequest(biometricKey: key.publicJWK.wire, biometricRegistration: registration)
+                body = ProcessCompletionRequest(biometricKey: key.publicJWK, biometricRegistration: registration)
             } else {
                 let fresh = TOTP.makeSecret()
                 try await keyStore.setItem(fresh, label: updated.totpSecretLabel)

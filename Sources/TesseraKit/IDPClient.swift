@@ -88,9 +88,8 @@ public struct IDPClient: Sendable {
             throw TesseraKitError.transport("the discovery document points outside its issuer")
         }
         let encryption = try await client.get(document.pukIDPEncURI, as: PublicJWK.self)
-        guard encryption.kty == "EC", encryption.crv == "P-256", let x = Base64URL.decode(encryption.x), let y = Base64URL.decode(encryption.y)
-        else { throw TesseraKitError.transport("puk_idp_enc is not a P-256 key") }
-        let encryptionKey = try P256.KeyAgreement.PublicKey(rawRepresentation: x + y)
+        guard let point = try? encryption.publicKey().rawRepresentation else { throw TesseraKitError.transport("puk_idp_enc is not a P-256 key") }
+        let encryptionKey = try P256.KeyAgreement.PublicKey(rawRepresentation: point)
         return DiscoveryDocument(
             issuer: document.issuer, authorizationEndpoint: document.authorizationEndpoint, tokenEndpoint: document.tokenEndpoint,
             jwksURI: document.jwksURI, encryptionKey: encryptionKey, encryptionKeyID: encryption.kid,

@@ -114,7 +114,7 @@ public struct Personalizer: Sendable {
             let pinKey = try PinProof.deriveKeyData(pin: pin, salt: salt)
             let issuedAt = Int(now().timeIntervalSince1970)
             let registration = ActivationRegistration(
-                code: code, aud: issuer, deviceKey: deviceKey.publicJWK.wire, biometricKey: biometricKey?.publicJWK.wire,
+                code: code, aud: issuer, deviceKey: deviceKey.publicJWK, biometricKey: biometricKey?.publicJWK,
                 pinKey: Base64URL.encode(pinKey), totpSecret: totpSecret.map { Base64URL.encode($0) }, alias: alias,
                 iat: issuedAt, exp: issuedAt + 120)
             let payload = try WireCoding.encoder().encode(registration)
@@ -158,6 +158,3 @@ public struct Personalizer: Sendable {
     }
 }
 
-extension PublicJWK {
-    var wire: DeviceJWK { DeviceJWK(kty: kty, crv: crv, x: x, y: y) }
-}

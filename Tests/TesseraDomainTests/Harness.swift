@@ -110,7 +110,7 @@ struct Phone {
         let now = Int(harness.clock.now().timeIntervalSince1970)
         let jwk = key.publicJWK
         let registration = ActivationRegistration(
-            code: code, aud: issuer, deviceKey: DeviceJWK(kty: jwk.kty, crv: jwk.crv, x: jwk.x, y: jwk.y), biometricKey: nil,
+            code: code, aud: issuer, deviceKey: jwk, biometricKey: nil,
             pinKey: Base64URL.encode(pinKey), totpSecret: nil, alias: "phone", iat: now, exp: now + 120)
         let signed = try CompactJWS.sign(
             payload: try WireCoding.encoder().encode(registration), header: JWSHeader(typ: "tessera-registration+jwt"), signer: key)

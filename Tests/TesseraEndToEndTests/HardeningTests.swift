@@ -15,7 +15,7 @@ struct HardeningTests {
             let jwk = key.publicJWK
             for (iat, exp) in [(Int.min, 100), (-1, Int.max), (Int.max - 1, Int.max), (0, Int.min)] {
                 let registration = ActivationRegistration(
-                    code: "unknown", aud: scenario.issuer, deviceKey: DeviceJWK(kty: jwk.kty, crv: jwk.crv, x: jwk.x, y: jwk.y),
+                    code: "unknown", aud: scenario.issuer, deviceKey: jwk,
                     biometricKey: nil, pinKey: Base64URL.encode(Data(repeating: 1, count: 32)), totpSecret: nil, alias: nil,
                     iat: iat, exp: exp)
                 let token = try CompactJWS.sign(
@@ -206,7 +206,7 @@ struct HardeningTests {
             let code = try #require(URLComponents(url: url, resolvingAgainstBaseURL: false)?.queryItems?.first { $0.name == "code" }?.value)
             let key = SoftwareSigningKey()
             let jwk = key.publicJWK
-            let wire = DeviceJWK(kty: jwk.kty, crv: jwk.crv, x: jwk.x, y: jwk.y)
+            let wire = jwk
             let now = Int(Date().timeIntervalSince1970)
             let registration = ActivationRegistration(
                 code: code, aud: scenario.issuer, deviceKey: wire, biometricKey: wire,

@@ -127,21 +127,15 @@ public enum DeviceChecks {
         }
     }
 
-    public static func publicKey(_ jwk: DeviceJWK, name: String) throws -> P256.Signing.PublicKey {
+    public static func publicKey(_ jwk: PublicJWK, name: String) throws -> P256.Signing.PublicKey {
         do {
-            return try PublicJWK(kty: jwk.kty, crv: jwk.crv, x: jwk.x, y: jwk.y).publicKey()
+            return try jwk.publicKey()
         } catch {
             throw DomainError.invalidRequest("\(name) is not a P-256 public key")
         }
     }
 }
 
-extension PublicJWK {
-    init(kty: String, crv: String, x: String, y: String) throws {
-        let data = try JSONEncoder().encode(["kty": kty, "crv": crv, "x": x, "y": y])
-        self = try JSONDecoder().decode(PublicJWK.self, from: data)
-    }
-}
 
 extension Optional {
     /// `map` for an async transform.

@@ -28,11 +28,10 @@ public struct GematikProfile: Sendable {
     }
 
     /// `puk_idp_enc` as a JWK, its kid the RFC 7638 thumbprint.
-    public func publicEncryptionJWK(for tenant: TenantRecord) -> ServerJWK {
+    public func publicEncryptionJWK(for tenant: TenantRecord) -> PublicJWK {
         let raw = encryptionKey(for: tenant).publicKey.rawRepresentation
-        var jwk = ServerJWK(
-            kty: "EC", crv: "P-256", x: Base64URL.encode(raw.prefix(32)), y: Base64URL.encode(raw.suffix(32)), kid: "", alg: "ECDH-ES")
-        jwk.use = "enc"
+        var jwk = PublicJWK(
+            kty: "EC", crv: "P-256", x: Base64URL.encode(raw.prefix(32)), y: Base64URL.encode(raw.suffix(32)), use: "enc", alg: "ECDH-ES")
         jwk.kid = jwk.thumbprint
         return jwk
     }

@@ -140,19 +140,19 @@ public struct DPoP: Sendable {
         let kty = try member("kty")
         let expected = ["ES256": "EC", "EdDSA": "OKP", "RS256": "RSA"][alg]
         guard kty == expected else { throw failure("the DPoP proof's jwk is not a key for \(alg)") }
-        let key: ServerJWK
+        let key: PublicJWK
         switch kty {
         case "EC":
             guard try member("crv") == "P-256" else { throw failure("ES256 needs a P-256 key") }
-            key = ServerJWK(kty: "EC", crv: "P-256", x: try member("x"), y: try member("y"), kid: "", alg: alg)
+            key = PublicJWK(kty: "EC", crv: "P-256", x: try member("x"), y: try member("y"))
         case "OKP":
             guard try member("crv") == "Ed25519" else { throw failure("EdDSA needs an Ed25519 key") }
-            key = ServerJWK(kty: "OKP", crv: "Ed25519", x: try member("x"), kid: "", alg: alg)
+            key = PublicJWK(kty: "OKP", crv: "Ed25519", x: try member("x"))
         default:
             guard let modulus = Base64URL.decode(try member("n")), modulus.drop(while: { $0 == 0 }).count >= 256 else {
                 throw failure("RS256 needs a key of 2048 bits or more")
             }
-            key = ServerJWK(kty: "RSA", n: try member("n"), e: try member("e"), kid: "", alg: alg)
+            key = PublicJWK(kty: "RSA", n: try member("n"), e: try member("e"))
         }
         return key.thumbprint
     }

@@ -4,6 +4,7 @@ import Foundation
 import JWTKit
 import SwiftASN1
 import X509
+import TesseraCore
 import TesseraCrypto
 
 /// The JWS algorithms a tenant signs with (JWA, RFC 7518 §3 and RFC 8037): ES256 for
@@ -69,57 +70,22 @@ public struct ServerSigningKey: Sendable {
         }
     }
 
-    public var publicJWK: ServerJWK {
+    public var publicJWK: PublicJWK {
         get throws {
             switch material {
             case .p256(let key):
                 let raw = key.publicKey.rawRepresentation
-                return ServerJWK(
-                    kty: "EC", crv: "P-256", x: Base64URL.encode(raw.prefix(32)), y: Base64URL.encode(raw.suffix(32)), kid: kid, alg: "ES256")
+                return PublicJWK(
+                    kty: "EC", crv: "P-256", x: Base64URL.encode(raw.prefix(32)), y: Base64URL.encode(raw.suffix(32)), kid: kid, use: "sig", alg: "ES256")
             case .rsa(let key):
                 let primitives = try key.publicKey.getKeyPrimitives()
-                return ServerJWK(
+                return PublicJWK(
                     kty: "RSA", n: Base64URL.encode(primitives.modulus.drop { $0 == 0 }), e: Base64URL.encode(primitives.publicExponent.drop { $0 == 0 }),
-                    kid: kid, alg: "RS256")
+                    kid: kid, use: "sig", alg: "RS256")
             case .ed25519(let key):
-                return ServerJWK(kty: "OKP", crv: "Ed25519", x: Base64URL.encode(key.publicKey.rawRepresentation), kid: kid, alg: "EdDSA")
+                return PublicJWK(kty: "OKP", crv: "Ed25519", x: Base64URL.encode(key.publicKey.rawRepresentation), kid: kid, use: "sig", alg: "EdDSA")
             }
         }
-    }
-}
-
-/// A public key as the tenant's JWKS publishes it (RFC 7517): EC P-256, RSA or OKP Ed25519.
-public struct ServerJWK: Codable, Hashable, Sendable {
-    public var kty: String
-    public var crv: String?
-    public var x: String?
-    public var y: String?
-    public var n: String?
-    public var e: String?
-    public var kid: String
-    public var use = "sig"
-    public var alg: String
-
-    init(kty: String, crv: String? = nil, x: String? = nil, y: String? = nil, n: String? = nil, e: String? = nil, kid: String, alg: String) {
-        self.kty = kty
-        self.crv = crv
-        self.x = x
-        self.y = y
-        self.n = n
-        self.e = e
-        self.kid = kid
-        self.alg = alg
-    }
-
-    /// The RFC 7638 thumbprint: SHA-256 of the required members in lexicographic order.
-    public var thumbprint: String {
-        let canonical =
-            switch kty {
-            case "RSA": #"{"e":"\#(e ?? "")","kty":"RSA","n":"\#(n ?? "")"}"#
-            case "OKP": #"{"crv":"\#(crv ?? "")","kty":"OKP","x":"\#(x ?? "")"}"#
-            default: #"{"crv":"\#(crv ?? "")","kty":"\#(kty)","x":"\#(x ?? "")","y":"\#(y ?? "")"}"#
-            }
-        return Base64URL.encode(SHA256.hash(data: Data(canonical.utf8)))
     }
 }
 
@@ -130,7 +96,7 @@ public struct TokenIssuer: Sendable {
     /// The key that signs, per algorithm (a tenant may not have one of each yet).
     public let activeKids: [SigningAlgorithm: String]
     /// The public halves of every key, as the tenant's JWKS publishes them.
-    public let publicJWKs: [ServerJWK]
+    public let publicJWKs: [PublicJWK]
     /// The active ES256 key, whose certificate signs the discovery document.
     private let activeES256: (kid: String, key: P256.Signing.PrivateKey)?
     private let tenantName: String
