@@ -167,6 +167,9 @@ public struct UnverifiedJWS: Sendable {
         return unverifiedPayload
     }
 
+    /// The claims as sent, to find the key that must have signed them (the activation a
+    /// `sub` names, the key a registration carries) and to refuse a malformed message
+    /// early. Once the key is known, `verified(with:as:)` is the way to read them.
     public func unverifiedClaims<Claims: Decodable>(as type: Claims.Type) throws(CryptoError) -> Claims {
         // No claim of any kind holds a NUL (and PostgreSQL could not store one).
         guard !WireCoding.containsNUL(json: unverifiedPayload) else { throw CryptoError(.malformed, "JWS claims hold a NUL character") }
@@ -176,4 +179,25 @@ public struct UnverifiedJWS: Sendable {
             throw CryptoError(.malformed, "JWS payload does not have the expected claims")
         }
     }
+}
+
+extension UnverifiedJWS {
+    /// The message as `key` signed it: its claims decoded only once the signature verifies.
+    public func verified<Claims: Decodable & Sendable>(with key: P256.Signing.PublicKey, as type: Claims.Type) throws(CryptoError)
+        -> VerifiedJWS<Claims>
+    {
+        let payload = try verifiedPayload(with: key)
+        return VerifiedJWS(header: header, payload: payload, claims: try unverifiedClaims(as: Claims.self))
+    }
+}
+
+/// A JWS whose signature verified under the key it had to be signed with, and its claims:
+/// the only way to read the claims of a device's signed message once it has been checked
+/// (`UnverifiedJWS.verified(with:as:)` makes one).
+public struct VerifiedJWS<Claims: Decodable & Sendable>: Sendable {
+    public let header: JWSHeader
+    /// The signed payload, byte for byte (a second signature over the same payload is
+    /// compared with it).
+    public let payload: Data
+    public let claims: Claims
 }

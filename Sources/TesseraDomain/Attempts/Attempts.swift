@@ -91,7 +91,8 @@ public struct Attempts: Sendable {
     public func finish(requestID: RequestID, input: FinishRequest, encrypted: Bool = false, tenant: TenantRecord, logger: Logger)
         async throws -> Finished
     {
-        let (activation, claims, jws) = try await verifiedEnvelope(input, requestID: requestID, tenant: tenant)
+        let (activation, proof) = try await verifiedEnvelope(input, requestID: requestID, tenant: tenant)
+        let claims = proof.claims
         let policy = tenant.lockoutPolicy
         let now = domain.now()
         let epoch = Int64(now.timeIntervalSince1970)
@@ -122,7 +123,7 @@ public struct Attempts: Sendable {
                 attempt.combination.factors.contains(.securitykey)
                 ? try await current.securityKeyID.asyncMap { try await tx.securityKey(id: $0) } ?? nil : nil
             let verification = try verifyFactors(
-                attempt.combination, claims: claims, proof: jws, biometricProof: input.biometricProof, activation: current,
+                attempt.combination, claims: claims, proof: proof, biometricProof: input.biometricProof, activation: current,
                 securityKey: securityKey, tenant: tenant, now: now)
             switch verification.securityKey {
             case .passed(let key, let signCount, let backedUp):
@@ -189,22 +190,24 @@ public struct Attempts: Sendable {
     /// The submission's envelope: well-formed, signed by an active activation's device
     /// key, for this request, issuer and time.
     private func verifiedEnvelope(_ input: FinishRequest, requestID: RequestID, tenant: TenantRecord) async throws
-        -> (ActivationRecord, AuthenticationProofClaims, UnverifiedJWS)
+        -> (ActivationRecord, VerifiedJWS<AuthenticationProofClaims>)
     {
-        let (jws, claims) = try Self.parseProof(input.proof)
-        guard let activation = try await domain.store.lookup({ try await $0.activation(id: ActivationID(claims.sub)) }),
+        let (jws, sent) = try Self.parseProof(input.proof)
+        guard let activation = try await domain.store.lookup({ try await $0.activation(id: ActivationID(sent.sub)) }),
             activation.tenantID == tenant.id, activation.status == .active
         else { throw DomainError.invalidToken("unknown or inactive activation") }
         // A stored key that does not decode is the server's failure, not the device's.
         let deviceKey = try DeviceChecks.deviceKey(of: activation)
-        try Self.checkSignature(jws, by: deviceKey)
+        let proof = try Self.verify(jws, by: deviceKey)
+        let claims = proof.claims
         guard claims.rid == requestID.rawValue else { throw DomainError.invalidRequest("the proof is for another request") }
         try domain.checkTimes(
             iat: Int64(claims.iat), exp: Int64(claims.exp), audience: claims.aud, issuer: domain.issuer(forTenantNamed: tenant.name))
-        return (activation, claims, jws)
+        return (activation, proof)
     }
 
-    /// The proof as sent, before any key is looked at.
+    /// The proof as sent, before any key is looked at: its claims name the activation whose
+    /// key must have signed it.
     ///
     /// These checks stay out of line: inlined into the async function above, their typed
     /// throws (`CryptoError`) crashed Swift 6.3.1's optimiser (coroutine splitting) in
@@ -220,9 +223,9 @@ public struct Attempts: Sendable {
     }
 
     @inline(never)
-    private static func checkSignature(_ jws: UnverifiedJWS, by key: P256.Signing.PublicKey) throws {
+    private static func verify(_ jws: UnverifiedJWS, by key: P256.Signing.PublicKey) throws -> VerifiedJWS<AuthenticationProofClaims> {
         do {
-            _ = try jws.verifiedPayload(with: key)
+            return try jws.verified(with: key, as: AuthenticationProofClaims.self)
         } catch {
             throw DomainError.invalidToken("the proof is not signed by the activation's device key")
         }
@@ -426,7 +429,7 @@ public struct Attempts: Sendable {
     /// Checks each factor's proof; every factor is checked, so the time taken does not
     /// tell which one failed.
     private func verifyFactors(
-        _ combination: FactorCombination, claims: AuthenticationProofClaims, proof: UnverifiedJWS, biometricProof: String?,
+        _ combination: FactorCombination, claims: AuthenticationProofClaims, proof: VerifiedJWS<AuthenticationProofClaims>, biometricProof: String?,
         activation: ActivationRecord, securityKey: SecurityKeyRecord?, tenant: TenantRecord, now: Date
     ) throws -> Verification {
         var passed = true
@@ -447,7 +450,7 @@ public struct Attempts: Sendable {
                 // A missing or unreadable biometric proof is a failed factor, counted like a
                 // wrong PIN; a stored key that does not decode is a corrupt row.
                 guard let keyJSON = activation.biometricKey, let biometricProof,
-                    let second = try? CompactJWS.parse(biometricProof, type: JWSType.proof), second.unverifiedPayload == proof.unverifiedPayload
+                    let second = try? CompactJWS.parse(biometricProof, type: JWSType.proof), second.unverifiedPayload == proof.payload
                 else {
                     passed = false
                     continue

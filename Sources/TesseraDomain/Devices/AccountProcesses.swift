@@ -214,8 +214,7 @@ public struct AccountProcesses: Sendable {
             throw DomainError.invalidRequest("the biometric key must differ from the device key")
         }
         let jws = try DeviceChecks.parseJWS(registration, type: JWSType.keyRegistration)
-        guard (try? jws.verifiedPayload(with: key)) != nil, let claims = try? jws.unverifiedClaims(as: ProcessKeyClaims.self),
-            claims.rid == process.requestID.rawValue, claims.sub == process.activationID.rawValue
+        guard let claims = try? jws.verified(with: key, as: ProcessKeyClaims.self).claims, claims.rid == process.requestID.rawValue, claims.sub == process.activationID.rawValue
         else { throw DomainError.invalidRequest("biometric_registration is not signed by the new key for this process") }
         try domain.checkTimes(iat: Int64(claims.iat), exp: Int64(claims.exp), audience: claims.aud, issuer: process.issuer)
         let stored = try JSONCoding.string(PublicJWK(key))

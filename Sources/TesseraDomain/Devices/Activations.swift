@@ -43,19 +43,21 @@ public struct Activations: Sendable {
     public func complete(_ input: ActivationCompleteRequest, tenant: TenantRecord, logger: Logger) async throws -> ActivationReceipt {
         let issuer = domain.issuer(forTenantNamed: tenant.name)
         let jws = try DeviceChecks.parseJWS(input.registration, type: JWSType.registration)
-        let registration: ActivationRegistration
+        let sent: ActivationRegistration
         do {
-            registration = try jws.unverifiedClaims(as: ActivationRegistration.self)
+            sent = try jws.unverifiedClaims(as: ActivationRegistration.self)
         } catch {
             throw DomainError.invalidRequest("the registration does not have the expected claims")
         }
         // Proof of possession: the registration is signed by the key it registers.
-        let deviceKey = try DeviceChecks.publicKey(registration.deviceKey, name: "device_key")
+        let deviceKey = try DeviceChecks.publicKey(sent.deviceKey, name: "device_key")
+        let signed: VerifiedJWS<ActivationRegistration>
         do {
-            _ = try jws.verifiedPayload(with: deviceKey)
+            signed = try jws.verified(with: deviceKey, as: ActivationRegistration.self)
         } catch {
             throw DomainError.invalidRequest("the registration is not signed by the device key")
         }
+        let registration = signed.claims
         try domain.checkTimes(iat: Int64(registration.iat), exp: Int64(registration.exp), audience: registration.aud, issuer: issuer)
         var biometricKey: P256.Signing.PublicKey?
         if let biometricJWK = registration.biometricKey {
@@ -65,7 +67,7 @@ public struct Activations: Sendable {
                 throw DomainError.invalidRequest("the biometric key must differ from the device key")
             }
             guard let second = input.biometricRegistration, let secondJWS = try? CompactJWS.parse(second, type: JWSType.registration),
-                secondJWS.unverifiedPayload == jws.unverifiedPayload, (try? secondJWS.verifiedPayload(with: key)) != nil
+                secondJWS.unverifiedPayload == signed.payload, (try? secondJWS.verifiedPayload(with: key)) != nil
             else { throw DomainError.invalidRequest("the registration is not signed by the biometric key") }
             biometricKey = key
         }

@@ -36,19 +36,21 @@ extension Domain {
     /// Checks a device's request token (`Authorization: Tessera-Device <JWS>`): signed by
     /// the activation's device key, for this issuer, method and path, and short-lived.
     public func authenticateDevice(token: String, method: String, path: String, tenant: TenantRecord) async throws -> DeviceCaller {
-        guard let (jws, claims) = Self.parseDeviceToken(token),
-            let activation = try await store.lookup({ try await $0.activation(id: ActivationID(claims.sub)) }),
+        guard let (jws, sent) = Self.parseDeviceToken(token),
+            let activation = try await store.lookup({ try await $0.activation(id: ActivationID(sent.sub)) }),
             activation.tenantID == tenant.id, activation.status == .active
         else { throw DomainError.invalidToken("the device token is not valid") }
         // A stored key that does not decode is the server's failure, not the device's.
         let key = try DeviceChecks.deviceKey(of: activation)
-        guard (try? jws.verifiedPayload(with: key)) != nil else { throw DomainError.invalidToken("the device token is not valid") }
+        guard let claims = try? jws.verified(with: key, as: DeviceRequestClaims.self).claims else {
+            throw DomainError.invalidToken("the device token is not valid")
+        }
         try checkTimes(iat: Int64(claims.iat), exp: Int64(claims.exp), audience: claims.aud, issuer: issuer(forTenantNamed: tenant.name))
         guard claims.htm == method, claims.htu == path else { throw DomainError.invalidToken("the device token is for another call") }
         return DeviceCaller(activation: activation, tokenID: claims.jti, tokenExpiry: Int64(claims.exp))
     }
 
-    /// A token's JWS and claims as sent, or nil when it is not one.
+    /// A token's JWS and claims as sent (to find its activation), or nil when it is not one.
     private static func parseDeviceToken(_ token: String) -> (UnverifiedJWS, DeviceRequestClaims)? {
         guard let jws = try? CompactJWS.parse(token, type: JWSType.deviceToken), let claims = try? jws.unverifiedClaims(as: DeviceRequestClaims.self) else { return nil }
         return (jws, claims)
