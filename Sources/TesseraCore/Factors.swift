@@ -69,8 +69,8 @@ public struct AuthenticatorPolicy: Hashable, Codable, Sendable, CustomStringConv
         FactorCombination([.device, .biometric]),
     ])
 
-    /// What a tenant asks for account processes unless it says otherwise.
-    public static let accountProcessDefault = "device+pin,device+biometric"
+    /// The device alone: what a single sign-on session needs unless the tenant says otherwise.
+    public static let device = AuthenticatorPolicy(unchecked: [FactorCombination([.device])])
 
     init(unchecked alternatives: [FactorCombination]) { self.alternatives = alternatives }
 
@@ -107,14 +107,21 @@ public struct AuthenticatorPolicy: Hashable, Codable, Sendable, CustomStringConv
 
     public func allows(_ combination: FactorCombination) -> Bool { alternatives.contains(combination) }
 
+    /// Read and written as its text (`"device+pin,device+biometric"`), as the store's
+    /// columns and the APIs hold it; text that is not a policy does not decode.
     public init(from decoder: any Decoder) throws {
-        let alternatives = try decoder.singleValueContainer().decode([FactorCombination].self)
-        try self.init(alternatives)
+        let container = try decoder.singleValueContainer()
+        let text = try container.decode(String.self)
+        do {
+            try self.init(parsing: text)
+        } catch {
+            throw DecodingError.dataCorruptedError(in: container, debugDescription: error.description)
+        }
     }
 
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.singleValueContainer()
-        try container.encode(alternatives)
+        try container.encode(description)
     }
 }
 

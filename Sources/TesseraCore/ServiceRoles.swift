@@ -6,17 +6,17 @@ import Foundation
 /// the one used; the device's result and the ID token name it.
 public struct ServiceRole: Codable, Sendable, Hashable {
     public var name: String
-    /// Factor combinations, comma separated, in the policy syntax.
-    public var policy: String
+    /// Its factor combinations (written in the policy syntax, comma separated).
+    public var policy: AuthenticatorPolicy
 
-    public init(name: String, policy: String) {
+    public init(name: String, policy: AuthenticatorPolicy) {
         self.name = name
         self.policy = policy
     }
 
     /// The role a combination was used in, or nil when no role names it.
     public static func role(of combination: FactorCombination, in roles: [ServiceRole]) -> String? {
-        roles.first { (try? AuthenticatorPolicy(parsing: $0.policy))?.allows(combination) == true }?.name
+        roles.first { $0.policy.allows(combination) }?.name
     }
 }
 

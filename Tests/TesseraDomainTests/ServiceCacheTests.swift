@@ -68,10 +68,10 @@ struct ServiceCacheTests {
     }
 
     @Test("a service read before a forgetAll that came in meanwhile is not kept; one read after is kept under both keys")
-    func epochs() {
+    func epochs() throws {
         let cache = ServiceCache()
         let service = ServiceRecord(
-            id: "s1", tenantID: "t1", clientID: "c1", name: "S", secretDigest: nil, isPublic: true, redirectURIs: [], policy: "device+pin",
+            id: "s1", tenantID: "t1", clientID: "c1", name: "S", secretDigest: nil, isPublic: true, redirectURIs: [], policy: try AuthenticatorPolicy(parsing: "device+pin"),
             attributes: [], createdAt: 1)
         let (missing, epoch) = cache.lookup(clientID: "c1")
         #expect(missing == nil)

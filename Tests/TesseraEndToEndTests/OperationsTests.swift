@@ -59,7 +59,7 @@ struct OperationsTests {
         do {
             try await store.transaction {
                 try await $0.insertTenant(
-                    TenantRecord(id: "t1", name: "demo", lockoutPolicy: .standard, processPolicy: "device+pin", createdAt: 1))
+                    TenantRecord(id: "t1", name: "demo", lockoutPolicy: .standard, processPolicy: try AuthenticatorPolicy(parsing: "device+pin"), createdAt: 1))
             }
             let reported = Mutex<[Int]>([])
             // Three batches of 500 and one of 250 (the last): two in flight at any time.

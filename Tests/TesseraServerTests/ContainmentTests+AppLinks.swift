@@ -89,7 +89,7 @@ extension ContainmentTests {
                 }
                 try await tx.insertTenant(
                     TenantRecord(
-                        id: "third", name: "third", lockoutPolicy: .standard, processPolicy: "device+pin",
+                        id: "third", name: "third", lockoutPolicy: .standard, processPolicy: try AuthenticatorPolicy(parsing: "device+pin"),
                         appLinks: AppLinks(linkDomain: "links.shared.example", androidApps: [.init(packageName: "com.third.app", sha256CertFingerprints: [Self.fingerprint])]),
                         createdAt: 1))
             }

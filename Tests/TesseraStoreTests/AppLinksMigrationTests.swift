@@ -22,7 +22,7 @@ struct AppLinksMigrationTests {
             ("global-operator", ["operator:olga"]), ("scoped-operator", ["operator:sam"]), ("no-record", []),
         ]
         try await store.transaction { tx in
-            try await tx.insertTenant(TenantRecord(id: "ops", name: "operators", lockoutPolicy: .standard, processPolicy: "device+pin", createdAt: 1))
+            try await tx.insertTenant(TenantRecord(id: "ops", name: "operators", lockoutPolicy: .standard, processPolicy: try AuthenticatorPolicy(parsing: "device+pin"), createdAt: 1))
             try await tx.insertAdminKey(AdminKeyRecord(id: "k-global", name: "g", digest: "d1", role: .admin, tenantID: nil, createdAt: 1))
             try await tx.insertAdminKey(AdminKeyRecord(id: "k-scoped", name: "s", digest: "d2", role: .admin, tenantID: "scoped-key", createdAt: 1))
             for (id, username, scope) in [("u-olga", "olga", nil), ("u-sam", "sam", "scoped-operator")] as [(String, String, String?)] {
@@ -32,7 +32,7 @@ struct AppLinksMigrationTests {
             }
             for (name, actors) in cases {
                 try await tx.insertTenant(
-                    TenantRecord(id: TenantID(name), name: name, lockoutPolicy: .standard, processPolicy: "device+pin", appLinks: android, createdAt: 1))
+                    TenantRecord(id: TenantID(name), name: name, lockoutPolicy: .standard, processPolicy: try AuthenticatorPolicy(parsing: "device+pin"), appLinks: android, createdAt: 1))
                 for (index, actor) in actors.enumerated() {
                     try await tx.insertAudit(
                         AuditRecord(
@@ -47,7 +47,7 @@ struct AppLinksMigrationTests {
             // A tenant with a link domain lists its apps there, never host-wide.
             try await tx.insertTenant(
                 TenantRecord(
-                    id: "linked", name: "linked", lockoutPolicy: .standard, processPolicy: "device+pin",
+                    id: "linked", name: "linked", lockoutPolicy: .standard, processPolicy: try AuthenticatorPolicy(parsing: "device+pin"),
                     appLinks: AppLinks(linkDomain: "links.example.com", androidApps: android.androidApps), createdAt: 1))
             try await tx.insertAudit(
                 AuditRecord(id: "linked-0", tenantID: "linked", actor: "admin", action: "tenant.update", target: "linked", details: ["changed": "app_links"], at: 10))

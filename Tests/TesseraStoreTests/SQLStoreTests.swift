@@ -32,12 +32,12 @@ struct SQLStoreTests {
     }
 
     func seed(_ tx: StoreTransaction) async throws {
-        try await tx.insertTenant(TenantRecord(id: "t1", name: "demo", lockoutPolicy: .standard, processPolicy: "device+pin", createdAt: 1))
+        try await tx.insertTenant(TenantRecord(id: "t1", name: "demo", lockoutPolicy: .standard, processPolicy: try AuthenticatorPolicy(parsing: "device+pin"), createdAt: 1))
         try await tx.insertUser(UserRecord(id: "u1", tenantID: "t1", username: "alice", attributes: [:], createdAt: 1))
         try await tx.insertService(
             ServiceRecord(
                 id: "s1", tenantID: "t1", clientID: "c1", name: "S", secretDigest: nil, isPublic: true,
-                redirectURIs: [], policy: "device+pin", attributes: [], createdAt: 1))
+                redirectURIs: [], policy: try AuthenticatorPolicy(parsing: "device+pin"), attributes: [], createdAt: 1))
     }
 
     @Test("migrations are applied once and the schema survives a reopen")
@@ -228,7 +228,7 @@ struct SQLStoreTests {
             try await store.transaction { try await seed($0) }
             await #expect(throws: StoreError.self) {
                 try await store.transaction { tx in
-                    try await tx.insertTenant(TenantRecord(id: "t2", name: "demo", lockoutPolicy: .standard, processPolicy: "device+pin", createdAt: 1))
+                    try await tx.insertTenant(TenantRecord(id: "t2", name: "demo", lockoutPolicy: .standard, processPolicy: try AuthenticatorPolicy(parsing: "device+pin"), createdAt: 1))
                 }
             }
         }

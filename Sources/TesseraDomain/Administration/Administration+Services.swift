@@ -59,17 +59,12 @@ extension Administration {
         if service.backchannelMode != nil && service.isPublic {
             throw DomainError.invalidRequest("backchannel authentication is for confidential services (it needs client authentication)")
         }
-        do {
-            service.policy = try AuthenticatorPolicy(parsing: service.policy).description
-        } catch {
-            throw DomainError.invalidRequest("policy: \(error)")
-        }
         guard service.attributes.allSatisfy(Validation.isAttributeName), Set(service.attributes).count == service.attributes.count
         else {
             throw DomainError.invalidRequest("attribute names are lower-case identifiers, each once, and not registered claim names")
         }
         if let roles = service.roles {
-            let policy = try AuthenticatorPolicy(parsing: service.policy)
+            let policy = service.policy
             guard roles.count <= 20, Set(roles.map(\.name)).count == roles.count else {
                 throw DomainError.invalidRequest("roles: at most 20, each name once")
             }
@@ -77,16 +72,10 @@ extension Administration {
                 guard (1...64).contains(role.name.count),
                     role.name.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_" || $0 == "-") })
                 else { throw DomainError.invalidRequest("roles: a role name is 1 to 64 characters of letters, digits, '_' and '-'") }
-                let parsed: AuthenticatorPolicy
-                do {
-                    parsed = try AuthenticatorPolicy(parsing: role.policy)
-                } catch {
-                    throw DomainError.invalidRequest("roles: \(role.name): \(error)")
-                }
-                guard parsed.alternatives.allSatisfy(policy.allows) else {
+                guard role.policy.alternatives.allSatisfy(policy.allows) else {
                     throw DomainError.invalidRequest("roles: \(role.name) names combinations the service's policy does not allow")
                 }
-                return ServiceRole(name: role.name, policy: parsed.description)
+                return role
             }
             if service.roles?.isEmpty == true { service.roles = nil }
         }
@@ -114,10 +103,10 @@ extension Administration {
             ServiceRecord(
                 id: ServiceID(Secrets.identifier(byteCount: 12)), tenantID: tenant.id, clientID: ClientID(Secrets.identifier(byteCount: 16)),
                 name: name, secretDigest: secret.map(Secrets.digest), isPublic: isPublic,
-                redirectURIs: input.redirectUris, policy: input.policy ?? AuthenticatorPolicy.standard.description,
+                redirectURIs: input.redirectUris, policy: try input.policy.map { try .documented($0, field: "policy") } ?? .standard,
                 attributes: attributes, backchannelMode: mode,
                 notificationEndpoint: input.backchannelClientNotificationEndpoint, numberMatching: input.numberMatching ?? true,
-                roles: input.roles?.map(ServiceRole.init), subjectType: try input.subjectType.map { try SubjectType.documented($0) } ?? .public,
+                roles: try input.roles?.map(ServiceRole.init), subjectType: try input.subjectType.map { try SubjectType.documented($0) } ?? .public,
                 appIdentityToken: input.appIdentityToken ?? false, createdAt: domain.epochNow())
         service.idTokenAlgorithm = try input.idTokenSignedResponseAlg.map { try SigningAlgorithm.documented($0) }?.rawValue ?? SigningAlgorithm.es256.rawValue
         service.postLogoutRedirectURIs = input.postLogoutRedirectUris
@@ -134,7 +123,7 @@ extension Administration {
             try await Audit.record(
                 tx, tenantID: tenant.id, actor: caller.actor, action: .serviceCreate, target: record.clientID.rawValue,
                 details: [
-                    "name": name, "policy": policy, "public": String(isPublic),
+                    "name": name, "policy": policy.description, "public": String(isPublic),
                     "backchannel_token_delivery_mode": mode?.rawValue ?? "none",
                     "number_matching": String(record.numberMatching), "subject_type": record.subjectType.rawValue,
                     "id_token_signed_response_alg": record.idTokenAlgorithm,
@@ -181,7 +170,7 @@ extension Administration {
             var changed: [String] = []
             if let name = input.name { next.name = name; changed.append("name") }
             if let uris = input.redirectUris { next.redirectURIs = uris; changed.append("redirect_uris") }
-            if let policy = input.policy { next.policy = policy; changed.append("policy") }
+            if let policy = input.policy { next.policy = try .documented(policy, field: "policy"); changed.append("policy") }
             if let attributes = input.attributes { next.attributes = attributes; changed.append("attributes") }
             switch input.patch(\.backchannelTokenDeliveryMode, .backchannelTokenDeliveryMode) {
             case .absent: break
@@ -209,7 +198,7 @@ extension Administration {
             switch input.patch(\.roles, .roles) {
             case .absent: break
             case .null: next.roles = nil; changed.append("roles")
-            case .value(let roles): next.roles = roles.map(ServiceRole.init); changed.append("roles")
+            case .value(let roles): next.roles = try roles.map(ServiceRole.init); changed.append("roles")
             }
             if let type = input.subjectType { next.subjectType = try SubjectType.documented(type); changed.append("subject_type") }
             if let token = input.appIdentityToken { next.appIdentityToken = token; changed.append("app_identity_token") }
@@ -288,11 +277,11 @@ extension Components.Schemas.Service {
     init(_ service: ServiceRecord, secret: String?, issuer: String) {
         self.init(
             clientId: service.clientID.rawValue, clientSecret: secret, name: service.name, _public: service.isPublic,
-            redirectUris: service.redirectURIs, policy: service.policy, attributes: service.attributes,
+            redirectUris: service.redirectURIs, policy: service.policy.description, attributes: service.attributes,
             backchannelTokenDeliveryMode: service.backchannelMode.flatMap { .init(rawValue: $0.rawValue) },
             backchannelClientNotificationEndpoint: service.notificationEndpoint,
             sessionLifetime: service.sessionLifetime.map(Int.init), sessionIdleLifetime: service.sessionIdleLifetime.map(Int.init),
-            numberMatching: service.numberMatching, roles: (service.roles ?? []).map { .init(name: $0.name, policy: $0.policy) },
+            numberMatching: service.numberMatching, roles: (service.roles ?? []).map { .init(name: $0.name, policy: $0.policy.description) },
             subjectType: .init(rawValue: service.subjectType.rawValue) ?? ._public, appIdentityToken: service.appIdentityToken,
             idTokenSignedResponseAlg: .init(rawValue: service.idTokenAlgorithm) ?? .es256,
             postLogoutRedirectUris: service.postLogoutRedirectURIs ?? [], backchannelLogoutUri: service.backchannelLogoutURI,
@@ -302,7 +291,8 @@ extension Components.Schemas.Service {
 }
 
 extension ServiceRole {
-    init(_ role: Components.Schemas.Role) {
-        self.init(name: role.name, policy: role.policy)
+    /// A role as a request spells it; its policy refused with the role's name.
+    init(_ role: Components.Schemas.Role) throws {
+        self.init(name: role.name, policy: try .documented(role.policy, field: "roles: \(role.name)"))
     }
 }

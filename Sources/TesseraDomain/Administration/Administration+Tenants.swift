@@ -27,20 +27,11 @@ extension Administration {
 
     static func checkedSettings(_ tenant: TenantRecord) throws -> TenantRecord {
         var tenant = tenant
-        do {
-            tenant.processPolicy = try AuthenticatorPolicy(parsing: tenant.processPolicy).description
-        } catch {
-            throw DomainError.invalidRequest("process_policy: \(error)")
-        }
         guard (0...maximumSSOLifetime).contains(tenant.ssoLifetime) else {
             throw DomainError.invalidRequest("sso_lifetime is 0 (off) to \(maximumSSOLifetime) seconds")
         }
         if tenant.ssoLifetime > 0 {
-            do {
-                tenant.ssoPolicy = try AuthenticatorPolicy(parsing: tenant.ssoPolicy ?? "device").description
-            } catch {
-                throw DomainError.invalidRequest("sso_policy: \(error)")
-            }
+            tenant.ssoPolicy = tenant.ssoPolicy ?? .device
         } else if tenant.ssoPolicy != nil {
             throw DomainError.invalidRequest("sso_policy needs an sso_lifetime")
         }
@@ -129,14 +120,14 @@ extension Administration {
             let before = next
             var changed: [String] = []
             if let lockout { next.lockoutPolicy = lockout; changed.append("lockout") }
-            if let policy = input.processPolicy { next.processPolicy = policy; changed.append("process_policy") }
+            if let policy = input.processPolicy { next.processPolicy = try .documented(policy, field: "process_policy"); changed.append("process_policy") }
             if let lifetime = input.ssoLifetime {
                 next.ssoLifetime = lifetime
                 changed.append("sso_lifetime")
                 // Switching single sign-on off clears its policy unless the body sets one.
                 if lifetime == 0, case .absent = input.ssoPolicy { next.ssoPolicy = nil }
             }
-            if case .value(let policy) = input.ssoPolicy { next.ssoPolicy = policy; changed.append("sso_policy") }
+            if case .value(let policy) = input.ssoPolicy { next.ssoPolicy = try .documented(policy, field: "sso_policy"); changed.append("sso_policy") }
             if case .null = input.ssoPolicy {
                 guard next.ssoLifetime == 0 else {
                     throw DomainError.invalidRequest("sso_policy cannot be cleared while single sign-on is on: set sso_lifetime 0")

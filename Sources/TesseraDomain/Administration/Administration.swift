@@ -22,7 +22,7 @@ public struct Administration: Sendable {
     package func tenantView(_ record: TenantRecord) -> Components.Schemas.Tenant {
         Components.Schemas.Tenant(
             id: record.id.rawValue, name: record.name, issuer: domain.issuer(forTenantNamed: record.name), lockout: .init(record.lockoutPolicy),
-            processPolicy: record.processPolicy, ssoLifetime: record.ssoLifetime, ssoPolicy: record.ssoPolicy,
+            processPolicy: record.processPolicy.description, ssoLifetime: record.ssoLifetime, ssoPolicy: record.ssoPolicy?.description,
             sessionLifetime: Int(record.sessionLifetime), sessionIdleLifetime: Int(record.sessionIdleLifetime),
             historyRetention: Int(record.historyRetention), auditRetention: record.auditRetention.map(Int.init),
             accessTokenLifetime: Int(record.accessTokenLifetime), appLinks: record.appLinks.map(Components.Schemas.AppLinks.init),
@@ -40,8 +40,9 @@ public struct Administration: Sendable {
         let tenant = try Self.checkedSettings(
             TenantRecord(
                 id: TenantID(Secrets.identifier(byteCount: 12)), name: input.name, lockoutPolicy: lockout ?? .standard,
-                processPolicy: input.processPolicy ?? AuthenticatorPolicy.accountProcessDefault, ssoLifetime: input.ssoLifetime ?? 0,
-                ssoPolicy: input.ssoPolicy ?? ((input.ssoLifetime ?? 0) > 0 ? "device" : nil), createdAt: now))
+                processPolicy: try input.processPolicy.map { try .documented($0, field: "process_policy") } ?? .standard,
+                ssoLifetime: input.ssoLifetime ?? 0, ssoPolicy: try input.ssoPolicy.map { try .documented($0, field: "sso_policy") },
+                createdAt: now))
         let key = try ServerSigningKey.generate(.es256)
         let sealed = try domain.box.seal(key.privateBytes, context: SealingContext.signingKey(kid: key.kid))
         try await domain.store.transaction { tx in
@@ -52,7 +53,7 @@ public struct Administration: Sendable {
             try await tx.insertSigningKey(SigningKeyRecord(kid: key.kid, tenantID: tenant.id, sealedKey: sealed, active: true, createdAt: now))
             try await Audit.record(
                 tx, tenantID: tenant.id, actor: caller.actor, action: .tenantCreate, target: tenant.name,
-                details: ["process_policy": tenant.processPolicy], at: now)
+                details: ["process_policy": tenant.processPolicy.description], at: now)
         }
         logger.info("tenant created", metadata: ["tenant": "\(tenant.name)"])
         return tenantView(tenant)

@@ -33,6 +33,18 @@ extension SigningAlgorithm: DocumentedValue {
     static var refusal: String { "id_token_signed_response_alg is ES256, RS256 or EdDSA" }
 }
 
+extension AuthenticatorPolicy {
+    /// A policy as a request spells it (`"device+pin,device+biometric"`), refused with the
+    /// name of the field that held it.
+    static func documented(_ text: String, field: String) throws -> AuthenticatorPolicy {
+        do {
+            return try AuthenticatorPolicy(parsing: text)
+        } catch {
+            throw DomainError.invalidRequest("\(field): \(error)")
+        }
+    }
+}
+
 extension AdminRole: DocumentedValue {
     static var refusal: String { "role is admin, helpdesk or auditor" }
 }

@@ -302,8 +302,8 @@ public struct Attempts: Sendable {
         // session's token for native single sign-on (a restarted session replaces it).
         var ssoToken: String?
         let ssoExpiry = now + Int64(tenant.ssoLifetime)
-        if session == nil, Self.startsSSOSession(authRequest, tenant: tenant), let ssoText = tenant.ssoPolicy,
-            !(try AuthenticatorPolicy(parsing: ssoText)).allows(attempt.combination)
+        if session == nil, Self.startsSSOSession(authRequest, tenant: tenant), let ssoPolicy = tenant.ssoPolicy,
+            !ssoPolicy.allows(attempt.combination)
         {
             let token = Secrets.randomToken()
             try await tx.startSSOSession(
@@ -584,18 +584,18 @@ public struct Attempts: Sendable {
     func loginPolicies(for authRequest: AuthRequestRecord, tenant: TenantRecord, tx: StoreTransaction, service: ServiceRecord?) async throws
         -> (base: AuthenticatorPolicy, sso: (AuthenticatorPolicy, SSOSessionRecord)?)
     {
-        if let requested = authRequest.acrPolicy { return (try AuthenticatorPolicy(parsing: requested), nil) }
-        guard authRequest.serviceID != nil else { return (try AuthenticatorPolicy(parsing: tenant.processPolicy), nil) }
+        if let requested = authRequest.acrPolicy { return (requested, nil) }
+        guard authRequest.serviceID != nil else { return (tenant.processPolicy, nil) }
         guard let service, service.id == authRequest.serviceID else { throw StoreError(.corrupt, "request without service") }
-        let base = try AuthenticatorPolicy(parsing: service.policy)
+        let base = service.policy
         let now = domain.epochNow()
-        guard Self.takesPartInSSO(authRequest, tenant: tenant), let ssoText = tenant.ssoPolicy, authRequest.ssoAllowed,
+        guard Self.takesPartInSSO(authRequest, tenant: tenant), let ssoPolicy = tenant.ssoPolicy, authRequest.ssoAllowed,
             let activationID = authRequest.activationID, let userID = authRequest.userID,
             let session = try await tx.ssoSession(activationID: activationID, userID: userID, now: now),
             authRequest.maxAge.map({ now - session.authTime <= $0 }) ?? true,
             base.allows(FactorCombination(session.factors))
         else { return (base, nil) }
-        return (base, (try AuthenticatorPolicy(parsing: ssoText), session))
+        return (base, (ssoPolicy, session))
     }
 
     /// A browser login uses the activation's single sign-on session, where the tenant

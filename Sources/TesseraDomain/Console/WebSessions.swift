@@ -94,7 +94,7 @@ public struct WebSessions: Sendable {
                 try await tx.updateService(service)
                 try await Audit.record(
                     tx, tenantID: tenant.id, actor: .system, action: .serviceUpdate, target: clientID.rawValue,
-                    details: ["redirect_uris": redirectURI, "policy": policy], at: now)
+                    details: ["redirect_uris": redirectURI, "policy": policy.description], at: now)
                 return (service, true)
             }
             let service = try Administration.checkedService(
@@ -107,7 +107,7 @@ public struct WebSessions: Sendable {
             try await tx.insertService(service)
             try await Audit.record(
                 tx, tenantID: tenant.id, actor: .system, action: .serviceCreate, target: clientID.rawValue,
-                details: ["name": service.name, "policy": service.policy, "public": "true"], at: now)
+                details: ["name": service.name, "policy": service.policy.description, "public": "true"], at: now)
             return (service, true)
         }
         if written { await domain.servicesChanged(logger: nil) }
@@ -227,7 +227,7 @@ public struct WebSessions: Sendable {
             && identity.nonce.map { Secrets.constantTimeEquals($0, kept.nonce) } == true
         // Fresh factors under the tenant's process policy: a login made for this sign-in
         // (not a single sign-on session's older one) whose methods a process would take.
-        let policy = try AuthenticatorPolicy(parsing: tenant.processPolicy)
+        let policy = tenant.processPolicy
         let fresh = Int64(identity.authTime) >= kept.startedAt && Self.methods(identity.amr, meet: policy)
         let lifetimes = Self.lifetimes(kind)
         let secret = Secrets.randomToken()

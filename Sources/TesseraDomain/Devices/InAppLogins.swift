@@ -85,8 +85,8 @@ public struct InAppLogins: Sendable {
         guard attributes.isSubset(of: Set(service.attributes)) else {
             throw DomainError.invalidRequest("attributes names attributes the service did not request")
         }
-        guard let ssoText = tenant.ssoPolicy, tenant.ssoLifetime > 0,
-            (try AuthenticatorPolicy(parsing: ssoText)).allows(FactorCombination([.device]))
+        guard let ssoPolicy = tenant.ssoPolicy, tenant.ssoLifetime > 0,
+            ssoPolicy.allows(FactorCombination([.device]))
         else {
             throw DomainError(.forbidden, .accessDenied, "this tenant's single sign-on does not stand on the device alone")
         }
@@ -99,7 +99,7 @@ public struct InAppLogins: Sendable {
             else {
                 throw DomainError.invalidGrant("the single sign-on token is not valid (ended, expired or replaced): log in with factors")
             }
-            guard (try AuthenticatorPolicy(parsing: service.policy)).allows(FactorCombination(session.factors)) else {
+            guard (service.policy).allows(FactorCombination(session.factors)) else {
                 throw DomainError(
                     .forbidden, .accessDenied, "the single sign-on session's login does not meet this service's policy: log in with its factors")
             }

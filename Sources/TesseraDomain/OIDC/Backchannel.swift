@@ -37,7 +37,7 @@ public struct Backchannel: Sendable {
         // whether the user is unknown, disabled or has no device: a client cannot tell them apart.
         let user = try await hintedUser(form, tenant: tenant, service: service)
         let bindingMessage = try Self.bindingMessage(form["binding_message"])
-        let servicePolicy = try AuthenticatorPolicy(parsing: service.policy)
+        let servicePolicy = service.policy
         let policy = try Self.requestedPolicy(form["acr_values"], allowedBy: servicePolicy)
         var lifetime = Int(domain.settings.requestLifetime)
         if let requested = form["requested_expiry"] {
@@ -81,7 +81,7 @@ public struct Backchannel: Sendable {
                     status: AuthenticationStatus.pending, challenge: nil, activationID: nil, userID: user.id,
                     redirectURI: nil, state: nil, nonce: nil, codeChallenge: nil, scope: scopes.joined(separator: " "),
                     browserDigest: nil, confirmedAttributes: nil, factors: nil, authTime: nil, flow: .ciba,
-                    bindingMessage: bindingMessage, acrPolicy: policy?.description, sealedNotificationToken: sealedToken,
+                    bindingMessage: bindingMessage, acrPolicy: policy, sealedNotificationToken: sealedToken,
                     pollInterval: interval, lastPolledAt: nil, createdAt: now, expiresAt: now + Int64(lifetime)))
         }
         guard let user else { throw Self.unknownUser }

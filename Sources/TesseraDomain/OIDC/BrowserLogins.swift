@@ -147,7 +147,7 @@ public struct BrowserLogins: Sendable {
         var acrPolicy: AuthenticatorPolicy?
         if let text = query["acr_values"] {
             guard text.count <= Validation.maximumScopeLength else { return fail("invalid_request", "acr_values is too long") }
-            switch Self.requestedCombinations(text, servicePolicy: try AuthenticatorPolicy(parsing: service.policy)) {
+            switch Self.requestedCombinations(text, servicePolicy: service.policy) {
             case .noneOfOurs: break
             case .narrowed(let policy): acrPolicy = policy
             case .unmet:
@@ -193,7 +193,7 @@ public struct BrowserLogins: Sendable {
             factors: nil, authTime: nil, ssoAllowed: ssoAllowed, maxAge: maxAge, originAddress: browser?.address,
             originAgent: browser?.userAgent, matchCode: service.numberMatching ? String(Int.random(in: 10...99)) : nil,
             createdAt: Int64(now.timeIntervalSince1970), expiresAt: Int64(expiresAt.timeIntervalSince1970))
-        record.acrPolicy = acrPolicy?.description
+        record.acrPolicy = acrPolicy
         record.loginHint = loginHint.flatMap { $0.isEmpty ? nil : $0 }
         record.uiLocales = query["ui_locales"]
         if store { try await domain.store.write { try await $0.insertAuthRequest(record) } }

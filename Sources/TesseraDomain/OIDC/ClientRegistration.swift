@@ -172,7 +172,7 @@ public struct ClientRegistration: Sendable {
             metadata,
             to: ServiceRecord(
                 id: ServiceID(Secrets.identifier(byteCount: 12)), tenantID: tenant.id, clientID: ClientID(Secrets.identifier(byteCount: 16)),
-                name: "", secretDigest: nil, isPublic: false, redirectURIs: [], policy: AuthenticatorPolicy.standard.description,
+                name: "", secretDigest: nil, isPublic: false, redirectURIs: [], policy: .standard,
                 attributes: [], numberMatching: true, createdAt: now))
         if !service.isPublic { service.secretDigest = Secrets.digest(secret) }
         service.registrationDigest = Secrets.digest(registrationToken)

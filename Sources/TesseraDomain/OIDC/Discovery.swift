@@ -95,7 +95,7 @@ extension Domain {
         var combinations = Set<String>()
         for service in services {
             attributes.formUnion(service.attributes)
-            for alternative in try AuthenticatorPolicy(parsing: service.policy).alternatives {
+            for alternative in service.policy.alternatives {
                 combinations.insert(Grants.acr(for: alternative))
             }
         }

@@ -93,8 +93,8 @@ public struct Federation: Sendable {
     }
 
     /// Whether a policy accepts a login at an external provider alone (the alternative `federation`).
-    public static func allowsFederatedLogin(policy: String) -> Bool {
-        (try? AuthenticatorPolicy(parsing: policy))?.allows(FactorCombination([.federation])) == true
+    public static func allowsFederatedLogin(policy: AuthenticatorPolicy) -> Bool {
+        policy.allows(FactorCombination([.federation]))
     }
 
     private func begin(

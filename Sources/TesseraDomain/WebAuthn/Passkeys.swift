@@ -306,8 +306,8 @@ public struct Passkeys: Sendable {
     }
 
     /// Whether a policy lets a passkey sign in alone (the alternative `securitykey`).
-    public static func allowsPasskeyLogin(policy: String) -> Bool {
-        (try? AuthenticatorPolicy(parsing: policy))?.allows(FactorCombination([.securitykey])) == true
+    public static func allowsPasskeyLogin(policy: AuthenticatorPolicy) -> Bool {
+        policy.allows(FactorCombination([.securitykey]))
     }
 
     /// Approves a login request with the assertion `navigator.credentials.get()`

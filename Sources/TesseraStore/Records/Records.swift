@@ -10,11 +10,11 @@ public struct TenantRecord: Codable, Sendable, Equatable {
     public var name: String
     @JSONText public var lockoutPolicy: LockoutPolicy
     /// The factor combinations account processes need (`device+pin,device+biometric`).
-    public var processPolicy: String
+    public var processPolicy: AuthenticatorPolicy
     /// Seconds a full login lets the same activation log in to other services with the
     /// `ssoPolicy` combinations (0: no single sign-on).
     public var ssoLifetime: Int
-    public var ssoPolicy: String?
+    public var ssoPolicy: AuthenticatorPolicy?
     /// Seconds a session (a refresh-token family) lives at most from its login, and
     /// without a refresh; a service may set its own.
     public var sessionLifetime: Int64
@@ -46,7 +46,7 @@ public struct TenantRecord: Codable, Sendable, Equatable {
     public static let defaultSessionLifetime: Int64 = 30 * 86_400
 
     public init(
-        id: TenantID, name: String, lockoutPolicy: LockoutPolicy, processPolicy: String, ssoLifetime: Int = 0, ssoPolicy: String? = nil,
+        id: TenantID, name: String, lockoutPolicy: LockoutPolicy, processPolicy: AuthenticatorPolicy, ssoLifetime: Int = 0, ssoPolicy: AuthenticatorPolicy? = nil,
         sessionLifetime: Int64 = defaultSessionLifetime, sessionIdleLifetime: Int64 = defaultSessionLifetime,
         historyRetention: Int64 = defaultHistoryRetention, auditRetention: Int64? = nil, accessTokenLifetime: Int64 = 300,
         appLinks: AppLinks? = nil, createdAt: Int64
@@ -157,7 +157,7 @@ public struct ServiceRecord: Codable, Sendable {
     public var secretDigest: String?
     @IntegerFlag public var isPublic: Bool
     @JSONText public var redirectURIs: [String]
-    public var policy: String
+    public var policy: AuthenticatorPolicy
     @JSONText public var attributes: [String]
     /// `poll` or `ping` when the service may start backchannel (CIBA) authentications.
     public var backchannelMode: BackchannelMode?
@@ -196,7 +196,7 @@ public struct ServiceRecord: Codable, Sendable {
 
     public init(
         id: ServiceID, tenantID: TenantID, clientID: ClientID, name: String, secretDigest: String?, isPublic: Bool,
-        redirectURIs: [String], policy: String, attributes: [String], backchannelMode: BackchannelMode? = nil,
+        redirectURIs: [String], policy: AuthenticatorPolicy, attributes: [String], backchannelMode: BackchannelMode? = nil,
         notificationEndpoint: String? = nil, sessionLifetime: Int64? = nil, sessionIdleLifetime: Int64? = nil,
         numberMatching: Bool = false, roles: [ServiceRole]? = nil, subjectType: SubjectType = .public, pairwiseSalt: String? = nil,
         appIdentityToken: Bool = false, createdAt: Int64
@@ -457,7 +457,7 @@ public struct AuthRequestRecord: Codable, Sendable {
     /// A backchannel request's text, shown on the device and by the service.
     public var bindingMessage: String?
     /// The factor combinations a backchannel request asked for (`acr_values`), as a policy.
-    public var acrPolicy: String?
+    public var acrPolicy: AuthenticatorPolicy?
     /// A ping-mode client's `client_notification_token`, sealed under the master key.
     public var sealedNotificationToken: String?
     /// Seconds a backchannel client must wait between token requests, and its last one.
@@ -487,7 +487,7 @@ public struct AuthRequestRecord: Codable, Sendable {
         activationID: ActivationID?, userID: UserID?, redirectURI: String?, state: String?, nonce: String?,
         codeChallenge: String?, scope: String, browserDigest: String?, confirmedAttributes: [String]?, factors: [FactorType]?,
         authTime: Int64?, process: ProcessParameters? = nil, flow: RequestFlow? = nil, bindingMessage: String? = nil,
-        acrPolicy: String? = nil, sealedNotificationToken: String? = nil, pollInterval: Int? = nil,
+        acrPolicy: AuthenticatorPolicy? = nil, sealedNotificationToken: String? = nil, pollInterval: Int? = nil,
         lastPolledAt: Int64? = nil, ssoAllowed: Bool = false, maxAge: Int64? = nil, originAddress: String? = nil,
         originAgent: String? = nil, matchCode: String? = nil, createdAt: Int64, expiresAt: Int64
     ) {
