@@ -58,3 +58,12 @@ public enum AttemptOutcome: String, Codable, Sendable, CaseIterable {
     case denied
     case completed
 }
+
+/// The JWS algorithms a tenant signs with (JWA, RFC 7518 §3 and RFC 8037): ES256 for
+/// access tokens and by default, RS256 for the clients OpenID Connect Discovery expects
+/// to support it, EdDSA (Ed25519) for those that ask for it.
+public enum SigningAlgorithm: String, CaseIterable, Codable, Sendable {
+    case es256 = "ES256"
+    case rs256 = "RS256"
+    case eddsa = "EdDSA"
+}

@@ -62,9 +62,7 @@ public struct Domain: Sendable {
         var keys: [ServerSigningKey] = []
         var active: [SigningAlgorithm: String] = [:]
         for record in records {
-            guard let algorithm = SigningAlgorithm(rawValue: record.algorithm) else {
-                throw StoreError(.corrupt, "signing key \(record.kid) has an unknown algorithm")
-            }
+            let algorithm = record.algorithm
             let raw = try box.open(record.sealedKey, context: SealingContext.signingKey(kid: record.kid))
             keys.append(try ServerSigningKey(kid: record.kid, algorithm: algorithm, privateBytes: raw))
             if record.active { active[algorithm] = record.kid }
@@ -90,10 +88,10 @@ public struct Domain: Sendable {
         let now = epochNow()
         try await store.transaction(queue: Administration.signingKeyQueue(tenantID: tenant.id)) { tx in
             let keys = try await tx.signingKeys(tenantID: tenant.id)
-            guard !keys.contains(where: { $0.active && $0.algorithm == algorithm.rawValue }) else { return }
+            guard !keys.contains(where: { $0.active && $0.algorithm == algorithm }) else { return }
             try await tx.insertSigningKey(
                 SigningKeyRecord(
-                    kid: key.kid, tenantID: tenant.id, sealedKey: sealed, active: true, algorithm: algorithm.rawValue, createdAt: now))
+                    kid: key.kid, tenantID: tenant.id, sealedKey: sealed, active: true, algorithm: algorithm, createdAt: now))
             try await Audit.record(
                 tx, tenantID: tenant.id, actor: .system, action: .signingKeyProvision, target: key.kid,
                 details: ["algorithm": algorithm.rawValue], at: now)
@@ -105,7 +103,7 @@ public struct Domain: Sendable {
     /// The algorithm of a service's ID tokens (and logout tokens); ES256 for a value
     /// `checkedService` would not have let through.
     public static func idTokenAlgorithm(of service: ServiceRecord) -> SigningAlgorithm {
-        SigningAlgorithm(rawValue: service.idTokenAlgorithm) ?? .es256
+        service.idTokenAlgorithm
     }
 
     /// The tenant's issuer with an active key for the service's ID-token algorithm.

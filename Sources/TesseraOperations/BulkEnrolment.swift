@@ -62,7 +62,7 @@ public enum BulkEnrolment {
             throw ServerStartupError("no tenant named \(name): create it first (tessera admin tenant create \(name))")
         }
         // One device key for every row: only its size and shape matter here.
-        let deviceKey = try JSONCoding.string(PublicJWK(P256.Signing.PrivateKey().publicKey))
+        let deviceKey = PublicJWK(P256.Signing.PrivateKey().publicKey)
         let rows = Rows(tenantID: tenant.id, deviceKey: deviceKey, run: Secrets.identifier(byteCount: 4), box: box)
         // Two batches at a time, each made (random ids, sealed PIN keys: CPU) and then
         // written in a transaction of its own: one is made while the other is written,
@@ -103,7 +103,7 @@ public enum BulkEnrolment {
         }
 
         let tenantID: TenantID
-        let deviceKey: String
+        let deviceKey: PublicJWK
         let run: String
         let box: SecretBox
         let now = Int64(Date().timeIntervalSince1970)

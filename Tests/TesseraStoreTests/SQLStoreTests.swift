@@ -137,7 +137,7 @@ struct SQLStoreTests {
                 try await seed(tx)
                 try await tx.insertActivation(
                     ActivationRecord(
-                        id: "a1", tenantID: "t1", userID: "u1", alias: nil, deviceKey: "{}", biometricKey: nil, sealedPinKey: "x",
+                        id: "a1", tenantID: "t1", userID: "u1", alias: nil, deviceKey: PublicJWK(kty: "EC"), biometricKey: nil, sealedPinKey: "x",
                         sealedTOTPSecret: nil, totpLastStep: nil, failedAttempts: 0, lockedUntil: nil, permanentlyLocked: false,
                         status: .active, createdAt: 1, lastUsedAt: nil))
             }
@@ -283,7 +283,7 @@ struct SQLStoreTests {
             try await store.transaction { tx in
                 try await tx.insertActivation(
                     ActivationRecord(
-                        id: "a9", tenantID: "t1", userID: "u1", alias: nil, deviceKey: "{}", biometricKey: nil, sealedPinKey: "x",
+                        id: "a9", tenantID: "t1", userID: "u1", alias: nil, deviceKey: PublicJWK(kty: "EC"), biometricKey: nil, sealedPinKey: "x",
                         sealedTOTPSecret: nil, totpLastStep: nil, failedAttempts: 0, lockedUntil: nil, permanentlyLocked: false,
                         status: .active, createdAt: 1, lastUsedAt: nil))
                 try await tx.insertSession(

@@ -37,9 +37,6 @@ extension Administration {
         default:
             break
         }
-        guard SigningAlgorithm(rawValue: service.idTokenAlgorithm) != nil else {
-            throw DomainError.invalidRequest("id_token_signed_response_alg is ES256, RS256 or EdDSA")
-        }
         if let uris = service.postLogoutRedirectURIs {
             guard uris.count <= 20, uris.allSatisfy(Validation.isRedirectURI) else {
                 throw DomainError.invalidRequest(
@@ -108,7 +105,7 @@ extension Administration {
                 notificationEndpoint: input.backchannelClientNotificationEndpoint, numberMatching: input.numberMatching ?? true,
                 roles: try input.roles?.map(ServiceRole.init), subjectType: try input.subjectType.map { try SubjectType.documented($0) } ?? .public,
                 appIdentityToken: input.appIdentityToken ?? false, createdAt: domain.epochNow())
-        service.idTokenAlgorithm = try input.idTokenSignedResponseAlg.map { try SigningAlgorithm.documented($0) }?.rawValue ?? SigningAlgorithm.es256.rawValue
+        service.idTokenAlgorithm = try input.idTokenSignedResponseAlg.map { try SigningAlgorithm.documented($0) } ?? .es256
         service.postLogoutRedirectURIs = input.postLogoutRedirectUris
         service.backchannelLogoutURI = input.backchannelLogoutUri
         service.requirePushedAuthorizationRequests = input.requirePushedAuthorizationRequests ?? false
@@ -126,7 +123,7 @@ extension Administration {
                     "name": name, "policy": policy.description, "public": String(isPublic),
                     "backchannel_token_delivery_mode": mode?.rawValue ?? "none",
                     "number_matching": String(record.numberMatching), "subject_type": record.subjectType.rawValue,
-                    "id_token_signed_response_alg": record.idTokenAlgorithm,
+                    "id_token_signed_response_alg": record.idTokenAlgorithm.rawValue,
                 ], at: record.createdAt)
         }
         await domain.servicesChanged(logger: logger)
@@ -203,7 +200,7 @@ extension Administration {
             if let type = input.subjectType { next.subjectType = try SubjectType.documented(type); changed.append("subject_type") }
             if let token = input.appIdentityToken { next.appIdentityToken = token; changed.append("app_identity_token") }
             if let algorithm = input.idTokenSignedResponseAlg {
-                next.idTokenAlgorithm = try SigningAlgorithm.documented(algorithm).rawValue
+                next.idTokenAlgorithm = try SigningAlgorithm.documented(algorithm)
                 changed.append("id_token_signed_response_alg")
             }
             switch input.patch(\.postLogoutRedirectUris, .postLogoutRedirectUris) {
@@ -283,7 +280,7 @@ extension Components.Schemas.Service {
             sessionLifetime: service.sessionLifetime.map(Int.init), sessionIdleLifetime: service.sessionIdleLifetime.map(Int.init),
             numberMatching: service.numberMatching, roles: (service.roles ?? []).map { .init(name: $0.name, policy: $0.policy.description) },
             subjectType: .init(rawValue: service.subjectType.rawValue) ?? ._public, appIdentityToken: service.appIdentityToken,
-            idTokenSignedResponseAlg: .init(rawValue: service.idTokenAlgorithm) ?? .es256,
+            idTokenSignedResponseAlg: .init(rawValue: service.idTokenAlgorithm.rawValue) ?? .es256,
             postLogoutRedirectUris: service.postLogoutRedirectURIs ?? [], backchannelLogoutUri: service.backchannelLogoutURI,
             requirePushedAuthorizationRequests: service.requirePushedAuthorizationRequests, dpopBoundAccessTokens: service.dpopBound,
             gematikProfile: service.gematikProfile, issuer: issuer)

@@ -25,11 +25,11 @@ extension Administration {
         let sealed = try domain.box.seal(key.privateBytes, context: SealingContext.signingKey(kid: key.kid))
         let now = domain.epochNow()
         let keys: [SigningKeyRecord] = try await domain.store.transaction(queue: Self.signingKeyQueue(tenantID: tenant.id)) { tx in
-            let previous = try await tx.signingKeys(tenantID: tenant.id).filter { $0.active && $0.algorithm == algorithm.rawValue }.map(\.kid)
-            if activate { try await tx.deactivateSigningKeys(tenantID: tenant.id, algorithm: algorithm.rawValue) }
+            let previous = try await tx.signingKeys(tenantID: tenant.id).filter { $0.active && $0.algorithm == algorithm }.map(\.kid)
+            if activate { try await tx.deactivateSigningKeys(tenantID: tenant.id, algorithm: algorithm) }
             try await tx.insertSigningKey(
                 SigningKeyRecord(
-                    kid: key.kid, tenantID: tenant.id, sealedKey: sealed, active: activate, algorithm: algorithm.rawValue, createdAt: now))
+                    kid: key.kid, tenantID: tenant.id, sealedKey: sealed, active: activate, algorithm: algorithm, createdAt: now))
             try await Audit.record(
                 tx, tenantID: tenant.id, actor: caller.actor, action: activate ? .signingKeyRotate : .signingKeyPublish,
                 target: key.kid, details: ["previous_kid": previous.joined(separator: ","), "algorithm": algorithm.rawValue], at: now)
@@ -100,7 +100,7 @@ extension Administration {
 extension Components.Schemas.SigningKey {
     /// A signing key as the admin API shows it: never the private half.
     init(_ record: SigningKeyRecord) {
-        self.init(kid: record.kid, algorithm: .init(rawValue: record.algorithm) ?? .es256, active: record.active, createdAt: Double(record.createdAt))
+        self.init(kid: record.kid, algorithm: .init(rawValue: record.algorithm.rawValue) ?? .es256, active: record.active, createdAt: Double(record.createdAt))
     }
 }
 

@@ -449,13 +449,13 @@ public struct Attempts: Sendable {
             case .biometric:
                 // A missing or unreadable biometric proof is a failed factor, counted like a
                 // wrong PIN; a stored key that does not decode is a corrupt row.
-                guard let keyJSON = activation.biometricKey, let biometricProof,
+                guard let biometricKey = activation.biometricKey, let biometricProof,
                     let second = try? CompactJWS.parse(biometricProof, type: JWSType.proof), second.unverifiedPayload == proof.payload
                 else {
                     passed = false
                     continue
                 }
-                let key = try JSONCoding.decodeRemembered(PublicJWK.self, keyJSON).publicKey()
+                let key = try biometricKey.publicKey()
                 if (try? second.verifiedPayload(with: key)) == nil { passed = false }
             case .otp:
                 guard let sealed = activation.sealedTOTPSecret, let code = claims.otp else {

@@ -95,8 +95,7 @@ public struct Activations: Sendable {
         let activationID = ActivationID(Secrets.identifier(byteCount: 16))
         let record = ActivationRecord(
             id: activationID, tenantID: tenant.id, userID: user.id, alias: registration.alias ?? invitation.alias,
-            deviceKey: try JSONCoding.string(PublicJWK(deviceKey)),
-            biometricKey: try biometricKey.map { try JSONCoding.string(PublicJWK($0)) },
+            deviceKey: PublicJWK(deviceKey), biometricKey: biometricKey.map { PublicJWK($0) },
             sealedPinKey: try domain.box.seal(pinKey, context: SealingContext.pinKey(activationID: activationID)),
             sealedTOTPSecret: try totpSecret.map { try domain.box.seal($0, context: SealingContext.totpSecret(activationID: activationID)) },
             totpLastStep: nil, failedAttempts: 0, lockedUntil: nil, permanentlyLocked: false, status: .active,

@@ -118,7 +118,7 @@ public enum DeviceChecks {
     /// Out of line: see `Attempts.parseProof`.
     @inline(never)
     public static func deviceKey(of activation: ActivationRecord) throws -> P256.Signing.PublicKey {
-        try JSONCoding.decodeRemembered(PublicJWK.self, activation.deviceKey).publicKey()
+        try activation.deviceKey.publicKey()
     }
 
     public static func parseJWS(_ text: String, type: String) throws -> UnverifiedJWS {

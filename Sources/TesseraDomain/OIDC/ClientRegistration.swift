@@ -125,7 +125,14 @@ public struct ClientRegistration: Sendable {
         let scopes = Set((metadata.scope ?? "openid").split(separator: " ").map(String.init))
         service.attributes = scopes.flatMap { ScopeClaims.claims[$0] ?? [] }.sorted()
         // OpenID Connect Dynamic Registration §2: RS256 unless the client asks for another.
-        service.idTokenAlgorithm = metadata.idTokenSignedResponseAlg ?? SigningAlgorithm.rs256.rawValue
+        if let named = metadata.idTokenSignedResponseAlg {
+            guard let algorithm = SigningAlgorithm(rawValue: named) else {
+                throw Self.metadataError("id_token_signed_response_alg is ES256, RS256 or EdDSA")
+            }
+            service.idTokenAlgorithm = algorithm
+        } else {
+            service.idTokenAlgorithm = .rs256
+        }
         service.postLogoutRedirectURIs = metadata.postLogoutRedirectURIs
         // The server posts to this address from inside its network: a client that registered
         // itself gets https only, and no loopback, private or link-local target whatever the
@@ -156,7 +163,7 @@ public struct ClientRegistration: Sendable {
             redirectURIs: service.redirectURIs, tokenEndpointAuthMethod: service.isPublic ? "none" : "client_secret_basic",
             scope: (["openid"] + ScopeClaims.scopes.filter { scope in !(ScopeClaims.claims[scope] ?? []).isDisjoint(with: service.attributes) })
                 .joined(separator: " "),
-            idTokenSignedResponseAlg: service.idTokenAlgorithm, postLogoutRedirectURIs: service.postLogoutRedirectURIs ?? [],
+            idTokenSignedResponseAlg: service.idTokenAlgorithm.rawValue, postLogoutRedirectURIs: service.postLogoutRedirectURIs ?? [],
             backchannelLogoutURI: service.backchannelLogoutURI, requirePushedAuthorizationRequests: service.requirePushedAuthorizationRequests,
             dpopBoundAccessTokens: service.dpopBound, subjectType: service.subjectType.rawValue)
     }
@@ -185,7 +192,7 @@ public struct ClientRegistration: Sendable {
             try await tx.insertService(record)
             try await Audit.record(
                 tx, tenantID: tenant.id, actor: .registration(token.id), action: .serviceRegister, target: record.clientID.rawValue,
-                details: ["name": record.name, "public": String(record.isPublic), "id_token_signed_response_alg": record.idTokenAlgorithm],
+                details: ["name": record.name, "public": String(record.isPublic), "id_token_signed_response_alg": record.idTokenAlgorithm.rawValue],
                 at: now)
         }
         await domain.servicesChanged(logger: logger)

@@ -7,15 +7,6 @@ import X509
 import TesseraCore
 import TesseraCrypto
 
-/// The JWS algorithms a tenant signs with (JWA, RFC 7518 §3 and RFC 8037): ES256 for
-/// access tokens and by default, RS256 for the clients OpenID Connect Discovery expects
-/// to support it, EdDSA (Ed25519) for those that ask for it.
-public enum SigningAlgorithm: String, CaseIterable, Codable, Sendable {
-    case es256 = "ES256"
-    case rs256 = "RS256"
-    case eddsa = "EdDSA"
-}
-
 /// One of a tenant's signing keys for the tokens the server issues.
 public struct ServerSigningKey: Sendable {
     public enum Material: Sendable {

@@ -6,9 +6,9 @@ import TesseraCore
 // ahead of time is published before it is activated.
 extension StoreTransaction {
     /// Makes a tenant's signing keys of one algorithm inactive, before a new one is inserted active.
-    public func deactivateSigningKeys(tenantID: TenantID, algorithm: String) async throws {
+    public func deactivateSigningKeys(tenantID: TenantID, algorithm: SigningAlgorithm) async throws {
         try await db.raw(
-            "UPDATE signing_keys SET active = 0 WHERE tenant_id = \(bind: tenantID) AND algorithm = \(bind: algorithm)"
+            "UPDATE signing_keys SET active = 0 WHERE tenant_id = \(bind: tenantID) AND algorithm = \(bind: algorithm.rawValue)"
         ).run()
     }
 

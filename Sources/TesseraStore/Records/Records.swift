@@ -129,10 +129,10 @@ public struct SigningKeyRecord: Codable, Sendable {
     @IntegerFlag public var active: Bool
     /// The JWS algorithm the key signs with: `ES256`, `RS256` or `EdDSA`. A tenant has
     /// one active key per algorithm.
-    public var algorithm: String
+    public var algorithm: SigningAlgorithm
     public var createdAt: Int64
 
-    public init(kid: String, tenantID: TenantID, sealedKey: String, active: Bool, algorithm: String = "ES256", createdAt: Int64) {
+    public init(kid: String, tenantID: TenantID, sealedKey: String, active: Bool, algorithm: SigningAlgorithm = .es256, createdAt: Int64) {
         self.algorithm = algorithm
         self.kid = kid
         self.tenantID = tenantID
@@ -178,7 +178,7 @@ public struct ServiceRecord: Codable, Sendable {
     /// A backchannel request answered on the phone also gives the app an identity token.
     @IntegerFlag public var appIdentityToken: Bool
     /// The algorithm of its ID tokens (`id_token_signed_response_alg`): ES256, RS256 or EdDSA.
-    public var idTokenAlgorithm: String = "ES256"
+    public var idTokenAlgorithm: SigningAlgorithm = .es256
     /// Where RP-initiated logout may send the browser back to, compared exactly.
     @OptionalJSONText public var postLogoutRedirectURIs: [String]? = nil
     /// Where a `logout_token` is posted when one of its sessions ends (back-channel logout).
@@ -341,8 +341,8 @@ public struct ActivationRecord: Codable, Sendable {
     public var tenantID: TenantID
     public var userID: UserID
     public var alias: String?
-    public var deviceKey: String
-    public var biometricKey: String?
+    @JSONText public var deviceKey: PublicJWK
+    @OptionalJSONText public var biometricKey: PublicJWK?
     public var sealedPinKey: String
     public var sealedTOTPSecret: String?
     public var totpLastStep: Int64?
@@ -363,7 +363,7 @@ public struct ActivationRecord: Codable, Sendable {
     public var securityKeyID: SecurityKeyID?
 
     public init(
-        id: ActivationID, tenantID: TenantID, userID: UserID, alias: String?, deviceKey: String, biometricKey: String?,
+        id: ActivationID, tenantID: TenantID, userID: UserID, alias: String?, deviceKey: PublicJWK, biometricKey: PublicJWK?,
         sealedPinKey: String, sealedTOTPSecret: String?, totpLastStep: Int64?, failedAttempts: Int,
         lockedUntil: Int64?, permanentlyLocked: Bool, status: ActivationStatus, createdAt: Int64, lastUsedAt: Int64?,
         failures: FactorFailures = FactorFailures()
