@@ -55,6 +55,9 @@ fi
 # The API's one definition is a valid OpenAPI 3.1 document (the suite checks the server
 # against it).
 python3 -c "import sys, yaml; from openapi_spec_validator import validate; validate(yaml.safe_load(open(sys.argv[1], encoding='utf-8')))" Sources/TesseraAdminAPI/openapi.yaml
+# Every target declares the modules its sources import (the compiler's
+# MemberImportVisibility checks each file's imports, this the targets').
+python3 scripts/check_imports.py
 swift build --build-tests
 # A hung test must fail the run, not stall it: the suites set per-test time limits,
 # and this bounds each pass.

@@ -11,6 +11,7 @@ import TesseraCrypto
 import TesseraDomain
 import TesseraOperations
 import TesseraStore
+import UnixSignals
 
 /// A configured server: the Hummingbird application and the store behind it.
 /// `tessera serve` and the end-to-end tests build it the same way.

@@ -1,8 +1,9 @@
+import Crypto
 import Foundation
-import Testing
 import TesseraCore
 import TesseraCrypto
 import TesseraTesting
+import Testing
 
 @Suite("PKCE (RFC 7636)")
 struct PKCETests {
@@ -66,9 +67,9 @@ struct PinAndBoxTests {
         let box = try SecretBox(masterKey: SecretBox.makeMasterKey())
         let sealed = try box.seal(Data("secret".utf8), context: "pin-key:a")
         #expect(try box.open(sealed, context: "pin-key:a") == Data("secret".utf8))
-        #expect(throws: CryptoError.self) { try box.open(sealed, context: "pin-key:b") }
+        #expect(throws: TesseraCrypto.CryptoError.self) { try box.open(sealed, context: "pin-key:b") }
         let other = try SecretBox(masterKey: SecretBox.makeMasterKey())
-        #expect(throws: CryptoError.self) { try other.open(sealed, context: "pin-key:a") }
+        #expect(throws: TesseraCrypto.CryptoError.self) { try other.open(sealed, context: "pin-key:a") }
     }
 }
 
@@ -94,7 +95,7 @@ struct JWSInteropTests {
         let key = try JSONDecoder().decode(PublicJWK.self, from: jwkData).publicKey()
         let jws = try CompactJWS.parse(try #require(object["token"] as? String))
         #expect(String(decoding: try jws.verifiedPayload(with: key), as: UTF8.self) == "from python")
-        #expect(throws: CryptoError.self) { try jws.verifiedPayload(with: SoftwareSigningKey().publicKey) }
+        #expect(throws: TesseraCrypto.CryptoError.self) { try jws.verifiedPayload(with: SoftwareSigningKey().publicKey) }
     }
 
     @Test("a JWK whose coordinate lost its leading zero bytes (as joserfc writes about one key in 150) is the same key")
@@ -109,10 +110,10 @@ struct JWSInteropTests {
         #expect(short.thumbprint != full.thumbprint, "the thumbprint is over the members as given (RFC 7638)")
         var long = full
         long.x = Base64URL.encode(Data([0]) + key.rawRepresentation.prefix(32))
-        #expect(throws: CryptoError.self) { try long.publicKey() }
+        #expect(throws: TesseraCrypto.CryptoError.self) { try long.publicKey() }
         var empty = full
         empty.y = ""
-        #expect(throws: CryptoError.self) { try empty.publicKey() }
+        #expect(throws: TesseraCrypto.CryptoError.self) { try empty.publicKey() }
     }
 
     @Test("alg none, HMAC and tampered tokens are refused")
@@ -121,12 +122,12 @@ struct JWSInteropTests {
         let token = try CompactJWS.sign(payload: Data("x".utf8), header: JWSHeader(), signer: key)
         let parts = token.split(separator: ".").map(String.init)
         let none = Base64URL.encode(Data(#"{"alg":"none"}"#.utf8)) + "." + parts[1] + "."
-        #expect(throws: CryptoError.self) { try CompactJWS.parse(none) }
+        #expect(throws: TesseraCrypto.CryptoError.self) { try CompactJWS.parse(none) }
         let hmac = Base64URL.encode(Data(#"{"alg":"HS256"}"#.utf8)) + "." + parts[1] + "." + parts[2]
-        #expect(throws: CryptoError.self) { try CompactJWS.parse(hmac) }
+        #expect(throws: TesseraCrypto.CryptoError.self) { try CompactJWS.parse(hmac) }
         let tampered = parts[0] + "." + Base64URL.encode(Data("y".utf8)) + "." + parts[2]
-        #expect(throws: CryptoError.self) { try CompactJWS.parse(tampered).verifiedPayload(with: key.publicKey) }
-        #expect(throws: CryptoError.self) { try CompactJWS.parse("not a token") }
+        #expect(throws: TesseraCrypto.CryptoError.self) { try CompactJWS.parse(tampered).verifiedPayload(with: key.publicKey) }
+        #expect(throws: TesseraCrypto.CryptoError.self) { try CompactJWS.parse("not a token") }
     }
 
     @Test("crit and b64 headers are refused; a typ is checked when the caller names one", arguments: [
@@ -137,7 +138,7 @@ struct JWSInteropTests {
         let key = SoftwareSigningKey()
         let input = Base64URL.encode(Data(header.utf8)) + "." + Base64URL.encode(Data("x".utf8))
         let token = input + "." + Base64URL.encode(try key.es256Signature(for: Data(input.utf8)))
-        #expect(throws: CryptoError.self) { try CompactJWS.parse(token) }
+        #expect(throws: TesseraCrypto.CryptoError.self) { try CompactJWS.parse(token) }
     }
 
     @Test("a typ is checked when the caller names one, case-insensitively (RFC 7515 §4.1.9)")
@@ -146,9 +147,9 @@ struct JWSInteropTests {
         let token = try CompactJWS.sign(payload: Data("x".utf8), header: JWSHeader(typ: "tessera-proof+jwt"), signer: key)
         #expect(try CompactJWS.parse(token, type: "tessera-proof+jwt").unverifiedPayload == Data("x".utf8))
         #expect(try CompactJWS.parse(token, type: "Tessera-Proof+JWT").header.typ == "tessera-proof+jwt")
-        #expect(throws: CryptoError.self) { try CompactJWS.parse(token, type: "tessera-device+jwt") }
+        #expect(throws: TesseraCrypto.CryptoError.self) { try CompactJWS.parse(token, type: "tessera-device+jwt") }
         let untyped = try CompactJWS.sign(payload: Data("x".utf8), header: JWSHeader(), signer: key)
-        #expect(throws: CryptoError.self) { try CompactJWS.parse(untyped, type: "tessera-proof+jwt") }
+        #expect(throws: TesseraCrypto.CryptoError.self) { try CompactJWS.parse(untyped, type: "tessera-proof+jwt") }
     }
 }
 

@@ -1,9 +1,10 @@
 import Foundation
-import Testing
+import SQLKit
 import TesseraCore
 import TesseraDomain
-@testable import TesseraStore
 import TesseraTesting
+import Testing
+@testable import TesseraStore
 
 /// Attempts, lockout and grants straight on the domain: a temporary SQLite store, a clock
 /// the test moves, no HTTP.

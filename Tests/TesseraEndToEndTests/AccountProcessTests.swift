@@ -1,8 +1,9 @@
 import Foundation
-import Testing
+import TesseraAdminAPI
 import TesseraCore
-@testable import TesseraKit
 import TesseraTesting
+import Testing
+@testable import TesseraKit
 
 /// Signs an account process with device + PIN and finishes it.
 func approve(_ information: AuthenticationUserInformation, device: TestDevice, pin: String = "2468") async throws

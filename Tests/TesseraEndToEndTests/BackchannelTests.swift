@@ -1,8 +1,9 @@
 import Foundation
-import Testing
+import TesseraAdminAPI
 import TesseraCore
 import TesseraKit
 import TesseraTesting
+import Testing
 
 /// OpenID CIBA, poll and ping, driven like a service's server would: client-authenticated
 /// form posts to `bc-authorize` and the token endpoint; the user answers on the device.

@@ -1,12 +1,13 @@
 import Foundation
 import Synchronization
-import Testing
 import TesseraCore
 import TesseraKit
 import TesseraTesting
+import Testing
 
 #if canImport(Glibc)
 import Glibc
+import TesseraAdminAPI
 #endif
 
 /// What the server acknowledged before it died, collected by the load's workers.

@@ -1,8 +1,9 @@
 import Foundation
-import Testing
+import TesseraAdminAPI
 import TesseraCore
 import TesseraKit
 import TesseraTesting
+import Testing
 
 /// Federation: a tenant's users sign in at an external OpenID provider — here a second
 /// Tessera tenant on the same server, reached over real HTTP as any provider would be.

@@ -1,9 +1,10 @@
 import Foundation
-import Testing
+import TesseraAdminAPI
 import TesseraCore
 import TesseraCrypto
-@testable import TesseraKit
 import TesseraTesting
+import Testing
+@testable import TesseraKit
 
 @Suite("Hostile timing values and racing token requests", .timeLimit(.minutes(5)))
 struct HardeningTests {

@@ -1,10 +1,11 @@
 import Foundation
 import Synchronization
-import Testing
+import TesseraAdminAPI
 import TesseraCore
 import TesseraCrypto
-@testable import TesseraKit
 import TesseraTesting
+import Testing
+@testable import TesseraKit
 
 @Suite("In-app login and the SDK's token manager", .timeLimit(.minutes(5)))
 struct InAppTests {

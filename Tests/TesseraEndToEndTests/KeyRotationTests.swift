@@ -1,12 +1,13 @@
 import Foundation
-import Testing
 import TesseraCore
 import TesseraCrypto
 import TesseraKit
 import TesseraTesting
+import Testing
 
 #if canImport(Glibc)
 import Glibc
+import TesseraAdminAPI
 #endif
 
 /// The keys a tenant's JWKS publishes (at the issuer of `scenario`, or a node's own URL).

@@ -1,8 +1,9 @@
 import Foundation
-import Testing
+import TesseraAdminAPI
 import TesseraCore
 import TesseraKit
 import TesseraTesting
+import Testing
 
 @Suite("Lockout per activation", .timeLimit(.minutes(5)))
 struct LockoutTests {

@@ -1,9 +1,10 @@
 import Foundation
-import Testing
+import TesseraAdminAPI
 import TesseraCore
 import TesseraCrypto
-@testable import TesseraKit
 import TesseraTesting
+import Testing
+@testable import TesseraKit
 
 /// Sends a device's calls to one node directly instead of through the proxy, so that a
 /// test knows which node answered.

@@ -1,9 +1,10 @@
 import Foundation
-import Testing
+import TesseraAdminAPI
 import TesseraCore
 import TesseraCrypto
 import TesseraKit
 import TesseraTesting
+import Testing
 
 @Suite("The OpenAPI document against the live server (schemathesis)", .timeLimit(.minutes(10)))
 struct OpenAPITests {

@@ -1,11 +1,13 @@
 import Foundation
 import Logging
 import Synchronization
+import TesseraAdminAPI
 import TesseraCore
 import TesseraCrypto
-import TesseraStore
+import TesseraKit
 import TesseraOperations
 import TesseraServer
+import TesseraStore
 import TesseraTesting
 import Testing
 

@@ -1,10 +1,12 @@
 import Foundation
 import Synchronization
-import Testing
+import TesseraAdminAPI
 import TesseraCore
 import TesseraCrypto
 import TesseraKit
+import TesseraServer
 import TesseraTesting
+import Testing
 
 /// Passkeys (WebAuthn) in the browser: registered from invitations, signing in through
 /// /authorize, refused when anything is off, removed by an operator. The authenticators

@@ -1,9 +1,10 @@
 import Foundation
-import Testing
+import TesseraAdminAPI
 import TesseraCore
 import TesseraCrypto
-@testable import TesseraKit
 import TesseraTesting
+import Testing
+@testable import TesseraKit
 
 /// What the device is given to refuse a login someone else started (the hardening
 /// review's finding 5): where the browser is, and the number its page shows.

@@ -1,9 +1,10 @@
 import Foundation
-import Testing
+import TesseraAdminAPI
 import TesseraCore
 import TesseraCrypto
 import TesseraKit
 import TesseraTesting
+import Testing
 
 @Suite("Replays, expiry and OAuth refusals", .timeLimit(.minutes(5)))
 struct RefusalTests {

@@ -1,8 +1,9 @@
 import Foundation
-import Testing
+import TesseraAdminAPI
 import TesseraCore
-@testable import TesseraKit
 import TesseraTesting
+import Testing
+@testable import TesseraKit
 
 /// A login on the phone that shows it: the tenant's app is opened by a universal/app
 /// link on its link domain or by its custom scheme, the server serves the association

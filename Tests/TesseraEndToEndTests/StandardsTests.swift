@@ -1,10 +1,11 @@
 import Crypto
 import Foundation
-import Testing
+import TesseraAdminAPI
 import TesseraCore
 import TesseraCrypto
 import TesseraKit
 import TesseraTesting
+import Testing
 
 /// OpenID Connect as off-the-shelf clients expect it: ID-token algorithms per service,
 /// the authorization request's prompt, acr_values, login_hint, ui_locales and scopes,

@@ -2,12 +2,13 @@ import Foundation
 import HTTPTypes
 import HummingbirdTesting
 import NIOCore
-import Testing
+import NIOFoundationEssentialsCompat
+import TesseraCore
 import TesseraTesting
+import Testing
 
 @testable import TesseraServer
 @testable import TesseraStore
-import TesseraCore
 
 extension ContainmentTests {
     static let fingerprint = (0..<32).map { _ in "AB" }.joined(separator: ":")

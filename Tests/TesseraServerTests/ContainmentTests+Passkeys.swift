@@ -3,11 +3,12 @@ import Foundation
 import HTTPTypes
 import HummingbirdTesting
 import NIOCore
-import Testing
+import NIOFoundationEssentialsCompat
 import TesseraCore
 import TesseraCrypto
 import TesseraKit
 import TesseraTesting
+import Testing
 
 @testable import TesseraServer
 

@@ -3,15 +3,16 @@ import Foundation
 import HTTPTypes
 import HummingbirdTesting
 import NIOCore
-import Testing
 import TesseraCore
 import TesseraDomain
 import TesseraTesting
+import Testing
 
 @testable import TesseraServer
 
 #if canImport(Glibc)
 import Glibc
+import NIOHTTP1
 #endif
 
 /// Finding 6 of the containment review: targets that tenant admins and registering clients

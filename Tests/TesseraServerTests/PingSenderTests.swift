@@ -1,9 +1,10 @@
 import Foundation
+import HTTPTypes
 import Logging
-import Testing
 import TesseraCore
 import TesseraCrypto
 import TesseraTesting
+import Testing
 
 @testable import TesseraDomain
 @testable import TesseraServer

@@ -1,11 +1,13 @@
 import Foundation
 import HTTPTypes
 import HummingbirdTesting
+import Logging
 import NIOCore
-import Testing
+import SQLKit
 import TesseraCore
 import TesseraKit
 import TesseraTesting
+import Testing
 
 @testable import TesseraServer
 @testable import TesseraStore

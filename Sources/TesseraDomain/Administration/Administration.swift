@@ -5,6 +5,7 @@ import TesseraAdminAPI
 import TesseraCore
 import TesseraCrypto
 import TesseraStore
+import TesseraWebAuthn
 
 /// What an operator does through the admin API: tenants, services, users, invitations,
 /// activations (list, unlock, revoke), signing keys and the audit log. Every change is

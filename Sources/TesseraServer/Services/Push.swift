@@ -3,6 +3,8 @@ import Crypto
 import Foundation
 import Hummingbird
 import Logging
+import NIOFoundationEssentialsCompat
+import NIOHTTP1
 import NIOSSL
 import ServiceLifecycle
 import TesseraCore

@@ -4,6 +4,7 @@ import Crypto
 import Foundation
 import Histogram
 import NIOCore
+import NIOHTTP1
 import Synchronization
 import TesseraAdminAPI
 import TesseraCore
