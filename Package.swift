@@ -77,10 +77,13 @@ let package = Package(
                 .product(name: "CryptoExtras", package: "swift-crypto"),
             ]
         ),
+        // The stored records (tenants, services, activations, …), their column wrappers and
+        // the store's error: what the domain and the edge name, apart from the queries.
+        .target(name: "TesseraRecords", dependencies: ["TesseraCore"]),
         .target(
             name: "TesseraStore",
             dependencies: [
-                "TesseraCore", "TesseraSQLite",
+                "TesseraCore", "TesseraRecords", "TesseraSQLite",
                 .product(name: "SQLKit", package: "sql-kit"),
                 .product(name: "SQLiteKit", package: "sqlite-kit"),
                 .product(name: "SQLiteNIO", package: "sqlite-nio"),
@@ -107,7 +110,7 @@ let package = Package(
         .target(
             name: "TesseraDomain",
             dependencies: [
-                "TesseraCore", "TesseraCrypto", "TesseraStore", "TesseraWebAuthn", "TesseraAdminAPI",
+                "TesseraCore", "TesseraCrypto", "TesseraStore", "TesseraRecords", "TesseraWebAuthn", "TesseraAdminAPI",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "CryptoExtras", package: "swift-crypto"),
                 .product(name: "X509", package: "swift-certificates"),
@@ -121,7 +124,7 @@ let package = Package(
         .target(
             name: "TesseraOperations",
             dependencies: [
-                "TesseraCore", "TesseraCrypto", "TesseraStore", "TesseraDomain",
+                "TesseraCore", "TesseraCrypto", "TesseraStore", "TesseraRecords", "TesseraDomain",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -129,7 +132,7 @@ let package = Package(
         .target(
             name: "TesseraServer",
             dependencies: [
-                "TesseraCore", "TesseraCrypto", "TesseraStore", "TesseraDomain", "TesseraOperations", "TesseraAdminAPI",
+                "TesseraCore", "TesseraCrypto", "TesseraStore", "TesseraRecords", "TesseraDomain", "TesseraOperations", "TesseraAdminAPI",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Yams", package: "Yams"),
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -154,7 +157,7 @@ let package = Package(
         .target(
             name: "TesseraTesting",
             dependencies: [
-                "TesseraCore", "TesseraCrypto", "TesseraServer", "TesseraKit", "TesseraStore", "TesseraSQLite", "TesseraDomain",
+                "TesseraCore", "TesseraCrypto", "TesseraServer", "TesseraKit", "TesseraStore", "TesseraRecords", "TesseraSQLite", "TesseraDomain",
                 "TesseraAdminAPI",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
@@ -187,13 +190,13 @@ let package = Package(
         .testTarget(
             name: "TesseraStoreTests",
             dependencies: [
-                "TesseraStore", "TesseraCore", "TesseraSQLite", "TesseraTesting", .product(name: "Logging", package: "swift-log"),
+                "TesseraStore", "TesseraRecords", "TesseraCore", "TesseraSQLite", "TesseraTesting", .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .testTarget(
             name: "TesseraDomainTests",
             dependencies: [
-                "TesseraDomain", "TesseraStore", "TesseraCore", "TesseraCrypto", "TesseraTesting", "TesseraAdminAPI",
+                "TesseraDomain", "TesseraStore", "TesseraRecords", "TesseraCore", "TesseraCrypto", "TesseraTesting", "TesseraAdminAPI",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "SQLKit", package: "sql-kit"),
             ]
@@ -201,7 +204,7 @@ let package = Package(
         .testTarget(
             name: "TesseraServerTests",
             dependencies: [
-                "TesseraServer", "TesseraStore", "TesseraCore", "TesseraCrypto", "TesseraDomain", "TesseraKit", "TesseraTesting",
+                "TesseraServer", "TesseraStore", "TesseraRecords", "TesseraCore", "TesseraCrypto", "TesseraDomain", "TesseraKit", "TesseraTesting",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -228,7 +231,7 @@ let package = Package(
             name: "TesseraEndToEndTests",
             dependencies: [
                 "TesseraServer", "TesseraKit", "TesseraTesting", "TesseraCore", "TesseraCrypto", "TesseraOperations", "TesseraStore",
-                "TesseraAdminAPI", "tessera",
+                "TesseraRecords", "TesseraAdminAPI", "tessera",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
             ]

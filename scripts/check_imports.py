@@ -1,6 +1,9 @@
 """Every module a target's sources import is a dependency the target declares in
 Package.swift (MemberImportVisibility makes each file import what it uses; this makes
-each target say so). Exits 1 naming each target and the modules it imports undeclared.
+each target say so), and the server's edge reaches the store only in its composition
+root: of TesseraServer's files, only those that build the application and its shared
+state import TesseraStore (the rest call the domain's use cases and name the records of
+TesseraRecords). Exits 1 naming each breach.
 
 Usage: python3 scripts/check_imports.py (from the package's root; runs `swift package dump-package`)."""
 import glob
@@ -14,6 +17,8 @@ SYSTEM = {
     "Foundation", "FoundationEssentials", "FoundationNetworking", "Dispatch", "Synchronization", "Testing", "XCTest",
     "Glibc", "Musl", "Darwin", "Android", "os", "Security", "LocalAuthentication", "CryptoKit", "Observation",
 }
+# Modules a target may import in the files named only.
+RESTRICTED = {("TesseraServer", "TesseraStore"): {"Application+build.swift", "ServerState.swift"}}
 IMPORT = re.compile(r"^\s*(?:@\S+\s+)?(?:package |public |internal )?import (?:struct |class |enum |protocol |func |typealias )?(\w+)")
 
 package = json.loads(subprocess.run(["swift", "package", "dump-package"], check=True, capture_output=True, text=True).stdout)
@@ -38,6 +43,9 @@ for target in package["targets"]:
                 match = None if in_string else IMPORT.match(line)
                 if match:
                     imported.add(match.group(1))
+                    allowed = RESTRICTED.get((name, match.group(1)))
+                    if allowed is not None and source.rsplit("/", 1)[-1] not in allowed:
+                        failures.append(f"{source} imports {match.group(1)}: only {', '.join(sorted(allowed))} may")
     undeclared = sorted(imported - declared - SYSTEM - {name})
     if undeclared:
         failures.append(f"{name} imports {', '.join(undeclared)} without declaring it in Package.swift")

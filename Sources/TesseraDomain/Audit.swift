@@ -1,6 +1,7 @@
 import Foundation
-import TesseraCrypto
 import TesseraCore
+import TesseraCrypto
+import TesseraRecords
 import TesseraStore
 
 /// What an entry of the audit log records: the one list of the names the log, the admin

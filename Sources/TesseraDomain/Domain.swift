@@ -3,6 +3,7 @@ import Logging
 import Synchronization
 import TesseraCore
 import TesseraCrypto
+import TesseraRecords
 import TesseraStore
 
 /// What every use case shares: the store, the master-key box, the clock, the lifetimes,
@@ -12,7 +13,7 @@ import TesseraStore
 ///
 /// A use case owns its transactions and throws `DomainError`; nothing here knows HTTP.
 public struct Domain: Sendable {
-    public let store: SQLStore
+    let store: SQLStore
     public let box: SecretBox
     public let settings: DomainSettings
     /// The clock every expiry is measured with; tests pass a fixed or stepping one.

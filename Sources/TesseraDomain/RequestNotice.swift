@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import TesseraCore
 import TesseraCrypto
+import TesseraRecords
 import TesseraStore
 
 /// The names under which changes are announced: the long polls of devices and pages

@@ -1,4 +1,5 @@
 import TesseraCore
+import TesseraRecords
 import TesseraStore
 
 /// The context a value is sealed with under the master key (`SecretBox` authenticates

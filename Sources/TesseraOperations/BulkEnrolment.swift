@@ -4,6 +4,7 @@ import Logging
 import TesseraCore
 import TesseraCrypto
 import TesseraDomain
+import TesseraRecords
 import TesseraStore
 
 /// `tessera seed`: fills a tenant with users and activated devices straight in the

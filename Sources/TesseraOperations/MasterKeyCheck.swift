@@ -1,6 +1,7 @@
 import Foundation
 import TesseraCrypto
 import TesseraDomain
+import TesseraRecords
 import TesseraStore
 
 /// Refuses a master key that is not the database's: a node given the old `master.key`

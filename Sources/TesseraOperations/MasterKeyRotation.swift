@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import TesseraCrypto
 import TesseraDomain
+import TesseraRecords
 import TesseraStore
 
 #if canImport(Glibc)

@@ -10,6 +10,7 @@ import TesseraCore
 import TesseraCrypto
 import TesseraDomain
 import TesseraOperations
+import TesseraRecords
 import TesseraStore
 import UnixSignals
 
@@ -162,7 +163,7 @@ public func buildApplication(
     }
     router.get("metrics") { request, context in
         try MetricsAccess.check(request, context: context, token: configuration.metricsToken, proxies: configuration.throttle.trustedProxies)
-        let text = await state.metrics.render(store: store, now: state.epochNow())
+        let text = await state.metrics.render(domain: state.domain)
         return Response(
             status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8", .cacheControl: "no-store"],
             body: .init(byteBuffer: ByteBuffer(string: text)))

@@ -3,7 +3,8 @@ import Hummingbird
 import Prometheus
 import Synchronization
 import TesseraCore
-import TesseraStore
+import TesseraDomain
+import TesseraRecords
 
 /// This node's metrics in the Prometheus text format at `GET /metrics`: requests and
 /// their latency per route, authentications by purpose and outcome, locks, open
@@ -64,16 +65,16 @@ final class ServerMetrics: Sendable {
     }
 
     /// The exposition, with the gauges read now.
-    func render(store: SQLStore, now: Int64) async -> String {
-        if let pending = try? await store.read({ try await $0.openBackchannelRequestCount(now: now) }) {
+    func render(domain: Domain) async -> String {
+        let gauges = await domain.storeGauges()
+        if let pending = gauges.openBackchannelRequests {
             registry.makeGauge(descriptor: Self.name("backchannel_pending", "requests", "Open backchannel (CIBA) requests, all nodes."))
                 .set(Double(pending))
         }
-        let pool = store.connectionUse()
         registry.makeGauge(descriptor: Self.name("database_connections_in_use", "connections", "Database connections this node uses now."))
-            .set(Double(pool.inUse))
+            .set(Double(gauges.connectionsInUse))
         registry.makeGauge(descriptor: Self.name("database_connections_limit", "connections", "The most this node opens."))
-            .set(Double(pool.limit))
+            .set(Double(gauges.connectionLimit))
         // The process's own, under the names Prometheus's client libraries use: a bench (or
         // a dashboard) reads the CPU a flow costs the server from two scrapes.
         let usage = ProcessUsage.current()

@@ -4,6 +4,7 @@ import TesseraCore
 import TesseraCrypto
 import TesseraDomain
 import TesseraOperations
+import TesseraRecords
 import TesseraStore
 
 /// What the HTTP edge shares: the domain (store, box, clock, caches, use cases), the
@@ -108,7 +109,7 @@ struct EdgeNotifier: RequestNotifier {
                 userID: wake.userID,
                 message: {
                     PushMessage(token: $0, issuer: wake.issuer, requestID: wake.requestID, serviceName: wake.serviceName, expiresAt: wake.expiresAt)
-                }, store: store, logger: logger)
+                }, targets: PushTargets(store: store), logger: logger)
         }
     }
 }

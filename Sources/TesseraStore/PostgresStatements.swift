@@ -5,6 +5,7 @@ import PostgresNIO
 import SQLKit
 import Synchronization
 import TesseraCore
+import TesseraRecords
 
 /// The store's statements, prepared by PostgreSQL once per connection.
 ///

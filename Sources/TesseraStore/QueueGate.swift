@@ -1,4 +1,5 @@
 import Foundation
+import TesseraRecords
 
 /// How many transactions of one queue (`SQLStore.transaction(queue:)`) a node lets hold
 /// a pooled connection at once. The others wait here, in memory, for a bounded time: a

@@ -1,37 +1,12 @@
 import Foundation
 import Logging
 import NIOCore
-import Synchronization
 import PostgresKit
 import PostgresNIO
-import SQLKit
 import SQLiteKit
-
-/// The one error type of TesseraStore.
-public struct StoreError: Error, CustomStringConvertible, Sendable {
-    public enum Code: String, Sendable {
-        case unavailable
-        case conflict
-        case corrupt
-        /// Too many transactions wait on one queue (a hot activation): try again shortly.
-        case busy
-    }
-
-    public let code: Code
-    public let message: String
-
-    public init(_ code: Code, _ message: String) {
-        self.code = code
-        self.message = message
-    }
-
-    public var description: String { "\(code.rawValue): \(message)" }
-
-    /// Too many transactions of `queue` (`activation:…`) at once, on this node or another.
-    static func busy(queue: String) -> StoreError {
-        StoreError(.busy, "too many attempts at once on one \(queue.prefix { $0 != ":" }): try again shortly")
-    }
-}
+import SQLKit
+import Synchronization
+import TesseraRecords
 
 /// The SQL store: SQLite (one file, the zero-set-up default) or PostgreSQL (several
 /// server processes on one database), with the same queries and migrations.

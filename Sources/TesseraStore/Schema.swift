@@ -1,3 +1,4 @@
+import TesseraRecords
 /// Versioned schema migrations. Each version is applied once, in its own
 /// transaction, and recorded in `schema_migrations`; the SQL is portable between
 /// SQLite and PostgreSQL (TEXT, BIGINT, INTEGER only).

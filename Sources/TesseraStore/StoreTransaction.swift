@@ -1,6 +1,7 @@
 import Foundation
 import SQLKit
 import TesseraCore
+import TesseraRecords
 import TesseraSQLite
 
 /// The queries of the store, run inside one transaction or read.

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import PostgresNIO
+import TesseraRecords
 import TesseraSQLite
 import TesseraStore
 

@@ -2,6 +2,7 @@ import Foundation
 import SQLKit
 import TesseraCore
 import TesseraDomain
+import TesseraRecords
 import TesseraTesting
 import Testing
 @testable import TesseraStore

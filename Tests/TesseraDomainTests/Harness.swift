@@ -5,6 +5,7 @@ import TesseraAdminAPI
 import TesseraCore
 import TesseraCrypto
 import TesseraDomain
+import TesseraRecords
 import TesseraStore
 import TesseraTesting
 

@@ -1,7 +1,8 @@
 import Foundation
-import Testing
 import TesseraCore
 import TesseraCrypto
+import TesseraRecords
+import Testing
 @testable import TesseraDomain
 import TesseraStore
 import TesseraTesting

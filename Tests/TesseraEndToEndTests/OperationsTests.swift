@@ -6,6 +6,7 @@ import TesseraCore
 import TesseraCrypto
 import TesseraKit
 import TesseraOperations
+import TesseraRecords
 import TesseraServer
 import TesseraStore
 import TesseraTesting

@@ -4,6 +4,7 @@ import HummingbirdTesting
 import NIOCore
 import NIOFoundationEssentialsCompat
 import TesseraCore
+import TesseraRecords
 import TesseraTesting
 import Testing
 

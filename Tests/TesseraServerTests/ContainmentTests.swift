@@ -6,6 +6,7 @@ import NIOFoundationEssentialsCompat
 import TesseraCore
 import TesseraCrypto
 import TesseraKit
+import TesseraRecords
 import TesseraTesting
 import Testing
 

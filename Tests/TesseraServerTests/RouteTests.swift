@@ -6,6 +6,7 @@ import NIOCore
 import SQLKit
 import TesseraCore
 import TesseraKit
+import TesseraRecords
 import TesseraTesting
 import Testing
 

@@ -1,7 +1,8 @@
 import Foundation
-import Testing
 import TesseraCore
+import TesseraRecords
 import TesseraTesting
+import Testing
 
 @testable import TesseraStore
 

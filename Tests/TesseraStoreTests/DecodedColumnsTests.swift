@@ -1,7 +1,8 @@
 import Foundation
-import Testing
 import TesseraCore
+import Testing
 
+@testable import TesseraRecords
 @testable import TesseraStore
 
 @Suite("Decoded JSON columns kept for reuse")

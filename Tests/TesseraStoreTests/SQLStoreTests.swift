@@ -1,9 +1,10 @@
 import Foundation
 import Logging
-import Testing
 import TesseraCore
+import TesseraRecords
 import TesseraStore
 import TesseraTesting
+import Testing
 
 /// The store on SQLite, or on a fresh PostgreSQL database when `TESSERA_TEST_DATABASE_URL`
 /// is set (as `.ci/run` does for its second pass).
@@ -38,6 +39,49 @@ struct SQLStoreTests {
             ServiceRecord(
                 id: "s1", tenantID: "t1", clientID: "c1", name: "S", secretDigest: nil, isPublic: true,
                 redirectURIs: [], policy: try AuthenticatorPolicy(parsing: "device+pin"), attributes: [], createdAt: 1))
+    }
+
+    @Test("the dashboard's figures for every tenant come from one grouped read: counts now, logins and failures per hour")
+    func tenantFigures() async throws {
+        try await withStore { store in
+            let now: Int64 = 1_000_000
+            try await store.transaction { tx in
+                try await seed(tx)
+                try await tx.insertTenant(
+                    TenantRecord(id: "t2", name: "other", lockoutPolicy: .standard, processPolicy: .standard, createdAt: 1))
+                try await tx.insertUser(UserRecord(id: "u2", tenantID: "t1", username: "bob", attributes: [:], createdAt: 1))
+                try await tx.insertUser(UserRecord(id: "u3", tenantID: "t2", username: "carol", attributes: [:], createdAt: 1))
+                for (id, user, locked) in [("a1", "u1", false), ("a2", "u2", true)] as [(ActivationID, UserID, Bool)] {
+                    try await tx.insertActivation(
+                        ActivationRecord(
+                            id: id, tenantID: "t1", userID: user, alias: nil, deviceKey: PublicJWK(kty: "EC"), biometricKey: nil,
+                            sealedPinKey: "x", sealedTOTPSecret: nil, totpLastStep: nil, failedAttempts: locked ? 3 : 0,
+                            lockedUntil: locked ? now + 60 : nil, permanentlyLocked: false, status: .active, createdAt: 1, lastUsedAt: nil))
+                }
+                // Two logins in the last hour, a failure and a lock three hours ago, one login
+                // a day and more ago (outside), and an account process (not a login).
+                let entries: [(Int64, AttemptOutcome, AuthenticationPurpose)] = [
+                    (now - 10, .approved, .login), (now - 3000, .approved, .login), (now - 3 * 3600 - 5, .failed, .login),
+                    (now - 3 * 3600 - 9, .locked, .login), (now - 25 * 3600, .approved, .login), (now - 20, .completed, .changePin),
+                ]
+                for (index, (at, outcome, purpose)) in entries.enumerated() {
+                    try await tx.insertHistory(
+                        HistoryRecord(
+                            id: "h\(index)", tenantID: "t1", activationID: "a1", userID: "u1", requestID: RequestID("r\(index)"), service: nil,
+                            purpose: purpose, outcome: outcome, factors: [.device], at: at))
+                }
+            }
+            let figures = try await store.read { try await $0.tenantFigures(now: now, hours: 24) }
+            let demo = try #require(figures["t1"])
+            #expect(demo.users == 2)
+            #expect(demo.activations == 2)
+            #expect(demo.lockedActivations == 1)
+            #expect(demo.loginsPerHour.count == 24 && demo.loginsPerHour.last == 2 && demo.loginsPerHour.reduce(0, +) == 2)
+            #expect(demo.failuresPerHour.reduce(0, +) == 2)
+            #expect(demo.failuresPerHour[24 - 4] == 2, "three hours and some seconds ago is the fourth hour from the end")
+            #expect(figures["t2"]?.users == 1)
+            #expect(figures["t2"]?.activations == 0)
+        }
     }
 
     @Test("migrations are applied once and the schema survives a reopen")

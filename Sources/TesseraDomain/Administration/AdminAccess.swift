@@ -3,6 +3,7 @@ import Logging
 import TesseraAdminAPI
 import TesseraCore
 import TesseraCrypto
+import TesseraRecords
 import TesseraStore
 
 /// Who calls the admin API: the bootstrap token (every tenant, every call), or an API

@@ -3,6 +3,7 @@ import Logging
 import TesseraAdminAPI
 import TesseraCore
 import TesseraCrypto
+import TesseraRecords
 import TesseraStore
 
 // Tenant signing-key rotation. A new key signs every token from the moment it is made,

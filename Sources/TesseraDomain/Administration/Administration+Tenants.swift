@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import TesseraAdminAPI
 import TesseraCore
+import TesseraRecords
 import TesseraStore
 import TesseraWebAuthn
 

@@ -3,6 +3,7 @@ import Logging
 import TesseraAdminAPI
 import TesseraCore
 import TesseraCrypto
+import TesseraRecords
 import TesseraStore
 
 extension Administration {

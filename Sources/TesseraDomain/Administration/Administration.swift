@@ -4,6 +4,7 @@ import Logging
 import TesseraAdminAPI
 import TesseraCore
 import TesseraCrypto
+import TesseraRecords
 import TesseraStore
 import TesseraWebAuthn
 

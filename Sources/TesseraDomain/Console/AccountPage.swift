@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import TesseraAdminAPI
 import TesseraCore
+import TesseraRecords
 import TesseraStore
 
 /// What a user does on their account page, signed in with a device: see their devices,

@@ -3,6 +3,7 @@ import Logging
 import TesseraAdminAPI
 import TesseraCore
 import TesseraCrypto
+import TesseraRecords
 import TesseraStore
 
 /// The browser sessions of the web console (`/console`) and of a user's account page

@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import TesseraCore
 import TesseraCrypto
+import TesseraRecords
 import TesseraStore
 
 /// Account processes: the device starts one for a purpose, finishes it like a login

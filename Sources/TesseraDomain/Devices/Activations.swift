@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import TesseraCore
 import TesseraCrypto
+import TesseraRecords
 import TesseraStore
 
 /// Activation: a device looks at an invitation, then registers its keys and PIN key

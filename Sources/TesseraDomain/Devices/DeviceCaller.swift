@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import TesseraCore
 import TesseraCrypto
+import TesseraRecords
 import TesseraStore
 
 /// A device whose signed request token checked out. Its token id is spent in the

@@ -1,6 +1,7 @@
 import Foundation
 import TesseraCore
 import TesseraCrypto
+import TesseraRecords
 import TesseraStore
 
 /// What a device learns about the backchannel requests services started for its users,
@@ -96,6 +97,37 @@ public struct DeviceRequests: Sendable {
     }
 }
 
+/// Where the server wakes a user's devices: the push targets of their active activations.
+/// Made from the store alone, since the notifier that sends pushes is made before the
+/// domain it serves.
+public struct PushTargets: Sendable {
+    let store: SQLStore
+
+    public init(store: SQLStore) { self.store = store }
+
+    /// The registered targets of the user's active activations.
+    public func of(_ userID: UserID) async throws -> [PushTargetRecord] {
+        try await store.read { tx in
+            try await tx.pushTargets(activationIDs: try await tx.activeActivationIDs(userID: userID))
+        }
+    }
+
+    /// A push service said the token is gone: the target goes.
+    public func forget(activationID: ActivationID, token: String) async throws {
+        try await store.transaction { tx in
+            try await tx.removePushTarget(activationID: activationID, token: token)
+        }
+    }
+}
+
 extension Domain {
     public var deviceRequests: DeviceRequests { DeviceRequests(domain: self) }
+
+    /// The gauges `/metrics` reads of the store: open backchannel requests on all nodes,
+    /// and this node's database connections in use and at most.
+    public func storeGauges() async -> (openBackchannelRequests: Int?, connectionsInUse: Int, connectionLimit: Int) {
+        let pending = try? await store.read { [now = epochNow()] in try await $0.openBackchannelRequestCount(now: now) }
+        let pool = store.connectionUse()
+        return (pending, pool.inUse, pool.limit)
+    }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import TesseraCore
 import TesseraCrypto
+import TesseraRecords
 import TesseraStore
 
 /// In-app login: an app on the device logs its user in to the app's own backend. The

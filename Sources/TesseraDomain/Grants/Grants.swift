@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import TesseraCore
 import TesseraCrypto
+import TesseraRecords
 import TesseraStore
 
 /// Authorization codes, refresh tokens and the tokens they are exchanged for. Every

@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import TesseraCore
 import TesseraCrypto
+import TesseraRecords
 import TesseraStore
 
 /// Token revocation (RFC 7009) and introspection (RFC 7662). A client only ever sees or

@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import TesseraAdminAPI
 import TesseraCore
+import TesseraRecords
 import TesseraStore
 
 /// Keeps the database bounded: the purge deletes what no flow can use any more, in

@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import TesseraCore
 import TesseraCrypto
+import TesseraRecords
 import TesseraStore
 
 /// OpenID Connect Client-Initiated Backchannel Authentication (CIBA 1.0), poll and ping

@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import TesseraCore
 import TesseraCrypto
+import TesseraRecords
 import TesseraStore
 
 /// The browser's side of a web login (OpenID Core §3.1.2): the authorization request

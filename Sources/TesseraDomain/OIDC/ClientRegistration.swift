@@ -3,6 +3,7 @@ import Logging
 import TesseraAdminAPI
 import TesseraCore
 import TesseraCrypto
+import TesseraRecords
 import TesseraStore
 
 /// Dynamic client registration (RFC 7591) and its management protocol (RFC 7592), for

@@ -1,6 +1,7 @@
 import Foundation
 import JWTKit
 import TesseraCore
+import TesseraRecords
 import TesseraStore
 
 /// A tenant's OpenID Provider metadata (OpenID Connect Discovery 1.0 §3, RFC 8414, CIBA §4).

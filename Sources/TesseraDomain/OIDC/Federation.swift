@@ -5,6 +5,7 @@ import Logging
 import TesseraAdminAPI
 import TesseraCore
 import TesseraCrypto
+import TesseraRecords
 import TesseraStore
 
 /// HTTP to other servers (external providers' discovery, keys and token endpoints), which

@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import TesseraCore
 import TesseraCrypto
+import TesseraRecords
 import TesseraStore
 
 /// The gematik IDP profile's token encryption (gemSpec_IDP_Dienst, `key_verifier`): a

@@ -3,6 +3,7 @@ import JWTKit
 import Logging
 import TesseraCore
 import TesseraCrypto
+import TesseraRecords
 import TesseraStore
 
 /// Logout: a service sends the browser to the end-session endpoint (OpenID Connect

@@ -1,3 +1,4 @@
+import TesseraRecords
 import TesseraStore
 
 /// The standard claims the OpenID Connect scopes ask for (OpenID Connect Core §5.4), and

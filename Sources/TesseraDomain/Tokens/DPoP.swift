@@ -3,6 +3,7 @@ import Foundation
 import JWTKit
 import TesseraCore
 import TesseraCrypto
+import TesseraRecords
 import TesseraStore
 
 /// DPoP (RFC 9449): a client proves, with each request, that it holds the private key its

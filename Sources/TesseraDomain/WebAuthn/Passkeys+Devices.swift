@@ -1,6 +1,7 @@
 import Foundation
 import TesseraCore
 import TesseraCrypto
+import TesseraRecords
 import TesseraStore
 import TesseraWebAuthn
 

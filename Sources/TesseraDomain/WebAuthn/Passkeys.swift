@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import TesseraCore
 import TesseraCrypto
+import TesseraRecords
 import TesseraStore
 import TesseraWebAuthn
 

@@ -1,7 +1,7 @@
 import Hummingbird
 import NIOCore
 import TesseraDomain
-import TesseraStore
+import TesseraRecords
 
 /// The per-request state every handler gets: Hummingbird's core storage, plus what the
 /// middleware established before the handler runs — the tenant a `t/:tenant` path names,

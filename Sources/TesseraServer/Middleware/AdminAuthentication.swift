@@ -6,7 +6,7 @@ import OpenAPIRuntime
 import TesseraCore
 import TesseraCrypto
 import TesseraDomain
-import TesseraStore
+import TesseraRecords
 
 /// What the edge established for one admin call before its handler runs: the caller, the
 /// request's logger, and (for an operation under `/admin/tenants/{tenant}`) the tenant.

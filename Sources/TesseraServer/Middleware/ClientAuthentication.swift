@@ -1,7 +1,7 @@
 import Foundation
 import Hummingbird
 import TesseraDomain
-import TesseraStore
+import TesseraRecords
 
 /// OAuth client authentication for the token-style endpoints (`token`, `bc-authorize`,
 /// `revoke`, `introspect`): client_secret_basic, client_secret_post, or a public client

@@ -3,7 +3,7 @@ import Logging
 import OpenAPIRuntime
 import TesseraCore
 import TesseraDomain
-import TesseraStore
+import TesseraRecords
 
 /// The outermost middleware: turns every error into its HTTP answer, and logs and counts
 /// every request once, whatever its outcome.

@@ -1,6 +1,6 @@
 import Hummingbird
 import TesseraDomain
-import TesseraStore
+import TesseraRecords
 
 /// Resolves the `:tenant` path parameter to the tenant before the handler runs; an
 /// unknown name is a 404 (as JSON, or, for the pages a person opens, as a page).

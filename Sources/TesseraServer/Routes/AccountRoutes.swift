@@ -3,7 +3,7 @@ import Hummingbird
 import TesseraAdminAPI
 import TesseraCore
 import TesseraDomain
-import TesseraStore
+import TesseraRecords
 
 /// A user's account page at `/t/{tenant}/account`: signed in with a device login to the
 /// tenant's own OpenID Connect (QR code or same-device link), it shows the user's

@@ -5,7 +5,7 @@ import OpenAPIRuntime
 import TesseraAdminAPI
 import TesseraCore
 import TesseraDomain
-import TesseraStore
+import TesseraRecords
 
 /// The admin API under `/admin`: the handlers of the server protocol generated from
 /// `openapi.yaml`, which also registers the routes, decodes the requests and encodes the

@@ -4,7 +4,7 @@ import TesseraAdminAPI
 import TesseraCore
 import TesseraCrypto
 import TesseraDomain
-import TesseraStore
+import TesseraRecords
 
 /// The operators' web console under `/console`: signed in by the server's own OpenID
 /// Connect (a device login to the operators' tenant), and doing every change through the
@@ -155,15 +155,13 @@ struct ConsoleRoutes {
     @Sendable func dashboard(_ request: Request, context: TesseraRequestContext) async throws -> Response {
         let current = try await signedIn(request)
         let administration = try administration(current, .read)
-        var cards: [[String: Any]] = []
-        for view in try await administration.listTenants() {
-            let figures = try await domain.store.read { try await $0.tenantFigures(tenantID: TenantID(view.id), now: domain.epochNow(), hours: 24) }
-            cards.append([
-                "name": view.name, "users": figures.users, "activations": figures.activations,
-                "logins": figures.loginsPerHour.reduce(0, +), "failures": figures.failuresPerHour.reduce(0, +),
-                "locked": figures.lockedActivations, "ciba": figures.openBackchannelRequests,
-                "chart": WebPages.chart(logins: figures.loginsPerHour, failures: figures.failuresPerHour, label: view.name),
-            ])
+        let cards: [[String: Any]] = try await administration.dashboard().map { tenant in
+            [
+                "name": tenant.name, "users": tenant.users, "activations": tenant.activations,
+                "logins": tenant.loginsPerHour.reduce(0, +), "failures": tenant.failuresPerHour.reduce(0, +),
+                "locked": tenant.lockedActivations, "ciba": tenant.openBackchannelRequests,
+                "chart": WebPages.chart(logins: tenant.loginsPerHour, failures: tenant.failuresPerHour, label: tenant.name),
+            ]
         }
         return pages.render("dashboard", title: "Dashboard", values: ["tenants": cards], layout: layout(current))
     }
@@ -777,7 +775,7 @@ struct ConsoleRoutes {
     @Sendable func unlock(_ request: Request, context: TesseraRequestContext) async throws -> Response {
         try await userChange(request, context: context, .support, done: "unlocked") { administration, tenant, _ in
             let id: ActivationID = context.parameters.id("activation")
-            let owner = try await owner(of: id, tenant: tenant)
+            let owner = try await administration.owner(ofActivation: id, tenant: tenant)
             _ = try await administration.unlock(activationID: id, logger: context.logger)
             return owner
         }
@@ -786,7 +784,7 @@ struct ConsoleRoutes {
     @Sendable func revoke(_ request: Request, context: TesseraRequestContext) async throws -> Response {
         try await userChange(request, context: context, .support, done: "revoked") { administration, tenant, _ in
             let id: ActivationID = context.parameters.id("activation")
-            let owner = try await owner(of: id, tenant: tenant)
+            let owner = try await administration.owner(ofActivation: id, tenant: tenant)
             _ = try await administration.revoke(activationID: id, logger: context.logger)
             return owner
         }
@@ -795,7 +793,7 @@ struct ConsoleRoutes {
     @Sendable func endSession(_ request: Request, context: TesseraRequestContext) async throws -> Response {
         try await userChange(request, context: context, .support, done: "ended") { administration, tenant, _ in
             let id: SessionID = context.parameters.id("session")
-            let owner = try await domain.store.read { try await $0.session(id: id) }?.userID
+            let owner = try await administration.owner(ofSession: id, tenant: tenant)
             try await administration.endSession(id, tenant: tenant, logger: context.logger)
             return owner
         }
@@ -807,14 +805,6 @@ struct ConsoleRoutes {
             try await administration.removeSecurityKey(context.parameters.id("key"), user: user, tenant: tenant, logger: context.logger)
             return user
         }
-    }
-
-    /// The user whose page lists the activation: it must be in the path's tenant.
-    func owner(of id: ActivationID, tenant: TenantRecord) async throws -> UserID {
-        guard let activation = try await domain.store.read({ try await $0.activation(id: id) }), activation.tenantID == tenant.id else {
-            throw DomainError.notFound("activation")
-        }
-        return activation.userID
     }
 
     // MARK: Signing keys

@@ -3,7 +3,7 @@ import Hummingbird
 import TesseraCore
 import TesseraCrypto
 import TesseraDomain
-import TesseraStore
+import TesseraRecords
 
 /// The device API under `{issuer}/device`: activation; claiming, finishing or denying
 /// authentication requests; account processes; in-app logins; the pending list and push

@@ -4,7 +4,7 @@ import Hummingbird
 import TesseraCore
 import TesseraCrypto
 import TesseraDomain
-import TesseraStore
+import TesseraRecords
 
 /// OpenID Connect per tenant, below its issuer `{public URL}/t/{tenant}`: discovery and
 /// keys, the browser's authorization and login page, the token endpoint (codes, refresh

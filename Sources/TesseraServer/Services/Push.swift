@@ -9,8 +9,9 @@ import NIOSSL
 import ServiceLifecycle
 import TesseraCore
 import TesseraCrypto
+import TesseraDomain
 import TesseraOperations
-import TesseraStore
+import TesseraRecords
 
 /// Where the server sends wake-up pushes. A push only tells the app to look: the app
 /// then fetches its pending requests with a signed call, which works without any push.
@@ -279,13 +280,11 @@ struct Pusher: Sendable {
 
     static let kinds: Set<String> = ["apns", "webhook"]
 
-    func wake(userID: UserID, message: (String) -> PushMessage, store: SQLStore, logger: Logger) async {
+    func wake(userID: UserID, message: (String) -> PushMessage, targets pushTargets: PushTargets, logger: Logger) async {
         guard !notifiers.isEmpty else { return }
         let targets: [PushTargetRecord]
         do {
-            targets = try await store.read { tx in
-                try await tx.pushTargets(activationIDs: try await tx.activeActivationIDs(userID: userID))
-            }
+            targets = try await pushTargets.of(userID)
         } catch {
             return logger.warning("push targets not read", metadata: ["error": "\(type(of: error))"])
         }
@@ -297,9 +296,7 @@ struct Pusher: Sendable {
             Task {
                 do {
                     if try await notifier.deliver(push) == .tokenGone {
-                        try await store.transaction { tx in
-                            try await tx.removePushTarget(activationID: target.activationID, token: target.token)
-                        }
+                        try await pushTargets.forget(activationID: target.activationID, token: target.token)
                         logger.info("push token gone; removed", metadata: ["activation_id": "\(target.activationID)"])
                     }
                 } catch {

@@ -4,7 +4,7 @@ import Logging
 import TesseraCore
 import TesseraCrypto
 import TesseraDomain
-import TesseraStore
+import TesseraRecords
 
 /// A redirect a page answers with (303 after a form, so the browser follows with GET).
 struct WebRedirect: HTTPResponseError {

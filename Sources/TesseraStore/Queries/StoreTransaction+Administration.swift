@@ -1,6 +1,7 @@
 import Foundation
 import SQLKit
 import TesseraCore
+import TesseraRecords
 
 /// What a page of users is filtered by.
 public struct UserFilter: Sendable {

@@ -1,5 +1,6 @@
 import SQLKit
 import TesseraCore
+import TesseraRecords
 
 extension StoreTransaction {
     /// Inserts users and activations a few hundred rows per statement (for `tessera seed`,

@@ -1,89 +1,7 @@
 import Foundation
 import SQLKit
 import TesseraCore
-
-/// An operator of the web console: a user of the operators' tenant with a role, and
-/// perhaps one tenant it is limited to (as an admin API key is).
-public struct ConsoleOperatorRecord: Codable, Sendable {
-    public var userID: UserID
-    public var tenantID: TenantID
-    public var role: AdminRole
-    public var scopeTenantID: TenantID?
-    public var createdAt: Int64
-
-    public init(userID: UserID, tenantID: TenantID, role: AdminRole, scopeTenantID: TenantID?, createdAt: Int64) {
-        self.userID = userID
-        self.tenantID = tenantID
-        self.role = role
-        self.scopeTenantID = scopeTenantID
-        self.createdAt = createdAt
-    }
-
-    enum CodingKeys: String, CodingKey {
-        case role
-        case userID = "user_id"
-        case tenantID = "tenant_id"
-        case scopeTenantID = "scope_tenant_id"
-        case createdAt = "created_at"
-    }
-}
-
-/// Which pages a browser session opens.
-public enum WebSessionKind: String, Codable, Sendable {
-    /// The operators' console at `/console`.
-    case console
-    /// A user's account page at `/t/{tenant}/account`.
-    case account
-}
-
-/// A browser's session of the console or the account page. The cookie holds a secret;
-/// the row its digest. It lives while its own lifetimes last and the OpenID Connect
-/// session of the device login that opened it (`session_id`) does.
-public struct WebSessionRecord: Codable, Sendable {
-    public var digest: String
-    public var kind: WebSessionKind
-    public var tenantID: TenantID
-    public var userID: UserID
-    public var activationID: ActivationID?
-    public var sessionID: SessionID
-    /// The token every form of the session carries.
-    public var csrf: String
-    public var createdAt: Int64
-    public var lastSeenAt: Int64
-    public var expiresAt: Int64
-    public var idleLifetime: Int64
-    public var endedAt: Int64?
-
-    public init(
-        digest: String, kind: WebSessionKind, tenantID: TenantID, userID: UserID, activationID: ActivationID?, sessionID: SessionID,
-        csrf: String, createdAt: Int64, expiresAt: Int64, idleLifetime: Int64
-    ) {
-        self.digest = digest
-        self.kind = kind
-        self.tenantID = tenantID
-        self.userID = userID
-        self.activationID = activationID
-        self.sessionID = sessionID
-        self.csrf = csrf
-        self.createdAt = createdAt
-        self.lastSeenAt = createdAt
-        self.expiresAt = expiresAt
-        self.idleLifetime = idleLifetime
-    }
-
-    enum CodingKeys: String, CodingKey {
-        case digest, kind, csrf
-        case tenantID = "tenant_id"
-        case userID = "user_id"
-        case activationID = "activation_id"
-        case sessionID = "session_id"
-        case createdAt = "created_at"
-        case lastSeenAt = "last_seen_at"
-        case expiresAt = "expires_at"
-        case idleLifetime = "idle_lifetime"
-        case endedAt = "ended_at"
-    }
-}
+import TesseraRecords
 
 extension StoreTransaction {
     // MARK: Console operators
@@ -119,7 +37,7 @@ extension StoreTransaction {
 }
 
 /// What the console's dashboard shows of a tenant.
-public struct TenantFigures: Sendable {
+public struct TenantFigures: Sendable, Equatable {
     public var users = 0
     public var activations = 0
     /// Logins and failed attempts per hour, oldest hour first.
@@ -128,51 +46,59 @@ public struct TenantFigures: Sendable {
     public var lockedActivations = 0
     public var openBackchannelRequests = 0
 
-    public init() {}
+    public init(hours: Int = 0) {
+        loginsPerHour = Array(repeating: 0, count: hours)
+        failuresPerHour = Array(repeating: 0, count: hours)
+    }
 }
 
 extension StoreTransaction {
-    /// A tenant's counts now and its logins and failures in the `hours` hours up to `now`.
-    public func tenantFigures(tenantID: TenantID, now: Int64, hours: Int) async throws -> TenantFigures {
-        struct Count: Decodable { let count: Int64 }
-        struct Bucket: Decodable {
+    /// Every tenant's counts now and its logins and failures in the `hours` hours up to
+    /// `now`, in one grouped statement whatever the number of tenants; a tenant with
+    /// nothing to count is absent (all zeros).
+    public func tenantFigures(now: Int64, hours: Int) async throws -> [TenantID: TenantFigures] {
+        struct Row: Decodable {
+            let tenantID: TenantID
+            let kind: String
             let hour: Int64
-            let outcome: String
             let count: Int64
+
+            enum CodingKeys: String, CodingKey {
+                case tenantID = "tenant_id"
+                case kind, hour, count
+            }
         }
-        var figures = TenantFigures()
-        figures.users = Int(try await first("SELECT COUNT(*) AS count FROM users WHERE tenant_id = \(bind: tenantID)", as: Count.self)?.count ?? 0)
-        figures.activations = Int(
-            try await first("SELECT COUNT(*) AS count FROM activations WHERE tenant_id = \(bind: tenantID)", as: Count.self)?.count ?? 0)
-        figures.lockedActivations = Int(
-            try await first(
-                """
-                SELECT COUNT(*) AS count FROM activations WHERE tenant_id = \(bind: tenantID)
-                AND (permanently_locked = 1 OR locked_until > \(bind: now))
-                """, as: Count.self)?.count ?? 0)
-        figures.openBackchannelRequests = Int(
-            try await first(
-                """
-                SELECT COUNT(*) AS count FROM auth_requests WHERE tenant_id = \(bind: tenantID) AND flow = 'ciba'
-                AND status IN ('pending', 'claimed') AND expires_at > \(bind: now)
-                """, as: Count.self)?.count ?? 0)
         // Hour 0 starts just over `hours` hours ago, so that `now` falls in the last hour.
         let start = now - Int64(hours) * 3600 + 1
-        let buckets = try await all(
+        let rows = try await all(
             """
-            SELECT (at - \(bind: start)) / 3600 AS hour, outcome, COUNT(*) AS count FROM authentication_history
-            WHERE tenant_id = \(bind: tenantID) AND at >= \(bind: start) AND purpose = 'login'
-            AND outcome IN ('approved', 'failed', 'locked')
-            GROUP BY hour, outcome
-            """, as: Bucket.self)
-        figures.loginsPerHour = Array(repeating: 0, count: hours)
-        figures.failuresPerHour = Array(repeating: 0, count: hours)
-        for bucket in buckets where bucket.hour >= 0 && bucket.hour < hours {
-            if bucket.outcome == "approved" {
-                figures.loginsPerHour[Int(bucket.hour)] += Int(bucket.count)
-            } else {
-                figures.failuresPerHour[Int(bucket.hour)] += Int(bucket.count)
+            SELECT tenant_id, 'users' AS kind, CAST(-1 AS BIGINT) AS hour, COUNT(*) AS count FROM users GROUP BY 1, 2, 3
+            UNION ALL
+            SELECT tenant_id, 'activations', CAST(-1 AS BIGINT), COUNT(*) FROM activations GROUP BY 1, 2, 3
+            UNION ALL
+            SELECT tenant_id, 'locked_activations', CAST(-1 AS BIGINT), COUNT(*) FROM activations
+            WHERE permanently_locked = 1 OR locked_until > \(bind: now) GROUP BY 1, 2, 3
+            UNION ALL
+            SELECT tenant_id, 'open_backchannel', CAST(-1 AS BIGINT), COUNT(*) FROM auth_requests
+            WHERE flow = 'ciba' AND status IN ('pending', 'claimed') AND expires_at > \(bind: now) GROUP BY 1, 2, 3
+            UNION ALL
+            SELECT tenant_id, outcome, (at - \(bind: start)) / 3600, COUNT(*) FROM authentication_history
+            WHERE at >= \(bind: start) AND purpose = 'login' AND outcome IN ('approved', 'failed', 'locked') GROUP BY 1, 2, 3
+            """, as: Row.self)
+        var figures: [TenantID: TenantFigures] = [:]
+        for row in rows {
+            var tenant = figures[row.tenantID] ?? TenantFigures(hours: hours)
+            let count = Int(row.count)
+            switch row.kind {
+            case "users": tenant.users = count
+            case "activations": tenant.activations = count
+            case "locked_activations": tenant.lockedActivations = count
+            case "open_backchannel": tenant.openBackchannelRequests = count
+            case "approved" where (0..<Int64(hours)).contains(row.hour): tenant.loginsPerHour[Int(row.hour)] += count
+            case _ where (0..<Int64(hours)).contains(row.hour): tenant.failuresPerHour[Int(row.hour)] += count
+            default: break
             }
+            figures[row.tenantID] = tenant
         }
         return figures
     }

@@ -1,6 +1,7 @@
 import Foundation
 import SQLKit
 import TesseraCore
+import TesseraRecords
 
 /// What the purge deletes, each by a time column with an index of its own (but idle
 /// sessions, whose end is a sum).

@@ -1,4 +1,5 @@
 import SQLKit
+import TesseraRecords
 
 /// A column whose values are sealed under the master key, each bound to its row (the
 /// server seals with a context naming the purpose and the row's key). `tessera rekey`

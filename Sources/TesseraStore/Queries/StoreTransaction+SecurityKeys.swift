@@ -1,6 +1,7 @@
 import Foundation
 import SQLKit
 import TesseraCore
+import TesseraRecords
 
 /// What opened the account-page session a key was added from.
 public enum SecurityKeyOrigin: Sendable {

@@ -1,6 +1,7 @@
 import Foundation
 import SQLKit
 import TesseraCore
+import TesseraRecords
 
 /// What a set of sessions to end stands on.
 public enum SessionScope: Sendable {
@@ -145,28 +146,5 @@ extension StoreTransaction {
         try await db.raw(
             "DELETE FROM sso_sessions WHERE activation_id = \(bind: activationID) AND user_id = \(bind: userID)"
         ).run()
-    }
-}
-
-/// A session's end that its service is to hear of by back-channel logout.
-public struct LogoutNoticeRecord: Codable, Sendable {
-    /// The session's id (a session ends once).
-    public var id: String
-    public var tenantID: TenantID
-    public var serviceID: ServiceID
-    public var sessionID: SessionID
-    public var userID: UserID
-    public var attempts: Int
-    public var nextAttemptAt: Int64
-    public var createdAt: Int64
-
-    enum CodingKeys: String, CodingKey {
-        case id, attempts
-        case tenantID = "tenant_id"
-        case serviceID = "service_id"
-        case sessionID = "session_id"
-        case userID = "user_id"
-        case nextAttemptAt = "next_attempt_at"
-        case createdAt = "created_at"
     }
 }

@@ -1,5 +1,6 @@
 import SQLKit
 import TesseraCore
+import TesseraRecords
 
 // Signing-key rotation: a tenant has exactly one active key per algorithm (it signs); the others stay
 // published until they are retired, so tokens they signed still verify, and a key made

@@ -1,6 +1,7 @@
 import Foundation
 import SQLKit
 import TesseraCore
+import TesseraRecords
 
 extension StoreTransaction {
     // MARK: Tenants and keys

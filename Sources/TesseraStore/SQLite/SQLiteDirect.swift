@@ -2,11 +2,12 @@ import Foundation
 import Logging
 import NIOCore
 import NIOPosix
-import SQLKit
 import SQLiteKit
 import SQLiteNIO
+import SQLKit
 import Synchronization
 import TesseraCore
+import TesseraRecords
 import TesseraSQLite
 
 /// A result row of `SQLiteHandle`, readable through SQLKit.
