@@ -18,6 +18,10 @@ public struct TesseraRequestContext: RequestContext, RemoteAddressRequestContext
     var device: DeviceCaller?
     /// Set by `ClientAuthentication`: the service that authenticated, and the form it sent.
     var client: AuthenticatedClient?
+    /// Set by `ConsoleSession`: the signed-in operator's session, and a form it posted
+    /// (its CSRF token checked).
+    var webSession: WebSessions.Current?
+    var form: [String: String]?
 
     public init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)
@@ -33,6 +37,16 @@ public struct TesseraRequestContext: RequestContext, RemoteAddressRequestContext
     func requireDevice() throws -> DeviceCaller {
         guard let device else { throw MissingContext("device") }
         return device
+    }
+
+    func requireWebSession() throws -> WebSessions.Current {
+        guard let webSession else { throw MissingContext("web session") }
+        return webSession
+    }
+
+    func requireForm() throws -> [String: String] {
+        guard let form else { throw MissingContext("form") }
+        return form
     }
 
     func requireClient() throws -> AuthenticatedClient {

@@ -20,61 +20,51 @@ struct ConsoleRoutes {
     func register(on router: Router<TesseraRequestContext>) {
         router.get("/") { _, _ in Response(status: .found, headers: [.location: "/console"]) }
         let console = router.group("console").add(middleware: PageErrors())
-        console.get(use: dashboard)
         console.get("sign-in", use: signInPage)
         console.get("login", use: login)
         console.get("callback", use: callback)
-        console.post("logout", use: logout)
-        console.get("tenants", use: tenantsPage)
-        console.post("tenants", use: createTenant)
-        console.get("tenants/:tenant", use: tenantPage)
-        console.post("tenants/:tenant", use: updateTenant)
-        console.post("tenants/:tenant/delete", use: deleteTenant)
-        console.get("tenants/:tenant/services", use: servicesPage)
-        console.post("tenants/:tenant/services", use: createService)
-        console.get("tenants/:tenant/services/:client", use: servicePage)
-        console.post("tenants/:tenant/services/:client", use: updateService)
-        console.post("tenants/:tenant/services/:client/secret", use: rotateSecret)
-        console.post("tenants/:tenant/services/:client/delete", use: deleteService)
-        console.get("tenants/:tenant/users", use: usersPage)
-        console.post("tenants/:tenant/users", use: createUser)
-        console.get("tenants/:tenant/users/:user", use: userPage)
-        console.post("tenants/:tenant/users/:user", use: updateUser)
-        console.post("tenants/:tenant/users/:user/invite", use: invite)
-        console.post("tenants/:tenant/users/:user/disable", use: disableUser)
-        console.post("tenants/:tenant/users/:user/enable", use: enableUser)
-        console.post("tenants/:tenant/users/:user/delete", use: deleteUser)
-        console.post("tenants/:tenant/activations/:activation/unlock", use: unlock)
-        console.post("tenants/:tenant/activations/:activation/revoke", use: revoke)
-        console.post("tenants/:tenant/sessions/:session/end", use: endSession)
-        console.post("tenants/:tenant/users/:user/security-keys/:key/remove", use: removeSecurityKey)
-        console.get("tenants/:tenant/keys", use: signingKeysPage)
-        console.post("tenants/:tenant/keys", use: rotateSigningKey)
-        console.post("tenants/:tenant/keys/:kid/activate", use: activateSigningKey)
-        console.post("tenants/:tenant/keys/:kid/retire", use: retireSigningKey)
-        console.get("audit", use: auditPage)
-        console.get("keys", use: apiKeysPage)
-        console.post("keys", use: createAPIKey)
-        console.post("keys/:key/revoke", use: revokeAPIKey)
+        // Everything else needs the operator's session (and a form its CSRF token).
+        let session = console.group().add(middleware: ConsoleSession(domain: domain, signIn: signIn, signInPage: "/console/sign-in"))
+        session.get(use: dashboard)
+        session.post("logout", use: logout)
+        session.get("tenants", use: tenantsPage)
+        session.post("tenants", use: createTenant)
+        session.get("audit", use: auditPage)
+        session.get("keys", use: apiKeysPage)
+        session.post("keys", use: createAPIKey)
+        session.post("keys/:key/revoke", use: revokeAPIKey)
+        // A tenant's pages: the tenant as the operator may see it.
+        let tenant = session.group("tenants/:tenant").add(middleware: ConsoleTenant(domain: domain))
+        tenant.get(use: tenantPage)
+        tenant.post(use: updateTenant)
+        tenant.post("delete", use: deleteTenant)
+        tenant.get("services", use: servicesPage)
+        tenant.post("services", use: createService)
+        tenant.get("services/:client", use: servicePage)
+        tenant.post("services/:client", use: updateService)
+        tenant.post("services/:client/secret", use: rotateSecret)
+        tenant.post("services/:client/delete", use: deleteService)
+        tenant.get("users", use: usersPage)
+        tenant.post("users", use: createUser)
+        tenant.get("users/:user", use: userPage)
+        tenant.post("users/:user", use: updateUser)
+        tenant.post("users/:user/invite", use: invite)
+        tenant.post("users/:user/disable", use: disableUser)
+        tenant.post("users/:user/enable", use: enableUser)
+        tenant.post("users/:user/delete", use: deleteUser)
+        tenant.post("activations/:activation/unlock", use: unlock)
+        tenant.post("activations/:activation/revoke", use: revoke)
+        tenant.post("sessions/:session/end", use: endSession)
+        tenant.post("users/:user/security-keys/:key/remove", use: removeSecurityKey)
+        tenant.get("keys", use: signingKeysPage)
+        tenant.post("keys", use: rotateSigningKey)
+        tenant.post("keys/:kid/activate", use: activateSigningKey)
+        tenant.post("keys/:kid/retire", use: retireSigningKey)
     }
 
     // MARK: Sessions
 
-    /// The signed-in operator, or a redirect to sign-in.
-    func signedIn(_ request: Request) async throws -> WebSessions.Current {
-        guard let current = try await domain.webSessions.current(.console, secret: cookies.session(request)) else {
-            throw WebRedirect(location: "/console/sign-in", status: .found)
-        }
-        return current
-    }
-
     var signIn: WebSignIn { WebSignIn(domain: domain, pages: pages, kind: .console, cookies: cookies) }
-
-    /// A form's session: signed in, and the form carries its CSRF token (else nothing happens).
-    func signedInForm(_ request: Request) async throws -> (WebSessions.Current, [String: String]) {
-        let current = try await signedIn(request)
-        return (current, try await signIn.form(request, current: current))
-    }
 
     func layout(_ current: WebSessions.Current, notice: String? = nil) -> [String: Any] {
         let caller = current.caller
@@ -95,22 +85,6 @@ struct ConsoleRoutes {
         guard let caller = current.caller else { throw DomainError(.forbidden, .accessDenied, "not an operator") }
         try caller.check(need, global: global, tenant: tenant)
         return domain.administration(as: caller)
-    }
-
-    func tenant(_ context: TesseraRequestContext, _ current: WebSessions.Current) async throws -> TenantRecord {
-        let name = context.parameters.get("tenant") ?? ""
-        do {
-            let tenant = try await domain.tenant(named: name)
-            // An operator without a caller (one limited to the operators' tenant, made before
-            // that was refused) reaches no tenant.
-            guard let caller = current.caller else {
-                throw BrowserError(status: .forbidden, title: "Not allowed", message: "This operator may not administer any tenant.")
-            }
-            try caller.check(tenant: tenant)
-            return tenant
-        } catch let error as DomainError where error.kind == .notFound {
-            throw BrowserError(status: .notFound, title: "Not found", message: "There is no tenant '\(name.prefix(64))' you can see.")
-        }
     }
 
     // MARK: Sign-in
@@ -146,14 +120,14 @@ struct ConsoleRoutes {
     }
 
     @Sendable func logout(_ request: Request, context: TesseraRequestContext) async throws -> Response {
-        let (current, _) = try await signedInForm(request)
+        let current = try context.requireWebSession()
         return try await signIn.signOut(current, next: "/console/sign-in", logger: context.logger)
     }
 
     // MARK: Dashboard
 
     @Sendable func dashboard(_ request: Request, context: TesseraRequestContext) async throws -> Response {
-        let current = try await signedIn(request)
+        let current = try context.requireWebSession()
         let administration = try administration(current, .read)
         let cards: [[String: Any]] = try await administration.dashboard().map { tenant in
             [
@@ -181,11 +155,12 @@ struct ConsoleRoutes {
     }
 
     @Sendable func tenantsPage(_ request: Request, context: TesseraRequestContext) async throws -> Response {
-        try await renderTenants(try await signedIn(request), notice: WebPages.notice(request))
+        try await renderTenants(try context.requireWebSession(), notice: WebPages.notice(request))
     }
 
     @Sendable func createTenant(_ request: Request, context: TesseraRequestContext) async throws -> Response {
-        let (current, form) = try await signedInForm(request)
+        let current = try context.requireWebSession()
+        let form = try context.requireForm()
         let name = form["name"] ?? ""
         do {
             _ = try await administration(current, .manage, global: true).createTenant(.init(name: name), logger: context.logger)
@@ -230,13 +205,14 @@ struct ConsoleRoutes {
     }
 
     @Sendable func tenantPage(_ request: Request, context: TesseraRequestContext) async throws -> Response {
-        let current = try await signedIn(request)
-        return try await renderTenant(current, tenant: try await tenant(context, current), notice: WebPages.notice(request))
+        let current = try context.requireWebSession()
+        return try await renderTenant(current, tenant: try context.requireTenant(), notice: WebPages.notice(request))
     }
 
     @Sendable func updateTenant(_ request: Request, context: TesseraRequestContext) async throws -> Response {
-        let (current, form) = try await signedInForm(request)
-        let tenant = try await tenant(context, current)
+        let current = try context.requireWebSession()
+        let form = try context.requireForm()
+        let tenant = try context.requireTenant()
         do {
             let administration = try administration(current, .manage, tenant: tenant)
             func number(_ name: String) throws -> Int? {
@@ -276,8 +252,9 @@ struct ConsoleRoutes {
     }
 
     @Sendable func deleteTenant(_ request: Request, context: TesseraRequestContext) async throws -> Response {
-        let (current, form) = try await signedInForm(request)
-        let tenant = try await tenant(context, current)
+        let current = try context.requireWebSession()
+        let form = try context.requireForm()
+        let tenant = try context.requireTenant()
         do {
             try await administration(current, .manage, tenant: tenant, global: true).deleteTenant(
                 tenant, force: form["force"] == "true", logger: context.logger)
@@ -415,13 +392,14 @@ struct ConsoleRoutes {
     }
 
     @Sendable func servicesPage(_ request: Request, context: TesseraRequestContext) async throws -> Response {
-        let current = try await signedIn(request)
-        return try await renderServices(current, tenant: try await tenant(context, current), notice: WebPages.notice(request))
+        let current = try context.requireWebSession()
+        return try await renderServices(current, tenant: try context.requireTenant(), notice: WebPages.notice(request))
     }
 
     @Sendable func createService(_ request: Request, context: TesseraRequestContext) async throws -> Response {
-        let (current, form) = try await signedInForm(request)
-        let tenant = try await tenant(context, current)
+        let current = try context.requireWebSession()
+        let form = try context.requireForm()
+        let tenant = try context.requireTenant()
         let input = ServiceForm(form)
         let created: Components.Schemas.Service
         do {
@@ -486,14 +464,15 @@ struct ConsoleRoutes {
     }
 
     @Sendable func servicePage(_ request: Request, context: TesseraRequestContext) async throws -> Response {
-        let current = try await signedIn(request)
+        let current = try context.requireWebSession()
         return try await renderService(
-            current, tenant: try await tenant(context, current), clientID: context.parameters.id("client"), notice: WebPages.notice(request))
+            current, tenant: try context.requireTenant(), clientID: context.parameters.id("client"), notice: WebPages.notice(request))
     }
 
     @Sendable func updateService(_ request: Request, context: TesseraRequestContext) async throws -> Response {
-        let (current, form) = try await signedInForm(request)
-        let tenant = try await tenant(context, current)
+        let current = try context.requireWebSession()
+        let form = try context.requireForm()
+        let tenant = try context.requireTenant()
         let clientID: ClientID = context.parameters.id("client")
         do {
             let administration = try administration(current, .manage, tenant: tenant)
@@ -531,8 +510,8 @@ struct ConsoleRoutes {
     }
 
     @Sendable func rotateSecret(_ request: Request, context: TesseraRequestContext) async throws -> Response {
-        let (current, _) = try await signedInForm(request)
-        let tenant = try await tenant(context, current)
+        let current = try context.requireWebSession()
+        let tenant = try context.requireTenant()
         let clientID: ClientID = context.parameters.id("client")
         let rotated: Components.Schemas.Service
         do {
@@ -550,8 +529,8 @@ struct ConsoleRoutes {
     }
 
     @Sendable func deleteService(_ request: Request, context: TesseraRequestContext) async throws -> Response {
-        let (current, _) = try await signedInForm(request)
-        let tenant = try await tenant(context, current)
+        let current = try context.requireWebSession()
+        let tenant = try context.requireTenant()
         let clientID: ClientID = context.parameters.id("client")
         do {
             try await administration(current, .manage, tenant: tenant).deleteService(clientID: clientID, tenant: tenant, logger: context.logger)
@@ -611,14 +590,15 @@ struct ConsoleRoutes {
     }
 
     @Sendable func usersPage(_ request: Request, context: TesseraRequestContext) async throws -> Response {
-        let current = try await signedIn(request)
+        let current = try context.requireWebSession()
         return try await renderUsers(
-            current, tenant: try await tenant(context, current), query: (try? RequestDecoding.query(request)) ?? [:], notice: WebPages.notice(request))
+            current, tenant: try context.requireTenant(), query: (try? RequestDecoding.query(request)) ?? [:], notice: WebPages.notice(request))
     }
 
     @Sendable func createUser(_ request: Request, context: TesseraRequestContext) async throws -> Response {
-        let (current, form) = try await signedInForm(request)
-        let tenant = try await tenant(context, current)
+        let current = try context.requireWebSession()
+        let form = try context.requireForm()
+        let tenant = try context.requireTenant()
         let created: Components.Schemas.User
         do {
             let administration = try administration(current, .manage, tenant: tenant)
@@ -693,9 +673,9 @@ struct ConsoleRoutes {
     }
 
     @Sendable func userPage(_ request: Request, context: TesseraRequestContext) async throws -> Response {
-        let current = try await signedIn(request)
+        let current = try context.requireWebSession()
         return try await renderUser(
-            current, tenant: try await tenant(context, current), id: context.parameters.id("user"), notice: WebPages.notice(request),
+            current, tenant: try context.requireTenant(), id: context.parameters.id("user"), notice: WebPages.notice(request),
             historyCursor: (try? RequestDecoding.query(request))?["history"])
     }
 
@@ -706,8 +686,9 @@ struct ConsoleRoutes {
         _ request: Request, context: TesseraRequestContext, _ need: AdminCaller.Need, done: String,
         _ change: (Administration, TenantRecord, [String: String]) async throws -> UserID?
     ) async throws -> Response {
-        let (current, form) = try await signedInForm(request)
-        let tenant = try await tenant(context, current)
+        let current = try context.requireWebSession()
+        let form = try context.requireForm()
+        let tenant = try context.requireTenant()
         let target: UserID?
         do {
             target = try await change(try administration(current, need, tenant: tenant), tenant, form)
@@ -752,8 +733,8 @@ struct ConsoleRoutes {
     }
 
     @Sendable func invite(_ request: Request, context: TesseraRequestContext) async throws -> Response {
-        let (current, _) = try await signedInForm(request)
-        let tenant = try await tenant(context, current)
+        let current = try context.requireWebSession()
+        let tenant = try context.requireTenant()
         let id: UserID = context.parameters.id("user")
         let invitation: Components.Schemas.Invitation
         do {
@@ -824,16 +805,17 @@ struct ConsoleRoutes {
     }
 
     @Sendable func signingKeysPage(_ request: Request, context: TesseraRequestContext) async throws -> Response {
-        let current = try await signedIn(request)
-        return try await renderSigningKeys(current, tenant: try await tenant(context, current), notice: WebPages.notice(request))
+        let current = try context.requireWebSession()
+        return try await renderSigningKeys(current, tenant: try context.requireTenant(), notice: WebPages.notice(request))
     }
 
     func signingKeyChange(
         _ request: Request, context: TesseraRequestContext, done: String,
         _ change: (Administration, TenantRecord, [String: String]) async throws -> Void
     ) async throws -> Response {
-        let (current, form) = try await signedInForm(request)
-        let tenant = try await tenant(context, current)
+        let current = try context.requireWebSession()
+        let form = try context.requireForm()
+        let tenant = try context.requireTenant()
         do {
             try await change(try administration(current, .manage, tenant: tenant), tenant, form)
         } catch {
@@ -864,7 +846,7 @@ struct ConsoleRoutes {
     // MARK: Audit log
 
     @Sendable func auditPage(_ request: Request, context: TesseraRequestContext) async throws -> Response {
-        let current = try await signedIn(request)
+        let current = try context.requireWebSession()
         let administration = try administration(current, .read)
         let query = (try? RequestDecoding.query(request)) ?? [:]
         var values: [String: Any] = [:]
@@ -928,11 +910,12 @@ struct ConsoleRoutes {
     }
 
     @Sendable func apiKeysPage(_ request: Request, context: TesseraRequestContext) async throws -> Response {
-        try await renderAPIKeys(try await signedIn(request), notice: WebPages.notice(request))
+        try await renderAPIKeys(try context.requireWebSession(), notice: WebPages.notice(request))
     }
 
     @Sendable func createAPIKey(_ request: Request, context: TesseraRequestContext) async throws -> Response {
-        let (current, form) = try await signedInForm(request)
+        let current = try context.requireWebSession()
+        let form = try context.requireForm()
         guard let caller = current.caller else { throw DomainError(.forbidden, .accessDenied, "not an operator") }
         let created: Components.Schemas.AdminKey
         do {
@@ -954,7 +937,7 @@ struct ConsoleRoutes {
     }
 
     @Sendable func revokeAPIKey(_ request: Request, context: TesseraRequestContext) async throws -> Response {
-        let (current, _) = try await signedInForm(request)
+        let current = try context.requireWebSession()
         guard let caller = current.caller else { throw DomainError(.forbidden, .accessDenied, "not an operator") }
         do {
             try await domain.adminKeys.revoke(context.parameters.get("key") ?? "", by: caller, logger: context.logger)
