@@ -188,7 +188,7 @@ public func buildApplication(
         return response
     }
     try AdminAPI.register(on: router, state: state)
-    let webPages = WebPages()
+    let webPages = WebPages.shared
     StaticFiles.register(on: router)
     ConsoleRoutes(state: state, pages: webPages).register(on: router)
     let tenant = router.group("t/:tenant").add(middleware: TenantResolution(domain: state.domain))

@@ -1,4 +1,5 @@
 import Foundation
+import Mustache
 import TesseraCore
 import TesseraDomain
 
@@ -26,17 +27,28 @@ enum Pages {
         return String(decoding: bytes, as: UTF8.self)
     }
 
-    static func document(title: String, body: String, scripts: [String] = [], language: String = "en") -> String {
-        """
-        <!doctype html>
-        <html lang="\(escape(language))"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
-        <title>\(escape(title))</title><link rel="stylesheet" href="/static/tessera.css">\(scripts.map { "<script src=\"/static/\($0)\" defer></script>" }.joined())</head>
-        <body><main>\(body)</main></body></html>
-        """
+    /// A page: `template` rendered from `model` (its view model), in the pages' frame.
+    static func render(_ template: String, _ model: Any, title: String, scripts: [String] = [], language: String = "en") -> String {
+        let pages = WebPages.shared
+        let content = pages.library.render(model, withTemplate: template) ?? ""
+        return pages.library.render(Frame(language: language, title: title, scripts: scripts, content: content), withTemplate: "page") ?? ""
+    }
+
+    /// What the frame of a page outside the console holds.
+    struct Frame {
+        let language: String
+        let title: String
+        let scripts: [String]
+        let content: String
+    }
+
+    struct ErrorPage {
+        let title: String
+        let message: String
     }
 
     static func error(title: String, message: String) -> String {
-        document(title: title, body: "<h1>\(escape(title))</h1><p>\(escape(message))</p>")
+        render("error", ErrorPage(title: title, message: message), title: title)
     }
 
     /// The login page: the QR code of the authentication link, the link that opens the
@@ -49,7 +61,9 @@ enum Pages {
         let asksFor: String
         let asksForNothing: String
         let scan: String
-        let match: @Sendable (String) -> String
+        /// Around the number of a login with number matching.
+        let matchBefore: String
+        let matchAfter: String
         let sameDevice: String
         let openLink: String
         let link: String
@@ -59,13 +73,14 @@ enum Pages {
         static let english = LoginWords(
             language: "en", title: "Sign in to", asksFor: "It asks for:", asksForNothing: "The service asks for no personal attributes.",
             scan: "Scan this code with the Tessera app on your activated device, then confirm with your factors.",
-            match: { "Your device will ask for a number: pick \($0). If it shows another service or place than yours, deny." },
+            matchBefore: "Your device will ask for a number: pick ", matchAfter: ". If it shows another service or place than yours, deny.",
             sameDevice: "On this device?", openLink: "Open the sign-in link", link: "Link:", waiting: "Waiting for your device…",
             otherProvider: "Or sign in with another provider")
         static let german = LoginWords(
             language: "de", title: "Anmelden bei", asksFor: "Der Dienst möchte:", asksForNothing: "Der Dienst fragt nach keinen persönlichen Angaben.",
             scan: "Scannen Sie diesen Code mit der Tessera-App auf Ihrem aktivierten Gerät und bestätigen Sie mit Ihren Faktoren.",
-            match: { "Ihr Gerät fragt nach einer Zahl: wählen Sie \($0). Zeigt es einen anderen Dienst oder Ort als Ihren, lehnen Sie ab." },
+            matchBefore: "Ihr Gerät fragt nach einer Zahl: wählen Sie ",
+            matchAfter: ". Zeigt es einen anderen Dienst oder Ort als Ihren, lehnen Sie ab.",
             sameDevice: "Auf diesem Gerät?", openLink: "Anmeldelink öffnen", link: "Link:", waiting: "Warte auf Ihr Gerät…",
             otherProvider: "Oder mit einem anderen Anbieter anmelden")
 
@@ -83,127 +98,121 @@ enum Pages {
         }
     }
 
+    /// The login page's view model.
+    struct LoginPage {
+        let words: LoginWords
+        let serviceName: String
+        let attributes: [String]
+        /// Stored, not computed: the templates read stored properties only.
+        let asksForAttributes: Bool
+        let matchCode: String?
+        /// The QR code of the authentication link, drawn here (SVG).
+        let qr: String
+        let sameDeviceURL: String
+        let authenticationURL: String
+        let passkeyURL: String?
+        let providers: [Provider]
+        let hasProviders: Bool
+        let requestID: String
+        let statusURL: String
+        let completeURL: String
+        let expiresAt: Int
+    }
+
+    /// An external provider to sign in at (federation), and where its sign-in starts.
+    struct Provider {
+        let name: String
+        let url: String
+    }
+
     static func login(
         serviceName: String, attributes: [String], authenticationURL: String, sameDeviceURL: String? = nil, statusURL: String,
         completeURL: String, requestID: String, expiresAt: Date, matchCode: String? = nil, passkeyURL: String? = nil,
-        providers: [(name: String, url: String)] = [], words: LoginWords = .english
+        providers: [Provider] = [], words: LoginWords = .english
     ) -> String {
-        let qr = (try? QRCode(authenticationURL).svg(moduleSize: 6)) ?? ""
-        let attributeList =
-            attributes.isEmpty
-            ? "<p class=\"muted\">\(words.asksForNothing)</p>"
-            : "<p>\(words.asksFor)</p><ul>" + attributes.map { "<li>\(escape($0))</li>" }.joined() + "</ul>"
-        let matchParagraph = matchCode.map { code -> String in
-            let number = "<strong id=\"match-code\" data-match-code=\"\(escape(code))\">\(escape(code))</strong>"
-            return "<p class=\"match\">\(words.match(number))</p>"
-        }
-        let body = """
-            <h1>\(words.title) \(escape(serviceName))</h1>
-            \(attributeList)
-            <p>\(words.scan)</p>
-            \(matchParagraph ?? "")
-            <div class="qr" id="qr">\(qr)</div>
-            <p class="muted">\(words.sameDevice) <a id="same-device" href="\(escape(sameDeviceURL ?? authenticationURL))">\(words.openLink)</a>.</p>
-            <p class="muted">\(words.link) <code id="authentication-url">\(escape(authenticationURL))</code></p>
-            \(passkeyURL.map(passkeySection) ?? "")
-            \(providerSection(providers, heading: words.otherProvider))
-            <div class="status" id="status" role="status">\(words.waiting)</div>
-            <div id="login" data-request="\(escape(requestID))" data-status-url="\(escape(statusURL))"
-                 data-complete-url="\(escape(completeURL))" data-expires-at="\(Int(expiresAt.timeIntervalSince1970))"></div>
-            """
-        return document(
-            title: "\(words.title) \(serviceName)", body: body, scripts: passkeyURL == nil ? ["login.js"] : ["login.js", "webauthn.js"],
+        let model = LoginPage(
+            words: words, serviceName: serviceName, attributes: attributes, asksForAttributes: !attributes.isEmpty, matchCode: matchCode,
+            qr: (try? QRCode(authenticationURL).svg(moduleSize: 6)) ?? "", sameDeviceURL: sameDeviceURL ?? authenticationURL,
+            authenticationURL: authenticationURL, passkeyURL: passkeyURL, providers: providers, hasProviders: !providers.isEmpty,
+            requestID: requestID, statusURL: statusURL,
+            completeURL: completeURL, expiresAt: Int(expiresAt.timeIntervalSince1970))
+        return render(
+            "login", model, title: "\(words.title) \(serviceName)", scripts: passkeyURL == nil ? ["login.js"] : ["login.js", "webauthn.js"],
             language: words.language)
     }
 
-    /// The login page's passkey sign-in: a button, and a username field that the browser
-    /// fills from its passkeys (conditional mediation) where it can; login.js drives both.
-    static func passkeySection(_ url: String) -> String {
-        """
-        <section class="passkey" id="passkey" data-passkey-url="\(escape(url))" hidden>
-          <h2>Or sign in with a passkey</h2>
-          <label for="passkey-username">Username (optional)</label>
-          <input id="passkey-username" name="username" autocomplete="username webauthn" autocapitalize="none" spellcheck="false">
-          <p><button type="button" id="passkey-button">Sign in with a passkey</button></p>
-          <p class="status failed" id="passkey-error" role="alert" hidden></p>
-        </section>
-        """
-    }
+    /// What a person sees who opens a device link in a browser: the link as text and QR code,
+    /// and for an invitation its passkey and provider choices.
+    struct DeviceLinkPage {
+        let title: String
+        let explanation: String
+        let url: String
+        let qr: String
+        let invitation: Invitation?
 
-    /// Links to sign in at the tenant's external providers (federation), where the
-    /// service takes such a sign-in.
-    static func providerSection(_ providers: [(name: String, url: String)], heading: String, explanation: String? = nil) -> String {
-        guard !providers.isEmpty else { return "" }
-        let links = providers.map { "<li><a class=\"provider\" href=\"\(escape($0.url))\">\(escape($0.name))</a></li>" }.joined()
-        let paragraph = explanation.map { "<p>\($0)</p>" } ?? ""
-        return "<section class=\"providers\" id=\"providers\"><h2>\(heading)</h2>\(paragraph)<ul>\(links)</ul></section>"
-    }
+        /// On an invitation's page: a passkey for the account instead of (or besides) a
+        /// device, and links to identities at external providers, each a form (POST, with
+        /// the page's token) that starts a sign-in there; the invitation is used up by either.
+        struct Invitation {
+            let code: String
+            let issuer: String
+            let csrf: String
+            let providers: [InvitationProvider]
+            let hasProviders: Bool
 
-    /// On an invitation's page: link the account to an identity at an external provider
-    /// by signing in there once and confirming (the invitation is used up by it). Each
-    /// provider is a form (POST, with the page's token).
-    static func invitationProviders(code: String, issuer: String, providers: [KKApp], csrf: String) -> String {
-        guard !providers.isEmpty else { return "" }
-        let action = escape(issuer) + "/authorize/federation/link"
-        let forms = providers.map { provider -> String in
-            let fields: [String] = [
-                "<li><form method=\"post\" action=\"\(action)\" class=\"provider-link\">",
-                "<input type=\"hidden\" name=\"invitation\" value=\"\(escape(code))\">",
-                "<input type=\"hidden\" name=\"provider\" value=\"\(escape(provider.id))\">",
-                "<input type=\"hidden\" name=\"csrf\" value=\"\(escape(csrf))\">",
-                "<button type=\"submit\" class=\"provider\">\(escape(provider.name))</button></form></li>",
-            ]
-            return fields.joined()
+            init(code: String, issuer: String, csrf: String, providers: [InvitationProvider]) {
+                self.code = code
+                self.issuer = issuer
+                self.csrf = csrf
+                self.providers = providers
+                hasProviders = !providers.isEmpty
+            }
         }
-        let parts: [String] = [
-            "<section class=\"providers\" id=\"providers\"><h2>Or sign in with another provider</h2>",
-            "<p>Sign in once at one of these to link it to your account. You confirm before anything is linked; ",
-            "from then on it signs you in here. The invitation is used up by it.</p><ul>", forms.joined(), "</ul></section>",
-        ]
-        return parts.joined()
+
+        struct InvitationProvider {
+            let id: String
+            let name: String
+        }
     }
 
-    /// On the way from an invitation's provider form to the provider: goes on by itself
-    /// (a refresh, which a page's `form-action` does not govern), or by the link.
+    static func deviceLink(title: String, explanation: String, url: String, invitation: DeviceLinkPage.Invitation? = nil) -> String {
+        let model = DeviceLinkPage(
+            title: title, explanation: explanation, url: url, qr: (try? QRCode(url).svg(moduleSize: 5)) ?? "", invitation: invitation)
+        return render("devicelink", model, title: title, scripts: invitation == nil ? [] : ["webauthn.js"])
+    }
+
+    /// On the way from an invitation's provider form to the provider (its own frame).
     static func continueToProvider(_ url: String) -> String {
-        let target = escape(url)
-        let parts: [String] = [
-            "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width,initial-scale=1\">",
-            "<meta http-equiv=\"refresh\" content=\"0;url=\(target)\"><title>Sign in at the provider</title>",
-            "<link rel=\"stylesheet\" href=\"/static/tessera.css\"></head><body><main><h1>Sign in at the provider</h1>",
-            "<p><a id=\"continue\" href=\"\(target)\">Continue to the provider</a> to sign in; you confirm the link afterwards.</p>",
-            "</main></body></html>",
-        ]
-        return parts.joined()
+        struct Continue { let url: String }
+        return WebPages.shared.library.render(Continue(url: url), withTemplate: "continue") ?? ""
     }
 
     /// After the sign-in at the provider: which account at the provider, which account
     /// here; nothing is linked until the button is pressed.
+    struct FederationConfirmPage {
+        let identity: String
+        let provider: String
+        let username: String
+        let tenant: String
+        let action: String
+        let sealed: String
+        let csrf: String
+    }
+
     static func federationConfirm(_ pending: Federation.PendingLink, tenant: String, action: String) -> String {
-        let identity = escape(pending.identity)
-        let username = escape(pending.username)
-        let parts: [String] = [
-            "<h1>Link your accounts?</h1>",
-            "<p id=\"link-question\">Your identity <strong id=\"link-identity\">\(identity)</strong> at \(escape(pending.provider)) ",
-            "will sign you in as <strong id=\"link-username\">\(username)</strong> at \(escape(tenant)). Link them only if both are yours.</p>",
-            "<form method=\"post\" action=\"\(escape(action))\" id=\"confirm-link\">",
-            "<input type=\"hidden\" name=\"link\" value=\"\(escape(pending.sealed))\">",
-            "<input type=\"hidden\" name=\"csrf\" value=\"\(escape(pending.csrf))\">",
-            "<button type=\"submit\">Link the accounts</button></form>",
-            "<p>Not yours? Close this page: nothing is linked, and the invitation stays good.</p>",
-        ]
-        return document(title: "Link your accounts?", body: parts.joined())
+        let model = FederationConfirmPage(
+            identity: pending.identity, provider: pending.provider, username: pending.username, tenant: tenant, action: action,
+            sealed: pending.sealed, csrf: pending.csrf)
+        return render("federationconfirm", model, title: "Link your accounts?")
     }
 
     /// After a first sign-in at an external provider linked an invitation's account.
     static func federationLinked(provider: String, username: String) -> String {
-        document(
-            title: "Account linked",
-            body: """
-                <h1>Account linked</h1>
-                <p id="linked">Your account <strong>\(escape(username))</strong> is linked to your identity at \(escape(provider)). \
-                From now on you can sign in with \(escape(provider)) wherever a service offers it.</p>
-                """)
+        struct Linked {
+            let provider: String
+            let username: String
+        }
+        return render("federationlinked", Linked(provider: provider, username: username), title: "Account linked")
     }
 
     /// The end-session endpoint's page when no address to return to was given.
@@ -214,39 +223,80 @@ enum Pages {
         if signedOut {
             message =
                 german
-                ? "Sie sind \(serviceName.map { "bei " + escape($0) + " " } ?? "")abgemeldet. Sie können dieses Fenster schließen."
-                : "You are signed out\(serviceName.map { " of " + escape($0) } ?? ""). You can close this window."
+                ? "Sie sind \(serviceName.map { "bei " + $0 + " " } ?? "")abgemeldet. Sie können dieses Fenster schließen."
+                : "You are signed out\(serviceName.map { " of " + $0 } ?? ""). You can close this window."
         } else {
             message =
                 german
                 ? "Es wurde keine Anmeldung beendet: der Dienst hat nicht gesagt, welche. Melden Sie sich beim Dienst selbst ab."
                 : "No sign-in was ended: the service did not say which one. Sign out at the service itself."
         }
-        return document(title: title, body: "<h1>\(title)</h1><p id=\"signed-out\">\(message)</p>", language: german ? "de" : "en")
+        return render("signedout", ErrorPage(title: title, message: message), title: title, language: german ? "de" : "en")
     }
+}
 
-    /// What a person sees who opens a device link in a browser.
-    static func deviceLink(title: String, explanation: String, url: String, extra: String? = nil) -> String {
-        let qr = (try? QRCode(url).svg(moduleSize: 5)) ?? ""
-        return document(
-            title: title,
-            body: """
-                <h1>\(escape(title))</h1><p>\(escape(explanation))</p><div class="qr">\(qr)</div>
-                <p class="muted"><code>\(escape(url))</code></p>\(extra ?? "")
-                """, scripts: extra == nil ? [] : ["webauthn.js"])
+// The login page is on every browser login's path: its view models name their fields to
+// the renderer directly instead of through reflection.
+extension Pages.Frame: MustacheParent {
+    func child(named key: String) -> Any? {
+        switch key {
+        case "language": language
+        case "title": title
+        case "scripts": scripts
+        case "content": content
+        default: nil
+        }
     }
+}
 
-    /// On an invitation's page: a passkey for the account instead of (or besides) a device.
-    static func invitationPasskey(code: String, issuer: String) -> String {
-        """
-        <section id="passkey-register" data-code="\(escape(code))" data-options-url="\(escape(issuer))/passkeys/invitation/options"
-                 data-register-url="\(escape(issuer))/passkeys/invitation" hidden>
-          <h2>Or create a passkey</h2>
-          <p>Use this invitation for a passkey in this browser or on a security key instead of a device. The invitation is used up by it.</p>
-          <label for="passkey-name">Name of the passkey (optional)</label><input id="passkey-name" maxlength="64">
-          <p><button type="button" id="passkey-register-button">Create a passkey</button></p>
-          <p class="status" id="passkey-register-status" role="status" hidden></p>
-        </section>
-        """
+extension Pages.LoginPage: MustacheParent {
+    func child(named key: String) -> Any? {
+        switch key {
+        case "words": words
+        case "serviceName": serviceName
+        case "attributes": attributes
+        case "asksForAttributes": asksForAttributes
+        case "matchCode": matchCode
+        case "qr": qr
+        case "sameDeviceURL": sameDeviceURL
+        case "authenticationURL": authenticationURL
+        case "passkeyURL": passkeyURL
+        case "providers": providers
+        case "hasProviders": hasProviders
+        case "requestID": requestID
+        case "statusURL": statusURL
+        case "completeURL": completeURL
+        case "expiresAt": expiresAt
+        default: nil
+        }
+    }
+}
+
+extension Pages.LoginWords: MustacheParent {
+    func child(named key: String) -> Any? {
+        switch key {
+        case "title": title
+        case "asksFor": asksFor
+        case "asksForNothing": asksForNothing
+        case "scan": scan
+        case "matchBefore": matchBefore
+        case "matchAfter": matchAfter
+        case "sameDevice": sameDevice
+        case "openLink": openLink
+        case "link": link
+        case "waiting": waiting
+        case "otherProvider": otherProvider
+        default: nil
+        }
+    }
+}
+
+extension Pages.Provider: MustacheParent {
+    func child(named key: String) -> Any? {
+        switch key {
+        case "name": name
+        case "url": url
+        default: nil
+        }
     }
 }

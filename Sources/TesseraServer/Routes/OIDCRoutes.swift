@@ -136,7 +136,8 @@ struct OIDCRoutes {
                 expiresAt: login.expiresAt, matchCode: login.matchCode,
                 passkeyURL: login.passkeys ? "\(issuer)/authorize/passkey?request=\(login.requestID)" : nil,
                 providers: login.providers.map {
-                    (name: $0.name, url: "\(issuer)/authorize/federation?request=\(login.requestID)&provider=\(FormEncoding.component($0.id))")
+                    Pages.Provider(
+                        name: $0.name, url: "\(issuer)/authorize/federation?request=\(login.requestID)&provider=\(FormEncoding.component($0.id))")
                 },
                 words: Pages.LoginWords.preferred(login.uiLocales))
             var response = HTMLResponse.make(page)
@@ -290,10 +291,10 @@ struct OIDCRoutes {
         var response = try deviceLinkPage(
             request, context: context, endpoint: "activate", parameter: "code", title: "Activate a device",
             explanation: "Scan this code with the Tessera app (or run `tessera device activate` with this link) to bind your device to your account.",
-            extra: code.isEmpty
+            invitation: code.isEmpty
                 ? nil
-                : Pages.invitationPasskey(code: code, issuer: issuer)
-                    + Pages.invitationProviders(code: code, issuer: issuer, providers: providers, csrf: csrf ?? ""))
+                : Pages.DeviceLinkPage.Invitation(
+                    code: code, issuer: issuer, csrf: csrf ?? "", providers: providers.map { .init(id: $0.id, name: $0.name) }))
         if let csrf {
             response.setCookie(
                 Cookie(
@@ -447,11 +448,11 @@ struct OIDCRoutes {
     /// The page a device link opens in a browser: the same link as text and QR code.
     private func deviceLinkPage(
         _ request: Request, context: TesseraRequestContext, endpoint: String, parameter: String, title: String, explanation: String,
-        extra: String? = nil
+        invitation: Pages.DeviceLinkPage.Invitation? = nil
     ) throws -> Response {
         let value = (try? RequestDecoding.query(request))?[parameter] ?? ""
         let url = "\(domain.issuer(forTenantNamed: try context.requireTenant().name))/\(endpoint)?\(parameter)=\(FormEncoding.component(value))"
-        return HTMLResponse.make(Pages.deviceLink(title: title, explanation: explanation, url: url, extra: extra))
+        return HTMLResponse.make(Pages.deviceLink(title: title, explanation: explanation, url: url, invitation: invitation))
     }
 
     // MARK: Token endpoint

@@ -3,14 +3,19 @@ import Hummingbird
 import Mustache
 import TesseraCore
 
-/// Renders the console's and account page's templates (`ConsoleTemplates`) into the
-/// shared layout, answered with the strict Content-Security-Policy of every page.
+/// The server's one HTML renderer: the console's and account page's templates
+/// (`ConsoleTemplates`, in the shared layout) and every other page's (`PageTemplates`, from
+/// the view models of `Pages`), answered with the strict Content-Security-Policy of every page.
 struct WebPages: Sendable {
     let library: MustacheLibrary
 
-    init() {
+    /// The templates, parsed once.
+    static let shared = WebPages()
+
+    private init() {
         var library = MustacheLibrary()
-        for (name, text) in ConsoleTemplates.all {
+        precondition(Set(ConsoleTemplates.all.keys).isDisjoint(with: PageTemplates.all.keys), "two templates share a name")
+        for (name, text) in ConsoleTemplates.all.merging(PageTemplates.all, uniquingKeysWith: { first, _ in first }) {
             do {
                 try library.register(text, named: name)
             } catch {
