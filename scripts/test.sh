@@ -12,8 +12,18 @@
 # throwaway cluster for the run, removed when the run ends; every test server gets a
 # fresh database of its own there.
 # Extra arguments go to `swift test` (e.g. --filter LockoutTests).
+#
+# scripts/test.sh --fast runs the fast layer only, once, on SQLite: the unit, store,
+# domain and router-mode tests (every test target but TesseraEndToEndTests, whose tests
+# start real servers, browsers and several nodes). Touching a use case's body and
+# running it took 21 s on this 2-core machine (13 s to build, 8 s to test).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+fast=0
+if [ "${1:-}" = "--fast" ]; then
+    fast=1
+    shift
+fi
 
 if [ ! -f /usr/include/sqlite3.h ]; then
     sudo=""
@@ -120,6 +130,13 @@ run_pass() {
     fi
     return "$status"
 }
+
+if [ "$fast" = 1 ]; then
+    echo "== The fast layer, on SQLite =="
+    env -u TESSERA_TEST_DATABASE_URL timeout --kill-after=30 600 swift test --skip-build \
+        --filter 'TesseraCoreTests|TesseraAdminAPITests|TesseraCryptoTests|TesseraStoreTests|TesseraDomainTests|TesseraServerTests' "$@"
+    exit $?
+fi
 
 echo "== The suite on SQLite =="
 run_pass sqlite env -u TESSERA_TEST_DATABASE_URL timeout --kill-after=30 900 swift test --skip-build "${width[@]}" "$@"
