@@ -103,15 +103,13 @@ extension Administration {
                 name: name, secretDigest: secret.map(Secrets.digest), isPublic: isPublic,
                 redirectURIs: input.redirectUris, policy: try input.policy.map { try .documented($0, field: "policy") } ?? .standard,
                 attributes: attributes, backchannelMode: mode,
-                notificationEndpoint: input.backchannelClientNotificationEndpoint, numberMatching: input.numberMatching ?? true,
+                notificationEndpoint: input.backchannelClientNotificationEndpoint,
                 roles: try input.roles?.map(ServiceRole.init), subjectType: try input.subjectType.map { try SubjectType.documented($0) } ?? .public,
-                appIdentityToken: input.appIdentityToken ?? false, createdAt: domain.epochNow())
+                createdAt: domain.epochNow())
+        for toggle in ServiceSwitch.all { service[keyPath: toggle.record] = input[keyPath: toggle.created] ?? toggle.standard }
         service.idTokenAlgorithm = try input.idTokenSignedResponseAlg.map { try SigningAlgorithm.documented($0) } ?? .es256
         service.postLogoutRedirectURIs = input.postLogoutRedirectUris
         service.backchannelLogoutURI = input.backchannelLogoutUri
-        service.requirePushedAuthorizationRequests = input.requirePushedAuthorizationRequests ?? false
-        service.dpopBound = input.dpopBoundAccessTokens ?? false
-        service.gematikProfile = input.gematikProfile ?? false
         let record = try Self.checkedService(service, allowsPrivateOutbound: domain.settings.allowsPrivateOutbound)
         // The JWKS has the key of the service's algorithm before its first token.
         _ = try await domain.tokenIssuer(for: tenant, signingFor: record, logger: logger)
@@ -192,14 +190,17 @@ extension Administration {
             case .null: next.sessionIdleLifetime = nil; changed.append("session_idle_lifetime")
             case .value(let seconds): next.sessionIdleLifetime = Int64(seconds); changed.append("session_idle_lifetime")
             }
-            if let matching = input.numberMatching { next.numberMatching = matching; changed.append("number_matching") }
+            for toggle in ServiceSwitch.all {
+                guard let value = input[keyPath: toggle.changed] else { continue }
+                next[keyPath: toggle.record] = value
+                changed.append(toggle.field)
+            }
             switch input.patch(\.roles, .roles) {
             case .absent: break
             case .null: next.roles = nil; changed.append("roles")
             case .value(let roles): next.roles = try roles.map(ServiceRole.init); changed.append("roles")
             }
             if let type = input.subjectType { next.subjectType = try SubjectType.documented(type); changed.append("subject_type") }
-            if let token = input.appIdentityToken { next.appIdentityToken = token; changed.append("app_identity_token") }
             if let algorithm = input.idTokenSignedResponseAlg {
                 next.idTokenAlgorithm = try SigningAlgorithm.documented(algorithm)
                 changed.append("id_token_signed_response_alg")
@@ -208,12 +209,6 @@ extension Administration {
             case .absent: break
             case .null: next.postLogoutRedirectURIs = nil; changed.append("post_logout_redirect_uris")
             case .value(let uris): next.postLogoutRedirectURIs = uris; changed.append("post_logout_redirect_uris")
-            }
-            if let profile = input.gematikProfile { next.gematikProfile = profile; changed.append("gematik_profile") }
-            if let bound = input.dpopBoundAccessTokens { next.dpopBound = bound; changed.append("dpop_bound_access_tokens") }
-            if let required = input.requirePushedAuthorizationRequests {
-                next.requirePushedAuthorizationRequests = required
-                changed.append("require_pushed_authorization_requests")
             }
             switch input.patch(\.backchannelLogoutUri, .backchannelLogoutUri) {
             case .absent: break
@@ -273,18 +268,19 @@ extension Administration {
 extension Components.Schemas.Service {
     /// A service as the admin API shows it; its secret only in the answer that made it.
     init(_ service: ServiceRecord, secret: String?, issuer: String) {
+        // The switches are set from ServiceSwitch.all below.
         self.init(
             clientId: service.clientID.rawValue, clientSecret: secret, name: service.name, _public: service.isPublic,
             redirectUris: service.redirectURIs, policy: service.policy.description, attributes: service.attributes,
             backchannelTokenDeliveryMode: service.backchannelMode.flatMap { .init(rawValue: $0.rawValue) },
             backchannelClientNotificationEndpoint: service.notificationEndpoint,
             sessionLifetime: service.sessionLifetime.map(Int.init), sessionIdleLifetime: service.sessionIdleLifetime.map(Int.init),
-            numberMatching: service.numberMatching, roles: (service.roles ?? []).map { .init(name: $0.name, policy: $0.policy.description) },
-            subjectType: .init(rawValue: service.subjectType.rawValue) ?? ._public, appIdentityToken: service.appIdentityToken,
+            numberMatching: false, roles: (service.roles ?? []).map { .init(name: $0.name, policy: $0.policy.description) },
+            subjectType: .init(rawValue: service.subjectType.rawValue) ?? ._public, appIdentityToken: false,
             idTokenSignedResponseAlg: .init(rawValue: service.idTokenAlgorithm.rawValue) ?? .es256,
             postLogoutRedirectUris: service.postLogoutRedirectURIs ?? [], backchannelLogoutUri: service.backchannelLogoutURI,
-            requirePushedAuthorizationRequests: service.requirePushedAuthorizationRequests, dpopBoundAccessTokens: service.dpopBound,
-            gematikProfile: service.gematikProfile, issuer: issuer)
+            requirePushedAuthorizationRequests: false, dpopBoundAccessTokens: false, gematikProfile: false, issuer: issuer)
+        for toggle in ServiceSwitch.all { self[keyPath: toggle.shown] = service[keyPath: toggle.record] }
     }
 }
 

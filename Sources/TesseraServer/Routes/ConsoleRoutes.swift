@@ -284,41 +284,15 @@ struct ConsoleRoutes {
         return FormProblem(problem.message, field: field, status: problem.status)
     }
 
-    /// A service's on/off setting as the console's form shows it: a checkbox named as the
-    /// admin API's field, ticked by the service's value (or by `standard` on a new one).
-    struct ServiceSwitch {
-        let field: String
-        let id: String
-        let label: String
-        let standard: Bool
-        let shown: KeyPath<Components.Schemas.Service, Bool>
-        let created: WritableKeyPath<Components.Schemas.CreateService, Bool?>
-        let changed: WritableKeyPath<ServiceChanges, Bool?>
-
-        /// What the template needs: the box, ticked by the form sent back or the setting.
-        func values(form: [String: String]?, service: Components.Schemas.Service?) -> [String: Any] {
-            let checked = form.map { $0.isEmpty ? standard : $0[field] == "true" } ?? service?[keyPath: shown] ?? standard
-            return ["field": field, "id": id, "label": label, "checked": checked]
+    /// A service's on/off setting as the console's form shows it (`ServiceSwitch.all`, the
+    /// one list): a checkbox named as the admin API's field, ticked by the form sent back,
+    /// the service's value, or `standard` on a new one.
+    static func switchValues(form: [String: String]?, service: Components.Schemas.Service?) -> [[String: Any]] {
+        ServiceSwitch.all.compactMap { toggle in
+            guard let console = toggle.console else { return nil }
+            let checked = form.map { $0.isEmpty ? toggle.standard : $0[toggle.field] == "true" } ?? service?[keyPath: toggle.shown] ?? toggle.standard
+            return ["field": toggle.field, "id": console.id, "label": console.label, "checked": checked]
         }
-    }
-
-    /// The service's switches, in the order the form shows them: the one list to extend.
-    static var serviceSwitches: [ServiceSwitch] {
-        [
-            .init(
-                field: "number_matching", id: "service-number-matching",
-                label: "Number matching: the login page shows a number the user picks on the device", standard: true,
-                shown: \.numberMatching, created: \.numberMatching, changed: \.numberMatching),
-            .init(
-                field: "require_pushed_authorization_requests", id: "service-require-par",
-                label: "Authorization requests must be pushed first (PAR)", standard: false,
-                shown: \.requirePushedAuthorizationRequests, created: \.requirePushedAuthorizationRequests,
-                changed: \.requirePushedAuthorizationRequests),
-            .init(
-                field: "dpop_bound_access_tokens", id: "service-dpop-bound",
-                label: "Tokens are always DPoP-bound (the service must send DPoP proofs)", standard: false,
-                shown: \.dpopBoundAccessTokens, created: \.dpopBoundAccessTokens, changed: \.dpopBoundAccessTokens),
-        ]
     }
 
     /// What a service form says, trimmed: empty optional fields are nil.
@@ -350,7 +324,8 @@ struct ConsoleRoutes {
             postLogoutRedirectURIs = (form["post_logout_redirect_uris"] ?? "").split(whereSeparator: \.isNewline)
                 .map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
             backchannelLogoutURI = text("backchannel_logout_uri")
-            switches = Dictionary(uniqueKeysWithValues: ConsoleRoutes.serviceSwitches.map { ($0.field, form[$0.field] == "true") })
+            switches = Dictionary(
+                uniqueKeysWithValues: ServiceSwitch.all.filter { $0.console != nil }.map { ($0.field, form[$0.field] == "true") })
         }
     }
 
@@ -380,7 +355,7 @@ struct ConsoleRoutes {
         let services = try await administration(current, .read, tenant: tenant).listServices(tenant: tenant)
         var values: [String: Any] = [
             // A new service matches numbers unless the operator unticks it.
-            "tenantName": tenant.name, "values": input, "switches": Self.serviceSwitches.map { $0.values(form: input, service: nil) },
+            "tenantName": tenant.name, "values": input, "switches": Self.switchValues(form: input, service: nil),
             "services": services.map {
                 ["name": $0.name, "clientID": $0.clientId, "kind": $0._public ? "public" : "confidential", "policy": $0.policy]
             },
@@ -410,7 +385,7 @@ struct ConsoleRoutes {
                 idTokenSignedResponseAlg: try Self.choice(input.idTokenAlgorithm),
                 postLogoutRedirectUris: input.postLogoutRedirectURIs.isEmpty ? nil : input.postLogoutRedirectURIs,
                 backchannelLogoutUri: input.backchannelLogoutURI)
-            for toggle in Self.serviceSwitches { body[keyPath: toggle.created] = input.switches[toggle.field] }
+            for toggle in ServiceSwitch.all where toggle.console != nil { body[keyPath: toggle.created] = input.switches[toggle.field] }
             created = try await administration(current, .manage, tenant: tenant).createService(body, tenant: tenant, logger: context.logger)
         } catch {
             guard let problem = Self.serviceProblem(error) else { throw error }
@@ -450,7 +425,7 @@ struct ConsoleRoutes {
         var values: [String: Any] = [
             "tenantName": tenant.name, "name": service.name, "clientID": service.clientId, "public": service._public,
             "kind": service._public ? "public client" : "confidential client", "values": input ?? stored,
-            "switches": Self.serviceSwitches.map { $0.values(form: input, service: service) },
+            "switches": Self.switchValues(form: input, service: service),
         ]
         if WebSessions.isBuiltIn(ClientID(service.clientId)) {
             // The server's own sign-in service: shown, never edited.
@@ -500,7 +475,7 @@ struct ConsoleRoutes {
                 \.postLogoutRedirectUris, .postLogoutRedirectUris,
                 input.postLogoutRedirectURIs.isEmpty ? .null : .value(input.postLogoutRedirectURIs))
             update.set(\.backchannelLogoutUri, .backchannelLogoutUri, input.backchannelLogoutURI.map { .value($0) } ?? .null)
-            for toggle in Self.serviceSwitches { update[keyPath: toggle.changed] = input.switches[toggle.field] }
+            for toggle in ServiceSwitch.all where toggle.console != nil { update[keyPath: toggle.changed] = input.switches[toggle.field] }
             _ = try await administration.updateService(clientID: clientID, update, tenant: tenant, logger: context.logger)
         } catch {
             guard let problem = Self.serviceProblem(error) else { throw error }
