@@ -68,8 +68,9 @@ struct Harness {
     /// A browser login request of the service; its id.
     func loginRequest(_ service: ServiceRecord, tenant: TenantRecord) async throws -> RequestID {
         let start = try await domain.browserLogins.start(
-            ["client_id": service.clientID.rawValue, "redirect_uri": "https://shop.example/cb", "response_type": "code", "scope": "openid email"],
-            tenant: tenant)
+            AuthorizationRequest(parameters: [
+                "client_id": service.clientID.rawValue, "redirect_uri": "https://shop.example/cb", "response_type": "code", "scope": "openid email",
+            ]), tenant: tenant)
         guard case .started(let login) = start else { throw TestSupportError("the login was refused") }
         return login.requestID
     }

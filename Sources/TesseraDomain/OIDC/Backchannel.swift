@@ -21,27 +21,27 @@ public struct Backchannel: Sendable {
 
     /// `POST {issuer}/bc-authorize` (CIBA §7): one hint, scope, `binding_message`,
     /// `acr_values`, `requested_expiry` and, for ping, `client_notification_token`.
-    public func authenticate(form: [String: String], client service: ServiceRecord, tenant: TenantRecord, logger: Logger)
+    public func authenticate(_ form: BackchannelAuthenticationRequest, client service: ServiceRecord, tenant: TenantRecord, logger: Logger)
         async throws -> BackchannelAuthenticationResponse
     {
         guard service.secretDigest != nil, let mode = service.backchannelMode else {
             throw DomainError(.invalid, .unauthorizedClient, "this client is not registered for backchannel authentication")
         }
-        if form["request"] != nil { throw DomainError.invalidRequest("signed authentication requests are not supported") }
-        guard (form["scope"]?.count ?? 0) <= Validation.maximumScopeLength else {
+        if form.request != nil { throw DomainError.invalidRequest("signed authentication requests are not supported") }
+        guard (form.scope?.count ?? 0) <= Validation.maximumScopeLength else {
             throw DomainError(.invalid, .invalidScope, "the scope is limited to \(Validation.maximumScopeLength) characters")
         }
-        let scopes = (form["scope"] ?? "").split(separator: " ").map(String.init)
+        let scopes = (form.scope ?? "").split(separator: " ").map(String.init)
         guard scopes.contains("openid") else { throw DomainError(.invalid, .invalidScope, "the scope must include openid") }
 
         // Who the hint names is looked at last, after every other check, and answered alike
         // whether the user is unknown, disabled or has no device: a client cannot tell them apart.
         let user = try await hintedUser(form, tenant: tenant, service: service)
-        let bindingMessage = try Self.bindingMessage(form["binding_message"])
+        let bindingMessage = try Self.bindingMessage(form.bindingMessage)
         let servicePolicy = service.policy
-        let policy = try Self.requestedPolicy(form["acr_values"], allowedBy: servicePolicy)
+        let policy = try Self.requestedPolicy(form.acrValues, allowedBy: servicePolicy)
         var lifetime = Int(domain.settings.requestLifetime)
-        if let requested = form["requested_expiry"] {
+        if let requested = form.requestedExpiry {
             guard let seconds = Int(requested), (1...Self.maximumExpiry).contains(seconds) else {
                 throw DomainError.invalidRequest("requested_expiry must be 1 to \(Self.maximumExpiry) seconds")
             }
@@ -51,7 +51,7 @@ public struct Backchannel: Sendable {
         let requestID = RequestID(Secrets.identifier(byteCount: 16))
         var sealedToken: String?
         if mode == .ping {
-            guard let token = form["client_notification_token"], (1...Self.maximumNotificationToken).contains(token.count),
+            guard let token = form.clientNotificationToken, (1...Self.maximumNotificationToken).contains(token.count),
                 Self.isBearerToken(token)
             else {
                 throw DomainError.invalidRequest(
@@ -111,24 +111,21 @@ public struct Backchannel: Sendable {
 
     /// The user named by exactly one hint: `login_hint` (the username) or `id_token_hint`
     /// (an ID token this issuer signed); nil when it names no enabled user of the tenant.
-    private func hintedUser(_ form: [String: String], tenant: TenantRecord, service: ServiceRecord) async throws -> UserRecord? {
-        let hints = ["login_hint", "id_token_hint", "login_hint_token"].filter { form[$0] != nil }
-        guard hints.count == 1 else {
+    private func hintedUser(_ form: BackchannelAuthenticationRequest, tenant: TenantRecord, service: ServiceRecord) async throws -> UserRecord? {
+        guard [form.loginHint, form.idTokenHint, form.loginHintToken].compactMap({ $0 }).count == 1 else {
             throw DomainError.invalidRequest("give exactly one of login_hint and id_token_hint")
         }
         let userID: String
-        switch hints[0] {
-        case "login_hint":
-            let username = form["login_hint"] ?? ""
+        if let username = form.loginHint {
             guard let user = try await domain.store.read({ try await $0.user(tenantID: tenant.id, username: username) }),
                 user.disabledAt == nil
             else { return nil }
             return user
-        case "id_token_hint":
+        } else if let hint = form.idTokenHint {
             let claims: IDTokenHintClaims
             let keys = try await domain.tokenIssuer(for: tenant)
             do {
-                claims = try await keys.verify(form["id_token_hint"] ?? "", as: IDTokenHintClaims.self)
+                claims = try await keys.verify(hint, as: IDTokenHintClaims.self)
             } catch {
                 throw DomainError.invalidRequest("id_token_hint is not an ID token signed by this issuer")
             }
@@ -149,7 +146,7 @@ public struct Backchannel: Sendable {
             } else {
                 userID = claims.sub
             }
-        default:
+        } else {
             throw DomainError.invalidRequest("login_hint_token is not supported; use login_hint or id_token_hint")
         }
         guard let user = try await domain.store.read({ try await $0.user(id: UserID(userID)) }), user.tenantID == tenant.id,

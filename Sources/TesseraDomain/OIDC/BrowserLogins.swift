@@ -93,24 +93,24 @@ public struct BrowserLogins: Sendable {
 
     /// Checks an authorization request (client, exact redirect URI, scope, PKCE, prompt,
     /// max_age, acr_values, login_hint, ui_locales) and stores the login request.
-    public func start(_ query: [String: String], tenant: TenantRecord, browser: Browser? = nil, pushed: Bool = false) async throws -> Start {
+    public func start(_ query: AuthorizationRequest, tenant: TenantRecord, browser: Browser? = nil, pushed: Bool = false) async throws -> Start {
         try await begin(query, tenant: tenant, browser: browser, pushed: pushed, store: true)
     }
 
     /// `start`'s checks, and with `store` the login request; without it only the checks
     /// (a pushed request is checked when it is pushed, and again when it is used).
-    private func begin(_ query: [String: String], tenant: TenantRecord, browser: Browser?, pushed: Bool, store: Bool) async throws -> Start {
+    private func begin(_ query: AuthorizationRequest, tenant: TenantRecord, browser: Browser?, pushed: Bool, store: Bool) async throws -> Start {
         // Until client and redirect URI are known good, errors are shown, never redirected.
-        guard let clientID = query["client_id"],
+        guard let clientID = query.clientID,
             let service = try await domain.service(clientID: ClientID(clientID)), service.tenantID == tenant.id
         else { throw DomainError(.invalid, Self.unknownClient, "The service asking for sign-in is not registered here.") }
         let registered = service.redirectURIs
         // [REQ:DESIGN exact redirect URIs] string equality, no prefix or pattern matching.
-        guard let redirectURI = query["redirect_uri"], registered.contains(redirectURI) else {
+        guard let redirectURI = query.redirectURI, registered.contains(redirectURI) else {
             throw DomainError(
                 .invalid, Self.invalidRedirectURI, "The return address of this sign-in request is not registered for the service.")
         }
-        let stateParameter = query["state"]
+        let stateParameter = query.state
         func fail(_ code: String, _ description: String) -> Start {
             .refused(RedirectError(redirectURI: redirectURI, error: code, description: description, state: stateParameter))
         }
@@ -118,22 +118,22 @@ public struct BrowserLogins: Sendable {
         if service.requirePushedAuthorizationRequests && !pushed {
             return fail("invalid_request", "this service must push its authorization requests first (PAR, RFC 9126)")
         }
-        guard query["response_type"] == "code" else {
+        guard query.responseType == "code" else {
             return fail("unsupported_response_type", "only response_type=code is supported")
         }
-        guard (query["scope"]?.count ?? 0) <= Validation.maximumScopeLength else {
+        guard (query.scope?.count ?? 0) <= Validation.maximumScopeLength else {
             return fail("invalid_scope", "the scope is limited to \(Validation.maximumScopeLength) characters")
         }
-        let scopes = (query["scope"] ?? "").split(separator: " ").map(String.init)
+        let scopes = (query.scope ?? "").split(separator: " ").map(String.init)
         guard scopes.contains("openid") else { return fail("invalid_scope", "the scope must include openid") }
-        guard (stateParameter?.count ?? 0) <= 1024, (query["nonce"]?.count ?? 0) <= 1024 else {
+        guard (stateParameter?.count ?? 0) <= 1024, (query.nonce?.count ?? 0) <= 1024 else {
             return fail("invalid_request", "state and nonce are limited to 1024 characters")
         }
-        if query["request"] != nil || query["request_uri"] != nil {
+        if query.request != nil || query.requestURI != nil {
             return fail("request_not_supported", "request objects are not supported")
         }
         // prompt=login and max_age=0 ask for a full login: no single sign-on (OpenID Core §3.1.2.1).
-        let prompts = Set((query["prompt"] ?? "").split(separator: " ").map(String.init))
+        let prompts = Set((query.prompt ?? "").split(separator: " ").map(String.init))
         if prompts.contains("none") {
             guard prompts.count == 1 else { return fail("invalid_request", "prompt=none cannot be combined with other values") }
             // No login here is silent: the user's device always takes part.
@@ -146,7 +146,7 @@ public struct BrowserLogins: Sendable {
         // server's it names, those the service's policy allows; values of other schemes are
         // voluntary and ignored. A request with acr_values never rides on single sign-on.
         var acrPolicy: AuthenticatorPolicy?
-        if let text = query["acr_values"] {
+        if let text = query.acrValues {
             guard text.count <= Validation.maximumScopeLength else { return fail("invalid_request", "acr_values is too long") }
             switch Self.requestedCombinations(text, servicePolicy: service.policy) {
             case .noneOfOurs: break
@@ -157,24 +157,24 @@ public struct BrowserLogins: Sendable {
             }
         }
         // login_hint: the username of the one user whose devices (or passkeys) may answer.
-        let loginHint = query["login_hint"]
-        guard (loginHint?.count ?? 0) <= 256, (query["ui_locales"]?.count ?? 0) <= 256 else {
+        let loginHint = query.loginHint
+        guard (loginHint?.count ?? 0) <= 256, (query.uiLocales?.count ?? 0) <= 256 else {
             return fail("invalid_request", "login_hint and ui_locales are limited to 256 characters")
         }
         var maxAge: Int64?
-        if let text = query["max_age"] {
+        if let text = query.maxAge {
             guard let value = Int64(text), value >= 0 else { return fail("invalid_request", "max_age must be a non-negative integer") }
             maxAge = value
         }
         // The console and the account page manage credentials: a full login always, whatever the URL says.
         let ssoAllowed = !prompts.contains("login") && maxAge != 0 && !WebSessions.isBuiltIn(service.clientID)
-        let challenge = query["code_challenge"]
-        if let method = query["code_challenge_method"], method != "S256" {
+        let challenge = query.codeChallenge
+        if let method = query.codeChallengeMethod, method != "S256" {
             return fail("invalid_request", "only the S256 code challenge method is supported")
         }
         if let challenge {
             guard PKCE.isWellFormedChallenge(challenge) else { return fail("invalid_request", "code_challenge is not an S256 challenge") }
-            guard query["code_challenge_method"] == "S256" else {
+            guard query.codeChallengeMethod == "S256" else {
                 return fail("invalid_request", "code_challenge_method=S256 is required (plain is not supported)")
             }
         } else if service.isPublic {
@@ -189,14 +189,14 @@ public struct BrowserLogins: Sendable {
         var record = AuthRequestRecord(
             id: requestID, tenantID: tenant.id, serviceID: service.id, purpose: AuthenticationPurpose.login,
             status: AuthenticationStatus.pending, challenge: nil, activationID: nil, userID: nil,
-            redirectURI: redirectURI, state: stateParameter, nonce: query["nonce"], codeChallenge: challenge,
+            redirectURI: redirectURI, state: stateParameter, nonce: query.nonce, codeChallenge: challenge,
             scope: scopes.joined(separator: " "), browserDigest: Secrets.digest(browserSecret), confirmedAttributes: nil,
             factors: nil, authTime: nil, ssoAllowed: ssoAllowed, maxAge: maxAge, originAddress: browser?.address,
             originAgent: browser?.userAgent, matchCode: service.numberMatching ? String(Int.random(in: 10...99)) : nil,
             createdAt: Int64(now.timeIntervalSince1970), expiresAt: Int64(expiresAt.timeIntervalSince1970))
         record.acrPolicy = acrPolicy
         record.loginHint = loginHint.flatMap { $0.isEmpty ? nil : $0 }
-        record.uiLocales = query["ui_locales"]
+        record.uiLocales = query.uiLocales
         if store { try await domain.store.write { try await $0.insertAuthRequest(record) } }
         let providers =
             Federation.allowsFederatedLogin(policy: record.acrPolicy ?? service.policy)
@@ -228,19 +228,16 @@ public struct BrowserLogins: Sendable {
     /// `POST {issuer}/par`: the authenticated service's authorization request, checked as
     /// `/authorize` checks it, kept for a minute under a single-use `request_uri`. A
     /// refusal is the same error `/authorize` would send back, as JSON.
-    public func push(_ form: [String: String], client service: ServiceRecord, tenant: TenantRecord) async throws -> PushedRequest {
-        if form["request_uri"] != nil { throw DomainError.invalidRequest("request_uri cannot be pushed (RFC 9126 §2.1)") }
-        if let named = form["client_id"], named != service.clientID.rawValue {
+    public func push(_ request: AuthorizationRequest, client service: ServiceRecord, tenant: TenantRecord) async throws -> PushedRequest {
+        if request.requestURI != nil { throw DomainError.invalidRequest("request_uri cannot be pushed (RFC 9126 §2.1)") }
+        if let named = request.clientID, named != service.clientID.rawValue {
             throw DomainError(.invalid, .invalidClient, "client_id is not the authenticated client")
         }
-        // The request's own parameters, without the client's credentials.
-        var parameters = form.filter { !["client_secret", "client_assertion", "client_assertion_type"].contains($0.key) }
-        parameters["client_id"] = service.clientID.rawValue
-        guard parameters.count <= 64, parameters.allSatisfy({ $0.key.count <= 64 && $0.value.count <= 4096 }) else {
-            throw DomainError.invalidRequest("the request has too many or too long parameters")
-        }
+        var request = request
+        request.clientID = service.clientID.rawValue
+        let parameters = request.parameters
         do {
-            if case .refused(let refusal) = try await begin(parameters, tenant: tenant, browser: nil, pushed: true, store: false) {
+            if case .refused(let refusal) = try await begin(request, tenant: tenant, browser: nil, pushed: true, store: false) {
                 throw DomainError(.invalid, DomainError.Code(refusal.error), refusal.description)
             }
         } catch let error as DomainError where error.code == Self.unknownClient || error.code == Self.invalidRedirectURI {
@@ -259,7 +256,7 @@ public struct BrowserLogins: Sendable {
 
     /// The parameters of a pushed request, taken once, for the client that pushed it;
     /// `invalid_request_uri` (shown, not redirected) when unknown, used, expired or another client's.
-    public func pushedParameters(requestURI: String, clientID: String?, tenant: TenantRecord) async throws -> [String: String] {
+    public func pushedParameters(requestURI: String, clientID: String?, tenant: TenantRecord) async throws -> AuthorizationRequest {
         let invalid = DomainError(
             .invalid, DomainError.Code("invalid_request_uri"), "This sign-in request is unknown, was used already or has expired. Start again from the service.")
         guard requestURI.hasPrefix(Self.requestURIPrefix), let clientID else { throw invalid }
@@ -270,7 +267,7 @@ public struct BrowserLogins: Sendable {
                 try await $0.takePushedRequest(digest: digest, clientID: ClientID(clientID), tenantID: tenant.id)
             }), pushed.expiresAt > now
         else { throw invalid }
-        return pushed.parameters
+        return AuthorizationRequest(parameters: pushed.parameters)
     }
 
     /// What a browser login's `acr_values` ask for.

@@ -105,7 +105,7 @@ struct OIDCRoutes {
                 userAgent: request.headers[.userAgent])
             if let requestURI = query["request_uri"] {
                 // A pushed request (RFC 9126): its parameters, not the query's, make the login.
-                let pushed: [String: String]
+                let pushed: AuthorizationRequest
                 do {
                     pushed = try await domain.browserLogins.pushedParameters(requestURI: requestURI, clientID: query["client_id"], tenant: tenant)
                 } catch let error as DomainError where error.kind == .invalid {
@@ -113,7 +113,7 @@ struct OIDCRoutes {
                 }
                 start = try await domain.browserLogins.start(pushed, tenant: tenant, browser: browser, pushed: true)
             } else {
-                start = try await domain.browserLogins.start(query, tenant: tenant, browser: browser)
+                start = try await domain.browserLogins.start(AuthorizationRequest(parameters: query), tenant: tenant, browser: browser)
             }
         } catch let error as DomainError where error.code == BrowserLogins.unknownClient {
             throw BrowserError(status: .badRequest, title: "Unknown service", message: error.message)
@@ -581,7 +581,13 @@ struct OIDCRoutes {
     /// the `request_uri` its browser then takes to `/authorize`.
     @Sendable func pushAuthorization(_ request: Request, context: TesseraRequestContext) async throws -> Response {
         let client = try context.requireClient()
-        let pushed = try await domain.browserLogins.push(client.form, client: client.service, tenant: try context.requireTenant())
+        // The request's own parameters, without the client's credentials: bounded, as a URL would be.
+        let parameters = client.form.filter { !["client_secret", "client_assertion", "client_assertion_type"].contains($0.key) }
+        guard parameters.count <= 64, parameters.allSatisfy({ $0.key.count <= 64 && $0.value.count <= 4096 }) else {
+            throw DomainError.invalidRequest("the request has too many or too long parameters")
+        }
+        let pushed = try await domain.browserLogins.push(
+            AuthorizationRequest(parameters: parameters), client: client.service, tenant: try context.requireTenant())
         return Self.noStore(JSONResponse.make(pushed, status: .created))
     }
 
@@ -589,7 +595,8 @@ struct OIDCRoutes {
     @Sendable func backchannelAuthenticate(_ request: Request, context: TesseraRequestContext) async throws -> Response {
         let client = try context.requireClient()
         let answer = try await domain.backchannel.authenticate(
-            form: client.form, client: client.service, tenant: try context.requireTenant(), logger: context.logger)
+            BackchannelAuthenticationRequest(parameters: client.form), client: client.service, tenant: try context.requireTenant(),
+            logger: context.logger)
         return JSONResponse.make(answer)
     }
 
