@@ -187,6 +187,8 @@ let package = Package(
         ),
         .testTarget(name: "TesseraCoreTests", dependencies: ["TesseraCore", "TesseraTesting"]),
         .testTarget(name: "TesseraAdminAPITests", dependencies: ["TesseraAdminAPI", "TesseraCore"]),
+        // The SDK's own unit tests: no server, no database.
+        .testTarget(name: "TesseraKitTests", dependencies: ["TesseraKit", "TesseraCore", "TesseraCrypto"]),
         .testTarget(
             name: "TesseraStoreTests",
             dependencies: [

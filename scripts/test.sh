@@ -134,7 +134,7 @@ run_pass() {
 if [ "$fast" = 1 ]; then
     echo "== The fast layer, on SQLite =="
     env -u TESSERA_TEST_DATABASE_URL timeout --kill-after=30 600 swift test --skip-build \
-        --filter 'TesseraCoreTests|TesseraAdminAPITests|TesseraCryptoTests|TesseraStoreTests|TesseraDomainTests|TesseraServerTests' "$@"
+        --filter 'TesseraCoreTests|TesseraAdminAPITests|TesseraCryptoTests|TesseraKitTests|TesseraStoreTests|TesseraDomainTests|TesseraServerTests' "$@"
     exit $?
 fi
 

@@ -321,9 +321,18 @@ extension Admin.Service {
             body.policy = policy
             body.attributes = attributes.map { $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty } }
             if let backchannelMode {
-                body.set(
-                    \.backchannelTokenDeliveryMode, .backchannelTokenDeliveryMode,
-                    backchannelMode == "none" ? .null : .value(try documented(backchannelMode, option: "--backchannel-mode")))
+                // `none` clears the mode; any other word is one the document names.
+                let mode: Patch<Components.Schemas.ServiceFields.BackchannelTokenDeliveryModePayload>
+                if backchannelMode == "none" {
+                    mode = .null
+                } else {
+                    do {
+                        mode = .value(try documented(backchannelMode, option: "--backchannel-mode"))
+                    } catch {
+                        throw ValidationError("--backchannel-mode is poll, ping or none")
+                    }
+                }
+                body.set(\.backchannelTokenDeliveryMode, .backchannelTokenDeliveryMode, mode)
             }
             if let notificationEndpoint { body.backchannelClientNotificationEndpoint = notificationEndpoint }
             if let sessionLifetime {
