@@ -113,6 +113,11 @@ public struct Domain: Sendable {
     }
 
     /// The tenant's public keys, from the same cached issuer that signs its tokens.
+    /// Whether the database answers and every migration this build knows is applied (`/ready`).
+    public func schemaIsCurrent() async -> Bool {
+        (try? await store.schemaVersion()) == SQLStore.latestSchemaVersion
+    }
+
     public func publicKeys(for tenant: TenantRecord) async throws -> [PublicJWK] {
         try await tokenIssuer(for: tenant).publicJWKs
     }

@@ -150,6 +150,33 @@ public func buildApplication(
         throw error
     }
 
+    let router = try buildRouter(state: state)
+
+    let application = Application(
+        router: router,
+        server: server,
+        configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "tessera"),
+        onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? configuration.port) },
+        logger: logger)
+    // Services stop in reverse order: long polls first, then the HTTP server (finishing
+    // in-flight requests), then the pushes and CIBA pings those requests started.
+    return TesseraServerApp(
+        application: application, generatedAdminToken: generated, routes: router.routes.map(\.description), store: store, directoryLock: directoryLock, serving: serving,
+        pusher: pusher,
+        before: [PushShutdown(pusher: pusher), PingShutdown(pings: state.pings)],
+        after: [
+            EventRelay(serving: serving), LongPollRelease(events: state.requestEvents),
+            Purger(maintenance: state.domain.maintenance, interval: configuration.purgeInterval, logger: logger),
+            LogoutSender(
+                logout: state.domain.logout, outbound: Outbound(state.domain, maximumBody: 64 * 1024), interval: .seconds(1), logger: logger),
+        ],
+        handlingSignals: handlingSignals)
+}
+
+/// Every route and middleware of the server over its shared state: no sockets, files or
+/// data directory of its own (the router-mode tests build one over a store and a key).
+func buildRouter(state: ServerState) throws -> Router<TesseraRequestContext> {
+    let configuration = state.configuration
     let router = Router(context: TesseraRequestContext.self)
     let https = configuration.tls != nil || configuration.publicURL.lowercased().hasPrefix("https://")
     router.add(middleware: SecurityHeaders(strictTransportSecurity: https))
@@ -170,7 +197,7 @@ public func buildApplication(
     }
     router.get("ready") { _, _ in
         // Ready when the database answers and every migration this build knows is applied.
-        guard let version = try? await store.schemaVersion(), version == SQLStore.latestSchemaVersion else {
+        guard await state.domain.schemaIsCurrent() else {
             return JSONResponse.make(["status": "unavailable"], status: .serviceUnavailable)
         }
         return JSONResponse.make(["status": "ready"])
@@ -197,25 +224,7 @@ public func buildApplication(
     AccountRoutes(state: state, pages: webPages).register(on: pages)
     DeviceRoutes(state: state).register(on: tenant)
 
-    let application = Application(
-        router: router,
-        server: server,
-        configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "tessera"),
-        onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? configuration.port) },
-        logger: logger)
-    // Services stop in reverse order: long polls first, then the HTTP server (finishing
-    // in-flight requests), then the pushes and CIBA pings those requests started.
-    return TesseraServerApp(
-        application: application, generatedAdminToken: generated, routes: router.routes.map(\.description), store: store, directoryLock: directoryLock, serving: serving,
-        pusher: pusher,
-        before: [PushShutdown(pusher: pusher), PingShutdown(pings: state.pings)],
-        after: [
-            EventRelay(serving: serving), LongPollRelease(events: state.requestEvents),
-            Purger(maintenance: state.domain.maintenance, interval: configuration.purgeInterval, logger: logger),
-            LogoutSender(
-                logout: state.domain.logout, outbound: Outbound(state.domain, maximumBody: 64 * 1024), interval: .seconds(1), logger: logger),
-        ],
-        handlingSignals: handlingSignals)
+    return router
 }
 
 /// Keeps the node's serving lock and acts on what other nodes announce (PostgreSQL

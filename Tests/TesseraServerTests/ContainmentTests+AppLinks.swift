@@ -82,7 +82,7 @@ extension ContainmentTests {
 
             // Settings stored before they were checked: a link domain that is the issuer's host
             // does not make the tenant its owner, and one two tenants name is nobody's.
-            let store = harness.app.store
+            let store = harness.store
             try await store.transaction { tx in
                 for (name, domain) in [("shop", issuerHost), ("bank", "links.shared.example")] {
                     var tenant = try #require(try await tx.tenant(named: name))

@@ -64,8 +64,8 @@ struct ContainmentTests {
     @Test("every admin operation of /openapi.json, for the bootstrap token and each role global, scoped and of another tenant: refusals write nothing")
     func adminMatrix() async throws {
         let harness = try await RouterHarness.make()
-        let store = harness.app.store
-        let routes = harness.app.routes
+        let store = harness.store
+        let routes = harness.routes
         try await harness.run { client in
             let world = try await Self.makeWorld(client, clock: harness.clock)
             var callers = [Caller(name: "bootstrap", token: RouterHarness.adminToken, role: nil, scope: nil)]
@@ -187,7 +187,7 @@ struct ContainmentTests {
     @Test("console forms: a helpdesk operator and a tenant's admin operator are refused the operators' tenant and what their role lacks, and nothing is written")
     func consoleForms() async throws {
         let harness = try await RouterHarness.make()
-        let routes = harness.app.routes
+        let routes = harness.routes
         try await harness.run { client in
             let world = try await Self.makeWorld(client, clock: harness.clock)
             // What each console form needs, as the admin operation it does.
@@ -287,7 +287,7 @@ struct ContainmentTests {
             #expect(browser.cookies["tessera_account"] != nil)
 
             // The built-in service follows the process policy.
-            let tenantID = try #require(try await harness.app.store.read { try await $0.tenant(named: "demo") }?.id)
+            let tenantID = try #require(try await harness.store.read { try await $0.tenant(named: "demo") }?.id)
             let (_, builtIn) = try await client.admin(.get, "/admin/tenants/demo/services/tessera-account-\(tenantID)")
             #expect(builtIn["policy"] as? String == "device+pin")
         }

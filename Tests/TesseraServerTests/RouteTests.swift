@@ -55,7 +55,7 @@ struct RouteTests {
     @Test("a failure the server cannot answer is one opaque 500, logged once at error level with the request id, counted by route")
     func serverErrors() async throws {
         let harness = try await RouterHarness.make()
-        let store = harness.app.store
+        let store = harness.store
         try await harness.run { client in
             try await client.admin(.post, "/admin/tenants", #"{"name":"demo"}"#)
             try await client.admin(.post, "/admin/tenants/demo/services", #"{"name":"Shop","redirect_uris":["https://shop.example/cb"]}"#)

@@ -6,48 +6,61 @@ import Logging
 import NIOCore
 import NIOFoundationEssentialsCompat
 import Synchronization
+import TesseraCrypto
 import TesseraKit
+import TesseraStore
 import TesseraTesting
 
 @testable import TesseraServer
 
-/// The real application in Hummingbird's `.router` test mode: every route, middleware and
-/// use case, a real SQLite file, no sockets. The server's clock is a `TestClock`, and its
-/// log lines are kept for the test to read.
+/// The server's router in Hummingbird's `.router` test mode: every route, middleware and
+/// use case over a real SQLite file and a random master key, with no data directory
+/// (`buildRouter` over a `ServerState`) and no sockets. The server's clock is a
+/// `TestClock`, and its log lines are kept for the test to read.
 struct RouterHarness {
     static let adminToken = "router-test-admin-token"
     /// In-process requests have no peer address: /metrics is read with its token.
     static let metricsToken = "router-test-metrics-token"
-    let app: TesseraServerApp
+    let application: Application<RouterResponder<TesseraRequestContext>>
+    let store: SQLStore
+    let pusher: Pusher
+    /// Every route the router has, as "METHOD /path".
+    let routes: [String]
     let clock: TestClock
     let log: LogRecorder
-    let directory: URL
+    let databasePath: String
 
     static func make(configure: (inout ServerConfiguration) -> Void = { _ in }) async throws -> RouterHarness {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tessera-router-\(UUID().uuidString)")
+        let databasePath = FileManager.default.temporaryDirectory.appendingPathComponent("tessera-router-\(UUID().uuidString).sqlite").path
         let clock = TestClock.running()
         let log = LogRecorder()
         var configuration = ServerConfiguration(
-            host: "127.0.0.1", port: 0, publicURL: "http://127.0.0.1:8080", dataDirectory: directory.path, adminToken: adminToken)
+            host: "127.0.0.1", port: 0, publicURL: "http://127.0.0.1:8080", dataDirectory: "/nonexistent", adminToken: adminToken)
         configuration.metricsToken = metricsToken
         configure(&configuration)
         let logger = Logger(label: "router-test", factory: { _ in log })
-        let app = try await buildApplication(configuration: configuration, logger: logger, now: { clock.now() }, handlingSignals: false)
-        return RouterHarness(app: app, clock: clock, log: log, directory: directory)
+        let store = try await SQLStore.openSQLite(path: databasePath, logger: logger)
+        let pusher = try Pusher(configuration.push)
+        let state = ServerState(
+            configuration: configuration, store: store, box: try SecretBox(masterKey: Secrets.randomBytes(32)),
+            adminTokenDigest: Secrets.digest(adminToken), pusher: pusher, now: { clock.now() })
+        let router = try buildRouter(state: state)
+        return RouterHarness(
+            application: Application(router: router, logger: logger), store: store, pusher: pusher,
+            routes: router.routes.map(\.description), clock: clock, log: log, databasePath: databasePath)
     }
 
     func run<Value: Sendable>(_ body: @Sendable (any TestClientProtocol) async throws -> Value) async throws -> Value {
-        let value: Value
+        let result: Result<Value, any Error>
         do {
-            value = try await app.application.test(.router, body)
+            result = .success(try await application.test(.router, body))
         } catch {
-            try? await app.closeWithoutRunning()
-            try? FileManager.default.removeItem(at: directory)
-            throw error
+            result = .failure(error)
         }
-        try await app.closeWithoutRunning()
-        try? FileManager.default.removeItem(at: directory)
-        return value
+        await pusher.shutdown()
+        try await store.close()
+        try? FileManager.default.removeItem(atPath: databasePath)
+        return try result.get()
     }
 }
 
