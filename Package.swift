@@ -154,9 +154,19 @@ let package = Package(
             ]
         ),
         .target(name: "TesseraKit", dependencies: ["TesseraCore", "TesseraCrypto", .product(name: "Crypto", package: "swift-crypto")]),
+        // What the fast tests share: a test clock, the domain harness over a temporary SQLite
+        // file, a device in memory, a recording notifier. No server, PostgreSQL or subprocess.
+        .target(
+            name: "TesseraTestSupport",
+            dependencies: [
+                "TesseraCore", "TesseraCrypto", "TesseraRecords", "TesseraStore", "TesseraDomain", "TesseraAdminAPI",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         .target(
             name: "TesseraTesting",
             dependencies: [
+                "TesseraTestSupport",
                 "TesseraCore", "TesseraCrypto", "TesseraServer", "TesseraKit", "TesseraStore", "TesseraRecords", "TesseraSQLite", "TesseraDomain",
                 "TesseraAdminAPI",
                 .product(name: "Logging", package: "swift-log"),
@@ -198,7 +208,7 @@ let package = Package(
         .testTarget(
             name: "TesseraDomainTests",
             dependencies: [
-                "TesseraDomain", "TesseraStore", "TesseraRecords", "TesseraCore", "TesseraCrypto", "TesseraTesting", "TesseraAdminAPI",
+                "TesseraDomain", "TesseraStore", "TesseraRecords", "TesseraCore", "TesseraCrypto", "TesseraTestSupport", "TesseraAdminAPI",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "SQLKit", package: "sql-kit"),
             ]
@@ -207,6 +217,7 @@ let package = Package(
             name: "TesseraServerTests",
             dependencies: [
                 "TesseraServer", "TesseraStore", "TesseraRecords", "TesseraCore", "TesseraCrypto", "TesseraDomain", "TesseraKit", "TesseraTesting",
+                "TesseraTestSupport",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -233,7 +244,7 @@ let package = Package(
             name: "TesseraEndToEndTests",
             dependencies: [
                 "TesseraServer", "TesseraKit", "TesseraTesting", "TesseraCore", "TesseraCrypto", "TesseraOperations", "TesseraStore",
-                "TesseraRecords", "TesseraAdminAPI", "tessera",
+                "TesseraRecords", "TesseraAdminAPI", "TesseraTestSupport", "tessera",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
             ]

@@ -4,6 +4,7 @@ import NIOCore
 import NIOHTTP1
 import TesseraCore
 import TesseraKit
+import TesseraTestSupport
 
 /// A plain HTTP client for tests (AsyncHTTPClient): follows no redirects and keeps no
 /// cookies, so a test sees each response exactly as the server sent it.

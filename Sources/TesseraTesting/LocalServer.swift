@@ -1,4 +1,5 @@
 import Foundation
+import TesseraTestSupport
 
 /// Starts small local servers for tests (stand-ins for services and push services).
 enum LocalServer {

@@ -2,6 +2,7 @@ import Foundation
 import Glibc
 import Subprocess
 import SystemPackage
+import TesseraTestSupport
 
 /// Runs the interop scripts in `Tests/interop` with the machine's python3 (their
 /// packages are installed by `scripts/test.sh`).

@@ -3,6 +3,7 @@ import TesseraAdminAPI
 import TesseraCore
 import TesseraCrypto
 import TesseraKit
+import TesseraTestSupport
 
 /// A tenant with a service and users on a `TestServer`, set up over the admin API the
 /// way an administrator would.

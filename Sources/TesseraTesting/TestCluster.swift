@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import TesseraCore
 import TesseraServer
+import TesseraTestSupport
 
 /// Several `tessera serve` nodes on one PostgreSQL database and one data directory (so
 /// one master key), behind a real nginx on 127.0.0.1 that spreads requests round-robin.

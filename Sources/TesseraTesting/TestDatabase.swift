@@ -4,6 +4,7 @@ import PostgresNIO
 import TesseraRecords
 import TesseraSQLite
 import TesseraStore
+import TesseraTestSupport
 
 /// The database a test server uses: its SQLite file, or — when
 /// `TESSERA_TEST_DATABASE_URL` names a PostgreSQL server (as `.ci/run` does) — a fresh

@@ -1,7 +1,8 @@
 import Foundation
-import Synchronization
 import Logging
+import Synchronization
 import TesseraServer
+import TesseraTestSupport
 
 #if canImport(Glibc)
 import Glibc
@@ -149,9 +150,4 @@ public enum TestServerPort {
         }
         return bound == 0
     }
-}
-
-public struct TestSupportError: Error, CustomStringConvertible {
-    public let description: String
-    public init(_ description: String) { self.description = description }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import TesseraCore
+import TesseraTestSupport
 
 /// Decodes QR codes with `zbarimg` (Debian's zbar-tools), an implementation that owes
 /// nothing to Tessera's encoder.

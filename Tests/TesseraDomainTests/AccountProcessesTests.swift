@@ -1,10 +1,11 @@
 import Foundation
-import Testing
 import TesseraCore
 import TesseraCrypto
 import TesseraDomain
 import TesseraRecords
 import TesseraStore
+import TesseraTestSupport
+import Testing
 
 /// Account processes at the use cases, one purpose at a time: started by the device,
 /// finished like a login, completed once.

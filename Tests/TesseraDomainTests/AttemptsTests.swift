@@ -3,7 +3,7 @@ import SQLKit
 import TesseraCore
 import TesseraDomain
 import TesseraRecords
-import TesseraTesting
+import TesseraTestSupport
 import Testing
 @testable import TesseraStore
 

@@ -2,10 +2,10 @@ import Foundation
 import TesseraCore
 import TesseraCrypto
 import TesseraRecords
+import TesseraStore
+import TesseraTestSupport
 import Testing
 @testable import TesseraDomain
-import TesseraStore
-import TesseraTesting
 
 /// Services are kept in memory: what a change does on the node that made it, what it does
 /// on a node that only hears of it, and a read that races a change.

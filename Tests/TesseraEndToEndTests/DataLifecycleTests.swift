@@ -1,7 +1,8 @@
 import Foundation
-import Testing
 import TesseraCore
 import TesseraTesting
+import TesseraTestSupport
+import Testing
 
 @Suite("Bounded data: the purge and tessera admin stats", .timeLimit(.minutes(5)))
 struct DataLifecycleTests {

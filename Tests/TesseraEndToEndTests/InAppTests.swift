@@ -4,6 +4,7 @@ import TesseraAdminAPI
 import TesseraCore
 import TesseraCrypto
 import TesseraTesting
+import TesseraTestSupport
 import Testing
 @testable import TesseraKit
 

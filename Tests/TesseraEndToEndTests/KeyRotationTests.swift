@@ -3,6 +3,7 @@ import TesseraCore
 import TesseraCrypto
 import TesseraKit
 import TesseraTesting
+import TesseraTestSupport
 import Testing
 
 #if canImport(Glibc)

@@ -3,6 +3,7 @@ import TesseraAdminAPI
 import TesseraCore
 import TesseraKit
 import TesseraTesting
+import TesseraTestSupport
 import Testing
 
 @Suite("Lockout per activation", .timeLimit(.minutes(5)))

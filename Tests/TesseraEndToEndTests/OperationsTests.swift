@@ -10,6 +10,7 @@ import TesseraRecords
 import TesseraServer
 import TesseraStore
 import TesseraTesting
+import TesseraTestSupport
 import Testing
 
 @Suite("Readiness, metrics and transport security", .timeLimit(.minutes(5)))

@@ -6,6 +6,7 @@ import TesseraCrypto
 import TesseraKit
 import TesseraServer
 import TesseraTesting
+import TesseraTestSupport
 import Testing
 
 /// Passkeys (WebAuthn) in the browser: registered from invitations, signing in through

@@ -4,6 +4,7 @@ import TesseraCore
 import TesseraCrypto
 import TesseraKit
 import TesseraTesting
+import TesseraTestSupport
 import Testing
 
 @Suite("Replays, expiry and OAuth refusals", .timeLimit(.minutes(5)))

@@ -5,6 +5,7 @@ import TesseraCore
 import TesseraCrypto
 import TesseraKit
 import TesseraTesting
+import TesseraTestSupport
 import Testing
 
 /// OpenID Connect as off-the-shelf clients expect it: ID-token algorithms per service,

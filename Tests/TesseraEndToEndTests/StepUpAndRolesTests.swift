@@ -1,9 +1,10 @@
 import Foundation
-import Testing
 import TesseraCore
 import TesseraCrypto
-@testable import TesseraKit
 import TesseraTesting
+import TesseraTestSupport
+import Testing
+@testable import TesseraKit
 
 /// What the app learns from a login (XignSys's role and MappedId, the confirmed
 /// attributes) and the step-up answered on the phone itself (VeridiumID's

@@ -1,10 +1,11 @@
 import Foundation
-import Testing
 import TesseraCore
 import TesseraCrypto
 import TesseraKit
 import TesseraServer
 import TesseraTesting
+import TesseraTestSupport
+import Testing
 
 /// Activates a fresh test device for `username`.
 func activateDevice(

@@ -1,8 +1,9 @@
 import Foundation
 import HTTPTypes
 import HummingbirdTesting
-import Testing
 import TesseraTesting
+import TesseraTestSupport
+import Testing
 
 @testable import TesseraServer
 

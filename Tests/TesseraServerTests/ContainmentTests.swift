@@ -8,6 +8,7 @@ import TesseraCrypto
 import TesseraKit
 import TesseraRecords
 import TesseraTesting
+import TesseraTestSupport
 import Testing
 
 @testable import TesseraServer

@@ -10,6 +10,7 @@ import TesseraCrypto
 import TesseraKit
 import TesseraStore
 import TesseraTesting
+import TesseraTestSupport
 
 @testable import TesseraServer
 

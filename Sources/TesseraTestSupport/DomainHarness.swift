@@ -7,18 +7,17 @@ import TesseraCrypto
 import TesseraDomain
 import TesseraRecords
 import TesseraStore
-import TesseraTesting
 
 /// The domain over a temporary SQLite file, with a hand-moved clock and a notifier that
 /// records what it is told: no HTTP, no sockets.
-struct Harness {
-    let store: SQLStore
-    let domain: Domain
-    let clock: TestClock
-    let notices: RecordingNotifier
-    let logger = Logger(label: "domain-test")
+package struct Harness {
+    package let store: SQLStore
+    package let domain: Domain
+    package let clock: TestClock
+    package let notices: RecordingNotifier
+    package let logger = Logger(label: "domain-test")
 
-    static func make() async throws -> Harness {
+    package static func make() async throws -> Harness {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("domain-\(UUID().uuidString).sqlite").path
         let store = try await SQLStore.openSQLite(path: path, logger: Logger(label: "domain-test"))
         let clock = TestClock()
@@ -30,10 +29,10 @@ struct Harness {
         return Harness(store: store, domain: domain, clock: clock, notices: notices)
     }
 
-    func close() async throws { try await store.close() }
+    package func close() async throws { try await store.close() }
 
     /// A tenant with the given lockout policy, a confidential service and one user.
-    func tenant(lockout: String = #"{"free_attempts":0,"waits":[30,60],"permanent_after":3}"#) async throws
+    package func tenant(lockout: String = #"{"free_attempts":0,"waits":[30,60],"permanent_after":3}"#) async throws
         -> (TenantRecord, ServiceRecord, secret: String)
     {
         let input = try JSONDecoder().decode(TenantCreation.self, from: Data(#"{"name":"demo","lockout":\#(lockout)}"#.utf8))
@@ -56,7 +55,7 @@ struct Harness {
     }
 
     /// An invitation code for `alice`.
-    func invitationCode(_ tenant: TenantRecord) async throws -> String {
+    package func invitationCode(_ tenant: TenantRecord) async throws -> String {
         let input = try JSONDecoder().decode(Components.Schemas.CreateInvitation.self, from: Data(#"{"username":"alice"}"#.utf8))
         let view = try JSONDecoder().decode(
             [String: JSONValue].self, from: JSONEncoder().encode(try await domain.administration().invite(input, tenant: tenant, logger: logger)))
@@ -66,7 +65,7 @@ struct Harness {
     }
 
     /// A browser login request of the service; its id.
-    func loginRequest(_ service: ServiceRecord, tenant: TenantRecord) async throws -> RequestID {
+    package func loginRequest(_ service: ServiceRecord, tenant: TenantRecord) async throws -> RequestID {
         let start = try await domain.browserLogins.start(
             AuthorizationRequest(parameters: [
                 "client_id": service.clientID.rawValue, "redirect_uri": "https://shop.example/cb", "response_type": "code", "scope": "openid email",
@@ -78,7 +77,7 @@ struct Harness {
 
 extension Harness {
     /// An activated phone's approved login of `service`, completed with its code.
-    func approvedCode(_ service: ServiceRecord, tenant: TenantRecord) async throws -> String {
+    package func approvedCode(_ service: ServiceRecord, tenant: TenantRecord) async throws -> String {
         var phone = Phone()
         try await phone.activate(code: try await invitationCode(tenant), harness: self, tenant: tenant)
         let requestID = try await loginRequest(service, tenant: tenant)
@@ -90,23 +89,23 @@ extension Harness {
         return code
     }
 
-    func redeem(_ code: String, _ service: ServiceRecord, tenant: TenantRecord) async throws -> TokenResponse {
+    package func redeem(_ code: String, _ service: ServiceRecord, tenant: TenantRecord) async throws -> TokenResponse {
         try await domain.grants.redeemCode(code, redirectURI: "https://shop.example/cb", codeVerifier: nil, client: service, tenant: tenant)
     }
 }
 
 /// A device as the SDK would be one, signing with keys in memory: enough protocol to drive
 /// the domain directly.
-struct Phone {
-    let key = SoftwareSigningKey()
-    let pin: String
-    let issuer = "https://id.example/t/demo"
-    var activationID: ActivationID = ""
-    var pinKey = Data()
+package struct Phone {
+    package let key = SoftwareSigningKey()
+    package let pin: String
+    package let issuer = "https://id.example/t/demo"
+    package var activationID: ActivationID = ""
+    package var pinKey = Data()
 
-    init(pin: String = "246810") { self.pin = pin }
+    package init(pin: String = "246810") { self.pin = pin }
 
-    mutating func activate(code: String, harness: Harness, tenant: TenantRecord) async throws {
+    package mutating func activate(code: String, harness: Harness, tenant: TenantRecord) async throws {
         let offer = try await harness.domain.activations.offer(code: code, tenant: tenant)
         pinKey = try PinProof.deriveKeyData(pin: pin, salt: try requireValue(Base64URL.decode(offer.pinSalt)))
         let now = Int(harness.clock.now().timeIntervalSince1970)
@@ -122,7 +121,7 @@ struct Phone {
     }
 
     /// The caller a `Tessera-Device` token for `method path` proves.
-    func caller(_ method: String, _ path: String, harness: Harness, tenant: TenantRecord) async throws -> DeviceCaller {
+    package func caller(_ method: String, _ path: String, harness: Harness, tenant: TenantRecord) async throws -> DeviceCaller {
         let now = Int(harness.clock.now().timeIntervalSince1970)
         let claims = DeviceRequestClaims(
             sub: activationID.rawValue, aud: issuer, htm: method, htu: path, iat: now, exp: now + 60, jti: Secrets.randomToken())
@@ -132,14 +131,14 @@ struct Phone {
     }
 
     /// Claims the request and proves device + PIN (or a wrong PIN).
-    func login(_ requestID: RequestID, pin: String? = nil, harness: Harness, tenant: TenantRecord) async throws -> Attempts.Finished {
+    package func login(_ requestID: RequestID, pin: String? = nil, harness: Harness, tenant: TenantRecord) async throws -> Attempts.Finished {
         let caller = try await caller("POST", "/t/demo/device/authentications/\(requestID)/claim", harness: harness, tenant: tenant)
         let challenge = try await harness.domain.attempts.claim(
             requestID: requestID, selection: ClaimRequest(userID: nil), caller: caller, tenant: tenant, logger: harness.logger)
         return try await finish(challenge, pin: pin, harness: harness, tenant: tenant)
     }
 
-    func finish(_ challenge: AuthenticationChallenge, pin: String? = nil, harness: Harness, tenant: TenantRecord) async throws
+    package func finish(_ challenge: AuthenticationChallenge, pin: String? = nil, harness: Harness, tenant: TenantRecord) async throws
         -> Attempts.Finished
     {
         var pinKeyData = pinKey
@@ -159,22 +158,22 @@ struct Phone {
 }
 
 /// Records every notice the domain delivers.
-final class RecordingNotifier: RequestNotifier {
+package final class RecordingNotifier: RequestNotifier {
     private let delivered = Mutex<[RequestNotice]>([])
 
-    func deliver(_ notice: RequestNotice, logger: Logger) async {
+    package func deliver(_ notice: RequestNotice, logger: Logger) async {
         delivered.withLock { $0.append(notice) }
     }
 
-    var keys: [String] { delivered.withLock { $0.flatMap(\.keys) } }
+    package var keys: [String] { delivered.withLock { $0.flatMap(\.keys) } }
 }
 
 /// Enough JSON to read a view back.
-enum JSONValue: Decodable {
+package enum JSONValue: Decodable {
     case string(String)
     case other
 
-    init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         if let text = try? decoder.singleValueContainer().decode(String.self) {
             self = .string(text)
         } else {
@@ -183,7 +182,7 @@ enum JSONValue: Decodable {
     }
 }
 
-func requireValue<T>(_ value: T?) throws -> T {
+package func requireValue<T>(_ value: T?) throws -> T {
     guard let value else { throw TestSupportError("a value was missing") }
     return value
 }
