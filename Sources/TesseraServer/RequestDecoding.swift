@@ -34,26 +34,23 @@ enum RequestDecoding {
     /// A `limit` query parameter: 1 to `maximum`, `standard` when absent.
     static func limit(_ query: [String: String], maximum: Int, standard: Int = 100) throws -> Int {
         guard let text = query["limit"] else { return standard }
-        guard let value = Int(text), (1...maximum).contains(value) else {
-            throw DomainError.invalidRequest("limit must be 1 to \(maximum)")
-        }
+        guard let value = Int(text) else { throw DomainError.invalidRequest("limit must be 1 to \(maximum)") }
+        return try limit(value, maximum: maximum)
+    }
+
+    /// A `limit` the generated admin server has read as a number: 1 to `maximum`, `standard` when absent.
+    static func limit(_ value: Int?, maximum: Int, standard: Int = 100) throws -> Int {
+        guard let value else { return standard }
+        guard (1...maximum).contains(value) else { throw DomainError.invalidRequest("limit must be 1 to \(maximum)") }
         return value
     }
 
-    /// A time in a query parameter: seconds since 1970, nil when absent.
-    static func epoch(_ name: String, in query: [String: String]) throws -> Int64? {
-        try query[name].map { text in
-            guard let value = Int64(text), value >= 0 else { throw DomainError.invalidRequest("\(name) must be seconds since 1970") }
-            return value
-        }
-    }
-
-    /// A yes/no query parameter: `true` or `false`, false when absent.
-    static func flag(_ name: String, in query: [String: String]) throws -> Bool {
-        switch query[name] {
-        case nil, "false": false
-        case "true": true
-        default: throw DomainError.invalidRequest("\(name) is true or false")
+    /// A time in a query parameter the generated admin server has read as a number:
+    /// seconds since 1970, nil when absent.
+    static func epoch(_ name: String, _ value: Int?) throws -> Int64? {
+        try value.map { value in
+            guard value >= 0 else { throw DomainError.invalidRequest("\(name) must be seconds since 1970") }
+            return Int64(value)
         }
     }
 

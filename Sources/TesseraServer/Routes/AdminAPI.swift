@@ -31,21 +31,6 @@ struct AdminAPI: APIProtocol {
         return (domain.administration(as: call.caller), call)
     }
 
-    /// A `limit` query parameter: 1 to `maximum`, 100 when absent.
-    private func limit(_ value: Int?, maximum: Int = 1000) throws -> Int {
-        guard let value else { return 100 }
-        guard (1...maximum).contains(value) else { throw DomainError.invalidRequest("limit must be 1 to \(maximum)") }
-        return value
-    }
-
-    /// A time in a query parameter: seconds since 1970.
-    private func epoch(_ name: String, _ value: Int?) throws -> Int64? {
-        try value.map { value in
-            guard value >= 0 else { throw DomainError.invalidRequest("\(name) must be seconds since 1970") }
-            return Int64(value)
-        }
-    }
-
     // MARK: Tenants
 
     func createTenant(_ input: Operations.CreateTenant.Input) async throws -> Operations.CreateTenant.Output {
@@ -164,7 +149,7 @@ struct AdminAPI: APIProtocol {
         let page = try await administration.listUsers(
             .init(
                 username: query.username, search: query.search, attribute: query.attribute, cursor: query.cursor,
-                limit: try limit(query.limit)),
+                limit: try RequestDecoding.limit(query.limit, maximum: 1000)),
             tenant: try call.requireTenant())
         return .ok(.init(body: .json(page)))
     }
@@ -311,8 +296,8 @@ struct AdminAPI: APIProtocol {
         let page = try await administration.history(
             .init(
                 username: query.username, activationID: query.activation.map(ActivationID.init), service: query.service,
-                outcome: query.outcome?.rawValue, since: try epoch("since", query.since), until: try epoch("until", query.until),
-                cursor: query.cursor, limit: try limit(query.limit)),
+                outcome: query.outcome?.rawValue, since: try RequestDecoding.epoch("since", query.since), until: try RequestDecoding.epoch("until", query.until),
+                cursor: query.cursor, limit: try RequestDecoding.limit(query.limit, maximum: 1000)),
             tenant: try call.requireTenant())
         return .ok(.init(body: .json(page)))
     }
@@ -335,7 +320,7 @@ struct AdminAPI: APIProtocol {
         var tenant: TenantRecord?
         if let name = query.tenant { tenant = try await domain.tenant(named: name) }
         let entries = try await administration.audit(
-            tenant: tenant, since: try epoch("since", query.since), action: query.action, actor: query.actor, limit: try limit(query.limit))
+            tenant: tenant, since: try RequestDecoding.epoch("since", query.since), action: query.action, actor: query.actor, limit: try RequestDecoding.limit(query.limit, maximum: 1000))
         return .ok(.init(body: .json(.init(entries: entries))))
     }
 
