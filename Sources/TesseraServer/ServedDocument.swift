@@ -6,7 +6,17 @@ import Yams
 /// The OpenAPI document (`openapi.yaml`), read once at start-up: served as JSON at
 /// `/openapi.json`, and the source of what each admin operation needs of its caller.
 enum ServedDocument {
-    /// Read by each of the two values below, once each.
+    /// The document parsed once, and the two values made of it.
+    private static let loaded: (json: Data, requirements: [String: Requirement]) = {
+        let document = Self.document()
+        do {
+            let json = try JSONSerialization.data(withJSONObject: document, options: [.sortedKeys, .withoutEscapingSlashes])
+            return (json, requirements(of: document))
+        } catch {
+            preconditionFailure("openapi.yaml cannot be written as JSON: \(error)")
+        }
+    }()
+
     private static func document() -> [String: Any] {
         do {
             guard let document = try Yams.load(yaml: APIDocument.yaml) as? [String: Any] else {
@@ -19,13 +29,7 @@ enum ServedDocument {
         }
     }
 
-    static let json: Data = {
-        do {
-            return try JSONSerialization.data(withJSONObject: document(), options: [.sortedKeys, .withoutEscapingSlashes])
-        } catch {
-            preconditionFailure("openapi.yaml cannot be written as JSON: \(error)")
-        }
-    }()
+    static var json: Data { loaded.json }
 
     /// What an admin operation needs: its role (`x-tessera-need`) and whether the caller
     /// must reach every tenant (`x-tessera-global`).
@@ -36,9 +40,11 @@ enum ServedDocument {
 
     /// Every operation tagged `admin`, by `operationId`. An admin operation that does not say
     /// what it needs is a defect of the document, found when the server starts.
-    static let adminRequirements: [String: Requirement] = {
+    static var adminRequirements: [String: Requirement] { loaded.requirements }
+
+    private static func requirements(of document: [String: Any]) -> [String: Requirement] {
         var requirements: [String: Requirement] = [:]
-        for case let (path, item as [String: Any]) in document()["paths"] as? [String: Any] ?? [:] {
+        for case let (path, item as [String: Any]) in document["paths"] as? [String: Any] ?? [:] {
             for case let (method, operation as [String: Any]) in item {
                 guard (operation["tags"] as? [String])?.contains("admin") == true else { continue }
                 guard let id = operation["operationId"] as? String else {
@@ -55,5 +61,5 @@ enum ServedDocument {
             }
         }
         return requirements
-    }()
+    }
 }
