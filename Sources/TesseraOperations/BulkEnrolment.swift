@@ -38,19 +38,13 @@ public enum BulkEnrolment {
             let lock = try DataDirectoryLock.take(.serving, in: directory)
             defer { lock.release() }
             let box = try SecretBox(masterKey: masterKey)
-            let serving = try await store.serve(listeningOn: EventKey.channel, check: { try await checkMasterKey(box, opens: store) }) { _ in }
-            do {
-                let report = try await fill(store: store, box: box, tenant: name, count: count, progress: progress)
-                serving?.cancel()
-                if await serving?.value == .rekeyed {
-                    throw ServerStartupError("a tessera rekey ran while seed's connection was lost: the rows it wrote since need the old master key")
-                }
-                return report
-            } catch {
-                serving?.cancel()
-                _ = await serving?.value
-                throw error
+            let (report, end) = try await store.withServing(listeningOn: EventKey.channel, check: { try await checkMasterKey(box, opens: store) }) {
+                try await fill(store: store, box: box, tenant: name, count: count, progress: progress)
             }
+            if end == .rekeyed {
+                throw ServerStartupError("a tessera rekey ran while seed's connection was lost: the rows it wrote since need the old master key")
+            }
+            return report
         }
     }
 

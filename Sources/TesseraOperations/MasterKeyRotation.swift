@@ -217,21 +217,19 @@ extension DataDirectory {
     /// For offline commands (rekey, seed): `body` with the master key and the store of a
     /// server that has run with this data directory (its SQLite file, or the PostgreSQL
     /// database at `databaseURL`); the store is closed afterwards, whatever happens.
-    func withExistingStore<R>(
+    func withExistingStore<R: Sendable>(
         databaseURL: String?, logger: Logger, _ body: (_ masterKey: Data, _ store: SQLStore) async throws -> R
     ) async throws -> R {
         guard let masterKey = try readKey(at: masterKeyPath) else {
             throw ServerStartupError("\(masterKeyPath) does not exist: give the --data-dir of a server that has run")
         }
-        let store: SQLStore
         if let databaseURL {
-            store = try await SQLStore.openPostgres(url: databaseURL, logger: logger, maximumConnections: 2)
-        } else {
-            guard FileManager.default.fileExists(atPath: databasePath) else {
-                throw ServerStartupError("\(databasePath) does not exist (for a server on PostgreSQL, give --database)")
-            }
-            store = try await SQLStore.openSQLite(path: databasePath, logger: logger)
+            return try await SQLStore.withPostgres(url: databaseURL, logger: logger, maximumConnections: 2) { try await body(masterKey, $0) }
         }
+        guard FileManager.default.fileExists(atPath: databasePath) else {
+            throw ServerStartupError("\(databasePath) does not exist (for a server on PostgreSQL, give --database)")
+        }
+        let store = try await SQLStore.openSQLite(path: databasePath, logger: logger)
         do {
             let result = try await body(masterKey, store)
             try await store.close()

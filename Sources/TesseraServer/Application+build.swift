@@ -26,13 +26,11 @@ public final class TesseraServerApp: Sendable {
     let pusher: Pusher
     /// Held while the server runs: no `tessera rekey` on its data directory meanwhile.
     private let directoryLock: DataDirectoryLock
-    /// On PostgreSQL: the serving lock and the LISTEN (`SQLStore.serve`).
-    private let serving: Task<SQLStore.ServingEnd, Never>?
     private let group: ServiceGroup
 
     init(
         application: Application<RouterResponder<TesseraRequestContext>>, generatedAdminToken: String?, routes: [String], store: SQLStore,
-        directoryLock: DataDirectoryLock, serving: Task<SQLStore.ServingEnd, Never>?, pusher: Pusher, before: [any Service],
+        directoryLock: DataDirectoryLock, pusher: Pusher, before: [any Service],
         after: [any Service], handlingSignals: Bool
     ) {
         self.application = application
@@ -40,11 +38,11 @@ public final class TesseraServerApp: Sendable {
         self.routes = routes
         self.store = store
         self.directoryLock = directoryLock
-        self.serving = serving
         self.pusher = pusher
         // Services shut down in reverse order: what comes `after` the application stops
         // before it (long polls, so that its wait for in-flight requests is not a wait for
-        // their timeouts), what comes `before` it stops after it (the pushes it started).
+        // their timeouts), what comes `before` it stops after it (the pushes it started,
+        // and last the database's connections).
         group = ServiceGroup(
             configuration: .init(
                 services: before + [application] + after,
@@ -52,7 +50,8 @@ public final class TesseraServerApp: Sendable {
     }
 
     /// Runs until SIGTERM or SIGINT (when handling signals) or `shutdown()`, finishing
-    /// in-flight requests, then closes the database.
+    /// in-flight requests, then closes the database (on PostgreSQL its pool, a service of
+    /// the group, has closed by then).
     public func run() async throws {
         let result: Result<Void, any Error>
         do {
@@ -63,7 +62,6 @@ public final class TesseraServerApp: Sendable {
         }
         // Close even if this task was cancelled: in a task that does not inherit it.
         let store = self.store
-        serving?.cancel()
         try await Task { try await store.close() }.value
         directoryLock.release()
         try result.get()
@@ -72,8 +70,6 @@ public final class TesseraServerApp: Sendable {
     /// Closes the database of a server that was built but will not run.
     public func closeWithoutRunning() async throws {
         await pusher.shutdown()
-        serving?.cancel()
-        _ = await serving?.value
         try await store.close()
         directoryLock.release()
     }
@@ -119,11 +115,23 @@ public func buildApplication(
     let box = try SecretBox(masterKey: try await BlockingWork.run { try directory.masterKey(logger: logger) })
     let adminToken = configuration.adminToken
     let (digest, generated) = try await BlockingWork.run { try directory.adminTokenDigest(configured: adminToken) }
+    // Under the serving lock (on SQLite the data directory's), the master key must open
+    // the data. On PostgreSQL the schema is brought up to date and the check made on
+    // connections of their own: the store's pool opens when the service group runs it.
     let store: SQLStore
     if let url = configuration.databaseURL {
-        store = try await SQLStore.openPostgres(url: url, logger: logger, maximumConnections: configuration.databaseConnections)
+        try await SQLStore.withPostgres(url: url, logger: logger, maximumConnections: 2) { startup in
+            try await startup.checkServing { try await checkMasterKey(box, opens: startup) }
+        }
+        store = try SQLStore.postgres(url: url, logger: logger, maximumConnections: configuration.databaseConnections)
     } else {
         store = try await SQLStore.openSQLite(path: directory.databasePath, logger: logger)
+        do {
+            try await store.checkServing { try await checkMasterKey(box, opens: store) }
+        } catch {
+            try? await store.close()
+            throw error
+        }
     }
     let pusher: Pusher
     do {
@@ -135,37 +143,28 @@ public func buildApplication(
     let state = ServerState(
         configuration: configuration, store: store, box: box, adminTokenDigest: digest, pusher: pusher,
         now: now)
-    // On PostgreSQL: the serving lock (no rekey meanwhile) and the other nodes' notifications.
-    // Under the lock (on SQLite the data directory's), the master key must open the data.
-    let serving: Task<SQLStore.ServingEnd, Never>?
-    do {
-        serving = try await store.serve(listeningOn: EventKey.channel, check: { [store, box] in
-            try await checkMasterKey(box, opens: store)
-        }) { [state] key in
-            await state.receive(key)
-        }
-    } catch {
-        await pusher.shutdown()
-        try? await store.close()
-        throw error
-    }
+    // On PostgreSQL: the serving lock (no rekey meanwhile) and the other nodes'
+    // notifications, held by the relay; the server takes requests once it holds them.
+    let relay = EventRelay(
+        store: store, check: { [store, box] in try await checkMasterKey(box, opens: store) }, receive: { [state] key in await state.receive(key) })
 
     let router = try buildRouter(state: state)
 
-    let application = Application(
+    var application = Application(
         router: router,
         server: server,
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "tessera"),
         onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? configuration.port) },
         logger: logger)
+    application.beforeServerStarts { try await relay.holding() }
     // Services stop in reverse order: long polls first, then the HTTP server (finishing
     // in-flight requests), then the pushes and CIBA pings those requests started.
     return TesseraServerApp(
-        application: application, generatedAdminToken: generated, routes: router.routes.map(\.description), store: store, directoryLock: directoryLock, serving: serving,
+        application: application, generatedAdminToken: generated, routes: router.routes.map(\.description), store: store, directoryLock: directoryLock,
         pusher: pusher,
-        before: [PushShutdown(pusher: pusher), PingShutdown(pings: state.pings)],
+        before: [store.service, PushShutdown(pusher: pusher), state.background].compactMap { $0 },
         after: [
-            EventRelay(serving: serving), LongPollRelease(events: state.requestEvents),
+            relay, LongPollRelease(events: state.requestEvents),
             Purger(maintenance: state.domain.maintenance, interval: configuration.purgeInterval, logger: logger),
             LogoutSender(
                 logout: state.domain.logout, outbound: Outbound(state.domain, maximumBody: 64 * 1024), interval: .seconds(1), logger: logger),
@@ -174,21 +173,50 @@ public func buildApplication(
 }
 
 /// Keeps the node's serving lock and acts on what other nodes announce (PostgreSQL
-/// LISTEN, started by `SQLStore.serve`) until shutdown; stops the node if a rekey took
-/// the lock while its connection was lost.
+/// LISTEN, `SQLStore.serving`) until shutdown; stops the node if a rekey took the lock
+/// while its connection was lost. The application waits for it (`holding`) before it
+/// takes requests, and stops with its error if the lock cannot be taken.
 struct EventRelay: Service {
-    let serving: Task<SQLStore.ServingEnd, Never>?
+    let store: SQLStore
+    let check: @Sendable () async throws -> Void
+    let receive: @Sendable (String) async -> Void
+    /// Once: nil when the lock is held, or why it is not.
+    private let held: AsyncStream<(any Error)?>
+    private let holds: AsyncStream<(any Error)?>.Continuation
+
+    init(store: SQLStore, check: @escaping @Sendable () async throws -> Void, receive: @escaping @Sendable (String) async -> Void) {
+        self.store = store
+        self.check = check
+        self.receive = receive
+        (held, holds) = AsyncStream<(any Error)?>.makeStream(bufferingPolicy: .bufferingNewest(1))
+    }
+
+    /// Returns once the lock is held and the LISTEN in place; throws why not.
+    func holding() async throws {
+        for await failure in held {
+            if let failure { throw failure }
+            return
+        }
+        throw CancellationError()
+    }
 
     func run() async throws {
-        if let serving {
-            let end = await cancelWhenGracefulShutdown {
-                await withTaskCancellationHandler { await serving.value } onCancel: { serving.cancel() }
+        defer { holds.finish() }
+        let end: SQLStore.ServingEnd
+        do {
+            end = try await cancelWhenGracefulShutdown {
+                try await store.serving(listeningOn: EventKey.channel, check: check, ready: { holds.yield(nil) }, receive)
             }
-            if end == .rekeyed {
-                let message = "a tessera rekey took the database while this node's connection was lost: start it again with the new master key"
-                Logger(label: "tessera").critical("\(message)")
-                throw ServerStartupError(message)
-            }
+        } catch {
+            holds.yield(error)
+            // Stopped before the lock was taken: a shutdown, not a failure.
+            if Task.isShuttingDownGracefully || Task.isCancelled { return }
+            throw error
+        }
+        if end == .rekeyed {
+            let message = "a tessera rekey took the database while this node's connection was lost: start it again with the new master key"
+            Logger(label: "tessera").critical("\(message)")
+            throw ServerStartupError(message)
         }
         // On SQLite there is nothing to listen to. A service that returns early would
         // stop the whole group: wait for the shutdown like the others.

@@ -19,6 +19,8 @@ struct ServerState: Sendable {
     let pusher: Pusher
     /// Sends the CIBA pings that answers owe.
     let pings: PingSender
+    /// Where pushes and pings run after the answer (a service of the group).
+    let background: BackgroundWork
     let metrics = ServerMetrics()
     /// Requests per source address and per client, per endpoint.
     let limiter = RateLimiter()
@@ -35,7 +37,10 @@ struct ServerState: Sendable {
         self.adminTokenDigest = adminTokenDigest
         self.requestEvents = events
         self.pusher = pusher
-        let pings = PingSender(box: box, outbound: Outbound(allowsPrivate: configuration.allowsPrivateOutbound, maximumBody: 64 * 1024))
+        let background = BackgroundWork()
+        self.background = background
+        let pings = PingSender(
+            box: box, outbound: Outbound(allowsPrivate: configuration.allowsPrivateOutbound, maximumBody: 64 * 1024), work: background)
         self.pings = pings
         domain = Domain(
             store: store, box: box,
@@ -45,7 +50,7 @@ struct ServerState: Sendable {
                 relyingPartyID: configuration.webAuthnRelyingPartyID, allowsPrivateOutbound: configuration.allowsPrivateOutbound),
             notifier: EdgeNotifier(
                 store: store, box: box, events: events, pusher: pusher,
-                pings: pings), now: now)
+                pings: pings, background: background), now: now)
     }
 
     var publicURL: String { configuration.publicURL }
@@ -99,17 +104,18 @@ struct EdgeNotifier: RequestNotifier {
     let pusher: Pusher
     /// Sends the CIBA pings the notices owe.
     let pings: PingSender
+    let background: BackgroundWork
 
     func deliver(_ notice: RequestNotice, logger: Logger) async {
         for key in notice.keys { await events.publish(key) }
         await store.notify(EventKey.channel, notice.keys)
-        if let ping = notice.ping { await pings.send(ping, logger: logger) }
+        if let ping = notice.ping { pings.send(ping, logger: logger) }
         if let wake = notice.wake {
             await pusher.wake(
                 userID: wake.userID,
                 message: {
                     PushMessage(token: $0, issuer: wake.issuer, requestID: wake.requestID, serviceName: wake.serviceName, expiresAt: wake.expiresAt)
-                }, targets: PushTargets(store: store), logger: logger)
+                }, targets: PushTargets(store: store), on: background, logger: logger)
         }
     }
 }

@@ -3,6 +3,7 @@ import Logging
 import NIOCore
 import PostgresKit
 import PostgresNIO
+import ServiceLifecycle
 import SQLiteKit
 import SQLKit
 import Synchronization
@@ -25,7 +26,7 @@ import TesseraRecords
 public final class SQLStore: Sendable {
     private enum Backend: Sendable {
         case sqlite(SQLiteBackend)
-        case postgres(PostgresClient, Task<Void, Never>)
+        case postgres(PostgresClient)
     }
 
     private let backend: Backend
@@ -93,23 +94,50 @@ public final class SQLStore: Sendable {
         return store
     }
 
-    /// Connects to PostgreSQL (`postgres://user:password@host:port/database[?sslmode=…]`)
-    /// and brings the schema up to date; several nodes may do this at once.
-    public static func openPostgres(url: String, logger: Logger, maximumConnections: Int = 20) async throws -> SQLStore {
+    /// A store on PostgreSQL (`postgres://user:password@host:port/database[?sslmode=…]`)
+    /// whose connections open once its `service` runs: in the server's service group,
+    /// which ends it last (after the requests that use it). Nothing connects yet; the
+    /// schema is brought up to date by `prepare` (or `withPostgres`, for a store used in
+    /// one scope).
+    public static func postgres(url: String, logger: Logger, maximumConnections: Int = 20) throws -> SQLStore {
         var configuration = try PostgresURL.configuration(url)
         configuration.options.maximumConnections = maximumConnections
         configuration.options.connectionIdleTimeout = .seconds(60)
         let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
-        let task = Task { await client.run() }
-        let store = SQLStore(backend: .postgres(client, task), logger: logger, connectionLimit: maximumConnections)
-        do {
-            try await store.reachable(within: .seconds(15))
-            try await store.migrate()
-        } catch {
-            try? await store.close()
-            throw error
+        return SQLStore(backend: .postgres(client), logger: logger, connectionLimit: maximumConnections)
+    }
+
+    /// What keeps the store's connections open while it runs: on PostgreSQL the pool
+    /// (it closes the connections when it ends, at graceful shutdown or cancellation);
+    /// nil on SQLite, whose file stays open until `close`.
+    public var service: (any Service)? {
+        guard case .postgres(let client) = backend else { return nil }
+        return client
+    }
+
+    /// `body` with a PostgreSQL store that is connected (its pool runs beside `body`, in
+    /// this scope) and up to date (`prepare`); the connections close when `body` ends.
+    /// For the commands and tests that use a store for one task.
+    public static func withPostgres<R: Sendable>(
+        url: String, logger: Logger, maximumConnections: Int = 20, _ body: (SQLStore) async throws -> R
+    ) async throws -> R {
+        let store = try postgres(url: url, logger: logger, maximumConnections: maximumConnections)
+        guard case .postgres(let client) = store.backend else { preconditionFailure("a PostgreSQL store") }
+        return try await withThrowingTaskGroup(of: Void.self, returning: R.self) { group in
+            group.addTask { await client.run() }
+            defer { group.cancelAll() }
+            try await store.prepare()
+            return try await body(store)
         }
-        return store
+    }
+
+    /// On PostgreSQL: fails unless the database answers within 15 seconds, then applies
+    /// the migrations it lacks (several nodes may do this at once). Needs the pool
+    /// running (`service`). Nothing to do on SQLite, which `openSQLite` brought up to date.
+    public func prepare() async throws {
+        guard case .postgres = backend else { return }
+        try await reachable(within: .seconds(15))
+        try await migrate()
     }
 
     /// Fails unless the database answers within `limit` (a wrong host must not hang the start).
@@ -129,13 +157,15 @@ public final class SQLStore: Sendable {
         }
     }
 
+    /// Closes the SQLite file. On PostgreSQL there is nothing to do: the pool closes when
+    /// its `service` (or `withPostgres`'s scope) ends.
     public func close() async throws {
         switch backend {
         case .sqlite(let sqlite):
             await sqlite.close()
-        case .postgres(_, let task):
-            task.cancel()
-            await task.value
+        case .postgres:
+            // The pool closes when its `service` ends.
+            break
         }
     }
 
@@ -143,7 +173,7 @@ public final class SQLStore: Sendable {
     /// there is one process). A notification that cannot be sent is dropped: listeners
     /// only wake up sooner with it.
     public func notify(_ channel: String, _ payloads: [String]) async {
-        guard case .postgres(let client, _) = backend, !payloads.isEmpty else { return }
+        guard case .postgres(let client) = backend, !payloads.isEmpty else { return }
         do {
             // One statement for all of them: one round trip.
             try await client.withConnection { connection in
@@ -166,73 +196,111 @@ public final class SQLStore: Sendable {
         case rekeyed
     }
 
+    /// On PostgreSQL: takes the serving lock shared, runs `check` under it, and lets it go.
+    /// A node's start-up check, before it serves (`serving` then holds the lock for as
+    /// long as the node runs): throws when a rekey holds the lock, `check` fails or the
+    /// database does not answer. On SQLite (one process; the data directory's lock file,
+    /// which the caller holds, is the lock) it runs `check`.
+    public func checkServing(_ check: @Sendable () async throws -> Void) async throws {
+        guard case .postgres(let client) = backend else { return try await check() }
+        try await client.withConnection { connection in
+            let db = connection.sql(queryLogLevel: nil)
+            let held = try await db.raw("SELECT pg_try_advisory_lock_shared(\(literal: Self.servingLock)) AS held")
+                .first(decodingColumn: "held", as: Bool.self)
+            guard held == true else {
+                throw StoreError(.conflict, "a tessera rekey is running on this database: start the node when it has finished")
+            }
+            let unlock: SQLQueryString = "SELECT pg_advisory_unlock_shared(\(literal: Self.servingLock))"
+            do {
+                try await check()
+                try await db.raw(unlock).run()
+            } catch {
+                try? await db.raw(unlock).run()
+                throw error
+            }
+        }
+    }
+
     /// On PostgreSQL: holds the serving lock shared on a connection of its own, and on
-    /// that connection hands every payload on `channel` to `handler`, until the returned
-    /// task is cancelled. `tessera rekey` takes the lock alone, so it refuses while any
-    /// node serves, and a node does not start while a rekey runs. The lock goes with its
-    /// connection, which the pool keeps until the store closes, after in-flight requests.
+    /// that connection hands every payload on `channel` to `handler`, until the task is
+    /// cancelled (`.stopped`). `tessera rekey` takes the lock alone, so it refuses while
+    /// any node serves, and a node does not start while a rekey runs. The lock goes with
+    /// its connection, which the pool keeps until it closes, after in-flight requests.
     ///
     /// `check` runs each time the lock has been taken (so no rekey can run meanwhile):
-    /// the caller's master key must still open the data. Returns once the lock is held,
-    /// `check` passed and the LISTEN is in place; throws when a rekey holds the lock,
-    /// `check` fails or the database does not answer. A lost connection is opened again
-    /// and the lock taken again without waiting; if a rekey holds it or ran meanwhile,
-    /// the task ends with `.rekeyed`. On SQLite (one process; the data directory's lock
-    /// file, which the caller holds, is the lock) it runs `check` and returns nil.
-    public func serve(
-        listeningOn channel: String, check: @escaping @Sendable () async throws -> Void,
+    /// the caller's master key must still open the data. `ready` is called once the lock
+    /// is first held, `check` passed and the LISTEN is in place; before that, a rekey
+    /// holding the lock, a failed `check` or a database that does not answer is thrown.
+    /// Later a lost connection is opened again and the lock taken again without waiting;
+    /// if a rekey holds it or ran meanwhile, this returns `.rekeyed`. On SQLite it runs
+    /// `check`, calls `ready` and returns `.stopped`: there is nothing to listen to.
+    public func serving(
+        listeningOn channel: String, check: @escaping @Sendable () async throws -> Void, ready: @escaping @Sendable () -> Void,
         _ handler: @escaping @Sendable (String) async -> Void
-    ) async throws -> Task<ServingEnd, Never>? {
-        guard case .postgres(let client, _) = backend else {
+    ) async throws -> ServingEnd {
+        guard case .postgres(let client) = backend else {
             try await check()
-            return nil
-        }
-        let logger = self.logger
-        // Each (re)connection reports once: nil when listening, or why not.
-        let (reports, report) = AsyncStream<(any Error)?>.makeStream(bufferingPolicy: .bufferingNewest(1))
-        let task = Task<ServingEnd, Never> {
-            defer { report.finish() }
-            while !Task.isCancelled {
-                do {
-                    try await client.withConnection { connection in
-                        let db = connection.sql(queryLogLevel: nil)
-                        let held = try await db.raw("SELECT pg_try_advisory_lock_shared(\(literal: Self.servingLock)) AS held")
-                            .first(decodingColumn: "held", as: Bool.self)
-                        guard held == true else {
-                            throw Rekeyed(StoreError(.conflict, "a tessera rekey is running on this database: start the node when it has finished"))
-                        }
-                        do {
-                            try await check()
-                        } catch {
-                            throw Rekeyed(error)
-                        }
-                        try await connection.listen(on: channel) { notifications in
-                            report.yield(nil)
-                            for try await notification in notifications { await handler(notification.payload) }
-                        }
-                    }
-                } catch let rekeyed as Rekeyed {
-                    report.yield(rekeyed.reason)
-                    return .rekeyed
-                } catch {
-                    if Task.isCancelled { return .stopped }
-                    report.yield(error)
-                    logger.warning("listening again", metadata: ["channel": "\(channel)", "error": "\(type(of: error))"])
-                    try? await Task.sleep(for: .seconds(1))
-                }
-            }
+            ready()
             return .stopped
         }
-        for await failure in reports {
-            guard let failure else { return task }
-            task.cancel()
-            _ = await task.value
-            throw failure
+        let listening = Atomic<Bool>(false)
+        while !Task.isCancelled {
+            do {
+                try await client.withConnection { connection in
+                    let db = connection.sql(queryLogLevel: nil)
+                    let held = try await db.raw("SELECT pg_try_advisory_lock_shared(\(literal: Self.servingLock)) AS held")
+                        .first(decodingColumn: "held", as: Bool.self)
+                    guard held == true else {
+                        throw Rekeyed(StoreError(.conflict, "a tessera rekey is running on this database: start the node when it has finished"))
+                    }
+                    do {
+                        try await check()
+                    } catch {
+                        throw Rekeyed(error)
+                    }
+                    try await connection.listen(on: channel) { notifications in
+                        if !listening.exchange(true, ordering: .relaxed) { ready() }
+                        for try await notification in notifications { await handler(notification.payload) }
+                    }
+                }
+            } catch let rekeyed as Rekeyed {
+                guard listening.load(ordering: .relaxed) else { throw rekeyed.reason }
+                return .rekeyed
+            } catch {
+                if Task.isCancelled { return .stopped }
+                guard listening.load(ordering: .relaxed) else { throw error }
+                logger.warning("listening again", metadata: ["channel": "\(channel)", "error": "\(type(of: error))"])
+                try? await Task.sleep(for: .seconds(1))
+            }
         }
-        // Cancelled while waiting.
-        task.cancel()
-        _ = await task.value
-        throw CancellationError()
+        return .stopped
+    }
+
+    /// `body` while this process holds the serving lock (`serving`, beside it in this
+    /// scope), with how the holding ended: `.rekeyed` when a rekey took the lock while
+    /// the connection was lost, so that what `body` wrote meanwhile needs the old key.
+    /// Throws, before `body` runs, what the first `serving` attempt threw.
+    public func withServing<R: Sendable>(
+        listeningOn channel: String, check: @escaping @Sendable () async throws -> Void, _ body: () async throws -> R
+    ) async throws -> (result: R, end: ServingEnd) {
+        let (ready, isReady) = AsyncStream<Void>.makeStream()
+        return try await withThrowingTaskGroup(of: ServingEnd.self, returning: (result: R, end: ServingEnd).self) { group in
+            group.addTask {
+                defer { isReady.finish() }
+                return try await self.serving(listeningOn: channel, check: check, ready: { isReady.yield() }) { _ in }
+            }
+            var held = false
+            for await _ in ready {
+                held = true
+                break
+            }
+            // Not held: `serving` threw (or, on SQLite, returned after its check).
+            if !held { _ = try await group.next() }
+            let result = try await body()
+            group.cancelAll()
+            let end = try await group.next() ?? .stopped
+            return (result, end)
+        }
     }
 
     /// The serving lock is held by a rekey, or the master key no longer opens the data.
@@ -283,7 +351,7 @@ public final class SQLStore: Sendable {
         switch backend {
         case .sqlite(let sqlite):
             try await sqlite.exclusive { try await body($0) }
-        case .postgres(let client, _):
+        case .postgres(let client):
             try await client.withConnection { connection in
                 let db = connection.sql(queryLogLevel: nil)
                 try await Self.holding(
@@ -313,7 +381,7 @@ public final class SQLStore: Sendable {
             return try await sqlite.transaction { database in
                 try await counted { try await body(StoreTransaction(db: database)) }
             }
-        case .postgres(let client, _):
+        case .postgres(let client):
             guard let queue else { return try await postgresTransaction(client, queue: nil, body) }
             // A burst on one queue waits here, not on pooled connections.
             try await queueGate.enter(queue)
@@ -382,7 +450,7 @@ public final class SQLStore: Sendable {
             return try await sqlite.read { database in
                 try await counted { try await body(StoreTransaction(db: database)) }
             }
-        case .postgres(let client, _):
+        case .postgres(let client):
             return try await Self.againAfterStalePlan {
                 try await Self.onLoop(of: client) { connection in
                     try await counted {
@@ -405,7 +473,7 @@ public final class SQLStore: Sendable {
             return try await sqlite.read(inTransaction: false) { database in
                 try await counted { try await body(StoreTransaction(db: OneStatement(database))) }
             }
-        case .postgres(let client, _):
+        case .postgres(let client):
             return try await oneStatement(on: client, body)
         }
     }
@@ -421,7 +489,7 @@ public final class SQLStore: Sendable {
             return try await sqlite.transaction { database in
                 try await counted { try await body(StoreTransaction(db: OneStatement(database))) }
             }
-        case .postgres(let client, _):
+        case .postgres(let client):
             return try await oneStatement(on: client, body)
         }
     }

@@ -23,6 +23,22 @@ public enum TestDatabase {
         return url.string
     }
 
+    /// `body` with the store at `location` (a PostgreSQL URL or a SQLite file), closed
+    /// afterwards whatever happens; on PostgreSQL its pool runs in this scope.
+    public static func withStore<R: Sendable>(at location: String, _ body: (SQLStore) async throws -> R) async throws -> R {
+        let logger = Logger(label: "test")
+        if location.hasPrefix("postgres") { return try await SQLStore.withPostgres(url: location, logger: logger) { try await body($0) } }
+        let store = try await SQLStore.openSQLite(path: location, logger: logger)
+        do {
+            let result = try await body(store)
+            try await store.close()
+            return result
+        } catch {
+            try? await store.close()
+            throw error
+        }
+    }
+
     /// Drops a database `fresh()` made once its server has stopped, so a run against a
     /// long-lived server does not leave hundreds of databases behind. Best effort: a
     /// database that cannot be dropped now is left for the server's owner.

@@ -55,12 +55,7 @@ struct OperationsTests {
     func seedInBatches() async throws {
         let postgres = try await TestDatabase.fresh()
         let location = postgres ?? FileManager.default.temporaryDirectory.appendingPathComponent("seed-\(UUID().uuidString).sqlite").path
-        let logger = Logger(label: "seed-test")
-        let store =
-            if let postgres { try await SQLStore.openPostgres(url: postgres, logger: logger) } else {
-                try await SQLStore.openSQLite(path: location, logger: logger)
-            }
-        do {
+        try await TestDatabase.withStore(at: location) { store in
             try await store.transaction {
                 try await $0.insertTenant(
                     TenantRecord(id: "t1", name: "demo", lockoutPolicy: .standard, processPolicy: try AuthenticatorPolicy(parsing: "device+pin"), createdAt: 1))
@@ -77,10 +72,6 @@ struct OperationsTests {
                 try await BulkEnrolment.fill(store: store, box: try SecretBox(masterKey: Data(repeating: 7, count: 32)), tenant: "nobody", count: 5) { _ in }
             }
             #expect("\(unknown.map { "\($0)" } ?? "")".contains("no tenant named nobody"))
-            try await store.close()
-        } catch {
-            try? await store.close()
-            throw error
         }
         await TestDatabase.drop(postgres)
     }

@@ -47,7 +47,7 @@ struct RouterHarness {
             adminTokenDigest: Secrets.digest(adminToken), pusher: pusher, now: { clock.now() })
         let router = try buildRouter(state: state)
         return RouterHarness(
-            application: Application(router: router, logger: logger), store: store, pusher: pusher,
+            application: Application(router: router, services: [state.background], logger: logger), store: store, pusher: pusher,
             routes: router.routes.map(\.description), clock: clock, log: log, databasePath: databasePath)
     }
 

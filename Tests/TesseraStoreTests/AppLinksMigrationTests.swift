@@ -14,7 +14,6 @@ struct AppLinksMigrationTests {
     @Test("the last app_links change on record decides: bootstrap token, global key or global operator keep the apps host-wide; a tenant's key or operator, or no record, move them off")
     func hostWideFromTheAuditLog() async throws {
         let location = try await SQLStoreTests.temporaryPath()
-        let store = try await SQLStoreTests.open(location)
         let android = AppLinks(androidApps: [.init(packageName: "com.example.app", sha256CertFingerprints: ["AB"])])
         // name → who changed app_links last (nil: nobody on record).
         let cases: [(String, [String])] = [
@@ -22,7 +21,7 @@ struct AppLinksMigrationTests {
             ("global-then-scoped", ["key:k-global", "key:k-scoped"]), ("scoped-then-global", ["operator:olga", "admin"]),
             ("global-operator", ["operator:olga"]), ("scoped-operator", ["operator:sam"]), ("no-record", []),
         ]
-        try await store.transaction { tx in
+        try await TestDatabase.withStore(at: location) { store in try await store.transaction { tx in
             try await tx.insertTenant(TenantRecord(id: "ops", name: "operators", lockoutPolicy: .standard, processPolicy: try AuthenticatorPolicy(parsing: "device+pin"), createdAt: 1))
             try await tx.insertAdminKey(AdminKeyRecord(id: "k-global", name: "g", digest: "d1", role: .admin, tenantID: nil, createdAt: 1))
             try await tx.insertAdminKey(AdminKeyRecord(id: "k-scoped", name: "s", digest: "d2", role: .admin, tenantID: "scoped-key", createdAt: 1))
@@ -52,12 +51,11 @@ struct AppLinksMigrationTests {
                     appLinks: AppLinks(linkDomain: "links.example.com", androidApps: android.androidApps), createdAt: 1))
             try await tx.insertAudit(
                 AuditRecord(id: "linked-0", tenantID: "linked", actor: "admin", action: "tenant.update", target: "linked", details: ["changed": "app_links"], at: 10))
-        }
-        try await store.close()
+        } }
         try await TestDatabase.runOutside(Schema.androidAppsStayingHostWide, on: location)
-        let reopened = try await SQLStoreTests.open(location)
-        let hostWide = Set(try await reopened.read { try await $0.tenants() }.filter(\.androidAppsHostWide).map(\.name))
-        try await reopened.close()
+        let hostWide = try await TestDatabase.withStore(at: location) { reopened in
+            Set(try await reopened.read { try await $0.tenants() }.filter(\.androidAppsHostWide).map(\.name))
+        }
         #expect(hostWide == ["bootstrap", "global-key", "scoped-then-global", "global-operator"])
     }
 }

@@ -16,20 +16,8 @@ struct SQLStoreTests {
         return FileManager.default.temporaryDirectory.appendingPathComponent("store-\(UUID().uuidString).sqlite").path
     }
 
-    static func open(_ location: String) async throws -> SQLStore {
-        if location.hasPrefix("postgres") { return try await SQLStore.openPostgres(url: location, logger: Logger(label: "test")) }
-        return try await SQLStore.openSQLite(path: location, logger: Logger(label: "test"))
-    }
-
     func withStore(path: String? = nil, _ body: (SQLStore) async throws -> Void) async throws {
-        let store = try await Self.open(try await path.asyncDefault { try await Self.temporaryPath() })
-        do {
-            try await body(store)
-            try await store.close()
-        } catch {
-            try? await store.close()
-            throw error
-        }
+        try await TestDatabase.withStore(at: try await path.asyncDefault { try await Self.temporaryPath() }, body)
     }
 
     func seed(_ tx: StoreTransaction) async throws {
@@ -91,10 +79,10 @@ struct SQLStoreTests {
             #expect(try await store.schemaVersion() == SQLStore.latestSchemaVersion)
             try await store.transaction { try await seed($0) }
         }
-        let reopened = try await Self.open(path)
-        #expect(try await reopened.schemaVersion() == SQLStore.latestSchemaVersion)
-        #expect(try await reopened.read { try await $0.tenant(named: "demo") }?.id == "t1")
-        try await reopened.close()
+        try await TestDatabase.withStore(at: path) { (reopened: SQLStore) async throws in
+            #expect(try await reopened.schemaVersion() == SQLStore.latestSchemaVersion)
+            #expect(try await reopened.read { try await $0.tenant(named: "demo") }?.id == "t1")
+        }
     }
 
     @Test("a lookup reads what is committed with one statement and refuses a second; a read sees one snapshot of several")
@@ -254,12 +242,13 @@ struct SQLStoreTests {
                 #expect(outcomes[index] == (index % 3 != 0), "transaction \(index)")
             }
         }
-        let reopened = try await Self.open(path)
-        for index in 0..<200 {
-            let user = try await reopened.read { try await $0.user(id: UserID("u-\(index)")) }
-            #expect((user != nil) == (index % 3 != 0), "user \(index) after reopening")
+        let reopened = try await TestDatabase.withStore(at: path) { reopened in
+            for index in 0..<200 {
+                let user = try await reopened.read { try await $0.user(id: UserID("u-\(index)")) }
+                #expect((user != nil) == (index % 3 != 0), "user \(index) after reopening")
+            }
+            return reopened
         }
-        try await reopened.close()
         // A closed SQLite store refuses work instead of touching a closed connection.
         if !path.hasPrefix("postgres") {
             await #expect(throws: StoreError.self) { try await reopened.read { try await $0.tenants() } }

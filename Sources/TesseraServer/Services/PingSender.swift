@@ -3,38 +3,37 @@ import Foundation
 import Logging
 import NIOCore
 import NIOHTTP1
-import ServiceLifecycle
 import TesseraCrypto
 import TesseraDomain
 
-/// Sends the CIBA pings the domain's notices owe (CIBA §10.2), after the answer committed.
-/// Each ping is counted while it is under way; at shutdown new ones are refused and those
-/// under way get up to 15 seconds (`PingShutdown`).
+/// Sends the CIBA pings the domain's notices owe (CIBA §10.2), after the answer committed,
+/// as background work (`BackgroundWork`): at shutdown new ones are refused and those
+/// under way get up to 15 seconds.
 struct PingSender: Sendable {
     let box: SecretBox
     /// Pings go out without following redirects (CIBA §10.2), to addresses this allows.
     let outbound: Outbound
-    let inFlight = InFlight()
+    let work: BackgroundWork
 
     /// Posts `{"auth_req_id": …}` with the client's bearer token (CIBA §10.2), retrying
     /// a few times. A ping that never arrives costs the service nothing but time: it
-    /// may still poll the token endpoint.
-    func send(_ ping: BackchannelPing, logger: Logger) async {
+    /// may still poll the token endpoint. False when the ping was not handed over (its
+    /// token does not open, or the server is shutting down).
+    @discardableResult
+    func send(_ ping: BackchannelPing, logger: Logger) -> Bool {
         let token: String
         do {
             token = try ping.token(box: box)
         } catch {
-            return logger.error("backchannel ping not sent: its token does not open", metadata: ["auth_req_id": "\(ping.authReqID)"])
+            logger.error("backchannel ping not sent: its token does not open", metadata: ["auth_req_id": "\(ping.authReqID)"])
+            return false
         }
-        guard await inFlight.enter() else {
-            return logger.warning("backchannel ping not sent: the server is shutting down", metadata: ["auth_req_id": "\(ping.authReqID)"])
-        }
-        let inFlight = self.inFlight
         let outbound = self.outbound
-        Task {
-            await Self.deliver(ping, token: token, outbound: outbound, logger: logger)
-            await inFlight.leave()
+        guard work.submit({ await Self.deliver(ping, token: token, outbound: outbound, logger: logger) }) else {
+            logger.warning("backchannel ping not sent: the server is shutting down", metadata: ["auth_req_id": "\(ping.authReqID)"])
+            return false
         }
+        return true
     }
 
     private static func deliver(_ ping: BackchannelPing, token: String, outbound: Outbound, logger: Logger) async {
@@ -58,20 +57,5 @@ struct PingSender: Sendable {
                 logger.warning("backchannel ping failed", metadata: ["endpoint": "\(ping.endpoint)", "error": "\(type(of: error))"])
             }
         }
-    }
-
-    /// Refuses new pings and lets those under way finish, for up to 15 seconds.
-    func shutdown() async {
-        await inFlight.drain(timeout: .seconds(15))
-    }
-}
-
-/// Lets the pings under way finish when the server shuts down.
-struct PingShutdown: Service {
-    let pings: PingSender
-
-    func run() async throws {
-        try? await gracefulShutdown()
-        await pings.shutdown()
     }
 }

@@ -262,12 +262,10 @@ struct APNsNotifier: PushNotifier {
 }
 
 /// Sends the wake-ups for a new backchannel request to every registered device of its
-/// user, in the background after the request is committed; forgets tokens the push
-/// service calls gone.
+/// user, as background work after the request is committed (`BackgroundWork`); forgets
+/// tokens the push service calls gone.
 struct Pusher: Sendable {
     let notifiers: [String: any PushNotifier]
-    /// Pushes under way; shutdown waits for them before closing the clients.
-    let inFlight = InFlight()
 
     init(_ configuration: PushConfiguration) throws {
         var notifiers: [String: any PushNotifier] = [:]
@@ -280,7 +278,7 @@ struct Pusher: Sendable {
 
     static let kinds: Set<String> = ["apns", "webhook"]
 
-    func wake(userID: UserID, message: (String) -> PushMessage, targets pushTargets: PushTargets, logger: Logger) async {
+    func wake(userID: UserID, message: (String) -> PushMessage, targets pushTargets: PushTargets, on work: BackgroundWork, logger: Logger) async {
         guard !notifiers.isEmpty else { return }
         let targets: [PushTargetRecord]
         do {
@@ -291,9 +289,7 @@ struct Pusher: Sendable {
         for target in targets {
             guard let notifier = notifiers[target.kind] else { continue }
             let push = message(target.token)
-            guard await inFlight.enter() else { return }
-            let inFlight = self.inFlight
-            Task {
+            let handed = work.submit {
                 do {
                     if try await notifier.deliver(push) == .tokenGone {
                         try await pushTargets.forget(activationID: target.activationID, token: target.token)
@@ -305,62 +301,14 @@ struct Pusher: Sendable {
                     logger.warning(
                         "push not delivered", metadata: ["kind": "\(target.kind)", "activation_id": "\(target.activationID)", "error": "\(reason)"])
                 }
-                await inFlight.leave()
             }
+            guard handed else { return }
         }
     }
 
-    /// Lets the pushes under way finish (up to 15 seconds), refuses new ones, and closes
-    /// the clients.
+    /// Closes the clients (after the background work, which stops first).
     func shutdown() async {
-        await inFlight.drain(timeout: .seconds(15))
         for notifier in notifiers.values { await notifier.shutdown() }
-    }
-}
-
-/// Counts work under way and lets shutdown wait for it.
-actor InFlight {
-    private var count = 0
-    private var closed = false
-    private var waiters: [CheckedContinuation<Void, Never>] = []
-
-    /// `false` once shutdown began: start nothing new.
-    func enter() -> Bool {
-        guard !closed else { return false }
-        count += 1
-        return true
-    }
-
-    func leave() {
-        count -= 1
-        if count == 0 {
-            for waiter in waiters { waiter.resume() }
-            waiters = []
-        }
-    }
-
-    func drain(timeout: Duration) async {
-        closed = true
-        guard count > 0 else { return }
-        await withTaskGroup(of: Void.self) { group in
-            group.addTask { await self.waitForZero() }
-            group.addTask {
-                try? await Task.sleep(for: timeout)
-                await self.releaseWaiters()
-            }
-            await group.next()
-            group.cancelAll()
-        }
-    }
-
-    private func releaseWaiters() {
-        for waiter in waiters { waiter.resume() }
-        waiters = []
-    }
-
-    private func waitForZero() async {
-        guard count > 0 else { return }
-        await withCheckedContinuation { waiters.append($0) }
     }
 }
 
