@@ -45,45 +45,37 @@ struct AccountRoutes {
         guard let current = try await current(request, tenant: tenant) else {
             return pages.render(
                 "signin", title: "Your account",
-                values: [
-                    "heading": "Your account at \(tenant.name)",
-                    "text": "See and manage your devices, sessions and sign-ins. Sign in with your activated device.",
-                    "start": "\(home(tenant))/login",
-                ], layout: [:])
+                page: ConsoleViews.SignIn(
+                    heading: "Your account at \(tenant.name)",
+                    text: "See and manage your devices, sessions and sign-ins. Sign in with your activated device.",
+                    start: "\(home(tenant))/login"), layout: PlainLayout())
         }
         return try await render(current, tenant: tenant, notice: WebPages.notice(request))
     }
 
     func render(_ current: WebSessions.Current, tenant: TenantRecord, problem: FormProblem? = nil, notice: String? = nil) async throws -> Response {
         let overview = try await domain.accountPage.overview(current)
-        var values: [String: Any] = [
-            "tenantName": tenant.name,
-            "devices": overview.devices.map { device -> [String: Any] in
-                [
-                    "id": device.id, "alias": device.alias ?? "device", "factors": device.factors.joined(separator: ", "),
-                    "created": WebPages.time(device.createdAt), "lastUsed": WebPages.time(device.lastUsedAt),
-                    "current": device.id == current.session.activationID?.rawValue,
+        let page = ConsoleViews.Account(
+            tenantName: tenant.name,
+            devices: overview.devices.map { device in
+                .init(
+                    id: device.id, alias: device.alias ?? "device", factors: device.factors.joined(separator: ", "),
+                    created: WebPages.time(device.createdAt), lastUsed: WebPages.time(device.lastUsedAt),
+                    current: device.id == current.session.activationID?.rawValue,
                     // An activation merged into this account belongs to its first user: removed there, not here.
-                    "removable": device.id != current.session.activationID?.rawValue && device.username == current.user.username,
-                ]
+                    removable: device.id != current.session.activationID?.rawValue && device.username == current.user.username)
             },
-            "securityKeys": overview.securityKeys.map { key -> [String: Any] in
-                [
-                    "id": key.id.rawValue, "name": key.name, "kind": key.backupEligible ? "passkey (synced)" : "security key or device-bound passkey",
-                    "created": WebPages.time(key.createdAt), "lastUsed": WebPages.time(key.lastUsedAt), "suspicious": key.suspicious,
-                ]
+            securityKeys: overview.securityKeys.map { key in
+                .init(
+                    id: key.id.rawValue, name: key.name, kind: key.backupEligible ? "passkey (synced)" : "security key or device-bound passkey",
+                    created: WebPages.time(key.createdAt), lastUsed: WebPages.time(key.lastUsedAt), suspicious: key.suspicious)
             },
-            "sessions": overview.sessions.map {
-                ["id": $0.id, "service": $0.service ?? "—", "created": WebPages.time($0.createdAt), "expires": WebPages.time($0.expiresAt)]
+            sessions: overview.sessions.map {
+                .init(id: $0.id, service: $0.service ?? "—", created: WebPages.time($0.createdAt), expires: WebPages.time($0.expiresAt))
             },
-            "signIns": overview.signIns.map {
-                ["at": WebPages.time($0.at), "service": $0.service ?? "—", "purpose": $0.purpose, "outcome": $0.outcome]
-            },
-        ]
-        problem?.apply(to: &values)
-        var layout: [String: Any] = ["account": true, "wide": true, "who": current.user.username, "home": home(tenant), "csrf": current.session.csrf]
-        if let notice { layout["notice"] = notice }
-        return pages.render("account", title: "Your account", values: values, layout: layout, status: problem?.status ?? .ok)
+            signIns: overview.signIns.map { .init(at: WebPages.time($0.at), service: $0.service ?? "—", purpose: $0.purpose, outcome: $0.outcome) })
+        let layout = AccountLayout(who: current.user.username, home: home(tenant), csrf: current.session.csrf, notice: notice)
+        return pages.render("account", title: "Your account", page: page, layout: layout, problem: problem)
     }
 
     @Sendable func login(_ request: Request, context: TesseraRequestContext) async throws -> Response {

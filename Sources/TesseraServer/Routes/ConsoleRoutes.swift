@@ -66,15 +66,11 @@ struct ConsoleRoutes {
 
     var signIn: WebSignIn { WebSignIn(domain: domain, pages: pages, kind: .console, cookies: cookies) }
 
-    func layout(_ current: WebSessions.Current, notice: String? = nil) -> [String: Any] {
+    func layout(_ current: WebSessions.Current, notice: String? = nil) -> ConsoleLayout {
         let caller = current.caller
-        var values: [String: Any] = [
-            "console": true, "wide": true, "who": current.user.username, "role": caller?.role.rawValue ?? "",
-            "csrf": current.session.csrf, "manage": caller?.may(.manage) ?? false, "support": caller?.may(.support) ?? false,
-        ]
-        if let scope = current.consoleOperator?.scopeTenantID { values["scope"] = scope.rawValue }
-        if let notice { values["notice"] = notice }
-        return values
+        return ConsoleLayout(
+            who: current.user.username, role: caller?.role.rawValue ?? "", scope: current.consoleOperator?.scopeTenantID?.rawValue,
+            csrf: current.session.csrf, manage: caller?.may(.manage) ?? false, support: caller?.may(.support) ?? false, notice: notice)
     }
 
     /// The operator's use cases for `need` (and the tenant of the path, when it has one):
@@ -96,13 +92,12 @@ struct ConsoleRoutes {
         let exists = try await domain.webSessions.operatorsTenant(creating: false, logger: context.logger) != nil
         return pages.render(
             "signin", title: "Console sign-in",
-            values: [
-                "heading": "Tessera console",
-                "text": exists
+            page: ConsoleViews.SignIn(
+                heading: "Tessera console",
+                text: exists
                     ? "Operators sign in with their activated device."
                     : "No operator exists yet: run `tessera admin console-user add USERNAME` and activate the device it invites.",
-                "start": "/console/login",
-            ], layout: [:])
+                start: "/console/login"), layout: PlainLayout())
     }
 
     @Sendable func login(_ request: Request, context: TesseraRequestContext) async throws -> Response {
@@ -129,15 +124,14 @@ struct ConsoleRoutes {
     @Sendable func dashboard(_ request: Request, context: TesseraRequestContext) async throws -> Response {
         let current = try context.requireWebSession()
         let administration = try administration(current, .read)
-        let cards: [[String: Any]] = try await administration.dashboard().map { tenant in
-            [
-                "name": tenant.name, "users": tenant.users, "activations": tenant.activations,
-                "logins": tenant.loginsPerHour.reduce(0, +), "failures": tenant.failuresPerHour.reduce(0, +),
-                "locked": tenant.lockedActivations, "ciba": tenant.openBackchannelRequests,
-                "chart": WebPages.chart(logins: tenant.loginsPerHour, failures: tenant.failuresPerHour, label: tenant.name),
-            ]
+        let cards = try await administration.dashboard().map { tenant in
+            ConsoleViews.Dashboard.Card(
+                name: tenant.name, users: tenant.users, activations: tenant.activations,
+                logins: tenant.loginsPerHour.reduce(0, +), failures: tenant.failuresPerHour.reduce(0, +),
+                locked: tenant.lockedActivations, ciba: tenant.openBackchannelRequests,
+                chart: WebPages.chart(logins: tenant.loginsPerHour, failures: tenant.failuresPerHour, label: tenant.name))
         }
-        return pages.render("dashboard", title: "Dashboard", values: ["tenants": cards], layout: layout(current))
+        return pages.render("dashboard", title: "Dashboard", page: ConsoleViews.Dashboard(tenants: cards), layout: layout(current))
     }
 
     // MARK: Tenants
@@ -146,12 +140,10 @@ struct ConsoleRoutes {
         async throws -> Response
     {
         let tenants = try await administration(current, .read).listTenants()
-        var values: [String: Any] = [
-            "tenants": tenants.map { ["name": $0.name, "issuer": $0.issuer] },
-            "global": current.caller?.may(.manage, global: true) ?? false, "values": input,
-        ]
-        problem?.apply(to: &values)
-        return pages.render("tenants", title: "Tenants", values: values, layout: layout(current, notice: notice), status: problem?.status ?? .ok)
+        let page = ConsoleViews.Tenants(
+            tenants: tenants.map { .init(name: $0.name, issuer: $0.issuer) }, global: current.caller?.may(.manage, global: true) ?? false,
+            values: input)
+        return pages.render("tenants", title: "Tenants", page: page, layout: layout(current, notice: notice), problem: problem)
     }
 
     @Sendable func tenantsPage(_ request: Request, context: TesseraRequestContext) async throws -> Response {
@@ -192,16 +184,14 @@ struct ConsoleRoutes {
             "session_idle_lifetime": String(view.sessionIdleLifetime), "access_token_lifetime": String(view.accessTokenLifetime),
             "history_retention": String(view.historyRetention),
         ]
-        let settings: [[String: Any]] = Self.tenantSettings.map { setting in
-            var entry: [String: Any] = ["name": setting.name, "label": setting.label, "value": input?[setting.name] ?? stored[setting.name] ?? ""]
-            if let problem, problem.field == setting.name { entry["message"] = problem.message }
-            return entry
+        let settings = Self.tenantSettings.map { setting in
+            ConsoleViews.Tenant.Setting(
+                name: setting.name, label: setting.label, value: input?[setting.name] ?? stored[setting.name] ?? "",
+                message: problem?.field == setting.name ? problem?.message : nil)
         }
-        var values: [String: Any] = [
-            "name": view.name, "issuer": view.issuer, "settings": settings, "global": current.caller?.may(.manage, global: true) ?? false,
-        ]
-        if let problem, problem.field == nil { values["error"] = problem.message }
-        return pages.render("tenant", title: "Tenant \(view.name)", values: values, layout: layout(current, notice: notice), status: problem?.status ?? .ok)
+        let page = ConsoleViews.Tenant(
+            name: view.name, issuer: view.issuer, settings: settings, global: current.caller?.may(.manage, global: true) ?? false)
+        return pages.render("tenant", title: "Tenant \(view.name)", page: page, layout: layout(current, notice: notice), problem: problem)
     }
 
     @Sendable func tenantPage(_ request: Request, context: TesseraRequestContext) async throws -> Response {
@@ -287,11 +277,11 @@ struct ConsoleRoutes {
     /// A service's on/off setting as the console's form shows it (`ServiceSwitch.all`, the
     /// one list): a checkbox named as the admin API's field, ticked by the form sent back,
     /// the service's value, or `standard` on a new one.
-    static func switchValues(form: [String: String]?, service: Components.Schemas.Service?) -> [[String: Any]] {
+    static func switchValues(form: [String: String]?, service: Components.Schemas.Service?) -> [ConsoleViews.Switch] {
         ServiceSwitch.all.compactMap { toggle in
             guard let console = toggle.console else { return nil }
             let checked = form.map { $0.isEmpty ? toggle.standard : $0[toggle.field] == "true" } ?? service?[keyPath: toggle.shown] ?? toggle.standard
-            return ["field": toggle.field, "id": console.id, "label": console.label, "checked": checked]
+            return ConsoleViews.Switch(field: toggle.field, id: console.id, label: console.label, checked: checked)
         }
     }
 
@@ -340,30 +330,26 @@ struct ConsoleRoutes {
     }
 
     /// The ID-token algorithms, `chosen` selected (ES256 when none is).
-    static func algorithms(_ chosen: String?) -> [[String: Any]] {
-        SigningAlgorithm.allCases.map { ["value": $0.rawValue, "selected": $0.rawValue == (chosen ?? "ES256")] }
+    static func algorithms(_ chosen: String?) -> [Choice] {
+        SigningAlgorithm.allCases.map { Choice(value: $0.rawValue, label: $0.rawValue, selected: $0.rawValue == (chosen ?? "ES256")) }
     }
 
     /// The choices of CIBA token delivery, `chosen` selected.
-    static func modes(_ chosen: String?) -> [[String: Any]] {
-        [("", "none"), ("poll", "poll"), ("ping", "ping")].map { ["value": $0.0, "label": $0.1, "selected": $0.0 == (chosen ?? "")] }
+    static func modes(_ chosen: String?) -> [Choice] {
+        [("", "none"), ("poll", "poll"), ("ping", "ping")].map { Choice(value: $0.0, label: $0.1, selected: $0.0 == (chosen ?? "")) }
     }
 
     func renderServices(
         _ current: WebSessions.Current, tenant: TenantRecord, problem: FormProblem? = nil, input: [String: String] = [:], notice: String? = nil
     ) async throws -> Response {
         let services = try await administration(current, .read, tenant: tenant).listServices(tenant: tenant)
-        var values: [String: Any] = [
-            // A new service matches numbers unless the operator unticks it.
-            "tenantName": tenant.name, "values": input, "switches": Self.switchValues(form: input, service: nil),
-            "services": services.map {
-                ["name": $0.name, "clientID": $0.clientId, "kind": $0._public ? "public" : "confidential", "policy": $0.policy]
-            },
-        ]
-        values["modes"] = Self.modes(input["backchannel_token_delivery_mode"])
-        values["algorithms"] = Self.algorithms(input["id_token_signed_response_alg"])
-        problem?.apply(to: &values)
-        return pages.render("services", title: "Services", values: values, layout: layout(current, notice: notice), status: problem?.status ?? .ok)
+        let page = ConsoleViews.Services(
+            tenantName: tenant.name,
+            services: services.map { .init(name: $0.name, clientID: $0.clientId, kind: $0._public ? "public" : "confidential", policy: $0.policy) },
+            // A new service's switches stand as `standard` unless the operator changed them.
+            values: input, switches: Self.switchValues(form: input, service: nil), modes: Self.modes(input["backchannel_token_delivery_mode"]),
+            algorithms: Self.algorithms(input["id_token_signed_response_alg"]))
+        return pages.render("services", title: "Services", page: page, layout: layout(current, notice: notice), problem: problem)
     }
 
     @Sendable func servicesPage(_ request: Request, context: TesseraRequestContext) async throws -> Response {
@@ -395,10 +381,10 @@ struct ConsoleRoutes {
         guard let secret = created.clientSecret else { throw WebRedirect(location: back + "?done=created") }
         return pages.render(
             "once", title: "Service created",
-            values: [
-                "heading": "Service \(created.name) created", "text": "Give the service its client id and this secret.",
-                "label": "Client secret", "value": secret, "extraLabel": "Client id", "extra": created.clientId, "back": back,
-            ], layout: layout(current), status: .created)
+            page: ConsoleViews.Once(
+                heading: "Service \(created.name) created", text: "Give the service its client id and this secret.",
+                label: "Client secret", value: secret, extraLabel: "Client id", extra: created.clientId, back: back),
+            layout: layout(current), status: .created)
     }
 
     func renderService(
@@ -422,20 +408,14 @@ struct ConsoleRoutes {
             "post_logout_redirect_uris": service.postLogoutRedirectUris.joined(separator: "\n"),
             "backchannel_logout_uri": service.backchannelLogoutUri ?? "",
         ]
-        var values: [String: Any] = [
-            "tenantName": tenant.name, "name": service.name, "clientID": service.clientId, "public": service._public,
-            "kind": service._public ? "public client" : "confidential client", "values": input ?? stored,
-            "switches": Self.switchValues(form: input, service: service),
-        ]
-        if WebSessions.isBuiltIn(ClientID(service.clientId)) {
-            // The server's own sign-in service: shown, never edited.
-            values["manage"] = false
-            values["builtIn"] = true
-        }
-        values["modes"] = Self.modes((input ?? stored)["backchannel_token_delivery_mode"])
-        values["algorithms"] = Self.algorithms((input ?? stored)["id_token_signed_response_alg"])
-        problem?.apply(to: &values)
-        return pages.render("service", title: "Service \(service.name)", values: values, layout: layout(current, notice: notice), status: problem?.status ?? .ok)
+        // The server's own sign-in service: shown, never edited.
+        let builtIn = WebSessions.isBuiltIn(ClientID(service.clientId))
+        let page = ConsoleViews.Service(
+            tenantName: tenant.name, name: service.name, clientID: service.clientId, public: service._public,
+            kind: service._public ? "public client" : "confidential client", values: input ?? stored,
+            switches: Self.switchValues(form: input, service: service), modes: Self.modes((input ?? stored)["backchannel_token_delivery_mode"]),
+            algorithms: Self.algorithms((input ?? stored)["id_token_signed_response_alg"]), builtIn: builtIn, manage: builtIn ? false : nil)
+        return pages.render("service", title: "Service \(service.name)", page: page, layout: layout(current, notice: notice), problem: problem)
     }
 
     @Sendable func servicePage(_ request: Request, context: TesseraRequestContext) async throws -> Response {
@@ -497,10 +477,10 @@ struct ConsoleRoutes {
         }
         return pages.render(
             "once", title: "New secret",
-            values: [
-                "heading": "New secret for \(rotated.name)", "text": "The old secret stopped working. Give the service this one.",
-                "label": "Client secret", "value": rotated.clientSecret ?? "", "back": "/console/tenants/\(tenant.name)/services/\(clientID)",
-            ], layout: layout(current))
+            page: ConsoleViews.Once(
+                heading: "New secret for \(rotated.name)", text: "The old secret stopped working. Give the service this one.",
+                label: "Client secret", value: rotated.clientSecret ?? "", back: "/console/tenants/\(tenant.name)/services/\(clientID)"),
+            layout: layout(current))
     }
 
     @Sendable func deleteService(_ request: Request, context: TesseraRequestContext) async throws -> Response {
@@ -542,26 +522,26 @@ struct ConsoleRoutes {
     ) async throws -> Response {
         let administration = try administration(current, .read, tenant: tenant)
         let search = query["q"].flatMap { $0.isEmpty ? nil : $0 }
-        var values: [String: Any] = ["tenantName": tenant.name, "query": search ?? "", "values": input]
-        var status = problem?.status ?? .ok
+        var users: [ConsoleViews.Users.Row] = []
+        var next: String?
+        var searchProblem: FormProblem?
         do {
             let page = try await administration.listUsers(
                 .init(username: nil, search: search, attribute: nil, cursor: query["cursor"], limit: 25), tenant: tenant)
-            values["users"] = page.users.map {
-                [
-                    "id": $0.id, "username": $0.username, "attributes": Self.attributeText($0.attributes.additionalProperties).replacingOccurrences(of: "\n", with: ", "),
-                    "status": $0.disabled ? "disabled" : "active", "created": WebPages.time($0.createdAt),
-                ]
+            users = page.users.map {
+                .init(
+                    id: $0.id, username: $0.username,
+                    attributes: Self.attributeText($0.attributes.additionalProperties).replacingOccurrences(of: "\n", with: ", "),
+                    status: $0.disabled ? "disabled" : "active", created: WebPages.time($0.createdAt))
             }
-            if let next = page.nextCursor {
-                values["next"] = "/console/tenants/\(tenant.name)/users?cursor=\(next)" + (search.map { "&q=\(FormEncoding.component($0))" } ?? "")
+            next = page.nextCursor.map {
+                "/console/tenants/\(tenant.name)/users?cursor=\($0)" + (search.map { "&q=\(FormEncoding.component($0))" } ?? "")
             }
         } catch let error as DomainError where error.kind == .invalid {
-            FormProblem(error.message, field: "q").apply(to: &values)
-            status = .badRequest
+            searchProblem = FormProblem(error.message, field: "q")
         }
-        problem?.apply(to: &values)
-        return pages.render("users", title: "Users", values: values, layout: layout(current, notice: notice), status: status)
+        let page = ConsoleViews.Users(tenantName: tenant.name, query: search ?? "", values: input, users: users, next: next)
+        return pages.render("users", title: "Users", page: page, layout: layout(current, notice: notice), problem: problem ?? searchProblem)
     }
 
     @Sendable func usersPage(_ request: Request, context: TesseraRequestContext) async throws -> Response {
@@ -605,46 +585,37 @@ struct ConsoleRoutes {
                 username: detail.user.username, activationID: nil, service: nil, outcome: nil, since: nil, until: nil, cursor: historyCursor,
                 limit: 20), tenant: tenant)
         let now = Double(domain.epochNow())
-        var values: [String: Any] = [
-            "tenantName": tenant.name, "id": detail.user.id, "username": detail.user.username,
-            "status": detail.user.disabled ? "Disabled" : "Active", "disabled": detail.user.disabled,
-            "created": WebPages.time(detail.user.createdAt), "attributes": Self.attributeText(detail.user.attributes.additionalProperties),
-            "activations": detail.activations.map { activation -> [String: Any] in
+        let page = ConsoleViews.User(
+            tenantName: tenant.name, id: detail.user.id, username: detail.user.username,
+            status: detail.user.disabled ? "Disabled" : "Active", disabled: detail.user.disabled,
+            created: WebPages.time(detail.user.createdAt), attributes: Self.attributeText(detail.user.attributes.additionalProperties),
+            activations: detail.activations.map { activation in
                 let locked = activation.permanentlyLocked || (activation.lockedUntil.map { $0 > now } ?? false)
-                return [
-                    "id": activation.id, "alias": activation.alias ?? "—", "factors": activation.factors.joined(separator: ", "),
-                    "state": activation.permanentlyLocked
+                return .init(
+                    id: activation.id, alias: activation.alias ?? "—", factors: activation.factors.joined(separator: ", "),
+                    state: activation.permanentlyLocked
                         ? "locked" : locked ? "locked until \(WebPages.time(activation.lockedUntil))"
                         : activation.failedAttempts > 0 ? "active, \(activation.failedAttempts) failed attempts" : "active",
-                    "locked": locked || activation.failedAttempts > 0, "created": WebPages.time(activation.createdAt),
-                    "lastUsed": WebPages.time(activation.lastUsedAt),
-                ]
+                    locked: locked || activation.failedAttempts > 0, created: WebPages.time(activation.createdAt),
+                    lastUsed: WebPages.time(activation.lastUsedAt))
             },
-            "securityKeys": detail.securityKeys.map { key -> [String: Any] in
-                [
-                    // keyID, not id: inside the section, {{id}} is still the user's.
-                    "keyID": key.id, "name": key.name, "algorithm": key.algorithm.rawValue,
-                    "kind": key.backupEligible ? "passkey (synced)" : "security key", "attestation": key.attestation.rawValue,
-                    "state": key.suspicious ? "blocked: its counter went backwards" : "active", "created": WebPages.time(key.createdAt),
-                    "lastUsed": WebPages.time(key.lastUsedAt),
-                ]
+            securityKeys: detail.securityKeys.map { key in
+                .init(
+                    keyID: key.id, name: key.name, algorithm: key.algorithm.rawValue,
+                    kind: key.backupEligible ? "passkey (synced)" : "security key", attestation: key.attestation.rawValue,
+                    state: key.suspicious ? "blocked: its counter went backwards" : "active", created: WebPages.time(key.createdAt),
+                    lastUsed: WebPages.time(key.lastUsedAt))
             },
-            "sessions": detail.sessions.map {
-                [
-                    "id": $0.id, "service": $0.service ?? "—", "factors": $0.factors.joined(separator: ", "),
-                    "created": WebPages.time($0.createdAt), "expires": WebPages.time($0.expiresAt),
-                ]
+            sessions: detail.sessions.map {
+                .init(
+                    id: $0.id, service: $0.service ?? "—", factors: $0.factors.joined(separator: ", "), created: WebPages.time($0.createdAt),
+                    expires: WebPages.time($0.expiresAt))
             },
-            "history": history.entries.map {
-                [
-                    "at": WebPages.time($0.at), "service": $0.service ?? "—", "purpose": $0.purpose, "outcome": $0.outcome,
-                    "factors": $0.factors.joined(separator: ", "),
-                ]
+            history: history.entries.map {
+                .init(at: WebPages.time($0.at), service: $0.service ?? "—", purpose: $0.purpose, outcome: $0.outcome, factors: $0.factors.joined(separator: ", "))
             },
-        ]
-        if let older = history.nextCursor { values["olderHistory"] = "/console/tenants/\(tenant.name)/users/\(detail.user.id)?history=\(older)#history" }
-        problem?.apply(to: &values)
-        return pages.render("user", title: "User \(detail.user.username)", values: values, layout: layout(current, notice: notice), status: problem?.status ?? .ok)
+            olderHistory: history.nextCursor.map { "/console/tenants/\(tenant.name)/users/\(detail.user.id)?history=\($0)#history" })
+        return pages.render("user", title: "User \(detail.user.username)", page: page, layout: layout(current, notice: notice), problem: problem)
     }
 
     @Sendable func userPage(_ request: Request, context: TesseraRequestContext) async throws -> Response {
@@ -722,10 +693,10 @@ struct ConsoleRoutes {
         }
         return pages.render(
             "invitation", title: "Invitation",
-            values: [
-                "username": invitation.username, "url": invitation.url, "expires": WebPages.time(invitation.expiresAt),
-                "qr": (try? QRCode(invitation.url).svg(moduleSize: 5)) ?? "", "back": "/console/tenants/\(tenant.name)/users/\(id)",
-            ], layout: layout(current), status: .created)
+            page: ConsoleViews.Invitation(
+                username: invitation.username, url: invitation.url, expires: WebPages.time(invitation.expiresAt),
+                qr: (try? QRCode(invitation.url).svg(moduleSize: 5)) ?? "", back: "/console/tenants/\(tenant.name)/users/\(id)"),
+            layout: layout(current), status: .created)
     }
 
     @Sendable func unlock(_ request: Request, context: TesseraRequestContext) async throws -> Response {
@@ -769,14 +740,10 @@ struct ConsoleRoutes {
         -> Response
     {
         let keys = try await administration(current, .read, tenant: tenant).listSigningKeys(tenant: tenant)
-        var values: [String: Any] = [
-            "tenantName": tenant.name,
-            "keys": keys.map {
-                ["kid": $0.kid, "active": $0.active, "state": $0.active ? "active (signs)" : "published", "created": WebPages.time($0.createdAt)]
-            },
-        ]
-        problem?.apply(to: &values)
-        return pages.render("signingkeys", title: "Signing keys", values: values, layout: layout(current, notice: notice), status: problem?.status ?? .ok)
+        let page = ConsoleViews.SigningKeys(
+            tenantName: tenant.name,
+            keys: keys.map { .init(kid: $0.kid, active: $0.active, state: $0.active ? "active (signs)" : "published", created: WebPages.time($0.createdAt)) })
+        return pages.render("signingkeys", title: "Signing keys", page: page, layout: layout(current, notice: notice), problem: problem)
     }
 
     @Sendable func signingKeysPage(_ request: Request, context: TesseraRequestContext) async throws -> Response {
@@ -824,8 +791,7 @@ struct ConsoleRoutes {
         let current = try context.requireWebSession()
         let administration = try administration(current, .read)
         let query = (try? RequestDecoding.query(request)) ?? [:]
-        var values: [String: Any] = [:]
-        var status = HTTPResponse.Status.ok
+        var problem: FormProblem?
         let tenants = try await administration.listTenants()
         let chosen = query["tenant"].flatMap { $0.isEmpty ? nil : $0 }
         var tenant: TenantRecord?
@@ -839,26 +805,22 @@ struct ConsoleRoutes {
             if let value = Int64(hours), value > 0, value <= 24 * 3650 {
                 since = domain.epochNow() - value * 3600
             } else {
-                FormProblem("hours is a whole number from 1 to 87600", field: "hours").apply(to: &values)
-                status = .badRequest
+                problem = FormProblem("hours is a whole number from 1 to 87600", field: "hours")
             }
         }
         let action = query["action"] ?? ""
         let actor = query["actor"] ?? ""
         let entries = try await administration.audit(
             tenant: tenant, since: since, action: action.isEmpty ? nil : action, actor: actor.isEmpty ? nil : actor, limit: 200)
-        values["tenants"] = tenants.map { ["name": $0.name, "selected": $0.name == chosen] }
-        values["all"] = current.caller?.tenantID == nil
-        values["action"] = action
-        values["actor"] = actor
-        values["hours"] = query["hours"] ?? ""
-        values["entries"] = entries.map {
-            [
-                "at": WebPages.time($0.at), "tenant": $0.tenant ?? "—", "actor": $0.actor, "action": $0.action, "target": $0.target ?? "",
-                "details": $0.details.additionalProperties.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: ", "),
-            ]
-        }
-        return pages.render("audit", title: "Audit log", values: values, layout: layout(current), status: status)
+        let page = ConsoleViews.Audit(
+            tenants: tenants.map { .init(name: $0.name, selected: $0.name == chosen) }, all: current.caller?.tenantID == nil, action: action,
+            actor: actor, hours: query["hours"] ?? "",
+            entries: entries.map {
+                .init(
+                    at: WebPages.time($0.at), tenant: $0.tenant ?? "—", actor: $0.actor, action: $0.action, target: $0.target ?? "",
+                    details: $0.details.additionalProperties.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: ", "))
+            })
+        return pages.render("audit", title: "Audit log", page: page, layout: layout(current), problem: problem)
     }
 
     // MARK: Admin API keys
@@ -874,14 +836,12 @@ struct ConsoleRoutes {
             throw BrowserError(status: .forbidden, title: "Not allowed", message: error.message)
         }
         let tenants = try await administration(current, .read).listTenants()
-        var values: [String: Any] = [
-            "keys": keys.map {
-                ["id": $0.id, "name": $0.name, "role": $0.role.rawValue, "tenant": $0.tenant ?? "every tenant", "created": WebPages.time($0.createdAt)]
+        let page = ConsoleViews.APIKeys(
+            keys: keys.map {
+                .init(id: $0.id, name: $0.name, role: $0.role.rawValue, tenant: $0.tenant ?? "every tenant", created: WebPages.time($0.createdAt))
             },
-            "tenants": tenants.map { ["name": $0.name] }, "all": caller.tenantID == nil, "values": input,
-        ]
-        problem?.apply(to: &values)
-        return pages.render("apikeys", title: "Admin API keys", values: values, layout: layout(current, notice: notice), status: problem?.status ?? .ok)
+            tenants: tenants.map { .init(name: $0.name) }, all: caller.tenantID == nil, values: input)
+        return pages.render("apikeys", title: "Admin API keys", page: page, layout: layout(current, notice: notice), problem: problem)
     }
 
     @Sendable func apiKeysPage(_ request: Request, context: TesseraRequestContext) async throws -> Response {
@@ -905,10 +865,10 @@ struct ConsoleRoutes {
         }
         return pages.render(
             "once", title: "Admin API key",
-            values: [
-                "heading": "Admin API key \(created.name)", "text": "Use it as the bearer token of the admin API.", "label": "Key",
-                "value": created.key ?? "", "back": "/console/keys",
-            ], layout: layout(current), status: .created)
+            page: ConsoleViews.Once(
+                heading: "Admin API key \(created.name)", text: "Use it as the bearer token of the admin API.", label: "Key",
+                value: created.key ?? "", back: "/console/keys"),
+            layout: layout(current), status: .created)
     }
 
     @Sendable func revokeAPIKey(_ request: Request, context: TesseraRequestContext) async throws -> Response {

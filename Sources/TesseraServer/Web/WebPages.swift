@@ -18,6 +18,8 @@ struct WebPages: Sendable {
         for (name, text) in ConsoleTemplates.all.merging(PageTemplates.all, uniquingKeysWith: { first, _ in first }) {
             do {
                 try library.register(text, named: name)
+                // The same template inside its layout's model (`render`).
+                try library.register("{{#layout}}{{#page}}{{>\(name)}}{{/page}}{{/layout}}", named: Self.inLayout(name))
             } catch {
                 preconditionFailure("the template \(name) does not parse: \(error)")
             }
@@ -25,18 +27,35 @@ struct WebPages: Sendable {
         self.library = library
     }
 
-    /// A page: `template` rendered with `values`, inside the layout with `title`.
-    func render(
-        _ template: String, title: String, values: [String: Any], layout: [String: Any], status: HTTPResponse.Status = .ok
+    private static func inLayout(_ template: String) -> String { "in-layout/" + template }
+
+    /// What a console or account template is rendered from: the page's view model inside
+    /// its layout's (a name the page lacks, or has as nil, is looked up in the layout),
+    /// and the fields a refused form's problem is about.
+    private struct Rendering<Layout, Page> {
+        let layout: Layout
+        let page: Page
+        let errors: [String: FieldProblem]
+    }
+
+    /// What the layout shows around the page: the title, a refused form's problem that
+    /// names no field, and the page itself.
+    private struct Frame {
+        let title: String
+        let error: String?
+        let content: String
+    }
+
+    /// A page: `template` rendered from `page` inside `layout`, with the problem of a
+    /// refused form (beside its field, or at the top) and its status.
+    func render<Layout, Page>(
+        _ template: String, title: String, page: Page, layout: Layout, problem: FormProblem? = nil, status: HTTPResponse.Status = .ok
     ) -> Response {
-        var values = values
-        for (key, value) in layout where values[key] == nil { values[key] = value }
-        let content = library.render(values, withTemplate: template) ?? ""
-        var frame = layout
-        if let error = values["error"] { frame["error"] = error }
-        frame["title"] = title
-        frame["content"] = content
-        return HTMLResponse.make(library.render(frame, withTemplate: "layout") ?? "", status: status)
+        let errors = problem.flatMap { problem in problem.field.map { [$0: FieldProblem(name: $0, message: problem.message)] } } ?? [:]
+        let content = library.render(Rendering(layout: layout, page: page, errors: errors), withTemplate: Self.inLayout(template)) ?? ""
+        let frame = Frame(title: title, error: problem.flatMap { $0.field == nil ? $0.message : nil }, content: content)
+        let html = library.render(Rendering(layout: layout, page: frame, errors: [:]), withTemplate: Self.inLayout("layout")) ?? ""
+        return HTMLResponse.make(html, status: problem?.status ?? status)
     }
 
     /// An SVG bar chart of logins (and failures) per hour: drawn here, no script.

@@ -73,15 +73,6 @@ struct FormProblem: Error {
         guard let error = error as? DomainError, error.kind != .internal else { return nil }
         self.init(error.message, field: fields.first { error.message.contains($0) }, status: error.kind.status)
     }
-
-    /// The template values: `errors.{field}` or the page's `error`.
-    func apply(to values: inout [String: Any]) {
-        if let field {
-            values["errors"] = [field: ["name": field, "message": message]]
-        } else {
-            values["error"] = message
-        }
-    }
 }
 
 /// On the console's and account page's routes: a use case's refusal is a page, not JSON.
@@ -136,10 +127,9 @@ struct WebSignIn: Sendable {
         if let error = query["error"] {
             return pages.render(
                 "message", title: "Sign-in ended",
-                values: [
-                    "heading": "Sign-in ended", "text": "The sign-in did not complete (\(error)). \(query["error_description"] ?? "")",
-                    "link": retry, "linkText": "Try again",
-                ], layout: [:], status: .forbidden)
+                page: ConsoleViews.Message(
+                    heading: "Sign-in ended", text: "The sign-in did not complete (\(error)). \(query["error_description"] ?? "")",
+                    link: retry, linkText: "Try again"), layout: PlainLayout(), status: .forbidden)
         }
         do {
             let opened = try await domain.webSessions.finish(
@@ -150,8 +140,8 @@ struct WebSignIn: Sendable {
         } catch let error as DomainError where error.kind != .internal {
             var response = pages.render(
                 "message", title: "Sign-in refused",
-                values: ["heading": "Sign-in refused", "text": error.message, "link": retry, "linkText": "Start again"],
-                layout: [:], status: error.kind.status)
+                page: ConsoleViews.Message(heading: "Sign-in refused", text: error.message, link: retry, linkText: "Start again"),
+                layout: PlainLayout(), status: error.kind.status)
             cookies.clearSignIn(on: &response)
             return response
         }

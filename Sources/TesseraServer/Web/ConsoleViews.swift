@@ -1,0 +1,308 @@
+/// The view models of the console's and the account page's templates (`ConsoleTemplates`):
+/// one type per page, its properties named as the template reads them. A page template
+/// is rendered inside its layout's model (`WebPages.render`), so `{{csrf}}`, `{{manage}}`
+/// and the like resolve from the layout where the page has no value of its own (a nil
+/// optional falls through to it too).
+
+/// What the frame of a console page and every form in it read: who is signed in, what
+/// the role may do, the CSRF token, and what the last form did.
+struct ConsoleLayout {
+    let console = true
+    let wide = true
+    let who: String
+    let role: String
+    let scope: String?
+    let csrf: String
+    let manage: Bool
+    let support: Bool
+    let notice: String?
+}
+
+/// The account page's frame.
+struct AccountLayout {
+    let account = true
+    let wide = true
+    let who: String
+    let home: String
+    let csrf: String
+    let notice: String?
+}
+
+/// The frame of a page shown before anyone signed in.
+struct PlainLayout {}
+
+/// The words a refused form puts beside one field (`{{#errors.name}}{{>field}}{{/errors.name}}`).
+struct FieldProblem {
+    let name: String
+    let message: String
+}
+
+/// One option of a select: `selected` marks the current choice.
+struct Choice {
+    let value: String
+    let label: String
+    let selected: Bool
+}
+
+enum ConsoleViews {
+    struct SignIn {
+        let heading: String
+        let text: String
+        let start: String
+    }
+
+    struct Message {
+        let heading: String
+        let text: String
+        let link: String?
+        let linkText: String?
+    }
+
+    /// A value shown this once (a client secret, an admin API key).
+    struct Once {
+        let heading: String
+        let text: String
+        let label: String
+        let value: String
+        var extraLabel: String? = nil
+        var extra: String? = nil
+        let back: String
+    }
+
+    struct Dashboard {
+        struct Card {
+            let name: String
+            let users: Int
+            let activations: Int
+            let logins: Int
+            let failures: Int
+            let locked: Int
+            let ciba: Int
+            /// SVG drawn by `WebPages.chart`.
+            let chart: String
+        }
+        let tenants: [Card]
+    }
+
+    struct Tenants {
+        struct Row {
+            let name: String
+            let issuer: String
+        }
+        let tenants: [Row]
+        let global: Bool
+        /// The form sent back, by field name.
+        let values: [String: String]
+    }
+
+    struct Tenant {
+        struct Setting {
+            let name: String
+            let label: String
+            let value: String
+            let message: String?
+        }
+        let name: String
+        let issuer: String
+        let settings: [Setting]
+        let global: Bool
+    }
+
+    /// A service's on/off setting as a checkbox (`ServiceSwitch.all`).
+    struct Switch {
+        let field: String
+        let id: String
+        let label: String
+        let checked: Bool
+    }
+
+    struct Services {
+        struct Row {
+            let name: String
+            let clientID: String
+            let kind: String
+            let policy: String
+        }
+        let tenantName: String
+        let services: [Row]
+        let values: [String: String]
+        let switches: [Switch]
+        let modes: [Choice]
+        let algorithms: [Choice]
+    }
+
+    struct Service {
+        let tenantName: String
+        let name: String
+        let clientID: String
+        let `public`: Bool
+        let kind: String
+        let values: [String: String]
+        let switches: [Switch]
+        let modes: [Choice]
+        let algorithms: [Choice]
+        /// The server's own sign-in service: shown, never edited (`manage` is false for it
+        /// whatever the role; nil leaves the role's).
+        let builtIn: Bool
+        let manage: Bool?
+    }
+
+    struct Users {
+        struct Row {
+            let id: String
+            let username: String
+            let attributes: String
+            let status: String
+            let created: String
+        }
+        let tenantName: String
+        let query: String
+        let values: [String: String]
+        let users: [Row]
+        let next: String?
+    }
+
+    struct User {
+        struct Activation {
+            let id: String
+            let alias: String
+            let factors: String
+            let state: String
+            let locked: Bool
+            let created: String
+            let lastUsed: String
+        }
+        struct SecurityKey {
+            /// keyID, not id: inside the section, `{{id}}` is still the user's.
+            let keyID: String
+            let name: String
+            let algorithm: String
+            let kind: String
+            let attestation: String
+            let state: String
+            let created: String
+            let lastUsed: String
+        }
+        struct Session {
+            let id: String
+            let service: String
+            let factors: String
+            let created: String
+            let expires: String
+        }
+        struct HistoryEntry {
+            let at: String
+            let service: String
+            let purpose: String
+            let outcome: String
+            let factors: String
+        }
+        let tenantName: String
+        let id: String
+        let username: String
+        let status: String
+        let disabled: Bool
+        let created: String
+        let attributes: String
+        let activations: [Activation]
+        let securityKeys: [SecurityKey]
+        let sessions: [Session]
+        let history: [HistoryEntry]
+        let olderHistory: String?
+    }
+
+    struct Invitation {
+        let username: String
+        let url: String
+        let expires: String
+        /// SVG drawn by `QRCode`.
+        let qr: String
+        let back: String
+    }
+
+    struct Audit {
+        struct Entry {
+            let at: String
+            let tenant: String
+            let actor: String
+            let action: String
+            let target: String
+            let details: String
+        }
+        struct TenantChoice {
+            let name: String
+            let selected: Bool
+        }
+        let tenants: [TenantChoice]
+        let all: Bool
+        let action: String
+        let actor: String
+        let hours: String
+        let entries: [Entry]
+    }
+
+    struct SigningKeys {
+        struct Key {
+            let kid: String
+            let active: Bool
+            let state: String
+            let created: String
+        }
+        let tenantName: String
+        let keys: [Key]
+    }
+
+    struct APIKeys {
+        struct Key {
+            let id: String
+            let name: String
+            let role: String
+            let tenant: String
+            let created: String
+        }
+        struct TenantName {
+            let name: String
+        }
+        let keys: [Key]
+        let tenants: [TenantName]
+        let all: Bool
+        let values: [String: String]
+    }
+
+    struct Account {
+        struct Device {
+            let id: String
+            let alias: String
+            let factors: String
+            let created: String
+            let lastUsed: String
+            let current: Bool
+            let removable: Bool
+        }
+        struct SecurityKey {
+            let id: String
+            let name: String
+            let kind: String
+            let created: String
+            let lastUsed: String
+            let suspicious: Bool
+        }
+        struct Session {
+            let id: String
+            let service: String
+            let created: String
+            let expires: String
+        }
+        struct SignIn {
+            let at: String
+            let service: String
+            let purpose: String
+            let outcome: String
+        }
+        let tenantName: String
+        let devices: [Device]
+        let securityKeys: [SecurityKey]
+        let sessions: [Session]
+        let signIns: [SignIn]
+    }
+}
