@@ -376,12 +376,14 @@ struct ContainmentTests {
 
 /// A device of the SDK whose requests go through the router in-process.
 struct RouterDevice {
+    let keyStore: FileKeyStore
     let personalizer: Personalizer
     let authenticator: Authenticator
 
     init(client: any TestClientProtocol, clock: TestClock) {
         let keys = FileManager.default.temporaryDirectory.appendingPathComponent("router-device-\(UUID().uuidString)")
         let keyStore = try! FileKeyStore(directory: keys)
+        self.keyStore = keyStore
         let transport = RouterTransport(client: client)
         personalizer = Personalizer(keyStore: keyStore, transport: transport, now: { clock.now() })
         authenticator = Authenticator(keyStore: keyStore, transport: transport, now: { clock.now() })
