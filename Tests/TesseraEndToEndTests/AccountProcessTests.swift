@@ -48,7 +48,7 @@ func serverError(_ body: () async throws -> Void) async -> String? {
     }
 }
 
-@Suite("Account processes", .timeLimit(.minutes(5)))
+@Suite("Account processes", .tags(.live), .timeLimit(.minutes(5)))
 struct AccountProcessTests {
     @Test("change PIN, with a lockout in the middle: the old PIN stops at once, the new one works")
     func changePin() async throws {

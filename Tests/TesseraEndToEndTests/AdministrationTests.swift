@@ -7,7 +7,7 @@ import TesseraTesting
 
 /// The whole admin API and its CLI: every change is refused with a clear 4xx when it is
 /// bad, and what must end (sessions on a deleted service or a disabled user) ends.
-@Suite("Administration: tenants, services, users, invitations, sessions, history", .timeLimit(.minutes(5)))
+@Suite("Administration: tenants, services, users, invitations, sessions, history", .tags(.live), .timeLimit(.minutes(5)))
 struct AdministrationTests {
     struct Admin {
         let scenario: Scenario
@@ -269,7 +269,7 @@ struct AdministrationTests {
     }
 }
 
-@Suite("Scoped admin API keys", .timeLimit(.minutes(5)))
+@Suite("Scoped admin API keys", .tags(.live), .timeLimit(.minutes(5)))
 struct AdminKeyTests {
     @Test("a tenant's keys reach only that tenant (404 elsewhere); helpdesk and auditor roles get 403 beyond theirs; revoked keys stop")
     func scopedKeys() async throws {

@@ -7,7 +7,7 @@ import Testing
 
 /// OpenID CIBA, poll and ping, driven like a service's server would: client-authenticated
 /// form posts to `bc-authorize` and the token endpoint; the user answers on the device.
-@Suite("Push step-up with OpenID CIBA", .timeLimit(.minutes(5)))
+@Suite("Push step-up with OpenID CIBA", .tags(.live), .timeLimit(.minutes(5)))
 struct BackchannelTests {
     static let grantType = "urn:openid:params:grant-type:ciba"
 

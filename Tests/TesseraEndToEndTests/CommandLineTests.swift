@@ -13,7 +13,7 @@ func tessera(_ arguments: [String], environment: [String: String] = [:]) async t
     return (result.status, object, result.output + result.errors)
 }
 
-@Suite("The tessera command line against tessera serve", .timeLimit(.minutes(5)))
+@Suite("The tessera command line against tessera serve", .tags(.live), .timeLimit(.minutes(5)))
 struct CommandLineTests {
     /// `tessera serve` in a child process; returns it with the admin token it printed.
     /// `database`: a PostgreSQL URL (from `TestDatabase.fresh()`), or nil for SQLite.

@@ -4,7 +4,7 @@ import TesseraCore
 import TesseraKit
 import TesseraTesting
 
-@Suite("The web console and the account page in Debian's Chromium", .timeLimit(.minutes(8)))
+@Suite("The web console and the account page in Debian's Chromium", .tags(.live, .browser), .timeLimit(.minutes(8)))
 struct ConsoleTests {
     /// Operators sign in by QR and device; create a tenant, service and user; invite and
     /// activate a device from the QR shown; unlock and revoke it; a helpdesk operator is

@@ -31,7 +31,7 @@ final class WriteOutcome: Sendable {
     let state = Mutex(State())
 }
 
-@Suite("Crash safety", .timeLimit(.minutes(5)))
+@Suite("Crash safety", .tags(.live, .crash), .timeLimit(.minutes(5)))
 struct CrashTests {
     @Test("a node killed with SIGKILL under load keeps every activation, code and failed attempt it acknowledged")
     func sigkill() async throws {

@@ -4,7 +4,7 @@ import TesseraTesting
 import TesseraTestSupport
 import Testing
 
-@Suite("Bounded data: the purge and tessera admin stats", .timeLimit(.minutes(5)))
+@Suite("Bounded data: the purge and tessera admin stats", .tags(.live), .timeLimit(.minutes(5)))
 struct DataLifecycleTests {
     func stats(_ scenario: Scenario) async throws -> [String: Any] {
         let (status, json, output) = try await tessera(

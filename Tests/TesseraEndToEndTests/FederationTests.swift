@@ -7,7 +7,7 @@ import Testing
 
 /// Federation: a tenant's users sign in at an external OpenID provider — here a second
 /// Tessera tenant on the same server, reached over real HTTP as any provider would be.
-@Suite("Sign-in with another provider (federation)", .timeLimit(.minutes(5)))
+@Suite("Sign-in with another provider (federation)", .tags(.live, .interop), .timeLimit(.minutes(5)))
 struct FederationTests {
     /// The external provider's side of one login: its login page opened at `url`, the
     /// device there approving, and the redirect back to the federating tenant's callback.

@@ -6,7 +6,7 @@ import TesseraTesting
 import Testing
 @testable import TesseraKit
 
-@Suite("Hostile timing values and racing token requests", .timeLimit(.minutes(5)))
+@Suite("Hostile timing values and racing token requests", .tags(.live), .timeLimit(.minutes(5)))
 struct HardeningTests {
     @Test("a registration with extreme iat/exp is refused and the server keeps running")
     func extremeTimes() async throws {

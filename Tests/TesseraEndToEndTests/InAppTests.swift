@@ -8,7 +8,7 @@ import TesseraTestSupport
 import Testing
 @testable import TesseraKit
 
-@Suite("In-app login and the SDK's token manager", .timeLimit(.minutes(5)))
+@Suite("In-app login and the SDK's token manager", .tags(.live), .timeLimit(.minutes(5)))
 struct InAppTests {
     @Test("in-app login: serviceLogin, a code for the backend's PKCE challenge, redeemed only with its verifier")
     func inAppCode() async throws {

@@ -4,7 +4,7 @@ import TesseraCore
 import TesseraKit
 import TesseraTesting
 
-@Suite("Interoperability with outside implementations", .timeLimit(.minutes(5)))
+@Suite("Interoperability with outside implementations", .tags(.live, .interop), .timeLimit(.minutes(5)))
 struct InteropTests {
     @Test("Authlib completes the code flow with PKCE, verifies the ID token against JWKS (joserfc), introspects and revokes")
     func authlibCodeFlow() async throws {

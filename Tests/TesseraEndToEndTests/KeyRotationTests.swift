@@ -41,7 +41,7 @@ func eventually(within limit: Duration = .seconds(10), _ condition: () async thr
     return try await condition()
 }
 
-@Suite("Signing-key and master-key rotation", .timeLimit(.minutes(5)))
+@Suite("Signing-key and master-key rotation", .tags(.live), .timeLimit(.minutes(5)))
 struct KeyRotationTests {
     @Test("a rotated signing key signs new tokens; older keys verify until retired; the active key cannot be retired")
     func signingKeyRotation() async throws {
@@ -391,8 +391,7 @@ struct KeyRotationTests {
 
 /// Two nodes on one PostgreSQL database: a change to a tenant's keys made on one node is
 /// what the other publishes and signs with, long before its cache would expire.
-@Suite(
-    "Signing-key rotation on several nodes", .timeLimit(.minutes(5)),
+@Suite("Signing-key rotation on several nodes", .tags(.live, .cluster), .timeLimit(.minutes(5)),
     .enabled(if: TestDatabase.postgresURL != nil, "needs PostgreSQL; runs in the suite's PostgreSQL pass"))
 struct ClusterKeyRotationTests {
     @Test("a key rotated or retired on one node is what every node publishes and signs with")

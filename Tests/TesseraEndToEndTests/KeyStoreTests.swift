@@ -91,7 +91,7 @@ final class CountingBiometricGate: BiometricGate {
     }
 }
 
-@Suite("Key stores: what removal removes", .timeLimit(.minutes(5)))
+@Suite("Key stores: what removal removes", .tags(.live), .timeLimit(.minutes(5)))
 struct KeyStoreTests {
     /// The same checks over the file store and the in-memory (Keychain-like) one.
     func checkRemoval(_ store: any KeyStore) async throws {

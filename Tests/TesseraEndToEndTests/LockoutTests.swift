@@ -6,7 +6,7 @@ import TesseraTesting
 import TesseraTestSupport
 import Testing
 
-@Suite("Lockout per activation", .timeLimit(.minutes(5)))
+@Suite("Lockout per activation", .tags(.live), .timeLimit(.minutes(5)))
 struct LockoutTests {
     @Test("wrong PIN → lockout result → pending lockout while it runs → success after the wait")
     func waitThenSuccess() async throws {

@@ -5,7 +5,7 @@ import TesseraCrypto
 import TesseraKit
 import TesseraTesting
 
-@Suite("Web login with QR code, device factors and OIDC tokens", .timeLimit(.minutes(5)))
+@Suite("Web login with QR code, device factors and OIDC tokens", .tags(.live), .timeLimit(.minutes(5)))
 struct LoginTests {
     @Test("activation, QR login with device + PIN, code exchange and an ID token verified against JWKS")
     func fullLogin() async throws {

@@ -22,8 +22,7 @@ struct NodeTransport: HTTPTransport {
 
 /// Two nodes on one PostgreSQL database behind nginx behave as one server. Runs in the
 /// PostgreSQL pass of scripts/test.sh (a cluster needs a shared database).
-@Suite(
-    "Several nodes as one server", .timeLimit(.minutes(5)),
+@Suite("Several nodes as one server", .tags(.live, .cluster), .timeLimit(.minutes(5)),
     .enabled(if: TestDatabase.postgresURL != nil, "needs PostgreSQL; runs in the suite's PostgreSQL pass"))
 struct MultiNodeTests {
     func withCluster(_ body: (TestCluster) async throws -> Void) async throws {

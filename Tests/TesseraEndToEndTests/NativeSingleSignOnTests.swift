@@ -8,7 +8,7 @@ import TesseraTesting
 /// Native single sign-on (gematik's SSO token and `refresh(ssoToken)`): after a full
 /// login the app holds a token bound to its device key, and gets codes for the tenant's
 /// other services with the device factor alone while the session lasts.
-@Suite("Native single sign-on", .timeLimit(.minutes(5)))
+@Suite("Native single sign-on", .tags(.live), .timeLimit(.minutes(5)))
 struct NativeSingleSignOnTests {
     @Test("a full in-app login brings the token; further services' codes need only the device; the code is PKCE-bound; the tokens keep the first login's acr and auth_time")
     func furtherServices() async throws {

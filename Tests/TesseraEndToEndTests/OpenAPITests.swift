@@ -6,7 +6,7 @@ import TesseraKit
 import TesseraTesting
 import Testing
 
-@Suite("The OpenAPI document against the live server (schemathesis)", .timeLimit(.minutes(10)))
+@Suite("The OpenAPI document against the live server (schemathesis)", .tags(.live, .interop), .timeLimit(.minutes(10)))
 struct OpenAPITests {
     @Test("every admin and device operation: positive and negative cases conform in status code, content type and schema; what the document forbids is refused; no 5xx")
     func schemathesis() async throws {

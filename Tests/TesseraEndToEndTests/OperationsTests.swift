@@ -13,7 +13,7 @@ import TesseraTesting
 import TesseraTestSupport
 import Testing
 
-@Suite("Readiness, metrics and transport security", .timeLimit(.minutes(5)))
+@Suite("Readiness, metrics and transport security", .tags(.live), .timeLimit(.minutes(5)))
 struct OperationsTests {
     @Test("/metrics counts requests per route, authentications by purpose and outcome, locks, open step-ups and connections")
     func metrics() async throws {

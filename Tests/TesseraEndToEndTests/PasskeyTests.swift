@@ -13,7 +13,7 @@ import Testing
 /// /authorize, refused when anything is off, removed by an operator. The authenticators
 /// and the relying-party client are outside the project (Tests/interop/passkey_client.py:
 /// fido2's CBOR and COSE, cryptography's keys, soft-webauthn, Authlib, joserfc).
-@Suite("Passkeys", .timeLimit(.minutes(5)))
+@Suite("Passkeys", .tags(.live, .interop), .timeLimit(.minutes(5)))
 struct PasskeyTests {
     /// A server whose public URL is `http://localhost:…`: WebAuthn takes no IP address as RP ID.
     static func withPasskeyServer<T>(_ body: (TestServer) async throws -> T) async throws -> T {

@@ -8,7 +8,7 @@ import Testing
 
 /// What the device is given to refuse a login someone else started (the hardening
 /// review's finding 5): where the browser is, and the number its page shows.
-@Suite("Cross-device phishing: the browser's origin and number matching", .timeLimit(.minutes(5)))
+@Suite("Cross-device phishing: the browser's origin and number matching", .tags(.live), .timeLimit(.minutes(5)))
 struct PhishingResistanceTests {
     @Test("new services match numbers: the page shows one, the device gets it among decoys with the browser's origin; a wrong pick ends the login and counts nothing; the right one logs in")
     func numberMatching() async throws {

@@ -8,7 +8,7 @@ import TesseraTesting
 
 /// Wake-up pushes for backchannel requests, through the two notifiers, each against a
 /// local stand-in of its push service.
-@Suite("Push notifiers: webhook gateway and APNs", .timeLimit(.minutes(5)))
+@Suite("Push notifiers: webhook gateway and APNs", .tags(.live), .timeLimit(.minutes(5)))
 struct PushTests {
     func startRequest(_ scenario: Scenario, _ service: Scenario.Service, user: String) async throws -> String {
         let response = try await scenario.tokenRequest(

@@ -7,7 +7,7 @@ import TesseraTesting
 import TesseraTestSupport
 import Testing
 
-@Suite("Replays, expiry and OAuth refusals", .timeLimit(.minutes(5)))
+@Suite("Replays, expiry and OAuth refusals", .tags(.live), .timeLimit(.minutes(5)))
 struct RefusalTests {
     @Test("a replayed proof is refused and changes nothing")
     func replayedProof() async throws {

@@ -7,7 +7,7 @@ import TesseraTesting
 /// suite's PostgreSQL pass), each bounded in time.
 /// The three run one after another (`.serialized`): each keeps a core busy, and at once
 /// they would starve the rest of the suite on a two-core machine.
-@Suite("Negative inputs and fuzzing against the live server (Python harnesses)", .serialized, .timeLimit(.minutes(8)))
+@Suite("Negative inputs and fuzzing against the live server (Python harnesses)", .tags(.live, .interop), .serialized, .timeLimit(.minutes(8)))
 struct RobustnessTests {
     /// `--database URL` in the PostgreSQL pass: a fresh, empty database of its own.
     func databaseArguments() async throws -> [String] {

@@ -8,7 +8,7 @@ import Testing
 /// A login on the phone that shows it: the tenant's app is opened by a universal/app
 /// link on its link domain or by its custom scheme, the server serves the association
 /// files, and the SDK follows every form of link but only to an issuer it is activated for.
-@Suite("Same-device links: custom schemes, universal and app links", .timeLimit(.minutes(5)))
+@Suite("Same-device links: custom schemes, universal and app links", .tags(.live), .timeLimit(.minutes(5)))
 struct SameDeviceLinkTests {
     static let fingerprint = (0..<32).map { String(format: "%02x", $0 * 7 % 256) }.joined(separator: ":")
 

@@ -4,7 +4,7 @@ import TesseraCore
 import TesseraKit
 import TesseraTesting
 
-@Suite("Single sign-on sessions", .timeLimit(.minutes(5)))
+@Suite("Single sign-on sessions", .tags(.live), .timeLimit(.minutes(5)))
 struct SingleSignOnTests {
     /// Opens a login for `service` and claims it on the device.
     func claim(_ scenario: Scenario, _ service: Scenario.Service, device: TestDevice, extra: [String: String] = [:]) async throws

@@ -11,7 +11,7 @@ import Testing
 /// OpenID Connect as off-the-shelf clients expect it: ID-token algorithms per service,
 /// the authorization request's prompt, acr_values, login_hint, ui_locales and scopes,
 /// RP-initiated logout and back-channel logout.
-@Suite("OpenID Connect for off-the-shelf clients", .timeLimit(.minutes(5)))
+@Suite("OpenID Connect for off-the-shelf clients", .tags(.live, .interop), .timeLimit(.minutes(5)))
 struct StandardsTests {
     /// Approves every authentication link a Python script prints, with device+pin.
     /// With `gematik`, the signed challenges go encrypted to its `puk_idp_enc`.

@@ -9,7 +9,7 @@ import Testing
 /// What the app learns from a login (XignSys's role and MappedId, the confirmed
 /// attributes) and the step-up answered on the phone itself (VeridiumID's
 /// `authenticateWith(profile:sessionId)` and its identity token).
-@Suite("Step-up on the app, roles, pairwise subjects", .timeLimit(.minutes(5)))
+@Suite("Step-up on the app, roles, pairwise subjects", .tags(.live), .timeLimit(.minutes(5)))
 struct StepUpAndRolesTests {
     static let grantType = "urn:openid:params:grant-type:ciba"
 

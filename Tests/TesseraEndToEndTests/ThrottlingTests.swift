@@ -7,7 +7,7 @@ import TesseraTesting
 
 /// What an unauthenticated caller can make a node do, and the headers every answer
 /// carries (the hardening review's findings 6 and 8).
-@Suite("Rate limits, long-poll caps, idle connections and security headers", .timeLimit(.minutes(5)))
+@Suite("Rate limits, long-poll caps, idle connections and security headers", .tags(.live), .timeLimit(.minutes(5)))
 struct ThrottlingTests {
     @Test("one address past its burst at /authorize gets 429 with Retry-After; the token endpoint keeps its own budget")
     func perAddress() async throws {

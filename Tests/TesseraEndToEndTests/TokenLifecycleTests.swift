@@ -4,7 +4,7 @@ import TesseraCore
 import TesseraKit
 import TesseraTesting
 
-@Suite("Token revocation (RFC 7009) and introspection (RFC 7662)", .timeLimit(.minutes(5)))
+@Suite("Token revocation (RFC 7009) and introspection (RFC 7662)", .tags(.live), .timeLimit(.minutes(5)))
 struct TokenLifecycleTests {
     /// A login up to the tokens: access, refresh and ID token.
     func tokens(_ scenario: Scenario, _ service: Scenario.Service, device: TestDevice) async throws -> (access: String, refresh: String) {
