@@ -160,7 +160,7 @@ let package = Package(
         .target(
             name: "TesseraTestSupport",
             dependencies: [
-                "TesseraCore", "TesseraCrypto", "TesseraRecords", "TesseraStore", "TesseraDomain", "TesseraAdminAPI",
+                "TesseraCore", "TesseraCrypto", "TesseraRecords", "TesseraStore", "TesseraDomain", "TesseraAdminAPI", "TesseraKit",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -199,7 +199,7 @@ let package = Package(
         .testTarget(name: "TesseraCoreTests", dependencies: ["TesseraCore", "TesseraTesting"]),
         .testTarget(name: "TesseraAdminAPITests", dependencies: ["TesseraAdminAPI", "TesseraCore"]),
         // The SDK's own unit tests: no server, no database.
-        .testTarget(name: "TesseraKitTests", dependencies: ["TesseraKit", "TesseraCore", "TesseraCrypto"]),
+        .testTarget(name: "TesseraKitTests", dependencies: ["TesseraKit", "TesseraCore", "TesseraCrypto", "TesseraTestSupport"]),
         .testTarget(
             name: "TesseraStoreTests",
             dependencies: [

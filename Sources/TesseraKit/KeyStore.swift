@@ -62,18 +62,18 @@ extension KeyStore {
 /// How a store that keeps a key as bytes says what kind of key the bytes are: a first
 /// byte 1 for a Secure Enclave handle, 0 for a software key's raw representation.
 /// Shared, so the format is tested on Linux though only the Keychain store writes it.
-enum StoredKey {
+package enum StoredKey {
     case secureEnclave(Data)
     case software(Data)
 
-    var encoded: Data {
+    package var encoded: Data {
         switch self {
         case .secureEnclave(let handle): Data([1]) + handle
         case .software(let raw): Data([0]) + raw
         }
     }
 
-    init?(_ stored: Data) {
+    package init?(_ stored: Data) {
         guard let kind = stored.first else { return nil }
         let body = Data(stored.dropFirst())
         switch kind {
@@ -88,23 +88,23 @@ enum StoredKey {
 /// accounts): `key-LABEL` and `item-LABEL`. What a removal removes is decided here, in
 /// code every platform builds and the Linux tests cover, so `FileKeyStore` and
 /// `KeychainKeyStore` cannot drift apart.
-enum StoredName {
-    static func key(_ label: String) -> String { "key-\(label)" }
-    static func item(_ label: String) -> String { "item-\(label)" }
+package enum StoredName {
+    package static func key(_ label: String) -> String { "key-\(label)" }
+    package static func item(_ label: String) -> String { "item-\(label)" }
 
     /// What `setItem(nil, label:)` removes: the item and any key of the same label.
-    static func cleared(_ label: String) -> [String] { [item(label), key(label)] }
+    package static func cleared(_ label: String) -> [String] { [item(label), key(label)] }
 
     /// Of the stored `names`, those `removeAll(withPrefix:)` removes: every key and item
     /// whose label starts with `prefix`, whatever follows it (`biometric-2` as well as
     /// `biometric`).
-    static func removed(withPrefix prefix: String, from names: [String]) -> [String] {
+    package static func removed(withPrefix prefix: String, from names: [String]) -> [String] {
         names.filter { $0.hasPrefix(key(prefix)) || $0.hasPrefix(item(prefix)) }
     }
 
     /// Of the stored `names`, the labels of the items (not keys, nor a file store's
     /// half-written `.tmp` files), sorted.
-    static func itemLabels(from names: [String]) -> [String] {
+    package static func itemLabels(from names: [String]) -> [String] {
         names.filter { $0.hasPrefix("item-") && !$0.hasSuffix(".tmp") }.map { String($0.dropFirst(5)) }.sorted()
     }
 }

@@ -181,8 +181,8 @@ struct InAppTests {
             let (device, _) = try await activateDevice(scenario, username: "bo")
             let url = try await scenario.invite("cy")
             _ = try await device.personalizer.activate(url: url, pin: "1357", alias: nil, enrollBiometric: false, enrollOTP: false)
-            let clock = TestClock()
-            let tokens = TokenManager(keyStore: device.keyStore, transport: device.transport, now: { clock.now })
+            let clock = TestClock.running()
+            let tokens = TokenManager(keyStore: device.keyStore, transport: device.transport, now: { clock.now() })
 
             #expect(await tokens.status(username: "bo") == .noTokenDataAvailable)
             let refusedLogin = await tokens.login(
@@ -236,7 +236,7 @@ struct InAppTests {
             #expect(await tokens.status(username: "bo") == .ok)
             // A token manager without DPoP: a replayed refresh token revokes the session, and
             // the next refresh finds the tokens outdated. The other user is untouched.
-            let bearerTokens = TokenManager(keyStore: device.keyStore, transport: device.transport, now: { clock.now }, dpop: false)
+            let bearerTokens = TokenManager(keyStore: device.keyStore, transport: device.transport, now: { clock.now() }, dpop: false)
             let relogin = await bearerTokens.login(
                 authenticator: device.authenticator, clientID: app.clientID, redirectURI: app.redirectURI, username: "bo"
             ) { information in
@@ -256,7 +256,7 @@ struct InAppTests {
 
             // No connection: the tokens stay, the status says to try later.
             clock.advance(by: 600)
-            let offline = TokenManager(keyStore: device.keyStore, transport: UnreachableTransport(), now: { clock.now })
+            let offline = TokenManager(keyStore: device.keyStore, transport: UnreachableTransport(), now: { clock.now() })
             #expect(await offline.status(username: "cy") == .cannotAcquireTokenData)
             #expect(await tokens.status(username: "cy") == .ok)
 
@@ -277,18 +277,4 @@ struct InAppTests {
             device.remove()
         }
     }
-}
-
-/// A network that is down.
-struct UnreachableTransport: HTTPTransport {
-    func send(_ request: HTTPRequestData) async throws -> HTTPResponseData {
-        throw TesseraKitError.transport("the network is unreachable")
-    }
-}
-
-/// A clock a test moves forward by hand.
-final class TestClock: Sendable {
-    private let offset = Mutex<TimeInterval>(0)
-    var now: Date { Date().addingTimeInterval(offset.withLock { $0 }) }
-    func advance(by seconds: TimeInterval) { offset.withLock { $0 += seconds } }
 }

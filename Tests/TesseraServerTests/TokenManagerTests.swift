@@ -13,12 +13,6 @@ import Testing
 /// wait on a lost connection, log out) on a clock the test moves, with no sockets.
 @Suite("The SDK's token manager against the router")
 struct TokenManagerTests {
-    struct Unreachable: HTTPTransport {
-        func send(_ request: HTTPRequestData) async throws -> HTTPResponseData {
-            throw TesseraKitError.transport("the network is unreachable")
-        }
-    }
-
     @Test("log in as a public client, DPoP-bound tokens, a refresh that rotates, a replay that outdates, no network, logout, two users")
     func decisions() async throws {
         let harness = try await RouterHarness.make()
@@ -99,7 +93,7 @@ struct TokenManagerTests {
 
             // No connection: the tokens stay; the status says to try later.
             clock.advance(by: 600)
-            let offline = TokenManager(keyStore: device.keyStore, transport: Unreachable(), now: { clock.now() })
+            let offline = TokenManager(keyStore: device.keyStore, transport: UnreachableTransport(), now: { clock.now() })
             #expect(await offline.status(username: "cy") == .cannotAcquireTokenData)
             #expect(await tokens.status(username: "cy") == .ok)
 

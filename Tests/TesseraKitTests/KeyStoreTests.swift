@@ -1,0 +1,66 @@
+import Foundation
+import Testing
+import TesseraTestSupport
+
+@testable import TesseraKit
+
+/// What a key store's removal removes, and the stored format Keychain-like stores share:
+/// over the file store and over a store that names its entries as `KeychainKeyStore` does.
+@Suite("Key stores: what removal removes")
+struct KeyStoreTests {
+    /// The same checks over the file store and the in-memory (Keychain-like) one.
+    func checkRemoval(_ store: any KeyStore) async throws {
+        // setItem(nil) removes the item and a key of the same label.
+        _ = try await store.generateKey(label: "a.biometric-1", protection: .currentBiometrics)
+        try await store.setItem(Data("state".utf8), label: "a.biometric-1")
+        try await store.setItem(nil, label: "a.biometric-1")
+        #expect(try await store.key(label: "a.biometric-1") == nil)
+        #expect(try await store.item(label: "a.biometric-1") == nil)
+        // removeAll(withPrefix:) reaches every generation of a key, and nothing of another prefix.
+        for label in ["a.device", "a.biometric", "a.biometric-2", "a.biometric-3", "b.device"] {
+            _ = try await store.generateKey(label: label, protection: .deviceBound)
+        }
+        for label in ["a.record", "a.biometric-state-2", "a.totp-1", "b.record"] { try await store.setItem(Data("x".utf8), label: label) }
+        try await store.removeAll(withPrefix: "a.")
+        for label in ["a.device", "a.biometric", "a.biometric-2", "a.biometric-3"] {
+            #expect(try await store.key(label: label) == nil, "\(label) was left behind")
+        }
+        #expect(try await store.itemLabels() == ["b.record"])
+        #expect(try await store.key(label: "b.device") != nil)
+    }
+
+    @Test("setItem(nil) removes a key of the label; removeAll(withPrefix:) reaches biometric-N keys: the file store")
+    func fileStore() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("keystore-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try await checkRemoval(try FileKeyStore(directory: directory))
+        let left = try FileManager.default.contentsOfDirectory(atPath: directory.path).sorted()
+        #expect(left == ["item-b.record", "key-b.device"])
+    }
+
+    @Test("the same over a Keychain-like store that names its entries as KeychainKeyStore does")
+    func keychainLike() async throws {
+        let store = MemoryKeyStore()
+        try await checkRemoval(store)
+        #expect(store.names == ["item-b.record", "key-b.device"])
+    }
+
+    @Test("the stored key format and item listing are shared: a Secure Enclave handle and a software key round-trip, damage is seen")
+    func storedFormat() {
+        let handle = Data([9, 8, 7])
+        guard case .secureEnclave(let back)? = StoredKey(StoredKey.secureEnclave(handle).encoded) else {
+            Issue.record("a handle reads back as a handle")
+            return
+        }
+        #expect(back == handle)
+        guard case .software(let raw)? = StoredKey(StoredKey.software(Data([1, 2])).encoded) else {
+            Issue.record("a software key reads back as one")
+            return
+        }
+        #expect(raw == Data([1, 2]))
+        #expect(StoredKey(Data()) == nil && StoredKey(Data([7, 1])) == nil)
+        #expect(StoredName.itemLabels(from: ["key-a.device", "item-b.record", "item-a.record", "item-c.tmp.tmp", "other"]) == ["a.record", "b.record"])
+        #expect(KeyProtection.currentBiometrics.requiresCurrentBiometrics && !KeyProtection.deviceBound.requiresCurrentBiometrics)
+    }
+
+}
