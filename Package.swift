@@ -156,7 +156,8 @@ let package = Package(
         ),
         .target(name: "TesseraKit", dependencies: ["TesseraCore", "TesseraCrypto", .product(name: "Crypto", package: "swift-crypto")]),
         // What the fast tests share: a test clock, the domain harness over a temporary SQLite
-        // file, a device in memory, a recording notifier. No server, PostgreSQL or subprocess.
+        // file, a device in memory, a recording notifier, and fakes for the SDK's key store,
+        // biometric check and transport. No server, PostgreSQL or subprocess.
         .target(
             name: "TesseraTestSupport",
             dependencies: [
