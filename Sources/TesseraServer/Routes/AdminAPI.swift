@@ -35,7 +35,7 @@ struct AdminAPI: APIProtocol {
 
     func createTenant(_ input: Operations.CreateTenant.Input) async throws -> Operations.CreateTenant.Output {
         let (administration, call) = try call()
-        guard case .json(let body) = input.body else { throw DomainError.invalidRequest("the request needs a JSON body") }
+        let body = switch input.body { case .json(let body): body }
         return .created(.init(body: .json(try await administration.createTenant(body, logger: call.logger))))
     }
 
@@ -52,7 +52,7 @@ struct AdminAPI: APIProtocol {
     /// Changes the settings the body names.
     func updateTenant(_ input: Operations.UpdateTenant.Input) async throws -> Operations.UpdateTenant.Output {
         let (administration, call) = try call()
-        guard case .json(let body) = input.body else { throw DomainError.invalidRequest("the request needs a JSON body") }
+        let body = switch input.body { case .json(let body): body }
         return .ok(.init(body: .json(try await administration.updateTenant(body, tenant: try call.requireTenant(), logger: call.logger))))
     }
 
@@ -97,7 +97,7 @@ struct AdminAPI: APIProtocol {
 
     func createService(_ input: Operations.CreateService.Input) async throws -> Operations.CreateService.Output {
         let (administration, call) = try call()
-        guard case .json(let body) = input.body else { throw DomainError.invalidRequest("the request needs a JSON body") }
+        let body = switch input.body { case .json(let body): body }
         return .created(.init(body: .json(try await administration.createService(body, tenant: try call.requireTenant(), logger: call.logger))))
     }
 
@@ -114,7 +114,7 @@ struct AdminAPI: APIProtocol {
 
     func updateService(_ input: Operations.UpdateService.Input) async throws -> Operations.UpdateService.Output {
         let (administration, call) = try call()
-        guard case .json(let body) = input.body else { throw DomainError.invalidRequest("the request needs a JSON body") }
+        let body = switch input.body { case .json(let body): body }
         return .ok(.init(body: .json(
             try await administration.updateService(
                 clientID: ClientID(rawValue: input.path.client), body, tenant: try call.requireTenant(), logger: call.logger))))
@@ -138,7 +138,7 @@ struct AdminAPI: APIProtocol {
 
     func createUser(_ input: Operations.CreateUser.Input) async throws -> Operations.CreateUser.Output {
         let (administration, call) = try call()
-        guard case .json(let body) = input.body else { throw DomainError.invalidRequest("the request needs a JSON body") }
+        let body = switch input.body { case .json(let body): body }
         return .created(.init(body: .json(try await administration.createUser(body, tenant: try call.requireTenant(), logger: call.logger))))
     }
 
@@ -163,7 +163,7 @@ struct AdminAPI: APIProtocol {
     /// Replaces the attributes.
     func updateUser(_ input: Operations.UpdateUser.Input) async throws -> Operations.UpdateUser.Output {
         let (administration, call) = try call()
-        guard case .json(let body) = input.body else { throw DomainError.invalidRequest("the request needs a JSON body") }
+        let body = switch input.body { case .json(let body): body }
         return .ok(.init(body: .json(
             try await administration.updateUser(UserID(rawValue: input.path.user), body, tenant: try call.requireTenant(), logger: call.logger))))
     }
@@ -247,7 +247,7 @@ struct AdminAPI: APIProtocol {
     /// An external OpenID provider the tenant's users may sign in with; its discovery document is read first.
     func addIdentityProvider(_ input: Operations.AddIdentityProvider.Input) async throws -> Operations.AddIdentityProvider.Output {
         let (administration, call) = try call()
-        guard case .json(let body) = input.body else { throw DomainError.invalidRequest("the request needs a JSON body") }
+        let body = switch input.body { case .json(let body): body }
         return .created(.init(body: .json(
             try await administration.addIdentityProvider(
                 body, tenant: try call.requireTenant(), http: Outbound(state.domain), logger: call.logger))))
@@ -268,7 +268,7 @@ struct AdminAPI: APIProtocol {
 
     func invite(_ input: Operations.Invite.Input) async throws -> Operations.Invite.Output {
         let (administration, call) = try call()
-        guard case .json(let body) = input.body else { throw DomainError.invalidRequest("the request needs a JSON body") }
+        let body = switch input.body { case .json(let body): body }
         return .created(.init(body: .json(try await administration.invite(body, tenant: try call.requireTenant(), logger: call.logger))))
     }
 
@@ -342,7 +342,7 @@ struct AdminAPI: APIProtocol {
     /// The key is in this answer only.
     func createAdminKey(_ input: Operations.CreateAdminKey.Input) async throws -> Operations.CreateAdminKey.Output {
         let (_, call) = try call()
-        guard case .json(let body) = input.body else { throw DomainError.invalidRequest("the request needs a JSON body") }
+        let body = switch input.body { case .json(let body): body }
         return .created(.init(body: .json(try await domain.adminKeys.create(body, by: call.caller, logger: call.logger))))
     }
 
@@ -360,7 +360,7 @@ struct AdminAPI: APIProtocol {
     /// An operator of the web console, and its device's invitation.
     func addConsoleUser(_ input: Operations.AddConsoleUser.Input) async throws -> Operations.AddConsoleUser.Output {
         let (_, call) = try call()
-        guard case .json(let body) = input.body else { throw DomainError.invalidRequest("the request needs a JSON body") }
+        let body = switch input.body { case .json(let body): body }
         return .created(.init(body: .json(try await domain.webSessions.addOperator(body, by: call.caller, logger: call.logger))))
     }
 }
