@@ -292,4 +292,18 @@ struct OAuthFlowTests {
         try await registration.delete(clientID: registered.clientID, registrationToken: manager, tenant: tenant, logger: harness.logger)
         await #expect(throws: DomainError.self) { _ = try await registration.read(clientID: registered.clientID, registrationToken: manager, tenant: tenant) }
     }
+
+    @Test("an authorization request keeps the parameters it knows under their names, drops the others, and gives them back as sent")
+    func authorizationParameters() {
+        let sent = [
+            "client_id": "c1", "redirect_uri": "https://rp.example/cb", "response_type": "code", "scope": "openid email", "max_age": "60",
+            "code_challenge_method": "S256", "request_uri": "urn:ietf:params:oauth:request_uri:x", "unknown": "dropped",
+        ]
+        let request = AuthorizationRequest(parameters: sent)
+        #expect(request.clientID == "c1" && request.maxAge == "60" && request.codeChallengeMethod == "S256" && request.state == nil)
+        var expected = sent
+        expected["unknown"] = nil
+        #expect(request.parameters == expected)
+        #expect(AuthorizationRequest(parameters: [:]).parameters.isEmpty)
+    }
 }

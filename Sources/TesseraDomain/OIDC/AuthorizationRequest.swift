@@ -1,3 +1,4 @@
+import Foundation
 import TesseraCore
 
 /// An OpenID Connect authorization request (OpenID Core §3.1.2.1, RFC 7636, RFC 9126) as the
@@ -26,7 +27,7 @@ public struct AuthorizationRequest: Codable, Sendable, Equatable {
     public var request: String?
     public var requestURI: String?
 
-    enum CodingKeys: String, CodingKey, CaseIterable {
+    enum CodingKeys: String, CodingKey {
         case clientID = "client_id"
         case redirectURI = "redirect_uri"
         case responseType = "response_type"
@@ -43,50 +44,18 @@ public struct AuthorizationRequest: Codable, Sendable, Equatable {
 
     public init() {}
 
-    /// The request a query or form holds (parsed by the edge: no parameter repeated).
+    /// The request a query or form holds (parsed by the edge: no parameter repeated). The
+    /// coding keys are the parameters' names and every value is a string, so a form is
+    /// this request's JSON object: both directions go through `Codable`.
     public init(parameters: [String: String]) {
-        clientID = parameters["client_id"]
-        redirectURI = parameters["redirect_uri"]
-        responseType = parameters["response_type"]
-        scope = parameters["scope"]
-        state = parameters["state"]
-        nonce = parameters["nonce"]
-        prompt = parameters["prompt"]
-        maxAge = parameters["max_age"]
-        acrValues = parameters["acr_values"]
-        loginHint = parameters["login_hint"]
-        uiLocales = parameters["ui_locales"]
-        codeChallenge = parameters["code_challenge"]
-        codeChallengeMethod = parameters["code_challenge_method"]
-        request = parameters["request"]
-        requestURI = parameters["request_uri"]
+        let form = (try? JSONEncoder().encode(parameters)) ?? Data("{}".utf8)
+        self = (try? JSONDecoder().decode(Self.self, from: form)) ?? Self()
     }
 
     /// The parameters as a form would carry them, absent ones left out (a pushed request is
     /// kept so until its browser comes).
     public var parameters: [String: String] {
-        var parameters: [String: String] = [:]
-        for key in CodingKeys.allCases {
-            let value: String? =
-                switch key {
-                case .clientID: clientID
-                case .redirectURI: redirectURI
-                case .responseType: responseType
-                case .scope: scope
-                case .state: state
-                case .nonce: nonce
-                case .prompt: prompt
-                case .maxAge: maxAge
-                case .acrValues: acrValues
-                case .loginHint: loginHint
-                case .uiLocales: uiLocales
-                case .codeChallenge: codeChallenge
-                case .codeChallengeMethod: codeChallengeMethod
-                case .request: request
-                case .requestURI: requestURI
-                }
-            if let value { parameters[key.rawValue] = value }
-        }
-        return parameters
+        guard let json = try? JSONEncoder().encode(self) else { return [:] }
+        return (try? JSONDecoder().decode([String: String].self, from: json)) ?? [:]
     }
 }
