@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import Prometheus
 import Synchronization
+import TesseraBuildInfo
 import TesseraCore
 import TesseraDomain
 import TesseraRecords
@@ -20,6 +21,15 @@ final class ServerMetrics: Sendable {
         .milliseconds(1), .milliseconds(2), .milliseconds(5), .milliseconds(10), .milliseconds(25), .milliseconds(50),
         .milliseconds(100), .milliseconds(250), .milliseconds(500), .seconds(1), .seconds(2.5), .seconds(5), .seconds(30),
     ]
+
+    init() {
+        // What this node runs, as Prometheus's build_info convention has it: always 1.
+        registry.makeGauge(
+            descriptor: MetricNameDescriptor(
+                namespace: "tessera", metricName: "build", unitName: "info", helpText: "The version and commit of this build; always 1."),
+            labels: [("version", BuildInfo.version), ("commit", BuildInfo.commit)]
+        ).set(Double(1))
+    }
 
     private static func name(_ metric: String, _ unit: String, _ help: String) -> MetricNameDescriptor {
         MetricNameDescriptor(namespace: "tessera", metricName: metric, unitName: unit, helpText: help)

@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import NIOCore
+import TesseraBuildInfo
 import TesseraCore
 import TesseraDomain
 
@@ -31,7 +32,7 @@ func buildRouter(state: ServerState) throws -> Router<TesseraRequestContext> {
         guard await state.domain.schemaIsCurrent() else {
             return JSONResponse.make(["status": "unavailable"], status: .serviceUnavailable)
         }
-        return JSONResponse.make(["status": "ready"])
+        return JSONResponse.make(["status": "ready", "version": BuildInfo.version, "commit": BuildInfo.commit])
     }
     // Universal links (iOS) and app links (Android) of the tenants' apps.
     // Each file for the host asked: a tenant's link domain serves that tenant's apps.

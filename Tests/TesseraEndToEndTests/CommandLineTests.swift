@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TesseraBuildInfo
 import TesseraCrypto
 import TesseraTesting
 
@@ -63,6 +64,27 @@ struct CommandLineTests {
                 database: database))
         process.terminate()
         try await process.waitForExit()
+    }
+
+    @Test("tessera --version names the build (git describe and the commit); tessera health exits 0 when /ready answers, 1 when nothing does")
+    func versionAndHealth() async throws {
+        let (status, _, version) = try await tessera(["--version"])
+        #expect(status == 0)
+        #expect(version.trimmingCharacters(in: .whitespacesAndNewlines) == BuildInfo.summary)
+        #expect(BuildInfo.version != "unknown" && BuildInfo.commit.count == 40, "built from a git checkout: \(BuildInfo.summary)")
+        let head = try await Program.run("/usr/bin/git", ["-C", URL(fileURLWithPath: #filePath).deletingLastPathComponent().path, "rev-parse", "HEAD"])
+        if head.status == 0 { #expect(head.output.trimmingCharacters(in: .whitespacesAndNewlines) == BuildInfo.commit) }
+
+        try await withServe { serve in
+            let (ready, _, quiet) = try await tessera(["health", "--url", serve.server])
+            #expect(ready == 0 && quiet.isEmpty, "\(quiet)")
+            #expect(try await tessera(["health", "--url", "\(serve.server)/ready"]).0 == 0)
+        }
+        let closed = try TestServerPort.free()
+        let (down, _, said) = try await tessera(["health", "--url", "http://127.0.0.1:\(closed)", "--timeout", "2"])
+        #expect(down == 1 && said.contains("no answer"), "\(said)")
+        let (bad, _, _) = try await tessera(["health", "--url", "ftp://example.com"])
+        #expect(bad == 64)
     }
 
     @Test("serve, admin and device commands: invite, activate, lockout, login, unlock, restart")

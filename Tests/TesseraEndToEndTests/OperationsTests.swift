@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import Synchronization
 import TesseraAdminAPI
+import TesseraBuildInfo
 import TesseraCore
 import TesseraCrypto
 import TesseraKit
@@ -45,6 +46,7 @@ struct OperationsTests {
             #expect(value("tessera_database_connections_limit_connections") != nil)
             #expect(lines.contains { $0.hasPrefix("tessera_http_requests_total{") && $0.contains(#"route="/t/"#) && $0.contains(#"status="201""#) })
             #expect(lines.contains { $0.hasPrefix("tessera_http_request_duration_seconds_bucket{") })
+            #expect(value(#"tessera_build_info{version="\#(BuildInfo.version)",commit="\#(BuildInfo.commit)"}"#) == 1, "\(text)")
             // Routes, never paths: no tenant name or request id in a label.
             #expect(!text.contains(scenario.tenant))
             device.remove()
@@ -81,7 +83,9 @@ struct OperationsTests {
         try await withServer { server in
             let response = try await TestHTTP().get("\(server.baseURL)/ready")
             #expect(response.status == 200)
-            #expect(try response.json()["status"] as? String == "ready")
+            let body = try response.json()
+            #expect(body["status"] as? String == "ready")
+            #expect(body["version"] as? String == BuildInfo.version && body["commit"] as? String == BuildInfo.commit)
         }
     }
 

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Logging
+import TesseraBuildInfo
 import TesseraServer
 
 struct Serve: AsyncParsableCommand {
@@ -150,7 +151,11 @@ struct Serve: AsyncParsableCommand {
             configuration: settings, logger: logger,
             onServerRunning: { boundPort in
                 logger.notice(
-                    "listening", metadata: ["address": "\(settings.host):\(boundPort)", "public_url": "\(settings.publicURL)"])
+                    "listening",
+                    metadata: [
+                        "address": "\(settings.host):\(boundPort)", "public_url": "\(settings.publicURL)", "version": "\(BuildInfo.version)",
+                        "commit": "\(BuildInfo.commit)",
+                    ])
             })
         if let token = server.generatedAdminToken {
             FileHandle.standardOutput.write(
