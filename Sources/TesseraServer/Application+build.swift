@@ -93,18 +93,10 @@ public func buildApplication(
     let server: HTTPServerBuilder
     // A connection with no request in flight is closed after the idle timeout.
     let http = HTTPServerBuilder.http1(configuration: .init(idleTimeout: .seconds(Int64(configuration.idleTimeout))))
-    if let files = configuration.tls {
-        var tlsConfiguration: TLSConfiguration
-        do {
-            tlsConfiguration = TLSConfiguration.makeServerConfiguration(
-                certificateChain: try NIOSSLCertificate.fromPEMFile(files.certificateChain).map { .certificate($0) },
-                privateKey: .privateKey(try NIOSSLPrivateKey(file: files.privateKey, format: .pem)))
-        } catch {
-            throw ServerStartupError("cannot load the TLS certificate or key: \(error)")
-        }
-        // TLS 1.0 and 1.1 are deprecated (RFC 8996).
-        tlsConfiguration.minimumTLSVersion = .tlsv12
-        server = try .tls(http, tlsConfiguration: tlsConfiguration)
+    // The built-in TLS's pair, read again on SIGHUP and when its files change.
+    let certificates = try configuration.tls.map { try TLSCertificates($0) }
+    if let certificates {
+        server = try .tls(http, tlsConfiguration: certificates.serverConfiguration())
     } else {
         server = http
     }
@@ -168,7 +160,13 @@ public func buildApplication(
             Purger(maintenance: state.domain.maintenance, interval: configuration.purgeInterval, logger: logger),
             LogoutSender(
                 logout: state.domain.logout, outbound: Outbound(state.domain, maximumBody: 64 * 1024), interval: .seconds(1), logger: logger),
-        ],
+        ] + (certificates.map {
+            [
+                TLSReloader(
+                    certificates: $0, handlingSignals: handlingSignals,
+                    interval: configuration.tlsWatchInterval > 0 ? .milliseconds(Int64(configuration.tlsWatchInterval * 1000)) : nil, logger: logger)
+            ]
+        } ?? []),
         handlingSignals: handlingSignals)
 }
 

@@ -27,6 +27,9 @@ public struct ServerConfiguration: Sendable {
     public var invitationLifetime: TimeInterval
     /// PEM files of the certificate chain and private key: the server speaks HTTPS itself.
     public var tls: TLSFiles?
+    /// Seconds between looks at the TLS files for a change, which reloads them (0: only
+    /// on SIGHUP).
+    public var tlsWatchInterval = 5.0
     /// Allows a plain-HTTP public URL on a non-loopback host (only behind a proxy that
     /// terminates TLS and forwards to this server over a trusted network).
     public var allowInsecureHTTP: Bool

@@ -173,6 +173,9 @@ public final class ChildProcess: Sendable {
     /// SIGKILL, while it runs.
     public func kill() { send(SIGKILL) }
 
+    /// SIGHUP: for `tessera serve`, load the TLS certificate and key again.
+    public func hangUp() { send(SIGHUP) }
+
     private func send(_ signal: Int32) {
         if isRunning { Glibc.kill(processIdentifier, signal) }
     }

@@ -3,6 +3,10 @@
   tls_check.py make DIR            -> writes DIR/cert.pem and DIR/key.pem (self-signed, 127.0.0.1/localhost)
   tls_check.py get URL CAFILE      -> prints the body of an HTTPS GET verified against CAFILE
   tls_check.py headers URL CAFILE  -> prints the answer's headers as JSON
+  tls_check.py serves HOST PORT CERT [SECONDS]
+                                   -> exit 0 once the server shows the certificate in CERT (compared by
+                                      SHA-256), asking every 0.1 s for up to SECONDS (default: once); prints
+                                      the fingerprint it saw last
   tls_check.py versions HOST PORT CERT KEY
                                    -> one line per protocol version: "TLSv1_1 refused", "TLSv1_2 accepted", …
                                       TLS 1.0 and 1.1 are offered with OpenSSL's security level 0, and each
@@ -16,6 +20,7 @@ import socket
 import ssl
 import sys
 import threading
+import time
 import warnings
 
 import requests
@@ -53,6 +58,21 @@ def make(directory: str) -> None:
                 serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
             )
         )
+
+
+def fingerprint(host: str, port: int) -> str:
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+    context.check_hostname = False
+    context.verify_mode = ssl.CERT_NONE
+    with socket.create_connection((host, port), timeout=10) as raw:
+        with context.wrap_socket(raw, server_hostname=host) as tls:
+            der = tls.getpeercert(binary_form=True)
+    return x509.load_der_x509_certificate(der).fingerprint(hashes.SHA256()).hex()
+
+
+def pem_fingerprint(path: str) -> str:
+    with open(path, "rb") as source:
+        return x509.load_pem_x509_certificate(source.read()).fingerprint(hashes.SHA256()).hex()
 
 
 def handshake(host: str, port: int, version) -> str:
@@ -115,6 +135,21 @@ def main() -> int:
         response = requests.get(sys.argv[2], verify=sys.argv[3], timeout=10)
         print(json.dumps(dict(response.headers)))
         return 0
+    if sys.argv[1] == "serves":
+        wanted = pem_fingerprint(sys.argv[4])
+        deadline = time.monotonic() + (float(sys.argv[5]) if len(sys.argv) > 5 else 0)
+        while True:
+            try:
+                seen = fingerprint(sys.argv[2], int(sys.argv[3]))
+            except OSError as error:
+                seen = f"no handshake ({error})"
+            if seen == wanted:
+                print(seen)
+                return 0
+            if time.monotonic() >= deadline:
+                print(seen)
+                return 1
+            time.sleep(0.1)
     if sys.argv[1] == "versions":
         warnings.simplefilter("ignore", DeprecationWarning)  # TLS 1.0 and 1.1 are offered on purpose
         versions(sys.argv[2], int(sys.argv[3]), sys.argv[4], sys.argv[5])

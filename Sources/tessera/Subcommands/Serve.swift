@@ -10,7 +10,8 @@ struct Serve: AsyncParsableCommand {
         discussion: """
             The admin token is read from TESSERA_ADMIN_TOKEN; without it, one is generated at \
             the first start, printed once, and only its digest is kept in the data directory.
-            SIGTERM or SIGINT stops the server after in-flight requests finish.
+            SIGTERM or SIGINT stops the server after in-flight requests finish; SIGHUP loads the \
+            TLS certificate and key again (connections already open keep theirs).
             """)
 
     @Option(help: "Address to listen on.") var host = "127.0.0.1"
@@ -30,6 +31,8 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.") var logLevel = "info"
     @Option(help: "PEM certificate chain: serve HTTPS (with --tls-key).") var tlsCertificate: String?
     @Option(help: "PEM private key of --tls-certificate.") var tlsKey: String?
+    @Option(help: "Seconds between looks at the TLS files, which are loaded again when they change (0: only on SIGHUP, which always reloads them).")
+    var tlsWatchInterval = 5
     @Flag(help: "Allow a plain-HTTP public URL on a non-loopback host (behind a TLS-terminating proxy only).")
     var allowInsecureHttp = false
     @Flag(
@@ -88,6 +91,7 @@ struct Serve: AsyncParsableCommand {
         guard (tlsCertificate == nil) == (tlsKey == nil) else {
             throw ValidationError("--tls-certificate and --tls-key go together")
         }
+        guard (0...3_600).contains(tlsWatchInterval) else { throw ValidationError("--tls-watch-interval is 0 (off) to 3600 seconds") }
         guard (1...60).contains(backchannelInterval) else { throw ValidationError("--backchannel-interval is 1 to 60 seconds") }
         guard purgeInterval == 0 || (60...86_400).contains(purgeInterval) else {
             throw ValidationError("--purge-interval is 0 (never) or 60 to 86400 seconds")
@@ -143,6 +147,7 @@ struct Serve: AsyncParsableCommand {
             perAddress: rateLimitPerAddress, perClient: rateLimitPerClient, longPollsPerDevice: longPollsPerDevice,
             longPollsPerAddress: longPollsPerAddress, longPollsPerNode: longPollsPerNode, trustedProxies: Set(trustedProxies))
         configuration.idleTimeout = idleTimeout
+        configuration.tlsWatchInterval = Double(tlsWatchInterval)
         configuration.allowPrivateOutbound = allowPrivateOutbound
         configuration.webAuthnRelyingPartyID = webauthnRpId?.lowercased()
         configuration.metricsToken = metricsToken ?? environment["TESSERA_METRICS_TOKEN"].flatMap { $0.isEmpty ? nil : $0 }
