@@ -37,6 +37,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-openapi-runtime.git", from: "1.13.4"),
         .package(url: "https://github.com/swift-server/swift-openapi-async-http-client.git", from: "1.5.0"),
         .package(url: "https://github.com/hummingbird-project/swift-openapi-hummingbird.git", from: "2.1.0"),
+        // The configuration file (YAML) and the TESSERA_* environment, read as layers.
+        .package(url: "https://github.com/apple/swift-configuration.git", from: "1.4.0", traits: ["YAML"]),
     ],
     targets: [
         // The version and commit of the build (`tessera --version`, /metrics, /ready), written
@@ -193,6 +195,9 @@ let package = Package(
             name: "tessera",
             dependencies: [
                 "TesseraServer", "TesseraKit", "TesseraCore", "TesseraCrypto", "TesseraOperations", "TesseraAdminAPI", "TesseraBuildInfo",
+                .product(name: "Configuration", package: "swift-configuration"),
+                .product(name: "Yams", package: "Yams"),
+                .product(name: "SystemPackage", package: "swift-system"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),

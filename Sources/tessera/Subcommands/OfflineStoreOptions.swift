@@ -3,14 +3,31 @@ import Foundation
 import Logging
 
 /// The options of commands that work on a server's data directly, with the servers
-/// stopped or beside them (`rekey`, `seed`): where the master key and the data are.
+/// stopped or beside them (`rekey`, `seed`): where the master key and the data are. Like
+/// `serve`'s, they may come from the environment or a configuration file (`Settings`): the
+/// same file serves both, its other keys unused here.
 struct OfflineStoreOptions: ParsableArguments {
-    @Option(help: "The data directory that holds master.key (and, without --database, tessera.sqlite).") var dataDir: String
+    @Option(help: "A YAML configuration file, as for serve (data_dir, database, database_password_file).") var config: String?
+    @Option(help: "The data directory that holds master.key (and, without --database, tessera.sqlite).") var dataDir: String?
     @Option(help: "The PostgreSQL URL the nodes use, as for serve (or TESSERA_DATABASE_URL).") var database: String?
+    @Option(help: "A file holding the PostgreSQL password, as for serve.") var databasePasswordFile: String?
 
-    /// `--database`, else a non-empty `TESSERA_DATABASE_URL`, else nil (SQLite in the data directory).
-    var databaseURL: String? {
-        database ?? ProcessInfo.processInfo.environment["TESSERA_DATABASE_URL"].flatMap { $0.isEmpty ? nil : $0 }
+    /// Where the data is: the data directory, and the PostgreSQL URL (password included) or
+    /// nil for the SQLite file in the data directory.
+    func location() async throws -> (dataDirectory: String, databaseURL: String?) {
+        let settings = try await Settings.load(config, keys: Serve.keys)
+        guard let directory = try settings.string("data_dir", flag: dataDir) else {
+            throw ValidationError("give --data-dir (or TESSERA_DATA_DIR, or data_dir in --config): the data directory of the server")
+        }
+        var database = try settings.string("database", flag: database)
+        if let password = try settings.secret("database_password", flag: nil, fileFlag: databasePasswordFile, plain: false) {
+            guard let url = database, var components = URLComponents(string: url) else {
+                throw ValidationError("database_password_file needs database (a PostgreSQL URL)")
+            }
+            components.password = password
+            database = components.string
+        }
+        return (directory, database)
     }
 
     /// Warnings and errors to standard error; the result goes to standard output.

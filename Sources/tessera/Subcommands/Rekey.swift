@@ -24,8 +24,9 @@ struct Rekey: AsyncParsableCommand {
     func run() async throws {
         // The key files are for this user only.
         umask(0o077)
+        let location = try await store.location()
         let report = try await MasterKeyRotation.run(
-            dataDirectory: store.dataDir, databaseURL: store.databaseURL, logger: store.logger)
+            dataDirectory: location.dataDirectory, databaseURL: location.databaseURL, logger: store.logger)
         if json { return Output.encodable(report) }
         if report.finishedEarlierRun {
             print("finished an earlier rekey: its values were sealed already")

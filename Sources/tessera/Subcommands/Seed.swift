@@ -29,8 +29,9 @@ struct Seed: AsyncParsableCommand {
 
     func run() async throws {
         let total = activations
+        let location = try await store.location()
         let report = try await BulkEnrolment.run(
-            dataDirectory: store.dataDir, databaseURL: store.databaseURL, tenant: tenant, count: total, logger: store.logger
+            dataDirectory: location.dataDirectory, databaseURL: location.databaseURL, tenant: tenant, count: total, logger: store.logger
         ) { done in
             FileHandle.standardError.write(Data("\rseeding: \(done)/\(total)".utf8))
         }

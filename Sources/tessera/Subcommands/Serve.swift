@@ -8,31 +8,43 @@ struct Serve: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Run the identity server (embedded SQLite in the data directory).",
         discussion: """
-            The admin token is read from TESSERA_ADMIN_TOKEN; without it, one is generated at \
-            the first start, printed once, and only its digest is kept in the data directory.
+            Each option may also come from the environment (TESSERA_ and the option's name in \
+            capitals with underscores, e.g. TESSERA_RATE_LIMIT_PER_ADDRESS) or from --config FILE \
+            (YAML, the names with underscores); a flag beats the environment, which beats the \
+            file. Secrets (the admin, metrics and push webhook tokens, the database password) \
+            may come from files: --X-file, TESSERA_X_FILE, x_file. The admin token is read \
+            from TESSERA_ADMIN_TOKEN (or a file); without it, one is generated at the first \
+            start, printed once, and only its digest is kept in the data directory.
             SIGTERM or SIGINT stops the server after in-flight requests finish; SIGHUP loads the \
             TLS certificate and key again (connections already open keep theirs).
             """)
 
-    @Option(help: "Address to listen on.") var host = "127.0.0.1"
-    @Option(help: "Port to listen on.") var port = 8080
+    @Option(help: "A YAML configuration file: the long options' names with underscores as keys (port, rate_limit_per_address, …).")
+    var config: String?
+    @Flag(help: "Print the effective configuration, each value with where it came from (secrets redacted), and exit.")
+    var printConfig = false
+
+    @Option(help: "Address to listen on (default 127.0.0.1).") var host: String?
+    @Option(help: "Port to listen on (default 8080).") var port: Int?
     @Option(help: "The origin clients reach the server at, without a path (default http://HOST:PORT).") var publicURL: String?
     @Option(
         help: "The WebAuthn RP ID passkeys are bound to: the public URL's host (the default) or a parent domain of it.")
     var webauthnRpId: String?
-    @Option(help: "Directory for the SQLite database, master key and admin token digest.") var dataDir = "./tessera-data"
+    @Option(help: "Directory for the SQLite database, master key and admin token digest (default ./tessera-data).") var dataDir: String?
     @Option(
         help: """
-            PostgreSQL instead of SQLite: postgres://user:password@host:port/database[?sslmode=disable|prefer|require] \
+            PostgreSQL instead of SQLite: postgres://user@host:port/database[?sslmode=disable|prefer|require] \
             (or TESSERA_DATABASE_URL). Nodes sharing it must share the master key too.
             """)
     var database: String?
-    @Option(help: "With --database: the most connections this node opens to PostgreSQL.") var databaseConnections = 20
-    @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.") var logLevel = "info"
+    @Option(help: "A file holding the PostgreSQL password, so that it is in no URL, process list or environment.")
+    var databasePasswordFile: String?
+    @Option(help: "With --database: the most connections this node opens to PostgreSQL (default 20).") var databaseConnections: Int?
+    @Option(help: "Log level: trace, debug, info (the default), notice, warning, error, critical.") var logLevel: String?
     @Option(help: "PEM certificate chain: serve HTTPS (with --tls-key).") var tlsCertificate: String?
     @Option(help: "PEM private key of --tls-certificate.") var tlsKey: String?
-    @Option(help: "Seconds between looks at the TLS files, which are loaded again when they change (0: only on SIGHUP, which always reloads them).")
-    var tlsWatchInterval = 5
+    @Option(help: "Seconds between looks at the TLS files, which are loaded again when they change (default 5; 0: only on SIGHUP, which always reloads them).")
+    var tlsWatchInterval: Int?
     @Flag(help: "Allow a plain-HTTP public URL on a non-loopback host (behind a TLS-terminating proxy only).")
     var allowInsecureHttp = false
     @Flag(
@@ -40,84 +52,153 @@ struct Serve: AsyncParsableCommand {
             "Allow back-channel logout, CIBA ping and identity-provider URLs on loopback, private and link-local addresses.",
             discussion: "Tenant admins and registering clients choose these targets; by default the server refuses to call inside its own network. Allowed anyway when the public URL is on the loopback (development)."))
     var allowPrivateOutbound = false
-    @Option(help: "Seconds a backchannel (CIBA) client waits between token requests (the announced interval).")
-    var backchannelInterval = 5
-    @Option(help: "Seconds between purges of expired and spent data on this node (0 = never; the first runs one interval after the start).")
-    var purgeInterval = 3600
-    @Option(help: "Push gateway URL for devices registered with kind webhook (bearer token from TESSERA_PUSH_WEBHOOK_TOKEN).")
-    var pushWebhook: String?
+    @Option(help: "Seconds a backchannel (CIBA) client waits between token requests (the announced interval; default 5).")
+    var backchannelInterval: Int?
+    @Option(help: "Seconds between purges of expired and spent data on this node (default 3600; 0 = never; the first runs one interval after the start).")
+    var purgeInterval: Int?
+    @Option(help: "Push gateway URL for devices registered with kind webhook.") var pushWebhook: String?
+    @Option(help: "Bearer token sent to the push gateway.") var pushWebhookToken: String?
+    @Option(help: "A file holding the push gateway's bearer token.") var pushWebhookTokenFile: String?
     @Option(help: "APNs: the .p8 provider key file (PKCS#8 PEM); with --apns-key-id, --apns-team-id and --apns-topic.")
     var apnsKeyFile: String?
     @Option(help: "APNs: the key id of --apns-key-file.") var apnsKeyId: String?
     @Option(help: "APNs: the Apple developer team id.") var apnsTeamId: String?
     @Option(help: "APNs: the app's bundle id (apns-topic).") var apnsTopic: String?
-    @Option(help: "APNs: the endpoint (https://api.sandbox.push.apple.com for development builds).")
-    var apnsServer = "https://api.push.apple.com"
+    @Option(help: "APNs: the endpoint (default https://api.push.apple.com; https://api.sandbox.push.apple.com for development builds).")
+    var apnsServer: String?
     @Option(help: "APNs: PEM certificates to trust instead of the system's (a private endpoint).") var apnsTrustRoots: String?
     @Option(
         help: """
-            Bearer token /metrics asks for (or TESSERA_METRICS_TOKEN); without one, /metrics answers loopback callers only, \
+            Bearer token /metrics asks for (at least 16 characters); without one, /metrics answers loopback callers only, \
             and no request a proxy forwarded.
             """)
     var metricsToken: String?
-    @Option(help: "Seconds a connection with no request in flight stays open.") var idleTimeout = 60
-    @Option(help: "Requests per second one source address may send to each OAuth and device endpoint, twice that in a burst (0 = no limit).")
-    var rateLimitPerAddress = 100
-    @Option(help: "Requests per second one authenticated client (a client_id at /token, /bc-authorize, /revoke, /introspect; a device at its signed endpoints) may send to each, twice that in a burst (0 = no limit).")
-    var rateLimitPerClient = 500
-    @Option(help: "Long polls one device may hold open at once (0 = no limit).") var longPollsPerDevice = 4
-    @Option(help: "Long polls of login pages one source address may hold open at once (0 = no limit).") var longPollsPerAddress = 32
-    @Option(help: "Long polls this node holds open at once (0 = no limit).") var longPollsPerNode = 2_000
+    @Option(help: "A file holding the /metrics bearer token.") var metricsTokenFile: String?
+    @Option(help: "A file holding the admin token (otherwise TESSERA_ADMIN_TOKEN, or one generated at the first start).")
+    var adminTokenFile: String?
+    @Option(help: "Seconds a connection with no request in flight stays open (default 60).") var idleTimeout: Int?
+    @Option(help: "Requests per second one source address may send to each OAuth and device endpoint, twice that in a burst (default 100; 0 = no limit).")
+    var rateLimitPerAddress: Int?
+    @Option(help: "Requests per second one authenticated client (a client_id at /token, /bc-authorize, /revoke, /introspect; a device at its signed endpoints) may send to each, twice that in a burst (default 500; 0 = no limit).")
+    var rateLimitPerClient: Int?
+    @Option(help: "Long polls one device may hold open at once (default 4; 0 = no limit).") var longPollsPerDevice: Int?
+    @Option(help: "Long polls of login pages one source address may hold open at once (default 32; 0 = no limit).") var longPollsPerAddress: Int?
+    @Option(help: "Long polls this node holds open at once (default 2000; 0 = no limit).") var longPollsPerNode: Int?
     @Option(
         name: .customLong("trusted-proxy"),
         help: "Address of a reverse proxy whose X-Forwarded-For names the real client (repeatable); rate limits then count that address.")
     var trustedProxies: [String] = []
 
-    func validate() throws {
-        guard (1...65_535).contains(port) else { throw ValidationError("--port must be between 1 and 65535") }
+    /// Every key a configuration file may hold for `serve`.
+    static let keys: Set<String> = [
+        "host", "port", "public_url", "webauthn_rp_id", "data_dir", "database", "database_password_file", "database_connections", "log_level",
+        "tls_certificate", "tls_key", "tls_watch_interval", "allow_insecure_http", "allow_private_outbound", "backchannel_interval",
+        "purge_interval", "push_webhook", "push_webhook_token", "push_webhook_token_file", "apns_key_file", "apns_key_id", "apns_team_id",
+        "apns_topic", "apns_server", "apns_trust_roots", "metrics_token", "metrics_token_file", "admin_token", "admin_token_file",
+        "idle_timeout", "rate_limit_per_address", "rate_limit_per_client", "long_polls_per_device", "long_polls_per_address",
+        "long_polls_per_node", "trusted_proxy",
+    ]
+
+    /// The server's configuration from the flags, the environment, the file and the
+    /// defaults (`Settings`), checked as a whole.
+    func resolve(_ settings: Settings) throws -> (ServerConfiguration, Logger.Level) {
+        let host = try settings.string("host", flag: host, default: "127.0.0.1") ?? "127.0.0.1"
+        let port = try settings.int("port", flag: port, default: 8080, in: 1...65_535)
+        let publicURL = try settings.string("public_url", flag: publicURL)
         if let publicURL {
             guard let url = URLComponents(string: publicURL), ["http", "https"].contains(url.scheme ?? ""),
                 !(url.host ?? "").isEmpty, url.query == nil, url.fragment == nil, url.path.isEmpty
-            else { throw ValidationError("--public-url must be an http(s) origin such as https://id.example.com, without a path") }
+            else { throw ValidationError("public_url must be an http(s) origin such as https://id.example.com, without a path") }
         }
-        if let webauthnRpId {
-            let host = (publicURL.flatMap { URLComponents(string: $0)?.host } ?? self.host).lowercased()
-            let id = webauthnRpId.lowercased()
-            guard !id.isEmpty, host == id || host.hasSuffix("." + id) else {
-                throw ValidationError("--webauthn-rp-id must be the public URL's host or a parent domain of it (\(host))")
+        let rpID = try settings.string("webauthn_rp_id", flag: webauthnRpId)
+        if let rpID {
+            let publicHost = (publicURL.flatMap { URLComponents(string: $0)?.host } ?? host).lowercased()
+            let id = rpID.lowercased()
+            guard !id.isEmpty, publicHost == id || publicHost.hasSuffix("." + id) else {
+                throw ValidationError("webauthn_rp_id must be the public URL's host or a parent domain of it (\(publicHost))")
             }
         }
-        guard Logger.Level(rawValue: logLevel) != nil else { throw ValidationError("unknown --log-level \(logLevel)") }
-        guard (tlsCertificate == nil) == (tlsKey == nil) else {
-            throw ValidationError("--tls-certificate and --tls-key go together")
+        let dataDir = try settings.string("data_dir", flag: dataDir, default: "./tessera-data") ?? "./tessera-data"
+        var database = try settings.string("database", flag: database)
+        if let password = try settings.secret("database_password", flag: nil, fileFlag: databasePasswordFile, plain: false) {
+            guard let url = database, var components = URLComponents(string: url) else {
+                throw ValidationError("database_password_file needs database (a PostgreSQL URL)")
+            }
+            guard components.password == nil else { throw ValidationError("the database URL has a password already: leave it out of the URL") }
+            components.password = password
+            database = components.string
         }
-        guard (0...3_600).contains(tlsWatchInterval) else { throw ValidationError("--tls-watch-interval is 0 (off) to 3600 seconds") }
-        guard (1...60).contains(backchannelInterval) else { throw ValidationError("--backchannel-interval is 1 to 60 seconds") }
-        guard purgeInterval == 0 || (60...86_400).contains(purgeInterval) else {
-            throw ValidationError("--purge-interval is 0 (never) or 60 to 86400 seconds")
-        }
-        guard (2...500).contains(databaseConnections) else { throw ValidationError("--database-connections is 2 to 500") }
-        guard (5...3_600).contains(idleTimeout) else { throw ValidationError("--idle-timeout is 5 to 3600 seconds") }
-        guard rateLimitPerAddress >= 0, rateLimitPerClient >= 0, longPollsPerDevice >= 0, longPollsPerAddress >= 0, longPollsPerNode >= 0
-        else {
-            throw ValidationError("rate limits and long-poll caps are 0 (none) or more")
-        }
-        if let metricsToken, metricsToken.count < 16 { throw ValidationError("--metrics-token must be at least 16 characters") }
-        let apns = [apnsKeyFile, apnsKeyId, apnsTeamId, apnsTopic]
-        guard apns.allSatisfy({ $0 == nil }) || apns.allSatisfy({ $0 != nil }) else {
-            throw ValidationError("--apns-key-file, --apns-key-id, --apns-team-id and --apns-topic go together")
-        }
-        if let pushWebhook {
-            let url = URLComponents(string: pushWebhook)
+        let connections = try settings.int("database_connections", flag: databaseConnections, default: 20, in: 2...500)
+        let logLevel = try settings.string("log_level", flag: logLevel, default: "info") ?? "info"
+        guard let level = Logger.Level(rawValue: logLevel) else { throw ValidationError("unknown log_level \(logLevel)") }
+        let certificate = try settings.string("tls_certificate", flag: tlsCertificate)
+        let key = try settings.string("tls_key", flag: tlsKey)
+        guard (certificate == nil) == (key == nil) else { throw ValidationError("tls_certificate and tls_key go together") }
+        let watch = try settings.int("tls_watch_interval", flag: tlsWatchInterval, default: 5, in: 1...3_600, zeroMeans: "only on SIGHUP")
+        let insecure = try settings.bool("allow_insecure_http", flag: allowInsecureHttp)
+        let privateOutbound = try settings.bool("allow_private_outbound", flag: allowPrivateOutbound)
+        let backchannel = try settings.int("backchannel_interval", flag: backchannelInterval, default: 5, in: 1...60)
+        let purge = try settings.int("purge_interval", flag: purgeInterval, default: 3_600, in: 60...86_400, zeroMeans: "never")
+        let webhook = try settings.string("push_webhook", flag: pushWebhook)
+        if let webhook {
+            let url = URLComponents(string: webhook)
             let loopback = ["127.0.0.1", "localhost", "::1", "[::1]"].contains(url?.host ?? "")
             guard url?.scheme == "https" || (url?.scheme == "http" && loopback), !(url?.host ?? "").isEmpty else {
-                throw ValidationError("--push-webhook must be an https URL (http only on a loopback host): it carries a bearer token")
+                throw ValidationError("push_webhook must be an https URL (http only on a loopback host): it carries a bearer token")
             }
         }
+        let webhookToken = try settings.secret("push_webhook_token", flag: pushWebhookToken, fileFlag: pushWebhookTokenFile)
+        let apnsKey = try settings.string("apns_key_file", flag: apnsKeyFile)
+        let apnsKeyID = try settings.string("apns_key_id", flag: apnsKeyId)
+        let apnsTeam = try settings.string("apns_team_id", flag: apnsTeamId)
+        let apnsTopic = try settings.string("apns_topic", flag: apnsTopic)
+        let apnsServer = try settings.string("apns_server", flag: apnsServer, default: "https://api.push.apple.com") ?? ""
+        let apnsRoots = try settings.string("apns_trust_roots", flag: apnsTrustRoots)
+        let apns = [apnsKey, apnsKeyID, apnsTeam, apnsTopic]
+        guard apns.allSatisfy({ $0 == nil }) || apns.allSatisfy({ $0 != nil }) else {
+            throw ValidationError("apns_key_file, apns_key_id, apns_team_id and apns_topic go together")
+        }
+        let metricsToken = try settings.secret("metrics_token", flag: metricsToken, fileFlag: metricsTokenFile)
+        if let metricsToken, metricsToken.count < 16 { throw ValidationError("the metrics token must be at least 16 characters") }
+        let adminToken = try settings.secret("admin_token", flag: nil, fileFlag: adminTokenFile)
+        let idle = try settings.int("idle_timeout", flag: idleTimeout, default: 60, in: 5...3_600)
+        let perAddress = try settings.int("rate_limit_per_address", flag: rateLimitPerAddress, default: 100, in: 0...1_000_000)
+        let perClient = try settings.int("rate_limit_per_client", flag: rateLimitPerClient, default: 500, in: 0...1_000_000)
+        let pollsPerDevice = try settings.int("long_polls_per_device", flag: longPollsPerDevice, default: 4, in: 0...100_000)
+        let pollsPerAddress = try settings.int("long_polls_per_address", flag: longPollsPerAddress, default: 32, in: 0...100_000)
+        let pollsPerNode = try settings.int("long_polls_per_node", flag: longPollsPerNode, default: 2_000, in: 0...1_000_000)
+        let proxies = try settings.strings("trusted_proxy", flag: trustedProxies)
+
+        var configuration = ServerConfiguration(
+            host: host, port: port, publicURL: publicURL, dataDirectory: dataDir, adminToken: adminToken,
+            tls: certificate.flatMap { certificate in key.map { ServerConfiguration.TLSFiles(certificateChain: certificate, privateKey: $0) } },
+            allowInsecureHTTP: insecure, backchannelInterval: backchannel,
+            push: PushConfiguration(
+                webhookURL: webhook, webhookToken: webhookToken,
+                apns: apnsKey.map { file in
+                    APNsConfiguration(
+                        keyFile: file, keyID: apnsKeyID ?? "", teamID: apnsTeam ?? "", topic: apnsTopic ?? "", server: apnsServer,
+                        trustRootsFile: apnsRoots)
+                }),
+            databaseURL: database, databaseConnections: connections, purgeInterval: purge)
+        configuration.throttle = ThrottleSettings(
+            perAddress: perAddress, perClient: perClient, longPollsPerDevice: pollsPerDevice, longPollsPerAddress: pollsPerAddress,
+            longPollsPerNode: pollsPerNode, trustedProxies: Set(proxies))
+        configuration.idleTimeout = idle
+        configuration.tlsWatchInterval = Double(watch)
+        configuration.allowPrivateOutbound = privateOutbound
+        configuration.webAuthnRelyingPartyID = rpID?.lowercased()
+        configuration.metricsToken = metricsToken
+        return (configuration, level)
     }
 
     func run() async throws {
-        let level = Logger.Level(rawValue: logLevel) ?? .info
+        let layers = try await Settings.load(config, keys: Self.keys)
+        let (configuration, level) = try resolve(layers)
+        if printConfig {
+            print(layers.printed())
+            return
+        }
         LoggingSystem.bootstrap { label in
             var handler = StreamLogHandler.standardError(label: label)
             handler.logLevel = level
@@ -126,31 +207,6 @@ struct Serve: AsyncParsableCommand {
         let logger = Logger(label: "tessera")
         // Everything the server writes (database, WAL, keys) is for its own user only.
         umask(0o077)
-        let environment = ProcessInfo.processInfo.environment
-        var configuration = ServerConfiguration(
-            host: host, port: port, publicURL: publicURL, dataDirectory: dataDir,
-            adminToken: environment["TESSERA_ADMIN_TOKEN"].flatMap { $0.isEmpty ? nil : $0 },
-            tls: tlsCertificate.flatMap { certificate in
-                tlsKey.map { ServerConfiguration.TLSFiles(certificateChain: certificate, privateKey: $0) }
-            },
-            allowInsecureHTTP: allowInsecureHttp, backchannelInterval: backchannelInterval,
-            push: PushConfiguration(
-                webhookURL: pushWebhook, webhookToken: environment["TESSERA_PUSH_WEBHOOK_TOKEN"].flatMap { $0.isEmpty ? nil : $0 },
-                apns: apnsKeyFile.map { file in
-                    APNsConfiguration(
-                        keyFile: file, keyID: apnsKeyId ?? "", teamID: apnsTeamId ?? "", topic: apnsTopic ?? "", server: apnsServer,
-                        trustRootsFile: apnsTrustRoots)
-                }),
-            databaseURL: database ?? environment["TESSERA_DATABASE_URL"].flatMap { $0.isEmpty ? nil : $0 },
-            databaseConnections: databaseConnections, purgeInterval: purgeInterval)
-        configuration.throttle = ThrottleSettings(
-            perAddress: rateLimitPerAddress, perClient: rateLimitPerClient, longPollsPerDevice: longPollsPerDevice,
-            longPollsPerAddress: longPollsPerAddress, longPollsPerNode: longPollsPerNode, trustedProxies: Set(trustedProxies))
-        configuration.idleTimeout = idleTimeout
-        configuration.tlsWatchInterval = Double(tlsWatchInterval)
-        configuration.allowPrivateOutbound = allowPrivateOutbound
-        configuration.webAuthnRelyingPartyID = webauthnRpId?.lowercased()
-        configuration.metricsToken = metricsToken ?? environment["TESSERA_METRICS_TOKEN"].flatMap { $0.isEmpty ? nil : $0 }
         let settings = configuration
         let server = try await buildApplication(
             configuration: settings, logger: logger,
