@@ -87,7 +87,8 @@ public func buildApplication(
     logger: Logger,
     now: @escaping @Sendable () -> Date = { Date() },
     handlingSignals: Bool = true,
-    onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
+    onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in },
+    onShutdown: @escaping @Sendable () -> Void = {}
 ) async throws -> TesseraServerApp {
     try configuration.checkTransportSecurity()
     let server: HTTPServerBuilder
@@ -156,7 +157,7 @@ public func buildApplication(
         pusher: pusher,
         before: [store.service, PushShutdown(pusher: pusher), state.background].compactMap { $0 },
         after: [
-            relay, LongPollRelease(events: state.requestEvents),
+            ShutdownNotice(notify: onShutdown), relay, LongPollRelease(events: state.requestEvents),
             Purger(maintenance: state.domain.maintenance, interval: configuration.purgeInterval, logger: logger),
             LogoutSender(
                 logout: state.domain.logout, outbound: Outbound(state.domain, maximumBody: 64 * 1024), interval: .seconds(1), logger: logger),
@@ -219,6 +220,16 @@ struct EventRelay: Service {
         // On SQLite there is nothing to listen to. A service that returns early would
         // stop the whole group: wait for the shutdown like the others.
         try? await gracefulShutdown()
+    }
+}
+
+/// Says that a graceful shutdown began, before anything stops (systemd's `STOPPING=1`).
+struct ShutdownNotice: Service {
+    let notify: @Sendable () -> Void
+
+    func run() async throws {
+        try? await gracefulShutdown()
+        notify()
     }
 }
 

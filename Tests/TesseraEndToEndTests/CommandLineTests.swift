@@ -87,6 +87,33 @@ struct CommandLineTests {
         #expect(bad == 64)
     }
 
+    @Test("under systemd (Type=notify) tessera serve sends READY=1 once it serves and STOPPING=1 when it begins to stop")
+    func systemdNotify() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("notify-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let socket = directory.appendingPathComponent("notify.sock").path
+        let listener = try await ChildProcess.start(
+            "/usr/bin/env", ["python3", Python.interopDirectory().appendingPathComponent("notify_socket.py").path, socket, "60"],
+            collectOutput: true)
+        defer { if listener.isRunning { listener.kill() } }
+        for _ in 0..<100 where !listener.output.text.contains("listening") { try await Task.sleep(for: .milliseconds(50)) }
+        let port = try TestServerPort.free()
+        let serve = try await ChildProcess.start(
+            tesseraBinary,
+            ["serve", "--port", "\(port)", "--data-dir", directory.appendingPathComponent("data").path, "--log-level", "warning"],
+            environment: ["NOTIFY_SOCKET": socket, "TESSERA_ADMIN_TOKEN": "notify-test-admin-token"], collectOutput: true)
+        defer { if serve.isRunning { serve.terminate() } }
+        for _ in 0..<100 where !listener.output.text.contains("READY=1") { try await Task.sleep(for: .milliseconds(100)) }
+        #expect(listener.output.text.contains("READY=1|STATUS=listening on 127.0.0.1:\(port)|MAINPID=\(serve.processIdentifier)"), "\(listener.output.text)")
+        // Ready means serving: /ready answers at once.
+        #expect(try await TestHTTP().get("http://127.0.0.1:\(port)/ready").status == 200)
+        serve.terminate()
+        try await serve.waitForExit()
+        try await listener.waitForExit()
+        #expect(listener.terminationStatus == 0 && listener.output.text.contains("STOPPING=1"), "\(listener.output.text)")
+    }
+
     @Test("SIGHUP makes tessera serve load its TLS certificate and key again")
     func tlsReloadOnHangUp() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tls-hup-\(UUID().uuidString)")

@@ -217,7 +217,10 @@ struct Serve: AsyncParsableCommand {
                         "address": "\(settings.host):\(boundPort)", "public_url": "\(settings.publicURL)", "version": "\(BuildInfo.version)",
                         "commit": "\(BuildInfo.commit)",
                     ])
-            })
+                // Bound, with the database open, migrated and (on PostgreSQL) the serving lock held.
+                SystemdNotify.send("READY=1\nSTATUS=listening on \(settings.host):\(boundPort)\nMAINPID=\(getpid())")
+            },
+            onShutdown: { SystemdNotify.send("STOPPING=1\nSTATUS=finishing the requests under way") })
         if let token = server.generatedAdminToken {
             FileHandle.standardOutput.write(
                 Data("Generated the admin token (shown only this once; keep it):\n  export TESSERA_ADMIN_TOKEN=\(token)\n".utf8))
