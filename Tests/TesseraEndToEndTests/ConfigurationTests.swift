@@ -129,6 +129,11 @@ struct ConfigurationTests {
             let (listed, _, text) = try await tessera(
                 ["admin", "tenant", "list", "--server", base, "--json"], environment: ["TESSERA_ADMIN_TOKEN": "admin-token-from-a-file-0123456789"])
             #expect(listed == 0, "\(text)")
+            // The admin commands read the same file.
+            let (fromFile, _, fileText) = try await tessera(["admin", "tenant", "list", "--server", base, "--token-file", admin.path])
+            #expect(fromFile == 0, "\(fileText)")
+            let (wrong, _, _) = try await tessera(["admin", "tenant", "list", "--server", base, "--token-file", metrics.path])
+            #expect(wrong == 1, "another file's token is refused by the server")
             process.terminate()
             try await process.waitForExit()
         }

@@ -6,6 +6,8 @@ import TesseraAdminAPI
 struct AdminOptions: ParsableArguments {
     @Option(help: "Server URL (or TESSERA_SERVER; default http://127.0.0.1:8080).") var server: String?
     @Option(parsing: .unconditional, help: "Admin token or admin API key (or TESSERA_ADMIN_TOKEN).") var token: String?
+    @Option(help: "A file holding the admin token or API key (or TESSERA_ADMIN_TOKEN_FILE), one trailing newline dropped.")
+    var tokenFile: String?
     @Flag(help: "Print the server's JSON answer.") var json = false
 
     /// Calls the admin API with its typed client (generated from the API's document); an
@@ -26,8 +28,12 @@ struct AdminOptions: ParsableArguments {
         guard let url = URL(string: base.hasSuffix("/") ? String(base.dropLast()) : base), url.scheme != nil else {
             throw ValidationError("--server must be a URL")
         }
-        guard let token = token ?? environment["TESSERA_ADMIN_TOKEN"], !token.isEmpty else {
-            throw ValidationError("the admin token is missing: pass --token or set TESSERA_ADMIN_TOKEN")
+        if token != nil, tokenFile != nil { throw ValidationError("give --token or --token-file, not both") }
+        let variable = environment["TESSERA_ADMIN_TOKEN"].flatMap { $0.isEmpty ? nil : $0 }
+        let file = tokenFile.map { ($0, SettingOrigin.flag("--token-file")) }
+            ?? (token == nil && variable == nil ? environment["TESSERA_ADMIN_TOKEN_FILE"].flatMap { $0.isEmpty ? nil : ($0, .environment("TESSERA_ADMIN_TOKEN_FILE")) } : nil)
+        guard let token = try token ?? variable ?? file.map({ try Settings.readSecret($0.0, origin: $0.1) }) else {
+            throw ValidationError("the admin token is missing: pass --token or --token-file, or set TESSERA_ADMIN_TOKEN or TESSERA_ADMIN_TOKEN_FILE")
         }
         return (url, token)
     }
