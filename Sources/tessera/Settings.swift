@@ -222,6 +222,19 @@ final class Settings {
         return value
     }
 
+    /// `database` with the password from `database_password_file` (never a flag or a
+    /// variable of its own) put into it, or nil for SQLite.
+    func databaseURL(flag: String?, passwordFile: String?) throws -> String? {
+        let database = try string("database", flag: flag)
+        guard let password = try secret("database_password", flag: nil, fileFlag: passwordFile, plain: false) else { return database }
+        guard let url = database, var components = URLComponents(string: url) else {
+            throw ValidationError("database_password_file needs database (a PostgreSQL URL)")
+        }
+        guard components.password == nil else { throw ValidationError("the database URL has a password already: leave it out of the URL") }
+        components.password = password
+        return components.string
+    }
+
     /// A secret file's content, one trailing newline dropped; refused when others may
     /// write it or it is empty, a warning when others may read it.
     static func readSecret(_ path: String, origin: SettingOrigin) throws -> String {

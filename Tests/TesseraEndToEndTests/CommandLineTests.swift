@@ -116,34 +116,22 @@ struct CommandLineTests {
 
     @Test("SIGHUP makes tessera serve load its TLS certificate and key again")
     func tlsReloadOnHangUp() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tls-hup-\(UUID().uuidString)")
-        let next = directory.appendingPathComponent("next")
-        try FileManager.default.createDirectory(at: next, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        #expect(try await Python.run("tls_check.py", ["make", directory.path]).status == 0)
-        #expect(try await Python.run("tls_check.py", ["make", next.path]).status == 0)
-        let certificate = directory.appendingPathComponent("cert.pem")
-        let key = directory.appendingPathComponent("key.pem")
+        let tls = try await TLSSwap.make()
+        defer { tls.remove() }
         let port = try TestServerPort.free()
         let process = try await ChildProcess.start(
             tesseraBinary,
             [
-                "serve", "--port", "\(port)", "--data-dir", directory.appendingPathComponent("data").path, "--log-level", "warning",
-                "--tls-certificate", certificate.path, "--tls-key", key.path, "--tls-watch-interval", "0",
+                "serve", "--port", "\(port)", "--data-dir", tls.directory.appendingPathComponent("data").path, "--log-level", "warning",
+                "--tls-certificate", tls.certificate.path, "--tls-key", tls.key.path, "--tls-watch-interval", "0",
             ], environment: ["TESSERA_ADMIN_TOKEN": "tls-hup-admin-token"], collectOutput: true)
         defer { if process.isRunning { process.terminate() } }
-        let first = directory.appendingPathComponent("first.pem")
-        try FileManager.default.copyItem(at: certificate, to: first)
-        func serves(_ pem: URL, within seconds: Int) async throws -> Bool {
-            try await Python.run("tls_check.py", ["serves", "127.0.0.1", "\(port)", pem.path, "\(seconds)"]).status == 0
-        }
-        #expect(try await serves(first, within: 20), "\(process.output.text)")
-        #expect(rename(next.appendingPathComponent("cert.pem").path, certificate.path) == 0)
-        #expect(rename(next.appendingPathComponent("key.pem").path, key.path) == 0)
+        #expect(try await tls.serves(tls.first, port: port, within: 20), "\(process.output.text)")
+        #expect(tls.swapCertificate() && tls.swapKey())
         // No file watch: the old pair stays until the signal.
-        #expect(try await serves(first, within: 0))
+        #expect(try await tls.serves(tls.first, port: port))
         process.hangUp()
-        #expect(try await serves(certificate, within: 10), "\(process.output.text)")
+        #expect(try await tls.serves(tls.certificate, port: port, within: 10), "\(process.output.text)")
         #expect(process.isRunning, "SIGHUP does not stop the server")
         process.terminate()
         try await process.waitForExit()

@@ -122,31 +122,22 @@ struct OperationsTests {
 
     @Test("the TLS certificate and key are loaded again when their files change: new handshakes get the new pair, a broken pair is refused and the old one stays")
     func tlsReloadOnChange() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tls-reload-\(UUID().uuidString)")
-        let next = directory.appendingPathComponent("next")
-        try FileManager.default.createDirectory(at: next, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        #expect(try await Python.run("tls_check.py", ["make", directory.path]).status == 0)
-        #expect(try await Python.run("tls_check.py", ["make", next.path]).status == 0)
-        let certificate = directory.appendingPathComponent("cert.pem")
-        let key = directory.appendingPathComponent("key.pem")
-        let first = directory.appendingPathComponent("first.pem")
-        try FileManager.default.copyItem(at: certificate, to: first)
-        let server = try await TestServer.start(tls: .init(certificateChain: certificate.path, privateKey: key.path)) { $0.tlsWatchInterval = 0.2 }
-        let port = "\(try #require(URLComponents(string: server.baseURL)?.port))"
-        func serves(_ pem: URL, within seconds: Int = 0) async throws -> Bool {
-            try await Python.run("tls_check.py", ["serves", "127.0.0.1", port, pem.path, "\(seconds)"]).status == 0
+        let tls = try await TLSSwap.make()
+        defer { tls.remove() }
+        let server = try await TestServer.start(tls: .init(certificateChain: tls.certificate.path, privateKey: tls.key.path)) {
+            $0.tlsWatchInterval = 0.2
         }
-        #expect(try await serves(first))
+        let port = try #require(URLComponents(string: server.baseURL)?.port)
+        #expect(try await tls.serves(tls.first, port: port))
 
         // A certificate whose key is not there yet: refused, the first pair still shows.
-        #expect(rename(next.appendingPathComponent("cert.pem").path, certificate.path) == 0)
+        #expect(tls.swapCertificate())
         // Three looks at the files (every 0.2 s) later, the first pair still shows.
         try await Task.sleep(for: .milliseconds(600))
-        #expect(try await serves(first), "a half-replaced pair is not used")
+        #expect(try await tls.serves(tls.first, port: port), "a half-replaced pair is not used")
         // Its key arrives: the new pair is used for new handshakes.
-        #expect(rename(next.appendingPathComponent("key.pem").path, key.path) == 0)
-        #expect(try await serves(certificate, within: 10), "the new pair is served")
+        #expect(tls.swapKey())
+        #expect(try await tls.serves(tls.certificate, port: port, within: 10), "the new pair is served")
         await server.stop()
     }
 

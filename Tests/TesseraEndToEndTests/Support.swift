@@ -113,3 +113,36 @@ func serve(directory: URL, port: Int, database: String?, token: String) async th
     process.terminate()
     throw TestSupportError("tessera serve did not get ready")
 }
+
+/// Two certificate and key pairs for a TLS reload: the server's files (`certificate`,
+/// `key`, the first pair, a copy of its certificate kept as `first`) and the next pair's,
+/// which `swapCertificate` and `swapKey` rename over them (as an operator should).
+struct TLSSwap {
+    let directory: URL
+    var certificate: URL { directory.appendingPathComponent("cert.pem") }
+    var key: URL { directory.appendingPathComponent("key.pem") }
+    var first: URL { directory.appendingPathComponent("first.pem") }
+    var next: URL { directory.appendingPathComponent("next") }
+
+    static func make() async throws -> TLSSwap {
+        let swap = TLSSwap(directory: FileManager.default.temporaryDirectory.appendingPathComponent("tls-swap-\(UUID().uuidString)"))
+        try FileManager.default.createDirectory(at: swap.next, withIntermediateDirectories: true)
+        for place in [swap.directory, swap.next] {
+            let made = try await Python.run("tls_check.py", ["make", place.path])
+            guard made.status == 0 else { throw TestSupportError("tls_check.py make: \(made.errors)") }
+        }
+        try FileManager.default.copyItem(at: swap.certificate, to: swap.first)
+        return swap
+    }
+
+    func swapCertificate() -> Bool { rename(next.appendingPathComponent("cert.pem").path, certificate.path) == 0 }
+    func swapKey() -> Bool { rename(next.appendingPathComponent("key.pem").path, key.path) == 0 }
+
+    /// Whether the server on `port` shows the certificate in `pem`, asking for up to `seconds`.
+    func serves(_ pem: URL, port: Int, within seconds: Int = 0) async throws -> Bool {
+        try await Python.run("tls_check.py", ["serves", "127.0.0.1", "\(port)", pem.path, "\(seconds)"]).status == 0
+    }
+
+    func remove() { try? FileManager.default.removeItem(at: directory) }
+}
+

@@ -19,14 +19,7 @@ struct OfflineStoreOptions: ParsableArguments {
         guard let directory = try settings.string("data_dir", flag: dataDir) else {
             throw ValidationError("give --data-dir (or TESSERA_DATA_DIR, or data_dir in --config): the data directory of the server")
         }
-        var database = try settings.string("database", flag: database)
-        if let password = try settings.secret("database_password", flag: nil, fileFlag: databasePasswordFile, plain: false) {
-            guard let url = database, var components = URLComponents(string: url) else {
-                throw ValidationError("database_password_file needs database (a PostgreSQL URL)")
-            }
-            components.password = password
-            database = components.string
-        }
+        let database = try settings.databaseURL(flag: database, passwordFile: databasePasswordFile)
         return (directory, database)
     }
 

@@ -119,15 +119,7 @@ struct Serve: AsyncParsableCommand {
             }
         }
         let dataDir = try settings.string("data_dir", flag: dataDir, default: "./tessera-data") ?? "./tessera-data"
-        var database = try settings.string("database", flag: database)
-        if let password = try settings.secret("database_password", flag: nil, fileFlag: databasePasswordFile, plain: false) {
-            guard let url = database, var components = URLComponents(string: url) else {
-                throw ValidationError("database_password_file needs database (a PostgreSQL URL)")
-            }
-            guard components.password == nil else { throw ValidationError("the database URL has a password already: leave it out of the URL") }
-            components.password = password
-            database = components.string
-        }
+        let database = try settings.databaseURL(flag: database, passwordFile: databasePasswordFile)
         let connections = try settings.int("database_connections", flag: databaseConnections, default: 20, in: 2...500)
         let logLevel = try settings.string("log_level", flag: logLevel, default: "info") ?? "info"
         guard let level = Logger.Level(rawValue: logLevel) else { throw ValidationError("unknown log_level \(logLevel)") }
