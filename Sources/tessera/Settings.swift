@@ -200,14 +200,10 @@ final class Settings {
             guard !(fileKeys.contains(key) && fileKeys.contains(fileKey)) else {
                 throw ValidationError("\(path): give \(key) or \(fileKey), not both")
             }
-            if fileKeys.contains(key) {
-                found = (try string(key, flag: nil), nil, .file(key: key, path: path))
-                resolved.removeLast()
-            } else {
-                let named = try string(fileKey, flag: nil)
-                resolved.removeLast()
-                found = (nil, named, .file(key: fileKey, path: path))
-            }
+            // The layers above hold neither name (checked before): this reads the file.
+            let inFile = fileKeys.contains(key) ? key : fileKey
+            let text = try layer(inFile, { try $0.requiredString(forKey: $1) }, what: "a string")?.0
+            found = inFile == key ? (text, nil, .file(key: key, path: path)) : (nil, text, .file(key: fileKey, path: path))
         } else {
             found = nil
         }

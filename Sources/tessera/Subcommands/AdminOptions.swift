@@ -29,13 +29,16 @@ struct AdminOptions: ParsableArguments {
             throw ValidationError("--server must be a URL")
         }
         if token != nil, tokenFile != nil { throw ValidationError("give --token or --token-file, not both") }
-        let variable = environment["TESSERA_ADMIN_TOKEN"].flatMap { $0.isEmpty ? nil : $0 }
-        let file = tokenFile.map { ($0, SettingOrigin.flag("--token-file")) }
-            ?? (token == nil && variable == nil ? environment["TESSERA_ADMIN_TOKEN_FILE"].flatMap { $0.isEmpty ? nil : ($0, .environment("TESSERA_ADMIN_TOKEN_FILE")) } : nil)
-        guard let token = try token ?? variable ?? file.map({ try Settings.readSecret($0.0, origin: $0.1) }) else {
-            throw ValidationError("the admin token is missing: pass --token or --token-file, or set TESSERA_ADMIN_TOKEN or TESSERA_ADMIN_TOKEN_FILE")
+        func set(_ name: String) -> String? { environment[name].flatMap { $0.isEmpty ? nil : $0 } }
+        // The first that is given: --token, --token-file, TESSERA_ADMIN_TOKEN, TESSERA_ADMIN_TOKEN_FILE.
+        if let token {
+            guard !token.isEmpty else { throw ValidationError("--token is empty") }
+            return (url, token)
         }
-        return (url, token)
+        if let tokenFile { return (url, try Settings.readSecret(tokenFile, origin: .flag("--token-file"))) }
+        if let variable = set("TESSERA_ADMIN_TOKEN") { return (url, variable) }
+        if let file = set("TESSERA_ADMIN_TOKEN_FILE") { return (url, try Settings.readSecret(file, origin: .environment("TESSERA_ADMIN_TOKEN_FILE"))) }
+        throw ValidationError("the admin token is missing: pass --token or --token-file, or set TESSERA_ADMIN_TOKEN or TESSERA_ADMIN_TOKEN_FILE")
     }
 }
 
