@@ -194,7 +194,7 @@ let package = Package(
         .executableTarget(
             name: "tessera",
             dependencies: [
-                "TesseraServer", "TesseraKit", "TesseraCore", "TesseraCrypto", "TesseraOperations", "TesseraAdminAPI", "TesseraBuildInfo",
+                "TesseraServer", "TesseraKit", "TesseraCore", "TesseraCrypto", "TesseraOperations", "TesseraAdminAPI", "TesseraBuildInfo", "TesseraStore",
                 .product(name: "Configuration", package: "swift-configuration"),
                 .product(name: "Yams", package: "Yams"),
                 .product(name: "SystemPackage", package: "swift-system"),

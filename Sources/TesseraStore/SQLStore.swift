@@ -310,6 +310,15 @@ public final class SQLStore: Sendable {
     }
 
 
+    /// The database's schema is newer than any this build knows (a later release migrated it).
+    public struct SchemaNewerThanBuild: Error, CustomStringConvertible {
+        public let database: Int
+        public let build: Int
+        public var description: String {
+            "the database's schema is version \(database), newer than this build's \(build): a later release of Tessera migrated it; run that release (or restore a backup taken before the upgrade)"
+        }
+    }
+
     /// The newest schema version this build knows.
     public static var latestSchemaVersion: Int { Schema.migrations.map(\.version).max() ?? 0 }
 
@@ -331,6 +340,11 @@ public final class SQLStore: Sendable {
             ).run()
             let applied = Set(
                 try await db.raw("SELECT version FROM schema_migrations").all().map { try $0.decode(column: "version", as: Int.self) })
+            // A newer release migrated this database: this build cannot know what its
+            // migrations changed, so it must not serve (or migrate) it.
+            if let newest = applied.max(), newest > Self.latestSchemaVersion {
+                throw SchemaNewerThanBuild(database: newest, build: Self.latestSchemaVersion)
+            }
             for migration in Schema.migrations where !applied.contains(migration.version) {
                 try await Self.inTransaction(db, begin: "BEGIN") { tx in
                     for statement in migration.statements {

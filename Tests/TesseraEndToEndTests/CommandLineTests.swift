@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import TesseraBuildInfo
 import TesseraCrypto
+import TesseraStore
 import TesseraTesting
 
 /// The `tessera` executable built next to this test bundle.
@@ -112,6 +113,27 @@ struct CommandLineTests {
         try await serve.waitForExit()
         try await listener.waitForExit()
         #expect(listener.terminationStatus == 0 && listener.output.text.contains("STOPPING=1"), "\(listener.output.text)")
+    }
+
+    @Test("a database a later release migrated stops tessera serve with exit 78 (the packaged unit does not restart on it), naming both versions")
+    func schemaNewerThanBuild() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("schema-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let port = try TestServerPort.free()
+        let first = try await serve(directory: directory, port: port, database: nil, token: "schema-test-admin-token")
+        first.terminate()
+        try await first.waitForExit()
+        // What a later release's migration leaves behind: a version this build does not know.
+        let database = directory.appendingPathComponent("tessera.sqlite").path
+        let insert = try await Program.run(
+            "/usr/bin/env",
+            ["python3", "-c", "import sqlite3, sys; c = sqlite3.connect(sys.argv[1]); c.execute('INSERT INTO schema_migrations VALUES (100000, 0)'); c.commit()", database])
+        try #require(insert.status == 0, "\(insert.errors)")
+        let refused = try await Program.run(
+            tesseraBinary, ["serve", "--port", "\(port)", "--data-dir", directory.path, "--log-level", "critical"],
+            environment: ["TESSERA_ADMIN_TOKEN": "schema-test-admin-token"])
+        #expect(refused.status == 78, "\(refused.output)\(refused.errors)")
+        #expect(refused.errors.contains("schema is version 100000, newer than this build's \(SQLStore.latestSchemaVersion)"), "\(refused.errors)")
     }
 
     @Test("SIGHUP makes tessera serve load its TLS certificate and key again")

@@ -19,7 +19,7 @@ struct Bench: AsyncParsableCommand {
         discussion: """
             Authenticated like `tessera admin` (--server/TESSERA_SERVER, --token/TESSERA_ADMIN_TOKEN). Creates the \
             tenant if needed, a service (device+biometric, CIBA poll), and --devices users with activated devices \
-            (kept in memory), then runs --concurrency workers for --duration seconds:
+            (kept in memory), then runs --concurrency workers for --duration seconds (or until --count flows ran):
               login:   authorize → device claim → sign → finish → code → token exchange
               ciba:    backchannel request → device sees it and approves → token
               refresh: refresh-token rotation (each worker logs in once, before the clock starts)
@@ -27,13 +27,23 @@ struct Bench: AsyncParsableCommand {
             For refresh, the report also gives the mean time of the rotations of one session just before its \
             100th, 1,000th, 4,000th and 8,640th (30 days at one refresh per 5 minutes), where the run gets there: \
             `--flow refresh --concurrency 1 --duration 120` shows whether a long-lived session costs more.
+            --before-run and --after-run bracket the measured flows (scripts/cost.sh switches callgrind's \
+            instruction counting on and off with them).
             """)
 
     @OptionGroup var admin: AdminOptions
     @Option(help: "Tenant to use (created if it does not exist).") var tenant = "bench"
     @Option(help: "How many users with an activated device to enrol.") var devices = 10
     @Option(help: "How many workers run flows at once.") var concurrency = 8
-    @Option(help: "How long to run, in seconds.") var duration = 10
+    @Option(help: "How long to run, in seconds (default 10; with --count, no limit unless given).") var duration: Int?
+    @Option(help: "Run exactly this many flows in all (completed or failed), then stop.") var count: Int?
+    @Option(
+        help: """
+            A shell command run once set-up is done, just before the first measured flow (for a profiler:             e.g. callgrind_control --instr=on PID). The bench stops if it fails.
+            """)
+    var beforeRun: String?
+    @Option(help: "A shell command run right after the last measured flow ends. The bench fails if it fails.")
+    var afterRun: String?
     @Option(help: "login, ciba or refresh.") var flow = "login"
     @Option(
         help: """
@@ -52,7 +62,8 @@ struct Bench: AsyncParsableCommand {
         guard ["login", "ciba", "refresh"].contains(flow) else { throw ValidationError("--flow is login, ciba or refresh") }
         guard (1...100_000).contains(devices) else { throw ValidationError("--devices is 1 to 100000") }
         guard (1...1000).contains(concurrency) else { throw ValidationError("--concurrency is 1 to 1000") }
-        guard (1...3600).contains(duration) else { throw ValidationError("--duration is 1 to 3600 seconds") }
+        if let duration { guard (1...3600).contains(duration) else { throw ValidationError("--duration is 1 to 3600 seconds") } }
+        if let count { guard (1...10_000_000).contains(count) else { throw ValidationError("--count is 1 to 10000000 flows") } }
         guard rate >= 0 && rate <= 1_000_000 else { throw ValidationError("--rate is 0 to 1000000 flows per second") }
     }
 
@@ -81,9 +92,11 @@ struct Bench: AsyncParsableCommand {
     }
 
     private func measure(server: URL, api: Client, http: HTTPClient) async throws -> BenchReport {
-        let (tenant, devices, concurrency, flow, duration, rate) = (
-            self.tenant, self.devices, self.concurrency, self.flow, self.duration, self.rate
+        let (tenant, devices, concurrency, flow, rate, count) = (
+            self.tenant, self.devices, self.concurrency, self.flow, self.rate, self.count
         )
+        // With --count and no --duration the count alone ends the run.
+        let duration: Duration = .seconds(self.duration ?? (count == nil ? 10 : 366 * 86_400))
         let base = server.absoluteString
         let issuer = "\(base)/t/\(tenant)"
         // Set-up: tenant, service, users and devices.
@@ -160,11 +173,13 @@ struct Bench: AsyncParsableCommand {
         // The flows, between two readings of the server's CPU (its /metrics) and the bench's own.
         let metrics = ServerCPU(
             base: base, token: metricsToken ?? ProcessInfo.processInfo.environment["TESSERA_METRICS_TOKEN"], http: http)
+        if let beforeRun { try await ShellCommand.run(beforeRun, for: "--before-run") }
         let serverBefore = await metrics.read()
         let benchBefore = ProcessUsage.current()
         let stats = BenchStats()
         let schedule = FlowSchedule()
-        let deadline = ContinuousClock.now + .seconds(duration)
+        let tickets = FlowSchedule()
+        let deadline = ContinuousClock.now + duration
         let started = ContinuousClock.now
         let progress = Task {
             while !Task.isCancelled {
@@ -182,6 +197,7 @@ struct Bench: AsyncParsableCommand {
                     var rotations = 0
                     var iteration = 0
                     while ContinuousClock.now < deadline {
+                        if let count, tickets.take() >= count { break }
                         let device = fleet[(iteration * concurrency + worker) % fleet.count]
                         iteration += 1
                         var start = ContinuousClock.now
@@ -223,6 +239,7 @@ struct Bench: AsyncParsableCommand {
         let elapsed = ContinuousClock.now - started
         let benchAfter = ProcessUsage.current()
         let serverAfter = await metrics.read()
+        if let afterRun { try await ShellCommand.run(afterRun, for: "--after-run") }
         var report = stats.report(flow: flow, elapsed: elapsed, concurrency: concurrency, devices: fleet.count)
         report.cpu = CPUReport(
             flows: report.completed, serverBefore: serverBefore, serverAfter: serverAfter, benchBefore: benchBefore, benchAfter: benchAfter)
@@ -638,5 +655,23 @@ final class BenchCounter: Sendable {
             value += 1
             return value
         }
+    }
+}
+
+/// A command of the bench's hooks (`--before-run`, `--after-run`), run with `/bin/sh -c`
+/// and waited for without holding a thread.
+enum ShellCommand {
+    static func run(_ command: String, for option: String) async throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/sh")
+        process.arguments = ["-c", command]
+        let status: Int32 = try await withCheckedThrowingContinuation { continuation in
+            process.terminationHandler = { continuation.resume(returning: $0.terminationStatus) }
+            do { try process.run() } catch {
+                process.terminationHandler = nil
+                continuation.resume(throwing: CLIError("\(option): \(error)"))
+            }
+        }
+        guard status == 0 else { throw CLIError("\(option) exited with status \(status)") }
     }
 }

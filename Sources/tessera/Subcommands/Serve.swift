@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import TesseraBuildInfo
 import TesseraServer
+import TesseraStore
 
 struct Serve: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -200,7 +201,9 @@ struct Serve: AsyncParsableCommand {
         // Everything the server writes (database, WAL, keys) is for its own user only.
         umask(0o077)
         let settings = configuration
-        let server = try await buildApplication(
+        let server: TesseraServerApp
+        do {
+            server = try await buildApplication(
             configuration: settings, logger: logger,
             onServerRunning: { boundPort in
                 logger.notice(
@@ -213,6 +216,11 @@ struct Serve: AsyncParsableCommand {
                 SystemdNotify.send("READY=1\nSTATUS=listening on \(settings.host):\(boundPort)\nMAINPID=\(getpid())")
             },
             onShutdown: { SystemdNotify.send("STOPPING=1\nSTATUS=finishing the requests under way") })
+        } catch let error as SQLStore.SchemaNewerThanBuild {
+            // 78 (sysexits' EX_CONFIG): the systemd unit does not restart on it, as on 64.
+            FileHandle.standardError.write(Data("Error: \(error)\n".utf8))
+            throw ExitCode(78)
+        }
         if let token = server.generatedAdminToken {
             FileHandle.standardOutput.write(
                 Data("Generated the admin token (shown only this once; keep it):\n  export TESSERA_ADMIN_TOKEN=\(token)\n".utf8))
