@@ -13,6 +13,10 @@
 # fresh database of its own there.
 # Extra arguments go to `swift test` (e.g. --filter LockoutTests).
 #
+# Before the suites it makes the release build once (packaging/release.sh), the Debian
+# package and the image from it (packaging/*/build.sh; the suites' PackagingTests install
+# and run them, as root), and runs the cost guard on it (scripts/cost.sh).
+#
 # scripts/test.sh --fast runs the fast layer only, once, on SQLite: the unit, store,
 # domain and router-mode tests (every test target but TesseraEndToEndTests, whose tests
 # start real servers, browsers and several nodes). Touching a use case's body and
@@ -57,6 +61,25 @@ if [ ! -x /usr/bin/chromium ] || [ ! -x /usr/bin/chromedriver ]; then
     DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq chromium chromium-driver >/dev/null
 fi
 
+# The packages and the cost guard (not for --fast): dpkg-dev (dpkg-shlibdeps), lintian and
+# systemd (systemd-analyze) for the Debian package; buildah, skopeo and umoci for the
+# image; valgrind for the cost guard; libcurl4-openssl-dev for the release build's link.
+if [ "$fast" = 0 ]; then
+    missing=()
+    for tool in dpkg-shlibdeps:dpkg-dev lintian:lintian systemd-analyze:systemd buildah:buildah skopeo:skopeo umoci:umoci \
+        valgrind:valgrind callgrind_control:valgrind setpriv:util-linux; do
+        command -v "${tool%%:*}" >/dev/null 2>&1 || missing+=("${tool#*:}")
+    done
+    if [ ! -f /usr/include/x86_64-linux-gnu/curl/curl.h ] && [ ! -f /usr/include/curl/curl.h ]; then missing+=(libcurl4-openssl-dev); fi
+    if [ "${#missing[@]}" != 0 ]; then
+        sudo=""
+        if [ "$(id -u)" != "0" ]; then sudo="sudo"; fi
+        echo "Installing ${missing[*]} (the packages' build and checks, the cost guard)…"
+        $sudo apt-get update -qq
+        DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}" >/dev/null
+    fi
+fi
+
 if ! python3 -c "import authlib, joserfc, requests, cryptography, schemathesis, jsonschema, selenium, hypothesis, fido2, soft_webauthn, webauthn, oic, jwcrypto, yaml, openapi_spec_validator" >/dev/null 2>&1; then
     echo "Installing the Python interop packages…"
     python3 -m pip install --quiet --disable-pip-version-check -r Tests/interop/requirements.txt
@@ -69,6 +92,21 @@ python3 -c "import sys, yaml; from openapi_spec_validator import validate; valid
 # MemberImportVisibility checks each file's imports, this the targets').
 python3 scripts/check_imports.py
 swift build --build-tests
+if [ "$fast" = 0 ]; then
+    # The heavy steps, once: the release build (about 13 minutes cold), the Debian package
+    # and the image made from it, and the cost guard run on it. The suites' PackagingTests
+    # install and unpack these very files (named in the environment) in both passes.
+    echo "== The release build, the packages and the cost guard =="
+    release="$(packaging/release.sh)"
+    packages="$(pwd)/.build-packages"
+    rm -rf "$packages"
+    mkdir -p "$packages"
+    TESSERA_DEBIAN_PACKAGE="$(packaging/debian/build.sh "$release" "$packages")"
+    TESSERA_IMAGE="$(packaging/image/build.sh "$release" "$packages/tessera-image.tar")"
+    TESSERA_RELEASE_BINARY="$release"
+    export TESSERA_RELEASE_BINARY TESSERA_DEBIAN_PACKAGE TESSERA_IMAGE
+    scripts/cost.sh "$release"
+fi
 # A hung test must fail the run, not stall it: the suites set per-test time limits,
 # and this bounds each pass.
 # At most 48 tests at once. Every test's servers, connections and children are file
