@@ -89,7 +89,7 @@ let package = Package(
         .target(
             name: "TesseraStore",
             dependencies: [
-                "TesseraCore", "TesseraRecords", "TesseraSQLite",
+                "TesseraCore", "TesseraRecords", "TesseraSQLite", "TesseraBuildInfo",
                 .product(name: "SQLKit", package: "sql-kit"),
                 .product(name: "SQLiteKit", package: "sqlite-kit"),
                 .product(name: "SQLiteNIO", package: "sqlite-nio"),
@@ -214,7 +214,8 @@ let package = Package(
         .testTarget(
             name: "TesseraStoreTests",
             dependencies: [
-                "TesseraStore", "TesseraRecords", "TesseraCore", "TesseraSQLite", "TesseraTesting", .product(name: "Logging", package: "swift-log"),
+                "TesseraStore", "TesseraRecords", "TesseraCore", "TesseraSQLite", "TesseraTesting", "TesseraBuildInfo",
+                .product(name: "Logging", package: "swift-log"), .product(name: "SQLKit", package: "sql-kit"),
             ]
         ),
         .testTarget(

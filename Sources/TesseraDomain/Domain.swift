@@ -113,9 +113,11 @@ public struct Domain: Sendable {
     }
 
     /// The tenant's public keys, from the same cached issuer that signs its tokens.
-    /// Whether the database answers and every migration this build knows is applied (`/ready`).
-    public func schemaIsCurrent() async -> Bool {
-        (try? await store.schemaVersion()) == SQLStore.latestSchemaVersion
+    /// Whether the database answers, every migration this build knows is applied, and no
+    /// migration applied since (by a newer node of a rolling upgrade) is one this build
+    /// cannot run beside (`/ready`).
+    public func schemaIsServable() async -> Bool {
+        (try? await store.schemaState())?.servable() == true
     }
 
     public func publicKeys(for tenant: TenantRecord) async throws -> [PublicJWK] {

@@ -7,6 +7,7 @@ import ServiceLifecycle
 import SQLiteKit
 import SQLKit
 import Synchronization
+import TesseraBuildInfo
 import TesseraRecords
 
 /// The SQL store: SQLite (one file, the zero-set-up default) or PostgreSQL (several
@@ -310,12 +311,30 @@ public final class SQLStore: Sendable {
     }
 
 
-    /// The database's schema is newer than any this build knows (a later release migrated it).
+    /// A later release migrated the database past what this build can run on: its
+    /// compatibility marker names a schema newer than this build's.
     public struct SchemaNewerThanBuild: Error, CustomStringConvertible {
-        public let database: Int
+        public let state: SchemaState
         public let build: Int
         public var description: String {
-            "the database's schema is version \(database), newer than this build's \(build): a later release of Tessera migrated it; run that release (or restore a backup taken before the upgrade)"
+            "the database's schema is version \(state.version) and needs a build of schema \(state.compatibleFrom) or later"
+                + (state.markedBy.map { " (\($0) or later)" } ?? "") + "; this build, \(BuildInfo.version), knows schema \(build): "
+                + "run the release that migrated it, or restore a backup taken before the upgrade"
+        }
+    }
+
+    /// Where a database's schema stands: the newest version applied, and its compatibility
+    /// marker (the oldest schema whose build can still run on it), with the release that
+    /// applied the migration which set the marker, where known.
+    public struct SchemaState: Sendable, Equatable {
+        public let version: Int
+        public let compatibleFrom: Int
+        public let markedBy: String?
+
+        /// Whether a build of schema `build` may serve it: every migration it knows applied,
+        /// and none applied since that it cannot run beside.
+        public func servable(by build: Int = SQLStore.latestSchemaVersion) -> Bool {
+            version >= build && compatibleFrom <= build
         }
     }
 
@@ -324,36 +343,64 @@ public final class SQLStore: Sendable {
 
     /// The newest schema version applied.
     public func schemaVersion() async throws -> Int {
-        try await read { tx in
-            try await tx.db.raw("SELECT MAX(version) AS version FROM schema_migrations")
-                .first(decodingColumn: "version", as: Int?.self) ?? nil
-        } ?? 0
+        try await schemaState().version
+    }
+
+    /// The schema's version and compatibility marker (for `/ready`).
+    public func schemaState() async throws -> SchemaState {
+        try await read { tx in try await Self.schemaState(tx.db) }
+    }
+
+    /// Reads `schema_migrations`: rows before the markers (schema 21 and older) each need
+    /// their own version; later ones say what they need.
+    static func schemaState(_ db: any SQLDatabase) async throws -> SchemaState {
+        func number(_ query: SQLQueryString) async throws -> Int? {
+            try await db.raw(query).first(decodingColumn: "n", as: Int?.self) ?? nil
+        }
+        let version = try await number("SELECT MAX(version) AS n FROM schema_migrations") ?? 0
+        guard version >= Schema.markedFrom else { return SchemaState(version: version, compatibleFrom: version, markedBy: nil) }
+        let compatibleFrom = try await number("SELECT MAX(compatible_from) AS n FROM schema_migrations") ?? version
+        // The release that applied the migration of the marker's own version.
+        let markedBy = try await db.raw(
+            "SELECT applied_by FROM schema_migrations WHERE version = \(bind: compatibleFrom)"
+        ).first(decodingColumn: "applied_by", as: String?.self) ?? nil
+        return SchemaState(version: version, compatibleFrom: compatibleFrom, markedBy: markedBy)
     }
 
     /// Applies the migrations this database lacks, each in its own transaction. On
     /// PostgreSQL a session advisory lock makes nodes that start together take turns,
-    /// and each turn reads what the one before committed.
+    /// and each turn reads what the one before committed. A database whose compatibility
+    /// marker is past this build's schema is refused (`SchemaNewerThanBuild`); one a newer
+    /// release migrated additively is served as it is.
     private func migrate() async throws {
         try await withMigrationConnection { db in
             try await db.raw(
                 "CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at BIGINT NOT NULL)"
             ).run()
+            let state = try await Self.schemaState(db)
+            guard state.compatibleFrom <= Self.latestSchemaVersion else {
+                throw SchemaNewerThanBuild(state: state, build: Self.latestSchemaVersion)
+            }
             let applied = Set(
                 try await db.raw("SELECT version FROM schema_migrations").all().map { try $0.decode(column: "version", as: Int.self) })
-            // A newer release migrated this database: this build cannot know what its
-            // migrations changed, so it must not serve (or migrate) it.
-            if let newest = applied.max(), newest > Self.latestSchemaVersion {
-                throw SchemaNewerThanBuild(database: newest, build: Self.latestSchemaVersion)
-            }
             for migration in Schema.migrations where !applied.contains(migration.version) {
                 try await Self.inTransaction(db, begin: "BEGIN") { tx in
                     for statement in migration.statements {
                         try await tx.db.raw(SQLQueryString(statement)).run()
                     }
                     let now = Int64(Date().timeIntervalSince1970)
-                    try await tx.db.raw(
-                        "INSERT INTO schema_migrations (version, applied_at) VALUES (\(bind: migration.version), \(bind: now))"
-                    ).run()
+                    if migration.version >= Schema.markedFrom {
+                        try await tx.db.raw(
+                            """
+                            INSERT INTO schema_migrations (version, applied_at, compatible_from, applied_by)
+                            VALUES (\(bind: migration.version), \(bind: now), \(bind: migration.compatibleFrom), \(bind: BuildInfo.version))
+                            """
+                        ).run()
+                    } else {
+                        try await tx.db.raw(
+                            "INSERT INTO schema_migrations (version, applied_at) VALUES (\(bind: migration.version), \(bind: now))"
+                        ).run()
+                    }
                 }
                 logger.info("applied schema migration", metadata: ["version": "\(migration.version)"])
             }

@@ -1,10 +1,33 @@
 import TesseraRecords
+/// One schema version: its statements, applied once in one transaction, and the oldest
+/// schema whose build can still run on a database after it (its compatibility marker).
+struct Migration: Sendable {
+    let version: Int
+    /// An additive migration (new tables, new nullable or defaulted columns, new indexes)
+    /// leaves the previous schema's build working: `version - 1`, so that during a rolling
+    /// upgrade a node of the previous release keeps serving beside the migrated ones. A
+    /// migration that removes or changes what an older build reads is its own `version`.
+    let compatibleFrom: Int
+    let statements: [String]
+
+    init(_ version: Int, compatibleFrom: Int, _ statements: [String]) {
+        precondition(compatibleFrom <= version, "a migration cannot be run on by a build that does not know it")
+        self.version = version
+        self.compatibleFrom = compatibleFrom
+        self.statements = statements
+    }
+}
+
 /// Versioned schema migrations. Each version is applied once, in its own
-/// transaction, and recorded in `schema_migrations`; the SQL is portable between
-/// SQLite and PostgreSQL (TEXT, BIGINT, INTEGER only).
+/// transaction, and recorded in `schema_migrations` with its compatibility marker and
+/// the release that applied it; the SQL is portable between SQLite and PostgreSQL
+/// (TEXT, BIGINT, INTEGER only). docs/OPERATIONS.md ("Upgrades") states the policy.
 enum Schema {
-    static let migrations: [(version: Int, statements: [String])] = [
-        (1, [
+    /// The first version whose `schema_migrations` rows carry a marker and a release.
+    static let markedFrom = 22
+
+    static let migrations: [Migration] = [
+        Migration(1, compatibleFrom: 1, [
             """
             CREATE TABLE tenants (
                 id TEXT PRIMARY KEY,
@@ -132,7 +155,7 @@ enum Schema {
         ]),
         // Account processes: requests without a service or browser, merged users,
         // activation data for a new device, per-activation history and the audit log.
-        (2, [
+        Migration(2, compatibleFrom: 2, [
             """
             CREATE TABLE auth_requests_v2 (
                 id TEXT PRIMARY KEY,
@@ -213,7 +236,7 @@ enum Schema {
         // Client-initiated backchannel authentication (OpenID CIBA): services that may
         // ask for a user's approval from their server, and the requests they start,
         // which are bound to a user from the outset and seen by all of its devices.
-        (3, [
+        Migration(3, compatibleFrom: 3, [
             "ALTER TABLE services ADD COLUMN backchannel_mode TEXT",
             "ALTER TABLE services ADD COLUMN notification_endpoint TEXT",
             "ALTER TABLE auth_requests ADD COLUMN flow TEXT",
@@ -260,7 +283,7 @@ enum Schema {
         // it rotated, and what must end a session (a removed device, a disabled user, a
         // deleted service) ends it in one statement. Lifetimes are tenant settings with
         // per-service overrides. Families from before are carried over without a device.
-        (4, [
+        Migration(4, compatibleFrom: 4, [
             """
             CREATE TABLE sessions (
                 id TEXT PRIMARY KEY,
@@ -300,7 +323,7 @@ enum Schema {
         // The database's own seal under the master key, written by the first node that
         // starts on it: a node with another key refuses to start even before any tenant
         // (and its signing key) exists.
-        (5, [
+        Migration(5, compatibleFrom: 5, [
             """
             CREATE TABLE sealed_checks (
                 id TEXT PRIMARY KEY,
@@ -311,7 +334,7 @@ enum Schema {
         // Bounded data: what the purge deletes by time has an index on that time;
         // tenants keep history (and, if they choose, audit entries) for a set time; each
         // node records its last purge.
-        (6, [
+        Migration(6, compatibleFrom: 6, [
             "CREATE INDEX grants_by_expiry ON grants (expires_at)",
             "CREATE INDEX grants_by_use ON grants (used_at)",
             "CREATE INDEX auth_requests_by_expiry ON auth_requests (expires_at)",
@@ -331,14 +354,14 @@ enum Schema {
             """,
         ]),
         // Operations: a user may be disabled (and enabled again) without losing devices.
-        (7, [
+        Migration(7, compatibleFrom: 7, [
             "ALTER TABLE users ADD COLUMN disabled_at BIGINT",
             "CREATE INDEX sessions_by_user_created ON sessions (user_id, created_at)",
             "CREATE INDEX history_by_user ON authentication_history (user_id, at)",
             "CREATE INDEX invitations_by_tenant ON invitations (tenant_id, expires_at)",
         ]),
         // Admin API keys: each limited to one tenant or all, with a role; stored as digests.
-        (8, [
+        Migration(8, compatibleFrom: 8, [
             """
             CREATE TABLE admin_keys (
                 id TEXT PRIMARY KEY,
@@ -357,7 +380,7 @@ enum Schema {
         // The web console and account pages: the operators (users of the operators'
         // tenant with a role), and the browser sessions of both, each bound to the
         // OpenID Connect session of the device login that opened it.
-        (9, [
+        Migration(9, compatibleFrom: 9, [
             """
             CREATE TABLE console_operators (
                 user_id TEXT PRIMARY KEY,
@@ -388,7 +411,7 @@ enum Schema {
         ]),
         // Lockout counts per guessable factor: a success resets only what it proved. The
         // count so far stays with the PIN, the factor it mostly protected.
-        (10, [
+        Migration(10, compatibleFrom: 10, [
             "ALTER TABLE activations ADD COLUMN pin_failures INTEGER NOT NULL DEFAULT 0",
             "ALTER TABLE activations ADD COLUMN otp_failures INTEGER NOT NULL DEFAULT 0",
             "ALTER TABLE activations ADD COLUMN biometric_failures INTEGER NOT NULL DEFAULT 0",
@@ -396,7 +419,7 @@ enum Schema {
         ]),
         // Against cross-device phishing: a browser login records where it was started (shown
         // on the device), and a service may have the user match the number its page shows.
-        (11, [
+        Migration(11, compatibleFrom: 11, [
             "ALTER TABLE auth_requests ADD COLUMN origin_address TEXT",
             "ALTER TABLE auth_requests ADD COLUMN origin_agent TEXT",
             "ALTER TABLE auth_requests ADD COLUMN match_code TEXT",
@@ -406,7 +429,7 @@ enum Schema {
         // JSON); a service's roles (JSON), its subject type with the salt of its pairwise
         // identifiers, and whether a step-up answered on the phone gives the app an identity
         // token; the token of a device's single sign-on session.
-        (12, [
+        Migration(12, compatibleFrom: 12, [
             "ALTER TABLE tenants ADD COLUMN app_links TEXT",
             "ALTER TABLE services ADD COLUMN roles TEXT",
             "ALTER TABLE services ADD COLUMN subject_type TEXT NOT NULL DEFAULT 'public'",
@@ -418,7 +441,7 @@ enum Schema {
         // WebAuthn: a user's security keys and passkeys (credential ids unique per tenant),
         // the single-use challenges of their ceremonies, and the key a login, its grants
         // and its session stand on (removing the key ends them).
-        (13, [
+        Migration(13, compatibleFrom: 13, [
             """
             CREATE TABLE security_keys (
                 id TEXT PRIMARY KEY,
@@ -471,7 +494,7 @@ enum Schema {
         // EdDSA; one active key of each), a service's ID-token algorithm and its logout
         // addresses, an authorization request's login_hint and ui_locales, and the outbox of
         // back-channel logout tokens still to be delivered.
-        (14, [
+        Migration(14, compatibleFrom: 14, [
             "ALTER TABLE signing_keys ADD COLUMN algorithm TEXT NOT NULL DEFAULT 'ES256'",
             "ALTER TABLE services ADD COLUMN id_token_alg TEXT NOT NULL DEFAULT 'ES256'",
             "ALTER TABLE services ADD COLUMN post_logout_redirect_uris TEXT",
@@ -494,7 +517,7 @@ enum Schema {
         ]),
         // Pushed authorization requests (RFC 9126): the parameters a service pushed, under
         // the digest of their single-use request_uri, and the services that must push.
-        (15, [
+        Migration(15, compatibleFrom: 15, [
             """
             CREATE TABLE pushed_requests (
                 digest TEXT PRIMARY KEY,
@@ -510,7 +533,7 @@ enum Schema {
         // DPoP (RFC 9449): the key a public client's session (its refresh tokens) is bound
         // to, the proofs seen (digest of key and jti) until they are too old to replay, and
         // the services that must use DPoP (dpop_bound_access_tokens).
-        (16, [
+        Migration(16, compatibleFrom: 16, [
             "ALTER TABLE sessions ADD COLUMN dpop_jkt TEXT",
             "ALTER TABLE services ADD COLUMN dpop_bound INTEGER NOT NULL DEFAULT 0",
             "CREATE TABLE dpop_proofs (digest TEXT PRIMARY KEY, expires_at BIGINT NOT NULL)",
@@ -519,7 +542,7 @@ enum Schema {
         // Dynamic client registration (RFC 7591, 7592): whether a tenant takes it, the initial
         // access tokens its administrators issue (digests, uses left), and the digest of each
         // registered service's registration access token.
-        (17, [
+        Migration(17, compatibleFrom: 17, [
             "ALTER TABLE tenants ADD COLUMN dynamic_registration INTEGER NOT NULL DEFAULT 0",
             "ALTER TABLE services ADD COLUMN registration_digest TEXT",
             """
@@ -536,14 +559,14 @@ enum Schema {
         ]),
         // The gematik IDP profile: services whose tokens go back encrypted under the
         // token_key of their key_verifier.
-        (18, [
+        Migration(18, compatibleFrom: 18, [
             "ALTER TABLE services ADD COLUMN gematik_profile INTEGER NOT NULL DEFAULT 0",
         ]),
         // Federation: the external OpenID providers a tenant's users may sign in with, each
         // user's identity at them (their sub; one per provider and user), and the logins
         // under way there (the digests of the state sent and of the browser's cookie, and
         // the nonce; the PKCE verifier is derived from the state).
-        (19, [
+        Migration(19, compatibleFrom: 19, [
             """
             CREATE TABLE identity_providers (
                 id TEXT PRIMARY KEY,
@@ -590,7 +613,7 @@ enum Schema {
         ]),
         // A passkey added from the account page names what opened that page's session (the
         // device or the passkey that signed in); it is removed with it.
-        (20, [
+        Migration(20, compatibleFrom: 20, [
             "ALTER TABLE security_keys ADD COLUMN origin_activation_id TEXT",
             "ALTER TABLE security_keys ADD COLUMN origin_security_key_id TEXT",
             "CREATE INDEX security_keys_by_origin_activation ON security_keys (origin_activation_id)",
@@ -601,9 +624,17 @@ enum Schema {
         // earlier stay host-wide only where the last change of app_links on record was made
         // by the bootstrap token, a key for every tenant or an operator for every tenant;
         // those a tenant's own key or operator stored move off the host-wide file.
-        (21, [
+        Migration(21, compatibleFrom: 21, [
             "ALTER TABLE tenants ADD COLUMN android_apps_host_wide INTEGER NOT NULL DEFAULT 0",
             androidAppsStayingHostWide,
+        ]),
+        // Compatibility markers. Before them, a build ran only on its own schema; the rows
+        // of those versions keep that (each marks its own version), and this additive one
+        // leaves schema 21's builds (v0.1.0) running.
+        Migration(22, compatibleFrom: 21, [
+            "ALTER TABLE schema_migrations ADD COLUMN compatible_from INTEGER NOT NULL DEFAULT 0",
+            "ALTER TABLE schema_migrations ADD COLUMN applied_by TEXT",
+            "UPDATE schema_migrations SET compatible_from = version",
         ]),
     ]
 

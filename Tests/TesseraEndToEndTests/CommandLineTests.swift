@@ -115,25 +115,41 @@ struct CommandLineTests {
         #expect(listener.terminationStatus == 0 && listener.output.text.contains("STOPPING=1"), "\(listener.output.text)")
     }
 
-    @Test("a database a later release migrated stops tessera serve with exit 78 (the packaged unit does not restart on it), naming both versions")
+    @Test("tessera serve runs on a database a later release migrated additively, and exits 78 on one past its schema (the packaged unit does not restart on it), naming both releases")
     func schemaNewerThanBuild() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("schema-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
         let port = try TestServerPort.free()
-        let first = try await serve(directory: directory, port: port, database: nil, token: "schema-test-admin-token")
+        let token = "schema-test-admin-token"
+        let first = try await serve(directory: directory, port: port, database: nil, token: token)
         first.terminate()
         try await first.waitForExit()
-        // What a later release's migration leaves behind: a version this build does not know.
-        let database = directory.appendingPathComponent("tessera.sqlite").path
-        let insert = try await Program.run(
-            "/usr/bin/env",
-            ["python3", "-c", "import sqlite3, sys; c = sqlite3.connect(sys.argv[1]); c.execute('INSERT INTO schema_migrations VALUES (100000, 0)'); c.commit()", database])
-        try #require(insert.status == 0, "\(insert.errors)")
+        // What a later release's migration leaves behind: a version this build does not
+        // know, with the oldest schema that may still run on it.
+        func recordLaterMigration(_ version: Int, compatibleFrom: Int, by release: String) async throws {
+            let insert = try await Program.run(
+                "/usr/bin/env",
+                [
+                    "python3", "-c",
+                    "import sqlite3, sys; c = sqlite3.connect(sys.argv[1]); c.execute('INSERT INTO schema_migrations VALUES (?, 0, ?, ?)', (int(sys.argv[2]), int(sys.argv[3]), sys.argv[4])); c.commit()",
+                    directory.appendingPathComponent("tessera.sqlite").path, "\(version)", "\(compatibleFrom)", release,
+                ])
+            try #require(insert.status == 0, "\(insert.errors)")
+        }
+        // Additive (a rolling upgrade's newer node migrated): this build serves and is ready.
+        try await recordLaterMigration(99_999, compatibleFrom: SQLStore.latestSchemaVersion, by: "v98.0.0")
+        let beside = try await serve(directory: directory, port: port, database: nil, token: token)
+        beside.terminate()
+        try await beside.waitForExit()
+        // Past this build's schema: refused, exit 78.
+        try await recordLaterMigration(100_000, compatibleFrom: 100_000, by: "v99.0.0")
         let refused = try await Program.run(
             tesseraBinary, ["serve", "--port", "\(port)", "--data-dir", directory.path, "--log-level", "critical"],
-            environment: ["TESSERA_ADMIN_TOKEN": "schema-test-admin-token"])
+            environment: ["TESSERA_ADMIN_TOKEN": token])
         #expect(refused.status == 78, "\(refused.output)\(refused.errors)")
-        #expect(refused.errors.contains("schema is version 100000, newer than this build's \(SQLStore.latestSchemaVersion)"), "\(refused.errors)")
+        #expect(
+            refused.errors.contains("schema is version 100000 and needs a build of schema 100000 or later (v99.0.0 or later)")
+                && refused.errors.contains("\(BuildInfo.version), knows schema \(SQLStore.latestSchemaVersion)"), "\(refused.errors)")
     }
 
     @Test("SIGHUP makes tessera serve load its TLS certificate and key again")
