@@ -131,7 +131,7 @@ let package = Package(
         .target(
             name: "TesseraOperations",
             dependencies: [
-                "TesseraCore", "TesseraCrypto", "TesseraStore", "TesseraRecords", "TesseraDomain",
+                "TesseraCore", "TesseraCrypto", "TesseraStore", "TesseraRecords", "TesseraDomain", "TesseraSQLite", "TesseraBuildInfo",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
             ]

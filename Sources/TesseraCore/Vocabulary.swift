@@ -48,6 +48,9 @@ public enum SessionEndReason: String, Codable, Sendable, CaseIterable {
     case securityKeyRemoved = "security_key_removed"
     /// The service sent the user to the end-session endpoint (RP-initiated logout).
     case logout
+    /// The database was restored from a backup (`tessera restore`): every session it held
+    /// is older than the world and ended, so its user signs in again.
+    case restored
 }
 
 /// How an attempt or an account process ended, as the history records it.

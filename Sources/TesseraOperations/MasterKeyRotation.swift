@@ -147,6 +147,13 @@ public enum MasterKeyRotation {
     enum KeyUse { case unused, partial, complete }
 
     static func keyUse(of box: SecretBox, in store: SQLStore) async throws -> KeyUse {
+        let (opened, total) = try await sealedValuesOpened(by: box, in: store)
+        if opened == 0 { return .unused }
+        return opened == total ? .complete : .partial
+    }
+
+    /// How many of the database's sealed values `box` opens, of how many.
+    static func sealedValuesOpened(by box: SecretBox, in store: SQLStore) async throws -> (opened: Int, total: Int) {
         let values: [SealedColumn: [SealedValue]] = try await store.read { tx in
             var values: [SealedColumn: [SealedValue]] = [:]
             for column in SealedColumn.allCases { values[column] = try await tx.sealedValues(in: column) }
@@ -157,16 +164,10 @@ public enum MasterKeyRotation {
         for (column, list) in values {
             for value in list {
                 total += 1
-                do {
-                    _ = try box.open(value.sealed, context: SealingContext.of(column, rowID: value.rowID))
-                    opened += 1
-                } catch {
-                    continue
-                }
+                if (try? box.open(value.sealed, context: SealingContext.of(column, rowID: value.rowID))) != nil { opened += 1 }
             }
         }
-        if opened == 0 { return .unused }
-        return opened == total ? .complete : .partial
+        return (opened, total)
     }
 }
 

@@ -351,6 +351,23 @@ public final class SQLStore: Sendable {
         try await read { tx in try await Self.schemaState(tx.db) }
     }
 
+    /// Rows per table, by name: what a backup's manifest records and a restore checks.
+    public func rowCounts() async throws -> [String: Int] {
+        let catalog: SQLQueryString =
+            switch backend {
+            case .sqlite: "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'"
+            case .postgres: "SELECT tablename AS name FROM pg_tables WHERE schemaname = current_schema()"
+            }
+        return try await read { tx in
+            var counts: [String: Int] = [:]
+            for row in try await tx.db.raw(catalog).all() {
+                let name = try row.decode(column: "name", as: String.self)
+                counts[name] = try await tx.db.raw("SELECT COUNT(*) AS n FROM \(ident: name)").first(decodingColumn: "n", as: Int.self) ?? 0
+            }
+            return counts
+        }
+    }
+
     /// Reads `schema_migrations`: rows before the markers (schema 21 and older) each need
     /// their own version; later ones say what they need.
     static func schemaState(_ db: any SQLDatabase) async throws -> SchemaState {

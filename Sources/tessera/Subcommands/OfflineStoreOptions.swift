@@ -23,6 +23,13 @@ struct OfflineStoreOptions: ParsableArguments {
         return (directory, database)
     }
 
+    /// The PostgreSQL URL alone (password included), or nil for none: for commands that
+    /// need no data directory.
+    func databaseURL() async throws -> String? {
+        let settings = try await Settings.load(config, keys: Serve.keys)
+        return try settings.databaseURL(flag: database, passwordFile: databasePasswordFile)
+    }
+
     /// Warnings and errors to standard error; the result goes to standard output.
     var logger: Logger {
         var logger = Logger(label: "tessera", factory: { StreamLogHandler.standardError(label: $0) })
