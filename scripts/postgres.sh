@@ -11,6 +11,8 @@
 #                                   allowed to create databases: every test server makes
 #                                   its own) and prints the URL for TESSERA_TEST_DATABASE_URL.
 #   scripts/postgres.sh stop DIR    stops that cluster and removes DIR.
+#   scripts/postgres.sh restart DIR restarts that cluster (fast: open sessions are ended),
+#                                   on the same port, for the database-fault tests.
 #
 # The cluster belongs to one test run: the machine's own clusters are never touched, two
 # runs at once do not meet, and the databases a run creates go away with it instead of
@@ -23,8 +25,8 @@ set -euo pipefail
 action="${1:-}"
 dir="${2:-}"
 owner="${3:-$PPID}"
-if [ -z "$dir" ] || { [ "$action" != start ] && [ "$action" != stop ]; }; then
-    echo "usage: scripts/postgres.sh start DIR [PID] | stop DIR" >&2
+if [ -z "$dir" ] || { [ "$action" != start ] && [ "$action" != stop ] && [ "$action" != restart ]; }; then
+    echo "usage: scripts/postgres.sh start DIR [PID] | stop DIR | restart DIR" >&2
     exit 2
 fi
 dir="${dir%/}"
@@ -63,6 +65,10 @@ stop_cluster() {
 
 if [ "$action" = stop ]; then
     stop_cluster "$dir"
+    exit 0
+fi
+if [ "$action" = restart ]; then
+    as_owner "$(server_bin)/pg_ctl" -D "$dir" -l "$dir/server.log" -m fast -w -t 60 restart >/dev/null
     exit 0
 fi
 

@@ -137,6 +137,14 @@ public struct Domain: Sendable {
     /// every cached service; a changed service drops every cached service; other keys
     /// concern only the edge's long polls.
     public func received(_ key: String) async {
+        if key == SQLStore.notificationsMissed {
+            // The other nodes' changes since the connection was lost were not heard: read
+            // everything cached again.
+            tenants.forgetAll()
+            issuers.forgetAll()
+            services.forgetAll()
+            return
+        }
         if let tenantID = EventKey.tenantID(ofSigningKeysEvent: key) { issuers.forget(tenantID) }
         if let name = EventKey.tenantName(ofTenantEvent: key) {
             tenants.forget(name)
@@ -256,6 +264,14 @@ final class RefreshingCache<Key: Hashable & Sendable, Value: Sendable>: Sendable
         state.withLock { state in
             state.entries[key] = nil
             state.generations[key, default: 0] += 1
+        }
+    }
+
+    /// Drops every entry (after notifications may have been missed).
+    func forgetAll() {
+        state.withLock { state in
+            for key in Set(state.entries.keys).union(state.generations.keys) { state.generations[key, default: 0] += 1 }
+            state.entries.removeAll()
         }
     }
 }

@@ -59,6 +59,15 @@ final class ServerMetrics: Sendable {
         ).increment()
     }
 
+    /// A request answered 503 because the database could not be reached (a restart, a
+    /// switch-over, a network fault), not because of anything the request did.
+    func databaseUnavailable(route: String) {
+        registry.makeCounter(
+            descriptor: Self.name("database_unavailable", "total", "Requests answered 503 because the database was unreachable, by route."),
+            labels: [("route", route)]
+        ).increment()
+    }
+
     /// An answered authentication: `approved`, `failed`, `locked` or `denied`.
     func authentication(purpose: AuthenticationPurpose, outcome: AttemptOutcome) {
         registry.makeCounter(

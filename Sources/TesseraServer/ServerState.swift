@@ -90,7 +90,12 @@ struct ServerState: Sendable {
     /// long polls watching it.
     func receive(_ key: String) async {
         await domain.received(key)
-        await requestEvents.publish(key)
+        if key == SQLStore.notificationsMissed {
+            // Every long poll looks again at what it waits for.
+            await requestEvents.publishAll()
+        } else {
+            await requestEvents.publish(key)
+        }
     }
 }
 

@@ -3,6 +3,7 @@ import Logging
 import NIOCore
 import PostgresKit
 import PostgresNIO
+import _ConnectionPoolModule
 import ServiceLifecycle
 import SQLiteKit
 import SQLKit
@@ -222,6 +223,10 @@ public final class SQLStore: Sendable {
         }
     }
 
+    /// What `serving` hands its handler when it listens again after a lost connection:
+    /// the notifications sent meanwhile were missed (no channel payload is ever `*`).
+    public static let notificationsMissed = "*"
+
     /// On PostgreSQL: holds the serving lock shared on a connection of its own, and on
     /// that connection hands every payload on `channel` to `handler`, until the task is
     /// cancelled (`.stopped`). `tessera rekey` takes the lock alone, so it refuses while
@@ -260,7 +265,13 @@ public final class SQLStore: Sendable {
                         throw Rekeyed(error)
                     }
                     try await connection.listen(on: channel) { notifications in
-                        if !listening.exchange(true, ordering: .relaxed) { ready() }
+                        if !listening.exchange(true, ordering: .relaxed) {
+                            ready()
+                        } else {
+                            // Listening again: what was sent while the connection was
+                            // lost was not heard.
+                            await handler(Self.notificationsMissed)
+                        }
                         for try await notification in notifications { await handler(notification.payload) }
                     }
                 }
@@ -478,6 +489,14 @@ public final class SQLStore: Sendable {
         _ client: PostgresClient, queue: String?, isolation: isolated (any Actor)? = #isolation,
         _ body: (StoreTransaction) async throws -> R
     ) async throws -> R {
+        try await resilient(retryable: true) { try await postgresTransactionAttempts(client, queue: queue, body) }
+    }
+
+    /// A transaction, run again after a deadlock, a serialization failure or a stale plan.
+    private func postgresTransactionAttempts<R: Sendable>(
+        _ client: PostgresClient, queue: String?, isolation: isolated (any Actor)? = #isolation,
+        _ body: (StoreTransaction) async throws -> R
+    ) async throws -> R {
         var attempt = 1
         while true {
             do {
@@ -529,12 +548,14 @@ public final class SQLStore: Sendable {
                 try await counted { try await body(StoreTransaction(db: database)) }
             }
         case .postgres(let client):
-            return try await Self.againAfterStalePlan {
-                try await Self.onLoop(of: client) { connection in
-                    try await counted {
-                        try await Self.inTransaction(
-                            PreparingPostgresDatabase(connection, statements: statements),
-                            begin: "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", body)
+            return try await resilient(retryable: true) {
+                try await Self.againAfterStalePlan {
+                    try await Self.onLoop(of: client) { connection in
+                        try await counted {
+                            try await Self.inTransaction(
+                                PreparingPostgresDatabase(connection, statements: statements),
+                                begin: "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", body)
+                        }
                     }
                 }
             }
@@ -552,7 +573,7 @@ public final class SQLStore: Sendable {
                 try await counted { try await body(StoreTransaction(db: OneStatement(database))) }
             }
         case .postgres(let client):
-            return try await oneStatement(on: client, body)
+            return try await oneStatement(on: client, retryable: true, body)
         }
     }
 
@@ -568,7 +589,8 @@ public final class SQLStore: Sendable {
                 try await counted { try await body(StoreTransaction(db: OneStatement(database))) }
             }
         case .postgres(let client):
-            return try await oneStatement(on: client, body)
+            // The statement commits by itself: after a connection failure it may have.
+            return try await oneStatement(on: client, retryable: false, body)
         }
     }
 
@@ -576,12 +598,15 @@ public final class SQLStore: Sendable {
     /// outside a transaction block. A statement that failed on a stale plan read or wrote
     /// nothing: it runs again, prepared anew.
     private func oneStatement<R: Sendable>(
-        on client: PostgresClient, isolation: isolated (any Actor)? = #isolation, _ body: (StoreTransaction) async throws -> R
+        on client: PostgresClient, retryable: Bool, isolation: isolated (any Actor)? = #isolation,
+        _ body: (StoreTransaction) async throws -> R
     ) async throws -> R {
-        try await Self.againAfterStalePlan {
-            try await Self.onLoop(of: client) { connection in
-                try await counted {
-                    try await body(StoreTransaction(db: OneStatement(PreparingPostgresDatabase(connection, statements: statements))))
+        try await resilient(retryable: retryable) {
+            try await Self.againAfterStalePlan {
+                try await Self.onLoop(of: client) { connection in
+                    try await counted {
+                        try await body(StoreTransaction(db: OneStatement(PreparingPostgresDatabase(connection, statements: statements))))
+                    }
                 }
             }
         }
@@ -618,20 +643,67 @@ public final class SQLStore: Sendable {
         }
     }
 
+    /// A connection's COMMIT failed with the connection: the transaction may or may not
+    /// have committed, so it is never run again.
+    struct CommitOutcomeUnknown: Error {
+        let cause: any Error
+    }
+
+    /// Runs `attempt`; after a connection failure, once more on a fresh connection when
+    /// `retryable` and the failure came before a COMMIT was sent (a transaction that never
+    /// committed, a read); otherwise, or when that fails too, the database is unavailable
+    /// (503 `temporarily_unavailable`).
+    private func resilient<R>(retryable: Bool, isolation: isolated (any Actor)? = #isolation, _ attempt: () async throws -> R) async throws -> R {
+        do {
+            return try await attempt()
+        } catch where PostgresErrors.isConnectionFailure(error) {
+            guard retryable, !(error is CommitOutcomeUnknown) else { throw unavailable(error) }
+            logger.warning("a database connection failed; running the statement again on another", metadata: ["error": "\(Self.kind(of: error))"])
+            do {
+                return try await attempt()
+            } catch where PostgresErrors.isConnectionFailure(error) {
+                throw unavailable(error)
+            }
+        }
+    }
+
+    private func unavailable(_ error: any Error) -> StoreError {
+        StoreError(.unavailable, "the database could not be reached (\(Self.kind(of: error)))")
+    }
+
+    /// What kind of connection failure: a PostgresNIO code or SQLSTATE, never a message
+    /// (which may quote a statement's values).
+    private static func kind(of error: any Error) -> String {
+        switch error {
+        case is CommitOutcomeUnknown: "the connection failed at COMMIT"
+        case let error as PSQLError: error.serverInfo?[.sqlState].map { "SQLSTATE \($0)" } ?? "\(error.code)"
+        default: String(describing: type(of: error))
+        }
+    }
+
     /// `begin`, `body`, then COMMIT; ROLLBACK when anything throws.
     private static func inTransaction<R>(
         _ database: any SQLDatabase, begin: SQLQueryString, isolation: isolated (any Actor)? = #isolation,
         _ body: (StoreTransaction) async throws -> R
     ) async throws -> R {
         try await database.raw(begin).run()
+        let result: R
         do {
-            let result = try await body(StoreTransaction(db: database))
-            try await database.raw("COMMIT").run()
-            return result
+            result = try await body(StoreTransaction(db: database))
         } catch {
             try? await database.raw("ROLLBACK").run()
             throw error
         }
+        do {
+            try await database.raw("COMMIT").run()
+        } catch where PostgresErrors.isConnectionFailure(error) {
+            // Sent, perhaps committed: never run again.
+            throw CommitOutcomeUnknown(cause: error)
+        } catch {
+            try? await database.raw("ROLLBACK").run()
+            throw error
+        }
+        return result
     }
 
     /// `body` between `lock` and `unlock` on one connection; unlocked whatever happens.
@@ -682,6 +754,30 @@ enum PostgresErrors {
     static func isStalePlan(_ error: any Error) -> Bool {
         guard let info = (error as? PSQLError)?.serverInfo else { return false }
         return info[.sqlState] == "0A000" && info[.routine] == "RevalidateCachedQuery"
+    }
+
+    /// The connection to the database failed or was refused (a restart, a switch-over, a
+    /// network fault), as opposed to anything the statement did: PostgresNIO's connection
+    /// errors, the server's connection exceptions (class 08) and shutdown states (57P01
+    /// admin, 57P02 crash, 57P03 starting up), or a pool that gave up connecting (its
+    /// circuit breaker, after a minute without any connection).
+    static func isConnectionFailure(_ error: any Error) -> Bool {
+        switch error {
+        case is SQLStore.CommitOutcomeUnknown:
+            return true
+        case let error as PSQLError:
+            // clientClosedConnection: PostgresNIO closes a connection itself once the server
+            // has said it is ending it (a restart's 57P01), failing what was queued on it.
+            if [.connectionError, .serverClosedConnection, .clientClosedConnection, .uncleanShutdown, .poolClosed].contains(error.code) {
+                return true
+            }
+            guard let state = error.serverInfo?[.sqlState] else { return false }
+            return state.hasPrefix("08") || ["57P01", "57P02", "57P03"].contains(state)
+        case is _ConnectionPoolModule.ConnectionPoolError:
+            return true
+        default:
+            return false
+        }
     }
 
     /// A failure that may not happen again: a transaction rollback (deadlock,

@@ -11,6 +11,9 @@ import TesseraRecords
 /// - A `DomainError` becomes OAuth-style JSON with the status of its kind; pages raise
 ///   `BrowserError`; errors Hummingbird raises (oversize bodies, unknown routes) keep
 ///   their status with the OAuth-style body.
+/// - A database that cannot be reached (`StoreError.unavailable`) is a 503
+///   `temporarily_unavailable` with `Retry-After`, counted as
+///   `tessera_database_unavailable_total`.
 /// - Anything else is an opaque 500 for the caller. The log line of that request is at
 ///   error level and names the failure (its type, or a store error's code), with the
 ///   request id every line of the request carries; `/metrics` counts it by route.
@@ -26,6 +29,9 @@ struct EdgeMiddleware<Context: RequestContext>: RouterMiddleware {
             return response
         } catch {
             let (answer, status, failure) = Self.answer(for: error)
+            if let error = error as? StoreError, error.code == .unavailable {
+                metrics.databaseUnavailable(route: context.endpointPath ?? "unmatched")
+            }
             log(request, context: context, status: status, start: start, failure: failure)
             throw answer
         }
@@ -58,6 +64,12 @@ struct EdgeMiddleware<Context: RequestContext>: RouterMiddleware {
             var answer = OAuthError(.serviceUnavailable, "temporarily_unavailable", error.message)
             answer.headers = [.retryAfter: "1"]
             return (answer, 503, nil)
+        case let error as StoreError where error.code == .unavailable:
+            // The database could not be reached (a restart, a switch-over): nothing the
+            // request did; it may be sent again shortly. Counted, and logged as a failure.
+            var answer = OAuthError(.serviceUnavailable, "temporarily_unavailable", "the database is unavailable; try again shortly")
+            answer.headers = [.retryAfter: "2"]
+            return (answer, 503, "StoreError \(error.description)")
         case let error as StoreError:
             // Store errors are written by the store and hold no secrets.
             return (serverError, 500, "StoreError \(error.description)")

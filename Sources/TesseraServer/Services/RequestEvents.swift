@@ -35,6 +35,12 @@ actor RequestEvents {
         for (id, waiter) in waiters where waiter.keys.contains(key) { fire(id) }
     }
 
+    /// Wakes every waiter: each reads again what it watches (after the node may have
+    /// missed other nodes' notifications).
+    func publishAll() {
+        for id in waiters.keys { fire(id) }
+    }
+
     /// Returns when the waiter's users changed since it registered, or after `timeout`
     /// (or at once when the calling task is cancelled). The waiter is gone afterwards.
     func wait(_ id: UUID, timeout: Duration) async {
