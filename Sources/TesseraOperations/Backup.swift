@@ -200,7 +200,8 @@ public enum Backups {
             try copyFile(file, to: working)
             let store = try await opened { try await SQLStore.openSQLite(path: working, logger: logger) }
             do {
-                let result = try await checked(store, box: box, keyPath: masterKey ?? (backup + "/master.key"), body)
+                let result = try await checked(
+                    store, tables: try await store.rowCounts(), box: box, keyPath: keyPath(of: backup, masterKey: masterKey), body)
                 try await store.close()
                 return result
             } catch {
@@ -216,7 +217,7 @@ public enum Backups {
                     for (table, rows) in manifest.tables.sorted(by: { $0.key < $1.key }) where rows > 0 && (tables[table] ?? 0) == 0 {
                         throw BackupError("the database has no rows in \(table), which had \(rows) when the backup was taken: was the dump restored into it?")
                     }
-                    return try await checked(store, box: box, keyPath: masterKey ?? (backup + "/master.key"), body)
+                    return try await checked(store, tables: tables, box: box, keyPath: keyPath(of: backup, masterKey: masterKey), body)
                 }
             }
         case (.sqlite, _):
@@ -228,11 +229,13 @@ public enum Backups {
         }
     }
 
-    /// The schema and master-key checks on an opened copy, then `body`.
+    /// The schema and master-key checks on an opened copy (whose rows per table are
+    /// `tables`), then `body`.
     private static func checked<R: Sendable>(
-        _ store: SQLStore, box: SecretBox, keyPath: String, _ body: (SQLStore, RestoreReport) async throws -> R
+        _ store: SQLStore, tables: [String: Int], box: SecretBox, keyPath: String, _ body: (SQLStore, RestoreReport) async throws -> R
     ) async throws -> R {
-        guard try await store.schemaState().servable() else { throw BackupError("the backup's schema is not one this build serves") }
+        let schema = try await store.schemaState()
+        guard schema.servable() else { throw BackupError("the backup's schema is not one this build serves") }
         let (opened, total) = try await MasterKeyRotation.sealedValuesOpened(by: box, in: store)
         let seal = try await store.read { try await $0.masterKeySeal() }
         let sealOpens = seal.map { (try? box.open($0, context: SealingContext.masterKeyCheck(id: "master-key"))) != nil }
@@ -242,8 +245,7 @@ public enum Backups {
                     + (sealOpens == false ? ", and not its master-key check" : "")
                     + "): give the master.key the server had when the backup was taken (after a rekey, master.key.previous)")
         }
-        let report = RestoreReport(
-            schemaVersion: try await store.schemaVersion(), tables: try await store.rowCounts(), sealedOpened: opened, sealedTotal: total)
+        let report = RestoreReport(schemaVersion: schema.version, tables: tables, sealedOpened: opened, sealedTotal: total)
         return try await body(store, report)
     }
 
@@ -264,9 +266,12 @@ public enum Backups {
         }
     }
 
+    /// Where the master key is: the file given, else the backup's own.
+    static func keyPath(of backup: String, masterKey: String?) -> String { masterKey ?? (backup + "/master.key") }
+
     /// The master key: the file given, else the backup's own.
     static func key(of backup: String, masterKey: String?) throws -> Data {
-        let path = masterKey ?? (backup + "/master.key")
+        let path = keyPath(of: backup, masterKey: masterKey)
         do {
             guard let key = try DataDirectory(path: backup).readKey(at: path) else {
                 throw BackupError(
@@ -313,7 +318,7 @@ public enum Backups {
                 return report
             }
             let target = DataDirectory(path: dataDirectory)
-            try copyFile(masterKey ?? (backup + "/master.key"), to: target.masterKeyPath)
+            try copyFile(keyPath(of: backup, masterKey: masterKey), to: target.masterKeyPath)
             if FileManager.default.fileExists(atPath: backup + "/admin-token.sha256") {
                 try copyFile(backup + "/admin-token.sha256", to: target.adminTokenDigestPath)
             }

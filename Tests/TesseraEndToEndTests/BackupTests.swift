@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TesseraCrypto
 import TesseraOperations
 import TesseraTesting
 
@@ -78,7 +79,7 @@ extension CommandLineTests {
 
             // A wrong master key, or none, is named as the cause, and nothing is restored.
             let wrong = directory.appendingPathComponent("wrong.key").path
-            try Data("\(Base64URLText.random32())\n".utf8).write(to: URL(fileURLWithPath: wrong))
+            try Data("\(Base64URL.encode(SecretBox.makeMasterKey()))\n".utf8).write(to: URL(fileURLWithPath: wrong))
             let refused = try await tessera(["restore", "--verify", backup, "--master-key", wrong] + copy)
             #expect(refused.0 != 0 && refused.2.contains("does not open this backup"), "\(refused.2)")
             let noKey = try await tessera(["restore", "--verify", backup] + copy)
@@ -156,15 +157,5 @@ extension CommandLineTests {
         let tokens = try await scenario.redeem(code: code, service: service, verifier: login.verifier)
         #expect(tokens.status == 200, "\(tokens.text)")
         return (tokens.status, try tokens.json()["refresh_token"] as? String)
-    }
-}
-
-/// A random 32-byte key as base64url, the form of `master.key`.
-enum Base64URLText {
-    static func random32() -> String {
-        var generator = SystemRandomNumberGenerator()
-        let bytes = (0..<32).map { _ in UInt8.random(in: 0...255, using: &generator) }
-        return Data(bytes).base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
     }
 }
