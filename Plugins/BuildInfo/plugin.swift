@@ -3,9 +3,10 @@ import PackagePlugin
 
 /// Writes `BuildInfo+Generated.swift` before each build: the version (`git describe` of the
 /// checkout: the latest `v*` tag, commits since, the commit, `-dirty` with uncommitted
-/// changes) and the full commit. `TESSERA_VERSION` and `TESSERA_COMMIT` in the build's
-/// environment replace them (a build from a source archive, which has no git); without
-/// either, both read `unknown`. The file is rewritten only when its text changes, so an
+/// changes; in a clone without tags, `VERSION`'s release and the commit, `v0.1.0-gabc1234`)
+/// and the full commit. `TESSERA_VERSION` and `TESSERA_COMMIT` in the build's environment
+/// replace them (a build from a source archive, which has no git: there the version is
+/// `VERSION`'s and the commit `unknown`). The file is rewritten only when its text changes, so an
 /// unchanged checkout rebuilds nothing.
 @main
 struct BuildInfoPlugin: BuildToolPlugin {
@@ -15,7 +16,16 @@ struct BuildInfoPlugin: BuildToolPlugin {
             set -eu
             out="$1"; root="$2"
             mkdir -p "$out"
-            version="${TESSERA_VERSION:-$(git -C "$root" describe --tags --match 'v[0-9]*' --always --dirty 2>/dev/null || echo unknown)}"
+            release="$(tr -cd '0-9.' < "$root/VERSION" 2>/dev/null || true)"
+            described() {
+                # The latest release tag, commits since it and the commit; a clone without
+                # tags falls back to VERSION (the latest release) and the commit.
+                git -C "$root" describe --tags --match 'v[0-9]*' --dirty 2>/dev/null && return
+                short="$(git -C "$root" rev-parse --short HEAD 2>/dev/null)" || { echo "v${release:-0.0.0}"; return; }
+                dirty="$(git -C "$root" diff --quiet HEAD 2>/dev/null || echo -dirty)"
+                echo "v${release:-0.0.0}-g$short$dirty"
+            }
+            version="${TESSERA_VERSION:-$(described)}"
             commit="${TESSERA_COMMIT:-$(git -C "$root" rev-parse HEAD 2>/dev/null || echo unknown)}"
             clean() { printf '%s' "$1" | tr -cd 'A-Za-z0-9._+-'; }
             version="$(clean "$version")"; commit="$(clean "$commit")"

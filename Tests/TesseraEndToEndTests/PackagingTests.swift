@@ -80,6 +80,7 @@ struct PackagingTests {
         let fields = try await run("/usr/bin/dpkg-deb", ["--field", package, "Package", "Version", "Architecture", "Depends"])
         #expect(fields.contains("Package: tessera") && fields.contains("Architecture: amd64"), "\(fields)")
         let debianVersion = String(version.dropFirst()).replacingOccurrences(of: #"-([0-9]+)-g([0-9a-f]+)"#, with: "+$1.g$2", options: .regularExpression)
+            .replacingOccurrences(of: #"-g([0-9a-f]+)"#, with: "+g$1", options: .regularExpression)
             .replacingOccurrences(of: "-dirty", with: "+dirty")
         #expect(fields.contains("Version: \(debianVersion)\n"), "\(fields) for \(version)")
         for dependency in ["libc6 (>= ", "libsqlite3-0", "libcurl4", "adduser"] {

@@ -8,8 +8,9 @@ set -euo pipefail
 binary="$1"; out="$2"
 here="$(cd "$(dirname "$0")" && pwd)"; root="$(cd "$here/../.." && pwd)"
 version="$("$binary" --version | sed -E 's/^v?([^ ]+).*/\1/')"
-# Debian versions: a describe suffix -3-gabc1234 becomes +3.gabc1234.
-version="$(printf '%s' "$version" | sed -E 's/-([0-9]+)-g([0-9a-f]+)/+\1.g\2/; s/-dirty$/+dirty/')"
+# Debian versions: a describe suffix -3-gabc1234 becomes +3.gabc1234, and a build from a
+# clone without tags (-gabc1234, after VERSION's release) +gabc1234.
+version="$(printf '%s' "$version" | sed -E 's/-([0-9]+)-g([0-9a-f]+)/+\1.g\2/; s/-g([0-9a-f]+)/+g\1/; s/-dirty$/+dirty/')"
 stage="$(mktemp -d)"; trap 'rm -rf "$stage"' EXIT
 install -D -m 0755 "$binary" "$stage/usr/bin/tessera"
 strip --strip-unneeded "$stage/usr/bin/tessera"
