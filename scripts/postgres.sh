@@ -13,6 +13,13 @@
 #   scripts/postgres.sh stop DIR    stops that cluster and removes DIR.
 #   scripts/postgres.sh restart DIR restarts that cluster (fast: open sessions are ended),
 #                                   on the same port, for the database-fault tests.
+#   scripts/postgres.sh standby DIR PRIMARY [PID]
+#                                   makes DIR a streaming standby of the cluster in PRIMARY
+#                                   (pg_basebackup), on a port of its own, makes the primary
+#                                   wait for it at each commit (synchronous replication), and
+#                                   prints its URL. `stop DIR` removes it like any other.
+#   scripts/postgres.sh halt DIR    stops that cluster and keeps it (a primary gone away).
+#   scripts/postgres.sh promote DIR promotes that standby to a primary (a switch-over).
 #
 # The cluster belongs to one test run: the machine's own clusters are never touched, two
 # runs at once do not meet, and the databases a run creates go away with it instead of
@@ -25,8 +32,16 @@ set -euo pipefail
 action="${1:-}"
 dir="${2:-}"
 owner="${3:-$PPID}"
-if [ -z "$dir" ] || { [ "$action" != start ] && [ "$action" != stop ] && [ "$action" != restart ]; }; then
-    echo "usage: scripts/postgres.sh start DIR [PID] | stop DIR | restart DIR" >&2
+case "$action" in
+    start | stop | restart | halt | promote) ;;
+    standby)
+        primary="${3:-}"
+        owner="${4:-$PPID}"
+        ;;
+    *) dir="" ;;
+esac
+if [ -z "$dir" ] || { [ "$action" = standby ] && [ -z "$primary" ]; }; then
+    echo "usage: scripts/postgres.sh start DIR [PID] | stop DIR | restart DIR | standby DIR PRIMARY [PID] | halt DIR | promote DIR" >&2
     exit 2
 fi
 dir="${dir%/}"
@@ -72,6 +87,50 @@ if [ "$action" = restart ]; then
     exit 0
 fi
 
+if [ "$action" = halt ]; then
+    as_owner "$(server_bin)/pg_ctl" -D "$dir" -m fast -w -t 60 stop >/dev/null
+    exit 0
+fi
+if [ "$action" = promote ]; then
+    as_owner "$(server_bin)/pg_ctl" -D "$dir" -w -t 60 promote >/dev/null
+    exit 0
+fi
+# A free port of 127.0.0.1.
+free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+if [ "$action" = standby ]; then
+    primary="${primary%/}"
+    bin="$(server_bin)"
+    primary_port="$(sed -n 4p "$primary/postmaster.pid")"
+    echo "$owner" >"$dir.owner"
+    mkdir -p "$dir"
+    chmod 700 "$dir"
+    if [ "$(id -u)" = "0" ]; then chown postgres: "$dir"; fi
+    # A copy of the primary that keeps streaming from it (-R writes primary_conninfo and
+    # standby.signal); initdb's pg_hba lets the local postgres role replicate.
+    as_owner "$bin/pg_basebackup" -h "$primary" -p "$primary_port" -U postgres -D "$dir" -R -X stream -c fast 2> >(grep -v "skipping special file" >&2) >/dev/null
+    port="$(free_port)"
+    printf "port = %s\nunix_socket_directories = '%s'\n" "$port" "$dir" | as_owner tee -a "$dir/postgresql.conf" >/dev/null
+    if ! as_owner "$bin/pg_ctl" -D "$dir" -l "$dir/server.log" -w -t 120 start >/dev/null; then
+        cat "$dir/server.log" >&2
+        exit 1
+    fi
+    # The primary acknowledges a commit once the standby has it.
+    as_owner "$bin/psql" -h "$primary" -p "$primary_port" -U postgres -d postgres -qAtc \
+        "ALTER SYSTEM SET synchronous_standby_names = '*'" -c "SELECT pg_reload_conf()" >/dev/null
+    for _ in $(seq 1 100); do
+        state="$(as_owner "$bin/psql" -h "$primary" -p "$primary_port" -U postgres -d postgres -qAtc \
+            "SELECT sync_state FROM pg_stat_replication LIMIT 1")"
+        [ "$state" = sync ] && break
+        sleep 0.1
+    done
+    if [ "$state" != sync ]; then
+        echo "the standby did not become synchronous (state: ${state:-none})" >&2
+        exit 1
+    fi
+    echo "postgres://tessera:tessera@127.0.0.1:$port/tessera?sslmode=disable"
+    exit 0
+fi
+
 if [ -z "$(server_bin)" ]; then
     echo "Installing PostgreSQL…" >&2
     $sudo apt-get update -qq >&2
@@ -99,7 +158,7 @@ if [ -n "$(ls -A "$dir")" ]; then
 fi
 chmod 700 "$dir"
 if [ "$(id -u)" = "0" ]; then chown postgres: "$dir"; fi
-port="$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
+port="$(free_port)"
 
 log="$(mktemp)"
 if ! as_owner "$bin/initdb" -D "$dir" -U postgres -E UTF8 --no-locale \

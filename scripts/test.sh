@@ -45,6 +45,14 @@ if ! command -v zbarimg >/dev/null 2>&1; then
     DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq zbar-tools >/dev/null
 fi
 
+if [ ! -e /usr/lib/x86_64-linux-gnu/libpq.so.5 ] && ! ldconfig -p 2>/dev/null | grep -q 'libpq\.so\.5 '; then
+    sudo=""
+    if [ "$(id -u)" != "0" ]; then sudo="sudo"; fi
+    echo "Installing libpq5 (the database URLs are checked against libpq's own reading)…"
+    $sudo apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq libpq5 >/dev/null
+fi
+
 if [ ! -x /usr/sbin/nginx ]; then
     sudo=""
     if [ "$(id -u)" != "0" ]; then sudo="sudo"; fi

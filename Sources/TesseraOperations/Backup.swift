@@ -133,10 +133,9 @@ public enum Backups {
         let (schema, tables) = try await SQLStore.withPostgres(url: url, logger: logger, maximumConnections: 1) {
             (try await $0.schemaVersion(), try await $0.rowCounts())
         }
-        guard var components = URLComponents(string: url) else { throw BackupError("the database URL is not a URL") }
-        // The commands are printed: no password in them (libpq takes it from PGPASSWORD or ~/.pgpass).
-        components.password = nil
-        let printable = components.string ?? url
+        // The commands are printed: no password in them (libpq takes it from PGPASSWORD or
+        // ~/.pgpass). libpq reads the same URL, several hosts and target_session_attrs too.
+        let printable = try PostgresURL(url).withoutPassword
         try makeEmptyDirectory(target)
         if let dataDirectory {
             let directory = DataDirectory(path: dataDirectory)

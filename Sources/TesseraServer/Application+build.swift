@@ -117,6 +117,7 @@ public func buildApplication(
             try await startup.checkServing { try await checkMasterKey(box, opens: startup) }
         }
         store = try SQLStore.postgres(url: url, logger: logger, maximumConnections: configuration.databaseConnections)
+        try await store.chooseHost()
     } else {
         store = try await SQLStore.openSQLite(path: directory.databasePath, logger: logger)
         do {

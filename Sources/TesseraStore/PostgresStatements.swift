@@ -101,10 +101,14 @@ struct PreparingPostgresDatabase: SQLDatabase {
     var queryLogLevel: Logger.Level? { nil }
 
     func execute(sql query: any SQLExpression, _ onRow: @escaping @Sendable (any SQLRow) -> Void) -> EventLoopFuture<Void> {
-        plain.execute(sql: query, onRow)
+        guard !connection.isClosed else { return eventLoop.makeFailedFuture(PostgresErrors.ConnectionClosed()) }
+        return plain.execute(sql: query, onRow)
     }
 
     func execute(sql query: any SQLExpression, _ onRow: @escaping @Sendable (any SQLRow) -> Void) async throws {
+        // On the connection's event loop (`SQLStore.onLoop`) nothing closes it between this
+        // look and the statement's write.
+        guard !connection.isClosed else { throw PostgresErrors.ConnectionClosed() }
         let (sql, binds) = serialize(query)
         guard !binds.isEmpty, let (bindings, types) = Self.bindings(binds), let name = statements.name(for: sql, types: types) else {
             return try await plain.execute(sql: query, onRow)

@@ -28,7 +28,7 @@ import TesseraRecords
 public final class SQLStore: Sendable {
     private enum Backend: Sendable {
         case sqlite(SQLiteBackend)
-        case postgres(PostgresClient)
+        case postgres(PostgresHosts)
     }
 
     private let backend: Backend
@@ -96,25 +96,22 @@ public final class SQLStore: Sendable {
         return store
     }
 
-    /// A store on PostgreSQL (`postgres://user:password@host:port/database[?sslmode=…]`)
-    /// whose connections open once its `service` runs: in the server's service group,
-    /// which ends it last (after the requests that use it). Nothing connects yet; the
-    /// schema is brought up to date by `prepare` (or `withPostgres`, for a store used in
-    /// one scope).
+    /// A store on PostgreSQL (`postgres://user:password@host:port[,host:port…]/database`,
+    /// with `sslmode` and `target_session_attrs`: `PostgresURL`) whose connections open
+    /// once its `service` runs: in the server's service group, which ends it last (after
+    /// the requests that use it). Nothing connects yet; the host is chosen and the schema
+    /// brought up to date by `prepare` (or `withPostgres`, for a store used in one scope).
     public static func postgres(url: String, logger: Logger, maximumConnections: Int = 20) throws -> SQLStore {
-        var configuration = try PostgresURL.configuration(url)
-        configuration.options.maximumConnections = maximumConnections
-        configuration.options.connectionIdleTimeout = .seconds(60)
-        let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
-        return SQLStore(backend: .postgres(client), logger: logger, connectionLimit: maximumConnections)
+        let hosts = try PostgresHosts(url: PostgresURL(url), maximumConnections: maximumConnections, logger: logger)
+        return SQLStore(backend: .postgres(hosts), logger: logger, connectionLimit: maximumConnections)
     }
 
     /// What keeps the store's connections open while it runs: on PostgreSQL the pool
     /// (it closes the connections when it ends, at graceful shutdown or cancellation);
     /// nil on SQLite, whose file stays open until `close`.
     public var service: (any Service)? {
-        guard case .postgres(let client) = backend else { return nil }
-        return client
+        guard case .postgres(let hosts) = backend else { return nil }
+        return hosts.pools
     }
 
     /// `body` with a PostgreSQL store that is connected (its pool runs beside `body`, in
@@ -124,9 +121,9 @@ public final class SQLStore: Sendable {
         url: String, logger: Logger, maximumConnections: Int = 20, _ body: (SQLStore) async throws -> R
     ) async throws -> R {
         let store = try postgres(url: url, logger: logger, maximumConnections: maximumConnections)
-        guard case .postgres(let client) = store.backend else { preconditionFailure("a PostgreSQL store") }
+        guard case .postgres(let hosts) = store.backend else { preconditionFailure("a PostgreSQL store") }
         return try await withThrowingTaskGroup(of: Void.self, returning: R.self) { group in
-            group.addTask { await client.run() }
+            group.addTask { await hosts.pools.run() }
             defer { group.cancelAll() }
             try await store.prepare()
             return try await body(store)
@@ -138,8 +135,19 @@ public final class SQLStore: Sendable {
     /// running (`service`). Nothing to do on SQLite, which `openSQLite` brought up to date.
     public func prepare() async throws {
         guard case .postgres = backend else { return }
+        try await chooseHost()
         try await reachable(within: .seconds(15))
         try await migrate()
+    }
+
+    /// On PostgreSQL with several hosts, or one that must accept writes
+    /// (`target_session_attrs=read-write`): picks the first that qualifies, waiting up to
+    /// 15 seconds for one, on connections of its own (the pool need not run yet). `prepare`
+    /// does it; a store that skips `prepare` (the server's, after its start-up store
+    /// migrated) does it before it is used.
+    public func chooseHost() async throws {
+        guard case .postgres(let hosts) = backend, hosts.choosesFirst else { return }
+        try await hosts.choose(within: .seconds(15))
     }
 
     /// Fails unless the database answers within `limit` (a wrong host must not hang the start).
@@ -175,10 +183,10 @@ public final class SQLStore: Sendable {
     /// there is one process). A notification that cannot be sent is dropped: listeners
     /// only wake up sooner with it.
     public func notify(_ channel: String, _ payloads: [String]) async {
-        guard case .postgres(let client) = backend, !payloads.isEmpty else { return }
+        guard case .postgres(let hosts) = backend, !payloads.isEmpty else { return }
         do {
             // One statement for all of them: one round trip.
-            try await client.withConnection { connection in
+            try await hosts.client().withConnection { connection in
                 try await PreparingPostgresDatabase(connection, statements: statements).raw(
                     "SELECT pg_notify(\(bind: channel), payload) FROM unnest(\(bind: payloads)::text[]) AS payload"
                 ).run()
@@ -204,9 +212,9 @@ public final class SQLStore: Sendable {
     /// database does not answer. On SQLite (one process; the data directory's lock file,
     /// which the caller holds, is the lock) it runs `check`.
     public func checkServing(_ check: @Sendable () async throws -> Void) async throws {
-        guard case .postgres(let client) = backend else { return try await check() }
-        try await client.withConnection { connection in
-            let db = connection.sql(queryLogLevel: nil)
+        guard case .postgres(let hosts) = backend else { return try await check() }
+        try await hosts.client().withConnection { connection in
+            let db = PreparingPostgresDatabase(connection, statements: statements)
             let held = try await db.raw("SELECT pg_try_advisory_lock_shared(\(literal: Self.servingLock)) AS held")
                 .first(decodingColumn: "held", as: Bool.self)
             guard held == true else {
@@ -244,7 +252,7 @@ public final class SQLStore: Sendable {
         listeningOn channel: String, check: @escaping @Sendable () async throws -> Void, ready: @escaping @Sendable () -> Void,
         _ handler: @escaping @Sendable (String) async -> Void
     ) async throws -> ServingEnd {
-        guard case .postgres(let client) = backend else {
+        guard case .postgres(let hosts) = backend else {
             try await check()
             ready()
             return .stopped
@@ -252,8 +260,9 @@ public final class SQLStore: Sendable {
         let listening = Atomic<Bool>(false)
         while !Task.isCancelled {
             do {
-                try await client.withConnection { connection in
-                    let db = connection.sql(queryLogLevel: nil)
+                // The host in use now: after a switch-over, the new primary's.
+                try await hosts.client().withConnection { connection in
+                    let db = PreparingPostgresDatabase(connection, statements: statements)
                     let held = try await db.raw("SELECT pg_try_advisory_lock_shared(\(literal: Self.servingLock)) AS held")
                         .first(decodingColumn: "held", as: Bool.self)
                     guard held == true else {
@@ -282,6 +291,8 @@ public final class SQLStore: Sendable {
                 if Task.isCancelled { return .stopped }
                 guard listening.load(ordering: .relaxed) else { throw error }
                 logger.warning("listening again", metadata: ["channel": "\(channel)", "error": "\(type(of: error))"])
+                // Which host now (the same, or a promoted standby), then a second's pause.
+                _ = await hosts.recover()
                 try? await Task.sleep(for: .seconds(1))
             }
         }
@@ -440,9 +451,9 @@ public final class SQLStore: Sendable {
         switch backend {
         case .sqlite(let sqlite):
             try await sqlite.exclusive { try await body($0) }
-        case .postgres(let client):
-            try await client.withConnection { connection in
-                let db = connection.sql(queryLogLevel: nil)
+        case .postgres(let hosts):
+            try await hosts.client().withConnection { connection in
+                let db = PreparingPostgresDatabase(connection, statements: statements)
                 try await Self.holding(
                     db, lock: "SELECT pg_advisory_lock(\(literal: Self.migrationLock))",
                     unlock: "SELECT pg_advisory_unlock(\(literal: Self.migrationLock))"
@@ -470,12 +481,12 @@ public final class SQLStore: Sendable {
             return try await sqlite.transaction { database in
                 try await counted { try await body(StoreTransaction(db: database)) }
             }
-        case .postgres(let client):
-            guard let queue else { return try await postgresTransaction(client, queue: nil, body) }
+        case .postgres(let hosts):
+            guard let queue else { return try await postgresTransaction(hosts, queue: nil, body) }
             // A burst on one queue waits here, not on pooled connections.
             try await queueGate.enter(queue)
             do {
-                let result = try await postgresTransaction(client, queue: queue, body)
+                let result = try await postgresTransaction(hosts, queue: queue, body)
                 await queueGate.leave(queue)
                 return result
             } catch {
@@ -486,21 +497,21 @@ public final class SQLStore: Sendable {
     }
 
     private func postgresTransaction<R: Sendable>(
-        _ client: PostgresClient, queue: String?, isolation: isolated (any Actor)? = #isolation,
+        _ hosts: PostgresHosts, queue: String?, isolation: isolated (any Actor)? = #isolation,
         _ body: (StoreTransaction) async throws -> R
     ) async throws -> R {
-        try await resilient(retryable: true) { try await postgresTransactionAttempts(client, queue: queue, body) }
+        try await resilient(hosts, retryable: true) { try await postgresTransactionAttempts(hosts, queue: queue, body) }
     }
 
     /// A transaction, run again after a deadlock, a serialization failure or a stale plan.
     private func postgresTransactionAttempts<R: Sendable>(
-        _ client: PostgresClient, queue: String?, isolation: isolated (any Actor)? = #isolation,
+        _ hosts: PostgresHosts, queue: String?, isolation: isolated (any Actor)? = #isolation,
         _ body: (StoreTransaction) async throws -> R
     ) async throws -> R {
         var attempt = 1
         while true {
             do {
-                return try await Self.onLoop(of: client) { connection in
+                return try await Self.onLoop(of: hosts) { connection in
                     try await counted {
                         let database = PreparingPostgresDatabase(connection, statements: statements)
                         guard let queue else { return try await Self.inTransaction(database, begin: "BEGIN", body) }
@@ -547,10 +558,10 @@ public final class SQLStore: Sendable {
             return try await sqlite.read { database in
                 try await counted { try await body(StoreTransaction(db: database)) }
             }
-        case .postgres(let client):
-            return try await resilient(retryable: true) {
+        case .postgres(let hosts):
+            return try await resilient(hosts, retryable: true) {
                 try await Self.againAfterStalePlan {
-                    try await Self.onLoop(of: client) { connection in
+                    try await Self.onLoop(of: hosts) { connection in
                         try await counted {
                             try await Self.inTransaction(
                                 PreparingPostgresDatabase(connection, statements: statements),
@@ -572,8 +583,8 @@ public final class SQLStore: Sendable {
             return try await sqlite.read(inTransaction: false) { database in
                 try await counted { try await body(StoreTransaction(db: OneStatement(database))) }
             }
-        case .postgres(let client):
-            return try await oneStatement(on: client, retryable: true, body)
+        case .postgres(let hosts):
+            return try await oneStatement(on: hosts, retryable: true, body)
         }
     }
 
@@ -588,9 +599,9 @@ public final class SQLStore: Sendable {
             return try await sqlite.transaction { database in
                 try await counted { try await body(StoreTransaction(db: OneStatement(database))) }
             }
-        case .postgres(let client):
+        case .postgres(let hosts):
             // The statement commits by itself: after a connection failure it may have.
-            return try await oneStatement(on: client, retryable: false, body)
+            return try await oneStatement(on: hosts, retryable: false, body)
         }
     }
 
@@ -598,12 +609,12 @@ public final class SQLStore: Sendable {
     /// outside a transaction block. A statement that failed on a stale plan read or wrote
     /// nothing: it runs again, prepared anew.
     private func oneStatement<R: Sendable>(
-        on client: PostgresClient, retryable: Bool, isolation: isolated (any Actor)? = #isolation,
+        on hosts: PostgresHosts, retryable: Bool, isolation: isolated (any Actor)? = #isolation,
         _ body: (StoreTransaction) async throws -> R
     ) async throws -> R {
-        try await resilient(retryable: retryable) {
+        try await resilient(hosts, retryable: retryable) {
             try await Self.againAfterStalePlan {
-                try await Self.onLoop(of: client) { connection in
+                try await Self.onLoop(of: hosts) { connection in
                     try await counted {
                         try await body(StoreTransaction(db: OneStatement(PreparingPostgresDatabase(connection, statements: statements))))
                     }
@@ -628,11 +639,11 @@ public final class SQLStore: Sendable {
     /// its connection (and its row locks). Afterwards, whatever the outcome, the task
     /// yields to leave the event loop.
     private static func onLoop<R: Sendable>(
-        of client: PostgresClient, isolation: isolated (any Actor)? = #isolation,
+        of hosts: PostgresHosts, isolation: isolated (any Actor)? = #isolation,
         _ body: (PostgresConnection) async throws -> R
     ) async throws -> R {
         do {
-            let result = try await client.withConnection { connection in
+            let result = try await hosts.client().withConnection { connection in
                 try await withTaskExecutorPreference(EventLoopTaskExecutor(connection.eventLoop)) { try await body(connection) }
             }
             await Task.yield()
@@ -649,19 +660,25 @@ public final class SQLStore: Sendable {
         let cause: any Error
     }
 
-    /// Runs `attempt`; after a connection failure, once more on a fresh connection when
-    /// `retryable` and the failure came before a COMMIT was sent (a transaction that never
-    /// committed, a read); otherwise, or when that fails too, the database is unavailable
-    /// (503 `temporarily_unavailable`).
-    private func resilient<R>(retryable: Bool, isolation: isolated (any Actor)? = #isolation, _ attempt: () async throws -> R) async throws -> R {
+    /// Runs `attempt`; after a connection failure, or on a host that no longer accepts
+    /// writes (a demoted primary), looks for a host again (`PostgresHosts.recover`: the
+    /// same one back, or after a switch-over the promoted standby). When one qualifies,
+    /// `attempt` runs once more on a fresh connection if the failure came before a COMMIT
+    /// was sent and it is `retryable` (a transaction that never committed, a read) or was
+    /// refused as read-only (it did nothing); otherwise, or when that fails too, the
+    /// database is unavailable (503 `temporarily_unavailable`).
+    private func resilient<R>(
+        _ hosts: PostgresHosts, retryable: Bool, isolation: isolated (any Actor)? = #isolation, _ attempt: () async throws -> R
+    ) async throws -> R {
         do {
             return try await attempt()
-        } catch where PostgresErrors.isConnectionFailure(error) {
-            guard retryable, !(error is CommitOutcomeUnknown) else { throw unavailable(error) }
+        } catch where PostgresErrors.isConnectionFailure(error) || PostgresErrors.isReadOnly(error) {
+            let found = await hosts.recover()
+            guard found, retryable || PostgresErrors.isReadOnly(error), !(error is CommitOutcomeUnknown) else { throw unavailable(error) }
             logger.warning("a database connection failed; running the statement again on another", metadata: ["error": "\(Self.kind(of: error))"])
             do {
                 return try await attempt()
-            } catch where PostgresErrors.isConnectionFailure(error) {
+            } catch where PostgresErrors.isConnectionFailure(error) || PostgresErrors.isReadOnly(error) {
                 throw unavailable(error)
             }
         }
@@ -732,6 +749,11 @@ public final class SQLStore: Sendable {
 
 /// What PostgreSQL's errors mean to the store.
 enum PostgresErrors {
+    /// A statement not sent: its connection had closed. (PostgresNIO 1.33 writes a
+    /// statement to a closed connection without failing it, and its answer is awaited for
+    /// ever: a request that met a restart hung, and a graceful stop with it.)
+    struct ConnectionClosed: Error {}
+
     /// A serialization failure or deadlock: the transaction may simply be run again.
     static func mustRetry(_ error: any Error) -> Bool {
         guard let state = (error as? PSQLError)?.serverInfo?[.sqlState] else { return false }
@@ -741,6 +763,11 @@ enum PostgresErrors {
     /// `lock_not_available`: a lock wait ran past `lock_timeout`.
     static func isLockTimeout(_ error: any Error) -> Bool {
         (error as? PSQLError)?.serverInfo?[.sqlState] == "55P03"
+    }
+
+    /// `read_only_sql_transaction`: a write on a host that is (now) a standby.
+    static func isReadOnly(_ error: any Error) -> Bool {
+        (error as? PSQLError)?.serverInfo?[.sqlState] == "25006"
     }
 
     static func isUniqueViolation(_ error: any Error) -> Bool {
@@ -763,7 +790,7 @@ enum PostgresErrors {
     /// circuit breaker, after a minute without any connection).
     static func isConnectionFailure(_ error: any Error) -> Bool {
         switch error {
-        case is SQLStore.CommitOutcomeUnknown:
+        case is SQLStore.CommitOutcomeUnknown, is ConnectionClosed:
             return true
         case let error as PSQLError:
             // clientClosedConnection: PostgresNIO closes a connection itself once the server
@@ -788,28 +815,6 @@ enum PostgresErrors {
         return state.hasPrefix("40") || state.hasPrefix("57") || state.hasPrefix("53") || state == "55P03" || state == "25P02"
     }
 }
-
-/// `postgres://user:password@host:port/database?sslmode=disable|prefer|require`.
-enum PostgresURL {
-    static func configuration(_ text: String) throws -> PostgresClient.Configuration {
-        guard let url = URLComponents(string: text), ["postgres", "postgresql"].contains(url.scheme ?? ""),
-            let host = url.host, !host.isEmpty, let user = url.user, !user.isEmpty
-        else { throw StoreError(.unavailable, "the database URL is not postgres://user:password@host:port/database") }
-        let database = String(url.path.drop(while: { $0 == "/" }))
-        let mode = url.queryItems?.first(where: { $0.name == "sslmode" })?.value ?? "prefer"
-        let tls: PostgresClient.Configuration.TLS
-        switch mode {
-        case "disable": tls = .disable
-        case "prefer", "allow": tls = .prefer(.makeClientConfiguration())
-        case "require", "verify-ca", "verify-full": tls = .require(.makeClientConfiguration())
-        default: throw StoreError(.unavailable, "sslmode \(mode) is not one of disable, prefer, require")
-        }
-        return PostgresClient.Configuration(
-            host: host, port: url.port ?? 5432, username: user.removingPercentEncoding ?? user,
-            password: url.password?.removingPercentEncoding, database: database.isEmpty ? nil : database, tls: tls)
-    }
-}
-
 
 /// An event loop as a task executor (swift-nio offers it as a serial executor only).
 final class EventLoopTaskExecutor: TaskExecutor {
