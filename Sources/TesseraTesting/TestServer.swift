@@ -54,13 +54,27 @@ public final class TestServer: Sendable {
         throw lastError
     }
 
+    /// A server on data another build wrote (the upgrade test): `dataDirectory` and, on
+    /// PostgreSQL, the database at `databaseURL`, as they are, served on `port` (the
+    /// issuer URLs in the data name it) with `clock`. `stop` removes both, as for any
+    /// test server: hand it copies.
+    public static func open(
+        dataDirectory: URL, port: Int, databaseURL: String?, clock: TestClock, configure: @Sendable (inout ServerConfiguration) -> Void = { _ in }
+    ) async throws -> TestServer {
+        try await startOnce(
+            requestLifetime: 300, tls: nil, backchannelInterval: 5, push: .init(), clock: clock, configure: configure,
+            existing: (dataDirectory, port, databaseURL))
+    }
+
     private static func startOnce(
         requestLifetime: TimeInterval, tls: ServerConfiguration.TLSFiles?, backchannelInterval: Int, push: PushConfiguration,
-        clock: TestClock, configure: @Sendable (inout ServerConfiguration) -> Void
+        clock: TestClock, configure: @Sendable (inout ServerConfiguration) -> Void,
+        existing: (directory: URL, port: Int, databaseURL: String?)? = nil
     ) async throws -> TestServer {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tessera-test-\(UUID().uuidString)")
-        let port = try TestServerPort.free()
-        let databaseURL = try await TestDatabase.fresh()
+        let directory = existing?.directory ?? FileManager.default.temporaryDirectory.appendingPathComponent("tessera-test-\(UUID().uuidString)")
+        let port = try existing?.port ?? TestServerPort.free()
+        let databaseURL: String?
+        if let existing { databaseURL = existing.databaseURL } else { databaseURL = try await TestDatabase.fresh() }
         let token = "test-admin-token-\(UUID().uuidString)"
         var configuration = ServerConfiguration(
             host: "127.0.0.1", port: port, dataDirectory: directory.path, adminToken: token, requestLifetime: requestLifetime,
