@@ -18,14 +18,23 @@ import TesseraRecords
 /// the URL's order, each asked on a connection of its own (never the pools', which may
 /// wait a minute for a host that is gone). When none qualifies the database is
 /// unavailable: requests are answered at once (503) instead of waiting on a pool, and
-/// the next request after a second asks again.
+/// the next request after a second asks again. The pool of a host left behind (the node
+/// switched away from it, or found no host at all) is stopped, which fails the requests
+/// still waiting on it for a connection at once, and a new pool takes its place.
 final class PostgresHosts: Sendable {
     struct Host: Sendable {
         /// `host:port`, for the logs.
         let name: String
-        let client: PostgresClient
+        /// Its pools' configuration.
+        let configuration: PostgresClient.Configuration
         /// How to ask it, on a connection of its own.
         let probe: PostgresConnection.Configuration
+    }
+
+    /// A host's pool now, and how to stop it.
+    private struct Pool: Sendable {
+        let client: PostgresClient
+        let stop: AsyncStream<Void>.Continuation
     }
 
     let hosts: [Host]
@@ -33,6 +42,10 @@ final class PostgresHosts: Sendable {
     let writableOnly: Bool
     private let logger: Logger
     private let current = Atomic<Int>(0)
+    private let pools: Mutex<[Pool]>
+    /// Each pool made, with what stops it, for `Pools` to run.
+    private let made: AsyncStream<(PostgresClient, AsyncStream<Void>)>
+    private let make: AsyncStream<(PostgresClient, AsyncStream<Void>)>.Continuation
     private let usable = Atomic<Bool>(true)
     private let probing = Mutex<Probing>(Probing())
 
@@ -71,11 +84,36 @@ final class PostgresHosts: Sendable {
             var probe = PostgresConnection.Configuration(
                 host: endpoint.host, port: endpoint.port, username: url.user, password: url.password, database: url.database, tls: probeTLS)
             probe.options.connectTimeout = .seconds(Self.probeTimeoutSeconds)
-            return Host(
-                name: "\(endpoint.host):\(endpoint.port)", client: PostgresClient(configuration: configuration, backgroundLogger: logger), probe: probe)
+            return Host(name: "\(endpoint.host):\(endpoint.port)", configuration: configuration, probe: probe)
         }
         writableOnly = url.writableOnly
         self.logger = logger
+        let (made, make) = AsyncStream<(PostgresClient, AsyncStream<Void>)>.makeStream()
+        self.made = made
+        self.make = make
+        let hosts = self.hosts
+        pools = Mutex(hosts.map { host in Self.makePool(host, logger: logger, announcing: make) })
+    }
+
+    private static func makePool(
+        _ host: Host, logger: Logger, announcing make: AsyncStream<(PostgresClient, AsyncStream<Void>)>.Continuation
+    ) -> Pool {
+        let client = PostgresClient(configuration: host.configuration, backgroundLogger: logger)
+        let (stopped, stop) = AsyncStream<Void>.makeStream()
+        make.yield((client, stopped))
+        return Pool(client: client, stop: stop)
+    }
+
+    /// Stops the pool of the host at `index` (the requests waiting on it for a connection
+    /// fail, as on a lost connection) and puts a new one in its place.
+    private func replacePool(_ index: Int) {
+        let fresh = Self.makePool(hosts[index], logger: logger, announcing: make)
+        let old = pools.withLock { pools in
+            let old = pools[index]
+            pools[index] = fresh
+            return old
+        }
+        old.stop.finish()
     }
 
     /// Whether a host must be chosen before first use: several to choose from, or one
@@ -89,7 +127,8 @@ final class PostgresHosts: Sendable {
             startProbeIfDue()
             throw StoreError(.unavailable, "no database host \(writableOnly ? "accepting writes " : "")answers")
         }
-        return hosts[current.load(ordering: .relaxed)].client
+        let index = current.load(ordering: .relaxed)
+        return pools.withLock { $0[index].client }
     }
 
     /// After a connection failed: looks for a host again (or waits for the look under
@@ -148,6 +187,9 @@ final class PostgresHosts: Sendable {
             current.store(found, ordering: .relaxed)
         }
         let wasUsable = usable.exchange(found != nil, ordering: .relaxed)
+        // What waits on the pool of a host left behind would wait for its connections
+        // (a minute, for a host that is gone): it fails now instead.
+        if let found, found != now { replacePool(now) } else if wasUsable && found == nil { replacePool(now) }
         if wasUsable && found == nil {
             logger.error("no database host \(writableOnly ? "accepts writes" : "answers")", metadata: ["hosts": "\(hosts.map(\.name))"])
         } else if !wasUsable && found != nil {
@@ -181,21 +223,32 @@ final class PostgresHosts: Sendable {
         return !writableOnly || !readOnly
     }
 
-    /// Runs every host's pool (each opens connections only when used, and closes them
-    /// when this ends: at graceful shutdown or cancellation).
+    /// Runs every host's pool, and each new one put in place of one stopped (each keeps
+    /// one connection open and opens more when used); they close their connections when
+    /// this ends, at graceful shutdown or cancellation. Run once.
     struct Pools: Service {
-        let clients: [PostgresClient]
+        let hosts: PostgresHosts
 
         func run() async {
-            await withDiscardingTaskGroup { group in
-                for client in clients {
-                    group.addTask { await client.run() }
+            let made = hosts.made
+            await cancelWhenGracefulShutdown {
+                await withDiscardingTaskGroup { group in
+                    for await (client, stopped) in made {
+                        group.addTask {
+                            await withDiscardingTaskGroup { pool in
+                                pool.addTask { await client.run() }
+                                // Until the pool is replaced (or this is cancelled).
+                                for await _ in stopped {}
+                                pool.cancelAll()
+                            }
+                        }
+                    }
                 }
             }
         }
     }
 
-    var pools: Pools { Pools(clients: hosts.map(\.client)) }
+    var service: Pools { Pools(hosts: self) }
 }
 
 /// A PostgreSQL database URL, libpq's form with one host or several:

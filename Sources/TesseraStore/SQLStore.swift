@@ -111,7 +111,7 @@ public final class SQLStore: Sendable {
     /// nil on SQLite, whose file stays open until `close`.
     public var service: (any Service)? {
         guard case .postgres(let hosts) = backend else { return nil }
-        return hosts.pools
+        return hosts.service
     }
 
     /// `body` with a PostgreSQL store that is connected (its pool runs beside `body`, in
@@ -123,7 +123,7 @@ public final class SQLStore: Sendable {
         let store = try postgres(url: url, logger: logger, maximumConnections: maximumConnections)
         guard case .postgres(let hosts) = store.backend else { preconditionFailure("a PostgreSQL store") }
         return try await withThrowingTaskGroup(of: Void.self, returning: R.self) { group in
-            group.addTask { await hosts.pools.run() }
+            group.addTask { await hosts.service.run() }
             defer { group.cancelAll() }
             try await store.prepare()
             return try await body(store)
