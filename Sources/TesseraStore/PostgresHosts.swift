@@ -285,7 +285,18 @@ public struct PostgresURL: Sendable {
     /// `target_session_attrs=read-write`.
     public let writableOnly: Bool
     /// The URL without its password (for commands that are printed).
-    public let withoutPassword: String
+    public var withoutPassword: String { scheme + userText + "@" + tail }
+    private let scheme: String
+    /// The user as written (percent-encoded).
+    private let userText: String
+    /// The hosts, database and parameters as written.
+    private let tail: String
+
+    /// The URL with `password` in it (percent-encoded), in place of any it had.
+    public func withPassword(_ password: String) -> String {
+        let unreserved = CharacterSet(charactersIn: "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~")
+        return scheme + userText + ":" + (password.addingPercentEncoding(withAllowedCharacters: unreserved) ?? "") + "@" + tail
+    }
 
     private static let shape = "postgres://user:password@host:port[,host:port…]/database"
 
@@ -328,10 +339,12 @@ public struct PostgresURL: Sendable {
         case "read-write": writableOnly = true
         case let attributes: throw StoreError(.unavailable, "target_session_attrs \(attributes) is not one of any, read-write")
         }
-        var printable = scheme + String(userPart[0]) + "@" + String(hostList)
-        if !path.isEmpty { printable += "/" + path }
-        if !query.isEmpty { printable += "?" + query }
-        withoutPassword = printable
+        self.scheme = scheme
+        userText = String(userPart[0])
+        var tail = String(hostList)
+        if !path.isEmpty { tail += "/" + path }
+        if !query.isEmpty { tail += "?" + query }
+        self.tail = tail
     }
 
     /// `host`, `host:port`, `[v6]` or `[v6]:port`.

@@ -2,6 +2,7 @@ import ArgumentParser
 import Configuration
 import Foundation
 import SystemPackage
+import TesseraStore
 import Yams
 
 /// Where an option's value came from, as `--print-config` and the refusals name it.
@@ -223,12 +224,11 @@ final class Settings {
     func databaseURL(flag: String?, passwordFile: String?) throws -> String? {
         let database = try string("database", flag: flag)
         guard let password = try secret("database_password", flag: nil, fileFlag: passwordFile, plain: false) else { return database }
-        guard let url = database, var components = URLComponents(string: url) else {
+        guard let url = database, let parsed = try? PostgresURL(url) else {
             throw ValidationError("database_password_file needs database (a PostgreSQL URL)")
         }
-        guard components.password == nil else { throw ValidationError("the database URL has a password already: leave it out of the URL") }
-        components.password = password
-        return components.string
+        guard parsed.password == nil else { throw ValidationError("the database URL has a password already: leave it out of the URL") }
+        return parsed.withPassword(password)
     }
 
     /// A secret file's content, one trailing newline dropped; refused when others may

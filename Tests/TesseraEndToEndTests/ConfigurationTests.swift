@@ -140,7 +140,7 @@ struct ConfigurationTests {
     }
 
     @Test(
-        "the PostgreSQL password from a file: in no URL, process list or environment",
+        "the PostgreSQL password from a file, put into a URL of two hosts: in no URL, process list or environment",
         .enabled(if: TestDatabase.postgresURL != nil, "needs PostgreSQL; runs in the suite's PostgreSQL pass"))
     func databasePasswordFile() async throws {
         try await withDirectory { directory in
@@ -151,12 +151,17 @@ struct ConfigurationTests {
             components.password = nil
             let secret = directory.appendingPathComponent("db.password")
             try write(password + "\n", to: secret)
+            // Two hosts, the first with nothing listening: the password goes into the URL
+            // libpq's way, and the node takes the host that answers and accepts writes.
+            let host = "\(components.host ?? ""):\(components.port ?? 5432)"
+            let hosts = try #require(components.string).replacingOccurrences(of: "@\(host)", with: "@127.0.0.1:1,\(host)")
+                + "&target_session_attrs=read-write"
             let port = try TestServerPort.free()
             let process = try await ChildProcess.start(
                 tesseraBinary,
                 [
                     "serve", "--port", "\(port)", "--data-dir", directory.appendingPathComponent("data").path, "--log-level", "warning",
-                    "--database", try #require(components.string), "--database-password-file", secret.path, "--database-connections", "4",
+                    "--database", hosts, "--database-password-file", secret.path, "--database-connections", "4",
                 ],
                 // Not the test run's own variable, which holds the URL with its password.
                 environment: ["TESSERA_ADMIN_TOKEN": "database-password-test-token", "TESSERA_TEST_DATABASE_URL": nil], collectOutput: true)

@@ -80,16 +80,7 @@ struct DatabaseFaultTests {
         // The standby is promoted: the node follows it by itself.
         let promoted = try await Program.run(script, ["promote", standby.path], timeout: .seconds(90))
         try #require(promoted.status == 0, "\(promoted.errors)")
-        var ready = false
-        let since = ContinuousClock.now
-        while ContinuousClock.now - since < .seconds(30) {
-            if (try? await TestHTTP().get("\(server)/ready"))?.status == 200 {
-                ready = true
-                break
-            }
-            try await Task.sleep(for: .milliseconds(200))
-        }
-        #expect(ready, "ready on the promoted standby")
+        #expect(try await ready(server, since: .now), "ready on the promoted standby")
         let after = try await tessera(["bench", "--tenant", "after-switch", "--devices", "1", "--concurrency", "1", "--count", "3", "--json"], environment: environment)
         #expect(after.0 == 0 && after.1["completed"] as? Int == 3, "\(after.2)")
         // What was committed on the primary before it went is on the standby (synchronous).
@@ -100,6 +91,15 @@ struct DatabaseFaultTests {
         // A graceful stop ends (statements written to connections the switch closed once hung it).
         node.terminate()
         do { try await node.waitForExit(timeout: .seconds(40)) } catch { Issue.record("the node did not stop: \(error)") }
+    }
+
+    /// Whether `server`'s `/ready` answers 200 within 30 s of `since`.
+    func ready(_ server: String, since: ContinuousClock.Instant) async throws -> Bool {
+        while ContinuousClock.now - since < .seconds(30) {
+            if (try? await TestHTTP().get("\(server)/ready"))?.status == 200 { return true }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        return false
     }
 
     func restart(database: String, cluster directory: URL, script: String) async throws {
@@ -139,15 +139,7 @@ struct DatabaseFaultTests {
         // Both nodes are ready again within seconds, without a restart of their own.
         var readyAfter: [Duration] = []
         for server in servers {
-            var ready = false
-            while ContinuousClock.now - restarted < .seconds(30) {
-                if (try? await TestHTTP().get("\(server)/ready"))?.status == 200 {
-                    ready = true
-                    break
-                }
-                try await Task.sleep(for: .milliseconds(100))
-            }
-            #expect(ready, "\(server) ready again")
+            #expect(try await ready(server, since: restarted), "\(server) ready again")
             readyAfter.append(ContinuousClock.now - restarted)
         }
         #expect(readyAfter.allSatisfy { $0 < .seconds(15) }, "ready again after \(readyAfter)")

@@ -38,6 +38,18 @@ struct PostgresURLTests {
         #expect(try PostgresURL("postgres://tessera@h/db").withoutPassword == "postgres://tessera@h/db")
     }
 
+    @Test("a password put into a URL of several hosts reads back, here and in libpq")
+    func withPassword() async throws {
+        let password = "p@ss:w/rd?#% é"
+        let url = try PostgresURL("postgres://tessera@h1:5432,h2:5433/tessera?target_session_attrs=read-write").withPassword(password)
+        let ours = try PostgresURL(url)
+        #expect(ours.password == password && ours.hosts.count == 2 && ours.writableOnly, "\(url)")
+        let libpq = try await Python.run("libpq_conninfo.py", [url])
+        let theirs = try #require(try JSONSerialization.jsonObject(with: Data(libpq.output.utf8)) as? [[String: Any]]).first
+        #expect(theirs?["password"] as? String == password, "\(libpq.output)")
+        #expect((theirs?["hosts"] as? [Any])?.count == 2, "\(libpq.output)")
+    }
+
     @Test("a URL that cannot be used is refused, naming what is wrong", arguments: [
         ("mysql://u@h/db", "postgres://"),
         ("postgres://h/db", "no user"),

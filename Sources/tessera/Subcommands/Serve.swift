@@ -34,8 +34,10 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "Directory for the SQLite database, master key and admin token digest (default ./tessera-data).") var dataDir: String?
     @Option(
         help: """
-            PostgreSQL instead of SQLite: postgres://user@host:port/database[?sslmode=disable|prefer|require] \
-            (or TESSERA_DATABASE_URL). Nodes sharing it must share the master key too.
+            PostgreSQL instead of SQLite: postgres://user@host:port[,host:port…]/database[?sslmode=disable|prefer|require] \
+            [&target_session_attrs=any|read-write] (or TESSERA_DATABASE_URL); with several hosts, the first that \
+            answers (any) or accepts writes (read-write), chosen again after a failure. Nodes sharing it must share the \
+            master key too.
             """)
     var database: String?
     @Option(help: "A file holding the PostgreSQL password, so that it is in no URL, process list or environment.")
