@@ -28,8 +28,11 @@ struct EdgeMiddleware<Context: RequestContext>: RouterMiddleware {
             log(request, context: context, status: response.status.code, start: start, failure: nil)
             return response
         } catch {
-            let (answer, status, failure) = Self.answer(for: error)
-            if let error = error as? StoreError, error.code == .unavailable {
+            // An admin operation's error comes wrapped by the generated server.
+            var cause = error
+            while let wrapped = cause as? OpenAPIRuntime.ServerError { cause = Self.unwrapped(wrapped) }
+            let (answer, status, failure) = Self.answer(for: cause)
+            if let cause = cause as? StoreError, cause.code == .unavailable {
                 metrics.databaseUnavailable(route: context.endpointPath ?? "unmatched")
             }
             log(request, context: context, status: status, start: start, failure: failure)
@@ -37,11 +40,10 @@ struct EdgeMiddleware<Context: RequestContext>: RouterMiddleware {
         }
     }
 
-    /// The HTTP form of an error, its status, and for a server failure what to log about it.
+    /// The HTTP form of an error (unwrapped from the generated server's), its status, and
+    /// for a server failure what to log about it.
     static func answer(for error: any Error) -> (any HTTPResponseError, Int, String?) {
         switch error {
-        case let error as OpenAPIRuntime.ServerError:
-            return answer(for: unwrapped(error))
         case let error as DomainError where error.kind == .internal:
             // Opaque like any other server failure; the log names it.
             return (serverError, 500, "DomainError \(error.code)")
