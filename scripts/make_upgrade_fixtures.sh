@@ -18,13 +18,14 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root="$PWD"
-release=v0.1.0
-release_commit=49e8332c37bafb0c414b1b504936dc5ffa65a82b
+old="$(scripts/old-release.sh)"
+# The release and its commit, as the old binary names them (`v0.1.0 (commit …)`).
+release="$("$old" --version | sed -E 's/ .*//')"
+release_commit="$("$old" --version | sed -E 's/.*commit ([0-9a-f]+)\).*/\1/')"
 out="$root/Tests/Fixtures/upgrade/$release"
 pin=246810
 redirect="http://127.0.0.1/fixture/callback"
 token="upgrade-fixture-admin-token-0123456789"
-old="$(scripts/old-release.sh)"
 
 work="$(mktemp -d /tmp/tessera-fixtures.XXXXXX)"
 cluster="/tmp/tessera-test-postgres.fixtures-$$"

@@ -124,7 +124,7 @@ final class PostgresHosts: Sendable {
     /// (and, a second after it, a new look begins in the background).
     func client() throws -> PostgresClient {
         guard usable.load(ordering: .relaxed) else {
-            startProbeIfDue()
+            _ = lookIfDue()
             throw StoreError(.unavailable, "no database host \(writableOnly ? "accepting writes " : "")answers")
         }
         let index = current.load(ordering: .relaxed)
@@ -135,15 +135,20 @@ final class PostgresHosts: Sendable {
     /// way) and says whether one qualifies. Looks at most once a second; in between it
     /// answers with the last look.
     func recover() async -> Bool {
-        let task: Task<Bool, Never>? = probing.withLock { probing in
+        guard let look = lookIfDue() else { return usable.load(ordering: .relaxed) }
+        return await look.value
+    }
+
+    /// The look under way, or a new one when the last ended a second ago or more; nil
+    /// when it ended less than a second ago.
+    private func lookIfDue() -> Task<Bool, Never>? {
+        probing.withLock { probing in
             if let task = probing.task { return task }
             if let finished = probing.finished, ContinuousClock.now - finished < Self.probeInterval { return nil }
             let task = Task { await self.look() }
             probing.task = task
             return task
         }
-        guard let task else { return usable.load(ordering: .relaxed) }
-        return await task.value
     }
 
     /// `recover` until a host qualifies, for at most `limit` (a node's start).
@@ -159,14 +164,6 @@ final class PostgresHosts: Sendable {
         }
     }
 
-    private func startProbeIfDue() {
-        probing.withLock { probing in
-            guard probing.task == nil else { return }
-            if let finished = probing.finished, ContinuousClock.now - finished < Self.probeInterval { return }
-            probing.task = Task { await self.look() }
-        }
-    }
-
     /// Asks the host in use, then the others in order; the first that qualifies is used.
     private func look() async -> Bool {
         let now = current.load(ordering: .relaxed)
@@ -178,22 +175,22 @@ final class PostgresHosts: Sendable {
                 break
             }
         }
+        if let found { current.store(found, ordering: .relaxed) }
+        let wasUsable = usable.exchange(found != nil, ordering: .relaxed)
+        // What waits on the pool of a host left behind (switched away from, or none
+        // found) would wait for its connections, a minute for a host that is gone: it
+        // fails now instead.
         if let found {
             if probing.withLock({ $0.finished == nil }) {
                 logger.info("database host chosen", metadata: ["host": "\(hosts[found].name)"])
             } else if found != now {
                 logger.warning("database host switched", metadata: ["from": "\(hosts[now].name)", "to": "\(hosts[found].name)"])
             }
-            current.store(found, ordering: .relaxed)
-        }
-        let wasUsable = usable.exchange(found != nil, ordering: .relaxed)
-        // What waits on the pool of a host left behind would wait for its connections
-        // (a minute, for a host that is gone): it fails now instead.
-        if let found, found != now { replacePool(now) } else if wasUsable && found == nil { replacePool(now) }
-        if wasUsable && found == nil {
+            if found != now { replacePool(now) }
+            if !wasUsable { logger.notice("the database answers again", metadata: ["host": "\(hosts[found].name)"]) }
+        } else if wasUsable {
             logger.error("no database host \(writableOnly ? "accepts writes" : "answers")", metadata: ["hosts": "\(hosts.map(\.name))"])
-        } else if !wasUsable && found != nil {
-            logger.notice("the database answers again", metadata: ["host": "\(hosts[found!].name)"])
+            replacePool(now)
         }
         probing.withLock { probing in
             probing.task = nil

@@ -672,13 +672,13 @@ public final class SQLStore: Sendable {
     ) async throws -> R {
         do {
             return try await attempt()
-        } catch where PostgresErrors.isConnectionFailure(error) || PostgresErrors.isReadOnly(error) {
+        } catch where PostgresErrors.needsAnotherLook(error) {
             let found = await hosts.recover()
             guard found, retryable || PostgresErrors.isReadOnly(error), !(error is CommitOutcomeUnknown) else { throw unavailable(error) }
             logger.warning("a database connection failed; running the statement again on another", metadata: ["error": "\(Self.kind(of: error))"])
             do {
                 return try await attempt()
-            } catch where PostgresErrors.isConnectionFailure(error) || PostgresErrors.isReadOnly(error) {
+            } catch where PostgresErrors.needsAnotherLook(error) {
                 throw unavailable(error)
             }
         }
@@ -768,6 +768,11 @@ enum PostgresErrors {
     /// `read_only_sql_transaction`: a write on a host that is (now) a standby.
     static func isReadOnly(_ error: any Error) -> Bool {
         (error as? PSQLError)?.serverInfo?[.sqlState] == "25006"
+    }
+
+    /// The host failed, or takes no more writes: which host to use is looked at again.
+    static func needsAnotherLook(_ error: any Error) -> Bool {
+        isConnectionFailure(error) || isReadOnly(error)
     }
 
     static func isUniqueViolation(_ error: any Error) -> Bool {
