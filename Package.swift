@@ -263,6 +263,7 @@ let package = Package(
                 "TesseraRecords", "TesseraAdminAPI", "TesseraTestSupport", "TesseraBuildInfo", "tessera",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "SQLKit", package: "sql-kit"),
             ]
         ),
     ],

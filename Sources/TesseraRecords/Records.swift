@@ -632,10 +632,18 @@ public struct HistoryRecord: Codable, Sendable {
     public var outcome: AttemptOutcome
     @JSONText public var factors: [FactorType]
     public var at: Int64
+    /// Its place in the history feed (commit order), once the feed has numbered it.
+    public var seq: Int64?
+    /// Where the request that wrote it came from (`RequestOrigin`); `requestID` is the login's.
+    public var sourceAddress: String?
+    public var userAgent: String?
+    public var httpRequestID: String?
 
+    /// `origin` is the request being served unless given.
     public init(
         id: String, tenantID: TenantID, activationID: ActivationID, userID: UserID?, requestID: RequestID, service: String?,
-        purpose: AuthenticationPurpose, outcome: AttemptOutcome, factors: [FactorType], at: Int64
+        purpose: AuthenticationPurpose, outcome: AttemptOutcome, factors: [FactorType], at: Int64,
+        origin: RequestOrigin? = RequestOrigin.current
     ) {
         self.id = id
         self.tenantID = tenantID
@@ -647,14 +655,20 @@ public struct HistoryRecord: Codable, Sendable {
         self.outcome = outcome
         self.factors = factors
         self.at = at
+        self.sourceAddress = origin?.address
+        self.userAgent = origin?.userAgent
+        self.httpRequestID = origin?.requestID
     }
 
     enum CodingKeys: String, CodingKey {
-        case id, service, purpose, outcome, factors, at
+        case id, service, purpose, outcome, factors, at, seq
         case tenantID = "tenant_id"
         case activationID = "activation_id"
         case userID = "user_id"
         case requestID = "request_id"
+        case sourceAddress = "source_address"
+        case userAgent = "user_agent"
+        case httpRequestID = "http_request_id"
     }
 }
 
@@ -669,8 +683,18 @@ public struct AuditRecord: Codable, Sendable {
     /// A JSON object with the change's particulars (never a secret).
     @JSONText public var details: [String: String]
     public var at: Int64
+    /// Its place in the audit feed (commit order), once the feed has numbered it.
+    public var seq: Int64?
+    /// Where the request that made the change came from (`RequestOrigin`).
+    public var sourceAddress: String?
+    public var userAgent: String?
+    public var httpRequestID: String?
 
-    public init(id: String, tenantID: TenantID?, actor: String, action: String, target: String?, details: [String: String], at: Int64) {
+    /// `origin` is the request being served unless given.
+    public init(
+        id: String, tenantID: TenantID?, actor: String, action: String, target: String?, details: [String: String], at: Int64,
+        origin: RequestOrigin? = RequestOrigin.current
+    ) {
         self.id = id
         self.tenantID = tenantID
         self.actor = actor
@@ -678,11 +702,17 @@ public struct AuditRecord: Codable, Sendable {
         self.target = target
         self.details = details
         self.at = at
+        self.sourceAddress = origin?.address
+        self.userAgent = origin?.userAgent
+        self.httpRequestID = origin?.requestID
     }
 
     enum CodingKeys: String, CodingKey {
-        case id, actor, action, target, details, at
+        case id, actor, action, target, details, at, seq
         case tenantID = "tenant_id"
+        case sourceAddress = "source_address"
+        case userAgent = "user_agent"
+        case httpRequestID = "http_request_id"
     }
 }
 

@@ -4,9 +4,10 @@ import TesseraRecords
 struct Migration: Sendable {
     let version: Int
     /// An additive migration (new tables, new nullable or defaulted columns, new indexes)
-    /// leaves the previous schema's build working: `version - 1`, so that during a rolling
-    /// upgrade a node of the previous release keeps serving beside the migrated ones. A
-    /// migration that removes or changes what an older build reads is its own `version`.
+    /// leaves every build that ran before it working: it keeps the marker of the migration
+    /// before it, so that during a rolling upgrade the previous release's nodes keep serving
+    /// beside the migrated ones. A migration that removes or changes what an older build
+    /// reads is its own `version`.
     let compatibleFrom: Int
     let statements: [String]
 
@@ -635,6 +636,24 @@ enum Schema {
             "ALTER TABLE schema_migrations ADD COLUMN compatible_from INTEGER NOT NULL DEFAULT 0",
             "ALTER TABLE schema_migrations ADD COLUMN applied_by TEXT",
             "UPDATE schema_migrations SET compatible_from = version",
+        ]),
+        // The feeds (GET /admin/audit/feed, /admin/history/feed): `seq` numbers entries in
+        // commit order, given after commit by `StoreTransaction.sequenceFeed` (one sequencer
+        // at a time, through its row of `feed_sequences`); where each entry's request came
+        // from. Additive: the previous release writes entries without them.
+        Migration(23, compatibleFrom: 21, [
+            "ALTER TABLE audit_log ADD COLUMN seq BIGINT",
+            "ALTER TABLE audit_log ADD COLUMN source_address TEXT",
+            "ALTER TABLE audit_log ADD COLUMN user_agent TEXT",
+            "ALTER TABLE audit_log ADD COLUMN http_request_id TEXT",
+            "CREATE UNIQUE INDEX audit_by_seq ON audit_log (seq)",
+            "ALTER TABLE authentication_history ADD COLUMN seq BIGINT",
+            "ALTER TABLE authentication_history ADD COLUMN source_address TEXT",
+            "ALTER TABLE authentication_history ADD COLUMN user_agent TEXT",
+            "ALTER TABLE authentication_history ADD COLUMN http_request_id TEXT",
+            "CREATE UNIQUE INDEX history_by_seq ON authentication_history (seq)",
+            "CREATE TABLE feed_sequences (name TEXT PRIMARY KEY, value BIGINT NOT NULL)",
+            "INSERT INTO feed_sequences (name, value) VALUES ('audit_log', 0), ('authentication_history', 0)",
         ]),
     ]
 

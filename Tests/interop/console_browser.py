@@ -226,6 +226,9 @@ try:
     actors = {cell.text for cell in driver.find_elements(By.CSS_SELECTOR, "#audit td.actor")}
     actions = {cell.text for cell in driver.find_elements(By.CSS_SELECTOR, "#audit td.action")}
     check("operator:olivia" in actors, f"the audit log does not name the operator: {actors}")
+    origins = [cell.text for cell in driver.find_elements(By.CSS_SELECTOR, "#audit td.origin")]
+    check(any(o.startswith("127.0.0.1") and "request " in o for o in origins),
+          f"the audit log does not say where the operator's changes came from: {origins[:3]}")
     shot("audit")
     for action in ["tenant.create", "service.create", "service.update", "user.create", "invitation.create", "activation.unlock",
                    "activation.revoke"]:

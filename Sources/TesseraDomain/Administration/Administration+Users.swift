@@ -292,12 +292,7 @@ extension Administration {
             var entries: [Components.Schemas.HistoryEntry] = []
             for record in page {
                 if let userID = record.userID, names[userID] == nil { names[userID] = try await tx.user(id: userID)?.username }
-                entries.append(
-                    Components.Schemas.HistoryEntry(
-                        id: record.id, userId: record.userID?.rawValue, username: record.userID.flatMap { names[$0] },
-                        activationId: record.activationID.rawValue, requestId: record.requestID.rawValue, service: record.service,
-                        purpose: record.purpose.rawValue, outcome: record.outcome.rawValue, factors: record.factors.map(\.rawValue),
-                        at: Double(record.at)))
+                entries.append(Components.Schemas.HistoryEntry(record, username: record.userID.flatMap { names[$0] }))
             }
             let next = records.count > query.limit ? page.last.map { Base64URL.encode(Data("\($0.at):\($0.id)".utf8)) } : nil
             return Components.Schemas.HistoryPage(entries: entries, nextCursor: next)

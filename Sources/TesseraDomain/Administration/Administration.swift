@@ -218,11 +218,70 @@ public struct Administration: Sendable {
             )
         }
         let names = Dictionary(uniqueKeysWithValues: tenants.map { ($0.id, $0.name) })
-        return entries.map { entry in
-            Components.Schemas.AuditEntry(
-                id: entry.id, tenant: entry.tenantID.flatMap { names[$0] }, actor: entry.actor, action: entry.action,
-                target: entry.target, details: .init(additionalProperties: entry.details), at: Double(entry.at))
+        return entries.map { Components.Schemas.AuditEntry($0, tenant: $0.tenantID.flatMap { names[$0] }) }
+    }
+
+    // MARK: Feeds
+
+    /// The audit log after `cursor` in commit order: every tenant's for a global caller
+    /// (or `tenant`'s), a tenant's caller its own. Entries committed since the last read
+    /// are numbered first (`StoreTransaction.sequenceFeed`).
+    package func auditFeed(tenant: TenantRecord?, cursor: String?, limit: Int) async throws -> Components.Schemas.AuditFeedPage {
+        let (tenantID, after) = try feedStart(tenant: tenant, cursor: cursor)
+        let rows = try await feed(.audit) { tx in try await tx.auditFeed(after: after, tenantID: tenantID, limit: limit) }
+        return .init(
+            entries: rows.map { Components.Schemas.AuditEntry($0.entry, tenant: $0.tenantName) },
+            nextCursor: String(rows.last?.entry.seq ?? after))
+    }
+
+    /// The authentication history after `cursor` in commit order, as `auditFeed`.
+    package func historyFeed(tenant: TenantRecord?, cursor: String?, limit: Int) async throws -> Components.Schemas.HistoryFeedPage {
+        let (tenantID, after) = try feedStart(tenant: tenant, cursor: cursor)
+        let rows = try await feed(.history) { tx in try await tx.historyFeed(after: after, tenantID: tenantID, limit: limit) }
+        return .init(
+            entries: rows.map { Components.Schemas.HistoryEntry($0.entry, username: $0.username, tenant: $0.tenantName) },
+            nextCursor: String(rows.last?.entry.seq ?? after))
+    }
+
+    /// The tenant a feed is narrowed to (the caller's own for a tenant's caller) and the
+    /// number after which it starts: a cursor is the last `seq` of a page, none is 0.
+    private func feedStart(tenant: TenantRecord?, cursor: String?) throws -> (TenantID?, Int64) {
+        if let tenant { try caller.check(scope: tenant) }
+        var after: Int64 = 0
+        if let cursor {
+            guard (1...20).contains(cursor.utf8.count), cursor.utf8.allSatisfy({ (48...57).contains($0) }), let value = Int64(cursor) else {
+                throw DomainError.invalidRequest("cursor is not one this server gave")
+            }
+            after = value
         }
+        return (tenant?.id ?? caller.tenantID, after)
+    }
+
+    /// Numbers what committed since the last read (a write of its own, committed before
+    /// the page is read), then reads the page.
+    private func feed<R: Sendable>(_ table: FeedTable, _ read: (StoreTransaction) async throws -> R) async throws -> R {
+        try await domain.store.transaction { tx in try await tx.sequenceFeed(table) }
+        return try await domain.store.read(read)
+    }
+}
+
+extension Components.Schemas.AuditEntry {
+    init(_ entry: AuditRecord, tenant: String?) {
+        self.init(
+            id: entry.id, tenant: tenant, actor: entry.actor, action: entry.action, target: entry.target,
+            details: .init(additionalProperties: entry.details), at: Double(entry.at), seq: entry.seq.map(Int.init),
+            sourceAddress: entry.sourceAddress, userAgent: entry.userAgent, httpRequestId: entry.httpRequestID)
+    }
+}
+
+extension Components.Schemas.HistoryEntry {
+    init(_ record: HistoryRecord, username: String?, tenant: String? = nil) {
+        self.init(
+            id: record.id, userId: record.userID?.rawValue, username: username, activationId: record.activationID.rawValue,
+            requestId: record.requestID.rawValue, service: record.service, purpose: record.purpose.rawValue,
+            outcome: record.outcome.rawValue, factors: record.factors.map(\.rawValue), at: Double(record.at), tenant: tenant,
+            seq: record.seq.map(Int.init), sourceAddress: record.sourceAddress, userAgent: record.userAgent,
+            httpRequestId: record.httpRequestID)
     }
 }
 

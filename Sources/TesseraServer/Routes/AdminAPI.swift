@@ -317,11 +317,34 @@ struct AdminAPI: APIProtocol {
     func listAudit(_ input: Operations.ListAudit.Input) async throws -> Operations.ListAudit.Output {
         let (administration, _) = try call()
         let query = input.query
-        var tenant: TenantRecord?
-        if let name = query.tenant { tenant = try await domain.tenant(named: name) }
+        let tenant = try await namedTenant(query.tenant)
         let entries = try await administration.audit(
             tenant: tenant, since: try RequestDecoding.epoch("since", query.since), action: query.action, actor: query.actor, limit: try RequestDecoding.limit(query.limit, maximum: 1000))
         return .ok(.init(body: .json(.init(entries: entries))))
+    }
+
+    /// Oldest first, in commit order, from the cursor on.
+    func auditFeed(_ input: Operations.AuditFeed.Input) async throws -> Operations.AuditFeed.Output {
+        let (administration, _) = try call()
+        let query = input.query
+        let tenant = try await namedTenant(query.tenant)
+        return .ok(.init(body: .json(try await administration.auditFeed(
+            tenant: tenant, cursor: query.cursor, limit: try RequestDecoding.limit(query.limit, maximum: 1000)))))
+    }
+
+    /// Oldest first, in commit order, from the cursor on.
+    func historyFeed(_ input: Operations.HistoryFeed.Input) async throws -> Operations.HistoryFeed.Output {
+        let (administration, _) = try call()
+        let query = input.query
+        let tenant = try await namedTenant(query.tenant)
+        return .ok(.init(body: .json(try await administration.historyFeed(
+            tenant: tenant, cursor: query.cursor, limit: try RequestDecoding.limit(query.limit, maximum: 1000)))))
+    }
+
+    /// The tenant a `tenant` query parameter names, if any.
+    private func namedTenant(_ name: String?) async throws -> TenantRecord? {
+        guard let name else { return nil }
+        return try await domain.tenant(named: name)
     }
 
     // MARK: Maintenance

@@ -818,7 +818,8 @@ struct ConsoleRoutes {
             entries: entries.map {
                 .init(
                     at: WebPages.time($0.at), tenant: $0.tenant ?? "—", actor: $0.actor, action: $0.action, target: $0.target ?? "",
-                    details: $0.details.additionalProperties.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: ", "))
+                    details: $0.details.additionalProperties.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: ", "),
+                    address: $0.sourceAddress ?? "—", userAgent: $0.userAgent, requestID: $0.httpRequestId)
             })
         return pages.render("audit", title: "Audit log", page: page, layout: layout(current), problem: problem)
     }

@@ -216,8 +216,8 @@ enum ConsoleTemplates {
         <div><label for="audit-actor">Actor</label><input id="audit-actor" name="actor" value="{{actor}}" maxlength="200"></div>
         <div><label for="audit-since">Since (hours ago)</label><input id="audit-since" name="hours" value="{{hours}}" inputmode="numeric" aria-describedby="hours-error">{{#errors.hours}}{{>field}}{{/errors.hours}}</div>
         <button>Filter</button></form>
-        <div class="table"><table id="audit"><thead><tr><th scope="col">When</th><th scope="col">Tenant</th><th scope="col">Actor</th><th scope="col">Action</th><th scope="col">Target</th><th scope="col">Details</th></tr></thead><tbody>
-        {{#entries}}<tr><td>{{at}}</td><td>{{tenant}}</td><td class="actor">{{actor}}</td><td class="action">{{action}}</td><td><code>{{target}}</code></td><td>{{details}}</td></tr>{{/entries}}
+        <div class="table"><table id="audit"><thead><tr><th scope="col">When</th><th scope="col">Tenant</th><th scope="col">Actor</th><th scope="col">Action</th><th scope="col">Target</th><th scope="col">Details</th><th scope="col">From</th></tr></thead><tbody>
+        {{#entries}}<tr><td>{{at}}</td><td>{{tenant}}</td><td class="actor">{{actor}}</td><td class="action">{{action}}</td><td><code>{{target}}</code></td><td>{{details}}</td><td class="origin">{{address}}{{#userAgent}}<br><small>{{userAgent}}</small>{{/userAgent}}{{#requestID}}<br><small>request <code>{{requestID}}</code></small>{{/requestID}}</td></tr>{{/entries}}
         </tbody></table></div>
         """
 

@@ -228,6 +228,10 @@ enum ConsoleViews {
             let action: String
             let target: String
             let details: String
+            /// Where the change came from: address, user agent, the request's X-Request-Id.
+            let address: String
+            let userAgent: String?
+            let requestID: String?
         }
         struct TenantChoice {
             let name: String

@@ -54,4 +54,11 @@ enum Output {
         encoder.dateEncodingStrategy = .iso8601
         if let data = try? encoder.encode(value) { print(String(decoding: data, as: UTF8.self)) }
     }
+
+    /// One JSON object per line (JSON Lines), for a consumer that reads a stream.
+    static func line(_ value: some Encodable) {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        if let data = try? encoder.encode(value) { print(String(decoding: data, as: UTF8.self)) }
+    }
 }
