@@ -51,6 +51,11 @@ public enum AuditAction: String, Sendable, CaseIterable {
     case userDisable = "user.disable"
     case userEnable = "user.enable"
     case userUpdate = "user.update"
+    case webhookCreate = "webhook.create"
+    case webhookDisable = "webhook.disable"
+    case webhookEnable = "webhook.enable"
+    case webhookRemove = "webhook.remove"
+    case webhookRotateSecret = "webhook.rotate_secret"
 }
 
 /// Writes the audit log: every administrative and account change, in the transaction
@@ -86,12 +91,12 @@ public enum Audit {
 
     public static func record(
         _ tx: StoreTransaction, tenantID: TenantID?, actor: Actor, action: AuditAction, target: String?, details: [String: String],
-        at: Int64
+        at: Int64, origin: RequestOrigin? = RequestOrigin.current
     ) async throws {
         try await tx.insertAudit(
             AuditRecord(
                 id: orderedID(), tenantID: tenantID, actor: actor.text, action: action.rawValue, target: target,
-                details: details, at: at))
+                details: details, at: at, origin: origin))
     }
 }
 

@@ -14,6 +14,7 @@ public enum SealingContext {
     public static func notificationToken(requestID: RequestID) -> String { "ciba-notification:\(requestID)" }
     public static func masterKeyCheck(id: String) -> String { "master-key-check:\(id)" }
     public static func identityProviderSecret(id: String) -> String { "identity-provider-secret:\(id)" }
+    public static func webhookSecret(id: String) -> String { "webhook-secret:\(id)" }
 
     /// The context of the value in `column` of the row keyed `rowID`.
     public static func of(_ column: SealedColumn, rowID: String) -> String {
@@ -25,6 +26,7 @@ public enum SealingContext {
         case .notificationTokens: notificationToken(requestID: RequestID(rowID))
         case .masterKeyCheck: masterKeyCheck(id: rowID)
         case .identityProviderSecrets: identityProviderSecret(id: rowID)
+        case .webhookSecrets: webhookSecret(id: rowID)
         }
     }
 }

@@ -161,7 +161,12 @@ public func buildApplication(
             ShutdownNotice(notify: onShutdown), relay, LongPollRelease(events: state.requestEvents),
             Purger(maintenance: state.domain.maintenance, interval: configuration.purgeInterval, logger: logger),
             LogoutSender(
-                logout: state.domain.logout, outbound: Outbound(state.domain, maximumBody: 64 * 1024), interval: .seconds(1), logger: logger),
+                logout: state.domain.logout, outbound: Outbound(state.domain, maximumBody: 64 * 1024), metrics: state.metrics,
+                interval: .seconds(1), logger: logger),
+            WebhookSender(
+                outbox: state.domain.webhookOutbox(maximumAge: Int64(configuration.deliveryMaxAge)),
+                outbound: Outbound(state.domain, maximumBody: 64 * 1024), metrics: state.metrics, interval: configuration.deliveryInterval,
+                logger: logger),
         ] + (certificates.map {
             [
                 TLSReloader(

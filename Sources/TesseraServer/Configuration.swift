@@ -53,6 +53,10 @@ public struct ServerConfiguration: Sendable {
     /// When set, `/metrics` answers only `Authorization: Bearer` with this token; when
     /// not, it answers only callers on a loopback address.
     public var metricsToken: String?
+    /// Seconds a webhook delivery may keep failing before its hook is disabled (`--delivery-max-age`).
+    public var deliveryMaxAge = 259_200
+    /// Seconds between the webhook sender's looks at the outbox.
+    public var deliveryInterval: Duration = .seconds(1)
 
     public struct TLSFiles: Sendable {
         public var certificateChain: String

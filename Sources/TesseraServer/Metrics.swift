@@ -83,9 +83,36 @@ final class ServerMetrics: Sendable {
         ).increment()
     }
 
+    /// A delivery attempt of an outbox (`webhook`, `logout`) that came to nothing.
+    func outboundFailure(kind: String) {
+        outboundFailures(kind).increment()
+    }
+
+    private func outboundFailures(_ kind: String) -> Counter {
+        registry.makeCounter(
+            descriptor: Self.name("outbound_failures", "total", "Delivery attempts that failed (they are tried again), by kind."),
+            labels: [("kind", kind)])
+    }
+
+    /// A webhook disabled after its deliveries failed past the maximum age.
+    func webhookDisabled() {
+        disabledWebhooks.increment()
+    }
+
+    private var disabledWebhooks: Counter {
+        registry.makeCounter(descriptor: Self.name("webhooks_disabled", "total", "Webhooks disabled because deliveries failed past the maximum age."))
+    }
+
     /// The exposition, with the gauges read now.
     func render(domain: Domain) async -> String {
         let gauges = await domain.storeGauges()
+        // Every outbox kind, also at zero: an alert on them needs the series.
+        for (kind, waiting) in (try? await domain.outboxWaiting()) ?? [:] {
+            registry.makeGauge(descriptor: Self.name("outbound_pending", "", "Messages waiting in an outbox, all nodes, by kind."), labels: [("kind", kind)])
+                .set(Double(waiting))
+            _ = outboundFailures(kind)
+        }
+        _ = disabledWebhooks
         if let pending = gauges.openBackchannelRequests {
             registry.makeGauge(descriptor: Self.name("backchannel_pending", "requests", "Open backchannel (CIBA) requests, all nodes."))
                 .set(Double(pending))

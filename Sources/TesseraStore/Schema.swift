@@ -655,6 +655,61 @@ enum Schema {
             "CREATE TABLE feed_sequences (name TEXT PRIMARY KEY, value BIGINT NOT NULL)",
             "INSERT INTO feed_sequences (name, value) VALUES ('audit_log', 0), ('authentication_history', 0)",
         ]),
+        // Webhooks (POST /admin/webhooks): the subscriptions, with their sealed signing
+        // secrets; `events`, a feed of the events no audit or history entry records
+        // (session ends, CIBA answers), written in the change's transaction; and the outbox
+        // of deliveries, one per hook and event, which the dispatcher writes from the three
+        // feeds in commit order (its place in each is a row of `feed_sequences`).
+        Migration(24, compatibleFrom: 21, [
+            """
+            CREATE TABLE webhooks (
+                id TEXT PRIMARY KEY,
+                tenant_id TEXT,
+                url TEXT NOT NULL,
+                events TEXT NOT NULL,
+                sealed_secret TEXT NOT NULL,
+                created_at BIGINT NOT NULL,
+                enabled_at BIGINT NOT NULL,
+                disabled_at BIGINT,
+                disabled_reason TEXT
+            )
+            """,
+            """
+            CREATE TABLE events (
+                id TEXT PRIMARY KEY,
+                tenant_id TEXT,
+                type TEXT NOT NULL,
+                data TEXT NOT NULL,
+                at BIGINT NOT NULL,
+                seq BIGINT
+            )
+            """,
+            "CREATE UNIQUE INDEX events_by_seq ON events (seq)",
+            """
+            CREATE TABLE webhook_deliveries (
+                id TEXT PRIMARY KEY,
+                webhook_id TEXT NOT NULL,
+                seq BIGINT NOT NULL,
+                event_id TEXT NOT NULL,
+                event TEXT NOT NULL,
+                payload TEXT NOT NULL,
+                created_at BIGINT NOT NULL,
+                attempts INTEGER NOT NULL,
+                next_attempt_at BIGINT NOT NULL,
+                delivered_at BIGINT,
+                last_attempt_at BIGINT,
+                last_status INTEGER,
+                last_error TEXT
+            )
+            """,
+            "CREATE INDEX webhook_deliveries_by_hook ON webhook_deliveries (webhook_id, seq)",
+            "CREATE INDEX webhook_deliveries_waiting ON webhook_deliveries (webhook_id, delivered_at, seq)",
+            "CREATE INDEX webhook_deliveries_pending ON webhook_deliveries (delivered_at, next_attempt_at)",
+            """
+            INSERT INTO feed_sequences (name, value) VALUES ('events', 0), ('webhook_deliveries', 0),
+                ('dispatched:audit_log', 0), ('dispatched:authentication_history', 0), ('dispatched:events', 0)
+            """,
+        ]),
     ]
 
     /// Sets `android_apps_host_wide` for the tenants whose Android apps (without a link

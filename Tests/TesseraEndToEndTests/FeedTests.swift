@@ -28,6 +28,10 @@ struct FeedTests {
                 body: try JSONSerialization.data(withJSONObject: body))
         }
 
+        func send(_ method: String, _ path: String) async throws -> TestHTTP.Response {
+            try await http.send(method, baseURL + path, headers: ["Authorization": "Bearer \(token)"])
+        }
+
         /// Every entry of a feed from `cursor` on, `limit` at a time, and the cursor after them.
         func drain(_ feed: String, query: String = "", from cursor: String? = nil, limit: Int = 1000) async throws
             -> (entries: [[String: Any]], cursor: String)

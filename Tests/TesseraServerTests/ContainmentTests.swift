@@ -350,6 +350,8 @@ struct ContainmentTests {
         }
         let (_, keys) = try await client.admin(.post, "/admin/keys", #"{"name":"target","role":"auditor","tenant":"demo"}"#)
         world.parameters["demo"]?["key"] = keys["id"] as? String
+        let (_, hook) = try await client.admin(.post, "/admin/webhooks", #"{"url":"https://hooks.example/in","events":["*"],"tenant":"demo"}"#)
+        world.parameters["demo"]?["webhook"] = try #require(hook["id"] as? String)
         return world
     }
 

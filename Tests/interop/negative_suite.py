@@ -146,7 +146,7 @@ def real_ids(context: Context, template: str) -> dict:
         "tenant": fixtures.tenant, "kid": fixtures.kid, "client": fixtures.client_id, "user": fixtures.user_id,
         "session": fixtures.session_id, "invitation": fixtures.open_invitation_id,
         "activation": fixtures.device.activation_id, "key": fixtures.helpdesk_key_id, "request": request,
-        "token": fixtures.registration_token_id, "provider": fixtures.identity_provider,
+        "token": fixtures.registration_token_id, "provider": fixtures.identity_provider, "webhook": fixtures.webhook_id,
     }
 
 
@@ -859,7 +859,7 @@ def oidc_batteries(context: Context):
     for template in ("/t/{tenant}/.well-known/openid-configuration", "/t/{tenant}/jwks"):
         cases = [Case(f"tenant is {label}", "GET", fill(template, {"tenant": value.format(token=secrets.token_hex(8))})) for label, value in UNKNOWN_IDS]
         yield Batch(f"GET {template}", "unknown ids", cases)
-    yield Batch("POST /t/{tenant}/token", "spent code", spent, allowed_tables=("grants", "sessions"))
+    yield Batch("POST /t/{tenant}/token", "spent code", spent, allowed_tables=("grants", "sessions", "events"))
 
 
 # MARK: Running

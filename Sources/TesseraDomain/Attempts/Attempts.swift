@@ -320,6 +320,7 @@ public struct Attempts: Sendable {
             return (Approval(response: result), nil)
         }
         try await tx.insertHistory(history)
+        try await Self.recordAnswer(authRequest, outcome: .approved, tx: tx, at: now)
         let userID = authRequest.userID ?? activation.userID
         let user = try await Self.user(userID, known: ownUser, tx: tx)
         let confirmed = (user?.attributes ?? [:]).filter { claims.attrs.contains($0.key) }
@@ -393,7 +394,10 @@ public struct Attempts: Sendable {
                 retried.expiresAt = extended
             }
         }
-        if lock?.isPermanent == true { try await tx.setAuthRequestStatus(id: authRequest.id, status: .locked) }
+        if lock?.isPermanent == true {
+            try await tx.setAuthRequestStatus(id: authRequest.id, status: .locked)
+            try await Self.recordAnswer(authRequest, outcome: .locked, tx: tx, at: Int64(date.timeIntervalSince1970))
+        }
         var failedEntry = history
         failedEntry.outcome = lock?.isPermanent == true ? .locked : .failed
         try await tx.insertHistory(failedEntry)
@@ -412,6 +416,7 @@ public struct Attempts: Sendable {
     {
         let authRequest = attempt.request
         try await tx.setAuthRequestStatus(id: authRequest.id, status: .denied)
+        try await Self.recordAnswer(authRequest, outcome: .failed, tx: tx, at: now)
         try await tx.insertHistory(
             HistoryRecord(
                 id: orderedID(), tenantID: tenant.id, activationID: activation.id, userID: authRequest.userID ?? activation.userID,
@@ -497,6 +502,7 @@ public struct Attempts: Sendable {
                 throw DomainError.requestClaimed("this device has not taken up the request")
             }
             try await tx.setAuthRequestStatus(id: requestID, status: .denied)
+            try await Self.recordAnswer(authRequest, outcome: .denied, tx: tx, at: now)
             _ = try await tx.rotateChallenge(requestID: requestID, expected: authRequest.challenge ?? "", next: nil)
             let service = try await authRequest.serviceID.asyncMap { try await domain.service(id: $0, in: tx) } ?? nil
             try await tx.insertHistory(
@@ -511,6 +517,16 @@ public struct Attempts: Sendable {
     }
 
     // MARK: Shared
+
+    /// A backchannel (CIBA) request's answer, for the webhooks (`ciba.answered`): written in
+    /// the answer's transaction. Other flows record nothing here.
+    static func recordAnswer(_ request: AuthRequestRecord, outcome: AttemptOutcome, tx: StoreTransaction, at now: Int64) async throws {
+        guard request.flow == .ciba else { return }
+        var data = ["request_id": request.id.rawValue, "outcome": outcome.rawValue]
+        if let userID = request.userID { data["user_id"] = userID.rawValue }
+        try await tx.insertEvent(EventRecord(id: "evc_" + orderedID(), tenantID: request.tenantID, type: "ciba.answered", data: data, at: now))
+    }
+
 
     /// The request if it can still be answered (not answered yet and not expired).
     private func pendingRequest(_ id: RequestID, tenant: TenantRecord, tx: StoreTransaction, now: Int64) async throws -> AuthRequestRecord {

@@ -347,6 +347,54 @@ struct AdminAPI: APIProtocol {
         return try await domain.tenant(named: name)
     }
 
+    // MARK: Webhooks
+
+    /// The secret is in this answer only.
+    func createWebhook(_ input: Operations.CreateWebhook.Input) async throws -> Operations.CreateWebhook.Output {
+        let (_, call) = try call()
+        let body = switch input.body { case .json(let body): body }
+        return .created(.init(body: .json(try await domain.webhooks(as: call.caller).create(body, logger: call.logger))))
+    }
+
+    func listWebhooks(_ input: Operations.ListWebhooks.Input) async throws -> Operations.ListWebhooks.Output {
+        let (_, call) = try call()
+        return .ok(.init(body: .json(try await domain.webhooks(as: call.caller).list())))
+    }
+
+    func getWebhook(_ input: Operations.GetWebhook.Input) async throws -> Operations.GetWebhook.Output {
+        let (_, call) = try call()
+        return .ok(.init(body: .json(try await domain.webhooks(as: call.caller).get(input.path.webhook))))
+    }
+
+    func deleteWebhook(_ input: Operations.DeleteWebhook.Input) async throws -> Operations.DeleteWebhook.Output {
+        let (_, call) = try call()
+        try await domain.webhooks(as: call.caller).remove(input.path.webhook, logger: call.logger)
+        return .ok(.init(body: .json(.init(removed: input.path.webhook))))
+    }
+
+    /// The new secret is in this answer only.
+    func rotateWebhookSecret(_ input: Operations.RotateWebhookSecret.Input) async throws -> Operations.RotateWebhookSecret.Output {
+        let (_, call) = try call()
+        return .ok(.init(body: .json(try await domain.webhooks(as: call.caller).rotate(input.path.webhook, logger: call.logger))))
+    }
+
+    func testWebhook(_ input: Operations.TestWebhook.Input) async throws -> Operations.TestWebhook.Output {
+        let (_, call) = try call()
+        return .ok(.init(body: .json(try await domain.webhooks(as: call.caller).test(input.path.webhook))))
+    }
+
+    func enableWebhook(_ input: Operations.EnableWebhook.Input) async throws -> Operations.EnableWebhook.Output {
+        let (_, call) = try call()
+        return .ok(.init(body: .json(try await domain.webhooks(as: call.caller).enable(input.path.webhook, logger: call.logger))))
+    }
+
+    /// Newest first.
+    func listWebhookDeliveries(_ input: Operations.ListWebhookDeliveries.Input) async throws -> Operations.ListWebhookDeliveries.Output {
+        let (_, call) = try call()
+        return .ok(.init(body: .json(try await domain.webhooks(as: call.caller).deliveries(
+            input.path.webhook, limit: try RequestDecoding.limit(input.query.limit, maximum: 1000)))))
+    }
+
     // MARK: Maintenance
 
     /// Row counts per table and the last purge.

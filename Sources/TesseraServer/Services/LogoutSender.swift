@@ -16,6 +16,7 @@ struct LogoutSender: Service {
     let logout: Logout
     /// Where logout tokens may go (the service's address, checked when it is called).
     let outbound: Outbound
+    let metrics: ServerMetrics
     /// Seconds between looks for due notices.
     let interval: Duration
     let logger: Logger
@@ -61,6 +62,7 @@ struct LogoutSender: Service {
             // The error's type only: the token must not reach the log.
             logger.warning("back-channel logout failed", metadata: metadata.merging(["error": "\(type(of: error))"]) { $1 })
         }
+        metrics.outboundFailure(kind: "logout")
         do {
             if try await !logout.failed(delivery) {
                 logger.error("back-channel logout given up", metadata: metadata)

@@ -142,12 +142,21 @@ extension StoreTransaction {
         struct Row: Decodable { let user_id: UserID }
         guard let row = try await first("DELETE FROM activations WHERE id = \(bind: id) RETURNING user_id", as: Row.self) else { return false }
         try await db.raw("DELETE FROM activation_users WHERE activation_id = \(bind: id)").run()
-        try await db.raw("DELETE FROM authentication_history WHERE activation_id = \(bind: id)").run()
+        // Its history goes with it, but for entries the webhooks have yet to hear of: the
+        // dispatcher removes those once it has written their deliveries (`forgetRemovedHistory`).
+        try await db.raw(
+            """
+            DELETE FROM authentication_history WHERE activation_id = \(bind: id)
+                AND (NOT EXISTS (SELECT 1 FROM webhooks)
+                    OR seq <= (SELECT value FROM feed_sequences WHERE name = 'dispatched:authentication_history'))
+            """
+        ).run()
         try await db.raw("DELETE FROM device_token_ids WHERE activation_id = \(bind: id)").run()
         try await removePushTarget(activationID: id)
         try await endSSOSessions(activationID: id)
         try await endSessions(.activation(id), reason: .deviceRemoved, at: now)
         // Sessions from before sessions recorded their device may be this one's: they end too.
+        try await recordSessionEnds(where: "s.user_id = \(bind: row.user_id) AND s.activation_id IS NULL", reason: .deviceRemoved, at: now)
         try await db.raw(
             """
             UPDATE sessions SET ended_at = \(bind: now), end_reason = \(bind: SessionEndReason.deviceRemoved.rawValue)

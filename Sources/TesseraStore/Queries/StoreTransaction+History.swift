@@ -38,6 +38,8 @@ extension StoreTransaction {
 public enum FeedTable: String, Sendable {
     case audit = "audit_log"
     case history = "authentication_history"
+    /// What neither records, for the webhooks (`events`).
+    case events
 }
 
 extension StoreTransaction {

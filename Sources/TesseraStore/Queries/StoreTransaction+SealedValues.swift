@@ -19,6 +19,8 @@ public enum SealedColumn: String, CaseIterable, Sendable {
     case masterKeyCheck = "master_key_check"
     /// `identity_providers.sealed_client_secret`: Tessera's client secrets at external providers.
     case identityProviderSecrets = "identity_provider_secrets"
+    /// `webhooks.sealed_secret`: the secrets webhook deliveries are signed with.
+    case webhookSecrets = "webhook_secrets"
 
     var table: String {
         switch self {
@@ -28,6 +30,7 @@ public enum SealedColumn: String, CaseIterable, Sendable {
         case .notificationTokens: "auth_requests"
         case .masterKeyCheck: "sealed_checks"
         case .identityProviderSecrets: "identity_providers"
+        case .webhookSecrets: "webhooks"
         }
     }
 
@@ -42,6 +45,7 @@ public enum SealedColumn: String, CaseIterable, Sendable {
         case .notificationTokens: "sealed_notification_token"
         case .masterKeyCheck: "sealed"
         case .identityProviderSecrets: "sealed_client_secret"
+        case .webhookSecrets: "sealed_secret"
         }
     }
 }

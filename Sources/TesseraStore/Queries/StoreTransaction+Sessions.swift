@@ -70,12 +70,31 @@ extension StoreTransaction {
                 """
             ).run()
         }
+        try await recordSessionEnds(where: "s.\(ident: scope.column) = \(bind: scope.key)", reason: reason, at: now)
         return try await db.raw(
             """
             UPDATE sessions SET ended_at = \(bind: now), end_reason = \(bind: reason.rawValue)
             WHERE \(ident: scope.column) = \(bind: scope.key) AND ended_at IS NULL RETURNING id
             """
         ).all().count
+    }
+
+    /// A `session.ended` event (for the webhooks) for each live session `condition` (on
+    /// `sessions s`) names, written before they end. The data holds server-made ids only,
+    /// so the JSON is built by the database.
+    func recordSessionEnds(where condition: SQLQueryString, reason: SessionEndReason, at now: Int64) async throws {
+        var query: SQLQueryString = """
+            INSERT INTO events (id, tenant_id, type, data, at)
+            SELECT 'evs_' || s.id, s.tenant_id, 'session.ended',
+                '{"reason":"\(unsafeRaw: reason.rawValue)","service_id":"' || s.service_id || '","session_id":"' || s.id
+                    || '","user_id":"' || s.user_id || '"}',
+                \(bind: now)
+            FROM sessions s WHERE
+            """
+        query += " "
+        query += condition
+        query += " AND s.ended_at IS NULL ON CONFLICT (id) DO NOTHING"
+        try await db.raw(query).run()
     }
 
     // MARK: Back-channel logout notices

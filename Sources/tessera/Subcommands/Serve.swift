@@ -59,6 +59,11 @@ struct Serve: AsyncParsableCommand {
     var backchannelInterval: Int?
     @Option(help: "Seconds between purges of expired and spent data on this node (default 3600; 0 = never; the first runs one interval after the start).")
     var purgeInterval: Int?
+    @Option(
+        help: ArgumentHelp(
+            "Seconds a webhook delivery may keep failing before its hook is disabled (default 259200, three days).",
+            discussion: "Failed deliveries are tried again after 1, 2, 4 … seconds, doubling to an hour; a hook disabled so keeps what it misses until it is enabled again (POST /admin/webhooks/{id}/enable)."))
+    var deliveryMaxAge: Int?
     @Option(help: "Push gateway URL for devices registered with kind webhook.") var pushWebhook: String?
     @Option(help: "Bearer token sent to the push gateway.") var pushWebhookToken: String?
     @Option(help: "A file holding the push gateway's bearer token.") var pushWebhookTokenFile: String?
@@ -99,7 +104,7 @@ struct Serve: AsyncParsableCommand {
         "purge_interval", "push_webhook", "push_webhook_token", "push_webhook_token_file", "apns_key_file", "apns_key_id", "apns_team_id",
         "apns_topic", "apns_server", "apns_trust_roots", "metrics_token", "metrics_token_file", "admin_token", "admin_token_file",
         "idle_timeout", "rate_limit_per_address", "rate_limit_per_client", "long_polls_per_device", "long_polls_per_address",
-        "long_polls_per_node", "trusted_proxy",
+        "long_polls_per_node", "trusted_proxy", "delivery_max_age",
     ]
 
     /// The server's configuration from the flags, the environment, the file and the
@@ -134,6 +139,7 @@ struct Serve: AsyncParsableCommand {
         let privateOutbound = try settings.bool("allow_private_outbound", flag: allowPrivateOutbound)
         let backchannel = try settings.int("backchannel_interval", flag: backchannelInterval, default: 5, in: 1...60)
         let purge = try settings.int("purge_interval", flag: purgeInterval, default: 3_600, in: 60...86_400, zeroMeans: "never")
+        let deliveryAge = try settings.int("delivery_max_age", flag: deliveryMaxAge, default: 259_200, in: 60...2_592_000)
         let webhook = try settings.string("push_webhook", flag: pushWebhook)
         if let webhook {
             let url = URLComponents(string: webhook)
@@ -184,6 +190,7 @@ struct Serve: AsyncParsableCommand {
         configuration.allowPrivateOutbound = privateOutbound
         configuration.webAuthnRelyingPartyID = rpID?.lowercased()
         configuration.metricsToken = metricsToken
+        configuration.deliveryMaxAge = deliveryAge
         return (configuration, level)
     }
 
