@@ -176,6 +176,27 @@ struct WebhookTests {
             #expect(try await scoped.post("/admin/webhooks", ["url": receiver.url("x"), "events": ["*"], "tenant": ours.tenant]).status == 404)
             #expect(try await scoped.post("/admin/webhooks", ["url": receiver.url("x"), "events": ["*"]]).status == 201, "its own tenant's by default")
 
+            // The command line: add, list, test, deliveries, remove.
+            let environment = ["TESSERA_SERVER": server.baseURL, "TESSERA_ADMIN_TOKEN": server.adminToken]
+            let added = try await Program.run(
+                tesseraBinary, ["admin", "webhook", "add", "--url", receiver.url("cli"), "--events", "webhook.test,audit.*", "--tenant", ours.tenant],
+                environment: environment)
+            #expect(added.status == 1 && added.errors.contains("webhook.test"), "webhook.test is no event to subscribe to: \(added.output)\(added.errors)")
+            let cli = try await Program.run(
+                tesseraBinary, ["admin", "webhook", "add", "--url", receiver.url("cli"), "--events", "audit.*", "--tenant", ours.tenant],
+                environment: environment)
+            #expect(cli.status == 0, "\(cli.errors)")
+            let cliID = try #require(cli.output.split(separator: "\n").first { $0.hasPrefix("id: ") }.map { String($0.dropFirst(4)) })
+            let cliSecret = try #require(cli.output.split(separator: "\n").first { $0.hasPrefix("secret: whsec_") }.map { String($0.dropFirst(8)) })
+            try receiver.secret("cli", cliSecret)
+            let listed = try await Program.run(tesseraBinary, ["admin", "webhook", "list"], environment: environment)
+            #expect(listed.output.contains(cliID) && listed.output.contains(receiver.url("cli")) && !listed.output.contains("whsec_"))
+            #expect(try await Program.run(tesseraBinary, ["admin", "webhook", "test", cliID], environment: environment).output.hasPrefix("delivery: msg_"))
+            _ = try await receiver.wait("cli") { $0.contains { $0["type"] as? String == "webhook.test" } }
+            let log = try await Program.run(tesseraBinary, ["admin", "webhook", "deliveries", cliID], environment: environment)
+            #expect(log.output.contains("webhook.test") && log.output.contains("delivered"), "\(log.output)")
+            #expect(try await Program.run(tesseraBinary, ["admin", "webhook", "remove", cliID], environment: environment).output == "removed: \(cliID)\n")
+
             // Removed: nothing more arrives.
             #expect(try await admin.send("DELETE", "/admin/webhooks/\(hookID)").status == 200)
             #expect(try await admin.get("/admin/webhooks/\(hookID)").status == 404)

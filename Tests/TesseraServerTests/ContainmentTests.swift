@@ -208,7 +208,9 @@ struct ContainmentTests {
                 "/console/tenants/{tenant}/users/{user}/security-keys/{key}/remove": ("support", false),
                 "/console/tenants/{tenant}/keys": ("manage", false), "/console/tenants/{tenant}/keys/{kid}/activate": ("manage", false),
                 "/console/tenants/{tenant}/keys/{kid}/retire": ("manage", false), "/console/keys": ("manage", false),
-                "/console/keys/{key}/revoke": ("manage", false),
+                "/console/keys/{key}/revoke": ("manage", false), "/console/webhooks": ("manage", false),
+                "/console/webhooks/{webhook}/test": ("manage", false), "/console/webhooks/{webhook}/enable": ("manage", false),
+                "/console/webhooks/{webhook}/remove": ("manage", false),
             ]
             let forms = routes.filter { $0.hasPrefix("POST /console") }.map { String($0.dropFirst(5)) }
                 .filter { $0 != "/console/logout" }

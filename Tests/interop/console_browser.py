@@ -234,6 +234,28 @@ try:
                    "activation.revoke"]:
         check(action in actions, f"the audit log lacks {action}: {actions}")
 
+    # Webhooks: one added (its signing secret shown once), sent a test, removed.
+    driver.get(f"{BASE}/console/webhooks")
+    fill("webhook-url", "http://127.0.0.1:9/hook")
+    fill("webhook-events", "audit.*, login.failed")
+    submit(driver.find_element(By.ID, "create-webhook"))
+    check(text("secret").startswith("whsec_"), "no signing secret shown for the new webhook")
+    shot("webhook-secret")
+    driver.find_element(By.ID, "continue").click()
+    wait(lambda: exists("#webhooks tbody tr"), message="the new webhook is not listed")
+    check("audit.*, login.failed" in text("webhooks") and "whsec_" not in driver.page_source, "the webhook's row is wrong")
+    shot("webhooks")
+    submit(driver.find_element(By.CSS_SELECTOR, "#webhooks form.test-webhook"))
+    check("A test event is on its way." in driver.page_source, "the test was not confirmed")
+    submit(driver.find_element(By.CSS_SELECTOR, "#webhooks form.remove-webhook"), confirm=True)
+    check(len(driver.find_elements(By.CSS_SELECTOR, "#webhooks tbody tr")) == 0, "the removed webhook is still listed")
+    # A malformed one is refused beside its field, and nothing is made.
+    fill("webhook-url", "http://127.0.0.1:9/hook")
+    fill("webhook-events", "everything")
+    submit(driver.find_element(By.ID, "create-webhook"))
+    check(exists("#events-error"), "an unknown event was not refused beside its field")
+    check(len(driver.find_elements(By.CSS_SELECTOR, "#webhooks tbody tr")) == 0, "a refused webhook was made")
+
     # Sign out: the session is gone, the console asks to sign in again.
     submit(driver.find_element(By.ID, "sign-out"))
     wait(lambda: driver.current_url.startswith(f"{BASE}/console/sign-in"), message="sign-out did not return to sign-in")

@@ -33,6 +33,11 @@ struct ConsoleRoutes {
         session.get("keys", use: apiKeysPage)
         session.post("keys", use: createAPIKey)
         session.post("keys/:key/revoke", use: revokeAPIKey)
+        session.get("webhooks", use: webhooksPage)
+        session.post("webhooks", use: createWebhook)
+        session.post("webhooks/:webhook/test", use: testWebhook)
+        session.post("webhooks/:webhook/enable", use: enableWebhook)
+        session.post("webhooks/:webhook/remove", use: removeWebhook)
         // A tenant's pages: the tenant as the operator may see it.
         let tenant = session.group("tenants/:tenant").add(middleware: ConsoleTenant(domain: domain))
         tenant.get(use: tenantPage)
@@ -666,7 +671,7 @@ struct ConsoleRoutes {
     }
 
     @Sendable func enableUser(_ request: Request, context: TesseraRequestContext) async throws -> Response {
-        try await userChange(request, context: context, .manage, done: "enabled") { administration, tenant, _ in
+        try await userChange(request, context: context, .manage, done: "webhook-enabled") { administration, tenant, _ in
             return UserID(try await administration.setDisabled(false, user: context.parameters.id("user"), tenant: tenant, logger: context.logger).id)
         }
     }
@@ -822,6 +827,89 @@ struct ConsoleRoutes {
                     address: $0.sourceAddress ?? "—", userAgent: $0.userAgent, requestID: $0.httpRequestId)
             })
         return pages.render("audit", title: "Audit log", page: page, layout: layout(current), problem: problem)
+    }
+
+    // MARK: Webhooks
+
+    /// The webhooks as the operator may manage them (admins only, as in the API).
+    func webhooks(_ current: WebSessions.Current) throws -> Webhooks {
+        guard let caller = current.caller else { throw DomainError(.forbidden, .accessDenied, "not an operator") }
+        do {
+            try caller.check(.manage)
+        } catch let error as DomainError {
+            throw BrowserError(status: .forbidden, title: "Not allowed", message: error.message)
+        }
+        return domain.webhooks(as: caller)
+    }
+
+    func renderWebhooks(_ current: WebSessions.Current, problem: FormProblem? = nil, input: [String: String] = [:], notice: String? = nil)
+        async throws -> Response
+    {
+        let hooks = try await webhooks(current).list().webhooks
+        let tenants = try await administration(current, .read).listTenants()
+        let page = ConsoleViews.Webhooks(
+            hooks: hooks.map {
+                .init(
+                    id: $0.id, url: $0.url, events: $0.events.joined(separator: ", "), tenant: $0.tenant ?? "every tenant",
+                    state: $0.disabledAt.map { "disabled \(WebPages.time($0))" } ?? "enabled", reason: $0.disabledReason,
+                    disabled: $0.disabledAt != nil, waiting: $0.waiting, created: WebPages.time($0.createdAt))
+            },
+            tenants: tenants.map { .init(name: $0.name) }, all: current.caller?.tenantID == nil, values: input)
+        return pages.render("webhooks", title: "Webhooks", page: page, layout: layout(current, notice: notice), problem: problem)
+    }
+
+    @Sendable func webhooksPage(_ request: Request, context: TesseraRequestContext) async throws -> Response {
+        try await renderWebhooks(try context.requireWebSession(), notice: WebPages.notice(request))
+    }
+
+    /// Shows the secret once, as the API does.
+    @Sendable func createWebhook(_ request: Request, context: TesseraRequestContext) async throws -> Response {
+        let current = try context.requireWebSession()
+        let form = try context.requireForm()
+        let hooks = try webhooks(current)
+        let created: Components.Schemas.Webhook
+        do {
+            let events = (form["events"] ?? "").split(whereSeparator: { $0 == "," || $0 == " " }).map(String.init)
+            let tenant = form["tenant"].flatMap { $0.isEmpty ? nil : $0 }
+            created = try await hooks.create(.init(url: form["url"] ?? "", events: events, tenant: tenant), logger: context.logger)
+        } catch {
+            guard let problem = FormProblem(error, fields: ["url", "events", "tenant"]) else { throw error }
+            return try await renderWebhooks(current, problem: problem, input: form)
+        }
+        return pages.render(
+            "once", title: "Webhook",
+            page: ConsoleViews.Once(
+                heading: "Webhook \(created.id)", text: "The receiver verifies each delivery's webhook-signature with this secret.",
+                label: "Signing secret", value: created.secret ?? "", back: "/console/webhooks",
+                kept: "the server keeps it sealed with its master key, to sign with"),
+            layout: layout(current), status: .created)
+    }
+
+    @Sendable func testWebhook(_ request: Request, context: TesseraRequestContext) async throws -> Response {
+        try await webhookAction(request, context: context, done: "webhook-tested") { hooks, id in _ = try await hooks.test(id) }
+    }
+
+    @Sendable func enableWebhook(_ request: Request, context: TesseraRequestContext) async throws -> Response {
+        try await webhookAction(request, context: context, done: "webhook-enabled") { hooks, id in _ = try await hooks.enable(id, logger: context.logger) }
+    }
+
+    @Sendable func removeWebhook(_ request: Request, context: TesseraRequestContext) async throws -> Response {
+        try await webhookAction(request, context: context, done: "webhook-removed") { hooks, id in try await hooks.remove(id, logger: context.logger) }
+    }
+
+    /// Does `action` on the hook the path names, then shows the list again.
+    func webhookAction(
+        _ request: Request, context: TesseraRequestContext, done: String, _ action: (Webhooks, String) async throws -> Void
+    ) async throws -> Response {
+        let current = try context.requireWebSession()
+        let hooks = try webhooks(current)
+        do {
+            try await action(hooks, context.parameters.get("webhook") ?? "")
+        } catch {
+            guard let problem = FormProblem(error, fields: []) else { throw error }
+            return try await renderWebhooks(current, problem: problem)
+        }
+        throw WebRedirect(location: "/console/webhooks?done=\(done)")
     }
 
     // MARK: Admin API keys

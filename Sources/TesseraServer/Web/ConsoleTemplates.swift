@@ -5,7 +5,7 @@ enum ConsoleTemplates {
     static let all: [String: String] = [
         "layout": layout, "csrf": csrf, "field": field, "signin": signIn, "message": message, "dashboard": dashboard,
         "tenants": tenants, "tenant": tenant, "services": services, "service": service, "servicefields": serviceFields, "once": once, "users": users,
-        "user": user, "invitation": invitation, "audit": audit, "signingkeys": signingKeys, "apikeys": apiKeys, "account": account,
+        "user": user, "invitation": invitation, "audit": audit, "signingkeys": signingKeys, "apikeys": apiKeys, "webhooks": webhooks, "account": account,
     ]
 
     static let layout = """
@@ -15,7 +15,7 @@ enum ConsoleTemplates {
         <body class="{{#wide}}wide{{/wide}}"><a class="skip" href="#main">Skip to content</a>
         {{#console}}<header class="top"><nav aria-label="Console">
         <a href="/console" id="nav-dashboard">Dashboard</a><a href="/console/tenants" id="nav-tenants">Tenants</a>
-        <a href="/console/audit" id="nav-audit">Audit log</a>{{#manage}}<a href="/console/keys" id="nav-keys">API keys</a>{{/manage}}
+        <a href="/console/audit" id="nav-audit">Audit log</a>{{#manage}}<a href="/console/keys" id="nav-keys">API keys</a><a href="/console/webhooks" id="nav-webhooks">Webhooks</a>{{/manage}}
         <span class="who">{{who}} ({{role}}{{#scope}}, {{scope}}{{/scope}})</span>
         <form method="post" action="/console/logout" class="inline" id="sign-out">{{>csrf}}<button class="quiet">Sign out</button></form>
         </nav></header>{{/console}}
@@ -140,7 +140,7 @@ enum ConsoleTemplates {
         <p>{{text}}</p>
         <p class="once"><label for="secret">{{label}}</label><code id="secret">{{value}}</code></p>
         {{#extra}}<p>{{extraLabel}}: <code id="extra">{{extra}}</code></p>{{/extra}}
-        <p class="muted">It is shown this once: the server keeps only its digest.</p>
+        <p class="muted">It is shown this once: {{kept}}.</p>
         <p><a class="button" href="{{back}}" id="continue">Continue</a></p>
         """
 
@@ -203,7 +203,7 @@ enum ConsoleTemplates {
         <p>Scan this code with the Tessera app on the new device (or open the link on it) before {{expires}}.</p>
         <div class="qr" id="invitation-qr">{{{qr}}}</div>
         <p class="once"><label for="invitation-url">Activation link</label><code id="invitation-url">{{url}}</code></p>
-        <p class="muted">It is shown this once: the server keeps only its digest.</p>
+        <p class="muted">It is shown this once: {{kept}}.</p>
         <p><a class="button" href="{{back}}" id="continue">Back to the user</a></p>
         """
 
@@ -245,6 +245,23 @@ enum ConsoleTemplates {
         <div><label for="key-role">Role</label><select id="key-role" name="role"><option value="admin">admin</option><option value="helpdesk">helpdesk</option><option value="auditor">auditor</option></select></div>
         <div><label for="key-tenant">Tenant</label><select id="key-tenant" name="tenant">{{#all}}<option value="">Every tenant</option>{{/all}}{{#tenants}}<option value="{{name}}">{{name}}</option>{{/tenants}}</select>{{#errors.tenant}}{{>field}}{{/errors.tenant}}</div>
         <button>Create key</button></form>
+        """
+
+    static let webhooks = """
+        <h1>Webhooks</h1>
+        <p>Each hook gets the events it names, signed as the Standard Webhooks specification says, in order and at least once. A hook whose deliveries keep failing past the maximum age is disabled; enabling it sends what it missed.</p>
+        <div class="table"><table id="webhooks"><thead><tr><th scope="col">URL</th><th scope="col">Events</th><th scope="col">Tenant</th><th scope="col">State</th><th scope="col">Waiting</th><th scope="col">Created</th><th scope="col">Actions</th></tr></thead><tbody>
+        {{#hooks}}<tr id="webhook-{{id}}"><td><code>{{url}}</code></td><td>{{events}}</td><td>{{tenant}}</td><td class="state">{{state}}{{#reason}}<br><small>{{reason}}</small>{{/reason}}</td><td class="waiting">{{waiting}}</td><td>{{created}}</td><td>
+        <form method="post" action="/console/webhooks/{{id}}/test" class="inline test-webhook">{{>csrf}}<button>Send a test</button></form>
+        {{#disabled}}<form method="post" action="/console/webhooks/{{id}}/enable" class="inline enable-webhook">{{>csrf}}<button>Enable</button></form>{{/disabled}}
+        <form method="post" action="/console/webhooks/{{id}}/remove" class="inline remove-webhook" data-confirm="Remove this webhook and what waits for it?">{{>csrf}}<button class="danger">Remove</button></form></td></tr>{{/hooks}}
+        </tbody></table></div>
+        <h2>New webhook</h2>
+        <form method="post" action="/console/webhooks" class="stack" id="create-webhook">{{>csrf}}
+        <div><label for="webhook-url">URL</label><input id="webhook-url" name="url" type="url" required maxlength="2048" value="{{values.url}}" aria-describedby="url-error">{{#errors.url}}{{>field}}{{/errors.url}}</div>
+        <div><label for="webhook-events">Events</label><input id="webhook-events" name="events" required maxlength="2000" value="{{values.events}}" placeholder="audit.*, login.failed, login.locked" aria-describedby="events-error events-help"><small id="events-help">audit.ACTION or audit.*, login.succeeded, login.failed, login.locked or login.*, ciba.answered, session.ended, or * for all; separated by commas</small>{{#errors.events}}{{>field}}{{/errors.events}}</div>
+        <div><label for="webhook-tenant">Tenant</label><select id="webhook-tenant" name="tenant">{{#all}}<option value="">Every tenant</option>{{/all}}{{#tenants}}<option value="{{name}}">{{name}}</option>{{/tenants}}</select>{{#errors.tenant}}{{>field}}{{/errors.tenant}}</div>
+        <button>Add webhook</button></form>
         """
 
     static let account = """

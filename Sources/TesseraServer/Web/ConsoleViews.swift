@@ -67,6 +67,8 @@ enum ConsoleViews {
         var extraLabel: String? = nil
         var extra: String? = nil
         let back: String
+        /// What the server keeps of it.
+        var kept = "the server keeps only its digest"
     }
 
     struct Dashboard {
@@ -268,6 +270,27 @@ enum ConsoleViews {
             let name: String
         }
         let keys: [Key]
+        let tenants: [TenantName]
+        let all: Bool
+        let values: [String: String]
+    }
+
+    struct Webhooks {
+        struct Hook {
+            let id: String
+            let url: String
+            let events: String
+            let tenant: String
+            let state: String
+            let reason: String?
+            let disabled: Bool
+            let waiting: Int
+            let created: String
+        }
+        struct TenantName {
+            let name: String
+        }
+        let hooks: [Hook]
         let tenants: [TenantName]
         let all: Bool
         let values: [String: String]

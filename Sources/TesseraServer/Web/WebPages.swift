@@ -98,6 +98,8 @@ struct WebPages: Sendable {
         "enabled": "The user is enabled.", "activated": "The key is active.", "retired": "The key is retired.",
         "rotated": "A new signing key was added.", "removed": "The device is removed.",
         "passkey": "Your passkey is registered.", "key-removed": "The security key is removed: its sessions ended.",
+        "webhook-tested": "A test event is on its way.", "webhook-enabled": "The webhook is enabled: what it missed goes first.",
+        "webhook-removed": "The webhook is removed.",
     ]
 
     static func notice(_ request: Request) -> String? {

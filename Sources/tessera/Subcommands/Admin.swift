@@ -5,10 +5,10 @@ import TesseraCore
 
 struct Admin: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Manage tenants and their signing keys, services, users, invitations, activations, security keys, sessions and external identity providers, read history and the audit log, and keep the data bounded, over the admin API.",
+        abstract: "Manage tenants and their signing keys, services, users, invitations, activations, security keys, sessions, external identity providers and webhooks, read history and the audit log (newest first, or as a feed), and keep the data bounded, over the admin API.",
         subcommands: [
             Tenant.self, Service.self, User.self, Invite.self, Invitation.self, ActivationCommands.self, SecurityKey.self, Session.self, History.self,
-            Audit.self, Feed.self, Stats.self, Purge.self, Key.self, ConsoleUser.self, RegistrationToken.self, IdentityProvider.self,
+            Audit.self, Feed.self, Stats.self, Purge.self, Key.self, Webhook.self, ConsoleUser.self, RegistrationToken.self, IdentityProvider.self,
         ])
 
     struct Tenant: AsyncParsableCommand {

@@ -889,3 +889,117 @@ extension Admin {
         }
     }
 }
+
+extension Admin {
+    /// Webhooks: HTTPS endpoints that get events, signed (Standard Webhooks).
+    struct Webhook: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Webhooks: HTTPS endpoints that get the events of one tenant or of all, signed as Standard Webhooks says.",
+            discussion: """
+                Events: audit.ACTION for every audit action (audit.* for all of them), login.succeeded, login.failed, \
+                login.locked (login.* for the three), ciba.answered, session.ended, or * for all. Each delivery carries \
+                webhook-id, webhook-timestamp and webhook-signature; a hook's deliveries arrive in order, at least once, \
+                and one that keeps failing past --delivery-max-age is disabled until `enable`.
+                """,
+            subcommands: [Add.self, List.self, Remove.self, Rotate.self, Test.self, Enable.self, Deliveries.self])
+
+        struct Add: AsyncParsableCommand {
+            static let configuration = CommandConfiguration(abstract: "Subscribe an endpoint; prints its id and signing secret (shown only this once).")
+            @OptionGroup var options: AdminOptions
+            @Option(help: "The endpoint's https URL.") var url: String
+            @Option(help: "Events, comma separated (e.g. audit.*,login.failed, or *).") var events: String
+            @Option(help: "Only this tenant's events (default: a tenant's key's own tenant; a global key: every tenant's).") var tenant: String?
+
+            func run() async throws {
+                let body = Components.Schemas.CreateWebhook(
+                    url: url, events: events.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }, tenant: tenant)
+                let hook = try await options.calling { api in try await api.createWebhook(body: .json(body)).created.body.json }
+                if options.json { return Output.encodable(hook) }
+                print("id: \(hook.id)")
+                print("secret: \(hook.secret ?? "")")
+            }
+        }
+
+        struct List: AsyncParsableCommand {
+            static let configuration = CommandConfiguration(abstract: "List the webhooks: id, tenant, url, events, state and deliveries waiting.")
+            @OptionGroup var options: AdminOptions
+
+            func run() async throws {
+                let answer = try await options.calling { api in try await api.listWebhooks().ok.body.json }
+                if options.json { return Output.encodable(answer) }
+                for hook in answer.webhooks {
+                    let state = hook.disabledAt.map { "disabled \(Show.date($0))" } ?? "enabled"
+                    print("\(hook.id)\t\(hook.tenant ?? "*")\t\(hook.url)\t\(hook.events.joined(separator: ","))\t\(state)\t\(hook.waiting) waiting")
+                }
+            }
+        }
+
+        struct Remove: AsyncParsableCommand {
+            static let configuration = CommandConfiguration(abstract: "Remove a webhook with what waits for it and its delivery log.")
+            @OptionGroup var options: AdminOptions
+            @Argument(help: "Webhook id (wh_…).") var id: String
+
+            func run() async throws {
+                let answer = try await options.calling { api in try await api.deleteWebhook(path: .init(webhook: id)).ok.body.json }
+                if options.json { return Output.encodable(answer) }
+                print("removed: \(answer.removed)")
+            }
+        }
+
+        struct Rotate: AsyncParsableCommand {
+            static let configuration = CommandConfiguration(abstract: "A new signing secret (shown only this once); the old one stops at once.")
+            @OptionGroup var options: AdminOptions
+            @Argument(help: "Webhook id (wh_…).") var id: String
+
+            func run() async throws {
+                let hook = try await options.calling { api in try await api.rotateWebhookSecret(path: .init(webhook: id)).ok.body.json }
+                if options.json { return Output.encodable(hook) }
+                print("secret: \(hook.secret ?? "")")
+            }
+        }
+
+        struct Test: AsyncParsableCommand {
+            static let configuration = CommandConfiguration(abstract: "Queue a webhook.test event for this hook alone; prints its delivery id.")
+            @OptionGroup var options: AdminOptions
+            @Argument(help: "Webhook id (wh_…).") var id: String
+
+            func run() async throws {
+                let delivery = try await options.calling { api in try await api.testWebhook(path: .init(webhook: id)).ok.body.json }
+                if options.json { return Output.encodable(delivery) }
+                print("delivery: \(delivery.id)")
+            }
+        }
+
+        struct Enable: AsyncParsableCommand {
+            static let configuration = CommandConfiguration(abstract: "Send to a disabled webhook again: what it missed goes first, in order.")
+            @OptionGroup var options: AdminOptions
+            @Argument(help: "Webhook id (wh_…).") var id: String
+
+            func run() async throws {
+                let hook = try await options.calling { api in try await api.enableWebhook(path: .init(webhook: id)).ok.body.json }
+                if options.json { return Output.encodable(hook) }
+                print("enabled: \(hook.id) (\(hook.waiting) waiting)")
+            }
+        }
+
+        struct Deliveries: AsyncParsableCommand {
+            static let configuration = CommandConfiguration(abstract: "A webhook's deliveries, newest first: delivered, failing and waiting.")
+            @OptionGroup var options: AdminOptions
+            @Argument(help: "Webhook id (wh_…).") var id: String
+            @Option(help: "At most this many (1–1000).") var limit = 20
+
+            func run() async throws {
+                let answer = try await options.calling { api in
+                    try await api.listWebhookDeliveries(path: .init(webhook: id), query: .init(limit: limit)).ok.body.json
+                }
+                if options.json { return Output.encodable(answer) }
+                for delivery in answer.deliveries {
+                    let state =
+                        delivery.deliveredAt.map { "delivered \(Show.date($0))" }
+                        ?? "waiting (\(delivery.attempts) attempts\(delivery.lastError.map { ", last: \($0)" } ?? ""))"
+                    print("\(delivery.id)\t\(delivery.event)\t\(Show.date(delivery.createdAt))\t\(state)")
+                }
+            }
+        }
+    }
+}
