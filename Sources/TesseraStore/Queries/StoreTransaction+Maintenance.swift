@@ -32,6 +32,10 @@ public enum PurgeTarget: String, CaseIterable, Sendable {
     case dpopProofs = "dpop_proofs"
     /// Logins at external providers never finished.
     case federationLogins = "federation_logins"
+    /// Webhook deliveries delivered longer ago than the reuse-detection window (the delivery log's week).
+    case webhookDeliveries = "webhook_deliveries"
+    /// Events for the webhooks (session ends, CIBA answers) older than that week.
+    case events
 }
 
 /// The tables `tessera admin stats` counts.
@@ -39,7 +43,7 @@ public let countedTables = [
     "tenants", "signing_keys", "services", "users", "invitations", "activations", "activation_users", "auth_requests",
     "grants", "sessions", "sso_sessions", "device_token_ids", "push_targets", "authentication_history", "audit_log",
     "web_sessions", "security_keys", "webauthn_ceremonies", "logout_notices", "pushed_requests", "dpop_proofs", "registration_tokens",
-    "identity_providers", "federated_identities", "federation_logins",
+    "identity_providers", "federated_identities", "federation_logins", "webhooks", "webhook_deliveries", "events",
 ]
 
 extension StoreTransaction {
@@ -71,6 +75,10 @@ extension StoreTransaction {
             try await deleteBatch(table: "federation_logins", key: "state_digest", where: "expires_at < \(bind: now)", limit: limit)
         case .pushedRequests:
             try await deleteBatch(table: "pushed_requests", key: "digest", where: "expires_at < \(bind: now)", limit: limit)
+        case .webhookDeliveries:
+            try await deleteBatch(table: "webhook_deliveries", key: "id", where: "delivered_at < \(bind: spentBefore)", limit: limit)
+        case .events:
+            try await deleteBatch(table: "events", key: "id", where: "at < \(bind: spentBefore)", limit: limit)
         case .ssoSessions:
             // Keyed by two columns, and never more than one row per device and user: no batches.
             try await db.raw("DELETE FROM sso_sessions WHERE expires_at < \(bind: now) RETURNING 1").all().count
