@@ -459,6 +459,37 @@ extension QRCode {
         return bytes
     }
 
+    /// A PNG image (8-bit grayscale, a quiet zone of four modules), as an e-mail shows it
+    /// inline: written here (zlib's stored blocks, CRC-32, Adler-32) since nothing on the
+    /// server's platforms encodes PNG without a graphics library.
+    public func png(scale: Int = 6) -> [UInt8] {
+        let border = 4
+        let dimension = (size + border * 2) * scale
+        var raw: [UInt8] = []
+        raw.reserveCapacity((dimension + 1) * dimension)
+        for row in 0..<dimension {
+            raw.append(0)  // filter: none
+            let y = row / scale - border
+            for column in 0..<dimension {
+                let x = column / scale - border
+                raw.append((0..<size).contains(x) && (0..<size).contains(y) && modules[y][x] ? 0 : 255)
+            }
+        }
+        var zlib: [UInt8] = [0x78, 0x01]
+        var offset = 0
+        repeat {
+            let length = min(65_535, raw.count - offset)
+            let final: UInt8 = offset + length == raw.count ? 1 : 0
+            zlib += [final, UInt8(length & 0xFF), UInt8(length >> 8), UInt8(~length & 0xFF), UInt8((~length >> 8) & 0xFF)]
+            zlib += raw[offset..<(offset + length)]
+            offset += length
+        } while offset < raw.count
+        zlib += PNG.bigEndian(PNG.adler32(raw))
+        var header = PNG.bigEndian(UInt32(dimension)) + PNG.bigEndian(UInt32(dimension))
+        header += [8, 0, 0, 0, 0]  // 8 bits, grayscale, deflate, no filter method, no interlace
+        return [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] + PNG.chunk("IHDR", header) + PNG.chunk("IDAT", zlib) + PNG.chunk("IEND", [])
+    }
+
     /// The code drawn with Unicode half blocks, for a terminal (dark modules as spaces on
     /// a light background would invert; this draws dark as █).
     public func terminalText() -> String {
@@ -481,5 +512,39 @@ extension QRCode {
             lines.append(line)
         }
         return lines.joined(separator: "\n")
+    }
+}
+
+/// PNG's framing: chunks with their CRC-32 (ISO 3309), and zlib's Adler-32.
+enum PNG {
+    static let crcTable: [UInt32] = (0..<256).map { value in
+        var c = UInt32(value)
+        for _ in 0..<8 { c = c & 1 == 1 ? 0xEDB8_8320 ^ (c >> 1) : c >> 1 }
+        return c
+    }
+
+    static func crc32(_ bytes: some Sequence<UInt8>) -> UInt32 {
+        var c: UInt32 = 0xFFFF_FFFF
+        for byte in bytes { c = crcTable[Int((c ^ UInt32(byte)) & 0xFF)] ^ (c >> 8) }
+        return c ^ 0xFFFF_FFFF
+    }
+
+    static func adler32(_ bytes: [UInt8]) -> UInt32 {
+        var a: UInt32 = 1
+        var b: UInt32 = 0
+        for byte in bytes {
+            a = (a + UInt32(byte)) % 65_521
+            b = (b + a) % 65_521
+        }
+        return b << 16 | a
+    }
+
+    static func bigEndian(_ value: UInt32) -> [UInt8] {
+        [UInt8(value >> 24), UInt8((value >> 16) & 0xFF), UInt8((value >> 8) & 0xFF), UInt8(value & 0xFF)]
+    }
+
+    static func chunk(_ type: String, _ data: [UInt8]) -> [UInt8] {
+        let typed = Array(type.utf8) + data
+        return bigEndian(UInt32(data.count)) + typed + bigEndian(crc32(typed))
     }
 }

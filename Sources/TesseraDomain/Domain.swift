@@ -205,6 +205,10 @@ public struct DomainSettings: Sendable {
     /// Whether targets that tenant admins and clients choose (back-channel logout, CIBA
     /// pings, identity providers) may be loopback, private or link-local addresses.
     public var allowsPrivateOutbound: Bool
+    /// Whether the server sends e-mail (`--smtp-url`): invitations may go by e-mail.
+    public var sendsEmail = false
+    /// Seconds a message to a person may keep failing before it is given up (`--delivery-max-age`).
+    public var messageMaximumAge: Int64 = 259_200
 
     /// The public URL's host, in lower case (the issuer's host).
     public var publicHost: String { OutboundTargets.host(of: publicURL)?.lowercased() ?? "" }

@@ -15,6 +15,7 @@ public enum SealingContext {
     public static func masterKeyCheck(id: String) -> String { "master-key-check:\(id)" }
     public static func identityProviderSecret(id: String) -> String { "identity-provider-secret:\(id)" }
     public static func webhookSecret(id: String) -> String { "webhook-secret:\(id)" }
+    public static func messageContent(id: String) -> String { "message:\(id)" }
 
     /// The context of the value in `column` of the row keyed `rowID`.
     public static func of(_ column: SealedColumn, rowID: String) -> String {
@@ -27,6 +28,7 @@ public enum SealingContext {
         case .masterKeyCheck: masterKeyCheck(id: rowID)
         case .identityProviderSecrets: identityProviderSecret(id: rowID)
         case .webhookSecrets: webhookSecret(id: rowID)
+        case .messageContents: messageContent(id: rowID)
         }
     }
 }

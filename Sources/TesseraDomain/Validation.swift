@@ -19,6 +19,18 @@ public enum Validation {
             && name.trimmingCharacters(in: .whitespaces) == name
     }
 
+    /// An e-mail address a message may go to (`local@domain`, ASCII, no spaces, brackets or
+    /// line breaks, at most 254 characters), or nil.
+    public static func emailAddress(_ text: String) -> String? {
+        let address = text.trimmingCharacters(in: .whitespaces)
+        let parts = address.split(separator: "@", omittingEmptySubsequences: false)
+        guard address.utf8.count <= 254, address.allSatisfy({ $0.isASCII && !$0.isWhitespace }), parts.count == 2,
+            !parts[0].isEmpty, parts[1].contains("."), !parts[1].hasPrefix("."), !parts[1].hasSuffix("."),
+            !address.contains(where: { "<>,;:\\\"()[]".contains($0) })
+        else { return nil }
+        return address
+    }
+
     public static let reservedClaims: Set<String> = [
         "iss", "sub", "aud", "exp", "iat", "nbf", "jti", "auth_time", "nonce", "amr", "acr", "azp", "sid", "at_hash",
         "c_hash", "scope", "client_id",

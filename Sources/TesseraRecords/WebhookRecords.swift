@@ -117,3 +117,52 @@ public struct EventRecord: Codable, Sendable {
         case tenantID = "tenant_id"
     }
 }
+
+/// A message to a person waiting in the outbox (`messages`): its channel (`email`), its
+/// recipient and its sealed content (`MessageContent`), tried until sent or too old.
+public struct MessageRecord: Codable, Sendable {
+    /// Also the e-mail's `Message-ID` (with the server's name): the same on every attempt.
+    public var id: String
+    public var tenantID: TenantID?
+    public var channel: String
+    public var recipient: String
+    public var sealedContent: String
+    public var createdAt: Int64
+    public var attempts: Int
+    public var nextAttemptAt: Int64
+    public var lastError: String?
+
+    public init(id: String, tenantID: TenantID?, channel: String, recipient: String, sealedContent: String, createdAt: Int64) {
+        self.id = id
+        self.tenantID = tenantID
+        self.channel = channel
+        self.recipient = recipient
+        self.sealedContent = sealedContent
+        self.createdAt = createdAt
+        self.attempts = 0
+        self.nextAttemptAt = createdAt
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case id, channel, recipient, attempts
+        case tenantID = "tenant_id"
+        case sealedContent = "sealed_content"
+        case createdAt = "created_at"
+        case nextAttemptAt = "next_attempt_at"
+        case lastError = "last_error"
+    }
+}
+
+/// What a message says, before it is rendered for its channel: a template, its language
+/// and its values (an invitation's link among them: sealed in the outbox).
+public struct MessageContent: Codable, Sendable, Equatable {
+    public var template: String
+    public var language: String
+    public var values: [String: String]
+
+    public init(template: String, language: String, values: [String: String]) {
+        self.template = template
+        self.language = language
+        self.values = values
+    }
+}

@@ -163,6 +163,9 @@ public func buildApplication(
             LogoutSender(
                 logout: state.domain.logout, outbound: Outbound(state.domain, maximumBody: 64 * 1024), metrics: state.metrics,
                 interval: .seconds(1), logger: logger),
+            MessageSender(
+                messages: state.domain.messages, smtp: configuration.smtp.map { SMTPClient(settings: $0) }, metrics: state.metrics,
+                interval: configuration.deliveryInterval, logger: logger),
             WebhookSender(
                 outbox: state.domain.webhookOutbox(maximumAge: Int64(configuration.deliveryMaxAge)),
                 outbound: Outbound(state.domain, maximumBody: 64 * 1024), metrics: state.metrics, interval: configuration.deliveryInterval,

@@ -55,6 +55,8 @@ public struct ServerConfiguration: Sendable {
     public var metricsToken: String?
     /// Seconds a webhook delivery may keep failing before its hook is disabled (`--delivery-max-age`).
     public var deliveryMaxAge = 259_200
+    /// Where e-mail goes (`--smtp-url` and its fellows); nil: the server sends none.
+    public var smtp: SMTPSettings?
     /// Seconds between the webhook sender's looks at the outbox.
     public var deliveryInterval: Duration = .seconds(1)
 

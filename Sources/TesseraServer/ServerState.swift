@@ -42,12 +42,15 @@ struct ServerState: Sendable {
         let pings = PingSender(
             box: box, outbound: Outbound(allowsPrivate: configuration.allowsPrivateOutbound, maximumBody: 64 * 1024), work: background)
         self.pings = pings
+        var settings = DomainSettings(
+            publicURL: configuration.publicURL, requestLifetime: Int64(configuration.requestLifetime),
+            invitationLifetime: Int64(configuration.invitationLifetime), backchannelInterval: configuration.backchannelInterval,
+            relyingPartyID: configuration.webAuthnRelyingPartyID, allowsPrivateOutbound: configuration.allowsPrivateOutbound)
+        settings.sendsEmail = configuration.smtp != nil
+        settings.messageMaximumAge = Int64(configuration.deliveryMaxAge)
         domain = Domain(
             store: store, box: box,
-            settings: DomainSettings(
-                publicURL: configuration.publicURL, requestLifetime: Int64(configuration.requestLifetime),
-                invitationLifetime: Int64(configuration.invitationLifetime), backchannelInterval: configuration.backchannelInterval,
-                relyingPartyID: configuration.webAuthnRelyingPartyID, allowsPrivateOutbound: configuration.allowsPrivateOutbound),
+            settings: settings,
             notifier: EdgeNotifier(
                 store: store, box: box, events: events, pusher: pusher,
                 pings: pings, background: background), now: now)

@@ -710,6 +710,25 @@ enum Schema {
                 ('dispatched:audit_log', 0), ('dispatched:authentication_history', 0), ('dispatched:events', 0)
             """,
         ]),
+        // The outbox of messages to people (e-mailed invitations): written in the
+        // transaction of what they tell, sealed (an invitation's link is a secret), sent and
+        // removed by every node's message sender.
+        Migration(25, compatibleFrom: 21, [
+            """
+            CREATE TABLE messages (
+                id TEXT PRIMARY KEY,
+                tenant_id TEXT,
+                channel TEXT NOT NULL,
+                recipient TEXT NOT NULL,
+                sealed_content TEXT NOT NULL,
+                created_at BIGINT NOT NULL,
+                attempts INTEGER NOT NULL,
+                next_attempt_at BIGINT NOT NULL,
+                last_error TEXT
+            )
+            """,
+            "CREATE INDEX messages_due ON messages (next_attempt_at)",
+        ]),
     ]
 
     /// Sets `android_apps_host_wide` for the tenants whose Android apps (without a link

@@ -96,7 +96,7 @@ public struct Scenario: Sendable {
         let invitation = try await Self.calling {
             try await api.invite(path: .init(tenant: tenant), body: .json(.init(username: username, ttlSeconds: ttl))).created.body.json
         }
-        guard let url = URL(string: invitation.url) else { throw TestSupportError("invite: no URL in \(invitation)") }
+        guard let url = invitation.url.flatMap(URL.init(string:)) else { throw TestSupportError("invite: no URL in \(invitation)") }
         return url
     }
 

@@ -5,9 +5,9 @@ import TesseraTestSupport
 /// Decodes QR codes with `zbarimg` (Debian's zbar-tools), an implementation that owes
 /// nothing to Tessera's encoder.
 public enum ZBar {
-    /// Runs `zbarimg` on a PGM image and returns the decoded text.
-    public static func decode(_ pgm: [UInt8]) async throws -> String {
-        let file = FileManager.default.temporaryDirectory.appendingPathComponent("qr-\(UUID().uuidString).pgm")
+    /// Runs `zbarimg` on an image (PGM, or PNG with `kind: "png"`) and returns the decoded text.
+    public static func decode(_ pgm: [UInt8], kind: String = "pgm") async throws -> String {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("qr-\(UUID().uuidString).\(kind)")
         try await BlockingWork.run { try Data(pgm).write(to: file) }
         defer { try? FileManager.default.removeItem(at: file) }
         let result = try await Program.run("/usr/bin/env", ["zbarimg", "--quiet", "--raw", "-Sbinary", file.path], timeout: .seconds(60))

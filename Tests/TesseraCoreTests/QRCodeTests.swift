@@ -19,6 +19,13 @@ struct QRCodeTests {
         #expect(decoded == text)
     }
 
+    @Test("the PNG form (as e-mails show it) round-trips through zbarimg, whose reader checks its CRCs and zlib stream", arguments: samples)
+    func png(text: String) async throws {
+        let image = try QRCode(text).png(scale: 3)
+        #expect(Array(image.prefix(8)) == [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A])
+        #expect(try await ZBar.decode(image, kind: "png") == text)
+    }
+
     @Test("versions grow with the payload and stop at 10")
     func versions() throws {
         #expect(try QRCode("A").version == 1)

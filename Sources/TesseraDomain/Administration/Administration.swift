@@ -102,6 +102,20 @@ public struct Administration: Sendable {
         guard let user = try await domain.store.read({ try await $0.user(tenantID: tenant.id, username: input.username) }) else {
             throw DomainError.notFound("user '\(input.username.prefix(128))'")
         }
+        // By e-mail: to the user's own address, and the link is in no answer.
+        var email: String?
+        if input.deliver == .email {
+            guard domain.settings.sendsEmail else {
+                throw DomainError.invalidRequest("deliver email: this server sends no e-mail (it has no --smtp-url)")
+            }
+            guard let address = user.attributes["email"], !address.isEmpty else {
+                throw DomainError.invalidRequest("deliver email: user '\(user.username.prefix(128))' has no email attribute")
+            }
+            guard let valid = Validation.emailAddress(address) else {
+                throw DomainError.invalidRequest("deliver email: the email attribute of user '\(user.username.prefix(128))' is not an address")
+            }
+            email = valid
+        }
         let code = Secrets.randomToken()
         let now = domain.now()
         let expiresAt = now.addingTimeInterval(lifetime)
@@ -109,15 +123,30 @@ public struct Administration: Sendable {
             id: Secrets.identifier(byteCount: 12), tenantID: tenant.id, userID: user.id, codeDigest: Secrets.digest(code),
             pinSalt: Secrets.randomToken(byteCount: 16), expiresAt: Int64(expiresAt.timeIntervalSince1970), usedAt: nil,
             createdAt: Int64(now.timeIntervalSince1970))
+        let url = "\(domain.issuer(forTenantNamed: tenant.name))/activate?code=\(code)"
         try await domain.store.transaction { tx in
             try await tx.insertInvitation(record)
+            var details = ["username": user.username, "invitation_id": record.id]
+            if let email {
+                details["deliver"] = "email"
+                try await Messages.enqueue(
+                    tx, domain: domain, tenantID: tenant.id, channel: .email, recipient: email,
+                    content: MessageContent(
+                        template: "invitation", language: "en",
+                        values: [
+                            "link": url, "username": user.username, "tenant": tenant.name,
+                            "expires_at": String(Int64(expiresAt.timeIntervalSince1970)),
+                        ]),
+                    at: record.createdAt)
+            }
             try await Audit.record(
-                tx, tenantID: tenant.id, actor: caller.actor, action: .invitationCreate, target: user.id.rawValue,
-                details: ["username": user.username, "invitation_id": record.id], at: record.createdAt)
+                tx, tenantID: tenant.id, actor: caller.actor, action: .invitationCreate, target: user.id.rawValue, details: details,
+                at: record.createdAt)
         }
-        logger.info("invitation created", metadata: ["tenant": "\(tenant.name)", "user_id": "\(user.id)"])
-        let url = "\(domain.issuer(forTenantNamed: tenant.name))/activate?code=\(code)"
-        return Components.Schemas.Invitation(url: url, username: user.username, expiresAt: expiresAt.timeIntervalSince1970)
+        logger.info("invitation created", metadata: ["tenant": "\(tenant.name)", "user_id": "\(user.id)", "deliver": "\(email == nil ? "link" : "email")"])
+        return Components.Schemas.Invitation(
+            url: email == nil ? url : nil, username: user.username, expiresAt: expiresAt.timeIntervalSince1970,
+            deliver: email == nil ? .link : .email, email: email)
     }
 
     // MARK: Activations

@@ -368,7 +368,8 @@ public struct WebSessions: Sendable {
                 details: ["username": username, "role": role.rawValue, "tenant": scopeTenant?.name ?? "*"], at: now)
         }
         let invitation = try await administration.invite(.init(username: username, ttlSeconds: nil), tenant: tenant, logger: logger)
-        return .init(username: username, role: role.rawValue, tenant: scopeTenant?.name, url: invitation.url, expiresAt: invitation.expiresAt)
+        guard let url = invitation.url else { throw DomainError(.internal, .serverError, "an operator's invitation came without its link") }
+        return .init(username: username, role: role.rawValue, tenant: scopeTenant?.name, url: url, expiresAt: invitation.expiresAt)
     }
 }
 

@@ -696,11 +696,12 @@ struct ConsoleRoutes {
             guard let problem = FormProblem(error, fields: []) else { throw error }
             return try await renderUser(current, tenant: tenant, id: id, problem: problem)
         }
+        let url = invitation.url ?? ""
         return pages.render(
             "invitation", title: "Invitation",
             page: ConsoleViews.Invitation(
-                username: invitation.username, url: invitation.url, expires: WebPages.time(invitation.expiresAt),
-                qr: (try? QRCode(invitation.url).svg(moduleSize: 5)) ?? "", back: "/console/tenants/\(tenant.name)/users/\(id)"),
+                username: invitation.username, url: url, expires: WebPages.time(invitation.expiresAt),
+                qr: (try? QRCode(url).svg(moduleSize: 5)) ?? "", back: "/console/tenants/\(tenant.name)/users/\(id)"),
             layout: layout(current), status: .created)
     }
 

@@ -43,7 +43,7 @@ public let countedTables = [
     "tenants", "signing_keys", "services", "users", "invitations", "activations", "activation_users", "auth_requests",
     "grants", "sessions", "sso_sessions", "device_token_ids", "push_targets", "authentication_history", "audit_log",
     "web_sessions", "security_keys", "webauthn_ceremonies", "logout_notices", "pushed_requests", "dpop_proofs", "registration_tokens",
-    "identity_providers", "federated_identities", "federation_logins", "webhooks", "webhook_deliveries", "events",
+    "identity_providers", "federated_identities", "federation_logins", "webhooks", "webhook_deliveries", "events", "messages",
 ]
 
 extension StoreTransaction {

@@ -21,6 +21,8 @@ public enum SealedColumn: String, CaseIterable, Sendable {
     case identityProviderSecrets = "identity_provider_secrets"
     /// `webhooks.sealed_secret`: the secrets webhook deliveries are signed with.
     case webhookSecrets = "webhook_secrets"
+    /// `messages.sealed_content`: what the outbox's messages say (invitation links among it).
+    case messageContents = "message_contents"
 
     var table: String {
         switch self {
@@ -31,6 +33,7 @@ public enum SealedColumn: String, CaseIterable, Sendable {
         case .masterKeyCheck: "sealed_checks"
         case .identityProviderSecrets: "identity_providers"
         case .webhookSecrets: "webhooks"
+        case .messageContents: "messages"
         }
     }
 
@@ -46,6 +49,7 @@ public enum SealedColumn: String, CaseIterable, Sendable {
         case .masterKeyCheck: "sealed"
         case .identityProviderSecrets: "sealed_client_secret"
         case .webhookSecrets: "sealed_secret"
+        case .messageContents: "sealed_content"
         }
     }
 }

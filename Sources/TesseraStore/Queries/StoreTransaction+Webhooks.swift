@@ -170,6 +170,7 @@ extension StoreTransaction {
     public func outboxWaiting() async throws -> [String: Int] {
         [
             "webhook": try await waitingDeliveries(),
+            "email": try await db.raw("SELECT COUNT(*) AS n FROM messages WHERE channel = 'email'").first(decodingColumn: "n", as: Int.self) ?? 0,
             "logout": try await db.raw("SELECT COUNT(*) AS n FROM logout_notices").first(decodingColumn: "n", as: Int.self) ?? 0,
         ]
     }
@@ -182,6 +183,43 @@ extension StoreTransaction {
             DELETE FROM authentication_history WHERE seq <= \(bind: seq)
                 AND NOT EXISTS (SELECT 1 FROM activations a WHERE a.id = authentication_history.activation_id)
             """
+        ).run()
+    }
+
+    // MARK: Messages to people
+
+    public func insertMessage(_ message: MessageRecord) async throws { try await insert("messages", message) }
+
+    /// Up to `limit` messages due, each taken for `lease` seconds (its attempt counted), as the logout notices are.
+    public func takeDueMessages(now: Int64, lease: Int64, limit: Int) async throws -> [MessageRecord] {
+        let due = try await all(
+            "SELECT * FROM messages WHERE next_attempt_at <= \(bind: now) ORDER BY next_attempt_at, id LIMIT \(bind: limit)",
+            as: MessageRecord.self)
+        var taken: [MessageRecord] = []
+        for message in due {
+            let rows = try await db.raw(
+                """
+                UPDATE messages SET next_attempt_at = \(bind: now + lease), attempts = attempts + 1
+                WHERE id = \(bind: message.id) AND next_attempt_at = \(bind: message.nextAttemptAt) RETURNING id
+                """
+            ).all()
+            if rows.count == 1 {
+                var mine = message
+                mine.attempts += 1
+                taken.append(mine)
+            }
+        }
+        return taken
+    }
+
+    /// Sent (or given up): the message leaves the outbox.
+    public func deleteMessage(id: String) async throws {
+        try await db.raw("DELETE FROM messages WHERE id = \(bind: id)").run()
+    }
+
+    public func postponeMessage(id: String, until next: Int64, error: String) async throws {
+        try await db.raw(
+            "UPDATE messages SET next_attempt_at = \(bind: next), last_error = \(bind: String(error.prefix(200))) WHERE id = \(bind: id)"
         ).run()
     }
 }

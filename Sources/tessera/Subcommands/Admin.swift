@@ -193,14 +193,25 @@ struct Admin: AsyncParsableCommand {
         @Option(help: "Tenant name.") var tenant: String
         @Option(help: "Username.") var username: String
         @Option(help: "Lifetime in seconds (default 7 days).") var ttl: Int?
+        @Option(
+            help: ArgumentHelp(
+                "link (default): print the activation link; email: send it to the user's email attribute, with its QR code.",
+                discussion: "An e-mailed link is printed nowhere, so whoever invites cannot activate as the user. Needs the server's --smtp-url."))
+        var deliver: String?
+
+        func validate() throws {
+            if let deliver { _ = try documented(deliver, option: "--deliver") as Components.Schemas.CreateInvitation.DeliverPayload }
+        }
 
         func run() async throws {
-            let body = Components.Schemas.CreateInvitation(username: username, ttlSeconds: ttl)
+            let body = Components.Schemas.CreateInvitation(
+                username: username, ttlSeconds: ttl, deliver: try deliver.map { try documented($0, option: "--deliver") })
             let invitation = try await options.calling { api in
                 try await api.invite(path: .init(tenant: tenant), body: .json(body)).created.body.json
             }
             if options.json { return Output.encodable(invitation) }
-            print("url: \(invitation.url)")
+            if let url = invitation.url { print("url: \(url)") }
+            if let email = invitation.email { print("sent to: \(email)") }
             print("expires_at: \(Show.date(invitation.expiresAt))")
         }
     }

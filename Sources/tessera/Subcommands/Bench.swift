@@ -128,7 +128,7 @@ struct Bench: AsyncParsableCommand {
                         _ = try await api.createUser(path: .init(tenant: tenant), body: .json(.init(username: username))).created
                         return try await api.invite(path: .init(tenant: tenant), body: .json(.init(username: username))).created.body.json
                     }
-                    guard let link = URL(string: invitation.url) else { throw CLIError("no invitation url") }
+                    guard let link = invitation.url.flatMap(URL.init(string:)) else { throw CLIError("no invitation url") }
                     let store = MemoryKeyStore()
                     let personalizer = Personalizer(keyStore: store, transport: transport, biometrics: FixedBiometrics())
                     _ = try await personalizer.activate(url: link, pin: "2468", alias: nil, enrollBiometric: true, enrollOTP: false)

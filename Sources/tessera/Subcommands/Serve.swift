@@ -64,6 +64,18 @@ struct Serve: AsyncParsableCommand {
             "Seconds a webhook delivery may keep failing before its hook is disabled (default 259200, three days).",
             discussion: "Failed deliveries are tried again after 1, 2, 4 … seconds, doubling to an hour; a hook disabled so keeps what it misses until it is enabled again (POST /admin/webhooks/{id}/enable)."))
     var deliveryMaxAge: Int?
+    @Option(
+        help: ArgumentHelp(
+            "Where e-mail goes: smtp://host:port (STARTTLS) or smtps://host:port (TLS at once).",
+            discussion: "E-mailed invitations need it. The server's certificate is verified against the system's roots (or --smtp-ca); plain SMTP needs --smtp-insecure."))
+    var smtpUrl: String?
+    @Option(help: "The sender of e-mail: address@example.com or \"Name <address@example.com>\" (needed with --smtp-url).") var smtpFrom: String?
+    @Option(help: "The SMTP user (AUTH PLAIN or LOGIN, inside TLS only).") var smtpUser: String?
+    @Option(help: "The SMTP password (prefer --smtp-password-file).") var smtpPassword: String?
+    @Option(help: "A file holding the SMTP password.") var smtpPasswordFile: String?
+    @Flag(help: "Allow plain SMTP without STARTTLS: for a mail sink on this machine only, never across a network.") var smtpInsecure = false
+    @Option(help: "A PEM file of the CA (or the certificate itself) the SMTP server's certificate is checked against, instead of the system's roots.")
+    var smtpCa: String?
     @Option(help: "Push gateway URL for devices registered with kind webhook.") var pushWebhook: String?
     @Option(help: "Bearer token sent to the push gateway.") var pushWebhookToken: String?
     @Option(help: "A file holding the push gateway's bearer token.") var pushWebhookTokenFile: String?
@@ -104,7 +116,8 @@ struct Serve: AsyncParsableCommand {
         "purge_interval", "push_webhook", "push_webhook_token", "push_webhook_token_file", "apns_key_file", "apns_key_id", "apns_team_id",
         "apns_topic", "apns_server", "apns_trust_roots", "metrics_token", "metrics_token_file", "admin_token", "admin_token_file",
         "idle_timeout", "rate_limit_per_address", "rate_limit_per_client", "long_polls_per_device", "long_polls_per_address",
-        "long_polls_per_node", "trusted_proxy", "delivery_max_age",
+        "long_polls_per_node", "trusted_proxy", "delivery_max_age", "smtp_url", "smtp_from", "smtp_user", "smtp_password",
+        "smtp_password_file", "smtp_insecure", "smtp_ca",
     ]
 
     /// The server's configuration from the flags, the environment, the file and the
@@ -140,6 +153,26 @@ struct Serve: AsyncParsableCommand {
         let backchannel = try settings.int("backchannel_interval", flag: backchannelInterval, default: 5, in: 1...60)
         let purge = try settings.int("purge_interval", flag: purgeInterval, default: 3_600, in: 60...86_400, zeroMeans: "never")
         let deliveryAge = try settings.int("delivery_max_age", flag: deliveryMaxAge, default: 259_200, in: 60...2_592_000)
+        let smtpURL = try settings.string("smtp_url", flag: smtpUrl)
+        let smtpFrom = try settings.string("smtp_from", flag: smtpFrom)
+        let smtpUser = try settings.string("smtp_user", flag: smtpUser)
+        let smtpPassword = try settings.secret("smtp_password", flag: smtpPassword, fileFlag: smtpPasswordFile)
+        let smtpInsecure = try settings.bool("smtp_insecure", flag: smtpInsecure)
+        let smtpCA = try settings.string("smtp_ca", flag: smtpCa)
+        var smtp: SMTPSettings?
+        if let smtpURL {
+            guard let smtpFrom else { throw ValidationError("smtp_from goes with smtp_url: the sender's address") }
+            do {
+                smtp = try SMTPSettings(
+                    url: smtpURL, from: smtpFrom, user: smtpUser, password: smtpPassword, insecure: smtpInsecure, caFile: smtpCA,
+                    heloName: URLComponents(string: publicURL ?? "")?.host ?? host)
+            } catch let error as SMTPError {
+                throw ValidationError(error.description)
+            }
+            if let smtpCA, !FileManager.default.isReadableFile(atPath: smtpCA) { throw ValidationError("smtp_ca: \(smtpCA) is not a readable file") }
+        } else if smtpFrom != nil || smtpUser != nil || smtpPassword != nil || smtpCA != nil {
+            throw ValidationError("smtp_from, smtp_user, smtp_password and smtp_ca go with smtp_url")
+        }
         let webhook = try settings.string("push_webhook", flag: pushWebhook)
         if let webhook {
             let url = URLComponents(string: webhook)
@@ -191,6 +224,7 @@ struct Serve: AsyncParsableCommand {
         configuration.webAuthnRelyingPartyID = rpID?.lowercased()
         configuration.metricsToken = metricsToken
         configuration.deliveryMaxAge = deliveryAge
+        configuration.smtp = smtp
         return (configuration, level)
     }
 

@@ -1,0 +1,270 @@
+import Foundation
+import Testing
+import TesseraServer
+import TesseraTestSupport
+import TesseraTesting
+
+/// E-mail against a real SMTP server: Python's aiosmtpd (Tests/interop/smtp_sink.py),
+/// with STARTTLS and a certificate of its own.
+@Suite("E-mail: invitations through the outbox, STARTTLS, certificates, restarts", .tags(.live), .timeLimit(.minutes(5)))
+struct MailTests {
+    /// The sink: an aiosmtpd process, its directory and its certificate.
+    final class Sink: Sendable {
+        let directory: URL
+        let process: ChildProcess
+        let port: Int
+
+        var certificate: String { directory.appendingPathComponent("cert.pem").path }
+
+        /// A sink on `port` (or a free one) in `directory` (or a new one with a fresh certificate).
+        static func start(in directory: URL? = nil, port: Int? = nil, implicitTLS: Bool = false, tls: Bool = true) async throws -> Sink {
+            let directory = directory ?? FileManager.default.temporaryDirectory.appendingPathComponent("tessera-smtp-\(UUID().uuidString)")
+            if !FileManager.default.fileExists(atPath: directory.appendingPathComponent("cert.pem").path) {
+                try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+                let made = try await Python.run("tls_check.py", ["make", directory.path])
+                guard made.status == 0 else { throw TestSupportError("tls_check.py make: \(made.errors)") }
+            }
+            try? FileManager.default.removeItem(at: directory.appendingPathComponent("port"))
+            var arguments = [Python.interopDirectory().appendingPathComponent("smtp_sink.py").path, directory.path]
+            if let port { arguments += ["--port", "\(port)"] }
+            if tls {
+                arguments += ["--cert", directory.appendingPathComponent("cert.pem").path, "--key", directory.appendingPathComponent("key.pem").path]
+            }
+            if implicitTLS { arguments.append("--implicit-tls") }
+            let process = try await ChildProcess.start("/usr/bin/env", ["python3"] + arguments)
+            for _ in 0..<100 {
+                if let text = try? String(contentsOf: directory.appendingPathComponent("port"), encoding: .utf8), let port = Int(text) {
+                    return Sink(directory: directory, process: process, port: port)
+                }
+                try await Task.sleep(for: .milliseconds(100))
+            }
+            process.kill()
+            throw TestSupportError("the SMTP sink did not start")
+        }
+
+        private init(directory: URL, process: ChildProcess, port: Int) {
+            self.directory = directory
+            self.process = process
+            self.port = port
+        }
+
+        var received: [[String: Any]] {
+            guard let text = try? String(contentsOf: directory.appendingPathComponent("received.jsonl"), encoding: .utf8) else { return [] }
+            return text.split(separator: "\n").compactMap { (try? JSONSerialization.jsonObject(with: Data($0.utf8))) as? [String: Any] }
+        }
+
+        func wait(for count: Int, seconds: Int = 30) async throws -> [[String: Any]] {
+            for _ in 0..<(seconds * 10) {
+                if received.count >= count { return received }
+                try await Task.sleep(for: .milliseconds(100))
+            }
+            return received
+        }
+
+        func file(_ name: String) throws -> Data { try Data(contentsOf: directory.appendingPathComponent(name)) }
+
+        func stop() async {
+            process.kill()
+            try? await process.waitForExit()
+        }
+    }
+
+    /// The activation link a message holds in its plain text.
+    static func link(in message: [String: Any]) -> String? {
+        let text = message["text"] as? String ?? ""
+        guard let range = text.range(of: #"https?://\S+/activate\?code=[A-Za-z0-9_-]+"#, options: .regularExpression) else { return nil }
+        return String(text[range])
+    }
+
+    /// `tessera serve` in a child process with e-mail, its log collected; returns it when ready.
+    static func startServe(directory: URL, port: Int, database: String?, smtp: [String], token: String) async throws -> ChildProcess {
+        // Its log (standard error) is collected with its output: the shell becomes the server.
+        let process = try await ChildProcess.start(
+            "/bin/sh",
+            ["-c", #"exec "$0" "$@" 2>&1"#, tesseraBinary, "serve", "--port", "\(port)", "--data-dir", directory.path, "--log-level", "debug"]
+                + (database.map { ["--database", $0, "--database-connections", "4"] } ?? []) + smtp,
+            environment: ["TESSERA_ADMIN_TOKEN": token], collectOutput: true)
+        let http = TestHTTP()
+        for _ in 0..<200 {
+            if (try? await http.get("http://127.0.0.1:\(port)/ready"))?.status == 200 { return process }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        process.kill()
+        throw TestSupportError("tessera serve did not get ready")
+    }
+
+    @Test("an e-mailed invitation arrives once over STARTTLS with its link and QR code, activates a device; without e-mail 400; the sink down, then a kill -9: each arrives once; no log holds a code")
+    func invitations() async throws {
+        let sink = try await Sink.start()
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tessera-mail-\(UUID().uuidString)")
+        let port = try TestServerPort.free(restartable: true)
+        let token = "mail-test-admin-token-\(UUID().uuidString)"
+        let database = try await TestDatabase.fresh()
+        let smtp = ["--smtp-url", "smtp://localhost:\(sink.port)", "--smtp-from", "Tessera Sign-in <noreply@tessera.test>", "--smtp-ca", sink.certificate]
+        var server = try await Self.startServe(directory: directory, port: port, database: database, smtp: smtp, token: token)
+        var logs = ""
+        let base = "http://127.0.0.1:\(port)"
+        let admin = FeedTests.Admin(baseURL: base, token: token)
+        var restarted: Sink?
+        do {
+            #expect(try await admin.post("/admin/tenants", ["name": "mail"]).status == 201)
+            for (name, email) in [("erin", "erin@example.test"), ("finn", "finn@example.test"), ("gus", "gus@example.test")] {
+                #expect(try await admin.post("/admin/tenants/mail/users", ["username": name, "attributes": ["email": email]]).status == 201)
+            }
+            #expect(try await admin.post("/admin/tenants/mail/users", ["username": "nomail"]).status == 201)
+
+            // By e-mail: the answer holds no link.
+            let invited = try await admin.post("/admin/tenants/mail/invitations", ["username": "erin", "deliver": "email"])
+            #expect(invited.status == 201, "\(invited.text)")
+            let answer = try invited.json()
+            #expect(answer["url"] == nil && answer["deliver"] as? String == "email" && answer["email"] as? String == "erin@example.test")
+            let first = try #require(try await sink.wait(for: 1).first)
+            #expect(first["rcpt_tos"] as? [String] == ["erin@example.test"])
+            #expect(first["tls"] as? Bool == true, "sent inside STARTTLS")
+            #expect(first["eight_bit"] as? Bool == true, "8BITMIME where offered")
+            #expect((first["subject"] as? String)?.contains("mail") == true)
+            #expect((first["message_id"] as? String)?.hasPrefix("<") == true)
+            let link = try #require(Self.link(in: first), "\(first)")
+            #expect(link.hasPrefix("\(base)/t/mail/activate?code="))
+            #expect((first["html"] as? String)?.contains("cid:qr@tessera") == true)
+            // Its QR code is the link (an inline PNG, read by zbarimg).
+            let image = try #require((first["images"] as? [[String: Any]])?.first)
+            #expect(image["inline"] as? String == "inline")
+            #expect(try await ZBar.decode(Array(try sink.file(try #require(image["file"] as? String))), kind: "png") == link)
+            // The link activates a device.
+            let store = directory.appendingPathComponent("device").path
+            let activated = try await Program.run(tesseraBinary, ["device", "activate", "--store", store, link, "--pin", "135790"])
+            #expect(activated.status == 0, "\(activated.output) \(activated.errors)")
+
+            // A user without an e-mail address: 400 naming it, and no invitation.
+            let before = (try await admin.get("/admin/tenants/mail/invitations").json()["invitations"] as? [Any])?.count
+            let refused = try await admin.post("/admin/tenants/mail/invitations", ["username": "nomail", "deliver": "email"])
+            #expect(refused.status == 400 && refused.text.contains("email attribute"), "\(refused.text)")
+            #expect((try await admin.get("/admin/tenants/mail/invitations").json()["invitations"] as? [Any])?.count == before, "nothing was made")
+
+            // The sink down: the invitation still answers 201, and waits.
+            await sink.stop()
+            #expect(try await admin.post("/admin/tenants/mail/invitations", ["username": "finn", "deliver": "email"]).status == 201)
+            var metrics = ""
+            for _ in 0..<100 {
+                metrics = try await TestHTTP().get("\(base)/metrics").text
+                if metrics.contains(#"tessera_outbound_failures_total{kind="email"}"#) { break }
+                try await Task.sleep(for: .milliseconds(100))
+            }
+            #expect(metrics.contains(#"tessera_outbound_pending{kind="email"} 1"#), "the pending gauge rose")
+            #expect(metrics.contains(#"tessera_outbound_failures_total{kind="email"}"#))
+            // Back: it arrives once.
+            let back = try await Sink.start(in: sink.directory, port: sink.port)
+            let afterReturn = try await back.wait(for: 2)
+            #expect(afterReturn.count == 2 && (afterReturn.last?["rcpt_tos"] as? [String]) == ["finn@example.test"])
+
+            // Committed, not sent, and the server killed: after its restart it arrives, once.
+            await back.stop()
+            #expect(try await admin.post("/admin/tenants/mail/invitations", ["username": "gus", "deliver": "email"]).status == 201)
+            try await Task.sleep(for: .milliseconds(1500))
+            server.kill()
+            try await server.waitForExit()
+            logs += server.output.text
+            let again = try await Sink.start(in: sink.directory, port: sink.port)
+            restarted = again
+            server = try await Self.startServe(directory: directory, port: port, database: database, smtp: smtp, token: token)
+            let afterRestart = try await again.wait(for: 3, seconds: 90)
+            #expect(afterRestart.count == 3 && (afterRestart.last?["rcpt_tos"] as? [String]) == ["gus@example.test"])
+            try await Task.sleep(for: .seconds(2))
+            let ids = again.received.compactMap { $0["message_id"] as? String }
+            #expect(Set(ids).count == ids.count && ids.count == 3, "each once: \(ids)")
+
+            server.kill()
+            try await server.waitForExit()
+            logs += server.output.text
+            // No log line holds an invitation's code.
+            #expect(!logs.isEmpty)
+            for message in again.received {
+                let code = try #require(Self.link(in: message)?.components(separatedBy: "code=").last)
+                #expect(!logs.contains(code), "a log line holds an invitation code")
+            }
+            #expect(!logs.contains("activate?code="))
+        } catch {
+            server.kill()
+            throw error
+        }
+        await restarted?.stop()
+        await TestDatabase.drop(database)
+        try? FileManager.default.removeItem(at: directory)
+        try? FileManager.default.removeItem(at: sink.directory)
+    }
+
+    @Test("a self-signed SMTP certificate is refused unless --smtp-ca names it; smtps works; plain SMTP needs --smtp-insecure; no SMTP, no e-mailed invitations")
+    func certificates() async throws {
+        let sink = try await Sink.start()
+        defer { Task { await sink.stop() } }
+        // Not trusted: nothing is sent, the failure is counted, the message waits.
+        try await withServer(configure: { configuration in
+            configuration.deliveryInterval = .milliseconds(200)
+            configuration.smtp = try? SMTPSettings(url: "smtp://localhost:\(sink.port)", from: "noreply@tessera.test")
+        }) { server in
+            let scenario = try await Scenario.make(on: server)
+            try await scenario.createUser("ada", attributes: ["email": "ada@example.test"])
+            let admin = FeedTests.Admin(baseURL: server.baseURL, token: server.adminToken)
+            #expect(try await admin.post("/admin/tenants/\(scenario.tenant)/invitations", ["username": "ada", "deliver": "email"]).status == 201)
+            var metrics = ""
+            for _ in 0..<100 {
+                metrics = try await TestHTTP().get("\(server.baseURL)/metrics").text
+                if metrics.contains(#"tessera_outbound_failures_total{kind="email"}"#) { break }
+                try await Task.sleep(for: .milliseconds(100))
+            }
+            #expect(metrics.contains(#"tessera_outbound_failures_total{kind="email"}"#), "an untrusted certificate is a failure")
+            #expect(sink.received.isEmpty)
+        }
+        // Named by --smtp-ca: it arrives.
+        try await withServer(configure: { configuration in
+            configuration.deliveryInterval = .milliseconds(200)
+            configuration.smtp = try? SMTPSettings(url: "smtp://localhost:\(sink.port)", from: "noreply@tessera.test", caFile: sink.certificate)
+        }) { server in
+            let scenario = try await Scenario.make(on: server)
+            try await scenario.createUser("bo", attributes: ["email": "bo@example.test"])
+            let admin = FeedTests.Admin(baseURL: server.baseURL, token: server.adminToken)
+            #expect(try await admin.post("/admin/tenants/\(scenario.tenant)/invitations", ["username": "bo", "deliver": "email"]).status == 201)
+            #expect(try await sink.wait(for: 1).count == 1)
+        }
+        // smtps:// (TLS at once), and a sink without TLS that only --smtp-insecure may use.
+        let implicit = try await Sink.start(implicitTLS: true)
+        let plain = try await Sink.start(tls: false)
+        defer {
+            Task {
+                await implicit.stop()
+                await plain.stop()
+            }
+        }
+        for (settings, target, arrives) in [
+            (try SMTPSettings(url: "smtps://localhost:\(implicit.port)", from: "noreply@tessera.test", caFile: implicit.certificate), implicit, true),
+            (try SMTPSettings(url: "smtp://localhost:\(plain.port)", from: "noreply@tessera.test"), plain, false),
+            (try SMTPSettings(url: "smtp://localhost:\(plain.port)", from: "noreply@tessera.test", insecure: true), plain, true),
+        ] {
+            let client = SMTPClient(settings: settings)
+            let message = MailMessage(
+                from: "noreply@tessera.test", to: "cy@example.test", subject: "Grüße", messageID: "\(UUID().uuidString)@tessera.test",
+                date: Date(), text: ".a line that begins with a dot\nünïcödé\n.\n")
+            let before = target.received.count
+            if arrives {
+                try await client.send(to: "cy@example.test", message)
+                let got = try await target.wait(for: before + 1)
+                #expect(got.count == before + 1)
+                let text = got.last?["text"] as? String ?? ""
+                #expect(text.contains(".a line that begins with a dot") && text.contains("ünïcödé"), "dot-stuffed and 8-bit intact: \(text)")
+                #expect(got.last?["subject"] as? String == "Grüße")
+            } else {
+                await #expect(throws: SMTPError.self, "no STARTTLS, no --smtp-insecure") { try await client.send(to: "cy@example.test", message) }
+                #expect(target.received.count == before)
+            }
+        }
+        // No SMTP: an e-mailed invitation is refused, nothing made.
+        try await withServer { server in
+            let scenario = try await Scenario.make(on: server)
+            try await scenario.createUser("dee", attributes: ["email": "dee@example.test"])
+            let admin = FeedTests.Admin(baseURL: server.baseURL, token: server.adminToken)
+            let refused = try await admin.post("/admin/tenants/\(scenario.tenant)/invitations", ["username": "dee", "deliver": "email"])
+            #expect(refused.status == 400 && refused.text.contains("smtp"), "\(refused.text)")
+        }
+    }
+}
