@@ -46,6 +46,9 @@ package struct TenantChanges: Codable, Hashable, Sendable {
     package var webAuthnTrustAnchors: Patch<String> = .absent
     package var webAuthnRPID: Patch<String> = .absent
     package var dynamicRegistration: Bool?
+    package var invitationsByEmailOnly: Bool?
+    package var notices: [String]?
+    package var defaultLanguage: String?
 
     package init() {}
 
@@ -63,6 +66,9 @@ package struct TenantChanges: Codable, Hashable, Sendable {
         case webAuthnTrustAnchors = "webauthn_trust_anchors"
         case webAuthnRPID = "webauthn_rp_id"
         case dynamicRegistration = "dynamic_registration"
+        case invitationsByEmailOnly = "invitations_by_email_only"
+        case notices
+        case defaultLanguage = "default_language"
     }
 
     package init(from decoder: any Decoder) throws {
@@ -80,6 +86,9 @@ package struct TenantChanges: Codable, Hashable, Sendable {
         webAuthnTrustAnchors = try Patch(container, .webAuthnTrustAnchors)
         webAuthnRPID = try Patch(container, .webAuthnRPID)
         dynamicRegistration = try container.decodeIfPresent(Bool.self, forKey: .dynamicRegistration)
+        invitationsByEmailOnly = try container.decodeIfPresent(Bool.self, forKey: .invitationsByEmailOnly)
+        notices = try container.decodeIfPresent([String].self, forKey: .notices)
+        defaultLanguage = try container.decodeIfPresent(String.self, forKey: .defaultLanguage)
     }
 
     package func encode(to encoder: any Encoder) throws {
@@ -97,6 +106,9 @@ package struct TenantChanges: Codable, Hashable, Sendable {
         try webAuthnTrustAnchors.encode(into: &container, .webAuthnTrustAnchors)
         try webAuthnRPID.encode(into: &container, .webAuthnRPID)
         try container.encodeIfPresent(dynamicRegistration, forKey: .dynamicRegistration)
+        try container.encodeIfPresent(invitationsByEmailOnly, forKey: .invitationsByEmailOnly)
+        try container.encodeIfPresent(notices, forKey: .notices)
+        try container.encodeIfPresent(defaultLanguage, forKey: .defaultLanguage)
     }
 }
 

@@ -37,7 +37,18 @@ public struct TenantRecord: Codable, Sendable, Equatable {
     /// (set only by an admin for every tenant, and only while the tenant has no link
     /// domain, whose own file lists them otherwise).
     @IntegerFlag public var androidAppsHostWide: Bool = false
+    /// Invitations go to the user's e-mail only: no answer holds the link.
+    @IntegerFlag public var invitationsByEmailOnly: Bool = false
+    /// The security notices its users get by e-mail (`NoticeKind`'s names).
+    @JSONText public var notices: [String] = TenantRecord.allNotices
+    /// The language of its e-mails (`en` or `de`).
+    public var defaultLanguage: String = "en"
     public var createdAt: Int64
+
+    /// Every security notice: a device added or removed, a passkey added, a permanent lock.
+    public static let allNotices = ["device_added", "device_removed", "passkey_added", "locked"]
+    /// The languages e-mails are written in.
+    public static let languages = ["en", "de"]
 
     /// A year of history, the default.
     public static let defaultHistoryRetention: Int64 = 365 * 86_400
@@ -82,6 +93,9 @@ public struct TenantRecord: Codable, Sendable, Equatable {
         case webAuthnRPID = "webauthn_rp_id"
         case dynamicRegistration = "dynamic_registration"
         case androidAppsHostWide = "android_apps_host_wide"
+        case invitationsByEmailOnly = "invitations_by_email_only"
+        case notices
+        case defaultLanguage = "default_language"
         case createdAt = "created_at"
     }
 }

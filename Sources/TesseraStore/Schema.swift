@@ -728,6 +728,11 @@ enum Schema {
             )
             """,
             "CREATE INDEX messages_due ON messages (next_attempt_at)",
+            // What a tenant tells its users by e-mail, in which language, and whether its
+            // invitations go by e-mail only.
+            "ALTER TABLE tenants ADD COLUMN invitations_by_email_only INTEGER NOT NULL DEFAULT 0",
+            "ALTER TABLE tenants ADD COLUMN notices TEXT NOT NULL DEFAULT '[\"device_added\",\"device_removed\",\"passkey_added\",\"locked\"]'",
+            "ALTER TABLE tenants ADD COLUMN default_language TEXT NOT NULL DEFAULT 'en'",
         ]),
     ]
 

@@ -1,5 +1,8 @@
 import Foundation
 import Testing
+import TesseraAdminAPI
+import TesseraCore
+import TesseraKit
 import TesseraServer
 import TesseraTestSupport
 import TesseraTesting
@@ -108,6 +111,11 @@ struct MailTests {
         var restarted: Sink?
         do {
             #expect(try await admin.post("/admin/tenants", ["name": "mail"]).status == 201)
+            // Invitations only here (the notices have a test of their own).
+            let quiet = try await admin.http.send(
+                "PATCH", "\(base)/admin/tenants/mail", headers: ["Authorization": "Bearer \(token)", "Content-Type": "application/json"],
+                body: Data(#"{"notices":[]}"#.utf8))
+            #expect(quiet.status == 200, "\(quiet.text)")
             for (name, email) in [("erin", "erin@example.test"), ("finn", "finn@example.test"), ("gus", "gus@example.test")] {
                 #expect(try await admin.post("/admin/tenants/mail/users", ["username": name, "attributes": ["email": email]]).status == 201)
             }
@@ -153,6 +161,14 @@ struct MailTests {
             }
             #expect(metrics.contains(#"tessera_outbound_pending{kind="email"} 1"#), "the pending gauge rose")
             #expect(metrics.contains(#"tessera_outbound_failures_total{kind="email"}"#))
+            // tessera admin stats shows it waiting, and failing once its failure is written.
+            var stats = ""
+            for _ in 0..<50 {
+                stats = try await Program.run(tesseraBinary, ["admin", "stats"], environment: ["TESSERA_SERVER": base, "TESSERA_ADMIN_TOKEN": token]).output
+                if stats.contains("outbound email\t1 waiting, 1 failing") { break }
+                try await Task.sleep(for: .milliseconds(100))
+            }
+            #expect(stats.contains("outbound email\t1 waiting, 1 failing"), "\(stats)")
             // Back: it arrives once.
             let back = try await Sink.start(in: sink.directory, port: sink.port)
             let afterReturn = try await back.wait(for: 2)
@@ -265,6 +281,90 @@ struct MailTests {
             let admin = FeedTests.Admin(baseURL: server.baseURL, token: server.adminToken)
             let refused = try await admin.post("/admin/tenants/\(scenario.tenant)/invitations", ["username": "dee", "deliver": "email"])
             #expect(refused.status == 400 && refused.text.contains("smtp"), "\(refused.text)")
+        }
+    }
+
+    @Test("a tenant inviting by e-mail only never answers with a link; a device added, removed, a permanent lock: each notice says what, when and from where, in the tenant's language; a notice switched off is not sent")
+    func notices() async throws {
+        let sink = try await Sink.start()
+        defer { Task { await sink.stop() } }
+        try await withServer(configure: { configuration in
+            configuration.deliveryInterval = .milliseconds(200)
+            configuration.throttle.trustedProxies = ["127.0.0.1"]
+            configuration.smtp = try? SMTPSettings(url: "smtp://localhost:\(sink.port)", from: "noreply@tessera.test", caFile: sink.certificate)
+        }) { server in
+            let scenario = try await Scenario.make(on: server, lockout: .init(freeAttempts: 1, waits: [60], permanentAfter: 2))
+            let admin = FeedTests.Admin(baseURL: server.baseURL, token: server.adminToken)
+            let tenantPath = "/admin/tenants/\(scenario.tenant)"
+            let patched = try await admin.http.send(
+                "PATCH", server.baseURL + tenantPath, headers: ["Authorization": "Bearer \(server.adminToken)", "Content-Type": "application/json"],
+                body: try JSONSerialization.data(withJSONObject: ["invitations_by_email_only": true, "default_language": "de"]))
+            #expect(patched.status == 200, "\(patched.text)")
+            #expect(try patched.json()["invitations_by_email_only"] as? Bool == true && (try patched.json()["notices"] as? [String])?.count == 4)
+            try await scenario.createUser("ida", attributes: ["email": "ida@example.test"])
+
+            // Every invitation by e-mail: none answers with a link, asked for or not.
+            let linkAsked = try await admin.post("\(tenantPath)/invitations", ["username": "ida", "deliver": "link"])
+            #expect(linkAsked.status == 400, "\(linkAsked.text)")
+            let plain = try await admin.post("\(tenantPath)/invitations", ["username": "ida"])
+            let plainAnswer = try plain.json()
+            #expect(plain.status == 201 && plainAnswer["url"] == nil && plainAnswer["deliver"] as? String == "email")
+            let invitation = try #require(try await sink.wait(for: 1).last)
+            #expect((invitation["subject"] as? String)?.hasPrefix("Ihre Anmeldung") == true, "in the tenant's language: \(invitation)")
+            let link = try #require(Self.link(in: invitation).flatMap(URL.init(string:)))
+
+            // A device added: the notice, in German, naming the device, when and where from.
+            let device = try TestDevice()
+            _ = try await device.personalizer.activate(url: link, pin: "2468", alias: "Telefon", enrollBiometric: false, enrollOTP: false)
+            let added = try #require(try await sink.wait(for: 2).last)
+            let addedText = added["text"] as? String ?? ""
+            #expect((added["subject"] as? String)?.hasPrefix("Ein neues Gerät") == true, "\(added)")
+            #expect(addedText.contains("„Telefon“") && addedText.contains("Von wo: 127.0.0.1") && addedText.contains("Wann:"), "\(addedText)")
+            #expect(!addedText.contains("code="), "no secret in a notice")
+
+            // A second device (an invitation again): its notice too.
+            #expect(try await admin.post("\(tenantPath)/invitations", ["username": "ida"]).status == 201)
+            let secondInvitation = try #require(try await sink.wait(for: 3).last)
+            let second = try #require(Self.link(in: secondInvitation).flatMap(URL.init(string:)))
+            let other = try TestDevice()
+            _ = try await other.personalizer.activate(url: second, pin: "1357", alias: "Tablet", enrollBiometric: false, enrollOTP: false)
+            #expect((try await sink.wait(for: 4).last?["text"] as? String)?.contains("„Tablet“") == true)
+
+            // Removed by an admin (through a proxy that names its client): the removal notice says from where.
+            let tablet = try #require(try await scenario.activations(username: "ida").first { $0.alias == "Tablet" })
+            let revoked = try await admin.post(
+                "/admin/activations/\(tablet.id)/revoke", [:], headers: ["X-Forwarded-For": "203.0.113.9", "User-Agent": "ops-tool/2"])
+            #expect(revoked.status == 200)
+            let removed = try #require(try await sink.wait(for: 5).last)
+            #expect((removed["subject"] as? String)?.hasPrefix("Ein Gerät wurde") == true)
+            #expect((removed["text"] as? String)?.contains("203.0.113.9 (ops-tool/2)") == true, "\(removed)")
+
+            // Locked for good after wrong PINs (the policy allows two failures).
+            let service = try await scenario.createService()
+            let login = try await scenario.openLogin(service)
+            let information = try await device.authenticator.start(url: login.authenticationURL)
+            let first = try #require(try await signAndFinish(information, device: device, factors: [.device, .pin], pin: "0000").lockout)
+            let last = try #require(try await signAndFinish(first.1, device: device, factors: [.device, .pin], pin: "1111").lockout)
+            #expect(last.0.isPermanent)
+            let locked = try #require(try await sink.wait(for: 6).last)
+            #expect((locked["subject"] as? String)?.contains("gesperrt") == true, "\(locked)")
+
+            // Switched off: the next change sends nothing.
+            let off = try await admin.http.send(
+                "PATCH", server.baseURL + tenantPath, headers: ["Authorization": "Bearer \(server.adminToken)", "Content-Type": "application/json"],
+                body: try JSONSerialization.data(withJSONObject: ["notices": ["locked"]]))
+            let offAnswer = try off.json()
+            #expect(off.status == 200 && offAnswer["notices"] as? [String] == ["locked"])
+            let phone = try #require(try await scenario.activations(username: "ida").first { $0.alias == "Telefon" })
+            #expect(try await admin.post("/admin/activations/\(phone.id)/revoke", [:]).status == 200)
+            try await Task.sleep(for: .seconds(2))
+            #expect(sink.received.count == 6, "no notice the tenant switched off")
+            let refused = try await admin.http.send(
+                "PATCH", server.baseURL + tenantPath, headers: ["Authorization": "Bearer \(server.adminToken)", "Content-Type": "application/json"],
+                body: try JSONSerialization.data(withJSONObject: ["notices": ["everything"], "default_language": "fr"]))
+            #expect(refused.status == 400)
+            device.remove()
+            other.remove()
         }
     }
 }

@@ -152,6 +152,27 @@ extension Administration {
             if case .value(let id) = input.webAuthnRPID { next.webAuthnRPID = id; changed.append("webauthn_rp_id") }
             if case .null = input.webAuthnRPID { next.webAuthnRPID = nil; changed.append("webauthn_rp_id") }
             if let enabled = input.dynamicRegistration { next.dynamicRegistration = enabled; changed.append("dynamic_registration") }
+            if let only = input.invitationsByEmailOnly {
+                guard !only || domain.settings.sendsEmail else {
+                    throw DomainError.invalidRequest("invitations_by_email_only: this server sends no e-mail (it has no --smtp-url)")
+                }
+                next.invitationsByEmailOnly = only
+                changed.append("invitations_by_email_only")
+            }
+            if let notices = input.notices {
+                if let unknown = notices.first(where: { !TenantRecord.allNotices.contains($0) }) {
+                    throw DomainError.invalidRequest("notices: '\(unknown.prefix(40))' is none of \(TenantRecord.allNotices.joined(separator: ", "))")
+                }
+                next.notices = TenantRecord.allNotices.filter(notices.contains)
+                changed.append("notices")
+            }
+            if let language = input.defaultLanguage {
+                guard TenantRecord.languages.contains(language) else {
+                    throw DomainError.invalidRequest("default_language is one of \(TenantRecord.languages.joined(separator: ", "))")
+                }
+                next.defaultLanguage = language
+                changed.append("default_language")
+            }
             guard !changed.isEmpty else { throw DomainError.invalidRequest("the body changes nothing") }
             next = try Self.checkedSettings(next)
             if input.appLinks.isAbsent == false { next = try await placedAppLinks(next, before: before, tx: tx) }

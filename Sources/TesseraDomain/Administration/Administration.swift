@@ -29,7 +29,10 @@ public struct Administration: Sendable {
             historyRetention: Int(record.historyRetention), auditRetention: record.auditRetention.map(Int.init),
             accessTokenLifetime: Int(record.accessTokenLifetime), appLinks: record.appLinks.map(Components.Schemas.AppLinks.init),
             webauthnTrustAnchors: record.webAuthnTrustAnchors, webauthnRpId: domain.passkeys.relyingParty(for: record).id,
-            dynamicRegistration: record.dynamicRegistration, androidAppsHostWide: record.androidAppsHostWide)
+            dynamicRegistration: record.dynamicRegistration, androidAppsHostWide: record.androidAppsHostWide,
+            invitationsByEmailOnly: record.invitationsByEmailOnly,
+            notices: record.notices.compactMap(Components.Schemas.Tenant.NoticesPayloadPayload.init(rawValue:)),
+            defaultLanguage: .init(rawValue: record.defaultLanguage) ?? .en)
     }
 
     package func createTenant(_ input: TenantCreation, logger: Logger) async throws -> Components.Schemas.Tenant {
@@ -102,9 +105,12 @@ public struct Administration: Sendable {
         guard let user = try await domain.store.read({ try await $0.user(tenantID: tenant.id, username: input.username) }) else {
             throw DomainError.notFound("user '\(input.username.prefix(128))'")
         }
-        // By e-mail: to the user's own address, and the link is in no answer.
+        // By e-mail (asked, or the tenant's rule): to the user's own address, and the link is in no answer.
         var email: String?
-        if input.deliver == .email {
+        if tenant.invitationsByEmailOnly, input.deliver == .link {
+            throw DomainError.invalidRequest("deliver link: tenant '\(tenant.name)' sends invitations by e-mail only")
+        }
+        if input.deliver == .email || tenant.invitationsByEmailOnly {
             guard domain.settings.sendsEmail else {
                 throw DomainError.invalidRequest("deliver email: this server sends no e-mail (it has no --smtp-url)")
             }
@@ -132,7 +138,7 @@ public struct Administration: Sendable {
                 try await Messages.enqueue(
                     tx, domain: domain, tenantID: tenant.id, channel: .email, recipient: email,
                     content: MessageContent(
-                        template: "invitation", language: "en",
+                        template: "invitation", language: tenant.defaultLanguage,
                         values: [
                             "link": url, "username": user.username, "tenant": tenant.name,
                             "expires_at": String(Int64(expiresAt.timeIntervalSince1970)),
@@ -220,6 +226,9 @@ public struct Administration: Sendable {
             try await Audit.record(
                 tx, tenantID: activation.tenantID, actor: caller.actor, action: .activationRevoke, target: id.rawValue,
                 details: ["user_id": activation.userID.rawValue, "alias": activation.alias ?? ""], at: now)
+            try await Notices.send(
+                .deviceRemoved, tx: tx, domain: domain, tenantID: activation.tenantID, userID: activation.userID,
+                details: ["device": activation.alias ?? ""], at: now)
             var revoked = activation
             revoked.status = .revoked
             return Components.Schemas.Activation(revoked, username: try await tx.user(id: activation.userID)?.username ?? "")

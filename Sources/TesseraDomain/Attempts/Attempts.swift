@@ -395,6 +395,9 @@ public struct Attempts: Sendable {
             }
         }
         if lock?.isPermanent == true {
+            try await Notices.send(
+                .locked, tx: tx, domain: domain, tenantID: tenant.id, userID: activation.userID, details: ["device": activation.alias ?? ""],
+                at: Int64(date.timeIntervalSince1970))
             try await tx.setAuthRequestStatus(id: authRequest.id, status: .locked)
             try await Self.recordAnswer(authRequest, outcome: .locked, tx: tx, at: Int64(date.timeIntervalSince1970))
         }

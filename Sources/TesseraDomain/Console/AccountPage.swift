@@ -53,6 +53,9 @@ public struct AccountPage: Sendable {
             try await Audit.record(
                 tx, tenantID: current.tenant.id, actor: actor(current), action: .activationUnregister, target: id.rawValue,
                 details: ["user_id": current.user.id.rawValue, "alias": activation.alias ?? "", "via": "account_page"], at: now)
+            try await Notices.send(
+                .deviceRemoved, tx: tx, domain: domain, tenantID: current.tenant.id, userID: current.user.id,
+                details: ["device": activation.alias ?? ""], at: now)
         }
         logger.notice("device removed on the account page", metadata: ["activation_id": "\(id)"])
     }

@@ -240,6 +240,9 @@ public struct AccountProcesses: Sendable {
                     "user_id": key.userID.rawValue, "name": key.name, "attestation": key.attestation, "via": "device",
                     "activation_id": process.activationID.rawValue,
                 ], at: process.now)
+            try await Notices.send(
+                .passkeyAdded, tx: tx, domain: domain, tenantID: process.tenant.id, userID: key.userID, details: ["passkey": key.name],
+                at: process.now)
             var outcome = try await Self.factorAdded(.securitykey, process, tx: tx)
             outcome.details["security_key_id"] = key.id.rawValue
             return outcome
@@ -300,8 +303,11 @@ public struct AccountProcesses: Sendable {
 
     /// Deleting the calling activation.
     private func deleteActivation(_ process: Process) -> Step {
-        { tx, _ in
+        { tx, current in
             _ = try await tx.deleteActivation(id: process.activationID, at: process.now)
+            try await Notices.send(
+                .deviceRemoved, tx: tx, domain: domain, tenantID: process.tenant.id, userID: current.userID,
+                details: ["device": current.alias ?? ""], at: process.now)
             return StepOutcome(completion: ProcessCompletion(purpose: process.purpose, removed: process.activationID))
         }
     }
@@ -312,6 +318,9 @@ public struct AccountProcesses: Sendable {
             guard let target = process.parameters.target, let other = try await tx.activation(id: target), other.userID == current.userID,
                 try await tx.deleteActivation(id: target, at: process.now)
             else { throw DomainError.notFound("activation") }
+            try await Notices.send(
+                .deviceRemoved, tx: tx, domain: domain, tenantID: process.tenant.id, userID: other.userID,
+                details: ["device": other.alias ?? ""], at: process.now)
             return StepOutcome(
                 completion: ProcessCompletion(purpose: process.purpose, removed: target), details: ["target": target.rawValue], target: target)
         }

@@ -111,6 +111,7 @@ public struct Activations: Sendable {
             try await Audit.record(
                 tx, tenantID: tenant.id, actor: .activation(activationID), action: .activationCreate, target: activationID.rawValue,
                 details: ["user_id": user.id.rawValue, "factors": record.enrolledFactors.sorted().map(\.rawValue).joined(separator: ",")], at: now)
+            try await Notices.send(.deviceAdded, tx: tx, domain: domain, tenantID: tenant.id, userID: user.id, details: ["device": record.alias ?? ""], at: now)
             // Moving to a new device: the old activation goes once the new one exists.
             if let retired = invitation.retiresActivationID, try await tx.activation(id: retired) != nil {
                 try await tx.copyLinkedUsers(from: retired, to: activationID)

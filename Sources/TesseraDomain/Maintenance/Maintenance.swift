@@ -62,7 +62,8 @@ public struct Maintenance: Sendable {
             let last = try await tx.lastMaintenance("purge")
             return Components.Schemas.Stats(
                 tables: .init(additionalProperties: try await tx.rowCounts()),
-                lastPurge: last.map { Components.Schemas.PurgeReport(at: $0.at, deleted: $0.details) })
+                lastPurge: last.map { Components.Schemas.PurgeReport(at: $0.at, deleted: $0.details) },
+                outbound: .init(additionalProperties: try await tx.outboxes().mapValues { .init(waiting: $0.waiting, failing: $0.failing) }))
         }
     }
 }

@@ -190,6 +190,7 @@ public struct Passkeys: Sendable {
                     "algorithm": COSEAlgorithm(rawValue: record.algorithm)?.description ?? String(record.algorithm),
                     "attestation": record.attestation, "via": invitationID == nil ? "account_page" : "invitation",
                 ], at: now)
+            try await Notices.send(.passkeyAdded, tx: tx, domain: domain, tenantID: tenant.id, userID: user.id, details: ["passkey": record.name], at: now)
         }
         logger.notice("passkey registered", metadata: ["tenant": "\(tenant.name)", "security_key_id": "\(record.id)"])
         return SecurityKeyView(record)

@@ -204,7 +204,7 @@ public struct WebhookOutbox: Sendable {
 extension Domain {
     /// Messages waiting in each outbox, all nodes, by kind.
     public func outboxWaiting() async throws -> [String: Int] {
-        try await store.read { try await $0.outboxWaiting() }
+        try await store.read { try await $0.outboxes() }.mapValues(\.waiting)
     }
 
     public func webhookOutbox(maximumAge: Int64) -> WebhookOutbox { WebhookOutbox(domain: self, maximumAge: maximumAge) }

@@ -696,7 +696,8 @@ struct ConsoleRoutes {
             guard let problem = FormProblem(error, fields: []) else { throw error }
             return try await renderUser(current, tenant: tenant, id: id, problem: problem)
         }
-        let url = invitation.url ?? ""
+        // A tenant that invites by e-mail only: the link went to the user, and shows nowhere.
+        guard let url = invitation.url else { throw WebRedirect(location: "/console/tenants/\(tenant.name)/users/\(id)?done=emailed") }
         return pages.render(
             "invitation", title: "Invitation",
             page: ConsoleViews.Invitation(

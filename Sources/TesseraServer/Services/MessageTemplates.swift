@@ -68,9 +68,76 @@ enum MessageTemplates {
                     <p>The link works until \(escaped(until)). If you did not expect this invitation, ignore it.</p>
                     """, language: "en"),
                 images: [qr])
+        case let template where template.hasPrefix("notice."):
+            return try notice(String(template.dropFirst("notice.".count)), values: values, german: german)
         default:
             throw SMTPError.configuration("no message template '\(content.template)'")
         }
+    }
+
+    /// A security notice: what happened (with the device or passkey it concerns), when, and
+    /// from where; what to do if it was not the user.
+    static func notice(_ kind: String, values: [String: String], german: Bool) throws -> Rendered {
+        let tenant = values["tenant"] ?? ""
+        let user = values["username"] ?? ""
+        let when = date(values["at"], german: german)
+        let address = values["address"] ?? ""
+        let agent = values["user_agent"] ?? ""
+        let device = values["device"].flatMap { $0.isEmpty ? nil : $0 }
+        let passkey = values["passkey"].flatMap { $0.isEmpty ? nil : $0 }
+        let subject: String
+        let happened: String
+        let advice: String
+        switch (kind, german) {
+        case ("device_added", false):
+            subject = "A new device can sign in to \(tenant)"
+            happened = "A new device\(device.map { " (“\($0)”)" } ?? "") was set up to sign in to your account at \(tenant)."
+            advice = "If this was you, there is nothing to do. If not, tell your administrator at once: they can remove the device."
+        case ("device_added", true):
+            subject = "Ein neues Gerät kann sich bei \(tenant) anmelden"
+            happened = "Ein neues Gerät\(device.map { " („\($0)“)" } ?? "") wurde für die Anmeldung an Ihrem Konto bei \(tenant) eingerichtet."
+            advice = "Wenn Sie das waren, ist nichts zu tun. Wenn nicht, wenden Sie sich sofort an Ihre Administration: Sie kann das Gerät entfernen."
+        case ("device_removed", false):
+            subject = "A device was removed from your account at \(tenant)"
+            happened = "The device\(device.map { " “\($0)”" } ?? "") can no longer sign in to your account at \(tenant); its sessions ended."
+            advice = "If you did not expect this, tell your administrator."
+        case ("device_removed", true):
+            subject = "Ein Gerät wurde aus Ihrem Konto bei \(tenant) entfernt"
+            happened = "Das Gerät\(device.map { " „\($0)“" } ?? "") kann sich nicht mehr an Ihrem Konto bei \(tenant) anmelden; seine Sitzungen wurden beendet."
+            advice = "Wenn Sie das nicht erwartet haben, wenden Sie sich an Ihre Administration."
+        case ("passkey_added", false):
+            subject = "A passkey was added to your account at \(tenant)"
+            happened = "A passkey or security key\(passkey.map { " (“\($0)”)" } ?? "") can now sign in to your account at \(tenant)."
+            advice = "If this was you, there is nothing to do. If not, remove it on your account page or tell your administrator at once."
+        case ("passkey_added", true):
+            subject = "Ein Passkey wurde Ihrem Konto bei \(tenant) hinzugefügt"
+            happened = "Ein Passkey oder Sicherheitsschlüssel\(passkey.map { " („\($0)“)" } ?? "") kann sich jetzt an Ihrem Konto bei \(tenant) anmelden."
+            advice = "Wenn Sie das waren, ist nichts zu tun. Wenn nicht, entfernen Sie ihn auf Ihrer Kontoseite oder wenden Sie sich sofort an Ihre Administration."
+        case ("locked", false):
+            subject = "Your device was locked at \(tenant)"
+            happened = "After too many failed attempts, your device\(device.map { " “\($0)”" } ?? "") was locked for good at \(tenant)."
+            advice = "Your administrator can unlock it once they have checked with you."
+        case ("locked", true):
+            subject = "Ihr Gerät wurde bei \(tenant) gesperrt"
+            happened = "Nach zu vielen Fehlversuchen wurde Ihr Gerät\(device.map { " „\($0)“" } ?? "") bei \(tenant) dauerhaft gesperrt."
+            advice = "Ihre Administration kann es entsperren, nachdem sie mit Ihnen gesprochen hat."
+        default:
+            throw SMTPError.configuration("no notice '\(kind)'")
+        }
+        let greeting = german ? "Hallo \(user)," : "Hello \(user),"
+        let whenLabel = german ? "Wann" : "When"
+        let whereLabel = german ? "Von wo" : "From where"
+        let origin = address.isEmpty ? (german ? "unbekannt" : "unknown") : agent.isEmpty ? address : "\(address) (\(agent))"
+        return Rendered(
+            subject: subject,
+            text: "\(greeting)\n\n\(happened)\n\n\(whenLabel): \(when)\n\(whereLabel): \(origin)\n\n\(advice)\n",
+            html: page(
+                """
+                <p>\(escaped(greeting))</p>
+                <p>\(escaped(happened))</p>
+                <p>\(escaped(whenLabel)): \(escaped(when))<br>\(escaped(whereLabel)): \(escaped(origin))</p>
+                <p>\(escaped(advice))</p>
+                """, language: german ? "de" : "en"))
     }
 
     static func page(_ body: String, language: String) -> String {

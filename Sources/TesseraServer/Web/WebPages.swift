@@ -99,7 +99,7 @@ struct WebPages: Sendable {
         "rotated": "A new signing key was added.", "removed": "The device is removed.",
         "passkey": "Your passkey is registered.", "key-removed": "The security key is removed: its sessions ended.",
         "webhook-tested": "A test event is on its way.", "webhook-enabled": "The webhook is enabled: what it missed goes first.",
-        "webhook-removed": "The webhook is removed.",
+        "webhook-removed": "The webhook is removed.", "emailed": "The invitation went to the user's e-mail address.",
     ]
 
     static func notice(_ request: Request) -> String? {

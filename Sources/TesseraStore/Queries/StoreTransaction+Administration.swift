@@ -63,7 +63,9 @@ extension StoreTransaction {
                 app_links = \(bind: try tenant.appLinks.map { try JSONCoding.string($0) }),
                 webauthn_trust_anchors = \(bind: tenant.webAuthnTrustAnchors), webauthn_rp_id = \(bind: tenant.webAuthnRPID),
                 dynamic_registration = \(bind: tenant.dynamicRegistration ? 1 : 0),
-                android_apps_host_wide = \(bind: tenant.androidAppsHostWide ? 1 : 0)
+                android_apps_host_wide = \(bind: tenant.androidAppsHostWide ? 1 : 0),
+                invitations_by_email_only = \(bind: tenant.invitationsByEmailOnly ? 1 : 0),
+                notices = \(bind: try JSONCoding.string(tenant.notices)), default_language = \(bind: tenant.defaultLanguage)
             WHERE id = \(bind: tenant.id)
             """
         ).run()

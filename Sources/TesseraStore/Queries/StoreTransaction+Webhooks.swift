@@ -166,12 +166,22 @@ extension StoreTransaction {
         return counts
     }
 
-    /// Messages waiting in each outbox, by kind (`webhook`, `logout`).
-    public func outboxWaiting() async throws -> [String: Int] {
-        [
-            "webhook": try await waitingDeliveries(),
-            "email": try await db.raw("SELECT COUNT(*) AS n FROM messages WHERE channel = 'email'").first(decodingColumn: "n", as: Int.self) ?? 0,
-            "logout": try await db.raw("SELECT COUNT(*) AS n FROM logout_notices").first(decodingColumn: "n", as: Int.self) ?? 0,
+    /// Each outbox (`email`, `webhook`, `logout`): messages waiting, and of those the ones whose last attempt failed.
+    public func outboxes() async throws -> [String: (waiting: Int, failing: Int)] {
+        func counts(_ query: SQLQueryString) async throws -> (Int, Int) {
+            let row = try await db.raw(query).first()
+            return (try row?.decode(column: "waiting", as: Int?.self) ?? 0, try row?.decode(column: "failing", as: Int?.self) ?? 0)
+        }
+        return [
+            "email": try await counts(
+                "SELECT COUNT(*) AS waiting, SUM(CASE WHEN last_error IS NULL THEN 0 ELSE 1 END) AS failing FROM messages WHERE channel = 'email'"),
+            "webhook": try await counts(
+                """
+                SELECT COUNT(*) AS waiting, SUM(CASE WHEN last_error IS NULL THEN 0 ELSE 1 END) AS failing
+                FROM webhook_deliveries WHERE delivered_at IS NULL
+                """),
+            "logout": try await counts(
+                "SELECT COUNT(*) AS waiting, SUM(CASE WHEN attempts > 0 THEN 1 ELSE 0 END) AS failing FROM logout_notices"),
         ]
     }
 

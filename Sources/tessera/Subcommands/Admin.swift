@@ -358,13 +358,16 @@ struct Admin: AsyncParsableCommand {
     }
 
     struct Stats: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Row counts per table and the last purge (of any node).")
+        static let configuration = CommandConfiguration(abstract: "Row counts per table, the last purge (of any node), and what waits in each outbox (e-mail, webhooks, back-channel logout).")
         @OptionGroup var options: AdminOptions
 
         func run() async throws {
             let stats = try await options.calling { api in try await api.getStats().ok.body.json }
             if options.json { return Output.encodable(stats) }
             for (table, count) in stats.tables.additionalProperties.sorted(by: { $0.key < $1.key }) { print("\(table)\t\(count)") }
+            for (kind, state) in stats.outbound.additionalProperties.sorted(by: { $0.key < $1.key }) {
+                print("outbound \(kind)\t\(state.waiting) waiting, \(state.failing) failing")
+            }
             if let purge = stats.lastPurge {
                 print("last purge\t\(Show.date(Double(purge.at)))\t\(purge.deleted.additionalProperties.values.reduce(0, +)) rows deleted")
             } else {

@@ -57,6 +57,9 @@ enum Show {
         print("webauthn_trust_anchors: \(anchors.map { "\($0) certificate\($0 == 1 ? "" : "s")" } ?? "none (any authenticator)")")
         print("webauthn_rp_id: \(tenant.webauthnRpId)")
         print("dynamic_registration: \(tenant.dynamicRegistration)")
+        print("invitations_by_email_only: \(tenant.invitationsByEmailOnly)")
+        print("notices: \(tenant.notices.isEmpty ? "none" : tenant.notices.map(\.rawValue).joined(separator: ","))")
+        print("default_language: \(tenant.defaultLanguage.rawValue)")
         print(
             "lockout: free_attempts=\(tenant.lockout.freeAttempts) waits=\(tenant.lockout.waits.map(String.init).joined(separator: ","))"
                 + " permanent_after=\(tenant.lockout.permanentAfter.map(String.init) ?? "never")")
@@ -170,10 +173,18 @@ extension Admin.Tenant {
         @Flag(help: "Use the server's RP ID again.") var noWebauthnRpId = false
         @Flag(inversion: .prefixedNo, help: "Services may register themselves with an initial access token (RFC 7591).")
         var dynamicRegistration: Bool?
+        @Flag(inversion: .prefixedNo, help: "Every invitation goes to the user's email attribute; no answer holds the link (needs the server's --smtp-url).")
+        var invitationsByEmailOnly: Bool?
+        @Option(help: "Security notices users get by e-mail, comma separated: device_added, device_removed, passkey_added, locked, or none.")
+        var notices: String?
+        @Option(help: "The language of the tenant's e-mails: en or de.") var defaultLanguage: String?
 
         func run() async throws {
             var body = TenantChanges()
             body.dynamicRegistration = dynamicRegistration
+            body.invitationsByEmailOnly = invitationsByEmailOnly
+            body.notices = notices.map { $0 == "none" ? [] : $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) } }
+            body.defaultLanguage = defaultLanguage
             body.lockout = try lockoutPolicy(freeAttempts: lockoutFreeAttempts, waits: lockoutWaits, permanentAfter: lockoutPermanentAfter)
             body.processPolicy = processPolicy
             body.ssoLifetime = ssoLifetime
