@@ -270,3 +270,77 @@ struct WebhookTests {
         }
     }
 }
+
+/// Webhooks with two `tessera serve` processes on one PostgreSQL database, one killed with
+/// SIGKILL in the middle of a burst: every event reaches its tenant's hook (at least
+/// once), none another tenant's. Runs in the suite's PostgreSQL pass.
+@Suite("Webhooks across two nodes, one killed mid-burst", .tags(.live, .cluster), .timeLimit(.minutes(5)),
+    .enabled(if: TestDatabase.postgresURL != nil, "needs PostgreSQL; runs in the suite's PostgreSQL pass"))
+struct WebhookClusterTests {
+    @Test("a burst of changes in two tenants on two nodes, one node killed halfway: each tenant's hook gets every one of its events, signed, and none of the other's")
+    func killedMidBurst() async throws {
+        let receiver = try await WebhookTests.Receiver.start()
+        defer { receiver.stop() }
+        let database = try #require(try await TestDatabase.fresh())
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tessera-hooks-cluster-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let token = "hooks-cluster-token-\(UUID().uuidString)"
+        let ports = [try TestServerPort.free(), try TestServerPort.free()]
+        // One after the other: the first makes the shared master key.
+        let first = try await serve(directory: directory, port: ports[0], database: database, token: token)
+        let second = try await serve(directory: directory, port: ports[1], database: database, token: token)
+        do {
+            let nodes = ports.map { FeedTests.Admin(baseURL: "http://127.0.0.1:\($0)", token: token) }
+            var hooks: [String: String] = [:]
+            for name in ["north", "south"] {
+                #expect(try await nodes[0].post("/admin/tenants", ["name": name]).status == 201)
+                let created = try await nodes[0].post("/admin/webhooks", ["url": receiver.url(name), "events": ["*"], "tenant": name])
+                hooks[name] = try #require(try created.json()["id"] as? String)
+                try receiver.secret(name, try #require(try created.json()["secret"] as? String))
+            }
+            // 120 users in each tenant: a third written on both nodes, then the first node is
+            // killed (whatever it was dispatching or sending), the rest written on the second.
+            let burst = 120
+            func write(_ range: Range<Int>, on pick: @escaping @Sendable (Int) -> FeedTests.Admin) async throws {
+                try await withThrowingTaskGroup(of: Void.self) { group in
+                    for tenant in ["north", "south"] {
+                        group.addTask {
+                            for index in range {
+                                let answer = try await pick(index).post("/admin/tenants/\(tenant)/users", ["username": "\(tenant)-\(index)"])
+                                #expect(answer.status == 201, "\(answer.status) \(answer.text)")
+                            }
+                        }
+                    }
+                    try await group.waitForAll()
+                }
+            }
+            try await write(0..<(burst / 3)) { nodes[$0 % 2] }
+            first.kill()
+            try await first.waitForExit()
+            try await write((burst / 3)..<burst) { _ in nodes[1] }
+
+            // What each tenant's audit log holds since its hook: every entry arrives at its hook.
+            for name in ["north", "south"] {
+                let (entries, _) = try await nodes[1].drain("audit", query: "&tenant=\(name)")
+                let expected = Set(entries.compactMap { $0["id"] as? String }.map { "evt_" + $0 })
+                let got = try await receiver.wait(name, seconds: 90) { events in
+                    expected.isSubset(of: Set(events.compactMap { $0["id"] as? String }))
+                }
+                let ids = Set(got.compactMap { $0["id"] as? String })
+                #expect(expected.count >= burst && expected.isSubset(of: ids), "\(name): \(expected.subtracting(ids).count) of \(expected.count) missing")
+                #expect(got.allSatisfy { $0["tenant"] as? String == name }, "none of the other tenant's events")
+                let users = got.filter { $0["type"] as? String == "audit.user.create" }.compactMap { $0["id"] as? String }
+                #expect(Set(users).count == burst)
+            }
+            #expect(receiver.records("refused.jsonl").isEmpty, "every signature verified")
+            second.terminate()
+            try await second.waitForExit()
+        } catch {
+            first.kill()
+            second.kill()
+            throw error
+        }
+        await TestDatabase.drop(database)
+        try? FileManager.default.removeItem(at: directory)
+    }
+}
