@@ -207,6 +207,8 @@ public struct DomainSettings: Sendable {
     public var allowsPrivateOutbound: Bool
     /// Whether the server sends e-mail (`--smtp-url`): invitations may go by e-mail.
     public var sendsEmail = false
+    /// Whether the server has a message gateway (`--message-webhook`): invitations may go there.
+    public var sendsMessages = false
     /// Seconds a message to a person may keep failing before it is given up (`--delivery-max-age`).
     public var messageMaximumAge: Int64 = 259_200
 

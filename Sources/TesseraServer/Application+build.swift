@@ -164,7 +164,8 @@ public func buildApplication(
                 logout: state.domain.logout, outbound: Outbound(state.domain, maximumBody: 64 * 1024), metrics: state.metrics,
                 interval: .seconds(1), logger: logger),
             MessageSender(
-                messages: state.domain.messages, smtp: configuration.smtp.map { SMTPClient(settings: $0) }, metrics: state.metrics,
+                messages: state.domain.messages, smtp: configuration.smtp.map { SMTPClient(settings: $0) },
+                gateway: configuration.messageWebhook, outbound: Outbound(allowsPrivate: true, maximumBody: 64 * 1024), metrics: state.metrics,
                 interval: configuration.deliveryInterval, logger: logger),
             WebhookSender(
                 outbox: state.domain.webhookOutbox(maximumAge: Int64(configuration.deliveryMaxAge)),

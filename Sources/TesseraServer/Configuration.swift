@@ -57,6 +57,20 @@ public struct ServerConfiguration: Sendable {
     public var deliveryMaxAge = 259_200
     /// Where e-mail goes (`--smtp-url` and its fellows); nil: the server sends none.
     public var smtp: SMTPSettings?
+    /// The operator's message gateway (`--message-webhook`, `--message-webhook-secret`): an
+    /// HTTPS endpoint that gets invitations and notices for a user's phone number, signed
+    /// as Standard Webhooks says. Nil: none.
+    public var messageWebhook: MessageWebhook?
+
+    public struct MessageWebhook: Sendable {
+        public var url: String
+        /// A `whsec_…` secret.
+        public var secret: String
+        public init(url: String, secret: String) {
+            self.url = url
+            self.secret = secret
+        }
+    }
     /// Seconds between the webhook sender's looks at the outbox.
     public var deliveryInterval: Duration = .seconds(1)
 

@@ -47,6 +47,7 @@ struct ServerState: Sendable {
             invitationLifetime: Int64(configuration.invitationLifetime), backchannelInterval: configuration.backchannelInterval,
             relyingPartyID: configuration.webAuthnRelyingPartyID, allowsPrivateOutbound: configuration.allowsPrivateOutbound)
         settings.sendsEmail = configuration.smtp != nil
+        settings.sendsMessages = configuration.messageWebhook != nil
         settings.messageMaximumAge = Int64(configuration.deliveryMaxAge)
         domain = Domain(
             store: store, box: box,

@@ -367,4 +367,48 @@ struct MailTests {
             other.remove()
         }
     }
+
+    @Test("the message gateway gets invitations and notices for a user's phone number, signed (standardwebhooks verifies them); no phone number, 400")
+    func messageGateway() async throws {
+        let receiver = try await WebhookTests.Receiver.start()
+        defer { receiver.stop() }
+        let secret = "whsec_" + Data((0..<32).map { _ in UInt8.random(in: 0...255) }).base64EncodedString()
+        try receiver.secret("gateway", secret)
+        try await withServer(configure: { configuration in
+            configuration.deliveryInterval = .milliseconds(200)
+            configuration.messageWebhook = .init(url: receiver.url("gateway"), secret: secret)
+        }) { server in
+            let scenario = try await Scenario.make(on: server)
+            try await scenario.createUser("pia", attributes: ["phone_number": "+4915112345678"])
+            try await scenario.createUser("quinn")
+            let admin = FeedTests.Admin(baseURL: server.baseURL, token: server.adminToken)
+            let invited = try await admin.post("/admin/tenants/\(scenario.tenant)/invitations", ["username": "pia", "deliver": "message"])
+            let answer = try invited.json()
+            #expect(invited.status == 201 && answer["url"] == nil && answer["deliver"] as? String == "message")
+            #expect(answer["phone_number"] as? String == "+4915112345678")
+            let refused = try await admin.post("/admin/tenants/\(scenario.tenant)/invitations", ["username": "quinn", "deliver": "message"])
+            #expect(refused.status == 400 && refused.text.contains("phone_number"), "\(refused.text)")
+
+            let invitation = try #require(try await receiver.wait("gateway") { !$0.isEmpty }.first)
+            #expect(invitation["type"] as? String == "message.invitation")
+            let data = try #require(invitation["data"] as? [String: Any])
+            #expect(data["to"] as? String == "+4915112345678" && (data["text"] as? String)?.contains("invited") == true)
+            let link = try #require((data["link"] as? String).flatMap(URL.init(string:)))
+            let device = try TestDevice()
+            _ = try await device.personalizer.activate(url: link, pin: "2468", alias: "phone", enrollBiometric: false, enrollOTP: false)
+            let notice = try #require(try await receiver.wait("gateway") { $0.count >= 2 }.last)
+            #expect(notice["type"] as? String == "message.notice.device_added")
+            #expect((notice["data"] as? [String: Any])?["to"] as? String == "+4915112345678")
+            #expect(receiver.records("refused.jsonl").isEmpty, "every message verified")
+            device.remove()
+        }
+        // No gateway: refused.
+        try await withServer { server in
+            let scenario = try await Scenario.make(on: server)
+            try await scenario.createUser("rey", attributes: ["phone_number": "+4915112345679"])
+            let admin = FeedTests.Admin(baseURL: server.baseURL, token: server.adminToken)
+            let refused = try await admin.post("/admin/tenants/\(scenario.tenant)/invitations", ["username": "rey", "deliver": "message"])
+            #expect(refused.status == 400 && refused.text.contains("message-webhook"), "\(refused.text)")
+        }
+    }
 }

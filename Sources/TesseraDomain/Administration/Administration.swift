@@ -122,6 +122,17 @@ public struct Administration: Sendable {
             }
             email = valid
         }
+        // To the message gateway: the user's phone number.
+        var phone: String?
+        if input.deliver == .message {
+            guard domain.settings.sendsMessages else {
+                throw DomainError.invalidRequest("deliver message: this server has no message gateway (--message-webhook)")
+            }
+            guard let number = user.attributes["phone_number"], !number.isEmpty else {
+                throw DomainError.invalidRequest("deliver message: user '\(user.username.prefix(128))' has no phone_number attribute")
+            }
+            phone = number
+        }
         let code = Secrets.randomToken()
         let now = domain.now()
         let expiresAt = now.addingTimeInterval(lifetime)
@@ -133,26 +144,28 @@ public struct Administration: Sendable {
         try await domain.store.transaction { tx in
             try await tx.insertInvitation(record)
             var details = ["username": user.username, "invitation_id": record.id]
+            let content = MessageContent(
+                template: "invitation", language: tenant.defaultLanguage,
+                values: ["link": url, "username": user.username, "tenant": tenant.name, "expires_at": String(Int64(expiresAt.timeIntervalSince1970))])
             if let email {
                 details["deliver"] = "email"
                 try await Messages.enqueue(
-                    tx, domain: domain, tenantID: tenant.id, channel: .email, recipient: email,
-                    content: MessageContent(
-                        template: "invitation", language: tenant.defaultLanguage,
-                        values: [
-                            "link": url, "username": user.username, "tenant": tenant.name,
-                            "expires_at": String(Int64(expiresAt.timeIntervalSince1970)),
-                        ]),
-                    at: record.createdAt)
+                    tx, domain: domain, tenantID: tenant.id, channel: .email, recipient: email, content: content, at: record.createdAt)
+            }
+            if let phone {
+                details["deliver"] = "message"
+                try await Messages.enqueue(
+                    tx, domain: domain, tenantID: tenant.id, channel: .message, recipient: phone, content: content, at: record.createdAt)
             }
             try await Audit.record(
                 tx, tenantID: tenant.id, actor: caller.actor, action: .invitationCreate, target: user.id.rawValue, details: details,
                 at: record.createdAt)
         }
-        logger.info("invitation created", metadata: ["tenant": "\(tenant.name)", "user_id": "\(user.id)", "deliver": "\(email == nil ? "link" : "email")"])
+        let deliver: Components.Schemas.Invitation.DeliverPayload = email != nil ? .email : phone != nil ? .message : .link
+        logger.info("invitation created", metadata: ["tenant": "\(tenant.name)", "user_id": "\(user.id)", "deliver": "\(deliver.rawValue)"])
         return Components.Schemas.Invitation(
-            url: email == nil ? url : nil, username: user.username, expiresAt: expiresAt.timeIntervalSince1970,
-            deliver: email == nil ? .link : .email, email: email)
+            url: deliver == .link ? url : nil, username: user.username, expiresAt: expiresAt.timeIntervalSince1970,
+            deliver: deliver, email: email, phoneNumber: phone)
     }
 
     // MARK: Activations

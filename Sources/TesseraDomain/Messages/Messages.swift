@@ -18,6 +18,8 @@ public struct Messages: Sendable {
     /// The channels a message goes by.
     public enum Channel: String, Sendable {
         case email
+        /// The operator's message gateway (`--message-webhook`: SMS, a messenger).
+        case message
     }
 
     /// Seconds a taken message is the taker's.

@@ -21,10 +21,11 @@ enum Notices {
         _ kind: NoticeKind, tx: StoreTransaction, domain: Domain, tenantID: TenantID, userID: UserID, details: [String: String] = [:],
         at now: Int64
     ) async throws {
-        guard domain.settings.sendsEmail else { return }
-        guard let tenant = try await tx.tenant(id: tenantID), tenant.notices.contains(kind.rawValue),
-            let user = try await tx.user(id: userID), let email = user.attributes["email"].flatMap(Validation.emailAddress)
+        guard domain.settings.sendsEmail || domain.settings.sendsMessages else { return }
+        guard let tenant = try await tx.tenant(id: tenantID), tenant.notices.contains(kind.rawValue), let user = try await tx.user(id: userID)
         else { return }
+        let email = domain.settings.sendsEmail ? user.attributes["email"].flatMap(Validation.emailAddress) : nil
+        let phone = domain.settings.sendsMessages ? user.attributes["phone_number"].flatMap { $0.isEmpty ? nil : $0 } : nil
         var values = details
         values["username"] = user.username
         values["tenant"] = tenant.name
@@ -33,8 +34,13 @@ enum Notices {
             values["address"] = origin.address
             values["user_agent"] = origin.userAgent ?? ""
         }
-        try await Messages.enqueue(
-            tx, domain: domain, tenantID: tenantID, channel: .email, recipient: email,
-            content: MessageContent(template: "notice.\(kind.rawValue)", language: tenant.defaultLanguage, values: values), at: now)
+        let content = MessageContent(template: "notice.\(kind.rawValue)", language: tenant.defaultLanguage, values: values)
+        if let email {
+            try await Messages.enqueue(tx, domain: domain, tenantID: tenantID, channel: .email, recipient: email, content: content, at: now)
+        }
+        // To the gateway too, for a user it can reach (its phone number).
+        if let phone {
+            try await Messages.enqueue(tx, domain: domain, tenantID: tenantID, channel: .message, recipient: phone, content: content, at: now)
+        }
     }
 }

@@ -41,12 +41,7 @@ public struct WebhookOutbox: Sendable {
 
         /// The Standard Webhooks headers of this attempt at `timestamp`.
         public func headers(at timestamp: Int64) -> [(String, String)] {
-            let signed = "\(delivery.id).\(timestamp).\(delivery.payload)"
-            let mac = HMAC<SHA256>.authenticationCode(for: Data(signed.utf8), using: SymmetricKey(data: secret))
-            return [
-                ("webhook-id", delivery.id), ("webhook-timestamp", String(timestamp)),
-                ("webhook-signature", "v1," + Data(mac).base64EncodedString()),
-            ]
+            StandardWebhooks.headers(id: delivery.id, timestamp: timestamp, body: delivery.payload, secret: secret)
         }
     }
 
@@ -150,7 +145,7 @@ public struct WebhookOutbox: Sendable {
         return try taken.compactMap { delivery in
             guard let hook = byID[delivery.webhookID] else { return nil }
             let text = try domain.box.open(hook.sealedSecret, context: SealingContext.webhookSecret(id: hook.id))
-            guard let secret = Data(base64Encoded: String(decoding: text, as: UTF8.self).replacingOccurrences(of: "whsec_", with: "")) else {
+            guard let secret = StandardWebhooks.key(of: String(decoding: text, as: UTF8.self)) else {
                 throw StoreError(.corrupt, "webhook \(hook.id): its secret is not base64")
             }
             return Send(delivery: delivery, url: hook.url, secret: secret, tenantID: hook.tenantID)
@@ -208,4 +203,20 @@ extension Domain {
     }
 
     public func webhookOutbox(maximumAge: Int64) -> WebhookOutbox { WebhookOutbox(domain: self, maximumAge: maximumAge) }
+}
+
+/// The Standard Webhooks signature (standardwebhooks.com): `webhook-id`,
+/// `webhook-timestamp`, and `webhook-signature` as `v1,` and the base64 HMAC-SHA256 of
+/// `id.timestamp.body` keyed with the secret's bytes (the base64 after `whsec_`).
+public enum StandardWebhooks {
+    public static func headers(id: String, timestamp: Int64, body: String, secret: Data) -> [(String, String)] {
+        let mac = HMAC<SHA256>.authenticationCode(for: Data("\(id).\(timestamp).\(body)".utf8), using: SymmetricKey(data: secret))
+        return [("webhook-id", id), ("webhook-timestamp", String(timestamp)), ("webhook-signature", "v1," + Data(mac).base64EncodedString())]
+    }
+
+    /// The key bytes of a `whsec_…` secret, or nil when it is none (at least 16 bytes).
+    public static func key(of secret: String) -> Data? {
+        guard secret.hasPrefix("whsec_"), let key = Data(base64Encoded: String(secret.dropFirst(6))), key.count >= 16 else { return nil }
+        return key
+    }
 }

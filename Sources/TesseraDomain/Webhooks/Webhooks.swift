@@ -185,7 +185,7 @@ extension Components.Schemas.WebhookDelivery {
 
 /// The body of a delivery (the document's `WebhookEvent`): the event's id, its type, when
 /// it happened, the tenant's name and its data.
-enum WebhookPayload {
+public enum WebhookPayload {
     struct Body<Data: Encodable>: Encodable {
         let id: String
         let type: String
@@ -194,7 +194,7 @@ enum WebhookPayload {
         let data: Data
     }
 
-    static func encode(id: String, type: String, at: Int64, tenant: String?, data: some Encodable) throws -> String {
+    public static func encode(id: String, type: String, at: Int64, tenant: String?, data: some Encodable) throws -> String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         let timestamp = Date(timeIntervalSince1970: TimeInterval(at)).formatted(.iso8601)

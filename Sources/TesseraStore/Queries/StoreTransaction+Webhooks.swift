@@ -166,7 +166,7 @@ extension StoreTransaction {
         return counts
     }
 
-    /// Each outbox (`email`, `webhook`, `logout`): messages waiting, and of those the ones whose last attempt failed.
+    /// Each outbox (`email`, `message`, `webhook`, `logout`): messages waiting, and of those the ones whose last attempt failed.
     public func outboxes() async throws -> [String: (waiting: Int, failing: Int)] {
         func counts(_ query: SQLQueryString) async throws -> (Int, Int) {
             let row = try await db.raw(query).first()
@@ -175,6 +175,8 @@ extension StoreTransaction {
         return [
             "email": try await counts(
                 "SELECT COUNT(*) AS waiting, SUM(CASE WHEN last_error IS NULL THEN 0 ELSE 1 END) AS failing FROM messages WHERE channel = 'email'"),
+            "message": try await counts(
+                "SELECT COUNT(*) AS waiting, SUM(CASE WHEN last_error IS NULL THEN 0 ELSE 1 END) AS failing FROM messages WHERE channel = 'message'"),
             "webhook": try await counts(
                 """
                 SELECT COUNT(*) AS waiting, SUM(CASE WHEN last_error IS NULL THEN 0 ELSE 1 END) AS failing

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Logging
 import TesseraBuildInfo
+import TesseraDomain
 import TesseraServer
 import TesseraStore
 
@@ -76,6 +77,13 @@ struct Serve: AsyncParsableCommand {
     @Flag(help: "Allow plain SMTP without STARTTLS: for a mail sink on this machine only, never across a network.") var smtpInsecure = false
     @Option(help: "A PEM file of the CA (or the certificate itself) the SMTP server's certificate is checked against, instead of the system's roots.")
     var smtpCa: String?
+    @Option(
+        help: ArgumentHelp(
+            "A message gateway (SMS, a messenger): invitations with deliver message and notices go there for a user's phone_number.",
+            discussion: "An https URL (http only on a loopback host); each message is a POST signed as Standard Webhooks says with --message-webhook-secret."))
+    var messageWebhook: String?
+    @Option(help: "The message gateway's signing secret, whsec_ and base64 (prefer --message-webhook-secret-file).") var messageWebhookSecret: String?
+    @Option(help: "A file holding the message gateway's signing secret.") var messageWebhookSecretFile: String?
     @Option(help: "Push gateway URL for devices registered with kind webhook.") var pushWebhook: String?
     @Option(help: "Bearer token sent to the push gateway.") var pushWebhookToken: String?
     @Option(help: "A file holding the push gateway's bearer token.") var pushWebhookTokenFile: String?
@@ -117,7 +125,7 @@ struct Serve: AsyncParsableCommand {
         "apns_topic", "apns_server", "apns_trust_roots", "metrics_token", "metrics_token_file", "admin_token", "admin_token_file",
         "idle_timeout", "rate_limit_per_address", "rate_limit_per_client", "long_polls_per_device", "long_polls_per_address",
         "long_polls_per_node", "trusted_proxy", "delivery_max_age", "smtp_url", "smtp_from", "smtp_user", "smtp_password",
-        "smtp_password_file", "smtp_insecure", "smtp_ca",
+        "smtp_password_file", "smtp_insecure", "smtp_ca", "message_webhook", "message_webhook_secret", "message_webhook_secret_file",
     ]
 
     /// The server's configuration from the flags, the environment, the file and the
@@ -159,6 +167,22 @@ struct Serve: AsyncParsableCommand {
         let smtpPassword = try settings.secret("smtp_password", flag: smtpPassword, fileFlag: smtpPasswordFile)
         let smtpInsecure = try settings.bool("smtp_insecure", flag: smtpInsecure)
         let smtpCA = try settings.string("smtp_ca", flag: smtpCa)
+        let messageURL = try settings.string("message_webhook", flag: messageWebhook)
+        let messageSecret = try settings.secret("message_webhook_secret", flag: messageWebhookSecret, fileFlag: messageWebhookSecretFile)
+        var gateway: ServerConfiguration.MessageWebhook?
+        if let messageURL {
+            let url = URLComponents(string: messageURL)
+            let loopback = ["127.0.0.1", "localhost", "::1", "[::1]"].contains(url?.host ?? "")
+            guard url?.scheme == "https" || (url?.scheme == "http" && loopback), !(url?.host ?? "").isEmpty else {
+                throw ValidationError("message_webhook must be an https URL (http only on a loopback host)")
+            }
+            guard let messageSecret, StandardWebhooks.key(of: messageSecret) != nil else {
+                throw ValidationError("message_webhook_secret goes with message_webhook: whsec_ and at least 16 bytes in base64")
+            }
+            gateway = .init(url: messageURL, secret: messageSecret)
+        } else if messageSecret != nil {
+            throw ValidationError("message_webhook_secret goes with message_webhook")
+        }
         var smtp: SMTPSettings?
         if let smtpURL {
             guard let smtpFrom else { throw ValidationError("smtp_from goes with smtp_url: the sender's address") }
@@ -225,6 +249,7 @@ struct Serve: AsyncParsableCommand {
         configuration.metricsToken = metricsToken
         configuration.deliveryMaxAge = deliveryAge
         configuration.smtp = smtp
+        configuration.messageWebhook = gateway
         return (configuration, level)
     }
 
