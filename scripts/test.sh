@@ -3,10 +3,11 @@
 #   libsqlite3-dev (the SQLite C API the store links; Swift machines have it already),
 #   zbar-tools (zbarimg decodes the login page's QR code), nginx (in front of the
 #   multi-node test's servers), chromium and chromium-driver (the console's browser
-#   tests) from Debian,
+#   tests), exim4-daemon-light (an outside SMTP server for the e-mail tests) from Debian,
 #   Authlib, joserfc and requests (the interop relying party), schemathesis and
-#   jsonschema (the OpenAPI checks), Selenium (driving Chromium) and Hypothesis (the
-#   fuzzer against the live server) from PyPI.
+#   jsonschema (the OpenAPI checks), Selenium (driving Chromium), Hypothesis (the
+#   fuzzer against the live server), aiosmtpd (an SMTP sink) and standardwebhooks (the
+#   webhook receivers' signature checks) from PyPI.
 # The suite runs twice: on SQLite, then on PostgreSQL. Unless TESSERA_TEST_DATABASE_URL
 # names a server already, scripts/postgres.sh installs Debian's postgresql and starts a
 # throwaway cluster for the run, removed when the run ends; every test server gets a
@@ -59,6 +60,14 @@ if [ ! -x /usr/sbin/nginx ]; then
     echo "Installing nginx (the load balancer in front of the multi-node test's servers)…"
     $sudo apt-get update -qq
     DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq nginx >/dev/null
+fi
+
+if [ ! -x /usr/sbin/exim4 ]; then
+    sudo=""
+    if [ "$(id -u)" != "0" ]; then sudo="sudo"; fi
+    echo "Installing exim4-daemon-light (an outside SMTP server the e-mail tests send to)…"
+    $sudo apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq exim4-daemon-light >/dev/null
 fi
 
 if [ ! -x /usr/bin/chromium ] || [ ! -x /usr/bin/chromedriver ]; then

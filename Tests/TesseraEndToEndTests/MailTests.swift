@@ -411,4 +411,46 @@ struct MailTests {
             #expect(refused.status == 400 && refused.text.contains("message-webhook"), "\(refused.text)")
         }
     }
+
+    @Test("Debian's exim4, in a local-only configuration requiring STARTTLS, takes an e-mailed invitation and delivers it whole")
+    func exim() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tessera-exim-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let exim = try await ChildProcess.start(
+            "/usr/bin/env", ["python3", Python.interopDirectory().appendingPathComponent("exim_sink.py").path, directory.path])
+        defer {
+            exim.kill()
+            try? FileManager.default.removeItem(at: directory)
+        }
+        var port: Int?
+        for _ in 0..<100 {
+            port = (try? String(contentsOf: directory.appendingPathComponent("port"), encoding: .utf8)).flatMap { Int($0) }
+            if port != nil, exim.isRunning, (try? await Program.run("/usr/bin/env", ["bash", "-c", "exec 3<>/dev/tcp/127.0.0.1/\(port!)"]))?.status == 0 { break }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        let smtpPort = try #require(port, "exim did not start")
+        try await withServer(configure: { configuration in
+            configuration.deliveryInterval = .milliseconds(200)
+            configuration.smtp = try? SMTPSettings(
+                url: "smtp://localhost:\(smtpPort)", from: "Tessera <noreply@tessera.test>", caFile: directory.appendingPathComponent("cert.pem").path)
+        }) { server in
+            let scenario = try await Scenario.make(on: server)
+            try await scenario.createUser("uma", attributes: ["email": "uma@example.test"])
+            let admin = FeedTests.Admin(baseURL: server.baseURL, token: server.adminToken)
+            #expect(try await admin.post("/admin/tenants/\(scenario.tenant)/invitations", ["username": "uma", "deliver": "email"]).status == 201)
+            let inbox = directory.appendingPathComponent("mail/new")
+            var files: [URL] = []
+            for _ in 0..<200 {
+                files = (try? FileManager.default.contentsOfDirectory(at: inbox, includingPropertiesForKeys: nil)) ?? []
+                if !files.isEmpty { break }
+                try await Task.sleep(for: .milliseconds(100))
+            }
+            let file = try #require(files.first, "exim delivered nothing")
+            let message = try String(contentsOf: file, encoding: .utf8)
+            #expect(message.contains("Envelope-to: uma@example.test"))
+            #expect(message.contains("with esmtps"), "received inside TLS")
+            #expect(message.contains("Message-ID: <") && message.contains("Content-Type: image/png"))
+            #expect(message.contains("\(server.baseURL)/t/\(scenario.tenant)/activate?code="), "the link, whole")
+        }
+    }
 }
