@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 import TesseraAdminAPI
+import TesseraCore
+import TesseraKit
 import TesseraServer
 import TesseraTestSupport
 import TesseraTesting
@@ -200,6 +202,39 @@ struct WebhookTests {
             // Removed: nothing more arrives.
             #expect(try await admin.send("DELETE", "/admin/webhooks/\(hookID)").status == 200)
             #expect(try await admin.get("/admin/webhooks/\(hookID)").status == 404)
+            device.remove()
+        }
+    }
+
+    @Test("a CIBA request approved on the device, and one denied, are ciba.answered events with their outcome and request")
+    func cibaAnswered() async throws {
+        try await withReceiver { server, receiver in
+            let admin = FeedTests.Admin(baseURL: server.baseURL, token: server.adminToken)
+            let scenario = try await Scenario.make(on: server)
+            let created = try await admin.post("/admin/webhooks", ["url": receiver.url("ciba"), "events": ["ciba.answered"], "tenant": scenario.tenant])
+            try receiver.secret("ciba", try #require(try created.json()["secret"] as? String))
+            let service = try await scenario.createService(backchannelMode: "poll", name: "Bank")
+            try await scenario.createUser("sia")
+            let (device, _) = try await activateDevice(scenario, username: "sia")
+            var ids: [String] = []
+            for approve in [true, false] {
+                let started = try await scenario.tokenRequest(
+                    ["scope": "openid", "login_hint": "sia", "binding_message": "pay 10"], service: service, endpoint: "bc-authorize")
+                let id = try #require(try started.json()["auth_req_id"] as? String)
+                ids.append(id)
+                let request = try #require(try await device.authenticator.pendingRequests().first { $0.requestID.rawValue == id })
+                let information = try await device.authenticator.start(pending: request)
+                if approve {
+                    #expect(try await signAndFinish(information, device: device, factors: [.device, .pin]).isUserLogin)
+                } else {
+                    try await device.authenticator.deny(information)
+                }
+            }
+            let got = try await receiver.wait("ciba") { $0.count >= 2 }
+            let answers = got.compactMap { $0["data"] as? [String: Any] }
+            #expect(answers.map { $0["outcome"] as? String } == ["approved", "denied"], "\(answers)")
+            #expect(answers.map { $0["request_id"] as? String } == ids)
+            #expect(got.allSatisfy { $0["type"] as? String == "ciba.answered" && $0["tenant"] as? String == scenario.tenant })
             device.remove()
         }
     }
