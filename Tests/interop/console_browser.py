@@ -121,6 +121,21 @@ try:
     wait(lambda: driver.current_url.startswith(f"{BASE}/console/tenants/acme"), message="the tenant was not created")
     check("Created" in text("notice"), "no notice after creating the tenant")
     shot("tenant")
+    # The e-mail settings: notices and the language change; e-mail-only invitations need an SMTP server, which this one lacks.
+    check(driver.find_element(By.ID, "notices").get_attribute("value") == "device_added, device_removed, passkey_added, locked",
+          "a new tenant does not send every notice")
+    fill("notices", "locked, device_added")
+    fill("default_language", "de")
+    submit(driver.find_element(By.ID, "tenant-settings"))
+    check(driver.find_element(By.ID, "notices").get_attribute("value") == "device_added, locked", "the notices did not change")
+    check(driver.find_element(By.ID, "default_language").get_attribute("value") == "de", "the language did not change")
+    driver.find_element(By.ID, "invitations_by_email_only").click()
+    submit(driver.find_element(By.ID, "tenant-settings"))
+    check(exists("#invitations_by_email_only-error") and "smtp" in text("invitations_by_email_only-error"),
+          "e-mail-only invitations without SMTP were not refused beside the box")
+    fill("default_language", "en")
+    driver.get(f"{BASE}/console/tenants/acme")
+    check(not driver.find_element(By.ID, "invitations_by_email_only").is_selected(), "a refused setting was stored")
 
     driver.get(f"{BASE}/console/tenants/acme/services")
     check(driver.find_element(By.ID, "service-number-matching").is_selected(), "a new service does not match numbers by default")

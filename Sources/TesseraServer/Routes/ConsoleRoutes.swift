@@ -174,6 +174,8 @@ struct ConsoleRoutes {
         ("sso_lifetime", "Single sign-on lifetime (s)"), ("session_lifetime", "Session lifetime (s)"),
         ("session_idle_lifetime", "Session idle lifetime (s)"), ("access_token_lifetime", "Access token lifetime (s)"),
         ("history_retention", "History retention (s)"),
+        ("notices", "E-mailed security notices (comma-separated: device_added, device_removed, passkey_added, locked; empty: none)"),
+        ("default_language", "Language of e-mails (en or de)"),
     ]
 
     func renderTenant(
@@ -187,7 +189,8 @@ struct ConsoleRoutes {
             "permanent_after": view.lockout.permanentAfter.map(String.init) ?? "", "process_policy": view.processPolicy,
             "sso_lifetime": String(view.ssoLifetime), "session_lifetime": String(view.sessionLifetime),
             "session_idle_lifetime": String(view.sessionIdleLifetime), "access_token_lifetime": String(view.accessTokenLifetime),
-            "history_retention": String(view.historyRetention),
+            "history_retention": String(view.historyRetention), "notices": view.notices.map(\.rawValue).joined(separator: ", "),
+            "default_language": view.defaultLanguage.rawValue,
         ]
         let settings = Self.tenantSettings.map { setting in
             ConsoleViews.Tenant.Setting(
@@ -195,7 +198,9 @@ struct ConsoleRoutes {
                 message: problem?.field == setting.name ? problem?.message : nil)
         }
         let page = ConsoleViews.Tenant(
-            name: view.name, issuer: view.issuer, settings: settings, global: current.caller?.may(.manage, global: true) ?? false)
+            name: view.name, issuer: view.issuer, settings: settings, global: current.caller?.may(.manage, global: true) ?? false,
+            emailOnly: input.map { $0["invitations_by_email_only"] == "true" } ?? view.invitationsByEmailOnly,
+            emailOnlyMessage: problem?.field == "invitations_by_email_only" ? problem?.message : nil)
         return pages.render("tenant", title: "Tenant \(view.name)", page: page, layout: layout(current, notice: notice), problem: problem)
     }
 
@@ -237,9 +242,22 @@ struct ConsoleRoutes {
             update.sessionIdleLifetime = try number("session_idle_lifetime")
             update.accessTokenLifetime = try number("access_token_lifetime")
             update.historyRetention = try number("history_retention")
+            // What the e-mail settings change (the form always sends them).
+            let stored = try await administration.getTenant(tenant)
+            let notices = (form["notices"] ?? "").split(whereSeparator: { $0 == "," || $0 == " " }).map(String.init)
+            if notices != stored.notices.map(\.rawValue) { update.notices = notices }
+            if let language = form["default_language"]?.trimmingCharacters(in: .whitespaces), !language.isEmpty,
+                language != stored.defaultLanguage.rawValue
+            {
+                update.defaultLanguage = language
+            }
+            let emailOnly = form["invitations_by_email_only"] == "true"
+            if emailOnly != stored.invitationsByEmailOnly { update.invitationsByEmailOnly = emailOnly }
             _ = try await administration.updateTenant(update, tenant: tenant, logger: context.logger)
         } catch {
-            guard let problem = FormProblem(error, fields: Self.tenantSettings.map(\.name) + ["lockout"]) else { throw error }
+            guard let problem = FormProblem(error, fields: Self.tenantSettings.map(\.name) + ["lockout", "invitations_by_email_only"]) else {
+                throw error
+            }
             let placed = problem.field == "lockout" ? FormProblem(problem.message, field: "free_attempts", status: problem.status) : problem
             return try await renderTenant(current, tenant: tenant, problem: placed, input: form)
         }

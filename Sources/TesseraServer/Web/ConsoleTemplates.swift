@@ -83,6 +83,7 @@ enum ConsoleTemplates {
         <form method="post" action="/console/tenants/{{name}}" class="stack" id="tenant-settings">{{>csrf}}
         {{#settings}}<div><label for="{{name}}">{{label}}</label><input id="{{name}}" name="{{name}}" value="{{value}}" {{^manage}}disabled{{/manage}}
         aria-describedby="{{name}}-error">{{#message}}{{>field}}{{/message}}</div>{{/settings}}
+        <div><label><input type="checkbox" name="invitations_by_email_only" value="true" id="invitations_by_email_only" {{#emailOnly}}checked{{/emailOnly}} {{^manage}}disabled{{/manage}} aria-describedby="invitations_by_email_only-error"> Send invitations by e-mail only (no one sees their links)</label>{{#emailOnlyMessage}}<p class="field-error" id="invitations_by_email_only-error">{{emailOnlyMessage}}</p>{{/emailOnlyMessage}}</div>
         {{#manage}}<button>Save settings</button>{{/manage}}</form>
         {{#global}}<h2>Removal</h2>
         <form method="post" action="/console/tenants/{{name}}/delete" class="stack" id="delete-tenant" data-confirm="Delete this tenant with its services, users, devices and sessions?">{{>csrf}}

@@ -108,6 +108,9 @@ enum ConsoleViews {
         let issuer: String
         let settings: [Setting]
         let global: Bool
+        /// Invitations go by e-mail only.
+        let emailOnly: Bool
+        let emailOnlyMessage: String?
     }
 
     /// A service's on/off setting as a checkbox (`ServiceSwitch.all`).
