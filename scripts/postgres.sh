@@ -168,12 +168,13 @@ if ! as_owner "$bin/initdb" -D "$dir" -U postgres -E UTF8 --no-locale \
     exit 1
 fi
 rm -f "$log"
-# The suite runs many servers at once, each with its own small pool.
+# The suite runs many servers at once, each with its own small pool (and the e-mail,
+# webhook and feed tests several nodes each).
 cat >>"$dir/postgresql.conf" <<EOF
 listen_addresses = '127.0.0.1'
 port = $port
 unix_socket_directories = '$dir'
-max_connections = 400
+max_connections = 1000
 fsync = off
 full_page_writes = off
 EOF

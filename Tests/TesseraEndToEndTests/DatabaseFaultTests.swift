@@ -121,17 +121,19 @@ struct DatabaseFaultTests {
         defer { if nodeB.isRunning { nodeB.terminate() } }
         let servers = ["http://127.0.0.1:\(ports.0)", "http://127.0.0.1:\(ports.1)"]
 
-        // Each node under its own bench, and the database restarted in the middle.
+        // Each node under its own bench, and the database restarted in the middle. Fifteen
+        // seconds: on a machine the rest of the suite loads, a bench's set-up (enrolling its
+        // devices) alone can take most of eight.
         var benches: [ChildProcess] = []
         for (index, server) in servers.enumerated() {
             benches.append(
                 try await ChildProcess.start(
                     tesseraBinary,
-                    ["bench", "--tenant", "fault-\(index)", "--devices", "4", "--concurrency", "4", "--duration", "8", "--json"],
+                    ["bench", "--tenant", "fault-\(index)", "--devices", "4", "--concurrency", "4", "--duration", "15", "--json"],
                     environment: ["TESSERA_SERVER": server, "TESSERA_ADMIN_TOKEN": token], collectOutput: true))
         }
         defer { for bench in benches where bench.isRunning { bench.kill() } }
-        try await Task.sleep(for: .seconds(3))
+        try await Task.sleep(for: .seconds(5))
         let restart = try await Program.run(script, ["restart", directory.path], timeout: .seconds(90))
         #expect(restart.status == 0, "\(restart.errors)")
         let restarted = ContinuousClock.now

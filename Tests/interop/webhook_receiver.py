@@ -33,6 +33,11 @@ class Handler(BaseHTTPRequestHandler):
         name = self.path.rsplit("/", 1)[-1]
         body = self.rfile.read(int(self.headers.get("Content-Length", "0")))
         headers = {key.lower(): value for key, value in self.headers.items()}
+        # A hook whose secret the test has not written yet (it learns it from the answer
+        # that made the hook): not ready, try again.
+        if not os.path.exists(os.path.join(DIRECTORY, f"secret-{name}")):
+            self.answer(503)
+            return
         try:
             with open(os.path.join(DIRECTORY, f"secret-{name}")) as file:
                 secret = file.read().strip()
