@@ -180,7 +180,7 @@ struct FeedTests {
 /// The feeds under load on two nodes: what a consumer paging every half second collects
 /// is exactly what the database holds. Runs in the suite's PostgreSQL pass with a few
 /// hundred changes and logins; `TESSERA_FEED_CHANGES` and `TESSERA_FEED_LOGINS` raise them
-/// (scripts/feed-burst.sh runs the 3,000 and 2,000).
+/// (scripts/feed-burst.sh measures the 3,000 and 2,000 on the release build).
 @Suite("The feeds with writers on two nodes", .tags(.live, .cluster), .timeLimit(.minutes(10)),
     .enabled(if: TestDatabase.postgresURL != nil, "needs PostgreSQL; runs in the suite's PostgreSQL pass"))
 struct FeedBurstTests {

@@ -44,6 +44,8 @@ public struct Messages: Sendable {
     /// Up to `limit` due messages, each taken for the lease.
     public func takeDue(limit: Int = 16) async throws -> [Send] {
         let now = domain.epochNow()
+        // Most looks find nothing: a read decides whether a transaction is worth it.
+        guard try await domain.store.read({ try await $0.hasDueMessages(now: now) }) else { return [] }
         let taken = try await domain.store.transaction { tx in try await tx.takeDueMessages(now: now, lease: Self.lease, limit: limit) }
         return try taken.map { message in
             let data = try domain.box.open(message.sealedContent, context: SealingContext.messageContent(id: message.id))

@@ -138,6 +138,8 @@ public struct WebhookOutbox: Sendable {
     /// The due first delivery of each enabled hook, taken for the lease, up to `limit`.
     public func takeDue(limit: Int = 32) async throws -> [Send] {
         let now = domain.epochNow()
+        // Most looks find nothing: a read decides whether a transaction is worth it.
+        guard try await domain.store.read({ try await $0.hasDueDeliveries(now: now) }) else { return [] }
         let (taken, hooks) = try await domain.store.transaction { tx in
             (try await tx.takeDueDeliveries(now: now, lease: Self.lease, limit: limit), try await tx.webhooks())
         }

@@ -22,21 +22,8 @@ struct LogoutSender: Service {
     let logger: Logger
 
     func run() async throws {
-        while !Task.isShuttingDownGracefully {
-            do {
-                try await cancelWhenGracefulShutdown { try await Task.sleep(for: interval) }
-            } catch {
-                return
-            }
-            do {
-                let due = try await logout.takeDue()
-                guard !due.isEmpty else { continue }
-                await withTaskGroup(of: Void.self) { group in
-                    for delivery in due { group.addTask { await send(delivery) } }
-                }
-            } catch {
-                logger.error("back-channel logout: notices not read", metadata: ["error": "\(type(of: error))"])
-            }
+        await OutboxLoop.run(every: interval, logger: logger, what: "back-channel logout", take: { try await logout.takeDue() }) { delivery in
+            await send(delivery)
         }
     }
 

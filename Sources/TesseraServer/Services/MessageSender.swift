@@ -25,20 +25,8 @@ struct MessageSender: Service {
     let logger: Logger
 
     func run() async throws {
-        while !Task.isShuttingDownGracefully {
-            do {
-                try await cancelWhenGracefulShutdown { try await Task.sleep(for: interval) }
-            } catch {
-                return
-            }
-            do {
-                let due = try await messages.takeDue()
-                await withTaskGroup(of: Void.self) { group in
-                    for send in due { group.addTask { await deliver(send) } }
-                }
-            } catch {
-                logger.error("messages: outbox not read", metadata: ["error": "\(String(reflecting: type(of: error)))"])
-            }
+        await OutboxLoop.run(every: interval, logger: logger, what: "messages", take: { try await messages.takeDue() }) { send in
+            await deliver(send)
         }
     }
 

@@ -20,26 +20,11 @@ struct WebhookSender: Service {
     let logger: Logger
 
     func run() async throws {
-        while !Task.isShuttingDownGracefully {
-            do {
-                try await cancelWhenGracefulShutdown { try await Task.sleep(for: interval) }
-            } catch {
-                return
-            }
-            do {
-                _ = try await outbox.dispatch()
-                // Until nothing is due: a hook with a backlog is emptied at the receiver's pace.
-                while !Task.isShuttingDownGracefully {
-                    let due = try await outbox.takeDue()
-                    guard !due.isEmpty else { break }
-                    await withTaskGroup(of: Void.self) { group in
-                        for send in due { group.addTask { await deliver(send) } }
-                    }
-                }
-            } catch {
-                logger.error("webhooks: outbox not read", metadata: ["error": "\(String(reflecting: type(of: error)))"])
-            }
-        }
+        // Each look dispatches what committed since the last, then sends until nothing is
+        // due: a hook with a backlog is emptied at the receiver's pace.
+        await OutboxLoop.run(
+            every: interval, logger: logger, what: "webhooks", first: { _ = try await outbox.dispatch() }, take: { try await outbox.takeDue() }
+        ) { send in await deliver(send) }
     }
 
     func deliver(_ send: WebhookOutbox.Send) async {

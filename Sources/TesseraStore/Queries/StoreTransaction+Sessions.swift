@@ -99,24 +99,37 @@ extension StoreTransaction {
 
     // MARK: Back-channel logout notices
 
-    /// Up to `limit` notices due at `now`, each taken for `lease` seconds (its next attempt
-    /// moves past the lease, counted): a condition on the row, so that of several nodes
-    /// only one takes a notice.
+    /// Up to `limit` notices due at `now`, each taken for `lease` seconds (`takeLeased`).
     public func takeDueLogoutNotices(now: Int64, lease: Int64, limit: Int) async throws -> [LogoutNoticeRecord] {
+        try await takeLeased("logout_notices", now: now, lease: lease, limit: limit)
+    }
+
+    /// Whether any notice is due: a read, so that looking costs no write lock.
+    public func hasDueLogoutNotices(now: Int64) async throws -> Bool {
+        try await hasDue("logout_notices", now: now)
+    }
+
+    // MARK: Outboxes
+
+    /// Up to `limit` rows of an outbox due at `now`, oldest first, each taken for `lease`
+    /// seconds (its next attempt moves past the lease, its attempt counted): a condition on
+    /// the row, so that of several nodes only one takes it, and a taker that dies leaves it
+    /// to the others once the lease is over.
+    func takeLeased<Row: LeasedRow>(_ table: String, now: Int64, lease: Int64, limit: Int) async throws -> [Row] {
         let due = try await all(
             """
-            SELECT * FROM logout_notices WHERE next_attempt_at <= \(bind: now) ORDER BY next_attempt_at LIMIT \(literal: limit)
-            """, as: LogoutNoticeRecord.self)
-        var taken: [LogoutNoticeRecord] = []
-        for notice in due {
-            let rows = try await db.raw(
+            SELECT * FROM \(ident: table) WHERE next_attempt_at <= \(bind: now) ORDER BY next_attempt_at, id LIMIT \(literal: limit)
+            """, as: Row.self)
+        var taken: [Row] = []
+        for row in due {
+            let updated = try await db.raw(
                 """
-                UPDATE logout_notices SET next_attempt_at = \(bind: now + lease), attempts = attempts + 1
-                WHERE id = \(bind: notice.id) AND next_attempt_at = \(bind: notice.nextAttemptAt) RETURNING id
+                UPDATE \(ident: table) SET next_attempt_at = \(bind: now + lease), attempts = attempts + 1
+                WHERE id = \(bind: row.id) AND next_attempt_at = \(bind: row.nextAttemptAt) RETURNING id
                 """
             ).all()
-            if rows.count == 1 {
-                var mine = notice
+            if updated.count == 1 {
+                var mine = row
                 mine.attempts += 1
                 taken.append(mine)
             }
@@ -124,9 +137,9 @@ extension StoreTransaction {
         return taken
     }
 
-    /// Whether any notice is due: a read, so that looking costs no write lock.
-    public func hasDueLogoutNotices(now: Int64) async throws -> Bool {
-        try await db.raw("SELECT id FROM logout_notices WHERE next_attempt_at <= \(bind: now) LIMIT 1").first() != nil
+    /// Whether any row of an outbox is due: a read, so that an idle look costs no write lock.
+    func hasDue(_ table: String, now: Int64) async throws -> Bool {
+        try await db.raw("SELECT id FROM \(ident: table) WHERE next_attempt_at <= \(bind: now) LIMIT 1").first() != nil
     }
 
     /// A notice delivered (or given up): gone.
@@ -167,3 +180,13 @@ extension StoreTransaction {
         ).run()
     }
 }
+
+/// A row of an outbox whose attempts are leased (`StoreTransaction.takeLeased`).
+protocol LeasedRow: Decodable, Sendable {
+    var id: String { get }
+    var nextAttemptAt: Int64 { get }
+    var attempts: Int { get set }
+}
+
+extension LogoutNoticeRecord: LeasedRow {}
+extension MessageRecord: LeasedRow {}

@@ -202,26 +202,24 @@ extension StoreTransaction {
 
     public func insertMessage(_ message: MessageRecord) async throws { try await insert("messages", message) }
 
-    /// Up to `limit` messages due, each taken for `lease` seconds (its attempt counted), as the logout notices are.
+    /// Up to `limit` messages due, each taken for `lease` seconds (`takeLeased`).
     public func takeDueMessages(now: Int64, lease: Int64, limit: Int) async throws -> [MessageRecord] {
-        let due = try await all(
-            "SELECT * FROM messages WHERE next_attempt_at <= \(bind: now) ORDER BY next_attempt_at, id LIMIT \(bind: limit)",
-            as: MessageRecord.self)
-        var taken: [MessageRecord] = []
-        for message in due {
-            let rows = try await db.raw(
-                """
-                UPDATE messages SET next_attempt_at = \(bind: now + lease), attempts = attempts + 1
-                WHERE id = \(bind: message.id) AND next_attempt_at = \(bind: message.nextAttemptAt) RETURNING id
-                """
-            ).all()
-            if rows.count == 1 {
-                var mine = message
-                mine.attempts += 1
-                taken.append(mine)
-            }
-        }
-        return taken
+        try await takeLeased("messages", now: now, lease: lease, limit: limit)
+    }
+
+    /// Whether any message is due: a read, so that an idle look costs no write lock.
+    public func hasDueMessages(now: Int64) async throws -> Bool {
+        try await hasDue("messages", now: now)
+    }
+
+    /// Whether any enabled hook's delivery is due (a read, as above).
+    public func hasDueDeliveries(now: Int64) async throws -> Bool {
+        try await db.raw(
+            """
+            SELECT d.id FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id
+            WHERE d.delivered_at IS NULL AND d.next_attempt_at <= \(bind: now) AND w.disabled_at IS NULL LIMIT 1
+            """
+        ).first() != nil
     }
 
     /// Sent (or given up): the message leaves the outbox.
