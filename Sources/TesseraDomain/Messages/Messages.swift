@@ -65,7 +65,7 @@ public struct Messages: Sendable {
             try await domain.store.transaction { tx in try await tx.deleteMessage(id: send.message.id) }
             return false
         }
-        let next = now + min(Int64(1) << Int64(min(max(send.message.attempts - 1, 0), 12)), 3600)
+        let next = now + WebhookOutbox.backoff(afterAttempt: send.message.attempts)
         try await domain.store.transaction { tx in try await tx.postponeMessage(id: send.message.id, until: next, error: error) }
         return true
     }

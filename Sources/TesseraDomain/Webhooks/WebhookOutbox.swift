@@ -187,7 +187,8 @@ public struct WebhookOutbox: Sendable {
         }
     }
 
-    /// Seconds before the next attempt: 1, 2, 4 … doubling to an hour.
+    /// Seconds before the next attempt: 1, 2, 4 … doubling to an hour (webhook deliveries
+    /// and messages to people alike).
     static func backoff(afterAttempt attempts: Int) -> Int64 {
         min(Int64(1) << Int64(min(max(attempts - 1, 0), 12)), 3600)
     }

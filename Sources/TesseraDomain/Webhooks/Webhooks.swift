@@ -114,9 +114,8 @@ public struct Webhooks: Sendable {
             id: eventID, type: "webhook.test", at: now, tenant: tenant?.name, data: ["webhook_id": hook.id])
         let delivery = WebhookDeliveryRecord(
             id: "msg_" + orderedID(), webhookID: hook.id, seq: 0, eventID: eventID, event: "webhook.test", payload: payload, createdAt: now)
-        try await domain.store.transaction { tx in try await tx.insertDeliveries([delivery]) }
-        let stored = try await domain.store.read { tx in try await tx.deliveries(webhookID: id, limit: 1).first }
-        return Components.Schemas.WebhookDelivery(stored ?? delivery)
+        let stored = try await domain.store.transaction { tx in try await tx.insertDeliveries([delivery]) }
+        return Components.Schemas.WebhookDelivery(stored.first ?? delivery)
     }
 
     /// Sends again to a hook that was disabled: what waits in its outbox goes first, in order.

@@ -77,20 +77,25 @@ extension StoreTransaction {
     }
 
     /// Numbers `deliveries` above every delivery numbered before (the counter's row stays
-    /// locked to this transaction's commit, so numbers follow commit order) and writes them.
-    public func insertDeliveries(_ deliveries: [WebhookDeliveryRecord]) async throws {
-        guard !deliveries.isEmpty else { return }
+    /// locked to this transaction's commit, so numbers follow commit order) and writes them;
+    /// returns them numbered.
+    @discardableResult
+    public func insertDeliveries(_ deliveries: [WebhookDeliveryRecord]) async throws -> [WebhookDeliveryRecord] {
+        guard !deliveries.isEmpty else { return [] }
         let last = try await db.raw(
             """
             UPDATE feed_sequences SET value = value + \(bind: deliveries.count) WHERE name = 'webhook_deliveries' RETURNING value
             """
         ).first(decodingColumn: "value", as: Int64.self) ?? Int64(deliveries.count)
         var seq = last - Int64(deliveries.count)
+        var numbered: [WebhookDeliveryRecord] = []
         for var delivery in deliveries {
             seq += 1
             delivery.seq = seq
             try await insert("webhook_deliveries", delivery)
+            numbered.append(delivery)
         }
+        return numbered
     }
 
     /// The first waiting delivery of each enabled hook, if it is due, each taken for

@@ -128,6 +128,13 @@ struct Serve: AsyncParsableCommand {
         "smtp_password_file", "smtp_insecure", "smtp_ca", "message_webhook", "message_webhook_secret", "message_webhook_secret_file",
     ]
 
+    /// Whether a gateway the operator names (push, messages) is an https URL with a host, or
+    /// http on a loopback host: what it is sent carries a credential or a link.
+    static func isGatewayURL(_ text: String) -> Bool {
+        guard let url = URLComponents(string: text), let host = url.host, !host.isEmpty else { return false }
+        return url.scheme == "https" || (url.scheme == "http" && ["127.0.0.1", "localhost", "::1", "[::1]"].contains(host))
+    }
+
     /// The server's configuration from the flags, the environment, the file and the
     /// defaults (`Settings`), checked as a whole.
     func resolve(_ settings: Settings) throws -> (ServerConfiguration, Logger.Level) {
@@ -171,9 +178,7 @@ struct Serve: AsyncParsableCommand {
         let messageSecret = try settings.secret("message_webhook_secret", flag: messageWebhookSecret, fileFlag: messageWebhookSecretFile)
         var gateway: ServerConfiguration.MessageWebhook?
         if let messageURL {
-            let url = URLComponents(string: messageURL)
-            let loopback = ["127.0.0.1", "localhost", "::1", "[::1]"].contains(url?.host ?? "")
-            guard url?.scheme == "https" || (url?.scheme == "http" && loopback), !(url?.host ?? "").isEmpty else {
+            guard Self.isGatewayURL(messageURL) else {
                 throw ValidationError("message_webhook must be an https URL (http only on a loopback host)")
             }
             guard let messageSecret, StandardWebhooks.key(of: messageSecret) != nil else {
@@ -198,12 +203,8 @@ struct Serve: AsyncParsableCommand {
             throw ValidationError("smtp_from, smtp_user, smtp_password and smtp_ca go with smtp_url")
         }
         let webhook = try settings.string("push_webhook", flag: pushWebhook)
-        if let webhook {
-            let url = URLComponents(string: webhook)
-            let loopback = ["127.0.0.1", "localhost", "::1", "[::1]"].contains(url?.host ?? "")
-            guard url?.scheme == "https" || (url?.scheme == "http" && loopback), !(url?.host ?? "").isEmpty else {
-                throw ValidationError("push_webhook must be an https URL (http only on a loopback host): it carries a bearer token")
-            }
+        if let webhook, !Self.isGatewayURL(webhook) {
+            throw ValidationError("push_webhook must be an https URL (http only on a loopback host): it carries a bearer token")
         }
         let webhookToken = try settings.secret("push_webhook_token", flag: pushWebhookToken, fileFlag: pushWebhookTokenFile)
         let apnsKey = try settings.string("apns_key_file", flag: apnsKeyFile)
