@@ -39,6 +39,9 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/swift-openapi-hummingbird.git", from: "2.1.0"),
         // The configuration file (YAML) and the TESSERA_* environment, read as layers.
         .package(url: "https://github.com/apple/swift-configuration.git", from: "1.4.0", traits: ["YAML"]),
+        // Traces exported over OTLP/HTTP (protobuf); the gRPC exporter is not built.
+        .package(url: "https://github.com/swift-otel/swift-otel.git", from: "1.6.0", traits: ["OTLPHTTP"]),
+        .package(url: "https://github.com/apple/swift-distributed-tracing.git", from: "1.7.3"),
     ],
     targets: [
         // The version and commit of the build (`tessera --version`, /metrics, /ready), written
@@ -85,7 +88,9 @@ let package = Package(
         ),
         // The stored records (tenants, services, activations, …), their column wrappers and
         // the store's error: what the domain and the edge name, apart from the queries.
-        .target(name: "TesseraRecords", dependencies: ["TesseraCore"]),
+        .target(
+            name: "TesseraRecords",
+            dependencies: ["TesseraCore", .product(name: "Tracing", package: "swift-distributed-tracing")]),
         .target(
             name: "TesseraStore",
             dependencies: [
@@ -101,6 +106,7 @@ let package = Package(
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
             ]
         ),
         // WebAuthn's relying-party checks (registration, assertion, attestation). Apart from
@@ -162,6 +168,7 @@ let package = Package(
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOFoundationEssentialsCompat", package: "swift-nio"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
             ]
         ),
         .target(name: "TesseraKit", dependencies: ["TesseraCore", "TesseraCrypto", .product(name: "Crypto", package: "swift-crypto")]),
@@ -209,6 +216,8 @@ let package = Package(
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "OTel", package: "swift-otel"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
         .testTarget(name: "TesseraCoreTests", dependencies: ["TesseraCore", "TesseraTesting"]),

@@ -12,9 +12,12 @@ public struct LogoutNoticeRecord: Codable, Sendable {
     public var attempts: Int
     public var nextAttemptAt: Int64
     public var createdAt: Int64
+    /// The `traceparent` of the request that ended the session: the notice is sent in its trace.
+    public var traceParent: String?
 
     enum CodingKeys: String, CodingKey {
         case id, attempts
+        case traceParent = "trace_parent"
         case tenantID = "tenant_id"
         case serviceID = "service_id"
         case sessionID = "session_id"

@@ -495,6 +495,9 @@ public struct AuthRequestRecord: Codable, Sendable {
     public var uiLocales: String?
     public var createdAt: Int64
     public var expiresAt: Int64
+    /// The W3C `traceparent` of the request that made it: the later requests of the login
+    /// link their spans to it (`RequestTrace`).
+    public var traceParent: String?
 
     public init(
         id: RequestID, tenantID: TenantID, serviceID: ServiceID?, purpose: AuthenticationPurpose, status: AuthenticationStatus, challenge: String?,
@@ -564,6 +567,7 @@ public struct AuthRequestRecord: Codable, Sendable {
         case authTime = "auth_time"
         case createdAt = "created_at"
         case expiresAt = "expires_at"
+        case traceParent = "trace_parent"
     }
 }
 
@@ -590,6 +594,9 @@ public struct GrantRecord: Codable, Sendable {
     public var expiresAt: Int64
     public var usedAt: Int64?
     @IntegerFlag public var revoked: Bool
+
+    /// A code's: the `traceparent` of the login it ends (`RequestTrace`).
+    public var traceParent: String?
 
     public init(
         digest: String, kind: GrantKind, familyID: SessionID, tenantID: TenantID, serviceID: ServiceID, userID: UserID,
@@ -631,6 +638,7 @@ public struct GrantRecord: Codable, Sendable {
         case authTime = "auth_time"
         case expiresAt = "expires_at"
         case usedAt = "used_at"
+        case traceParent = "trace_parent"
     }
 }
 

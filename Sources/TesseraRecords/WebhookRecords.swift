@@ -131,6 +131,8 @@ public struct MessageRecord: Codable, Sendable {
     public var attempts: Int
     public var nextAttemptAt: Int64
     public var lastError: String?
+    /// The `traceparent` of the request that wrote it: the message is sent in its trace.
+    public var traceParent: String?
 
     public init(id: String, tenantID: TenantID?, channel: String, recipient: String, sealedContent: String, createdAt: Int64) {
         self.id = id
@@ -147,6 +149,7 @@ public struct MessageRecord: Codable, Sendable {
         case id, channel, recipient, attempts
         case tenantID = "tenant_id"
         case sealedContent = "sealed_content"
+        case traceParent = "trace_parent"
         case createdAt = "created_at"
         case nextAttemptAt = "next_attempt_at"
         case lastError = "last_error"

@@ -81,12 +81,14 @@ public final class TesseraServerApp: Sendable {
 }
 
 /// Builds the server: opens (or creates) the data directory and its SQLite file,
-/// loads the master key, and wires the routes.
+/// loads the master key, and wires the routes. `services` run beside it and stop after it
+/// (the span exporter, which sends what the last requests recorded).
 public func buildApplication(
     configuration: ServerConfiguration,
     logger: Logger,
     now: @escaping @Sendable () -> Date = { Date() },
     handlingSignals: Bool = true,
+    services: [any Service] = [],
     onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in },
     onShutdown: @escaping @Sendable () -> Void = {}
 ) async throws -> TesseraServerApp {
@@ -156,10 +158,10 @@ public func buildApplication(
     return TesseraServerApp(
         application: application, generatedAdminToken: generated, routes: router.routes.map(\.description), store: store, directoryLock: directoryLock,
         pusher: pusher,
-        before: [store.service, PushShutdown(pusher: pusher), state.background].compactMap { $0 },
+        before: services + [store.service, PushShutdown(pusher: pusher), state.background].compactMap { $0 },
         after: [
             ShutdownNotice(notify: onShutdown), relay, LongPollRelease(events: state.requestEvents),
-            Purger(maintenance: state.domain.maintenance, interval: configuration.purgeInterval, logger: logger),
+            Purger(maintenance: state.domain.maintenance, metrics: state.metrics, interval: configuration.purgeInterval, logger: logger),
             LogoutSender(
                 logout: state.domain.logout, outbound: Outbound(state.domain, maximumBody: 64 * 1024), metrics: state.metrics,
                 interval: .seconds(1), logger: logger),

@@ -73,6 +73,9 @@ public struct ServerConfiguration: Sendable {
     }
     /// Seconds between the webhook sender's looks at the outbox.
     public var deliveryInterval: Duration = .seconds(1)
+    /// Spans for requests, store calls and outbound calls (`RequestTracing`): set when the
+    /// process bootstrapped a tracer (`--otlp-endpoint`, `OTEL_*`).
+    public var tracing = false
 
     public struct TLSFiles: Sendable {
         public var certificateChain: String

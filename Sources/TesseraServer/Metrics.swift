@@ -29,6 +29,84 @@ final class ServerMetrics: Sendable {
                 namespace: "tessera", metricName: "build", unitName: "info", helpText: "The version and commit of this build; always 1."),
             labels: [("version", BuildInfo.version), ("commit", BuildInfo.commit)]
         ).set(Double(1))
+        // Every series a dashboard or an alert reads, at zero from the start: a quiet server
+        // exports them, and a rate over them is 0, not "no data".
+        for permanent in [false, true] { _ = lockouts(permanent: permanent) }
+        for purpose in AuthenticationPurpose.allCases {
+            for outcome in [AttemptOutcome.approved, .failed, .locked, .denied] { _ = authentications(purpose: purpose, outcome: outcome) }
+        }
+        _ = purgeRuns("ok")
+        _ = purgeRuns("failed")
+        _ = purgeLastSuccess
+        _ = disabledWebhooks
+    }
+
+    static let databaseBuckets: [Duration] = [
+        .microseconds(100), .microseconds(250), .microseconds(500), .milliseconds(1), .milliseconds(2), .milliseconds(5),
+        .milliseconds(10), .milliseconds(25), .milliseconds(50), .milliseconds(100), .milliseconds(250), .seconds(1), .seconds(5),
+    ]
+
+    /// Hears every call of the store: its duration and its wait before it ran, by backend and
+    /// kind of call (`transaction`, `read`, `lookup`, `write`); the series exist from the
+    /// start, as do those of what a purge deletes (`purgeKinds`).
+    func registerStore(backend: String, observers: StoreObservers, purgeKinds: [String]) {
+        for kind in purgeKinds { _ = purgedRows(kind) }
+        for kind in [StoreCallReport.Kind.transaction, .read, .lookup, .write] {
+            _ = databaseDuration(backend: backend, kind: kind)
+            _ = databaseQueue(backend: backend, kind: kind)
+            _ = databaseFailures(backend: backend, kind: kind)
+        }
+        observers.observe { [self] report in
+            databaseDuration(backend: report.backend, kind: report.kind).record(report.duration)
+            databaseQueue(backend: report.backend, kind: report.kind).record(report.queue)
+            if report.failed { databaseFailures(backend: report.backend, kind: report.kind).increment() }
+        }
+    }
+
+    private func databaseDuration(backend: String, kind: StoreCallReport.Kind) -> DurationHistogram {
+        registry.makeDurationHistogram(
+            descriptor: Self.name(
+                "database_transaction_duration", "seconds",
+                "Store calls (transactions, reads, one-statement lookups and writes) from the call to their commit, by backend and kind."),
+            labels: [("backend", backend), ("call", kind.rawValue)], buckets: Self.databaseBuckets)
+    }
+
+    private func databaseQueue(backend: String, kind: StoreCallReport.Kind) -> DurationHistogram {
+        registry.makeDurationHistogram(
+            descriptor: Self.name(
+                "database_queue_wait", "seconds",
+                "How long store calls waited before they ran (the SQLite connection, a pooled PostgreSQL connection, a hot row's turn)."),
+            labels: [("backend", backend), ("call", kind.rawValue)], buckets: Self.databaseBuckets)
+    }
+
+    private func databaseFailures(backend: String, kind: StoreCallReport.Kind) -> Counter {
+        registry.makeCounter(
+            descriptor: Self.name("database_call_failures", "total", "Store calls that failed (rolled back), by backend and kind."),
+            labels: [("backend", backend), ("call", kind.rawValue)])
+    }
+
+    /// A scheduled purge that finished: what it deleted, by kind.
+    func purged(_ deleted: [String: Int]) {
+        purgeRuns("ok").increment()
+        purgeLastSuccess.set(Date().timeIntervalSince1970)
+        for (kind, count) in deleted { purgedRows(kind).increment(by: Int64(count)) }
+    }
+
+    private func purgedRows(_ kind: String) -> Counter {
+        registry.makeCounter(descriptor: Self.name("purged_rows", "total", "Rows the scheduled purges deleted, by kind."), labels: [("kind", kind)])
+    }
+
+    func purgeFailed() { purgeRuns("failed").increment() }
+
+    private func purgeRuns(_ outcome: String) -> Counter {
+        registry.makeCounter(
+            descriptor: Self.name("purge_runs", "total", "Scheduled purges of expired and spent data, by outcome (ok, failed)."),
+            labels: [("outcome", outcome)])
+    }
+
+    private var purgeLastSuccess: Gauge {
+        registry.makeGauge(
+            descriptor: Self.name("purge_last_success", "timestamp_seconds", "When this node's last scheduled purge finished (0: none yet)."))
     }
 
     private static func name(_ metric: String, _ unit: String, _ help: String) -> MetricNameDescriptor {
@@ -70,17 +148,23 @@ final class ServerMetrics: Sendable {
 
     /// An answered authentication: `approved`, `failed`, `locked` or `denied`.
     func authentication(purpose: AuthenticationPurpose, outcome: AttemptOutcome) {
+        authentications(purpose: purpose, outcome: outcome).increment()
+    }
+
+    private func authentications(purpose: AuthenticationPurpose, outcome: AttemptOutcome) -> Counter {
         registry.makeCounter(
             descriptor: Self.name("authentications", "total", "Answered authentications by purpose and outcome."),
-            labels: [("purpose", purpose.rawValue), ("outcome", outcome.rawValue)]
-        ).increment()
+            labels: [("purpose", purpose.rawValue), ("outcome", outcome.rawValue)])
     }
 
     func lockout(permanent: Bool) {
+        lockouts(permanent: permanent).increment()
+    }
+
+    private func lockouts(permanent: Bool) -> Counter {
         registry.makeCounter(
             descriptor: Self.name("lockouts", "total", "Activations locked after failed attempts, by kind."),
-            labels: [("kind", permanent ? "permanent" : "temporary")]
-        ).increment()
+            labels: [("kind", permanent ? "permanent" : "temporary")])
     }
 
     /// A delivery attempt of an outbox (`webhook`, `logout`) that came to nothing.
@@ -106,6 +190,9 @@ final class ServerMetrics: Sendable {
     /// The exposition, with the gauges read now.
     func render(domain: Domain) async -> String {
         let gauges = await domain.storeGauges()
+        // 1 while the database answers and the schema is this build's (what /ready says).
+        registry.makeGauge(descriptor: Self.name("database_ready", "", "1 while the database answers and its schema is servable by this build, else 0."))
+            .set(Double(await domain.schemaIsServable() ? 1 : 0))
         // Every outbox kind, also at zero: an alert on them needs the series.
         for (kind, waiting) in (try? await domain.outboxWaiting()) ?? [:] {
             registry.makeGauge(descriptor: Self.name("outbound_pending", "", "Messages waiting in an outbox, all nodes, by kind."), labels: [("kind", kind)])

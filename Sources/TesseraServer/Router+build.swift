@@ -12,6 +12,7 @@ func buildRouter(state: ServerState) throws -> Router<TesseraRequestContext> {
     let router = Router(context: TesseraRequestContext.self)
     let https = configuration.tls != nil || configuration.publicURL.lowercased().hasPrefix("https://")
     router.add(middleware: RequestIdentity(trustedProxies: configuration.throttle.trustedProxies))
+    if configuration.tracing { router.add(middleware: RequestTracing(trustedProxies: configuration.throttle.trustedProxies)) }
     router.add(middleware: SecurityHeaders(strictTransportSecurity: https))
     router.add(middleware: EdgeMiddleware(metrics: state.metrics))
     router.get("health") { _, _ in JSONResponse.make(["status": "ok"]) }

@@ -49,6 +49,8 @@ struct ServerState: Sendable {
         settings.sendsEmail = configuration.smtp != nil
         settings.sendsMessages = configuration.messageWebhook != nil
         settings.messageMaximumAge = Int64(configuration.deliveryMaxAge)
+        metrics.registerStore(
+            backend: store.backendName, observers: store.observers, purgeKinds: PurgeTarget.allCases.map(\.rawValue) + ["history", "audit"])
         domain = Domain(
             store: store, box: box,
             settings: settings,

@@ -109,6 +109,7 @@ struct PreparingPostgresDatabase: SQLDatabase {
         // On the connection's event loop (`SQLStore.onLoop`) nothing closes it between this
         // look and the statement's write.
         guard !connection.isClosed else { throw PostgresErrors.ConnectionClosed() }
+        StoreCall.current?.statement()
         let (sql, binds) = serialize(query)
         guard !binds.isEmpty, let (bindings, types) = Self.bindings(binds), let name = statements.name(for: sql, types: types) else {
             return try await plain.execute(sql: query, onRow)

@@ -10,6 +10,7 @@ import SQLKit
 import Synchronization
 import TesseraBuildInfo
 import TesseraRecords
+import Tracing
 
 /// The SQL store: SQLite (one file, the zero-set-up default) or PostgreSQL (several
 /// server processes on one database), with the same queries and migrations.
@@ -33,6 +34,8 @@ public final class SQLStore: Sendable {
 
     private let backend: Backend
     private let logger: Logger
+    /// Who hears what each call cost (the server's metrics).
+    public let observers = StoreObservers()
     private let inUse = Atomic<Int>(0)
     private let connectionLimit: Int
     /// On PostgreSQL: at most two transactions of one queue on a connection at once (one
@@ -476,6 +479,12 @@ public final class SQLStore: Sendable {
     /// its first statement and holds until it ends, so each one reads (at READ COMMITTED)
     /// what the previous one committed.
     public func transaction<R: Sendable>(queue: String? = nil, _ body: (StoreTransaction) async throws -> R) async throws -> R {
+        try await observed(.transaction) { try await transactionUnobserved(queue: queue, body) }
+    }
+
+    private func transactionUnobserved<R: Sendable>(
+        queue: String?, isolation: isolated (any Actor)? = #isolation, _ body: (StoreTransaction) async throws -> R
+    ) async throws -> R {
         switch backend {
         case .sqlite(let sqlite):
             return try await sqlite.transaction { database in
@@ -553,6 +562,10 @@ public final class SQLStore: Sendable {
 
     /// Runs `body` for reading; it sees one consistent snapshot.
     public func read<R: Sendable>(_ body: (StoreTransaction) async throws -> R) async throws -> R {
+        try await observed(.read) { try await readUnobserved(body) }
+    }
+
+    private func readUnobserved<R: Sendable>(isolation: isolated (any Actor)? = #isolation, _ body: (StoreTransaction) async throws -> R) async throws -> R {
         switch backend {
         case .sqlite(let sqlite):
             return try await sqlite.read { database in
@@ -578,6 +591,10 @@ public final class SQLStore: Sendable {
     /// (on PostgreSQL two round trips fewer than `read`; on SQLite, on a reader
     /// connection). A second statement in `body` fails, so `read` is the one for more.
     public func lookup<R: Sendable>(_ body: (StoreTransaction) async throws -> R) async throws -> R {
+        try await observed(.lookup) { try await lookupUnobserved(body) }
+    }
+
+    private func lookupUnobserved<R: Sendable>(isolation: isolated (any Actor)? = #isolation, _ body: (StoreTransaction) async throws -> R) async throws -> R {
         switch backend {
         case .sqlite(let sqlite):
             return try await sqlite.read(inTransaction: false) { database in
@@ -594,6 +611,10 @@ public final class SQLStore: Sendable {
     /// like any other. A second statement in `body` fails before it runs (on PostgreSQL the
     /// first one has committed by then), so `transaction` is the one for more.
     public func write<R: Sendable>(_ body: (StoreTransaction) async throws -> R) async throws -> R {
+        try await observed(.write) { try await writeUnobserved(body) }
+    }
+
+    private func writeUnobserved<R: Sendable>(isolation: isolated (any Actor)? = #isolation, _ body: (StoreTransaction) async throws -> R) async throws -> R {
         switch backend {
         case .sqlite(let sqlite):
             return try await sqlite.transaction { database in
@@ -743,7 +764,57 @@ public final class SQLStore: Sendable {
     private func counted<R>(isolation: isolated (any Actor)? = #isolation, _ body: () async throws -> R) async rethrows -> R {
         inUse.add(1, ordering: .relaxed)
         defer { inUse.subtract(1, ordering: .relaxed) }
+        let call = StoreCall.current
+        call?.bodyBegins()
+        defer { call?.bodyEnds() }
         return try await body()
+    }
+
+    /// `sqlite` or `postgresql`, as OpenTelemetry names them (`db.system.name`).
+    public var backendName: String {
+        switch backend {
+        case .sqlite: "sqlite"
+        case .postgres: "postgresql"
+        }
+    }
+
+    /// Runs a store call measured (`StoreCallReport`): a client span under the request's
+    /// (with the backend, the queue wait, the statements and the commit wait), and a
+    /// report to the observers.
+    private func observed<R>(
+        _ kind: StoreCallReport.Kind, isolation: isolated (any Actor)? = #isolation, _ body: () async throws -> R
+    ) async throws -> R {
+        let call = StoreCall()
+        // Below a request's (or an outbound call's) span only: the background loops' looks
+        // every second would otherwise each be a trace of their own.
+        let span: any Span = ServiceContext.current == nil ? NoOpTracer.NoOpSpan(context: .topLevel)
+            : InstrumentationSystem.tracer.startSpan("db \(kind.rawValue)", ofKind: .client)
+        do {
+            let result = try await StoreCall.$current.withValue(call) { try await body() }
+            finish(call.report(kind, backend: backendName, failed: false), span: span)
+            return result
+        } catch {
+            span.recordError(error)
+            span.setStatus(SpanStatus(code: .error))
+            finish(call.report(kind, backend: backendName, failed: true), span: span)
+            throw error
+        }
+    }
+
+    private func finish(_ report: StoreCallReport, span: any Span) {
+        if span.isRecording {
+            span.attributes["db.system.name"] = report.backend
+            span.attributes["tessera.db.call"] = report.kind.rawValue
+            span.attributes["tessera.db.queue_ms"] = Self.milliseconds(report.queue)
+            span.attributes["tessera.db.statements"] = report.statements
+            span.attributes["tessera.db.commit_wait_ms"] = Self.milliseconds(report.commitWait)
+        }
+        span.end()
+        observers.tell(report)
+    }
+
+    private static func milliseconds(_ duration: Duration) -> Double {
+        Double(duration.components.seconds) * 1000 + Double(duration.components.attoseconds) / 1e15
     }
 }
 

@@ -734,6 +734,15 @@ enum Schema {
             "ALTER TABLE tenants ADD COLUMN notices TEXT NOT NULL DEFAULT '[\"device_added\",\"device_removed\",\"passkey_added\",\"locked\"]'",
             "ALTER TABLE tenants ADD COLUMN default_language TEXT NOT NULL DEFAULT 'en'",
         ]),
+        // Traces that span requests: a login request and its code keep the W3C
+        // `traceparent` of the request that began the login, a logout notice and a message
+        // that of the request that wrote them (`RequestTrace`). Additive.
+        Migration(26, compatibleFrom: 21, [
+            "ALTER TABLE auth_requests ADD COLUMN trace_parent TEXT",
+            "ALTER TABLE grants ADD COLUMN trace_parent TEXT",
+            "ALTER TABLE logout_notices ADD COLUMN trace_parent TEXT",
+            "ALTER TABLE messages ADD COLUMN trace_parent TEXT",
+        ]),
     ]
 
     /// Sets `android_apps_host_wide` for the tenants whose Android apps (without a link

@@ -55,7 +55,11 @@ public struct TestHTTP: Sendable {
         let data = try await response.body.collect(upTo: 16 * 1024 * 1024)
         var fields: [String: String] = [:]
         for header in response.headers { fields[header.name] = header.value }
-        return Response(status: Int(response.status.code), headers: fields, body: Data(data.readableBytesView))
+        let answer = Data(data.readableBytesView)
+        SuiteLogs.exchange(
+            requestHeaders: headers.map { ($0.key, $0.value) }, requestBody: body,
+            responseHeaders: response.headers.map { ($0.name, $0.value) }, responseBody: answer)
+        return Response(status: Int(response.status.code), headers: fields, body: answer)
     }
 
     public func get(_ url: String, headers: [String: String] = [:]) async throws -> Response {
@@ -114,7 +118,11 @@ public struct ClientTransport: HTTPTransport {
             let data = try await response.body.collect(upTo: 16 * 1024 * 1024)
             var fields: [String: String] = [:]
             for header in response.headers { fields[header.name] = header.value }
-            return HTTPResponseData(status: Int(response.status.code), body: Data(data.readableBytesView), headers: fields)
+            let answer = Data(data.readableBytesView)
+            SuiteLogs.exchange(
+                requestHeaders: request.headers.map { ($0.key, $0.value) }, requestBody: request.body,
+                responseHeaders: response.headers.map { ($0.name, $0.value) }, responseBody: answer)
+            return HTTPResponseData(status: Int(response.status.code), body: answer, headers: fields)
         } catch is CancellationError {
             throw CancellationError()
         } catch {

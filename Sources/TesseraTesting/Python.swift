@@ -121,10 +121,11 @@ public final class ChildProcess: Sendable {
         self.task = task
     }
 
-    /// Starts `executable`; standard input and error are the null device, standard
-    /// output too unless `collectOutput`.
+    /// Starts `executable`; standard input is the null device, standard output too unless
+    /// `collectOutput`, standard error too unless `errorFile` names a file it is appended to.
     public static func start(
-        _ executable: String, _ arguments: [String], environment: [String: String?] = [:], collectOutput: Bool = false
+        _ executable: String, _ arguments: [String], environment: [String: String?] = [:], collectOutput: Bool = false,
+        errorFile: String? = nil
     ) async throws -> ChildProcess {
         let output = OutputBuffer()
         let exited = Signal()
@@ -139,6 +140,14 @@ public final class ChildProcess: Sendable {
                     outcome = try await Subprocess.run(configuration, input: .none, output: .sequence, error: .discarded) { execution in
                         started.continuation.yield(execution.processIdentifier.value)
                         for try await chunk in execution.standardOutput { output.append(Program.data(chunk)) }
+                    }.terminationStatus
+                } else if let errorFile {
+                    let descriptor = try FileDescriptor.open(
+                        FilePath(errorFile), .writeOnly, options: [.create, .append], permissions: [.ownerReadWrite])
+                    outcome = try await Subprocess.run(
+                        configuration, input: .none, output: .discarded, error: .fileDescriptor(descriptor, closeAfterSpawningProcess: true)
+                    ) { execution in
+                        started.continuation.yield(execution.processIdentifier.value)
                     }.terminationStatus
                 } else {
                     outcome = try await Subprocess.run(configuration, input: .none, output: .discarded, error: .discarded) { execution in

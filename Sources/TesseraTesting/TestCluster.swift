@@ -55,8 +55,7 @@ public final class TestCluster: Sendable {
         let token = "test-admin-token-\(UUID().uuidString)"
         let proxyPort = try TestServerPort.free()
         let publicURL = "http://127.0.0.1:\(proxyPort)"
-        var logger = Logger(label: "tessera-cluster", factory: { StreamLogHandler.standardError(label: $0) })
-        logger.logLevel = .error
+        let logger = SuiteLogs.logger(label: "tessera-cluster")
         var nodes: [(app: AppBox, task: Task<Void, any Error>)] = []
         var ports: [Int] = []
         // One after the other: the first node creates the shared master key.

@@ -82,8 +82,7 @@ public final class TestServer: Sendable {
             // Many test servers run at once against one PostgreSQL server: small pools.
             databaseConnections: 4)
         configure(&configuration)
-        var logger = Logger(label: "tessera-test", factory: { label in StreamLogHandler.standardError(label: label) })
-        logger.logLevel = .error
+        let logger = SuiteLogs.logger(label: "tessera-test")
         let (running, continuation) = AsyncStream<Void>.makeStream()
         let app = try await buildApplication(
             configuration: configuration, logger: logger, now: { clock.now() }, handlingSignals: false,

@@ -96,11 +96,12 @@ func approvedLogin(
 /// `tessera serve` in a child process on `directory` (and the test database, if any) with
 /// the admin token `token`; returns once it is ready.
 func serve(directory: URL, port: Int, database: String?, token: String) async throws -> ChildProcess {
+    let logging = SuiteLogs.childLogging()
     let process = try await ChildProcess.start(
         tesseraBinary,
-        ["serve", "--port", "\(port)", "--data-dir", directory.path, "--log-level", "critical"]
+        ["serve", "--port", "\(port)", "--data-dir", directory.path] + logging.arguments
             + (database.map { ["--database", $0, "--database-connections", "8"] } ?? []),
-        environment: ["TESSERA_ADMIN_TOKEN": token])
+        environment: ["TESSERA_ADMIN_TOKEN": token], errorFile: logging.errorFile)
     for _ in 0..<150 {
         if (try? await TestHTTP().get("http://127.0.0.1:\(port)/ready"))?.status == 200 {
             // Ready, and ours: a process that could not bind the port has exited.

@@ -66,7 +66,7 @@ struct OutboundTargetTests {
         for url in ["http://\(name):\(port)/named", "http://127.1:\(port)/short", "http://[::ffff:127.0.0.1]:\(port)/mapped", "http://localhost:\(port)/"] {
             var request = HTTPClientRequest(url: url)
             request.method = .POST
-            await #expect(throws: Outbound.Refused.self, "\(url)") { try await closed.execute(request) }
+            await #expect(throws: Outbound.Refused.self, "\(url)") { try await closed.execute(request, kind: "test") }
         }
         // Through the domain's interface the refusal is a clear 400, not an unreachable provider.
         do {
@@ -83,7 +83,7 @@ struct OutboundTargetTests {
             var request = HTTPClientRequest(url: url)
             request.method = .POST
             request.body = .bytes(ByteBuffer(string: "x=1"))
-            #expect(try await open.execute(request).status == 200, "\(url)")
+            #expect(try await open.execute(request, kind: "test").status == 200, "\(url)")
             let received = try await receiver.next()
             #expect(received.path == URL(string: url)?.path)
         }

@@ -42,7 +42,8 @@ public struct Maintenance: Sendable {
         deleted["audit"] = audit
         try await domain.store.transaction { try await $0.recordMaintenance("purge", at: now, details: deleted) }
         let total = deleted.values.reduce(0, +)
-        logger.info("purge done", metadata: ["deleted": "\(total)"])
+        logger.info(
+            "purge done", metadata: ["deleted": .stringConvertible(total), "by_kind": .dictionary(deleted.mapValues { .stringConvertible($0) })])
         return Components.Schemas.PurgeReport(at: now, deleted: deleted)
     }
 

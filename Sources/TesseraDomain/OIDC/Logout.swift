@@ -121,6 +121,8 @@ public struct Logout: Sendable {
         public let logoutToken: String
         public let attempts: Int
         public let clientID: String
+        /// The `traceparent` of the request that ended the session.
+        public let traceParent: String?
     }
 
     /// How long a delivery may take before another node tries the notice again.
@@ -159,7 +161,8 @@ public struct Logout: Sendable {
                     jti: Secrets.randomToken(byteCount: 16), sub: Grants.subject(of: notice.userID, for: service), sid: notice.sessionID.rawValue)
                 let token = try await domain.tokenIssuer(for: tenant, signingFor: service).sign(claims, type: "logout+jwt", algorithm: algorithm)
                 deliveries.append(
-                    Delivery(noticeID: notice.id, uri: uri, logoutToken: token, attempts: notice.attempts, clientID: service.clientID.rawValue))
+                    Delivery(noticeID: notice.id, uri: uri, logoutToken: token, attempts: notice.attempts, clientID: service.clientID.rawValue,
+                        traceParent: notice.traceParent))
             } catch {
                 _ = try? await failed(noticeID: notice.id, attempts: notice.attempts)
             }

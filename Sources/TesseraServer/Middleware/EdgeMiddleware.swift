@@ -17,7 +17,8 @@ import TesseraRecords
 /// - Anything else is an opaque 500 for the caller. The log line of that request is at
 ///   error level and names the failure (its type, or a store error's code), with the
 ///   request id every line of the request carries; `/metrics` counts it by route.
-/// - The line names the path, never the query (which can hold codes).
+/// - The line names the route pattern (`/t/{tenant}/token`), never the path or its query
+///   (which name requests and can hold codes), and the tenant the path names.
 struct EdgeMiddleware<Context: RequestContext>: RouterMiddleware {
     let metrics: ServerMetrics
 
@@ -107,10 +108,12 @@ struct EdgeMiddleware<Context: RequestContext>: RouterMiddleware {
         // The metadata is built only when the line is written (a node at `warning` or above
         // writes no request lines, and building them was a visible part of a login's CPU).
         guard failure != nil || context.logger.logLevel <= .info else { return }
+        let micros = elapsed.components.seconds * 1_000_000 + elapsed.components.attoseconds / 1_000_000_000_000
         var metadata: Logger.Metadata = [
-            "method": "\(request.method.rawValue)", "path": "\(request.uri.path)", "status": "\(status)",
-            "duration_ms": "\(elapsed.components.attoseconds / 1_000_000_000_000_000 + elapsed.components.seconds * 1000)",
+            "method": "\(request.method.rawValue)", "route": "\(route)", "status": .stringConvertible(status),
+            "duration_ms": .stringConvertible(Double(micros) / 1000),
         ]
+        if let tenant = context.parameters.get("tenant") { metadata["tenant"] = "\(tenant)" }
         if let failure {
             metadata["error"] = "\(failure)"
             metrics.serverError(route: route)

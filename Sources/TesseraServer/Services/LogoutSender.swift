@@ -35,7 +35,7 @@ struct LogoutSender: Service {
         request.body = .bytes(ByteBuffer(string: "logout_token=\(FormEncoding.component(delivery.logoutToken))"))
         let metadata: Logger.Metadata = ["client_id": "\(delivery.clientID)", "attempt": "\(delivery.attempts)"]
         do {
-            let response = try await outbound.execute(request)
+            let response = try await inTrace(delivery.traceParent) { try await outbound.execute(request, kind: "logout") }
             // 200, or 204 as some frameworks answer (Back-Channel Logout §2.8).
             if response.status == 200 || response.status == 204 {
                 try await logout.delivered(noticeID: delivery.noticeID)

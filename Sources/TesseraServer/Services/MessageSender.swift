@@ -5,6 +5,7 @@ import NIOCore
 import NIOHTTP1
 import ServiceLifecycle
 import TesseraDomain
+import Tracing
 import TesseraRecords
 
 /// Sends the outbox's messages to people (`Messages`) on every node: each second it takes
@@ -52,10 +53,14 @@ struct MessageSender: Service {
             request.headers.add(name: name, value: value)
         }
         request.body = .bytes(ByteBuffer(string: body))
-        return try await outbound.execute(request).status
+        return try await outbound.execute(request, kind: "message").status
     }
 
     func deliver(_ send: Messages.Send) async {
+        await inTrace(send.message.traceParent) { await deliverInTrace(send) }
+    }
+
+    private func deliverInTrace(_ send: Messages.Send) async {
         let metadata: Logger.Metadata = [
             "message_id": "\(send.message.id)", "template": "\(send.content.template)", "attempt": "\(send.message.attempts)",
         ]
@@ -78,7 +83,10 @@ struct MessageSender: Service {
                 from: smtp.settings.from, to: send.message.recipient, subject: rendered.subject,
                 messageID: "\(send.message.id)@\(smtp.settings.heloName)", date: Date(timeIntervalSince1970: TimeInterval(send.message.createdAt)),
                 text: rendered.text, html: rendered.html, images: rendered.images)
-            try await smtp.send(to: send.message.recipient, message)
+            try await withSpan("email SMTP", ofKind: .client) { span in
+                span.attributes["tessera.outbound"] = "email"
+                try await smtp.send(to: send.message.recipient, message)
+            }
             try await messages.sent(send)
             logger.info("message sent", metadata: metadata)
             return

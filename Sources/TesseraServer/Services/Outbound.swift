@@ -4,6 +4,8 @@ import NIOCore
 import NIOHTTP1
 import TesseraCore
 import TesseraDomain
+import TesseraRecords
+import Tracing
 
 /// HTTP to targets that tenant admins and registering clients choose (identity providers,
 /// back-channel logout, CIBA pings), over AsyncHTTPClient: no redirects followed, a
@@ -51,7 +53,7 @@ struct Outbound: OutboundHTTP {
     /// For the domain: a refused target is a clear 400 naming why, not an unreachable one.
     private func checked(_ request: HTTPClientRequest) async throws -> OutboundResponse {
         do {
-            return try await execute(request)
+            return try await execute(request, kind: "federation")
         } catch let refused as Refused {
             throw DomainError.invalidRequest("the address is refused: \(refused)")
         }
@@ -59,7 +61,25 @@ struct Outbound: OutboundHTTP {
 
     /// Sends `request` to the address its host resolves to, once that address is checked;
     /// the answer whatever its status. A client per call: its pinned address is its own.
-    func execute(_ request: HTTPClientRequest) async throws -> OutboundResponse {
+    /// Sends `request` in a client span named by `kind` (`logout`, `ciba_ping`, `webhook`,
+    /// `message`, `federation`) below the current one, with the span's W3C `traceparent`.
+    func execute(_ request: HTTPClientRequest, kind: String) async throws -> OutboundResponse {
+        try await withSpan("\(kind) \(request.method.rawValue)", ofKind: .client) { span in
+            var request = request
+            InstrumentationSystem.instrument.inject(span.context, into: &request.headers, using: HTTPHeadersCarrier())
+            if span.isRecording {
+                span.attributes["tessera.outbound"] = kind
+                span.attributes["http.request.method"] = request.method.rawValue
+                if let host = OutboundTargets.host(of: request.url) { span.attributes["server.address"] = host }
+            }
+            let response = try await send(request)
+            span.attributes["http.response.status_code"] = response.status
+            if response.status >= 500 { span.setStatus(SpanStatus(code: .error)) }
+            return response
+        }
+    }
+
+    private func send(_ request: HTTPClientRequest) async throws -> OutboundResponse {
         guard let host = OutboundTargets.host(of: request.url), let scheme = URL(string: request.url)?.scheme?.lowercased(),
             scheme == "https" || scheme == "http"
         else { throw Refused(description: "the URL is not an http(s) URL with a host") }
@@ -88,4 +108,17 @@ struct Outbound: OutboundHTTP {
             throw error
         }
     }
+}
+
+/// NIO's header fields, for the propagator (outbound calls carry the span's `traceparent`).
+struct HTTPHeadersCarrier: Injector {
+    func inject(_ value: String, forKey key: String, into carrier: inout HTTPHeaders) {
+        carrier.replaceOrAdd(name: key, value: value)
+    }
+}
+
+/// Runs `body` in the trace a record carries (`traceparent`), or in a new one.
+func inTrace<R>(_ traceParent: String?, isolation: isolated (any Actor)? = #isolation, _ body: () async throws -> R) async rethrows -> R {
+    guard let traceParent, let context = RequestTrace.context(of: traceParent) else { return try await body() }
+    return try await ServiceContext.withValue(context) { try await body() }
 }

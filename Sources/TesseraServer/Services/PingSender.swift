@@ -5,6 +5,7 @@ import NIOCore
 import NIOHTTP1
 import TesseraCrypto
 import TesseraDomain
+import Tracing
 
 /// Sends the CIBA pings the domain's notices owe (CIBA §10.2), after the answer committed,
 /// as background work (`BackgroundWork`): at shutdown new ones are refused and those
@@ -29,7 +30,9 @@ struct PingSender: Sendable {
             return false
         }
         let outbound = self.outbound
-        guard work.submit({ await Self.deliver(ping, token: token, outbound: outbound, logger: logger) }) else {
+        // The ping is sent in the trace of the request that answered the backchannel request.
+        let trace = ServiceContext.current ?? .topLevel
+        guard work.submit({ await ServiceContext.withValue(trace) { await Self.deliver(ping, token: token, outbound: outbound, logger: logger) } }) else {
             logger.warning("backchannel ping not sent: the server is shutting down", metadata: ["auth_req_id": "\(ping.authReqID)"])
             return false
         }
@@ -46,7 +49,7 @@ struct PingSender: Sendable {
         for attempt in 0..<3 {
             if attempt > 0 { try? await Task.sleep(for: .seconds(1 << attempt)) }
             do {
-                let response = try await outbound.execute(request)
+                let response = try await outbound.execute(request, kind: "ciba_ping")
                 if (200..<300).contains(response.status) { return }
                 logger.warning("backchannel ping refused", metadata: ["status": "\(response.status)", "endpoint": "\(ping.endpoint)"])
             } catch let refused as Outbound.Refused {

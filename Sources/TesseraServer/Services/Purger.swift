@@ -1,5 +1,6 @@
 import Logging
 import ServiceLifecycle
+import TesseraAdminAPI
 import TesseraDomain
 
 /// Purges expired and spent data every `interval` seconds until shutdown. Every node
@@ -7,6 +8,7 @@ import TesseraDomain
 /// logged and tried again at the next interval.
 struct Purger: Service {
     let maintenance: Maintenance
+    let metrics: ServerMetrics
     let interval: Int
     let logger: Logger
 
@@ -24,8 +26,9 @@ struct Purger: Service {
                 return
             }
             do {
-                _ = try await maintenance.purge(logger: logger)
+                metrics.purged(try await maintenance.purge(logger: logger).deleted.additionalProperties)
             } catch {
+                metrics.purgeFailed()
                 logger.error("purge failed", metadata: ["error": "\(type(of: error))"])
             }
         }

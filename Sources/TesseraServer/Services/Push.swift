@@ -10,6 +10,7 @@ import ServiceLifecycle
 import TesseraCore
 import TesseraCrypto
 import TesseraDomain
+import Tracing
 import TesseraOperations
 import TesseraRecords
 
@@ -114,6 +115,7 @@ struct WebhookNotifier: PushNotifier {
         request.method = .POST
         request.headers.add(name: "Content-Type", value: "application/json")
         if let bearer { request.headers.add(name: "Authorization", value: "Bearer \(bearer)") }
+        InstrumentationSystem.instrument.inject(ServiceContext.current ?? .topLevel, into: &request.headers, using: HTTPHeadersCarrier())
         let payload = Payload(
             token: message.token, issuer: message.issuer, requestID: message.requestID.rawValue, title: message.title, body: message.body)
         request.body = .bytes(ByteBuffer(bytes: try JSONEncoder().encode(payload)))
@@ -243,6 +245,7 @@ struct APNsNotifier: PushNotifier {
         request.headers.add(name: "apns-expiration", value: "\(message.expiresAt)")
         request.headers.add(name: "apns-collapse-id", value: String(message.requestID.rawValue.prefix(64)))
         request.headers.add(name: "content-type", value: "application/json")
+        InstrumentationSystem.instrument.inject(ServiceContext.current ?? .topLevel, into: &request.headers, using: HTTPHeadersCarrier())
         let payload = Payload(
             aps: .init(alert: .init(title: message.title, body: message.body)),
             tessera: .init(issuer: message.issuer, requestID: message.requestID.rawValue))
@@ -289,9 +292,16 @@ struct Pusher: Sendable {
         for target in targets {
             guard let notifier = notifiers[target.kind] else { continue }
             let push = message(target.token)
+            // Sent in a span of the request that woke the device, with its `traceparent`.
+            let trace = ServiceContext.current ?? .topLevel
+            let kind = target.kind
             let handed = work.submit {
                 do {
-                    if try await notifier.deliver(push) == .tokenGone {
+                    let outcome = try await withSpan("push \(kind)", context: trace, ofKind: .client) { span in
+                        span.attributes["tessera.outbound"] = "push"
+                        return try await notifier.deliver(push)
+                    }
+                    if outcome == .tokenGone {
                         try await pushTargets.forget(activationID: target.activationID, token: target.token)
                         logger.info("push token gone; removed", metadata: ["activation_id": "\(target.activationID)"])
                     }

@@ -41,7 +41,7 @@ struct WebhookSender: Service {
         var status: Int?
         var problem: String
         do {
-            let response = try await outbound.execute(request)
+            let response = try await outbound.execute(request, kind: "webhook")
             if (200..<300).contains(response.status) {
                 try await outbox.delivered(send, status: response.status)
                 logger.debug("webhook delivered", metadata: metadata)

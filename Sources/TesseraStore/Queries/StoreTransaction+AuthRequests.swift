@@ -7,11 +7,15 @@ extension StoreTransaction {
     // MARK: Authentication requests
 
     public func insertAuthRequest(_ request: AuthRequestRecord) async throws {
+        var request = request
+        if request.traceParent == nil { request.traceParent = RequestTrace.current?.traceParent }
         try await insert("auth_requests", request)
     }
 
     public func authRequest(id: RequestID) async throws -> AuthRequestRecord? {
-        try await first("SELECT * FROM auth_requests WHERE id = \(bind: id)", as: AuthRequestRecord.self)
+        let record = try await first("SELECT * FROM auth_requests WHERE id = \(bind: id)", as: AuthRequestRecord.self)
+        RequestTrace.current?.continues(record?.traceParent)
+        return record
     }
 
     /// Takes up an open request for an activation; `false` when another activation took

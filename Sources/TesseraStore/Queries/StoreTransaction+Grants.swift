@@ -6,10 +6,16 @@ import TesseraRecords
 extension StoreTransaction {
     // MARK: Codes and refresh tokens
 
-    public func insertGrant(_ grant: GrantRecord) async throws { try await insert("grants", grant) }
+    public func insertGrant(_ grant: GrantRecord) async throws {
+        var grant = grant
+        if grant.kind == .code, grant.traceParent == nil { grant.traceParent = RequestTrace.current?.traceParent }
+        try await insert("grants", grant)
+    }
 
     public func grant(digest: String) async throws -> GrantRecord? {
-        try await first("SELECT * FROM grants WHERE digest = \(bind: digest)", as: GrantRecord.self)
+        let grant = try await first("SELECT * FROM grants WHERE digest = \(bind: digest)", as: GrantRecord.self)
+        RequestTrace.current?.continues(grant?.traceParent)
+        return grant
     }
 
     /// Spends a single-use code or refresh token; `false` when it was spent already.

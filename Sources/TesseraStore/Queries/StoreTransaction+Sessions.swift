@@ -62,8 +62,8 @@ extension StoreTransaction {
         if reason != .serviceRemoved {
             try await db.raw(
                 """
-                INSERT INTO logout_notices (id, tenant_id, service_id, session_id, user_id, attempts, next_attempt_at, created_at)
-                SELECT s.id, s.tenant_id, s.service_id, s.id, s.user_id, 0, \(bind: now), \(bind: now)
+                INSERT INTO logout_notices (id, tenant_id, service_id, session_id, user_id, attempts, next_attempt_at, created_at, trace_parent)
+                SELECT s.id, s.tenant_id, s.service_id, s.id, s.user_id, 0, \(bind: now), \(bind: now), \(bind: RequestTrace.current?.own)
                 FROM sessions s JOIN services v ON v.id = s.service_id
                 WHERE s.\(ident: scope.column) = \(bind: scope.key) AND s.ended_at IS NULL AND v.backchannel_logout_uri IS NOT NULL
                 ON CONFLICT (id) DO NOTHING

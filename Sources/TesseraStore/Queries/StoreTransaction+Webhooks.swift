@@ -205,7 +205,11 @@ extension StoreTransaction {
 
     // MARK: Messages to people
 
-    public func insertMessage(_ message: MessageRecord) async throws { try await insert("messages", message) }
+    public func insertMessage(_ message: MessageRecord) async throws {
+        var message = message
+        if message.traceParent == nil { message.traceParent = RequestTrace.current?.own }
+        try await insert("messages", message)
+    }
 
     /// Up to `limit` messages due, each taken for `lease` seconds (`takeLeased`).
     public func takeDueMessages(now: Int64, lease: Int64, limit: Int) async throws -> [MessageRecord] {

@@ -66,6 +66,7 @@ struct DirectSQLiteDatabase: SQLDatabase {
     }
 
     private func run(_ query: any SQLExpression, _ onRow: (any SQLRow) -> Void) throws {
+        StoreCall.current?.statement()
         let (sql, binds) = serialize(query)
         let values = try binds.map { bind -> SQLiteValue in
             switch bind {

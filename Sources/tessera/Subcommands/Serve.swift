@@ -45,6 +45,15 @@ struct Serve: AsyncParsableCommand {
     var databasePasswordFile: String?
     @Option(help: "With --database: the most connections this node opens to PostgreSQL (default 20).") var databaseConnections: Int?
     @Option(help: "Log level: trace, debug, info (the default), notice, warning, error, critical.") var logLevel: String?
+    @Option(help: "Log lines as text (the default) or json: one JSON object per line, with request_id, route, status, duration_ms and trace_id.")
+    var logFormat: String?
+    @Option(
+        help: ArgumentHelp(
+            "Export traces to this OpenTelemetry collector (OTLP/HTTP with protobuf; spans go to URL/v1/traces).",
+            discussion: "Without it, the standard OTEL_EXPORTER_OTLP_ENDPOINT (and the other OTEL_* variables) turn tracing on; the flags and TESSERA_* come first."))
+    var otlpEndpoint: String?
+    @Option(help: "The share of new traces recorded, 0 to 1 (default 1, or OTEL_TRACES_SAMPLER_ARG); a trusted proxy's sampled traceparent is followed.")
+    var traceRatio: String?
     @Option(help: "PEM certificate chain: serve HTTPS (with --tls-key).") var tlsCertificate: String?
     @Option(help: "PEM private key of --tls-certificate.") var tlsKey: String?
     @Option(help: "Seconds between looks at the TLS files, which are loaded again when they change (default 5; 0: only on SIGHUP, which always reloads them).")
@@ -126,6 +135,7 @@ struct Serve: AsyncParsableCommand {
         "idle_timeout", "rate_limit_per_address", "rate_limit_per_client", "long_polls_per_device", "long_polls_per_address",
         "long_polls_per_node", "trusted_proxy", "delivery_max_age", "smtp_url", "smtp_from", "smtp_user", "smtp_password",
         "smtp_password_file", "smtp_insecure", "smtp_ca", "message_webhook", "message_webhook_secret", "message_webhook_secret_file",
+        "log_format", "otlp_endpoint", "trace_ratio",
     ]
 
     /// Whether a gateway the operator names (push, messages) is an https URL with a host, or
@@ -137,7 +147,7 @@ struct Serve: AsyncParsableCommand {
 
     /// The server's configuration from the flags, the environment, the file and the
     /// defaults (`Settings`), checked as a whole.
-    func resolve(_ settings: Settings) throws -> (ServerConfiguration, Logger.Level) {
+    func resolve(_ settings: Settings) throws -> (ServerConfiguration, ObservabilitySettings) {
         let host = try settings.string("host", flag: host, default: "127.0.0.1") ?? "127.0.0.1"
         let port = try settings.int("port", flag: port, default: 8080, in: 1...65_535)
         let publicURL = try settings.string("public_url", flag: publicURL)
@@ -159,6 +169,20 @@ struct Serve: AsyncParsableCommand {
         let connections = try settings.int("database_connections", flag: databaseConnections, default: 20, in: 2...500)
         let logLevel = try settings.string("log_level", flag: logLevel, default: "info") ?? "info"
         guard let level = Logger.Level(rawValue: logLevel) else { throw ValidationError("unknown log_level \(logLevel)") }
+        let formatName = try settings.string("log_format", flag: logFormat, default: "text") ?? "text"
+        guard let format = LogFormat(rawValue: formatName) else { throw ValidationError("log_format must be text or json") }
+        let otlp = try settings.string("otlp_endpoint", flag: otlpEndpoint)
+        if let otlp {
+            guard let url = URLComponents(string: otlp), ["http", "https"].contains(url.scheme ?? ""), !(url.host ?? "").isEmpty,
+                url.query == nil, url.fragment == nil
+            else { throw ValidationError("otlp_endpoint must be the collector's http(s) base URL, such as http://127.0.0.1:4318") }
+        }
+        var ratio: Double?
+        if let text = try settings.string("trace_ratio", flag: traceRatio) {
+            guard let value = Double(text), (0...1).contains(value) else { throw ValidationError("trace_ratio must be a number from 0 to 1") }
+            ratio = value
+        }
+        let observability = ObservabilitySettings(logFormat: format, logLevel: level, otlpEndpoint: otlp, traceRatio: ratio)
         let certificate = try settings.string("tls_certificate", flag: tlsCertificate)
         let key = try settings.string("tls_key", flag: tlsKey)
         guard (certificate == nil) == (key == nil) else { throw ValidationError("tls_certificate and tls_key go together") }
@@ -251,29 +275,27 @@ struct Serve: AsyncParsableCommand {
         configuration.deliveryMaxAge = deliveryAge
         configuration.smtp = smtp
         configuration.messageWebhook = gateway
-        return (configuration, level)
+        return (configuration, observability)
     }
 
     func run() async throws {
         let layers = try await Settings.load(config, keys: Self.keys)
-        let (configuration, level) = try resolve(layers)
+        var (configuration, observability) = try resolve(layers)
         if printConfig {
             print(layers.printed())
             return
         }
-        LoggingSystem.bootstrap { label in
-            var handler = StreamLogHandler.standardError(label: label)
-            handler.logLevel = level
-            return handler
-        }
+        observability.bootstrapLogging()
         let logger = Logger(label: "tessera")
+        let tracer = try observability.bootstrapTracing(logger: Logger(label: "tessera.otel"))
+        configuration.tracing = tracer != nil
         // Everything the server writes (database, WAL, keys) is for its own user only.
         umask(0o077)
         let settings = configuration
         let server: TesseraServerApp
         do {
             server = try await buildApplication(
-            configuration: settings, logger: logger,
+            configuration: settings, logger: logger, services: tracer.map { [$0] } ?? [],
             onServerRunning: { boundPort in
                 logger.notice(
                     "listening",
