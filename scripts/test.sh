@@ -6,8 +6,10 @@
 #   tests), exim4-daemon-light (an outside SMTP server for the e-mail tests) from Debian,
 #   Authlib, joserfc and requests (the interop relying party), schemathesis and
 #   jsonschema (the OpenAPI checks), Selenium (driving Chromium), Hypothesis (the
-#   fuzzer against the live server), aiosmtpd (an SMTP sink) and standardwebhooks (the
-#   webhook receivers' signature checks) from PyPI.
+#   fuzzer against the live server), aiosmtpd (an SMTP sink), standardwebhooks (the
+#   webhook receivers' signature checks) and opentelemetry-proto (the OTLP receiver's
+#   decoding of exported spans) from PyPI, and prometheus (its promtool checks the shipped
+#   alert rules) from Debian.
 # The suite runs twice: on SQLite, then on PostgreSQL. Unless TESSERA_TEST_DATABASE_URL
 # names a server already, scripts/postgres.sh installs Debian's postgresql and starts a
 # throwaway cluster for the run, removed when the run ends; every test server gets a
@@ -70,6 +72,14 @@ if [ ! -x /usr/sbin/exim4 ]; then
     DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq exim4-daemon-light >/dev/null
 fi
 
+if ! command -v promtool >/dev/null 2>&1; then
+    sudo=""
+    if [ "$(id -u)" != "0" ]; then sudo="sudo"; fi
+    echo "Installing prometheus (promtool checks and tests the shipped alert rules)…"
+    $sudo apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq prometheus >/dev/null
+fi
+
 if [ ! -x /usr/bin/chromium ] || [ ! -x /usr/bin/chromedriver ]; then
     sudo=""
     if [ "$(id -u)" != "0" ]; then sudo="sudo"; fi
@@ -97,7 +107,7 @@ if [ "$fast" = 0 ]; then
     fi
 fi
 
-if ! python3 -c "import authlib, joserfc, requests, cryptography, schemathesis, jsonschema, selenium, hypothesis, fido2, soft_webauthn, webauthn, oic, jwcrypto, yaml, openapi_spec_validator" >/dev/null 2>&1; then
+if ! python3 -c "import authlib, joserfc, requests, cryptography, schemathesis, jsonschema, selenium, hypothesis, fido2, soft_webauthn, webauthn, oic, jwcrypto, yaml, openapi_spec_validator, aiosmtpd, standardwebhooks, opentelemetry.proto" >/dev/null 2>&1; then
     echo "Installing the Python interop packages…"
     python3 -m pip install --quiet --disable-pip-version-check -r Tests/interop/requirements.txt
 fi
@@ -108,6 +118,9 @@ python3 -c "import sys, yaml; from openapi_spec_validator import validate; valid
 # Every target declares the modules its sources import (the compiler's
 # MemberImportVisibility checks each file's imports, this the targets').
 python3 scripts/check_imports.py
+# The shipped alert rules are valid and fire as their unit tests say (Prometheus's own checker).
+promtool check rules packaging/prometheus/alerts.yml
+(cd packaging/prometheus && promtool test rules alerts_test.yml)
 swift build --build-tests
 if [ "$fast" = 0 ]; then
     # The heavy steps, once: the release build (about 13 minutes cold), the Debian package
@@ -193,8 +206,14 @@ if [ "$fast" = 1 ]; then
     exit $?
 fi
 
-echo "== The suite on SQLite =="
-run_pass sqlite env -u TESSERA_TEST_DATABASE_URL timeout --kill-after=30 900 swift test --skip-build "${width[@]}" "$@"
+echo "== The suite on SQLite, every server logging JSON lines =="
+# Every server of this pass logs JSON at info level into $work/logs, and the suite's
+# clients record every secret they send or receive there (TesseraTesting's SuiteLogs):
+# afterwards each line must parse, request lines carry their keys, and no secret appear.
+mkdir -p "$work/logs"
+run_pass sqlite env -u TESSERA_TEST_DATABASE_URL TESSERA_TEST_LOG_DIR="$work/logs" \
+    timeout --kill-after=30 900 swift test --skip-build "${width[@]}" "$@"
+python3 scripts/check_logs.py "$work/logs"
 echo "== The suite again, on PostgreSQL =="
 if [ -z "${TESSERA_TEST_DATABASE_URL:-}" ]; then
     pgdir="$(mktemp -d "${TMPDIR:-/tmp}/tessera-test-postgres.XXXXXX")"

@@ -95,7 +95,7 @@ public enum SuiteLogs {
 
     private static func query(_ url: String) {
         guard let components = URLComponents(string: url) else { return }
-        for item in components.queryItems ?? [] { if let value = item.value { secret(value) } }
+        for item in components.queryItems ?? [] where secretKeys.contains(item.name) { if let value = item.value { secret(value) } }
         if let fragment = components.fragment { form(fragment) }
     }
 

@@ -41,6 +41,11 @@ final class Settings {
     private let variables: [String: String]
     /// What was read, in order, for `--print-config`.
     private(set) var resolved: [(key: String, value: String, origin: SettingOrigin)] = []
+    /// Warnings about the settings (a secret file others may read), kept for the log when
+    /// `holdsWarnings` (serve writes them once its log is set up, as text or JSON lines);
+    /// otherwise written to standard error at once.
+    var holdsWarnings = false
+    private(set) var warnings: [String] = []
 
     private init(path: String?, file: ConfigReader?, fileKeys: Set<String>, variables: [String: String]) {
         self.path = path
@@ -214,7 +219,9 @@ final class Settings {
             return value
         }
         let secretFile = found.file ?? ""
-        let value = try Self.readSecret(secretFile, origin: found.origin)
+        let value = try Self.readSecret(secretFile, origin: found.origin) { warning in
+            if holdsWarnings { warnings.append(warning) } else { FileHandle.standardError.write(Data("warning: \(warning)\n".utf8)) }
+        }
         note(key, "(secret from \(secretFile))", found.origin)
         return value
     }
@@ -233,14 +240,17 @@ final class Settings {
 
     /// A secret file's content, one trailing newline dropped; refused when others may
     /// write it or it is empty, a warning when others may read it.
-    static func readSecret(_ path: String, origin: SettingOrigin) throws -> String {
+    static func readSecret(
+        _ path: String, origin: SettingOrigin,
+        warn: (String) -> Void = { FileHandle.standardError.write(Data("warning: \($0)\n".utf8)) }
+    ) throws -> String {
         var status = stat()
         guard stat(path, &status) == 0 else { throw ValidationError("\(origin): cannot read \(path) (\(String(cString: strerror(errno))))") }
         guard status.st_mode & S_IWOTH == 0 else {
             throw ValidationError("\(origin): \(path) may be written by anyone: refused (chmod o-w)")
         }
         if status.st_mode & S_IROTH != 0 {
-            FileHandle.standardError.write(Data("warning: \(origin): \(path) may be read by anyone\n".utf8))
+            warn("\(origin): \(path) may be read by anyone")
         }
         guard var text = try? String(contentsOfFile: path, encoding: .utf8) else {
             throw ValidationError("\(origin): cannot read \(path) as UTF-8 text")

@@ -4,6 +4,11 @@ every span, and records any other call it gets (the back-channel logouts and web
 of the server under test) with its trace headers.
 
     python3 otlp_receiver.py DIRECTORY
+    python3 otlp_receiver.py send URL TRACEPARENT SOURCE_ADDRESS
+
+The second form sends one GET to URL from SOURCE_ADDRESS (127.0.0.2: a peer the server
+under test trusts as a proxy) with the `traceparent` given, and prints the answer's
+status and X-Request-Id.
 
 Listens on 127.0.0.1 on a free port, written to DIRECTORY/port.
 - POST /v1/traces (application/x-protobuf): each span is appended to DIRECTORY/spans.jsonl
@@ -100,5 +105,20 @@ def main():
     server.serve_forever()
 
 
+def send(url, traceparent, source):
+    import http.client
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(url)
+    connection = http.client.HTTPConnection(parts.hostname, parts.port, timeout=10, source_address=(source, 0))
+    connection.request("GET", parts.path or "/", headers={"traceparent": traceparent})
+    response = connection.getresponse()
+    response.read()
+    print(response.status, response.getheader("X-Request-Id"))
+
+
 if __name__ == "__main__":
-    main()
+    if len(sys.argv) == 5 and sys.argv[1] == "send":
+        send(sys.argv[2], sys.argv[3], sys.argv[4])
+    else:
+        main()

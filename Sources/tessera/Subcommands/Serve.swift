@@ -280,13 +280,17 @@ struct Serve: AsyncParsableCommand {
 
     func run() async throws {
         let layers = try await Settings.load(config, keys: Self.keys)
-        var (configuration, observability) = try resolve(layers)
+        layers.holdsWarnings = true
+        let (resolved, observability) = try resolve(layers)
+        var configuration = resolved
         if printConfig {
+            for warning in layers.warnings { FileHandle.standardError.write(Data("warning: \(warning)\n".utf8)) }
             print(layers.printed())
             return
         }
         observability.bootstrapLogging()
         let logger = Logger(label: "tessera")
+        for warning in layers.warnings { logger.warning("\(warning)") }
         let tracer = try observability.bootstrapTracing(logger: Logger(label: "tessera.otel"))
         configuration.tracing = tracer != nil
         // Everything the server writes (database, WAL, keys) is for its own user only.
