@@ -24,6 +24,33 @@ public enum Python {
     }
 }
 
+extension Python {
+    /// Starts a helper of Tests/interop that serves on a free port of 127.0.0.1 and writes
+    /// the port to `directory`/port (the receivers and sinks): returns once it has.
+    public static func serve(
+        _ script: String, in directory: URL, arguments: [String] = [], file: String = #filePath
+    ) async throws -> (process: ChildProcess, port: Int) {
+        let process = try await ChildProcess.start(
+            "/usr/bin/env", ["python3", interopDirectory(from: file).appendingPathComponent(script).path, directory.path] + arguments)
+        for _ in 0..<100 {
+            if let text = try? String(contentsOf: directory.appendingPathComponent("port"), encoding: .utf8),
+                let port = Int(text.trimmingCharacters(in: .whitespacesAndNewlines))
+            {
+                return (process, port)
+            }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        process.kill()
+        throw TestSupportError("\(script) did not start")
+    }
+
+    /// The JSON objects a helper appended, one per line, to `directory`/`file`.
+    public static func records(_ file: String, in directory: URL) -> [[String: Any]] {
+        guard let text = try? String(contentsOf: directory.appendingPathComponent(file), encoding: .utf8) else { return [] }
+        return text.split(separator: "\n").compactMap { (try? JSONSerialization.jsonObject(with: Data($0.utf8))) as? [String: Any] }
+    }
+}
+
 /// Runs a program to its end, collecting its output (and handing over each line as it comes).
 ///
 /// Children are started and watched by swift-subprocess, which waits for them through

@@ -28,21 +28,14 @@ struct MailTests {
                 guard made.status == 0 else { throw TestSupportError("tls_check.py make: \(made.errors)") }
             }
             try? FileManager.default.removeItem(at: directory.appendingPathComponent("port"))
-            var arguments = [Python.interopDirectory().appendingPathComponent("smtp_sink.py").path, directory.path]
+            var arguments: [String] = []
             if let port { arguments += ["--port", "\(port)"] }
             if tls {
                 arguments += ["--cert", directory.appendingPathComponent("cert.pem").path, "--key", directory.appendingPathComponent("key.pem").path]
             }
             if implicitTLS { arguments.append("--implicit-tls") }
-            let process = try await ChildProcess.start("/usr/bin/env", ["python3"] + arguments)
-            for _ in 0..<100 {
-                if let text = try? String(contentsOf: directory.appendingPathComponent("port"), encoding: .utf8), let port = Int(text) {
-                    return Sink(directory: directory, process: process, port: port)
-                }
-                try await Task.sleep(for: .milliseconds(100))
-            }
-            process.kill()
-            throw TestSupportError("the SMTP sink did not start")
+            let (process, port) = try await Python.serve("smtp_sink.py", in: directory, arguments: arguments)
+            return Sink(directory: directory, process: process, port: port)
         }
 
         private init(directory: URL, process: ChildProcess, port: Int) {
@@ -51,10 +44,7 @@ struct MailTests {
             self.port = port
         }
 
-        var received: [[String: Any]] {
-            guard let text = try? String(contentsOf: directory.appendingPathComponent("received.jsonl"), encoding: .utf8) else { return [] }
-            return text.split(separator: "\n").compactMap { (try? JSONSerialization.jsonObject(with: Data($0.utf8))) as? [String: Any] }
-        }
+        var received: [[String: Any]] { Python.records("received.jsonl", in: directory) }
 
         func wait(for count: Int, seconds: Int = 30) async throws -> [[String: Any]] {
             for _ in 0..<(seconds * 10) {

@@ -21,16 +21,8 @@ struct ObservabilityTests {
         static func start() async throws -> Collector {
             let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tessera-otlp-\(UUID().uuidString)")
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-            let process = try await ChildProcess.start(
-                "/usr/bin/env", ["python3", Python.interopDirectory().appendingPathComponent("otlp_receiver.py").path, directory.path])
-            for _ in 0..<100 {
-                if let port = try? String(contentsOf: directory.appendingPathComponent("port"), encoding: .utf8) {
-                    return Collector(directory: directory, process: process, base: "http://127.0.0.1:\(port)")
-                }
-                try await Task.sleep(for: .milliseconds(100))
-            }
-            process.kill()
-            throw TestSupportError("the OTLP receiver did not start")
+            let (process, port) = try await Python.serve("otlp_receiver.py", in: directory)
+            return Collector(directory: directory, process: process, base: "http://127.0.0.1:\(port)")
         }
 
         private init(directory: URL, process: ChildProcess, base: String) {
@@ -39,10 +31,7 @@ struct ObservabilityTests {
             self.base = base
         }
 
-        func records(_ name: String) -> [[String: Any]] {
-            guard let text = try? String(contentsOf: directory.appendingPathComponent(name), encoding: .utf8) else { return [] }
-            return text.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
-        }
+        func records(_ name: String) -> [[String: Any]] { Python.records(name, in: directory) }
 
         var spans: [Span] { records("spans.jsonl").map(Span.init) }
 

@@ -20,17 +20,8 @@ struct WebhookTests {
         static func start() async throws -> Receiver {
             let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tessera-hooks-\(UUID().uuidString)")
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-            let process = try await ChildProcess.start(
-                "/usr/bin/env", ["python3", Python.interopDirectory().appendingPathComponent("webhook_receiver.py").path, directory.path])
-            let portFile = directory.appendingPathComponent("port")
-            for _ in 0..<100 {
-                if let port = try? String(contentsOf: portFile, encoding: .utf8) {
-                    return Receiver(directory: directory, process: process, base: "http://127.0.0.1:\(port)/hook/")
-                }
-                try await Task.sleep(for: .milliseconds(100))
-            }
-            process.kill()
-            throw TestSupportError("the webhook receiver did not start")
+            let (process, port) = try await Python.serve("webhook_receiver.py", in: directory)
+            return Receiver(directory: directory, process: process, base: "http://127.0.0.1:\(port)/hook/")
         }
 
         private init(directory: URL, process: ChildProcess, base: String) {
@@ -51,10 +42,7 @@ struct WebhookTests {
             if let status { try String(status).write(to: file, atomically: true, encoding: .utf8) } else { try? FileManager.default.removeItem(at: file) }
         }
 
-        func records(_ file: String) -> [[String: Any]] {
-            guard let text = try? String(contentsOf: directory.appendingPathComponent(file), encoding: .utf8) else { return [] }
-            return text.split(separator: "\n").compactMap { (try? JSONSerialization.jsonObject(with: Data($0.utf8))) as? [String: Any] }
-        }
+        func records(_ file: String) -> [[String: Any]] { Python.records(file, in: directory) }
 
         func received(_ name: String) -> [[String: Any]] { records("received.jsonl").filter { $0["name"] as? String == name } }
 

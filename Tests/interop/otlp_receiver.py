@@ -5,6 +5,10 @@ of the server under test) with its trace headers.
 
     python3 otlp_receiver.py DIRECTORY
     python3 otlp_receiver.py send URL TRACEPARENT SOURCE_ADDRESS
+    python3 otlp_receiver.py DIRECTORY --count-only
+
+With --count-only (scripts/trace-cost.sh) spans are decoded and counted, not written:
+DIRECTORY/count holds the number received so far.
 
 The second form sends one GET to URL from SOURCE_ADDRESS (127.0.0.2: a peer the server
 under test trusts as a proxy) with the `traceparent` given, and prints the answer's
@@ -31,6 +35,8 @@ from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (
 )
 
 DIRECTORY = sys.argv[1]
+COUNT_ONLY = "--count-only" in sys.argv
+RECEIVED = 0
 LOCK = threading.Lock()
 
 
@@ -77,7 +83,14 @@ class Handler(BaseHTTPRequestHandler):
             except Exception:
                 self.answer(400, b"", "text/plain")
                 return
-            append("spans.jsonl", list(spans(request)))
+            if COUNT_ONLY:
+                global RECEIVED
+                with LOCK:
+                    RECEIVED += sum(len(scope.spans) for resource in request.resource_spans for scope in resource.scope_spans)
+                    with open(os.path.join(DIRECTORY, "count"), "w") as file:
+                        file.write(str(RECEIVED))
+            else:
+                append("spans.jsonl", list(spans(request)))
             self.answer(200, ExportTraceServiceResponse().SerializeToString(), "application/x-protobuf")
             return
         append("calls.jsonl", [{
