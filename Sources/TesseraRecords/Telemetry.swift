@@ -34,14 +34,23 @@ public struct StoreCallReport: Sendable {
 }
 
 /// Who hears of every store call: the server's metrics. Set once, before the store serves.
+///
+/// The closure is kept in a class: a closure kept directly in a `Mutex` is reabstracted on
+/// every `withLock` (read through its `inout` and written back), so that each call wrapped
+/// it in two more thunks, and calls grew slower without end.
 public final class StoreObservers: Sendable {
-    private let observer = Mutex<(@Sendable (StoreCallReport) -> Void)?>(nil)
+    private final class Observer: Sendable {
+        let body: @Sendable (StoreCallReport) -> Void
+        init(_ body: @escaping @Sendable (StoreCallReport) -> Void) { self.body = body }
+    }
+
+    private let observer = Mutex<Observer?>(nil)
 
     public init() {}
 
-    public func observe(_ body: @escaping @Sendable (StoreCallReport) -> Void) { observer.withLock { $0 = body } }
+    public func observe(_ body: @escaping @Sendable (StoreCallReport) -> Void) { observer.withLock { $0 = Observer(body) } }
 
-    public func tell(_ report: StoreCallReport) { observer.withLock { $0 }?(report) }
+    public func tell(_ report: StoreCallReport) { observer.withLock { $0 }?.body(report) }
 }
 
 /// The request (or background task) a store call belongs to, as far as tracing goes: its
