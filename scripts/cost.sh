@@ -14,6 +14,8 @@
 # figures), so that it follows the code.
 #
 # Usage: scripts/cost.sh [--update] [BINARY]   (BINARY: the release build's tessera)
+# TESSERA_COST_SERVE_ARGS adds options to `tessera serve` for a measurement (e.g. tracing:
+# "--otlp-endpoint http://127.0.0.1:4318 --trace-ratio 0.01"; the budget is without them).
 # Needs valgrind (installed from Debian when missing). About 3 minutes on a 2-core machine.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -55,7 +57,7 @@ export TESSERA_SERVER="http://127.0.0.1:$port" TESSERA_ADMIN_TOKEN="$token"
 # server runs, docs/PERFORMANCE.md), and no purge during the run.
 valgrind --tool=callgrind --instr-atstart=no --callgrind-out-file="$work/callgrind.out" \
     "$work/tessera" serve --port "$port" --data-dir "$work/data" --log-level error \
-    --rate-limit-per-address 0 --rate-limit-per-client 0 --purge-interval 0 \
+    --rate-limit-per-address 0 --rate-limit-per-client 0 --purge-interval 0 ${TESSERA_COST_SERVE_ARGS:-} \
     >"$work/server.log" 2>&1 &
 server_pid=$!
 for _ in $(seq 1 600); do

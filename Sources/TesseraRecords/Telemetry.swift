@@ -67,29 +67,45 @@ public final class RequestTrace: Sendable {
 
     /// This request's own span.
     public let span: any Span
-    /// The `traceparent` of this request's span (nil when tracing is off).
-    public let own: String?
-    /// The first trace this request continued (from a record it read), if any.
-    private let origin = Mutex<String?>(nil)
+    private let state = Mutex(State())
 
-    public init(span: any Span, own: String?) {
+    private struct State {
+        /// This span's `traceparent`, once asked for (written by the propagator, so only
+        /// for the few requests that keep it in a record).
+        var own: String??
+        /// The first trace this request continued (from a record it read), if any.
+        var origin: String?
+    }
+
+    public init(span: any Span) {
         self.span = span
-        self.own = own
+    }
+
+    /// The `traceparent` of this request's span.
+    public var own: String? {
+        if let known = state.withLock({ $0.own }) { return known }
+        let made = Self.headers(of: span.context)["traceparent"]
+        state.withLock { $0.own = .some(made) }
+        return made
     }
 
     /// What a record that a later request continues should carry: the trace this request
     /// continues, or its own.
-    public var traceParent: String? { origin.withLock { $0 } ?? own }
+    public var traceParent: String? { state.withLock { $0.origin } ?? own }
+
+    /// Whether this request's span is recorded (sampled): store calls and links are
+    /// traced only then.
+    public var isRecording: Bool { span.isRecording }
 
     /// This request continues the trace a record carries: linked once, to the first.
     public func continues(_ traceParent: String?) {
-        guard let traceParent, traceParent != own else { return }
-        let first = origin.withLock { origin -> Bool in
-            guard origin == nil else { return false }
-            origin = traceParent
+        guard let traceParent else { return }
+        let first = state.withLock { state -> Bool in
+            guard state.origin == nil else { return false }
+            state.origin = traceParent
             return true
         }
-        guard first, let context = Self.context(of: traceParent) else { return }
+        guard first, span.isRecording, traceParent != own, let context = Self.context(of: traceParent) else { return }
         span.addLink(SpanLink(context: context, attributes: ["tessera.link": "continues"]))
     }
 

@@ -785,10 +785,11 @@ public final class SQLStore: Sendable {
         _ kind: StoreCallReport.Kind, isolation: isolated (any Actor)? = #isolation, _ body: () async throws -> R
     ) async throws -> R {
         let call = StoreCall()
-        // Below a request's (or an outbound call's) span only: the background loops' looks
-        // every second would otherwise each be a trace of their own.
-        let span: any Span = ServiceContext.current == nil ? NoOpTracer.NoOpSpan(context: .topLevel)
-            : InstrumentationSystem.tracer.startSpan("db \(kind.rawValue)", ofKind: .client)
+        // Below a recorded (sampled) request's span only: the background loops' looks every
+        // second would otherwise each be a trace of their own, and an unsampled request's
+        // calls would cost spans nobody sees.
+        let span: any Span = RequestTrace.current?.isRecording == true
+            ? InstrumentationSystem.tracer.startSpan("db \(kind.rawValue)", ofKind: .client) : NoOpTracer.NoOpSpan(context: .topLevel)
         do {
             let result = try await StoreCall.$current.withValue(call) { try await body() }
             finish(call.report(kind, backend: backendName, failed: false), span: span)

@@ -28,16 +28,15 @@ struct RequestTracing: RouterMiddleware {
         }
         let route = context.endpointPath ?? "unmatched"
         let span = InstrumentationSystem.tracer.startSpan("\(request.method.rawValue) \(route)", context: parent, ofKind: .server)
-        let own = RequestTrace.headers(of: span.context)["traceparent"]
+        let trace = RequestTrace(span: span)
         var context = context
         if span.isRecording {
             span.attributes["http.request.method"] = request.method.rawValue
             span.attributes["http.route"] = route
             if let tenant = context.parameters.get("tenant") { span.attributes["tessera.tenant"] = tenant }
             span.attributes["tessera.request_id"] = context.id
-            if let own, let traceID = Self.traceID(of: own) { context.logger[metadataKey: "trace_id"] = .string(traceID) }
+            if let own = trace.own, let traceID = Self.traceID(of: own) { context.logger[metadataKey: "trace_id"] = .string(traceID) }
         }
-        let trace = RequestTrace(span: span, own: own)
         do {
             let response = try await ServiceContext.withValue(span.context) {
                 try await RequestTrace.$current.withValue(trace) { try await next(request, context) }
