@@ -88,7 +88,10 @@ struct PackagingTests {
         }
         #expect(try await run("/usr/bin/dpkg-deb", ["--info", package, "conffiles"]).contains("/etc/tessera/tessera.yaml"))
         let files = try await run("/usr/bin/dpkg-deb", ["--contents", package])
-        for path in ["./usr/bin/tessera", "./usr/lib/systemd/system/tessera.service", "./etc/tessera/tessera.yaml", "./usr/share/doc/tessera/copyright"] {
+        for path in [
+            "./usr/bin/tessera", "./usr/lib/systemd/system/tessera.service", "./etc/tessera/tessera.yaml", "./usr/share/doc/tessera/copyright",
+            "./usr/share/tessera/grafana/tessera.json", "./usr/share/tessera/prometheus/alerts.yml",
+        ] {
             #expect(files.contains(path), "the package holds \(path)")
         }
         // Nothing else of the checkout: no resource bundle beside the binary.

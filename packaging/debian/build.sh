@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds tessera_VERSION_amd64.deb from a release binary (packaging/release.sh):
 #   /usr/bin/tessera, /etc/tessera/tessera.yaml (a conffile), the systemd unit
-#   tessera.service, a `tessera` system user made by postinst, and the docs.
+#   tessera.service, a `tessera` system user made by postinst, the docs, and the Grafana
+#   dashboard and Prometheus alert rules (/usr/share/tessera/{grafana,prometheus}).
 # Needs dpkg-dev (dpkg-shlibdeps) and binutils (strip). Prints the package's path.
 # Usage: packaging/debian/build.sh BINARY OUTPUT_DIRECTORY
 set -euo pipefail
@@ -19,6 +20,8 @@ install -D -m 0644 "$here/tessera.service" "$stage/usr/lib/systemd/system/tesser
 install -d -m 0755 "$stage/usr/share/doc/tessera"
 install -m 0644 "$root/docs/OPERATIONS.md" "$stage/usr/share/doc/tessera/OPERATIONS.md"
 install -m 0644 "$here/copyright" "$stage/usr/share/doc/tessera/copyright"
+install -D -m 0644 "$root/packaging/grafana/tessera.json" "$stage/usr/share/tessera/grafana/tessera.json"
+install -D -m 0644 "$root/packaging/prometheus/alerts.yml" "$stage/usr/share/tessera/prometheus/alerts.yml"
 printf 'tessera (%s) stable; urgency=medium\n\n  * Release %s.\n\n -- Tessera <tessera@example.org>  %s\n' \
     "$version" "$version" "$(date -R)" | gzip -9n > "$stage/usr/share/doc/tessera/changelog.gz"
 mkdir -p "$stage/DEBIAN" "$stage/debian"
