@@ -79,6 +79,9 @@ struct ConfigurationTests {
                 ("", ["TESSERA_PORT": "http"], "TESSERA_PORT: not a whole number"),
                 ("", ["TESSERA_LOG_LEVEL": "loud"], "unknown log_level loud"),
                 ("database_password: secret\n", [:], "unknown key database_password in \(file.path)"),
+                ("log_format: xml\n", [:], "log_format must be text or json"),
+                ("", ["TESSERA_TRACE_RATIO": "2"], "trace_ratio must be a number from 0 to 1"),
+                ("otlp_endpoint: ftp://collector\n", [:], "otlp_endpoint must be the collector's http(s) base URL"),
             ]
             for (text, environment, message) in cases {
                 try write(text, to: file)
