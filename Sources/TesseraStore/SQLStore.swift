@@ -795,7 +795,8 @@ public final class SQLStore: Sendable {
             finish(call.report(kind, backend: backendName, failed: false), span: span)
             return result
         } catch {
-            span.recordError(error)
+            // The type only: a body's error may quote what it was given; spans leave the server.
+            if span.isRecording { span.attributes["error.type"] = String(reflecting: type(of: error)) }
             span.setStatus(SpanStatus(code: .error))
             finish(call.report(kind, backend: backendName, failed: true), span: span)
             throw error

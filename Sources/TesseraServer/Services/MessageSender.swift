@@ -83,10 +83,7 @@ struct MessageSender: Service {
                 from: smtp.settings.from, to: send.message.recipient, subject: rendered.subject,
                 messageID: "\(send.message.id)@\(smtp.settings.heloName)", date: Date(timeIntervalSince1970: TimeInterval(send.message.createdAt)),
                 text: rendered.text, html: rendered.html, images: rendered.images)
-            try await withSpan("email SMTP", ofKind: .client) { span in
-                span.attributes["tessera.outbound"] = "email"
-                try await smtp.send(to: send.message.recipient, message)
-            }
+            try await clientSpan("email SMTP", kind: "email") { _ in try await smtp.send(to: send.message.recipient, message) }
             try await messages.sent(send)
             logger.info("message sent", metadata: metadata)
             return

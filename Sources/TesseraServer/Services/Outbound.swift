@@ -64,11 +64,10 @@ struct Outbound: OutboundHTTP {
     /// Sends `request` in a client span named by `kind` (`logout`, `ciba_ping`, `webhook`,
     /// `message`, `federation`) below the current one, with the span's W3C `traceparent`.
     func execute(_ request: HTTPClientRequest, kind: String) async throws -> OutboundResponse {
-        try await withSpan("\(kind) \(request.method.rawValue)", ofKind: .client) { span in
+        try await clientSpan("\(kind) \(request.method.rawValue)", kind: kind) { span in
             var request = request
             InstrumentationSystem.instrument.inject(span.context, into: &request.headers, using: HTTPHeadersCarrier())
             if span.isRecording {
-                span.attributes["tessera.outbound"] = kind
                 span.attributes["http.request.method"] = request.method.rawValue
                 if let host = OutboundTargets.host(of: request.url) { span.attributes["server.address"] = host }
             }
@@ -114,6 +113,25 @@ struct Outbound: OutboundHTTP {
 struct HTTPHeadersCarrier: Injector {
     func inject(_ value: String, forKey key: String, into carrier: inout HTTPHeaders) {
         carrier.replaceOrAdd(name: key, value: value)
+    }
+}
+
+/// Runs `body` in a client span below the current one (`tessera.outbound` names the kind of
+/// call). A failure marks the span with its error's type only: an HTTP client's errors may
+/// quote the request's headers, which hold tokens, and spans leave the server.
+func clientSpan<R>(
+    _ name: String, kind: String, context: ServiceContext? = nil, isolation: isolated (any Actor)? = #isolation,
+    _ body: (any Span) async throws -> R
+) async throws -> R {
+    let span = InstrumentationSystem.tracer.startSpan(name, context: context ?? ServiceContext.current ?? .topLevel, ofKind: .client)
+    defer { span.end() }
+    if span.isRecording { span.attributes["tessera.outbound"] = kind }
+    do {
+        return try await ServiceContext.withValue(span.context) { try await body(span) }
+    } catch {
+        span.attributes["error.type"] = String(reflecting: type(of: error))
+        span.setStatus(SpanStatus(code: .error))
+        throw error
     }
 }
 

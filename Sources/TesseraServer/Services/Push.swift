@@ -297,10 +297,7 @@ struct Pusher: Sendable {
             let kind = target.kind
             let handed = work.submit {
                 do {
-                    let outcome = try await withSpan("push \(kind)", context: trace, ofKind: .client) { span in
-                        span.attributes["tessera.outbound"] = "push"
-                        return try await notifier.deliver(push)
-                    }
+                    let outcome = try await clientSpan("push \(kind)", kind: "push", context: trace) { _ in try await notifier.deliver(push) }
                     if outcome == .tokenGone {
                         try await pushTargets.forget(activationID: target.activationID, token: target.token)
                         logger.info("push token gone; removed", metadata: ["activation_id": "\(target.activationID)"])
