@@ -26,11 +26,11 @@ def main():
     secrets = set()
     if os.path.exists(secrets_path):
         with open(secrets_path, encoding="utf-8", errors="replace") as file:
-            secrets = {line.rstrip("\n") for line in file if len(line.rstrip("\n")) >= 8}
+            secrets = {line.rstrip("\n") for line in file if len(line.rstrip("\n")) >= 12}
     problems = []
     lines = requests = 0
-    # Secrets are looked for by their pieces of 8 characters and more, in one pass: an
-    # index of every secret's first 8 characters, then a full compare where one matches.
+    # Secrets (12 characters and more) are looked for in one pass over each line: an index
+    # of every secret's first 8 characters, then a full compare where one matches.
     by_prefix = {}
     for secret in secrets:
         by_prefix.setdefault(secret[:8], []).append(secret)

@@ -40,10 +40,13 @@ public enum SuiteLogs {
         "app_identity_token", "device_token", "password", "smtp_password", "otp",
     ]
 
-    /// Records a secret the suite made or was given (at least 8 characters: shorter ones,
-    /// a PIN or a one-time code, would match by chance).
+    /// Records a secret the suite made or was given: at least 12 characters, and not a
+    /// word (`invalid_request`): shorter values (a PIN, a one-time code) and words would
+    /// match by chance; the tokens, codes and secrets the server makes are longer.
     public static func secret(_ value: String) {
-        guard let secrets, value.utf8.count >= 8, !value.contains("\n") else { return }
+        guard let secrets, value.utf8.count >= 12, !value.contains("\n"),
+            !value.utf8.allSatisfy({ (UInt8(ascii: "a")...UInt8(ascii: "z")).contains($0) || $0 == UInt8(ascii: "_") })
+        else { return }
         secrets.write(Array((value + "\n").utf8))
     }
 
