@@ -28,8 +28,8 @@ public enum SuiteLogs {
     }
 
     /// The log options of a `tessera serve` child, and the file its standard error goes to.
-    public static func childLogging(quiet: String = "critical") -> (arguments: [String], errorFile: String?) {
-        guard let directory else { return (["--log-level", quiet], nil) }
+    public static func childLogging() -> (arguments: [String], errorFile: String?) {
+        guard let directory else { return (["--log-level", "critical"], nil) }
         return (["--log-format", "json", "--log-level", "info"], "\(directory)/child-\(UUID().uuidString).jsonl")
     }
 

@@ -86,22 +86,10 @@ struct ObservabilityTests {
             let port = try TestServerPort.free()
             let token = "observe-admin-token-\(UUID().uuidString)"
             let log = directory.appendingPathComponent("serve.jsonl")
-            let database = try await TestDatabase.fresh()
-            let process = try await ChildProcess.start(
-                tesseraBinary,
-                ["serve", "--port", "\(port)", "--data-dir", directory.appendingPathComponent("data").path, "--log-format", "json"]
-                    + arguments + (database.map { ["--database", $0, "--database-connections", "8"] } ?? []),
-                environment: environment.merging(["TESSERA_ADMIN_TOKEN": token]) { $1 }, errorFile: log.path)
-            let base = "http://127.0.0.1:\(port)"
-            for _ in 0..<150 {
-                if (try? await TestHTTP().get("\(base)/ready"))?.status == 200 {
-                    return Node(process: process, base: base, token: token, log: log, directory: directory)
-                }
-                guard process.isRunning else { break }
-                try await Task.sleep(for: .milliseconds(100))
-            }
-            process.kill()
-            throw TestSupportError("tessera serve did not get ready: \((try? String(contentsOf: log, encoding: .utf8)) ?? "")")
+            let process = try await serve(
+                directory: directory.appendingPathComponent("data"), port: port, database: try await TestDatabase.fresh(), token: token,
+                arguments: arguments, environment: environment, logging: (["--log-format", "json"], log.path))
+            return Node(process: process, base: "http://127.0.0.1:\(port)", token: token, log: log, directory: directory)
         }
 
         /// Stops the node (its exporter sends what is left) and returns its log's lines.

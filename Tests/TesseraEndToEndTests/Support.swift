@@ -94,14 +94,18 @@ func approvedLogin(
 }
 
 /// `tessera serve` in a child process on `directory` (and the test database, if any) with
-/// the admin token `token`; returns once it is ready.
-func serve(directory: URL, port: Int, database: String?, token: String) async throws -> ChildProcess {
-    let logging = SuiteLogs.childLogging()
+/// the admin token `token`, and `arguments` and `environment` besides; returns once it is
+/// ready. Its log options and the file of its standard error are `logging` (by default
+/// the suite's: `SuiteLogs`).
+func serve(
+    directory: URL, port: Int, database: String?, token: String, arguments: [String] = [], environment: [String: String?] = [:],
+    logging: (arguments: [String], errorFile: String?) = SuiteLogs.childLogging()
+) async throws -> ChildProcess {
     let process = try await ChildProcess.start(
         tesseraBinary,
-        ["serve", "--port", "\(port)", "--data-dir", directory.path] + logging.arguments
+        ["serve", "--port", "\(port)", "--data-dir", directory.path] + logging.arguments + arguments
             + (database.map { ["--database", $0, "--database-connections", "8"] } ?? []),
-        environment: ["TESSERA_ADMIN_TOKEN": token], errorFile: logging.errorFile)
+        environment: environment.merging(["TESSERA_ADMIN_TOKEN": token]) { $1 }, errorFile: logging.errorFile)
     for _ in 0..<150 {
         if (try? await TestHTTP().get("http://127.0.0.1:\(port)/ready"))?.status == 200 {
             // Ready, and ours: a process that could not bind the port has exited.

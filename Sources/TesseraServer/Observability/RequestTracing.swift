@@ -63,13 +63,9 @@ struct RequestTracing: RouterMiddleware {
     }
 }
 
-/// A request's or response's header fields, for the propagator.
-struct HTTPFieldsCarrier: Extractor, Injector {
+/// A request's header fields, for the propagator (a trusted proxy's `traceparent`).
+struct HTTPFieldsCarrier: Extractor {
     func extract(key: String, from carrier: HTTPFields) -> String? {
         HTTPField.Name(key).flatMap { carrier[$0] }
-    }
-
-    func inject(_ value: String, forKey key: String, into carrier: inout HTTPFields) {
-        if let name = HTTPField.Name(key) { carrier[name] = value }
     }
 }

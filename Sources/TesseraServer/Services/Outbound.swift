@@ -66,7 +66,7 @@ struct Outbound: OutboundHTTP {
     func execute(_ request: HTTPClientRequest, kind: String) async throws -> OutboundResponse {
         try await clientSpan("\(kind) \(request.method.rawValue)", kind: kind) { span in
             var request = request
-            InstrumentationSystem.instrument.inject(span.context, into: &request.headers, using: HTTPHeadersCarrier())
+            request.carryTrace()
             if span.isRecording {
                 span.attributes["http.request.method"] = request.method.rawValue
                 if let host = OutboundTargets.host(of: request.url) { span.attributes["server.address"] = host }
@@ -113,6 +113,14 @@ struct Outbound: OutboundHTTP {
 struct HTTPHeadersCarrier: Injector {
     func inject(_ value: String, forKey key: String, into carrier: inout HTTPHeaders) {
         carrier.replaceOrAdd(name: key, value: value)
+    }
+}
+
+extension HTTPClientRequest {
+    /// Adds the W3C `traceparent` (and `tracestate`) of the current span: the callee's
+    /// spans join the caller's trace.
+    mutating func carryTrace() {
+        InstrumentationSystem.instrument.inject(ServiceContext.current ?? .topLevel, into: &headers, using: HTTPHeadersCarrier())
     }
 }
 

@@ -115,7 +115,7 @@ struct WebhookNotifier: PushNotifier {
         request.method = .POST
         request.headers.add(name: "Content-Type", value: "application/json")
         if let bearer { request.headers.add(name: "Authorization", value: "Bearer \(bearer)") }
-        InstrumentationSystem.instrument.inject(ServiceContext.current ?? .topLevel, into: &request.headers, using: HTTPHeadersCarrier())
+        request.carryTrace()
         let payload = Payload(
             token: message.token, issuer: message.issuer, requestID: message.requestID.rawValue, title: message.title, body: message.body)
         request.body = .bytes(ByteBuffer(bytes: try JSONEncoder().encode(payload)))
@@ -245,7 +245,7 @@ struct APNsNotifier: PushNotifier {
         request.headers.add(name: "apns-expiration", value: "\(message.expiresAt)")
         request.headers.add(name: "apns-collapse-id", value: String(message.requestID.rawValue.prefix(64)))
         request.headers.add(name: "content-type", value: "application/json")
-        InstrumentationSystem.instrument.inject(ServiceContext.current ?? .topLevel, into: &request.headers, using: HTTPHeadersCarrier())
+        request.carryTrace()
         let payload = Payload(
             aps: .init(alert: .init(title: message.title, body: message.body)),
             tessera: .init(issuer: message.issuer, requestID: message.requestID.rawValue))
