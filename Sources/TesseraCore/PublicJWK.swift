@@ -14,6 +14,10 @@ public struct PublicJWK: Codable, Hashable, Sendable {
     public var use: String?
     public var alg: String?
 
+    /// The members only a private (or symmetric) key has: a key that carries them is refused
+    /// where a public key is expected (a DPoP proof's header, a client's registered keys).
+    public static let privateMembers: Set<String> = ["d", "p", "q", "dp", "dq", "qi", "oth", "k"]
+
     public init(
         kty: String, crv: String? = nil, x: String? = nil, y: String? = nil, n: String? = nil, e: String? = nil, kid: String? = nil,
         use: String? = nil, alg: String? = nil

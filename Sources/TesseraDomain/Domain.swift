@@ -23,6 +23,7 @@ public struct Domain: Sendable {
     let tenants = RefreshingCache<String, TenantRecord>()
     let issuers = RefreshingCache<TenantID, TokenIssuer>()
     let services = ServiceCache()
+    let clientKeys = ClientKeyCache()
 
     public init(
         store: SQLStore, box: SecretBox, settings: DomainSettings, notifier: any RequestNotifier,

@@ -206,6 +206,21 @@ public struct ServiceRecord: Codable, Sendable {
     public var registrationDigest: String? = nil
     /// Token requests carry a gematik `key_verifier`; the tokens go back encrypted under its `token_key`.
     @IntegerFlag public var gematikProfile: Bool = false
+    /// The OAuth grants it may use (`grant_types`): `authorization_code`, `refresh_token`,
+    /// `client_credentials`; nil: the first two. A backchannel mode allows the CIBA grant.
+    @OptionalJSONText public var grantTypes: [String]? = nil
+    /// The scopes its `client_credentials` tokens may carry (nil: none but an empty scope).
+    @OptionalJSONText public var scopes: [String]? = nil
+    /// The `aud` of its `client_credentials` access tokens (nil: the issuer).
+    public var audience: String? = nil
+    /// How long its access tokens live, in seconds (nil: the tenant's).
+    public var accessTokenLifetime: Int64? = nil
+    /// `private_key_jwt` when it authenticates with signed assertions (RFC 7523) only;
+    /// nil: by its secret (confidential) or by its id alone (public).
+    public var authMethod: String? = nil
+    /// Its public keys for `private_key_jwt`: a JWK Set as JSON text, or where to fetch one.
+    public var jwks: String? = nil
+    public var jwksURI: String? = nil
     public var createdAt: Int64
 
     public init(
@@ -259,6 +274,12 @@ public struct ServiceRecord: Codable, Sendable {
         case dpopBound = "dpop_bound"
         case registrationDigest = "registration_digest"
         case gematikProfile = "gematik_profile"
+        case grantTypes = "grant_types"
+        case scopes, audience
+        case accessTokenLifetime = "access_token_lifetime"
+        case authMethod = "auth_method"
+        case jwks
+        case jwksURI = "jwks_uri"
         case createdAt = "created_at"
     }
 }

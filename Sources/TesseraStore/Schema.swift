@@ -743,6 +743,21 @@ enum Schema {
             "ALTER TABLE logout_notices ADD COLUMN trace_parent TEXT",
             "ALTER TABLE messages ADD COLUMN trace_parent TEXT",
         ]),
+        // Machine clients: a service's grant types, the scopes, audience and lifetime of its
+        // client-credentials tokens, and its keys for private_key_jwt (RFC 7523), inline or
+        // by address. `single_use_ids` holds what may be presented once until it expires:
+        // the `jti` of client assertions, and revoked client-credentials tokens. Additive.
+        Migration(27, compatibleFrom: 21, [
+            "ALTER TABLE services ADD COLUMN grant_types TEXT",
+            "ALTER TABLE services ADD COLUMN scopes TEXT",
+            "ALTER TABLE services ADD COLUMN audience TEXT",
+            "ALTER TABLE services ADD COLUMN access_token_lifetime BIGINT",
+            "ALTER TABLE services ADD COLUMN auth_method TEXT",
+            "ALTER TABLE services ADD COLUMN jwks TEXT",
+            "ALTER TABLE services ADD COLUMN jwks_uri TEXT",
+            "CREATE TABLE single_use_ids (digest TEXT PRIMARY KEY, expires_at BIGINT NOT NULL)",
+            "CREATE INDEX single_use_ids_by_expiry ON single_use_ids (expires_at)",
+        ]),
     ]
 
     /// Sets `android_apps_host_wide` for the tenants whose Android apps (without a link

@@ -16,8 +16,10 @@ extension Administration {
         var service = service
         service.name = service.name.trimmingCharacters(in: .whitespaces)
         guard (1...128).contains(service.name.count) else { throw DomainError.invalidRequest("a service needs a name of 1 to 128 characters") }
-        // A backchannel-only service needs no redirect URI; every other one needs at least one.
-        guard !service.redirectURIs.isEmpty || service.backchannelMode != nil, service.redirectURIs.count <= 20,
+        // A backchannel-only service, or one without the code grant, needs no redirect URI;
+        // every other one needs at least one.
+        let signsInUsers = service.allowedGrantTypes.contains(GrantType.authorizationCode)
+        guard !service.redirectURIs.isEmpty || service.backchannelMode != nil || !signsInUsers, service.redirectURIs.count <= 20,
             service.redirectURIs.allSatisfy(Validation.isRedirectURI)
         else {
             throw DomainError.invalidRequest(
@@ -77,6 +79,7 @@ extension Administration {
             }
             if service.roles?.isEmpty == true { service.roles = nil }
         }
+        try checkMachineSettings(service, allowsPrivateOutbound: allowsPrivateOutbound)
         // A pairwise service keys its identifiers with a salt of its own, made once.
         if service.subjectType == .pairwise && service.pairwiseSalt == nil {
             service.pairwiseSalt = Base64URL.encode(Secrets.randomBytes(32))
@@ -95,13 +98,17 @@ extension Administration {
         let name = input.name.trimmingCharacters(in: .whitespaces)
         let mode = try input.backchannelTokenDeliveryMode.map { try BackchannelMode.documented($0) }
         let attributes = input.attributes ?? []
-        let isPublic = input._public ?? false
-        let secret = isPublic ? nil : Secrets.randomToken()
+        let method = input.tokenEndpointAuthMethod?.rawValue
+        if let isPublic = input._public, let method, isPublic != (method == ClientAuthMethod.none) {
+            throw DomainError.invalidRequest("public and token_endpoint_auth_method disagree (a public service's method is none)")
+        }
+        let isPublic = input._public ?? (method == ClientAuthMethod.none)
+        let secret = isPublic || method == ClientAuthMethod.privateKeyJWT ? nil : Secrets.randomToken()
         var service =
             ServiceRecord(
                 id: ServiceID(Secrets.identifier(byteCount: 12)), tenantID: tenant.id, clientID: ClientID(Secrets.identifier(byteCount: 16)),
                 name: name, secretDigest: secret.map(Secrets.digest), isPublic: isPublic,
-                redirectURIs: input.redirectUris, policy: try input.policy.map { try .documented($0, field: "policy") } ?? .standard,
+                redirectURIs: input.redirectUris ?? [], policy: try input.policy.map { try .documented($0, field: "policy") } ?? .standard,
                 attributes: attributes, backchannelMode: mode,
                 notificationEndpoint: input.backchannelClientNotificationEndpoint,
                 roles: try input.roles?.map(ServiceRole.init), subjectType: try input.subjectType.map { try SubjectType.documented($0) } ?? .public,
@@ -110,6 +117,8 @@ extension Administration {
         service.idTokenAlgorithm = try input.idTokenSignedResponseAlg.map { try SigningAlgorithm.documented($0) } ?? .es256
         service.postLogoutRedirectURIs = input.postLogoutRedirectUris
         service.backchannelLogoutURI = input.backchannelLogoutUri
+        var ignored: [String] = []
+        try MachineSettings(created: input).apply(to: &service, changed: &ignored)
         let record = try Self.checkedService(service, allowsPrivateOutbound: domain.settings.allowsPrivateOutbound)
         // The JWKS has the key of the service's algorithm before its first token.
         _ = try await domain.tokenIssuer(for: tenant, signingFor: record, logger: logger)
@@ -215,6 +224,7 @@ extension Administration {
             case .null: next.backchannelLogoutURI = nil; changed.append("backchannel_logout_uri")
             case .value(let uri): next.backchannelLogoutURI = uri; changed.append("backchannel_logout_uri")
             }
+            try MachineSettings(changes: input).apply(to: &next, changed: &changed)
             guard !changed.isEmpty else { throw DomainError.invalidRequest("the body changes nothing") }
             next = try Self.checkedService(next, allowsPrivateOutbound: domain.settings.allowsPrivateOutbound)
             try await tx.updateService(next)
@@ -237,6 +247,9 @@ extension Administration {
         let updated: ServiceRecord = try await domain.store.transaction { tx in
             var next = try await service(clientID: clientID, tenant: tenant, tx: tx)
             guard !next.isPublic else { throw DomainError.invalidRequest("a public service has no client secret") }
+            guard next.authMethod == nil else {
+                throw DomainError.invalidRequest("a private_key_jwt service has no client secret: it signs assertions with its keys")
+            }
             next.secretDigest = Secrets.digest(secret)
             try await tx.updateService(next)
             try await Audit.record(
@@ -321,7 +334,12 @@ extension Components.Schemas.Service {
             subjectType: .init(rawValue: service.subjectType.rawValue) ?? ._public, appIdentityToken: false,
             idTokenSignedResponseAlg: .init(rawValue: service.idTokenAlgorithm.rawValue) ?? .es256,
             postLogoutRedirectUris: service.postLogoutRedirectURIs ?? [], backchannelLogoutUri: service.backchannelLogoutURI,
-            requirePushedAuthorizationRequests: false, dpopBoundAccessTokens: false, gematikProfile: false, issuer: issuer)
+            requirePushedAuthorizationRequests: false, dpopBoundAccessTokens: false, gematikProfile: false,
+            grantTypes: service.allowedGrantTypes.compactMap(Components.Schemas.GrantType.init(rawValue:)),
+            tokenEndpointAuthMethod: .init(rawValue: service.endpointAuthMethod) ?? .clientSecretBasic, scopes: service.scopes ?? [],
+            audience: service.audience, accessTokenLifetime: service.accessTokenLifetime.map(Int.init),
+            jwks: service.jwks.flatMap { try? JSONDecoder().decode(JwksPayload.self, from: Data($0.utf8)) }, jwksUri: service.jwksURI,
+            issuer: issuer)
         for toggle in ServiceSwitch.all { self[keyPath: toggle.shown] = service[keyPath: toggle.record] }
     }
 }
@@ -330,5 +348,154 @@ extension ServiceRole {
     /// A role as a request spells it; its policy refused with the role's name.
     init(_ role: Components.Schemas.Role) throws {
         self.init(name: role.name, policy: try .documented(role.policy, field: "roles: \(role.name)"))
+    }
+}
+
+/// A service's machine-client settings as a request names them (grant types, how it
+/// authenticates, its keys, and its client-credentials tokens' scopes, audience and
+/// lifetime), from either body, applied to the record in one place.
+struct MachineSettings {
+    var grantTypes: Patch<[String]> = .absent
+    var authMethod: Patch<String> = .absent
+    var scopes: Patch<[String]> = .absent
+    var audience: Patch<String> = .absent
+    var accessTokenLifetime: Patch<Int> = .absent
+    var jwks: Patch<String> = .absent
+    var jwksURI: Patch<String> = .absent
+
+    init(created input: Components.Schemas.CreateService) throws {
+        grantTypes = Patch(input.grantTypes?.map(\.rawValue))
+        authMethod = Patch(input.tokenEndpointAuthMethod?.rawValue)
+        scopes = Patch(input.scopes)
+        audience = Patch(input.audience)
+        accessTokenLifetime = Patch(input.accessTokenLifetime)
+        jwks = Patch(try input.jwks.map(Self.text))
+        jwksURI = Patch(input.jwksUri)
+    }
+
+    init(changes input: ServiceChanges) throws {
+        grantTypes = input.patch(\.grantTypes, .grantTypes).map { $0.map(\.rawValue) }
+        authMethod = input.patch(\.tokenEndpointAuthMethod, .tokenEndpointAuthMethod).map(\.rawValue)
+        scopes = input.patch(\.scopes, .scopes)
+        audience = input.patch(\.audience, .audience)
+        accessTokenLifetime = input.patch(\.accessTokenLifetime, .accessTokenLifetime)
+        jwks = try input.patch(\.jwks, .jwks).map(Self.text)
+        jwksURI = input.patch(\.jwksUri, .jwksUri)
+    }
+
+    /// A JWK Set as the record keeps it: JSON with sorted keys.
+    static func text(_ set: some Encodable) throws -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return String(decoding: try encoder.encode(set), as: UTF8.self)
+    }
+
+    /// Sets what the request names on `service` and lists the fields in `changed`. The
+    /// method moves a confidential service between its secret and private_key_jwt (which
+    /// drops the secret: `rotate-secret` makes a new one after a move back); between public
+    /// and confidential it does not move.
+    func apply(to service: inout ServiceRecord, changed: inout [String]) throws {
+        if grantTypes.set(&service.grantTypes) != nil { changed.append("grant_types") }
+        switch authMethod {
+        case .absent: break
+        case .null, .value(ClientAuthMethod.secretBasic), .value(ClientAuthMethod.secretPost):
+            guard !service.isPublic else {
+                throw DomainError.invalidRequest("token_endpoint_auth_method cannot change between none and a secret or key")
+            }
+            service.authMethod = nil
+            changed.append("token_endpoint_auth_method")
+        case .value(ClientAuthMethod.privateKeyJWT):
+            guard !service.isPublic else {
+                throw DomainError.invalidRequest("token_endpoint_auth_method cannot change between none and a secret or key")
+            }
+            if service.authMethod == nil { service.secretDigest = nil }
+            service.authMethod = ClientAuthMethod.privateKeyJWT
+            changed.append("token_endpoint_auth_method")
+        case .value(let method):
+            guard method == ClientAuthMethod.none, service.isPublic else {
+                throw DomainError.invalidRequest("token_endpoint_auth_method cannot change between none and a secret or key")
+            }
+            changed.append("token_endpoint_auth_method")
+        }
+        if scopes.set(&service.scopes) != nil { changed.append("scopes") }
+        if audience.set(&service.audience) != nil { changed.append("audience") }
+        if accessTokenLifetime.map(Int64.init).set(&service.accessTokenLifetime) != nil { changed.append("access_token_lifetime") }
+        if jwks.set(&service.jwks) != nil { changed.append("jwks") }
+        if jwksURI.set(&service.jwksURI) != nil { changed.append("jwks_uri") }
+    }
+}
+
+extension Patch {
+    /// A request's optional field: absent when nil.
+    init(_ value: Value?) { self = value.map { .value($0) } ?? .absent }
+
+    func map<Other: Codable & Sendable>(_ transform: (Value) throws -> Other) rethrows -> Patch<Other> {
+        switch self {
+        case .absent: .absent
+        case .null: .null
+        case .value(let value): .value(try transform(value))
+        }
+    }
+
+    /// Writes the field's new value (nil for `null`) into `target`; nil when absent.
+    @discardableResult
+    func set(_ target: inout Value?) -> Value?? {
+        switch self {
+        case .absent: return nil
+        case .null: target = nil; return .some(nil)
+        case .value(let value): target = value; return .some(value)
+        }
+    }
+}
+
+extension Administration {
+    /// The machine-client settings: the grants a service may use, its method, its keys
+    /// (inline or by an address the server may call), its scopes, audience and lifetime.
+    static func checkMachineSettings(_ service: ServiceRecord, allowsPrivateOutbound: Bool) throws {
+        if let types = service.grantTypes {
+            guard !types.isEmpty, Set(types).count == types.count, types.allSatisfy(GrantType.all.contains) else {
+                throw DomainError.invalidRequest("grant_types: each of \(GrantType.all.joined(separator: ", ")) at most once, at least one")
+            }
+        }
+        if service.allowedGrantTypes.contains(GrantType.clientCredentials) && service.isPublic {
+            throw DomainError.invalidRequest("client_credentials is for confidential services (it needs client authentication)")
+        }
+        if let scopes = service.scopes {
+            guard scopes.count <= 50, Set(scopes).count == scopes.count, scopes.allSatisfy(ScopeList.isScope) else {
+                throw DomainError.invalidRequest("scopes: at most 50, each once, of printable characters without space, quote or backslash")
+            }
+            guard !scopes.contains(where: { ["openid", "offline_access"].contains($0) || ScopeClaims.scopes.contains($0) }) else {
+                throw DomainError.invalidRequest("scopes: openid, offline_access and the claim scopes are for users' logins, not machine tokens")
+            }
+        }
+        if let audience = service.audience, !(1...512).contains(audience.count) {
+            throw DomainError.invalidRequest("audience is 1 to 512 characters")
+        }
+        if let lifetime = service.accessTokenLifetime, !accessTokenLifetimes.contains(lifetime) {
+            throw DomainError.invalidRequest("access_token_lifetime is 60 to 3600 seconds (or null: the tenant's)")
+        }
+        let usesKeys = service.authMethod == ClientAuthMethod.privateKeyJWT
+        if let method = service.authMethod, method != ClientAuthMethod.privateKeyJWT {
+            throw DomainError.invalidRequest("unknown token_endpoint_auth_method \(method.prefix(64))")
+        }
+        switch (service.jwks, service.jwksURI) {
+        case (nil, nil):
+            if usesKeys { throw DomainError.invalidRequest("private_key_jwt needs jwks or jwks_uri") }
+        case (.some, .some):
+            throw DomainError.invalidRequest("give jwks or jwks_uri, not both")
+        case (let set?, nil):
+            guard usesKeys else { throw DomainError.invalidRequest("jwks is for private_key_jwt services") }
+            guard let keys = ClientKeys.parse(Data(set.utf8)), !keys.isEmpty else {
+                throw DomainError.invalidRequest("jwks is a JWK Set of 1 to 20 public signing keys (EC P-256, RSA or Ed25519)")
+            }
+        case (nil, let uri?):
+            guard usesKeys else { throw DomainError.invalidRequest("jwks_uri is for private_key_jwt services") }
+            guard uri.count <= 2048, Validation.isNotificationEndpoint(uri), !uri.contains("#") else {
+                throw DomainError.invalidRequest("jwks_uri must be an https URL (http only on a loopback host), without fragment")
+            }
+            if let refusal = OutboundTargets.refusal(uri, allowsPrivate: allowsPrivateOutbound) {
+                throw DomainError.invalidRequest("jwks_uri is refused: \(refusal)")
+            }
+        }
     }
 }

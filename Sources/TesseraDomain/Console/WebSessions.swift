@@ -217,12 +217,13 @@ public struct WebSessions: Sendable {
         let identity: IDTokenClaims
         let access: AccessTokenClaims
         do {
-            identity = try await keys.verify(tokens.idToken, as: IDTokenClaims.self)
-            access = try await keys.verify(tokens.accessToken, as: AccessTokenClaims.self)
+            identity = try await keys.verify(tokens.idToken, as: IDTokenClaims.self, now: domain.epochNow())
+            access = try await keys.verify(tokens.accessToken, as: AccessTokenClaims.self, now: domain.epochNow())
         } catch {
             throw DomainError(.unauthenticated, .accessDenied, "the ID token did not verify")
         }
-        let sessionID = SessionID(access.sid)
+        guard let sid = access.sid else { throw DomainError(.unauthenticated, .accessDenied, "the access token names no session") }
+        let sessionID = SessionID(sid)
         let ours =
             identity.iss == issuer && identity.aud == service.clientID.rawValue && access.sub == identity.sub
             && identity.nonce.map { Secrets.constantTimeEquals($0, kept.nonce) } == true

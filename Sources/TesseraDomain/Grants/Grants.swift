@@ -340,13 +340,14 @@ public struct Grants: Sendable {
             acr: Self.acr(for: combination), attributes: released)
         idClaims.sid = source.familyID.rawValue
         idClaims.role = Self.role(of: combination.factors, for: service)
+        let accessLifetime = service.accessTokenLifetime ?? tenant.accessTokenLifetime
         var accessClaims = AccessTokenClaims(
-            iss: issuer, sub: subject, aud: issuer, clientID: service.clientID.rawValue, exp: Int(now + tenant.accessTokenLifetime),
+            iss: issuer, sub: subject, aud: issuer, clientID: service.clientID.rawValue, exp: Int(now + accessLifetime),
             iat: Int(now), jti: Secrets.randomToken(byteCount: 16), scope: issuance.scope, authTime: Int(source.authTime),
             amr: idClaims.amr, acr: idClaims.acr, sid: source.familyID.rawValue)
         accessClaims.cnf = dpop.map { AccessTokenClaims.Confirmation(jkt: $0.jkt) }
         var response = TokenResponse(
-            accessToken: try await issuerKeys.sign(accessClaims, type: "at+jwt"), expiresIn: tenant.accessTokenLifetime,
+            accessToken: try await issuerKeys.sign(accessClaims, type: "at+jwt"), expiresIn: accessLifetime,
             idToken: try await issuerKeys.sign(idClaims, algorithm: algorithm), refreshToken: issuance.refreshToken, scope: issuance.scope)
         if dpop != nil { response.tokenType = "DPoP" }
         return response
@@ -364,7 +365,7 @@ public struct Grants: Sendable {
         let keys = try await domain.tokenIssuer(for: tenant)
         let claims: AccessTokenClaims
         do {
-            claims = try await keys.verify(accessToken, as: AccessTokenClaims.self)
+            claims = try await keys.verify(accessToken, as: AccessTokenClaims.self, now: domain.epochNow())
         } catch {
             throw invalid
         }
@@ -373,8 +374,10 @@ public struct Grants: Sendable {
         // a proof does not make a bearer token bound (RFC 9449 §7).
         guard claims.cnf?.jkt == dpop?.jkt else { throw invalid }
         let now = domain.epochNow()
+        // A client-credentials token names no user.
+        guard let sid = claims.sid else { throw invalid }
         let (session, user, service) = try await domain.store.read { tx in
-            let session = try await tx.session(id: SessionID(claims.sid))
+            let session = try await tx.session(id: SessionID(sid))
             return (
                 session, try await session.asyncMap { try await tx.user(id: $0.userID) } ?? nil,
                 try await domain.service(clientID: ClientID(claims.clientID), in: tx)

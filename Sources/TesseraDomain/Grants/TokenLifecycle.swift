@@ -29,7 +29,7 @@ public struct TokenLifecycle: Sendable {
         }
         let keys = try await domain.tokenIssuer(for: tenant)
         do {
-            let claims = try await keys.verify(token, as: AccessTokenClaims.self)
+            let claims = try await keys.verify(token, as: AccessTokenClaims.self, now: domain.epochNow())
             return claims.iss == issuer ? .access(claims) : .unknown
         } catch {
             return .unknown  // not a token this tenant signed, or expired
@@ -47,8 +47,15 @@ public struct TokenLifecycle: Sendable {
         switch try await identify(token, tenant: tenant) {
         case .refresh(let grant) where grant.serviceID == service.id:
             familyID = grant.familyID
-        case .access(let claims) where claims.clientID == service.clientID.rawValue && service.secretDigest != nil:
-            familyID = SessionID(claims.sid)
+        case .access(let claims) where claims.clientID == service.clientID.rawValue && service.isConfidential:
+            guard let sid = claims.sid else {
+                // A client-credentials token has no session: it is remembered as revoked until it expires.
+                let digest = Grants.revokedDigest(jti: claims.jti)
+                _ = try await domain.store.transaction { try await $0.spendSingleUseID(digest: digest, expiresAt: Int64(claims.exp)) }
+                logger.info("client-credentials token revoked", metadata: ["tenant": "\(tenant.name)", "client_id": "\(service.clientID)"])
+                return
+            }
+            familyID = SessionID(sid)
         default:
             return  // Unknown, expired or already revoked tokens are not an error (RFC 7009 §2.2).
         }
@@ -60,7 +67,7 @@ public struct TokenLifecycle: Sendable {
 
     /// Describes a live token of the client's own; anything else is `active: false`.
     public func introspect(_ token: String?, client service: ServiceRecord, tenant: TenantRecord) async throws -> Introspection {
-        guard service.secretDigest != nil else {
+        guard service.isConfidential else {
             throw DomainError(.unauthenticated, .invalidClient, "introspection needs a confidential client")
         }
         guard let token, !token.isEmpty else { throw DomainError.invalidRequest("token is missing") }
@@ -80,9 +87,17 @@ public struct TokenLifecycle: Sendable {
                     active: true, scope: grant.scope, clientID: service.clientID.rawValue, tokenType: "refresh_token",
                     exp: Int(grant.expiresAt), sub: Grants.subject(of: user.id, for: service), iss: issuer, authTime: Int(grant.authTime))
             }
+        case .access(let claims) where claims.sid == nil:
+            if try await isLiveMachineToken(claims, caller: service, now: now) {
+                var answer = Introspection(
+                    active: true, scope: claims.scope, clientID: claims.clientID, tokenType: claims.cnf == nil ? "Bearer" : "DPoP",
+                    exp: claims.exp, iat: claims.iat, sub: claims.sub, aud: claims.aud, iss: claims.iss, jti: claims.jti)
+                answer.cnf = claims.cnf
+                return answer
+            }
         case .access(let claims):
             let (session, user) = try await domain.store.read { tx in
-                let session = try await tx.session(id: SessionID(claims.sid))
+                let session = try await tx.session(id: SessionID(claims.sid ?? ""))
                 return (session, try await session.asyncMap { try await tx.user(id: $0.userID) } ?? nil)
             }
             if claims.clientID == service.clientID.rawValue, let session, session.isLive(at: now), session.serviceID == service.id,
@@ -100,6 +115,21 @@ public struct TokenLifecycle: Sendable {
             break
         }
         return Introspection(active: false)
+    }
+}
+
+extension TokenLifecycle {
+    /// A client-credentials token is described to the client it was issued to and to the
+    /// service it is for (a resource server registered as a service, whose `client_id` is
+    /// the token's `aud`), while its client still exists and may use the grant, and it was
+    /// not revoked.
+    func isLiveMachineToken(_ claims: AccessTokenClaims, caller: ServiceRecord, now: Int64) async throws -> Bool {
+        guard claims.clientID == caller.clientID.rawValue || claims.aud == caller.clientID.rawValue,
+            let client = try await domain.service(clientID: ClientID(claims.clientID)), client.tenantID == caller.tenantID,
+            client.allowedGrantTypes.contains(GrantType.clientCredentials), claims.sub == client.clientID.rawValue
+        else { return false }
+        let revoked = try await domain.store.read { try await $0.isSpent(digest: Grants.revokedDigest(jti: claims.jti), now: now) }
+        return !revoked
     }
 }
 

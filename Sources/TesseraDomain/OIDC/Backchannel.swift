@@ -24,7 +24,7 @@ public struct Backchannel: Sendable {
     public func authenticate(_ form: BackchannelAuthenticationRequest, client service: ServiceRecord, tenant: TenantRecord, logger: Logger)
         async throws -> BackchannelAuthenticationResponse
     {
-        guard service.secretDigest != nil, let mode = service.backchannelMode else {
+        guard service.isConfidential, let mode = service.backchannelMode else {
             throw DomainError(.invalid, .unauthorizedClient, "this client is not registered for backchannel authentication")
         }
         if form.request != nil { throw DomainError.invalidRequest("signed authentication requests are not supported") }
@@ -210,7 +210,7 @@ public struct Backchannel: Sendable {
     public func redeem(authReqID: String?, client service: ServiceRecord, tenant: TenantRecord, dpop: DPoP.Proof? = nil) async throws
         -> TokenResponse
     {
-        guard service.backchannelMode != nil, service.secretDigest != nil else {
+        guard service.backchannelMode != nil, service.isConfidential else {
             throw DomainError(.invalid, .unauthorizedClient, "this client is not registered for backchannel authentication")
         }
         try Grants.requireProof(dpop, service: service)

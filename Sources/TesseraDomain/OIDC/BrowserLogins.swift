@@ -114,6 +114,9 @@ public struct BrowserLogins: Sendable {
         func fail(_ code: String, _ description: String) -> Start {
             .refused(RedirectError(redirectURI: redirectURI, error: code, description: description, state: stateParameter))
         }
+        guard service.allowedGrantTypes.contains(GrantType.authorizationCode) else {
+            return fail("unauthorized_client", "the service may not use the authorization code grant (grant_types)")
+        }
         // A service that must push its requests (RFC 9126 §6) gets no login from a plain one.
         if service.requirePushedAuthorizationRequests && !pushed {
             return fail("invalid_request", "this service must push its authorization requests first (PAR, RFC 9126)")

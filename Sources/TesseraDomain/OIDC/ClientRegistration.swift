@@ -1,4 +1,5 @@
 import Foundation
+import JWTKit
 import Logging
 import TesseraAdminAPI
 import TesseraCore
@@ -34,6 +35,9 @@ public struct ClientRegistration: Sendable {
         public var requirePushedAuthorizationRequests: Bool?
         public var dpopBoundAccessTokens: Bool?
         public var subjectType: SubjectType?
+        /// private_key_jwt (RFC 7523): the client's public keys, inline or by address.
+        public var jwks: JWKS?
+        public var jwksURI: String?
         /// In a replacement (RFC 7592 §2.2): the client's own id.
         public var clientID: String?
 
@@ -50,6 +54,8 @@ public struct ClientRegistration: Sendable {
             case requirePushedAuthorizationRequests = "require_pushed_authorization_requests"
             case dpopBoundAccessTokens = "dpop_bound_access_tokens"
             case subjectType = "subject_type"
+            case jwks
+            case jwksURI = "jwks_uri"
             case clientID = "client_id"
         }
     }
@@ -65,7 +71,7 @@ public struct ClientRegistration: Sendable {
         public let clientName: String
         public let redirectURIs: [String]
         public let tokenEndpointAuthMethod: String
-        public let grantTypes = ["authorization_code", "refresh_token"]
+        public let grantTypes: [String]
         public let responseTypes = ["code"]
         public let scope: String
         public let idTokenSignedResponseAlg: String
@@ -74,9 +80,12 @@ public struct ClientRegistration: Sendable {
         public let requirePushedAuthorizationRequests: Bool
         public let dpopBoundAccessTokens: Bool
         public let subjectType: String
+        public let jwks: JWKS?
+        public let jwksURI: String?
 
         enum CodingKeys: String, CodingKey {
-            case scope
+            case scope, jwks
+            case jwksURI = "jwks_uri"
             case clientID = "client_id"
             case clientSecret = "client_secret"
             case clientIDIssuedAt = "client_id_issued_at"
@@ -109,22 +118,51 @@ public struct ClientRegistration: Sendable {
     /// The service the metadata describe, on top of `base` (a new service, or the one replaced).
     func apply(_ metadata: Metadata, to base: ServiceRecord) throws -> ServiceRecord {
         var service = base
-        guard let uris = metadata.redirectURIs, !uris.isEmpty else {
+        let uris = metadata.redirectURIs ?? []
+        let onlyMachine = metadata.grantTypes.map { !$0.contains(GrantType.authorizationCode) } ?? false
+        guard !uris.isEmpty || onlyMachine else {
             throw DomainError(.invalid, Self.invalidRedirectURI, "redirect_uris is required")
         }
         service.redirectURIs = uris
         service.name = metadata.clientName ?? "Registered client"
-        switch metadata.tokenEndpointAuthMethod ?? "client_secret_basic" {
-        case "client_secret_basic", "client_secret_post": service.isPublic = false
-        case "none": service.isPublic = true
-        default: throw Self.metadataError("token_endpoint_auth_method is client_secret_basic, client_secret_post or none")
+        switch metadata.tokenEndpointAuthMethod ?? ClientAuthMethod.secretBasic {
+        case ClientAuthMethod.secretBasic, ClientAuthMethod.secretPost:
+            service.isPublic = false
+            service.authMethod = nil
+        case ClientAuthMethod.privateKeyJWT:
+            service.isPublic = false
+            service.authMethod = ClientAuthMethod.privateKeyJWT
+        case ClientAuthMethod.none:
+            service.isPublic = true
+            service.authMethod = nil
+        default: throw Self.metadataError("token_endpoint_auth_method is client_secret_basic, client_secret_post, private_key_jwt or none")
         }
-        guard Set(metadata.grantTypes ?? ["authorization_code"]).isSubset(of: ["authorization_code", "refresh_token"]) else {
-            throw Self.metadataError("grant_types may hold authorization_code and refresh_token")
+        // RFC 7591 §2: authorization_code when the client names none. A client that names
+        // the code grant gets refresh tokens too, as every service does.
+        let grantTypes = metadata.grantTypes ?? [GrantType.authorizationCode]
+        guard Set(grantTypes).isSubset(of: GrantType.all), !grantTypes.isEmpty else {
+            throw Self.metadataError("grant_types may hold \(GrantType.all.joined(separator: ", "))")
         }
-        guard (metadata.responseTypes ?? ["code"]) == ["code"] else { throw Self.metadataError("response_types is [\"code\"]") }
+        var allowed = GrantType.all.filter(grantTypes.contains)
+        if allowed.contains(GrantType.authorizationCode) && !allowed.contains(GrantType.refreshToken) {
+            allowed.insert(GrantType.refreshToken, at: 1)
+        }
+        service.grantTypes = allowed
+        let signsInUsers = allowed.contains(GrantType.authorizationCode)
+        guard (metadata.responseTypes ?? (signsInUsers ? ["code"] : [])) == (signsInUsers ? ["code"] : []) else {
+            throw Self.metadataError(signsInUsers ? "response_types is [\"code\"]" : "response_types is [] without the authorization_code grant")
+        }
+        do {
+            service.jwks = try metadata.jwks.map(MachineSettings.text)
+        } catch {
+            throw Self.metadataError("jwks is not a JWK Set")
+        }
+        service.jwksURI = metadata.jwksURI
         let scopes = Set((metadata.scope ?? "openid").split(separator: " ").map(String.init))
         service.attributes = scopes.flatMap { ScopeClaims.claims[$0] ?? [] }.sorted()
+        // A machine client's other scopes are what its client-credentials tokens may carry.
+        let machineScopes = scopes.subtracting(ScopeClaims.scopes + ["openid", "offline_access"]).sorted()
+        service.scopes = allowed.contains(GrantType.clientCredentials) && !machineScopes.isEmpty ? machineScopes : nil
         // OpenID Connect Dynamic Registration §2: RS256 unless the client asks for another.
         if let named = metadata.idTokenSignedResponseAlg {
             guard let algorithm = SigningAlgorithm(rawValue: named) else {
@@ -159,14 +197,16 @@ public struct ClientRegistration: Sendable {
     func view(_ service: ServiceRecord, tenant: TenantRecord, secret: String?, registrationToken: String?) -> Registered {
         Registered(
             clientID: service.clientID.rawValue, clientSecret: secret, clientIDIssuedAt: service.createdAt,
-            clientSecretExpiresAt: service.isPublic ? nil : 0, registrationAccessToken: registrationToken,
+            clientSecretExpiresAt: service.endpointAuthMethod == ClientAuthMethod.secretBasic ? 0 : nil, registrationAccessToken: registrationToken,
             registrationClientURI: "\(domain.issuer(forTenantNamed: tenant.name))/register/\(service.clientID)", clientName: service.name,
-            redirectURIs: service.redirectURIs, tokenEndpointAuthMethod: service.isPublic ? "none" : "client_secret_basic",
-            scope: (["openid"] + ScopeClaims.scopes.filter { scope in !(ScopeClaims.claims[scope] ?? []).isDisjoint(with: service.attributes) })
+            redirectURIs: service.redirectURIs, tokenEndpointAuthMethod: service.endpointAuthMethod, grantTypes: service.allowedGrantTypes,
+            scope: (["openid"] + ScopeClaims.scopes.filter { scope in !(ScopeClaims.claims[scope] ?? []).isDisjoint(with: service.attributes) }
+                + (service.scopes ?? []))
                 .joined(separator: " "),
             idTokenSignedResponseAlg: service.idTokenAlgorithm.rawValue, postLogoutRedirectURIs: service.postLogoutRedirectURIs ?? [],
             backchannelLogoutURI: service.backchannelLogoutURI, requirePushedAuthorizationRequests: service.requirePushedAuthorizationRequests,
-            dpopBoundAccessTokens: service.dpopBound, subjectType: service.subjectType.rawValue)
+            dpopBoundAccessTokens: service.dpopBound, subjectType: service.subjectType.rawValue,
+            jwks: service.jwks.flatMap { try? JSONDecoder().decode(JWKS.self, from: Data($0.utf8)) }, jwksURI: service.jwksURI)
     }
 
     /// `POST {issuer}/register` with `Authorization: Bearer <initial access token>`.
@@ -182,7 +222,8 @@ public struct ClientRegistration: Sendable {
                 id: ServiceID(Secrets.identifier(byteCount: 12)), tenantID: tenant.id, clientID: ClientID(Secrets.identifier(byteCount: 16)),
                 name: "", secretDigest: nil, isPublic: false, redirectURIs: [], policy: .standard,
                 attributes: [], numberMatching: true, createdAt: now))
-        if !service.isPublic { service.secretDigest = Secrets.digest(secret) }
+        let hasSecret = service.endpointAuthMethod == ClientAuthMethod.secretBasic
+        if hasSecret { service.secretDigest = Secrets.digest(secret) }
         service.registrationDigest = Secrets.digest(registrationToken)
         let record = service
         try await domain.store.transaction { tx in
@@ -199,7 +240,7 @@ public struct ClientRegistration: Sendable {
         await domain.servicesChanged(logger: logger)
         _ = try await domain.tokenIssuer(for: tenant, signingFor: record, logger: logger)
         logger.info("service registered itself", metadata: ["tenant": "\(tenant.name)", "client_id": "\(record.clientID)"])
-        return view(record, tenant: tenant, secret: record.isPublic ? nil : secret, registrationToken: registrationToken)
+        return view(record, tenant: tenant, secret: hasSecret ? secret : nil, registrationToken: registrationToken)
     }
 
     /// The registered service a registration access token manages.
@@ -228,7 +269,9 @@ public struct ClientRegistration: Sendable {
             let current = try await managed(clientID, token: registrationToken, tenant: tenant, tx: tx)
             var next = try apply(metadata, to: current)
             // The kind of client stays what it registered as: its secret is not shown again.
-            guard next.isPublic == current.isPublic else { throw Self.metadataError("token_endpoint_auth_method cannot change between none and a secret") }
+            guard next.endpointAuthMethod == current.endpointAuthMethod else {
+                throw Self.metadataError("token_endpoint_auth_method cannot change between none, a secret and private_key_jwt")
+            }
             next.secretDigest = current.secretDigest
             try await tx.updateService(next)
             try await Audit.record(

@@ -32,14 +32,17 @@ public struct Discovery: Codable, Sendable {
     let requestURIParameterSupported = false
     let backchannelTokenDeliveryModesSupported = ["poll", "ping"]
     let backchannelUserCodeParameterSupported = false
-    let revocationEndpointAuthMethodsSupported = ["client_secret_basic", "client_secret_post", "none"]
-    let introspectionEndpointAuthMethodsSupported = ["client_secret_basic", "client_secret_post"]
+    let revocationEndpointAuthMethodsSupported = ClientAuthMethod.all
+    let revocationEndpointAuthSigningAlgValuesSupported = ClientAssertions.algorithms
+    let introspectionEndpointAuthMethodsSupported = ClientAuthMethod.all.filter { $0 != ClientAuthMethod.none }
+    let introspectionEndpointAuthSigningAlgValuesSupported = ClientAssertions.algorithms
     let responseTypesSupported = ["code"]
     let responseModesSupported = ["query"]
-    let grantTypesSupported = ["authorization_code", "refresh_token", Backchannel.grantType]
+    let grantTypesSupported = GrantType.all + [Backchannel.grantType]
     let subjectTypesSupported = SubjectType.allCases.map(\.rawValue)
     let idTokenSigningAlgValuesSupported = SigningAlgorithm.allCases.map(\.rawValue)
-    let tokenEndpointAuthMethodsSupported = ["client_secret_basic", "client_secret_post", "none"]
+    let tokenEndpointAuthMethodsSupported = ClientAuthMethod.all
+    let tokenEndpointAuthSigningAlgValuesSupported = ClientAssertions.algorithms
     let codeChallengeMethodsSupported = ["S256"]
     let scopesSupported: [String]
     let claimsSupported: [String]
@@ -73,6 +76,9 @@ public struct Discovery: Codable, Sendable {
         case backchannelUserCodeParameterSupported = "backchannel_user_code_parameter_supported"
         case revocationEndpointAuthMethodsSupported = "revocation_endpoint_auth_methods_supported"
         case introspectionEndpointAuthMethodsSupported = "introspection_endpoint_auth_methods_supported"
+        case revocationEndpointAuthSigningAlgValuesSupported = "revocation_endpoint_auth_signing_alg_values_supported"
+        case introspectionEndpointAuthSigningAlgValuesSupported = "introspection_endpoint_auth_signing_alg_values_supported"
+        case tokenEndpointAuthSigningAlgValuesSupported = "token_endpoint_auth_signing_alg_values_supported"
         case responseTypesSupported = "response_types_supported"
         case responseModesSupported = "response_modes_supported"
         case grantTypesSupported = "grant_types_supported"
@@ -94,8 +100,10 @@ extension Domain {
         let services = try await store.read { try await $0.services(tenantID: tenant.id) }
         var attributes = Set<String>()
         var combinations = Set<String>()
+        var machineScopes = Set<String>()
         for service in services {
             attributes.formUnion(service.attributes)
+            machineScopes.formUnion(service.scopes ?? [])
             for alternative in service.policy.alternatives {
                 combinations.insert(Grants.acr(for: alternative))
             }
@@ -106,7 +114,7 @@ extension Domain {
             introspectionEndpoint: base + "/introspect", backchannelAuthenticationEndpoint: base + "/bc-authorize",
             endSessionEndpoint: base + "/logout", pushedAuthorizationRequestEndpoint: base + "/par",
             registrationEndpoint: tenant.dynamicRegistration ? base + "/register" : nil, pukIDPEncURI: base + "/puk_idp_enc",
-            scopesSupported: ["openid", "offline_access"] + ScopeClaims.scopes,
+            scopesSupported: ["openid", "offline_access"] + ScopeClaims.scopes + machineScopes.subtracting(ScopeClaims.scopes + ["openid", "offline_access"]).sorted(),
             claimsSupported: ["sub", "iss", "aud", "exp", "iat", "auth_time", "nonce", "amr", "acr", "sid", "role"] + attributes.sorted(),
             acrValuesSupported: combinations.sorted())
     }

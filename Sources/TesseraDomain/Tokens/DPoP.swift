@@ -72,8 +72,7 @@ public struct DPoP: Sendable {
             throw Self.failure("the DPoP proof has no jwk")
         }
         // A public key only: a header that carries private members is refused, not used.
-        let privateMembers: Set<String> = ["d", "p", "q", "dp", "dq", "qi", "oth", "k"]
-        guard privateMembers.isDisjoint(with: jwkObject.keys) else { throw Self.failure("the DPoP proof's jwk holds a private key") }
+        guard PublicJWK.privateMembers.isDisjoint(with: jwkObject.keys) else { throw Self.failure("the DPoP proof's jwk holds a private key") }
         // Over the members as the client sent them: its own thumbprint is of those.
         let thumbprint = try Self.thumbprint(jwkObject, alg: alg)
         var jwk: JWK

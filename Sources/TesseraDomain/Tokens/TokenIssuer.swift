@@ -172,6 +172,22 @@ public struct TokenIssuer: Sendable {
             throw TesseraCrypto.CryptoError(.invalidSignature, "token does not verify")
         }
     }
+
+    /// A token this issuer signed that has not expired at `now`, by the domain's clock
+    /// (not the library's, which is the machine's: a server run on another clock, as
+    /// tests do, must see its own tokens as it issued them).
+    public func verify<Claims: ExpiringClaims>(_ token: String, as type: Claims.Type, now: Int64) async throws(TesseraCrypto.CryptoError)
+        -> Claims
+    {
+        let claims = try await verify(token, as: type)
+        guard Int64(claims.exp) > now else { throw TesseraCrypto.CryptoError(.expired, "token has expired") }
+        return claims
+    }
+}
+
+/// Claims whose expiry the domain checks with its clock (`TokenIssuer.verify(_:as:now:)`).
+public protocol ExpiringClaims: JWTPayload {
+    var exp: Int { get }
 }
 
 extension TokenIssuer {
@@ -183,7 +199,7 @@ extension TokenIssuer {
 }
 
 /// An OpenID Connect ID token.
-public struct IDTokenClaims: JWTPayload, Equatable {
+public struct IDTokenClaims: ExpiringClaims, Equatable {
     public var iss: String
     public var sub: String
     public var aud: String
@@ -219,9 +235,8 @@ public struct IDTokenClaims: JWTPayload, Equatable {
 
     static let registered: Set<String> = ["iss", "sub", "aud", "exp", "iat", "auth_time", "nonce", "amr", "acr", "sid", "role", "auth_req_id"]
 
-    public func verify(using algorithm: some JWTAlgorithm) async throws {
-        try ExpirationClaim(value: Date(timeIntervalSince1970: TimeInterval(exp))).verifyNotExpired()
-    }
+    /// The expiry is checked against the domain's clock (`TokenIssuer.verify(_:as:now:)`).
+    public func verify(using algorithm: some JWTAlgorithm) async throws {}
 
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: AnyKey.self)
@@ -265,7 +280,7 @@ public struct IDTokenClaims: JWTPayload, Equatable {
 }
 
 /// A JWT access token (RFC 9068).
-public struct AccessTokenClaims: JWTPayload, Equatable {
+public struct AccessTokenClaims: ExpiringClaims, Equatable {
     public var iss: String
     public var sub: String
     public var aud: String
@@ -274,11 +289,12 @@ public struct AccessTokenClaims: JWTPayload, Equatable {
     public var iat: Int
     public var jti: String
     public var scope: String
-    public var authTime: Int
-    public var amr: [String]
-    public var acr: String
-    /// The grant family (the login session) the token belongs to.
-    public var sid: String
+    /// A user's login: when, how, and its session (the grant family). A client-credentials
+    /// token (RFC 9068 §2.2: `sub` is the client) has none of these.
+    public var authTime: Int?
+    public var amr: [String]?
+    public var acr: String?
+    public var sid: String?
     /// The DPoP key the token is bound to (RFC 9449 §6: `{"jkt": thumbprint}`).
     public var cnf: Confirmation?
 
@@ -288,7 +304,7 @@ public struct AccessTokenClaims: JWTPayload, Equatable {
 
     public init(
         iss: String, sub: String, aud: String, clientID: String, exp: Int, iat: Int, jti: String, scope: String,
-        authTime: Int, amr: [String], acr: String, sid: String
+        authTime: Int?, amr: [String]?, acr: String?, sid: String?
     ) {
         self.sid = sid
         self.iss = iss
@@ -310,9 +326,8 @@ public struct AccessTokenClaims: JWTPayload, Equatable {
         case authTime = "auth_time"
     }
 
-    public func verify(using algorithm: some JWTAlgorithm) async throws {
-        try ExpirationClaim(value: Date(timeIntervalSince1970: TimeInterval(exp))).verifyNotExpired()
-    }
+    /// The expiry is checked against the domain's clock (`TokenIssuer.verify(_:as:now:)`).
+    public func verify(using algorithm: some JWTAlgorithm) async throws {}
 }
 
 struct AnyKey: CodingKey {

@@ -3,9 +3,10 @@ import Hummingbird
 import TesseraDomain
 import TesseraRecords
 
-/// OAuth client authentication for the token-style endpoints (`token`, `bc-authorize`,
-/// `revoke`, `introspect`): client_secret_basic, client_secret_post, or a public client
-/// naming itself. Reads the form once (client_secret_post lives in it) and hands both
+/// OAuth client authentication for the token-style endpoints (`token`, `par`,
+/// `bc-authorize`, `revoke`, `introspect`): client_secret_basic, client_secret_post,
+/// private_key_jwt (a signed `client_assertion`, RFC 7523), or a public client naming
+/// itself. Reads the form once (the secret and the assertion live in it) and hands both
 /// client and form to the handler.
 struct ClientAuthentication: RouterMiddleware {
     typealias Context = TesseraRequestContext
@@ -20,7 +21,7 @@ struct ClientAuthentication: RouterMiddleware {
         var secret = form["client_secret"]
         var usedBasic = false
         if let header = request.headers[.authorization], header.lowercased().hasPrefix("basic ") {
-            guard form["client_secret"] == nil else {
+            guard form["client_secret"] == nil, form["client_assertion"] == nil else {
                 throw DomainError.invalidRequest("use one client authentication method, not two")
             }
             guard let decoded = Data(base64Encoded: String(header.dropFirst(6)).trimmingCharacters(in: .whitespaces)),
@@ -34,7 +35,21 @@ struct ClientAuthentication: RouterMiddleware {
         }
         var context = context
         do {
-            let service = try await domain.authenticateClient(clientID: clientID, secret: secret, tenant: try context.requireTenant())
+            let tenant = try context.requireTenant()
+            let service: ServiceRecord
+            if let assertion = form["client_assertion"] {
+                guard secret == nil else { throw DomainError.invalidRequest("use one client authentication method, not two") }
+                guard form["client_assertion_type"] == ClientAssertions.assertionType else {
+                    throw DomainError.invalidRequest("client_assertion_type is \(ClientAssertions.assertionType)")
+                }
+                // The URL the client sent it to: an assertion may name it as its audience.
+                let called = request.uri.path.split(separator: "/").last.map(String.init) ?? "token"
+                let endpoint = "\(domain.issuer(forTenantNamed: tenant.name))/\(called)"
+                service = try await domain.clientAssertions(Outbound(domain)).authenticate(
+                    assertion: assertion, clientID: clientID, endpoint: endpoint, tenant: tenant)
+            } else {
+                service = try await domain.authenticateClient(clientID: clientID, secret: secret, tenant: tenant)
+            }
             try limiter.check(
                 "\(context.endpointPath ?? "token") client \(service.clientID)", rate: settings.perClient, from: "for this client")
             context.client = AuthenticatedClient(service: service, form: form)

@@ -469,8 +469,18 @@ struct OIDCRoutes {
         if let inside = keyVerifier?.codeVerifier, let outside = form["code_verifier"], inside != outside {
             throw DomainError.invalidRequest("code_verifier differs from the key_verifier's")
         }
+        // A grant the service was not given (grant_types) is refused before it is looked at.
+        if let grant = form["grant_type"], GrantType.all.contains(grant), !client.service.allowedGrantTypes.contains(grant) {
+            throw DomainError(.invalid, .unauthorizedClient, "the service may not use the \(grant) grant (grant_types)")
+        }
         var tokens: TokenResponse
         switch form["grant_type"] {
+        case GrantType.clientCredentials:
+            let machine = try await domain.grants.clientCredentials(scope: form["scope"], client: client.service, tenant: tenant, dpop: dpop)
+            var response = JSONResponse.make(machine)
+            response.headers[.init("Pragma")!] = "no-cache"
+            if dpop != nil { response.headers[Self.dpopNonceHeader] = domain.dpop.nonce() }
+            return response
         case "authorization_code":
             guard let code = form["code"] else { throw DomainError.invalidRequest("code is missing") }
             tokens = try await domain.grants.redeemCode(
@@ -486,7 +496,7 @@ struct OIDCRoutes {
         default:
             throw DomainError(
                 .invalid, DomainError.Code("unsupported_grant_type"),
-                "supported grant types: authorization_code, refresh_token, \(Backchannel.grantType)")
+                "supported grant types: \((GrantType.all + [Backchannel.grantType]).joined(separator: ", "))")
         }
         if let keyVerifier { tokens = try domain.gematikProfile.encrypt(tokens, with: keyVerifier) }
         var response = JSONResponse.make(tokens)

@@ -30,6 +30,8 @@ public enum PurgeTarget: String, CaseIterable, Sendable {
     case pushedRequests = "pushed_requests"
     /// Seen DPoP proofs too old to be replayed.
     case dpopProofs = "dpop_proofs"
+    /// Client assertions' ids and revoked client-credentials tokens past their expiry.
+    case singleUseIDs = "single_use_ids"
     /// Logins at external providers never finished.
     case federationLogins = "federation_logins"
     /// Webhook deliveries delivered longer ago than the reuse-detection window (the delivery log's week).
@@ -44,6 +46,7 @@ public let countedTables = [
     "grants", "sessions", "sso_sessions", "device_token_ids", "push_targets", "authentication_history", "audit_log",
     "web_sessions", "security_keys", "webauthn_ceremonies", "logout_notices", "pushed_requests", "dpop_proofs", "registration_tokens",
     "identity_providers", "federated_identities", "federation_logins", "webhooks", "webhook_deliveries", "events", "messages",
+    "single_use_ids",
 ]
 
 extension StoreTransaction {
@@ -71,6 +74,8 @@ extension StoreTransaction {
             try await deleteBatch(table: "webauthn_ceremonies", key: "challenge", where: "expires_at < \(bind: now)", limit: limit)
         case .dpopProofs:
             try await deleteBatch(table: "dpop_proofs", key: "digest", where: "expires_at < \(bind: now)", limit: limit)
+        case .singleUseIDs:
+            try await deleteBatch(table: "single_use_ids", key: "digest", where: "expires_at < \(bind: now)", limit: limit)
         case .federationLogins:
             try await deleteBatch(table: "federation_logins", key: "state_digest", where: "expires_at < \(bind: now)", limit: limit)
         case .pushedRequests:

@@ -168,6 +168,22 @@ extension StoreTransaction {
         ).all().count == 1
     }
 
+    /// Spends an id that may be presented once until `expiresAt` (a client assertion's
+    /// `jti`, a revoked token's): false when it was spent already, on any node.
+    public func spendSingleUseID(digest: String, expiresAt: Int64) async throws -> Bool {
+        try await db.raw(
+            """
+            INSERT INTO single_use_ids (digest, expires_at) VALUES (\(bind: digest), \(bind: expiresAt))
+            ON CONFLICT (digest) DO NOTHING RETURNING digest
+            """
+        ).all().count == 1
+    }
+
+    /// Whether an id was spent (and has not expired yet).
+    public func isSpent(digest: String, now: Int64) async throws -> Bool {
+        try await db.raw("SELECT 1 FROM single_use_ids WHERE digest = \(bind: digest) AND expires_at >= \(bind: now)").all().count == 1
+    }
+
     /// Binds a public client's session to a DPoP key, once (RFC 9449 §5).
     public func bindSessionDPoP(id: SessionID, jkt: String) async throws {
         try await db.raw("UPDATE sessions SET dpop_jkt = \(bind: jkt) WHERE id = \(bind: id) AND dpop_jkt IS NULL").run()

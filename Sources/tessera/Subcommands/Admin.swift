@@ -99,10 +99,13 @@ struct Admin: AsyncParsableCommand {
             var dpopBoundAccessTokens = false
             @Flag(help: "The gematik IDP profile: token requests carry a key_verifier, the tokens go back encrypted under its token_key.")
             var gematikProfile = false
+            @OptionGroup var machine: MachineClientOptions
 
             func validate() throws {
-                guard !redirectUri.isEmpty || backchannelMode != nil else {
-                    throw ValidationError("give at least one --redirect-uri (or --backchannel-mode for a backchannel-only service)")
+                let signsInUsers = try machine.grantTypeList.map { $0.contains(.authorizationCode) } ?? true
+                guard !redirectUri.isEmpty || backchannelMode != nil || !signsInUsers else {
+                    throw ValidationError(
+                        "give at least one --redirect-uri (or --backchannel-mode for a backchannel-only service, or --grant-types without authorization_code)")
                 }
                 if let backchannelMode, !["poll", "ping"].contains(backchannelMode) {
                     throw ValidationError("--backchannel-mode is poll or ping")
@@ -117,7 +120,7 @@ struct Admin: AsyncParsableCommand {
 
             func run() async throws {
                 typealias Body = Components.Schemas.CreateService
-                let body = Body(
+                var body = Body(
                     name: name, redirectUris: redirectUri, _public: `public`, policy: policy,
                     attributes: (attributes ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty },
                     backchannelTokenDeliveryMode: try backchannelMode.map { try documented($0, option: "--backchannel-mode") },
@@ -130,6 +133,7 @@ struct Admin: AsyncParsableCommand {
                     backchannelLogoutUri: backchannelLogoutUri,
                     requirePushedAuthorizationRequests: requirePushedAuthorizationRequests ? true : nil,
                     dpopBoundAccessTokens: dpopBoundAccessTokens ? true : nil, gematikProfile: gematikProfile ? true : nil)
+                try machine.apply(to: &body)
                 let service = try await options.calling { api in
                     try await api.createService(path: .init(tenant: tenant), body: .json(body)).created.body.json
                 }

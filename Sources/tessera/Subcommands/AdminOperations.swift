@@ -87,6 +87,13 @@ enum Show {
         if service.requirePushedAuthorizationRequests { print("require_pushed_authorization_requests: true") }
         if service.dpopBoundAccessTokens { print("dpop_bound_access_tokens: true") }
         if service.gematikProfile { print("gematik_profile: true") }
+        print("grant_types: \(service.grantTypes.map(\.rawValue).joined(separator: ","))")
+        print("token_endpoint_auth_method: \(service.tokenEndpointAuthMethod.rawValue)")
+        if !service.scopes.isEmpty { print("scopes: \(service.scopes.joined(separator: " "))") }
+        if let audience = service.audience { print("audience: \(audience)") }
+        if let lifetime = service.accessTokenLifetime { print("access_token_lifetime: \(lifetime)") }
+        if let keys = service.jwks { print("jwks: \(keys.keys.count) key(s)") }
+        if let uri = service.jwksUri { print("jwks_uri: \(uri)") }
     }
 
     static func user(_ user: Components.Schemas.User) {
@@ -295,9 +302,11 @@ extension Admin.Service {
         var dpopBoundAccessTokens: Bool?
         @Flag(inversion: .prefixedNo, help: "The gematik IDP profile: key_verifier on token requests, encrypted tokens.")
         var gematikProfile: Bool?
+        @OptionGroup var machine: MachineClientOptions
 
         func run() async throws {
             var body = ServiceChanges()
+            try machine.apply(to: &body)
             body.idTokenSignedResponseAlg = try idTokenAlg.map { try documented($0, option: "--id-token-alg") }
             body.requirePushedAuthorizationRequests = requirePushedAuthorizationRequests
             body.dpopBoundAccessTokens = dpopBoundAccessTokens
