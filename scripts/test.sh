@@ -107,7 +107,7 @@ if [ "$fast" = 0 ]; then
     fi
 fi
 
-if ! python3 -c "import authlib, joserfc, requests, cryptography, schemathesis, jsonschema, selenium, hypothesis, fido2, soft_webauthn, webauthn, oic, jwcrypto, yaml, openapi_spec_validator, aiosmtpd, standardwebhooks, opentelemetry.proto" >/dev/null 2>&1; then
+if ! python3 -c "import authlib, joserfc, requests, cryptography, schemathesis, jsonschema, selenium, hypothesis, fido2, soft_webauthn, webauthn, oic, jwcrypto, yaml, openapi_spec_validator, aiosmtpd, standardwebhooks, opentelemetry.proto, scim2_tester, httpx2" >/dev/null 2>&1; then
     echo "Installing the Python interop packages…"
     python3 -m pip install --quiet --disable-pip-version-check -r Tests/interop/requirements.txt
 fi

@@ -30,6 +30,9 @@ public enum AdminRole: String, Codable, Sendable, CaseIterable {
     case admin
     case helpdesk
     case auditor
+    /// A directory's provisioning client (SCIM) for one tenant: creates, changes and
+    /// deactivates that tenant's users and groups, and nothing else.
+    case provisioner
 }
 
 /// Why a session ended before its time.

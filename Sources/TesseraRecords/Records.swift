@@ -292,6 +292,13 @@ public struct UserRecord: Codable, Sendable {
     public var createdAt: Int64
     /// When an operator disabled the user: no login, no new session, until enabled again.
     public var disabledAt: Int64?
+    /// The directory's id for the user (SCIM `externalId`).
+    public var externalID: String? = nil
+    /// The user as a directory provisioned them (SCIM `name`, `displayName`, `emails`,
+    /// `phoneNumbers`, `active` as sent), JSON; the mapped attributes are kept in `attributes`.
+    public var scimProfile: String? = nil
+    /// When the user last changed (SCIM `meta.lastModified`); nil: not since they were made.
+    public var updatedAt: Int64? = nil
 
     public init(
         id: UserID, tenantID: TenantID, username: String, attributes: [String: String], createdAt: Int64, disabledAt: Int64? = nil
@@ -309,6 +316,9 @@ public struct UserRecord: Codable, Sendable {
         case tenantID = "tenant_id"
         case createdAt = "created_at"
         case disabledAt = "disabled_at"
+        case externalID = "external_id"
+        case scimProfile = "scim_profile"
+        case updatedAt = "updated_at"
     }
 }
 

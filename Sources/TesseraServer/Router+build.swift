@@ -57,6 +57,7 @@ func buildRouter(state: ServerState) throws -> Router<TesseraRequestContext> {
     OIDCRoutes(state: state).register(on: tenant, pages: pages)
     AccountRoutes(state: state, pages: webPages).register(on: pages)
     DeviceRoutes(state: state).register(on: tenant)
+    SCIMRoutes(state: state).register(on: tenant)
 
     return router
 }

@@ -758,6 +758,14 @@ enum Schema {
             "CREATE TABLE single_use_ids (digest TEXT PRIMARY KEY, expires_at BIGINT NOT NULL)",
             "CREATE INDEX single_use_ids_by_expiry ON single_use_ids (expires_at)",
         ]),
+        // SCIM provisioning: a user's directory id, the profile a directory sent, and when
+        // the user last changed. Additive.
+        Migration(28, compatibleFrom: 21, [
+            "ALTER TABLE users ADD COLUMN external_id TEXT",
+            "ALTER TABLE users ADD COLUMN scim_profile TEXT",
+            "ALTER TABLE users ADD COLUMN updated_at BIGINT",
+            "CREATE INDEX users_by_external_id ON users (tenant_id, external_id)",
+        ]),
     ]
 
     /// Sets `android_apps_host_wide` for the tenants whose Android apps (without a link

@@ -27,11 +27,13 @@ public struct AdminCaller: Sendable, Equatable {
     public static let bootstrap = AdminCaller(role: .admin, tenantID: nil, keyID: nil)
 
     /// What a call needs: reading; the help desk's changes (unlock and revoke
-    /// activations, end sessions, invite); or managing (everything else).
+    /// activations, end sessions, invite); managing (everything else of the admin API); or
+    /// provisioning (SCIM: a tenant's users and groups), which only admins and provisioners do.
     public enum Need: Sendable {
         case read
         case support
         case manage
+        case provision
     }
 
     public var actor: Audit.Actor {
@@ -46,7 +48,7 @@ public struct AdminCaller: Sendable, Equatable {
     public func check(_ need: Need, global: Bool = false) throws {
         let allowed =
             switch (role, need) {
-            case (.admin, _), (.helpdesk, .read), (.helpdesk, .support), (.auditor, .read): true
+            case (.admin, _), (.helpdesk, .read), (.helpdesk, .support), (.auditor, .read), (.provisioner, .provision): true
             default: false
             }
         let who = operatorName == nil ? "this admin key" : "this operator"
@@ -128,6 +130,10 @@ public struct AdminKeys: Sendable {
         if tenant?.name == WebSessions.operatorsTenant {
             throw DomainError.invalidRequest("a key cannot be limited to the operators' tenant: only an admin of every tenant administers it")
         }
+        // A directory provisions one tenant: a provisioner key is never for every tenant.
+        if role == .provisioner, tenant == nil {
+            throw DomainError.invalidRequest("a provisioner key is for one tenant: name it")
+        }
         if let scope = caller.tenantID {
             guard let tenant, tenant.id == scope else {
                 throw DomainError(.forbidden, .accessDenied, "a tenant's admin key makes keys for its own tenant only")
@@ -187,6 +193,7 @@ extension Components.Schemas.AdminKey.RolePayload {
         case .admin: self = .admin
         case .helpdesk: self = .helpdesk
         case .auditor: self = .auditor
+        case .provisioner: self = .provisioner
         }
     }
 }

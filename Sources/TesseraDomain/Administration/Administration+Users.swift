@@ -127,14 +127,8 @@ extension Administration {
         let now = domain.epochNow()
         let user: UserRecord = try await domain.store.transaction { tx in
             var user = try await self.user(id, tenant: tenant, tx: tx)
-            user.disabledAt = disabled ? (user.disabledAt ?? now) : nil
+            let details = try await Self.setDisabled(disabled, user: &user, tx: tx, now: now)
             try await tx.setUserDisabled(id: id, at: user.disabledAt)
-            var details: [String: String] = [:]
-            if disabled {
-                details["sessions_ended"] = String(try await tx.endSessions(.user(id), reason: .userRemoved, at: now))
-                try await tx.endSSOSessions(userID: id)
-                try await tx.expireOpenRequests(userID: id)
-            }
             try await Audit.record(
                 tx, tenantID: tenant.id, actor: caller.actor, action: disabled ? .userDisable : .userEnable, target: id.rawValue,
                 details: details, at: now)
@@ -142,6 +136,18 @@ extension Administration {
         }
         logger.info(disabled ? "user disabled" : "user enabled", metadata: ["tenant": "\(tenant.name)", "user_id": "\(id)"])
         return Components.Schemas.User(user)
+    }
+
+    /// Marks the user disabled (keeping an earlier time) or enabled; disabling ends their
+    /// sessions, single sign-on and open requests at once. The audit details; the caller
+    /// writes the user.
+    static func setDisabled(_ disabled: Bool, user: inout UserRecord, tx: StoreTransaction, now: Int64) async throws -> [String: String] {
+        user.disabledAt = disabled ? (user.disabledAt ?? now) : nil
+        guard disabled else { return [:] }
+        let ended = try await tx.endSessions(.user(user.id), reason: .userRemoved, at: now)
+        try await tx.endSSOSessions(userID: user.id)
+        try await tx.expireOpenRequests(userID: user.id)
+        return ["sessions_ended": String(ended)]
     }
 
     /// Removes a user with their devices, sessions, invitations and history (the audit

@@ -46,5 +46,5 @@ extension AuthenticatorPolicy {
 }
 
 extension AdminRole: DocumentedValue {
-    static var refusal: String { "role is admin, helpdesk or auditor" }
+    static var refusal: String { "role is admin, helpdesk, auditor or provisioner" }
 }

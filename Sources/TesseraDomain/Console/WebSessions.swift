@@ -339,6 +339,7 @@ public struct WebSessions: Sendable {
         try caller.check(.manage, global: true)
         let username = input.username, scope = input.tenant
         let role = try input.role.map { try AdminRole.documented($0) } ?? .admin
+        guard role != .provisioner else { throw DomainError.invalidRequest("provisioner is a role for admin keys, not operators") }
         // Checked before anything is made: a refused request leaves nothing behind.
         guard Validation.isUsername(username) else {
             throw DomainError.invalidRequest("a username is 1 to 128 characters, without control characters or outer spaces")

@@ -395,3 +395,76 @@ public enum SCIMError {
     public static let tooMany = DomainError.Code("tooMany")
     public static let invalidVersion = DomainError.Code("invalidVers")
 }
+
+/// The `attributes` and `excludedAttributes` parameters (RFC 7644 §3.4.2.5, §3.9): which
+/// attributes an answer carries. `id` and `schemas` are always returned.
+public struct SCIMProjection: Sendable {
+    var included: [SCIMAttributePath] = []
+    var excluded: [SCIMAttributePath] = []
+
+    /// From the parameters' comma-separated lists (or a search body's arrays).
+    public init(attributes: [String], excludedAttributes: [String]) throws {
+        func paths(_ names: [String]) throws -> [SCIMAttributePath] {
+            try names.flatMap { $0.split(separator: ",") }.map { name in
+                do {
+                    return try SCIMPatchPath.parse(name.trimmingCharacters(in: .whitespaces)).attribute
+                } catch {
+                    throw DomainError(.invalid, SCIMError.invalidValue, "'\(name.prefix(64))' is not an attribute")
+                }
+            }
+        }
+        included = try paths(attributes)
+        excluded = try paths(excludedAttributes)
+    }
+
+    public var isEmpty: Bool { included.isEmpty && excluded.isEmpty }
+
+    public func apply(_ resource: [String: SCIMValue]) -> [String: SCIMValue] {
+        var result = resource
+        if !included.isEmpty {
+            result = [:]
+            for (name, value) in resource {
+                let lower = name.lowercased()
+                if ["id", "schemas"].contains(lower) {
+                    result[name] = value
+                    continue
+                }
+                let wanted = included.filter { $0.attribute.lowercased() == lower }
+                guard !wanted.isEmpty else { continue }
+                if wanted.contains(where: { $0.subAttribute == nil }) {
+                    result[name] = value
+                } else {
+                    let subs = Set(wanted.compactMap { $0.subAttribute?.lowercased() })
+                    result[name] = Self.only(subs, of: value)
+                }
+            }
+        }
+        for path in excluded {
+            guard let key = result.keys.first(where: { $0.lowercased() == path.attribute.lowercased() }),
+                !["id", "schemas"].contains(key.lowercased())
+            else { continue }
+            if let sub = path.subAttribute?.lowercased() {
+                result[key] = Self.without(sub, of: result[key] ?? .null)
+            } else {
+                result[key] = nil
+            }
+        }
+        return result
+    }
+
+    static func only(_ subs: Set<String>, of value: SCIMValue) -> SCIMValue {
+        switch value {
+        case .object(let members): .object(members.filter { subs.contains($0.key.lowercased()) })
+        case .array(let items): .array(items.map { only(subs, of: $0) })
+        default: value
+        }
+    }
+
+    static func without(_ sub: String, of value: SCIMValue) -> SCIMValue {
+        switch value {
+        case .object(let members): .object(members.filter { $0.key.lowercased() != sub })
+        case .array(let items): .array(items.map { without(sub, of: $0) })
+        default: value
+        }
+    }
+}

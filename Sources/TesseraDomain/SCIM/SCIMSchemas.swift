@@ -109,17 +109,14 @@ public enum SCIMSchemas {
         ])
     }
 
-    /// `GET /Schemas`' resources.
+    /// `GET /Schemas`' resources. (Groups are described once they are served.)
     public static func schemas(base: String) -> [SCIMValue] {
-        [
-            schemaDocument(id: user, name: "User", description: "A user of the tenant", attributes: userAttributes, base: base),
-            schemaDocument(id: group, name: "Group", description: "A group of the tenant's users", attributes: groupAttributes, base: base),
-        ]
+        [schemaDocument(id: user, name: "User", description: "A user of the tenant", attributes: userAttributes, base: base)]
     }
 
     /// `GET /ResourceTypes`' resources.
     public static func resourceTypes(base: String) -> [SCIMValue] {
-        [("User", "/Users", user, "Users"), ("Group", "/Groups", group, "Groups")].map { name, endpoint, schemaID, description in
+        [("User", "/Users", user, "Users")].map { name, endpoint, schemaID, description in
             .object([
                 "schemas": .array([.string(resourceType)]), "id": .string(name), "name": .string(name), "endpoint": .string(endpoint),
                 "description": .string(description), "schema": .string(schemaID),

@@ -18,6 +18,31 @@ extension StoreTransaction {
         try await first("SELECT * FROM users WHERE id = \(bind: id)", as: UserRecord.self)
     }
 
+    /// A tenant's users a directory knows by this `externalId`.
+    public func users(tenantID: TenantID, externalID: String) async throws -> [UserRecord] {
+        try await all(
+            "SELECT * FROM users WHERE tenant_id = \(bind: tenantID) AND external_id = \(bind: externalID) ORDER BY username",
+            as: UserRecord.self)
+    }
+
+    /// Up to `limit` of a tenant's users in username order (a SCIM list or search).
+    public func users(tenantID: TenantID, limit: Int) async throws -> [UserRecord] {
+        try await all("SELECT * FROM users WHERE tenant_id = \(bind: tenantID) ORDER BY username LIMIT \(bind: limit)", as: UserRecord.self)
+    }
+
+    /// Writes what a directory changed: username, attributes, external id, profile, the
+    /// time of the change and whether the user is disabled.
+    public func updateProvisionedUser(_ user: UserRecord) async throws {
+        try await db.raw(
+            """
+            UPDATE users SET username = \(bind: user.username), attributes = \(bind: try JSONCoding.string(user.attributes)),
+                external_id = \(bind: user.externalID), scim_profile = \(bind: user.scimProfile), updated_at = \(bind: user.updatedAt),
+                disabled_at = \(bind: user.disabledAt)
+            WHERE id = \(bind: user.id)
+            """
+        ).run()
+    }
+
     public func insertInvitation(_ invitation: InvitationRecord) async throws {
         try await insert("invitations", invitation)
     }

@@ -713,10 +713,11 @@ extension Admin {
 
     struct Key: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Admin API keys: each limited to one tenant or all, with a role (admin, helpdesk, auditor).",
+            abstract: "Admin API keys: each limited to one tenant or all, with a role (admin, helpdesk, auditor, provisioner).",
             discussion: """
                 admin: everything in its scope; helpdesk: read, unlock and revoke activations, end sessions, invite; \
-                auditor: read only. A key for one tenant gets 404 for other tenants' objects. Keys are stored as digests \
+                auditor: read only; provisioner: only its tenant's SCIM endpoint ({issuer}/scim/v2), and it needs --tenant. \
+                A key for one tenant gets 404 for other tenants' objects. Keys are stored as digests \
                 and shown once; use one as --token or TESSERA_ADMIN_TOKEN.
                 """,
             subcommands: [Create.self, List.self, Revoke.self])
@@ -725,7 +726,7 @@ extension Admin {
             static let configuration = CommandConfiguration(abstract: "Make an admin API key; prints it (shown only this once).")
             @OptionGroup var options: AdminOptions
             @Option(help: "What the key is for (shown in lists).") var name: String
-            @Option(help: "admin, helpdesk or auditor.") var role: String
+            @Option(help: "admin, helpdesk, auditor or provisioner (SCIM for one tenant: needs --tenant).") var role: String
             @Option(help: "Limit the key to this tenant (default: every tenant).") var tenant: String?
 
             func validate() throws {

@@ -1,0 +1,229 @@
+import Foundation
+import Hummingbird
+import TesseraCore
+import TesseraCrypto
+import TesseraDomain
+import TesseraRecords
+
+/// SCIM 2.0 at `{issuer}/scim/v2` (RFC 7644): the discovery documents, and the tenant's
+/// `Users`, for a bearer that is an admin key of the role `provisioner` for this tenant
+/// (or an admin's). Answers are `application/scim+json`; every refusal is a SCIM error
+/// (`urn:ietf:params:scim:api:messages:2.0:Error`, the status as a string, a `scimType`).
+struct SCIMRoutes {
+    let state: ServerState
+
+    static let contentType = "application/scim+json; charset=utf-8"
+
+    func register(on tenant: RouterGroup<TesseraRequestContext>) {
+        let scim = tenant.group("scim/v2")
+        scim.get("ServiceProviderConfig") { request, context in
+            try await call(request, context) { _, base in (.ok, SCIMSchemas.serviceProviderConfig(base: base, documentation: "\(base)/Schemas")) }
+        }
+        // The two lists of discovery documents, and each document by its id.
+        let documents: [(String, @Sendable (String) -> [SCIMValue])] = [
+            ("ResourceTypes", SCIMSchemas.resourceTypes(base:)), ("Schemas", SCIMSchemas.schemas(base:)),
+        ]
+        for (path, make) in documents {
+            scim.get(RouterPath(path)) { request, context in
+                try await call(request, context) { _, base in (.ok, Self.list(make(base))) }
+            }
+            scim.get(RouterPath("\(path)/:id")) { request, context in
+                try await call(request, context) { _, base in
+                    let id = try context.parameters.require("id")
+                    guard let found = make(base).first(where: { $0.member("id")?.string == id }) else {
+                        throw DomainError.notFound("\(path) '\(id.prefix(128))'")
+                    }
+                    return (.ok, found)
+                }
+            }
+        }
+        // The discovery documents are read-only (405, as a SCIM error).
+        for path in ["ServiceProviderConfig", "ResourceTypes", "ResourceTypes/:id", "Schemas", "Schemas/:id"] {
+            for method in [HTTPRequest.Method.post, .put, .patch, .delete] {
+                scim.on(RouterPath(path), method: method) { request, context in
+                    try await call(request, context) { _, _ in
+                        throw SCIMFailure(status: .methodNotAllowed, scimType: nil, detail: "the discovery documents are read-only")
+                    }
+                }
+            }
+        }
+        scim.get("Users") { request, context in
+            try await call(request, context) { users, _ in
+                let query = try RequestDecoding.query(request)
+                return (.ok, Self.projected(try await users.list(try Self.listQuery(query)), try Self.projection(query)))
+            }
+        }
+        for path in [".search", "Users/.search"] {
+            scim.post(RouterPath(path)) { request, context in
+                try await call(request, context) { users, _ in
+                    let body = try await Self.body(request)
+                    func names(_ key: String) -> [String] { body.member(key)?.array?.compactMap(\.string) ?? [] }
+                    let projection = try SCIMProjection(attributes: names("attributes"), excludedAttributes: names("excludedAttributes"))
+                    return (.ok, Self.projected(try await users.list(try Self.searchQuery(body)), projection))
+                }
+            }
+        }
+        scim.post("Users") { request, context in
+            try await call(request, context) { users, _ in
+                (.created, .object(try await users.create(try await Self.body(request), logger: context.logger)))
+            }
+        }
+        scim.get("Users/:id") { request, context in
+            try await call(request, context) { users, _ in
+                let projection = try Self.projection(try RequestDecoding.query(request))
+                return (.ok, Self.projected(.object(try await users.get(try context.parameters.require("id"))), projection))
+            }
+        }
+        scim.put("Users/:id") { request, context in
+            try await call(request, context) { users, _ in
+                let body = try await Self.body(request)
+                return (
+                    .ok,
+                    .object(
+                        try await users.replace(
+                            try context.parameters.require("id"), body, ifMatch: request.headers[.ifMatch], logger: context.logger))
+                )
+            }
+        }
+        scim.patch("Users/:id") { request, context in
+            try await call(request, context) { users, _ in
+                let patch = try await RequestDecoding.json(SCIMPatch.Request.self, from: request)
+                guard patch.schemas.contains(SCIMPatch.messageSchema) else {
+                    throw DomainError(.invalid, SCIMError.invalidSyntax, "a PATCH names the schema \(SCIMPatch.messageSchema)")
+                }
+                return (
+                    .ok,
+                    .object(
+                        try await users.patch(
+                            try context.parameters.require("id"), patch, ifMatch: request.headers[.ifMatch], logger: context.logger))
+                )
+            }
+        }
+        scim.delete("Users/:id") { request, context in
+            try await call(request, context) { users, _ in
+                try await users.delete(try context.parameters.require("id"), logger: context.logger)
+                return (.noContent, nil)
+            }
+        }
+        // Anything else under the base is an unknown resource, answered as SCIM answers.
+        for method in [HTTPRequest.Method.get, .post, .put, .patch, .delete] {
+            scim.on("**", method: method) { request, context in
+                try await call(request, context) { _, _ in throw DomainError.notFound("this SCIM resource") }
+            }
+        }
+    }
+
+    /// A ListResponse of documents.
+    static func list(_ resources: [SCIMValue]) -> SCIMValue {
+        .object([
+            "schemas": .array([.string(SCIMSchemas.listResponse)]), "totalResults": .number(Double(resources.count)),
+            "startIndex": .number(1), "itemsPerPage": .number(Double(resources.count)), "Resources": .array(resources),
+        ])
+    }
+
+    /// The `attributes` and `excludedAttributes` query parameters.
+    static func projection(_ query: [String: String]) throws -> SCIMProjection {
+        try SCIMProjection(attributes: query["attributes"].map { [$0] } ?? [], excludedAttributes: query["excludedAttributes"].map { [$0] } ?? [])
+    }
+
+    /// A resource, or each resource of a ListResponse, with only the attributes asked for.
+    static func projected(_ value: SCIMValue, _ projection: SCIMProjection) -> SCIMValue {
+        guard !projection.isEmpty, var members = value.object else { return value }
+        if let resources = members["Resources"]?.array {
+            members["Resources"] = .array(resources.map { $0.object.map { .object(projection.apply($0)) } ?? $0 })
+            return .object(members)
+        }
+        return .object(projection.apply(members))
+    }
+
+    static func body(_ request: Request) async throws -> SCIMValue {
+        do {
+            return try await RequestDecoding.json(SCIMValue.self, from: request)
+        } catch let error as DomainError {
+            throw DomainError(error.kind, SCIMError.invalidSyntax, error.message)
+        }
+    }
+
+    static func listQuery(_ query: [String: String]) throws -> SCIMListQuery {
+        func number(_ name: String) throws -> Int? {
+            guard let text = query[name] else { return nil }
+            guard let value = Int(text) else { throw DomainError(.invalid, SCIMError.invalidValue, "\(name) is a number") }
+            return value
+        }
+        return SCIMListQuery(
+            filter: query["filter"], startIndex: try number("startIndex"), count: try number("count"), sortBy: query["sortBy"],
+            sortOrder: query["sortOrder"])
+    }
+
+    static func searchQuery(_ body: SCIMValue) throws -> SCIMListQuery {
+        func number(_ name: String) -> Int? {
+            if case .number(let value)? = body.member(name) { return Int(value) }
+            return nil
+        }
+        return SCIMListQuery(
+            filter: body.member("filter")?.string, startIndex: number("startIndex"), count: number("count"),
+            sortBy: body.member("sortBy")?.string, sortOrder: body.member("sortOrder")?.string)
+    }
+
+    /// Runs one call as the bearer's caller on the path's tenant and answers it, or its
+    /// refusal, as SCIM does.
+    func call(
+        _ request: Request, _ context: TesseraRequestContext,
+        _ body: (SCIMUsers, String) async throws -> (HTTPResponse.Status, SCIMValue?)
+    ) async throws -> Response {
+        do {
+            let tenant = try context.requireTenant()
+            guard let header = request.headers[.authorization], header.hasPrefix("Bearer ") else {
+                throw SCIMFailure(status: .unauthorized, scimType: nil, detail: "SCIM needs a provisioner key as the bearer token")
+            }
+            let token = String(header.dropFirst(7))
+            let caller: AdminCaller? =
+                Secrets.constantTimeEquals(Secrets.digest(token), state.adminTokenDigest)
+                ? .bootstrap : try await state.domain.adminKeys.caller(bearer: token)
+            guard let caller else {
+                throw SCIMFailure(status: .unauthorized, scimType: nil, detail: "the bearer token is no live admin key")
+            }
+            let users = state.domain.scimUsers(tenant: tenant, caller: caller)
+            // Outside its tenant a key finds nothing (404), as the admin API answers.
+            try caller.check(scope: tenant)
+            try caller.check(.provision, tenant: tenant)
+            let (status, answer) = try await body(users, users.base)
+            return Self.response(status, answer)
+        } catch let failure as SCIMFailure {
+            return Self.error(failure.status, scimType: failure.scimType, detail: failure.detail)
+        } catch let error as DomainError {
+            var status = error.kind.status
+            if error.code == SCIMError.invalidVersion { status = .preconditionFailed }
+            let scimType = error.code.rawValue.first?.isLowercase == true && !error.code.rawValue.contains("_") ? error.code.rawValue : nil
+            return Self.error(status, scimType: error.kind == .invalid ? (scimType ?? "invalidValue") : scimType, detail: error.message)
+        }
+    }
+
+    static func response(_ status: HTTPResponse.Status, _ value: SCIMValue?) -> Response {
+        guard let value else { return Response(status: status, headers: [.cacheControl: "no-store"]) }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        let data = (try? encoder.encode(value)) ?? Data()
+        var headers: HTTPFields = [.contentType: contentType, .cacheControl: "no-store"]
+        if let version = value.member("meta")?.member("version")?.string { headers[.eTag] = version }
+        if status == .created, let location = value.member("meta")?.member("location")?.string { headers[.location] = location }
+        return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: data)))
+    }
+
+    static func error(_ status: HTTPResponse.Status, scimType: String?, detail: String) -> Response {
+        var members: [String: SCIMValue] = [
+            "schemas": .array([.string(SCIMSchemas.error)]), "status": .string(String(status.code)), "detail": .string(detail),
+        ]
+        if let scimType { members["scimType"] = .string(scimType) }
+        var response = response(status, .object(members))
+        if status == .unauthorized { response.headers[.wwwAuthenticate] = #"Bearer realm="tessera-scim""# }
+        return response
+    }
+}
+
+/// A refusal SCIM names by status alone.
+struct SCIMFailure: Error {
+    let status: HTTPResponse.Status
+    let scimType: String?
+    let detail: String
+}
