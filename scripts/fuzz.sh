@@ -42,6 +42,8 @@ for target in "${targets[@]}"; do
             > "$work/cbor-corpus/attestation"
         hex "a5010203262001215820$(printf '11%.0s' {1..32})225820$(printf '22%.0s' {1..32})" > "$work/cbor-corpus/cose-key"
         hex 'fb3ff199999999999a' > "$work/cbor-corpus/float"
+        # Once crashed the harness: map keys that are one map written in two orders.
+        hex 'a4f7f70120a30120f7f72c0000a3f7f701202c00f7' > "$work/cbor-corpus/reordered-keys"
         max_len=2048
         ;;
     *)

@@ -69,6 +69,9 @@ struct CBORTests {
     static let refused: [(String, String)] = [
         ("", "empty input"), ("18", "argument cut short"), ("5a000000ff01", "byte string longer than the input"),
         ("9f01ff", "indefinite-length array"), ("5f4101ff", "indefinite-length byte string"), ("a2010201 03".replacingOccurrences(of: " ", with: ""), "repeated map key"),
+        // Found by the fuzzer: two map keys that are maps of the same entries in another order.
+        ("a4f7f70120a30120f7f72c0000a3f7f701202c00f7", "a repeated map key written in another order"),
+        ("a2f93c0001fb3ff000000000000002", "a repeated float key in two precisions"),
         ("62c328", "text that is not UTF-8"), ("1c", "reserved additional information"), ("f810", "two-byte simple value below 32"),
         ("ff", "break outside an indefinite item"), ("0000", "bytes after the item"), ("9bffffffffffffffff", "array count beyond the input"),
         ("bb7fffffffffffffff", "map count beyond the input"), (String(repeating: "81", count: 40) + "00", "nesting deeper than the limit"),

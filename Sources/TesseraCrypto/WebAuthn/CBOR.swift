@@ -169,10 +169,13 @@ extension CBOR {
                 guard argument <= UInt64(remaining / 2) else { throw CBORError("a map of \(argument) entries runs past the end") }
                 var entries: [Entry] = []
                 entries.reserveCapacity(Int(argument))
-                var keys = Set<CBOR>()
+                // Keys are compared by their canonical encoding: two maps holding the same
+                // entries in another order, or 1.0 written as half and as double precision,
+                // are one key, and a map may not hold it twice (RFC 8949 section 5.6).
+                var keys = Set<[UInt8]>()
                 for _ in 0..<argument {
                     let key = try item(depth: depth + 1)
-                    guard keys.insert(key).inserted else { throw CBORError("a CBOR map repeats a key") }
+                    guard keys.insert(key.encoded).inserted else { throw CBORError("a CBOR map repeats a key") }
                     entries.append(Entry(key, try item(depth: depth + 1)))
                 }
                 return .map(entries)
