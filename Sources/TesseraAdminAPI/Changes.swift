@@ -47,6 +47,7 @@ package struct TenantChanges: Codable, Hashable, Sendable {
     package var webAuthnRPID: Patch<String> = .absent
     package var dynamicRegistration: Bool?
     package var invitationsByEmailOnly: Bool?
+    package var inviteProvisionedUsers: Bool?
     package var notices: [String]?
     package var defaultLanguage: String?
 
@@ -67,6 +68,7 @@ package struct TenantChanges: Codable, Hashable, Sendable {
         case webAuthnRPID = "webauthn_rp_id"
         case dynamicRegistration = "dynamic_registration"
         case invitationsByEmailOnly = "invitations_by_email_only"
+        case inviteProvisionedUsers = "invite_provisioned_users"
         case notices
         case defaultLanguage = "default_language"
     }
@@ -87,6 +89,7 @@ package struct TenantChanges: Codable, Hashable, Sendable {
         webAuthnRPID = try Patch(container, .webAuthnRPID)
         dynamicRegistration = try container.decodeIfPresent(Bool.self, forKey: .dynamicRegistration)
         invitationsByEmailOnly = try container.decodeIfPresent(Bool.self, forKey: .invitationsByEmailOnly)
+        inviteProvisionedUsers = try container.decodeIfPresent(Bool.self, forKey: .inviteProvisionedUsers)
         notices = try container.decodeIfPresent([String].self, forKey: .notices)
         defaultLanguage = try container.decodeIfPresent(String.self, forKey: .defaultLanguage)
     }
@@ -107,6 +110,7 @@ package struct TenantChanges: Codable, Hashable, Sendable {
         try webAuthnRPID.encode(into: &container, .webAuthnRPID)
         try container.encodeIfPresent(dynamicRegistration, forKey: .dynamicRegistration)
         try container.encodeIfPresent(invitationsByEmailOnly, forKey: .invitationsByEmailOnly)
+        try container.encodeIfPresent(inviteProvisionedUsers, forKey: .inviteProvisionedUsers)
         try container.encodeIfPresent(notices, forKey: .notices)
         try container.encodeIfPresent(defaultLanguage, forKey: .defaultLanguage)
     }

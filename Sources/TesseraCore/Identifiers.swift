@@ -32,6 +32,11 @@ public struct UserID: StringIdentifier {
     public init(rawValue: String) { self.rawValue = rawValue }
 }
 
+public struct GroupID: StringIdentifier {
+    public let rawValue: String
+    public init(rawValue: String) { self.rawValue = rawValue }
+}
+
 public struct ServiceID: StringIdentifier {
     public let rawValue: String
     public init(rawValue: String) { self.rawValue = rawValue }

@@ -39,6 +39,9 @@ public struct TenantRecord: Codable, Sendable, Equatable {
     @IntegerFlag public var androidAppsHostWide: Bool = false
     /// Invitations go to the user's e-mail only: no answer holds the link.
     @IntegerFlag public var invitationsByEmailOnly: Bool = false
+    /// A user a directory creates over SCIM (active, with an e-mail address) is sent an
+    /// invitation by e-mail.
+    @IntegerFlag public var inviteProvisionedUsers: Bool = false
     /// The security notices its users get by e-mail (`NoticeKind`'s names).
     @JSONText public var notices: [String] = TenantRecord.allNotices
     /// The language of its e-mails (`en` or `de`).
@@ -94,6 +97,7 @@ public struct TenantRecord: Codable, Sendable, Equatable {
         case dynamicRegistration = "dynamic_registration"
         case androidAppsHostWide = "android_apps_host_wide"
         case invitationsByEmailOnly = "invitations_by_email_only"
+        case inviteProvisionedUsers = "invite_provisioned_users"
         case notices
         case defaultLanguage = "default_language"
         case createdAt = "created_at"

@@ -766,6 +766,32 @@ enum Schema {
             "ALTER TABLE users ADD COLUMN updated_at BIGINT",
             "CREATE INDEX users_by_external_id ON users (tenant_id, external_id)",
         ]),
+        // Groups of a tenant's users, provisioned over SCIM and released to services as the
+        // `groups` claim. Names are unique in a tenant (the claim carries names). Additive.
+        Migration(29, compatibleFrom: 21, [
+            """
+            CREATE TABLE user_groups (
+                id TEXT PRIMARY KEY,
+                tenant_id TEXT NOT NULL,
+                display_name TEXT NOT NULL,
+                external_id TEXT,
+                created_at BIGINT NOT NULL,
+                updated_at BIGINT
+            )
+            """,
+            "CREATE UNIQUE INDEX user_groups_by_name ON user_groups (tenant_id, display_name)",
+            """
+            CREATE TABLE group_members (
+                group_id TEXT NOT NULL,
+                user_id TEXT NOT NULL,
+                created_at BIGINT NOT NULL,
+                PRIMARY KEY (group_id, user_id)
+            )
+            """,
+            "CREATE INDEX group_members_by_user ON group_members (user_id)",
+            // Whether a user a directory creates is sent an invitation by e-mail.
+            "ALTER TABLE tenants ADD COLUMN invite_provisioned_users INTEGER NOT NULL DEFAULT 0",
+        ]),
     ]
 
     /// Sets `android_apps_host_wide` for the tenants whose Android apps (without a link

@@ -116,7 +116,7 @@ struct SCIMTests {
         }
     }
 
-    @Test("the schemas the endpoint will serve: every attribute and sub-attribute known by its spelling, userName case-exact and unique")
+    @Test("the schemas the endpoint serves: every attribute and sub-attribute known by its spelling, userName case-exact and unique")
     func schemas() throws {
         #expect(SCIMSchemas.canonical("USERNAME") == "userName")
         #expect(SCIMSchemas.canonical("givenname") == "givenName")
@@ -128,6 +128,11 @@ struct SCIMTests {
         #expect(userName.member("caseExact") == .bool(true) && userName.member("uniqueness") == .string("server"))
         let encoded = try JSONEncoder().encode(documents)
         #expect(try JSONDecoder().decode([SCIMValue].self, from: encoded) == documents)
-        #expect(SCIMSchemas.resourceTypes(base: "b").count == 1)
+        let types = SCIMSchemas.resourceTypes(base: "b").compactMap { $0.member("endpoint")?.string }
+        #expect(types == ["/Users", "/Groups"])
+        let group = try #require(documents.last?.member("attributes")?.array)
+        let members = try #require(group.first { $0.member("name")?.string == "members" })
+        let reference = members.member("subAttributes")?.array?.first { $0.member("name")?.string == "$ref" }
+        #expect(reference?.member("referenceTypes") == .array([.string("User")]), "groups do not nest")
     }
 }

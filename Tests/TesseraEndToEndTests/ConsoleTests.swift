@@ -82,7 +82,10 @@ struct ConsoleTests {
                 return done
             }
             let result = try await Python.run(
-                "console_browser.py", [], environment: ["TESSERA_BASE": server.baseURL, "ACCOUNT_TENANT": account.tenant, "WINDOW_SIZE": windowSize],
+                "console_browser.py", [], environment: [
+                    "TESSERA_BASE": server.baseURL, "ACCOUNT_TENANT": account.tenant, "WINDOW_SIZE": windowSize,
+                    "TESSERA_ADMIN_TOKEN": server.adminToken,
+                ],
                 // Two Chromiums beside 47 other tests on two cores: the PostgreSQL pass once
                 // took more than 180 s for this walk (it takes about 120 s in the SQLite pass).
                 timeout: .seconds(360), onLine: { continuation.yield($0) })

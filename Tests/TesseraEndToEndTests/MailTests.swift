@@ -358,6 +358,47 @@ struct MailTests {
         }
     }
 
+    @Test("a tenant that invites provisioned users: a user a directory creates over SCIM gets one e-mailed invitation; an inactive one or one without e-mail none")
+    func provisionedInvitations() async throws {
+        let sink = try await Sink.start()
+        defer { Task { await sink.stop() } }
+        try await withServer(configure: { configuration in
+            configuration.deliveryInterval = .milliseconds(200)
+            configuration.smtp = try? SMTPSettings(url: "smtp://localhost:\(sink.port)", from: "noreply@tessera.test", caFile: sink.certificate)
+        }) { server in
+            let scenario = try await Scenario.make(on: server)
+            let admin = FeedTests.Admin(baseURL: server.baseURL, token: server.adminToken)
+            let patched = try await admin.http.send(
+                "PATCH", server.baseURL + "/admin/tenants/\(scenario.tenant)",
+                headers: ["Authorization": "Bearer \(server.adminToken)", "Content-Type": "application/json"],
+                body: Data(#"{"invite_provisioned_users":true,"notices":[]}"#.utf8))
+            #expect(patched.status == 200, "\(patched.text)")
+            #expect(try patched.json()["invite_provisioned_users"] as? Bool == true)
+            let key = try await SCIMProvisioningTests.provisionerKey(scenario, server: server, tenant: scenario.tenant)
+            func provision(_ body: String) async throws -> TestHTTP.Response {
+                try await admin.http.send(
+                    "POST", "\(scenario.issuer)/scim/v2/Users",
+                    headers: ["Authorization": "Bearer \(key)", "Content-Type": "application/scim+json"], body: Data(body.utf8))
+            }
+            let schema = #""schemas":["urn:ietf:params:scim:schemas:core:2.0:User"]"#
+            #expect(try await provision(#"{\#(schema),"userName":"quiet","active":false,"emails":[{"value":"quiet@example.test","primary":true}]}"#).status == 201)
+            #expect(try await provision(#"{\#(schema),"userName":"nomail"}"#).status == 201)
+            #expect(try await provision(#"{\#(schema),"userName":"nora","emails":[{"value":"nora@example.test","type":"work","primary":true}]}"#).status == 201)
+            let received = try await sink.wait(for: 1)
+            #expect(received.count == 1 && received.first?["rcpt_tos"] as? [String] == ["nora@example.test"], "\(received)")
+            let link = try #require(received.first.flatMap(Self.link(in:)).flatMap(URL.init(string:)))
+            #expect(link.absoluteString.hasPrefix("\(scenario.issuer)/activate?code="))
+            // The link activates a device for nora.
+            let device = try TestDevice()
+            _ = try await device.personalizer.activate(url: link, pin: "2468", alias: "nora", enrollBiometric: false, enrollOTP: false)
+            try await Task.sleep(for: .seconds(1))
+            #expect(sink.received.count == 1, "nobody else was invited")
+            let audit = try await admin.get("/admin/audit?tenant=\(scenario.tenant)&action=invitation.create").json()
+            let entry = (audit["entries"] as? [[String: Any]])?.first
+            #expect((entry?["details"] as? [String: String])?["deliver"] == "email" && (entry?["actor"] as? String)?.hasPrefix("key:") == true, "\(audit)")
+        }
+    }
+
     @Test("the message gateway gets invitations and notices for a user's phone number, signed (standardwebhooks verifies them); no phone number, 400")
     func messageGateway() async throws {
         let receiver = try await WebhookTests.Receiver.start()

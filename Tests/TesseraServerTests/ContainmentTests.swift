@@ -347,7 +347,7 @@ struct ContainmentTests {
                 "user": tenant == "demo" ? try #require(alice["id"] as? String) : olgaID,
                 "client": tenant == "demo" ? try #require(service["client_id"] as? String) : "tessera-console",
                 "activation": try #require(world.activations[tenant]),
-                "session": "no-such-session", "key": "no-such-key", "provider": "no-such-provider",
+                "session": "no-such-session", "key": "no-such-key", "provider": "no-such-provider", "group": "no-such-group",
             ]
         }
         let (_, keys) = try await client.admin(.post, "/admin/keys", #"{"name":"target","role":"auditor","tenant":"demo"}"#)

@@ -12,6 +12,8 @@ import os
 import subprocess
 import tempfile
 
+import requests
+
 from selenium.common.exceptions import NoAlertPresentException, WebDriverException
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import Select, WebDriverWait
@@ -201,6 +203,23 @@ try:
     submit(driver.find_element(By.ID, "create-user"))
     wait(lambda: exists("#invite-user"), message="no user page after creating bob")
     user_page = driver.current_url.split("?")[0]
+
+    # A directory adds bob to a group over SCIM; the console lists it and its members.
+    made = requests.post(f"{BASE}/t/acme/scim/v2/Groups", timeout=30, json={
+        "schemas": ["urn:ietf:params:scim:schemas:core:2.0:Group"], "displayName": "staff",
+        "members": [{"value": user_page.rstrip("/").split("/")[-1]}]},
+        headers={"Authorization": "Bearer " + os.environ["TESSERA_ADMIN_TOKEN"], "Content-Type": "application/scim+json"})
+    check(made.status_code == 201, f"the SCIM group was not made: {made.status_code} {made.text[:200]}")
+    driver.get(f"{BASE}/console/tenants/acme")
+    driver.find_element(By.ID, "link-groups").click()
+    wait(lambda: exists("#groups"), message="no groups page")
+    rows = driver.find_elements(By.CSS_SELECTOR, "#groups tbody tr")
+    check(len(rows) == 1 and "staff" in rows[0].text and "1" in rows[0].text, "the group is not listed with its member")
+    rows[0].find_element(By.TAG_NAME, "a").click()
+    wait(lambda: exists("#group-members"), message="no group page")
+    check("bob" in text("group-members"), "the group page does not list bob")
+    driver.get(user_page)
+    wait(lambda: exists("#invite-user"), message="no user page")
 
     # 3. Invite, and activate a device from the QR code shown.
     submit(driver.find_element(By.ID, "invite-user"))

@@ -323,6 +323,7 @@ class Fixtures:
     # An external identity provider of the tenant (its name): the tenant itself, over the loopback.
     identity_provider: str = ""
     webhook_id: str = ""
+    group_id: str = ""
 
     @property
     def path(self) -> str:
@@ -474,8 +475,11 @@ def set_up(server: Server) -> Fixtures:
     # A hook for an event the suite never causes: nothing is delivered in the background.
     webhook = server.admin("POST", "/admin/webhooks", {
         "url": "http://127.0.0.1:9/hook", "events": ["audit.signing_key.retire"], "tenant": TENANT})
+    # A group, as a directory makes it over SCIM.
+    group = server.admin("POST", f"/t/{TENANT}/scim/v2/Groups", {
+        "schemas": ["urn:ietf:params:scim:schemas:core:2.0:Group"], "displayName": "robustness", "members": [{"value": user["id"]}]})
     return Fixtures(
-        registration_token_id=registration_token["id"], identity_provider=provider["name"], webhook_id=webhook["id"],
+        registration_token_id=registration_token["id"], identity_provider=provider["name"], webhook_id=webhook["id"], group_id=group["id"],
         tenant=TENANT, tenant_id=tenant["id"], issuer=issuer, client_id=client_id, client_secret=client_secret,
         user_id=user["id"], device=device, kid=server.admin("GET", f"/admin/tenants/{TENANT}/signing-keys")["keys"][0]["kid"],
         session_id=server.admin("GET", f"/admin/tenants/{TENANT}/users/{user['id']}/sessions")["sessions"][0]["id"],

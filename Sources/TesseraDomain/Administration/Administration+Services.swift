@@ -464,8 +464,8 @@ extension Administration {
             guard scopes.count <= 50, Set(scopes).count == scopes.count, scopes.allSatisfy(ScopeList.isScope) else {
                 throw DomainError.invalidRequest("scopes: at most 50, each once, of printable characters without space, quote or backslash")
             }
-            guard !scopes.contains(where: { ["openid", "offline_access"].contains($0) || ScopeClaims.scopes.contains($0) }) else {
-                throw DomainError.invalidRequest("scopes: openid, offline_access and the claim scopes are for users' logins, not machine tokens")
+            guard !scopes.contains(where: { ScopeClaims.userScopes.contains($0) }) else {
+                throw DomainError.invalidRequest("scopes: openid, offline_access, groups and the claim scopes are for users' logins, not machine tokens")
             }
         }
         if let audience = service.audience, !(1...512).contains(audience.count) {

@@ -159,6 +159,13 @@ extension Administration {
                 next.invitationsByEmailOnly = only
                 changed.append("invitations_by_email_only")
             }
+            if let invite = input.inviteProvisionedUsers {
+                guard !invite || domain.settings.sendsEmail else {
+                    throw DomainError.invalidRequest("invite_provisioned_users: this server sends no e-mail (it has no --smtp-url)")
+                }
+                next.inviteProvisionedUsers = invite
+                changed.append("invite_provisioned_users")
+            }
             if let notices = input.notices {
                 if let unknown = notices.first(where: { !TenantRecord.allNotices.contains($0) }) {
                     throw DomainError.invalidRequest("notices: '\(unknown.prefix(40))' is none of \(TenantRecord.allNotices.joined(separator: ", "))")

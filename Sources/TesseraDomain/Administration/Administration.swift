@@ -30,7 +30,7 @@ public struct Administration: Sendable {
             accessTokenLifetime: Int(record.accessTokenLifetime), appLinks: record.appLinks.map(Components.Schemas.AppLinks.init),
             webauthnTrustAnchors: record.webAuthnTrustAnchors, webauthnRpId: domain.passkeys.relyingParty(for: record).id,
             dynamicRegistration: record.dynamicRegistration, androidAppsHostWide: record.androidAppsHostWide,
-            invitationsByEmailOnly: record.invitationsByEmailOnly,
+            invitationsByEmailOnly: record.invitationsByEmailOnly, inviteProvisionedUsers: record.inviteProvisionedUsers,
             notices: record.notices.compactMap(Components.Schemas.Tenant.NoticesPayloadPayload.init(rawValue:)),
             defaultLanguage: .init(rawValue: record.defaultLanguage) ?? .en)
     }
@@ -74,13 +74,7 @@ public struct Administration: Sendable {
     package func createUser(_ input: Components.Schemas.CreateUser, tenant: TenantRecord, logger: Logger) async throws
         -> Components.Schemas.User
     {
-        guard Validation.isUsername(input.username) else {
-            throw DomainError.invalidRequest("a username is 1 to 128 characters without control characters or outer spaces")
-        }
-        let attributes = input.attributes?.additionalProperties ?? [:]
-        guard attributes.count <= 64, attributes.keys.allSatisfy(Validation.isAttributeName),
-            attributes.values.allSatisfy({ $0.count <= 1024 })
-        else { throw DomainError.invalidRequest("attribute names are lower-case identifiers and values at most 1024 characters") }
+        let attributes = try Self.checkNewUser(input.username, attributes: input.attributes?.additionalProperties ?? [:])
         let record = UserRecord(
             id: UserID(Secrets.identifier(byteCount: 12)), tenantID: tenant.id, username: input.username,
             attributes: attributes, createdAt: domain.epochNow())
@@ -95,6 +89,17 @@ public struct Administration: Sendable {
         }
         logger.info("user created", metadata: ["tenant": "\(tenant.name)", "user_id": "\(record.id)"])
         return Components.Schemas.User(record)
+    }
+
+    /// A new user's username and attributes, or why they are not valid.
+    static func checkNewUser(_ username: String, attributes: [String: String]) throws -> [String: String] {
+        guard Validation.isUsername(username) else {
+            throw DomainError.invalidRequest("a username is 1 to 128 characters without control characters or outer spaces")
+        }
+        guard attributes.count <= 64, attributes.keys.allSatisfy(Validation.isAttributeName),
+            attributes.values.allSatisfy({ $0.count <= 1024 })
+        else { throw DomainError.invalidRequest("attribute names are lower-case identifiers and values at most 1024 characters") }
+        return attributes
     }
 
     package func invite(_ input: Components.Schemas.CreateInvitation, tenant: TenantRecord, logger: Logger) async throws

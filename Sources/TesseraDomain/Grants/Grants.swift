@@ -340,6 +340,7 @@ public struct Grants: Sendable {
             acr: Self.acr(for: combination), attributes: released)
         idClaims.sid = source.familyID.rawValue
         idClaims.role = Self.role(of: combination.factors, for: service)
+        if ScopeClaims.asksForGroups(issuance.scope) { idClaims.groups = try await domain.groupNames(of: issuance.user.id) }
         let accessLifetime = service.accessTokenLifetime ?? tenant.accessTokenLifetime
         var accessClaims = AccessTokenClaims(
             iss: issuer, sub: subject, aud: issuer, clientID: service.clientID.rawValue, exp: Int(now + accessLifetime),
@@ -358,7 +359,7 @@ public struct Grants: Sendable {
     /// The claims the user confirmed to the service an access token was issued to
     /// (OpenID Core §5.3); `invalid_token` for a token that does not verify, is for
     /// another issuer, lacks `openid`, or whose session ended.
-    public func userInfo(accessToken: String, tenant: TenantRecord, dpop: DPoP.Proof? = nil) async throws -> [String: String] {
+    public func userInfo(accessToken: String, tenant: TenantRecord, dpop: DPoP.Proof? = nil) async throws -> UserInfo {
         let issuer = domain.issuer(forTenantNamed: tenant.name)
         let invalid = DomainError.invalidToken("the access token is not valid")
         // A failure to load the keys is the server's, not the token's: only the check itself maps to invalid_token.
@@ -389,7 +390,30 @@ public struct Grants: Sendable {
         let confirmed = session.confirmedAttributes
         var body = user.attributes.filter { confirmed.contains($0.key) }
         body["sub"] = claims.sub
-        return body
+        let groups = ScopeClaims.asksForGroups(claims.scope) ? try await domain.groupNames(of: user.id) : nil
+        return UserInfo(claims: body, groups: groups)
+    }
+}
+
+/// The userinfo answer: the confirmed attributes and `sub`, and under the `groups` scope
+/// the names of the user's groups.
+public struct UserInfo: Encodable, Sendable {
+    public let claims: [String: String]
+    public let groups: [String]?
+
+    public subscript(claim: String) -> String? { claims[claim] }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: AnyKey.self)
+        for (name, value) in claims where name != ScopeClaims.groups { try container.encode(value, forKey: AnyKey(name)) }
+        try container.encodeIfPresent(groups, forKey: AnyKey(ScopeClaims.groups))
+    }
+}
+
+extension Domain {
+    /// The names of the user's groups, in order.
+    public func groupNames(of userID: UserID) async throws -> [String] {
+        try await store.read { try await $0.memberships(of: [userID]) }.map(\.displayName)
     }
 }
 

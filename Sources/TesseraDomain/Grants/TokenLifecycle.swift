@@ -83,9 +83,11 @@ public struct TokenLifecycle: Sendable {
             if grant.serviceID == service.id, grant.usedAt == nil, grant.revoked == false, grant.expiresAt > now, session?.isLive(at: now) == true,
                 let user
             {
-                return Introspection(
+                var answer = Introspection(
                     active: true, scope: grant.scope, clientID: service.clientID.rawValue, tokenType: "refresh_token",
                     exp: Int(grant.expiresAt), sub: Grants.subject(of: user.id, for: service), iss: issuer, authTime: Int(grant.authTime))
+                if ScopeClaims.asksForGroups(grant.scope) { answer.groups = try await domain.groupNames(of: user.id) }
+                return answer
             }
         case .access(let claims) where claims.sid == nil:
             if try await isLiveMachineToken(claims, caller: service, now: now) {
@@ -101,7 +103,7 @@ public struct TokenLifecycle: Sendable {
                 return (session, try await session.asyncMap { try await tx.user(id: $0.userID) } ?? nil)
             }
             if claims.clientID == service.clientID.rawValue, let session, session.isLive(at: now), session.serviceID == service.id,
-                Grants.subject(of: session.userID, for: service) == claims.sub, user != nil
+                Grants.subject(of: session.userID, for: service) == claims.sub, let user
             {
                 var answer = Introspection(
                     active: true, scope: claims.scope, clientID: claims.clientID, tokenType: claims.cnf == nil ? "Bearer" : "DPoP",
@@ -109,6 +111,7 @@ public struct TokenLifecycle: Sendable {
                     authTime: claims.authTime, acr: claims.acr, amr: claims.amr)
                 // The key a resource server checks the request's DPoP proof against (RFC 9449 §6.2).
                 answer.cnf = claims.cnf
+                if ScopeClaims.asksForGroups(claims.scope) { answer.groups = try await domain.groupNames(of: user.id) }
                 return answer
             }
         case .unknown:
@@ -149,9 +152,11 @@ public struct Introspection: Encodable, Sendable {
     public var acr: String? = nil
     public var amr: [String]? = nil
     public var cnf: AccessTokenClaims.Confirmation? = nil
+    /// The names of the user's groups, for a token granted the `groups` scope.
+    public var groups: [String]? = nil
 
     enum CodingKeys: String, CodingKey {
-        case active, scope, exp, iat, sub, aud, iss, jti, acr, amr, cnf
+        case active, scope, exp, iat, sub, aud, iss, jti, acr, amr, cnf, groups
         case clientID = "client_id"
         case tokenType = "token_type"
         case authTime = "auth_time"

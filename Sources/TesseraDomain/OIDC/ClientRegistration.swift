@@ -161,7 +161,7 @@ public struct ClientRegistration: Sendable {
         let scopes = Set((metadata.scope ?? "openid").split(separator: " ").map(String.init))
         service.attributes = scopes.flatMap { ScopeClaims.claims[$0] ?? [] }.sorted()
         // A machine client's other scopes are what its client-credentials tokens may carry.
-        let machineScopes = scopes.subtracting(ScopeClaims.scopes + ["openid", "offline_access"]).sorted()
+        let machineScopes = scopes.subtracting(ScopeClaims.userScopes).sorted()
         service.scopes = allowed.contains(GrantType.clientCredentials) && !machineScopes.isEmpty ? machineScopes : nil
         // OpenID Connect Dynamic Registration §2: RS256 unless the client asks for another.
         if let named = metadata.idTokenSignedResponseAlg {

@@ -114,8 +114,8 @@ extension Domain {
             introspectionEndpoint: base + "/introspect", backchannelAuthenticationEndpoint: base + "/bc-authorize",
             endSessionEndpoint: base + "/logout", pushedAuthorizationRequestEndpoint: base + "/par",
             registrationEndpoint: tenant.dynamicRegistration ? base + "/register" : nil, pukIDPEncURI: base + "/puk_idp_enc",
-            scopesSupported: ["openid", "offline_access"] + ScopeClaims.scopes + machineScopes.subtracting(ScopeClaims.scopes + ["openid", "offline_access"]).sorted(),
-            claimsSupported: ["sub", "iss", "aud", "exp", "iat", "auth_time", "nonce", "amr", "acr", "sid", "role"] + attributes.sorted(),
+            scopesSupported: ScopeClaims.userScopes + machineScopes.subtracting(ScopeClaims.userScopes).sorted(),
+            claimsSupported: ["sub", "iss", "aud", "exp", "iat", "auth_time", "nonce", "amr", "acr", "sid", "role", "groups"] + attributes.sorted(),
             acrValuesSupported: combinations.sorted())
     }
 }

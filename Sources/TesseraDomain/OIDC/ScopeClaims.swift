@@ -17,6 +17,17 @@ public enum ScopeClaims {
     /// The scopes that ask for claims.
     public static var scopes: [String] { claims.keys.sorted() }
 
+    /// The scope that asks for the `groups` claim: the names of the user's groups (SCIM
+    /// `Groups`), in the ID token, at userinfo and in introspection. It is no attribute the
+    /// user confirms; the tenant's directory decides it.
+    public static let groups = "groups"
+
+    /// The scopes of users' logins, which no machine client's scopes may take.
+    public static var userScopes: [String] { ["openid", "offline_access"] + scopes + [groups] }
+
+    /// Whether a granted scope asks for the `groups` claim.
+    public static func asksForGroups(_ scope: String) -> Bool { scope.split(separator: " ").contains { $0 == groups } }
+
     static let standard: Set<String> = claims.values.reduce(into: []) { $0.formUnion($1) }
 
     /// The attributes a request asks the user to confirm. A scope without claim scopes

@@ -80,12 +80,11 @@ public enum SCIMSchemas {
     static let groupAttributes: [Attribute] = [
         Attribute(name: "displayName", description: "The group's name, unique in the tenant", required: true, uniqueness: "server"),
         Attribute(
-            name: "members", type: "complex", multiValued: true, description: "The users in the group",
+            name: "members", type: "complex", multiValued: true, description: "The users in the group (groups do not nest)",
             subAttributes: [
                 Attribute(name: "value", description: "The member's id", mutability: "immutable"),
-                Attribute(
-                    name: "$ref", type: "reference", description: "The member's URI", mutability: "immutable", referenceTypes: ["User", "Group"]),
-                Attribute(name: "type", description: "User", mutability: "immutable", canonicalValues: ["User", "Group"]),
+                Attribute(name: "$ref", type: "reference", description: "The member's URI", mutability: "immutable", referenceTypes: ["User"]),
+                Attribute(name: "type", description: "User", mutability: "immutable", canonicalValues: ["User"]),
             ]),
     ]
 
@@ -109,14 +108,17 @@ public enum SCIMSchemas {
         ])
     }
 
-    /// `GET /Schemas`' resources. (Groups are described once they are served.)
+    /// `GET /Schemas`' resources.
     public static func schemas(base: String) -> [SCIMValue] {
-        [schemaDocument(id: user, name: "User", description: "A user of the tenant", attributes: userAttributes, base: base)]
+        [
+            schemaDocument(id: user, name: "User", description: "A user of the tenant", attributes: userAttributes, base: base),
+            schemaDocument(id: group, name: "Group", description: "A group of the tenant's users", attributes: groupAttributes, base: base),
+        ]
     }
 
     /// `GET /ResourceTypes`' resources.
     public static func resourceTypes(base: String) -> [SCIMValue] {
-        [("User", "/Users", user, "Users")].map { name, endpoint, schemaID, description in
+        [("User", "/Users", user, "Users"), ("Group", "/Groups", group, "Groups")].map { name, endpoint, schemaID, description in
             .object([
                 "schemas": .array([.string(resourceType)]), "id": .string(name), "name": .string(name), "endpoint": .string(endpoint),
                 "description": .string(description), "schema": .string(schemaID),

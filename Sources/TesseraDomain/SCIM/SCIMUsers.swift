@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import Logging
+import TesseraAdminAPI
 import TesseraCore
 import TesseraCrypto
 import TesseraRecords
@@ -16,7 +17,8 @@ import TesseraStore
 /// - `externalId` and the multi-valued attributes are kept as the directory sent them;
 /// - `active: false` is the admin API's disable (sessions end at once), and `DELETE`
 ///   removes the user with their devices.
-public struct SCIMUsers: Sendable {
+public struct SCIMUsers: SCIMResourceSet {
+    public static let endpoint = "Users"
     let domain: Domain
     let caller: AdminCaller
     let tenant: TenantRecord
@@ -29,13 +31,28 @@ public struct SCIMUsers: Sendable {
     static let multiValued: Set<String> = ["emails", "phonenumbers", "groups", "members"]
 
     static func invalid(_ message: String, _ code: DomainError.Code = SCIMError.invalidValue) -> DomainError {
-        DomainError(.invalid, code, message)
+        SCIMResource.invalid(message, code)
     }
 
     // MARK: The resource
 
-    /// The user as SCIM shows them, with `meta` (its `version` is the ETag).
-    public func resource(_ user: UserRecord) -> [String: SCIMValue] {
+    /// The user as SCIM shows them, with their groups and `meta` (its `version` is the ETag).
+    func resource(_ user: UserRecord, groups: [Membership]) -> [String: SCIMValue] {
+        var resource = content(user)
+        if !groups.isEmpty {
+            resource["groups"] = .array(groups.map { membership in
+                .object([
+                    "value": .string(membership.groupID.rawValue), "$ref": .string("\(base)/Groups/\(membership.groupID.rawValue)"),
+                    "display": .string(membership.displayName), "type": .string("direct"),
+                ])
+            })
+        }
+        return SCIMResource.withMeta(
+            resource, type: "User", created: user.createdAt, modified: user.updatedAt, location: "\(base)/Users/\(user.id.rawValue)")
+    }
+
+    /// The user's own attributes as SCIM names them, without groups or `meta`.
+    func content(_ user: UserRecord) -> [String: SCIMValue] {
         var resource: [String: SCIMValue] = [
             "schemas": .array([.string(SCIMSchemas.user)]), "id": .string(user.id.rawValue), "userName": .string(user.username),
         ]
@@ -60,31 +77,12 @@ public struct SCIMUsers: Sendable {
         }
         // A disabled user is inactive whatever the directory sent last.
         if user.disabledAt != nil { resource["active"] = .bool(false) }
-        resource["meta"] = .object([
-            "resourceType": .string("User"), "created": .string(Self.timestamp(user.createdAt)),
-            "lastModified": .string(Self.timestamp(user.updatedAt ?? user.createdAt)),
-            "location": .string("\(base)/Users/\(user.id.rawValue)"), "version": .string(Self.version(of: resource)),
-        ])
         return resource
     }
 
     static func profile(of user: UserRecord) -> [String: SCIMValue]? {
         guard let text = user.scimProfile else { return nil }
         return try? JSONDecoder().decode([String: SCIMValue].self, from: Data(text.utf8))
-    }
-
-    static func timestamp(_ seconds: Int64) -> String {
-        Date(timeIntervalSince1970: TimeInterval(seconds)).formatted(.iso8601)
-    }
-
-    /// A weak ETag over the resource without its `meta`.
-    static func version(of resource: [String: SCIMValue]) -> String {
-        var content = resource
-        content["meta"] = nil
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = .sortedKeys
-        let data = (try? encoder.encode(content)) ?? Data()
-        return "W/\"\(Base64URL.encode(Data(SHA256.hash(data: data)).prefix(12)))\""
     }
 
     /// Writes a resource a directory sent (a creation, a replacement or the result of a
@@ -126,9 +124,7 @@ public struct SCIMUsers: Sendable {
                 return .object(members)
             })
         }
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = .sortedKeys
-        let text = String(decoding: try encoder.encode(profile), as: UTF8.self)
+        let text = try JSONCoding.string(profile)
         guard text.utf8.count <= 16384 else { throw invalid("the user's profile is larger than 16 KiB") }
         user.scimProfile = text
         // The attributes the profile maps to; the user's other attributes stay.
@@ -162,9 +158,14 @@ public struct SCIMUsers: Sendable {
         return user
     }
 
+    /// The user with their groups.
+    func resource(_ user: UserRecord, tx: StoreTransaction) async throws -> [String: SCIMValue] {
+        resource(user, groups: try await tx.memberships(of: [user.id]))
+    }
+
     public func get(_ id: String) async throws -> [String: SCIMValue] {
         try caller.check(.provision, tenant: tenant)
-        return resource(try await domain.store.read { try await user(id, tx: $0) })
+        return try await domain.store.read { tx in try await resource(try await user(id, tx: tx), tx: tx) }
     }
 
     /// A list or search (RFC 7644 §3.4.2): filtered, sorted, a page of it.
@@ -172,21 +173,24 @@ public struct SCIMUsers: Sendable {
         try caller.check(.provision, tenant: tenant)
         let filter = try query.filter.map(SCIMFilter.parse)
         // The lookups a directory makes before each change go to an index.
-        let candidates: [UserRecord] = try await domain.store.read { tx in
-            switch filter {
-            case .compare(let path, .eq, .string(let value))? where path.key == "username":
-                return try await tx.user(tenantID: tenant.id, username: value).map { [$0] } ?? []
-            case .compare(let path, .eq, .string(let value))? where path.key == "externalid":
-                return try await tx.users(tenantID: tenant.id, externalID: value)
-            default:
-                return try await tx.users(tenantID: tenant.id, limit: SCIMListQuery.maximumScanned)
+        return try await domain.store.read { tx in
+            let candidates: [UserRecord] =
+                switch filter {
+                case .compare(let path, .eq, .string(let value))? where path.key == "username":
+                    try await tx.user(tenantID: tenant.id, username: value).map { [$0] } ?? []
+                case .compare(let path, .eq, .string(let value))? where path.key == "externalid":
+                    try await tx.users(tenantID: tenant.id, externalID: value)
+                default:
+                    try await tx.users(tenantID: tenant.id, limit: SCIMListQuery.maximumScanned)
+                }
+            // Filters and sorting read the users' own attributes; only the page gets its groups and versions.
+            return try await query.page(
+                candidates, filter: filter, caseExact: { $0.key == "username" }, content: { .object(content($0)) }
+            ) { page in
+                let groups = Dictionary(grouping: try await tx.memberships(of: page.map(\.id)), by: \.userID)
+                return page.map { .object(resource($0, groups: groups[$0.id] ?? [])) }
             }
         }
-        var resources = candidates.map { SCIMValue.object(resource($0)) }
-        if let filter {
-            resources = resources.filter { filter.matches($0, caseExact: { $0.key == "username" }) }
-        }
-        return query.page(resources)
     }
 
     // MARK: Writing
@@ -210,7 +214,19 @@ public struct SCIMUsers: Sendable {
                 details: ["username": record.username, "source": "scim", "active": String(active)], at: now)
         }
         logger.info("user provisioned", metadata: ["tenant": "\(tenant.name)", "user_id": "\(record.id)"])
-        return resource(record)
+        if active, tenant.inviteProvisionedUsers, domain.settings.sendsEmail, let email = record.attributes["email"], Validation.emailAddress(email) != nil {
+            // The tenant's rule: the new user gets an activation link by e-mail. The user
+            // stays made if this fails; an operator can invite them again.
+            do {
+                _ = try await domain.administration(as: caller).invite(
+                    .init(username: record.username, deliver: .email), tenant: tenant, logger: logger)
+            } catch {
+                logger.warning(
+                    "the provisioned user's invitation was not made",
+                    metadata: ["tenant": "\(tenant.name)", "user_id": "\(record.id)", "error": "\(String(reflecting: type(of: error)))"])
+            }
+        }
+        return resource(record, groups: [])
     }
 
     /// `PUT /Users/{id}`: the resource replaced (`If-Match` must name its version when given).
@@ -224,27 +240,18 @@ public struct SCIMUsers: Sendable {
     public func patch(_ id: String, _ request: SCIMPatch.Request, ifMatch: String?, logger: Logger) async throws -> [String: SCIMValue] {
         try caller.check(.provision, tenant: tenant)
         let patcher = SCIMPatch(multiValued: Self.multiValued, canonical: SCIMSchemas.canonical)
-        return try await change(id, ifMatch: ifMatch, logger: logger) { current in
-            for operation in request.operations {
-                let target = (operation.path ?? "").lowercased()
-                if ["id", "meta", "groups", "schemas"].contains(where: { target == $0 || target.hasPrefix($0 + ".") || target.hasPrefix($0 + "[") }) {
-                    throw Self.invalid("\(operation.path ?? "") cannot be changed", SCIMError.mutability)
-                }
-            }
-            return try patcher.apply(request.operations, to: current)
-        }
+        try SCIMResource.refuseImmutable(request.operations, ["id", "meta", "groups", "schemas"])
+        return try await change(id, ifMatch: ifMatch, logger: logger) { current in try patcher.apply(request.operations, to: current) }
     }
 
     private func change(
         _ id: String, ifMatch: String?, logger: Logger, _ next: @Sendable ([String: SCIMValue]) throws -> [String: SCIMValue]
     ) async throws -> [String: SCIMValue] {
         let now = domain.epochNow()
-        let updated: UserRecord = try await domain.store.transaction { tx in
+        let updated = try await domain.store.transaction { tx in
             var user = try await user(id, tx: tx)
-            let current = resource(user)
-            if let ifMatch, ifMatch != "*", current["meta"]?.member("version")?.string != ifMatch {
-                throw DomainError(.conflict, SCIMError.invalidVersion, "the user changed since that version (If-Match)")
-            }
+            let current = try await resource(user, tx: tx)
+            try SCIMResource.check(ifMatch: ifMatch, current, what: "user")
             let previousName = user.username
             let wasActive = user.disabledAt == nil
             let active = try Self.apply(try next(current), to: &user)
@@ -259,52 +266,16 @@ public struct SCIMUsers: Sendable {
             try await tx.updateProvisionedUser(user)
             let action: AuditAction = active == wasActive ? .userUpdate : (active ? .userEnable : .userDisable)
             try await Audit.record(tx, tenantID: tenant.id, actor: caller.actor, action: action, target: user.id.rawValue, details: details, at: now)
-            return user
+            return try await resource(user, tx: tx)
         }
-        logger.info("user provisioned", metadata: ["tenant": "\(tenant.name)", "user_id": "\(updated.id)"])
-        return resource(updated)
+        logger.info("user provisioned", metadata: ["tenant": "\(tenant.name)", "user_id": "\(id.prefix(64))"])
+        return updated
     }
 
     /// `DELETE /Users/{id}`: the user goes with their devices, sessions and history.
     public func delete(_ id: String, logger: Logger) async throws {
         try caller.check(.provision, tenant: tenant)
         try await domain.administration(as: caller).deleteUser(UserID(id), tenant: tenant, logger: logger)
-    }
-}
-
-/// A list's or search's parameters (RFC 7644 §3.4.2.2–§3.4.2.4, §3.4.3).
-public struct SCIMListQuery: Sendable {
-    public var filter: String?
-    public var startIndex = 1
-    public var count = 100
-    public var sortBy: String?
-    public var descending = false
-
-    /// How many users a filter other than an exact `userName` or `externalId` looks through.
-    static let maximumScanned = 100_000
-
-    public init(filter: String? = nil, startIndex: Int? = nil, count: Int? = nil, sortBy: String? = nil, sortOrder: String? = nil) {
-        self.filter = filter
-        self.startIndex = max(1, startIndex ?? 1)
-        self.count = min(max(0, count ?? 100), SCIMSchemas.maximumResults)
-        self.sortBy = sortBy
-        descending = sortOrder?.lowercased() == "descending"
-    }
-
-    /// The page of `resources` after sorting, as a ListResponse.
-    func page(_ resources: [SCIMValue]) -> SCIMValue {
-        var sorted = resources
-        if let sortBy, let path = try? SCIMPatchPath.parse(sortBy).attribute {
-            func key(_ resource: SCIMValue) -> String {
-                SCIMFilter.values(at: path, in: resource).first?.string?.lowercased() ?? ""
-            }
-            sorted.sort { descending ? key($0) > key($1) : key($0) < key($1) }
-        }
-        let slice = sorted.dropFirst(startIndex - 1).prefix(count)
-        return .object([
-            "schemas": .array([.string(SCIMSchemas.listResponse)]), "totalResults": .number(Double(resources.count)),
-            "startIndex": .number(Double(startIndex)), "itemsPerPage": .number(Double(slice.count)), "Resources": .array(Array(slice)),
-        ])
     }
 }
 

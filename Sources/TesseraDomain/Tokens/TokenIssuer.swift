@@ -216,6 +216,8 @@ public struct IDTokenClaims: ExpiringClaims, Equatable {
     public var authRequestID: String?
     /// The attributes the user confirmed, as top-level claims.
     public var attributes: [String: String]
+    /// The names of the user's groups, under the `groups` scope.
+    public var groups: [String]?
 
     public init(
         iss: String, sub: String, aud: String, exp: Int, iat: Int, authTime: Int, nonce: String?, amr: [String],
@@ -233,7 +235,9 @@ public struct IDTokenClaims: ExpiringClaims, Equatable {
         self.attributes = attributes
     }
 
-    static let registered: Set<String> = ["iss", "sub", "aud", "exp", "iat", "auth_time", "nonce", "amr", "acr", "sid", "role", "auth_req_id"]
+    static let registered: Set<String> = [
+        "iss", "sub", "aud", "exp", "iat", "auth_time", "nonce", "amr", "acr", "sid", "role", "auth_req_id", "groups",
+    ]
 
     /// The expiry is checked against the domain's clock (`TokenIssuer.verify(_:as:now:)`).
     public func verify(using algorithm: some JWTAlgorithm) async throws {}
@@ -252,6 +256,7 @@ public struct IDTokenClaims: ExpiringClaims, Equatable {
         sid = try c.decodeIfPresent(String.self, forKey: AnyKey("sid"))
         role = try c.decodeIfPresent(String.self, forKey: AnyKey("role"))
         authRequestID = try c.decodeIfPresent(String.self, forKey: AnyKey("auth_req_id"))
+        groups = try c.decodeIfPresent([String].self, forKey: AnyKey("groups"))
         var attributes: [String: String] = [:]
         for key in c.allKeys where !Self.registered.contains(key.stringValue) {
             if let value = try? c.decode(String.self, forKey: key) { attributes[key.stringValue] = value }
@@ -276,6 +281,7 @@ public struct IDTokenClaims: ExpiringClaims, Equatable {
         try c.encodeIfPresent(sid, forKey: AnyKey("sid"))
         try c.encodeIfPresent(role, forKey: AnyKey("role"))
         try c.encodeIfPresent(authRequestID, forKey: AnyKey("auth_req_id"))
+        try c.encodeIfPresent(groups, forKey: AnyKey("groups"))
     }
 }
 

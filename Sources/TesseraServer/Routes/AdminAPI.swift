@@ -242,6 +242,24 @@ struct AdminAPI: APIProtocol {
         return .ok(.init(body: .json(.init(revoked: input.path.token))))
     }
 
+    func importUsers(_ input: Operations.ImportUsers.Input) async throws -> Operations.ImportUsers.Output {
+        let (administration, call) = try call()
+        let body = switch input.body { case .json(let body): body }
+        return .ok(.init(body: .json(try await administration.importUsers(body.users, tenant: try call.requireTenant(), logger: call.logger))))
+    }
+
+    // MARK: Groups (provisioned over SCIM)
+
+    func listGroups(_ input: Operations.ListGroups.Input) async throws -> Operations.ListGroups.Output {
+        let (administration, call) = try call()
+        return .ok(.init(body: .json(.init(groups: try await administration.groups(tenant: try call.requireTenant())))))
+    }
+
+    func getGroup(_ input: Operations.GetGroup.Input) async throws -> Operations.GetGroup.Output {
+        let (administration, call) = try call()
+        return .ok(.init(body: .json(try await administration.group(input.path.group, tenant: try call.requireTenant()))))
+    }
+
     // MARK: Identity providers (federation)
 
     /// An external OpenID provider the tenant's users may sign in with; its discovery document is read first.

@@ -62,6 +62,8 @@ struct ConsoleRoutes {
         tenant.post("sessions/:session/end", use: endSession)
         tenant.post("users/:user/security-keys/:key/remove", use: removeSecurityKey)
         tenant.get("keys", use: signingKeysPage)
+        tenant.get("groups", use: groupsPage)
+        tenant.get("groups/:group", use: groupsPage)
         tenant.post("keys", use: rotateSigningKey)
         tenant.post("keys/:kid/activate", use: activateSigningKey)
         tenant.post("keys/:kid/retire", use: retireSigningKey)
@@ -200,7 +202,9 @@ struct ConsoleRoutes {
         let page = ConsoleViews.Tenant(
             name: view.name, issuer: view.issuer, settings: settings, global: current.caller?.may(.manage, global: true) ?? false,
             emailOnly: input.map { $0["invitations_by_email_only"] == "true" } ?? view.invitationsByEmailOnly,
-            emailOnlyMessage: problem?.field == "invitations_by_email_only" ? problem?.message : nil)
+            emailOnlyMessage: problem?.field == "invitations_by_email_only" ? problem?.message : nil,
+            inviteProvisioned: input.map { $0["invite_provisioned_users"] == "true" } ?? view.inviteProvisionedUsers,
+            inviteProvisionedMessage: problem?.field == "invite_provisioned_users" ? problem?.message : nil)
         return pages.render("tenant", title: "Tenant \(view.name)", page: page, layout: layout(current, notice: notice), problem: problem)
     }
 
@@ -253,9 +257,12 @@ struct ConsoleRoutes {
             }
             let emailOnly = form["invitations_by_email_only"] == "true"
             if emailOnly != stored.invitationsByEmailOnly { update.invitationsByEmailOnly = emailOnly }
+            let inviteProvisioned = form["invite_provisioned_users"] == "true"
+            if inviteProvisioned != stored.inviteProvisionedUsers { update.inviteProvisionedUsers = inviteProvisioned }
             _ = try await administration.updateTenant(update, tenant: tenant, logger: context.logger)
         } catch {
-            guard let problem = FormProblem(error, fields: Self.tenantSettings.map(\.name) + ["lockout", "invitations_by_email_only"]) else {
+            let boxes = ["invitations_by_email_only", "invite_provisioned_users"]
+            guard let problem = FormProblem(error, fields: Self.tenantSettings.map(\.name) + ["lockout"] + boxes) else {
                 throw error
             }
             let placed = problem.field == "lockout" ? FormProblem(problem.message, field: "free_attempts", status: problem.status) : problem
@@ -769,6 +776,28 @@ struct ConsoleRoutes {
             tenantName: tenant.name,
             keys: keys.map { .init(kid: $0.kid, active: $0.active, state: $0.active ? "active (signs)" : "published", created: WebPages.time($0.createdAt)) })
         return pages.render("signingkeys", title: "Signing keys", page: page, layout: layout(current, notice: notice), problem: problem)
+    }
+
+    /// The tenant's groups, or one group with its members.
+    @Sendable func groupsPage(_ request: Request, context: TesseraRequestContext) async throws -> Response {
+        let current = try context.requireWebSession()
+        let tenant = try context.requireTenant()
+        let administration = try administration(current, .read, tenant: tenant)
+        func row(_ id: String, _ name: String, _ members: Int, _ external: String?) -> ConsoleViews.Groups.Group {
+            .init(id: id, name: name, memberCount: members, externalID: external ?? "")
+        }
+        let page: ConsoleViews.Groups
+        if let name = context.parameters.get("group") {
+            let group = try await administration.group(name, tenant: tenant)
+            page = ConsoleViews.Groups(
+                tenantName: tenant.name, groups: [], group: row(group.id, group.name, group.memberCount, group.externalId),
+                members: group.members.map { .init(id: $0.id, username: $0.username) })
+        } else {
+            let groups = try await administration.groups(tenant: tenant)
+            page = ConsoleViews.Groups(
+                tenantName: tenant.name, groups: groups.map { row($0.id, $0.name, $0.memberCount, $0.externalId) }, group: nil, members: [])
+        }
+        return pages.render("groups", title: "Groups", page: page, layout: layout(current, notice: nil), problem: nil)
     }
 
     @Sendable func signingKeysPage(_ request: Request, context: TesseraRequestContext) async throws -> Response {

@@ -6,7 +6,7 @@ import TesseraDomain
 import TesseraRecords
 
 /// SCIM 2.0 at `{issuer}/scim/v2` (RFC 7644): the discovery documents, and the tenant's
-/// `Users`, for a bearer that is an admin key of the role `provisioner` for this tenant
+/// `Users` and `Groups`, for a bearer that is an admin key of the role `provisioner` for this tenant
 /// (or an admin's). Answers are `application/scim+json`; every refusal is a SCIM error
 /// (`urn:ietf:params:scim:api:messages:2.0:Error`, the status as a string, a `scimType`).
 struct SCIMRoutes {
@@ -17,7 +17,9 @@ struct SCIMRoutes {
     func register(on tenant: RouterGroup<TesseraRequestContext>) {
         let scim = tenant.group("scim/v2")
         scim.get("ServiceProviderConfig") { request, context in
-            try await call(request, context) { _, base in (.ok, SCIMSchemas.serviceProviderConfig(base: base, documentation: "\(base)/Schemas")) }
+            try await call(request, context) { scope in
+                (.ok, SCIMSchemas.serviceProviderConfig(base: scope.base, documentation: "\(scope.base)/Schemas"))
+            }
         }
         // The two lists of discovery documents, and each document by its id.
         let documents: [(String, @Sendable (String) -> [SCIMValue])] = [
@@ -25,12 +27,15 @@ struct SCIMRoutes {
         ]
         for (path, make) in documents {
             scim.get(RouterPath(path)) { request, context in
-                try await call(request, context) { _, base in (.ok, Self.list(make(base))) }
+                try await call(request, context) { scope in
+                    let documents = make(scope.base)
+                    return (.ok, SCIMResource.listResponse(documents, total: documents.count, startIndex: 1))
+                }
             }
             scim.get(RouterPath("\(path)/:id")) { request, context in
-                try await call(request, context) { _, base in
+                try await call(request, context) { scope in
                     let id = try context.parameters.require("id")
-                    guard let found = make(base).first(where: { $0.member("id")?.string == id }) else {
+                    guard let found = make(scope.base).first(where: { $0.member("id")?.string == id }) else {
                         throw DomainError.notFound("\(path) '\(id.prefix(128))'")
                     }
                     return (.ok, found)
@@ -41,84 +46,89 @@ struct SCIMRoutes {
         for path in ["ServiceProviderConfig", "ResourceTypes", "ResourceTypes/:id", "Schemas", "Schemas/:id"] {
             for method in [HTTPRequest.Method.post, .put, .patch, .delete] {
                 scim.on(RouterPath(path), method: method) { request, context in
-                    try await call(request, context) { _, _ in
+                    try await call(request, context) { _ in
                         throw SCIMFailure(status: .methodNotAllowed, scimType: nil, detail: "the discovery documents are read-only")
                     }
                 }
             }
         }
-        scim.get("Users") { request, context in
-            try await call(request, context) { users, _ in
-                let query = try RequestDecoding.query(request)
-                return (.ok, Self.projected(try await users.list(try Self.listQuery(query)), try Self.projection(query)))
-            }
-        }
-        for path in [".search", "Users/.search"] {
-            scim.post(RouterPath(path)) { request, context in
-                try await call(request, context) { users, _ in
-                    let body = try await Self.body(request)
-                    func names(_ key: String) -> [String] { body.member(key)?.array?.compactMap(\.string) ?? [] }
-                    let projection = try SCIMProjection(attributes: names("attributes"), excludedAttributes: names("excludedAttributes"))
-                    return (.ok, Self.projected(try await users.list(try Self.searchQuery(body)), projection))
+        resources(on: scim) { domain, tenant, caller in domain.scimUsers(tenant: tenant, caller: caller) }
+        resources(on: scim) { domain, tenant, caller in domain.scimGroups(tenant: tenant, caller: caller) }
+        // A search at the root looks through users and groups.
+        scim.post(".search") { request, context in
+            try await call(request, context) { scope in
+                let domain = state.domain
+                return try await Self.search(request) { query in
+                    try await query.search([domain.scimUsers(tenant: scope.tenant, caller: scope.caller), domain.scimGroups(tenant: scope.tenant, caller: scope.caller)])
                 }
-            }
-        }
-        scim.post("Users") { request, context in
-            try await call(request, context) { users, _ in
-                (.created, .object(try await users.create(try await Self.body(request), logger: context.logger)))
-            }
-        }
-        scim.get("Users/:id") { request, context in
-            try await call(request, context) { users, _ in
-                let projection = try Self.projection(try RequestDecoding.query(request))
-                return (.ok, Self.projected(.object(try await users.get(try context.parameters.require("id"))), projection))
-            }
-        }
-        scim.put("Users/:id") { request, context in
-            try await call(request, context) { users, _ in
-                let body = try await Self.body(request)
-                return (
-                    .ok,
-                    .object(
-                        try await users.replace(
-                            try context.parameters.require("id"), body, ifMatch: request.headers[.ifMatch], logger: context.logger))
-                )
-            }
-        }
-        scim.patch("Users/:id") { request, context in
-            try await call(request, context) { users, _ in
-                let patch = try await RequestDecoding.json(SCIMPatch.Request.self, from: request)
-                guard patch.schemas.contains(SCIMPatch.messageSchema) else {
-                    throw DomainError(.invalid, SCIMError.invalidSyntax, "a PATCH names the schema \(SCIMPatch.messageSchema)")
-                }
-                return (
-                    .ok,
-                    .object(
-                        try await users.patch(
-                            try context.parameters.require("id"), patch, ifMatch: request.headers[.ifMatch], logger: context.logger))
-                )
-            }
-        }
-        scim.delete("Users/:id") { request, context in
-            try await call(request, context) { users, _ in
-                try await users.delete(try context.parameters.require("id"), logger: context.logger)
-                return (.noContent, nil)
             }
         }
         // Anything else under the base is an unknown resource, answered as SCIM answers.
         for method in [HTTPRequest.Method.get, .post, .put, .patch, .delete] {
             scim.on("**", method: method) { request, context in
-                try await call(request, context) { _, _ in throw DomainError.notFound("this SCIM resource") }
+                try await call(request, context) { _ in throw DomainError.notFound("this SCIM resource") }
             }
         }
     }
 
-    /// A ListResponse of documents.
-    static func list(_ resources: [SCIMValue]) -> SCIMValue {
-        .object([
-            "schemas": .array([.string(SCIMSchemas.listResponse)]), "totalResults": .number(Double(resources.count)),
-            "startIndex": .number(1), "itemsPerPage": .number(Double(resources.count)), "Resources": .array(resources),
-        ])
+    /// The routes of one kind of resource: list, search, create, read, replace, change, delete.
+    func resources<Resources: SCIMResourceSet>(
+        on scim: RouterGroup<TesseraRequestContext>, _ make: @escaping @Sendable (Domain, TenantRecord, AdminCaller) -> Resources
+    ) {
+        let endpoint = Resources.endpoint
+        let domain = state.domain
+        let resources: @Sendable (Scope) -> Resources = { make(domain, $0.tenant, $0.caller) }
+        scim.get(RouterPath(endpoint)) { request, context in
+            try await call(request, context) { scope in
+                let query = try RequestDecoding.query(request)
+                return (.ok, Self.projected(try await resources(scope).list(try Self.listQuery(query)), try Self.projection(query)))
+            }
+        }
+        scim.post(RouterPath("\(endpoint)/.search")) { request, context in
+            try await call(request, context) { scope in try await Self.search(request) { try await resources(scope).list($0) } }
+        }
+        scim.post(RouterPath(endpoint)) { request, context in
+            try await call(request, context) { scope in
+                (.created, .object(try await resources(scope).create(try await Self.body(request), logger: context.logger)))
+            }
+        }
+        scim.get(RouterPath("\(endpoint)/:id")) { request, context in
+            try await call(request, context) { scope in
+                let projection = try Self.projection(try RequestDecoding.query(request))
+                return (.ok, Self.projected(.object(try await resources(scope).get(try context.parameters.require("id"))), projection))
+            }
+        }
+        scim.put(RouterPath("\(endpoint)/:id")) { request, context in
+            try await call(request, context) { scope in
+                let body = try await Self.body(request)
+                let id = try context.parameters.require("id")
+                return (.ok, .object(try await resources(scope).replace(id, body, ifMatch: request.headers[.ifMatch], logger: context.logger)))
+            }
+        }
+        scim.patch(RouterPath("\(endpoint)/:id")) { request, context in
+            try await call(request, context) { scope in
+                let patch = try await RequestDecoding.json(SCIMPatch.Request.self, from: request)
+                guard patch.schemas.contains(SCIMPatch.messageSchema) else {
+                    throw DomainError(.invalid, SCIMError.invalidSyntax, "a PATCH names the schema \(SCIMPatch.messageSchema)")
+                }
+                let id = try context.parameters.require("id")
+                return (.ok, .object(try await resources(scope).patch(id, patch, ifMatch: request.headers[.ifMatch], logger: context.logger)))
+            }
+        }
+        scim.delete(RouterPath("\(endpoint)/:id")) { request, context in
+            try await call(request, context) { scope in
+                try await resources(scope).delete(try context.parameters.require("id"), logger: context.logger)
+                return (.noContent, nil)
+            }
+        }
+    }
+
+    /// `POST …/.search`: a list query in the body (RFC 7644 §3.4.3).
+    static func search(_ request: Request, _ list: (SCIMListQuery) async throws -> SCIMValue) async throws -> (HTTPResponse.Status, SCIMValue?) {
+        let body = try await Self.body(request)
+        func names(_ key: String) -> [String] { body.member(key)?.array?.compactMap(\.string) ?? [] }
+        let projection = try SCIMProjection(attributes: names("attributes"), excludedAttributes: names("excludedAttributes"))
+        return (.ok, Self.projected(try await list(try Self.searchQuery(body)), projection))
     }
 
     /// The `attributes` and `excludedAttributes` query parameters.
@@ -165,11 +175,17 @@ struct SCIMRoutes {
             sortBy: body.member("sortBy")?.string, sortOrder: body.member("sortOrder")?.string)
     }
 
+    /// Who calls, on which tenant, under which base URL.
+    struct Scope: Sendable {
+        let tenant: TenantRecord
+        let caller: AdminCaller
+        let base: String
+    }
+
     /// Runs one call as the bearer's caller on the path's tenant and answers it, or its
     /// refusal, as SCIM does.
     func call(
-        _ request: Request, _ context: TesseraRequestContext,
-        _ body: (SCIMUsers, String) async throws -> (HTTPResponse.Status, SCIMValue?)
+        _ request: Request, _ context: TesseraRequestContext, _ body: (Scope) async throws -> (HTTPResponse.Status, SCIMValue?)
     ) async throws -> Response {
         do {
             let tenant = try context.requireTenant()
@@ -183,11 +199,11 @@ struct SCIMRoutes {
             guard let caller else {
                 throw SCIMFailure(status: .unauthorized, scimType: nil, detail: "the bearer token is no live admin key")
             }
-            let users = state.domain.scimUsers(tenant: tenant, caller: caller)
-            // Outside its tenant a key finds nothing (404), as the admin API answers.
-            try caller.check(scope: tenant)
+            // The discovery documents too: outside its tenant a key finds nothing (404), as
+            // the admin API answers. (The resources' calls check the same again.)
             try caller.check(.provision, tenant: tenant)
-            let (status, answer) = try await body(users, users.base)
+            let base = "\(state.domain.issuer(forTenantNamed: tenant.name))/scim/v2"
+            let (status, answer) = try await body(Scope(tenant: tenant, caller: caller, base: base))
             return Self.response(status, answer)
         } catch let failure as SCIMFailure {
             return Self.error(failure.status, scimType: failure.scimType, detail: failure.detail)

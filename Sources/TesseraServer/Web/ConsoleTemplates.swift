@@ -6,6 +6,7 @@ enum ConsoleTemplates {
         "layout": layout, "csrf": csrf, "field": field, "signin": signIn, "message": message, "dashboard": dashboard,
         "tenants": tenants, "tenant": tenant, "services": services, "service": service, "servicefields": serviceFields, "once": once, "users": users,
         "user": user, "invitation": invitation, "audit": audit, "signingkeys": signingKeys, "apikeys": apiKeys, "webhooks": webhooks, "account": account,
+        "groups": groups,
     ]
 
     static let layout = """
@@ -77,6 +78,7 @@ enum ConsoleTemplates {
         <p class="actions"><a class="button" href="/console/tenants/{{name}}/users" id="link-users">Users</a>
         <a class="button" href="/console/tenants/{{name}}/services" id="link-services">Services</a>
         <a class="button" href="/console/tenants/{{name}}/keys" id="link-signing-keys">Signing keys</a>
+        <a class="button" href="/console/tenants/{{name}}/groups" id="link-groups">Groups</a>
         <a class="button quiet" href="/console/audit?tenant={{name}}">Audit log</a></p>
         <p>Issuer: <code>{{issuer}}</code></p>
         <h2>Settings</h2>
@@ -84,6 +86,7 @@ enum ConsoleTemplates {
         {{#settings}}<div><label for="{{name}}">{{label}}</label><input id="{{name}}" name="{{name}}" value="{{value}}" {{^manage}}disabled{{/manage}}
         aria-describedby="{{name}}-error">{{#message}}{{>field}}{{/message}}</div>{{/settings}}
         <div><label><input type="checkbox" name="invitations_by_email_only" value="true" id="invitations_by_email_only" {{#emailOnly}}checked{{/emailOnly}} {{^manage}}disabled{{/manage}} aria-describedby="invitations_by_email_only-error"> Send invitations by e-mail only (no one sees their links)</label>{{#emailOnlyMessage}}<p class="field-error" id="invitations_by_email_only-error">{{emailOnlyMessage}}</p>{{/emailOnlyMessage}}</div>
+        <div><label><input type="checkbox" name="invite_provisioned_users" value="true" id="invite_provisioned_users" {{#inviteProvisioned}}checked{{/inviteProvisioned}} {{^manage}}disabled{{/manage}} aria-describedby="invite_provisioned_users-error"> E-mail an invitation to each user a directory creates (SCIM)</label>{{#inviteProvisionedMessage}}<p class="field-error" id="invite_provisioned_users-error">{{inviteProvisionedMessage}}</p>{{/inviteProvisionedMessage}}</div>
         {{#manage}}<button>Save settings</button>{{/manage}}</form>
         {{#global}}<h2>Removal</h2>
         <form method="post" action="/console/tenants/{{name}}/delete" class="stack" id="delete-tenant" data-confirm="Delete this tenant with its services, users, devices and sessions?">{{>csrf}}
@@ -232,6 +235,19 @@ enum ConsoleTemplates {
         {{#manage}}<form method="post" action="/console/tenants/{{tenantName}}/keys" class="stack" id="rotate-signing-key">{{>csrf}}
         <label><input type="checkbox" name="activate" value="true"> Activate at once (otherwise it is published first)</label>
         <button>Add a signing key</button></form>{{/manage}}
+        """
+
+    static let groups = """
+        {{#group}}<h1>Group {{name}}</h1>
+        <p>In <a href="/console/tenants/{{tenantName}}/groups">the groups of {{tenantName}}</a>. Id <code>{{id}}</code>{{#externalID}}, directory id <code>{{externalID}}</code>{{/externalID}}.</p>
+        <div class="table"><table id="group-members"><thead><tr><th scope="col">Member</th><th scope="col">User id</th></tr></thead><tbody>
+        {{#members}}<tr><td><a href="/console/tenants/{{tenantName}}/users/{{id}}">{{username}}</a></td><td><code>{{id}}</code></td></tr>{{/members}}
+        </tbody></table></div>{{^members}}<p>No members.</p>{{/members}}{{/group}}
+        {{^group}}<h1>Groups of {{tenantName}}</h1>
+        <p>A directory provisions groups over SCIM; a service that asks for the scope <code>groups</code> gets their names as the <code>groups</code> claim.</p>
+        <div class="table"><table id="groups"><thead><tr><th scope="col">Name</th><th scope="col">Members</th><th scope="col">Directory id</th></tr></thead><tbody>
+        {{#groups}}<tr><td><a href="/console/tenants/{{tenantName}}/groups/{{id}}">{{name}}</a></td><td>{{memberCount}}</td><td>{{externalID}}</td></tr>{{/groups}}
+        </tbody></table></div>{{^groups}}<p>No groups yet.</p>{{/groups}}{{/group}}
         """
 
     static let apiKeys = """

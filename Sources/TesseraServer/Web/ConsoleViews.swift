@@ -111,6 +111,8 @@ enum ConsoleViews {
         /// Invitations go by e-mail only.
         let emailOnly: Bool
         let emailOnlyMessage: String?
+        let inviteProvisioned: Bool
+        let inviteProvisionedMessage: String?
     }
 
     /// A service's on/off setting as a checkbox (`ServiceSwitch.all`).
@@ -259,6 +261,24 @@ enum ConsoleViews {
         }
         let tenantName: String
         let keys: [Key]
+    }
+
+    struct Groups {
+        struct Group {
+            let id: String
+            let name: String
+            let memberCount: Int
+            let externalID: String
+        }
+        struct Member {
+            let id: String
+            let username: String
+        }
+        let tenantName: String
+        let groups: [Group]
+        /// The group opened, with its members.
+        let group: Group?
+        let members: [Member]
     }
 
     struct APIKeys {

@@ -5,10 +5,11 @@ import TesseraCore
 
 struct Admin: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Manage tenants and their signing keys, services, users, invitations, activations, security keys, sessions, external identity providers and webhooks, read history and the audit log (newest first, or as a feed), and keep the data bounded, over the admin API.",
+        abstract: "Manage tenants and their signing keys, services, users, invitations, activations, security keys, sessions, external identity providers, webhooks and groups, read history and the audit log (newest first, or as a feed), and keep the data bounded, over the admin API.",
         subcommands: [
             Tenant.self, Service.self, User.self, Invite.self, Invitation.self, ActivationCommands.self, SecurityKey.self, Session.self, History.self,
             Audit.self, Feed.self, Stats.self, Purge.self, Key.self, Webhook.self, ConsoleUser.self, RegistrationToken.self, IdentityProvider.self,
+            Group.self,
         ])
 
     struct Tenant: AsyncParsableCommand {
@@ -161,8 +162,8 @@ struct Admin: AsyncParsableCommand {
 
     struct User: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Create, list, show, change, disable, enable and delete users.",
-            subcommands: [Create.self, List.self, Get.self, Update.self, Disable.self, Enable.self, Delete.self])
+            abstract: "Create, list, show, change, disable, enable, delete and import users.",
+            subcommands: [Create.self, List.self, Get.self, Update.self, Disable.self, Enable.self, Delete.self, Import.self])
 
         struct Create: AsyncParsableCommand {
             static let configuration = CommandConfiguration(abstract: "Create a user in a tenant.")

@@ -58,6 +58,7 @@ enum Show {
         print("webauthn_rp_id: \(tenant.webauthnRpId)")
         print("dynamic_registration: \(tenant.dynamicRegistration)")
         print("invitations_by_email_only: \(tenant.invitationsByEmailOnly)")
+        print("invite_provisioned_users: \(tenant.inviteProvisionedUsers)")
         print("notices: \(tenant.notices.isEmpty ? "none" : tenant.notices.map(\.rawValue).joined(separator: ","))")
         print("default_language: \(tenant.defaultLanguage.rawValue)")
         print(
@@ -182,6 +183,8 @@ extension Admin.Tenant {
         var dynamicRegistration: Bool?
         @Flag(inversion: .prefixedNo, help: "Every invitation goes to the user's email attribute; no answer holds the link (needs the server's --smtp-url).")
         var invitationsByEmailOnly: Bool?
+        @Flag(inversion: .prefixedNo, help: "A user a directory creates over SCIM (active, with an email) is sent an invitation by e-mail (needs the server's --smtp-url).")
+        var inviteProvisionedUsers: Bool?
         @Option(help: "Security notices users get by e-mail, comma separated: device_added, device_removed, passkey_added, locked, or none.")
         var notices: String?
         @Option(help: "The language of the tenant's e-mails: en or de.") var defaultLanguage: String?
@@ -190,6 +193,7 @@ extension Admin.Tenant {
             var body = TenantChanges()
             body.dynamicRegistration = dynamicRegistration
             body.invitationsByEmailOnly = invitationsByEmailOnly
+            body.inviteProvisionedUsers = inviteProvisionedUsers
             body.notices = notices.map { $0 == "none" ? [] : $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) } }
             body.defaultLanguage = defaultLanguage
             body.lockout = try lockoutPolicy(freeAttempts: lockoutFreeAttempts, waits: lockoutWaits, permanentAfter: lockoutPermanentAfter)
@@ -1020,6 +1024,52 @@ extension Admin {
                         ?? "waiting (\(delivery.attempts) attempts\(delivery.lastError.map { ", last: \($0)" } ?? ""))"
                     print("\(delivery.id)\t\(delivery.event)\t\(Show.date(delivery.createdAt))\t\(state)")
                 }
+            }
+        }
+    }
+}
+
+extension Admin {
+    /// A tenant's groups, which a directory provisions over SCIM.
+    struct Group: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "List and read a tenant's groups (a directory provisions them at {issuer}/scim/v2).",
+            discussion: """
+                A service that asks for the scope groups gets the names of the user's groups as the groups claim \
+                (ID token, userinfo, introspection).
+                """,
+            subcommands: [List.self, Show.self])
+
+        struct List: AsyncParsableCommand {
+            static let configuration = CommandConfiguration(abstract: "List a tenant's groups: id, name, members, external id.")
+            @OptionGroup var options: AdminOptions
+            @Option(help: "Tenant name.") var tenant: String
+
+            func run() async throws {
+                let answer = try await options.calling { api in try await api.listGroups(path: .init(tenant: tenant)).ok.body.json }
+                if options.json { return Output.encodable(answer) }
+                for group in answer.groups {
+                    print("\(group.id)\t\(group.name)\t\(group.memberCount) member\(group.memberCount == 1 ? "" : "s")\t\(group.externalId ?? "-")")
+                }
+            }
+        }
+
+        struct Show: AsyncParsableCommand {
+            static let configuration = CommandConfiguration(abstract: "Show a group and its members by username.")
+            @OptionGroup var options: AdminOptions
+            @Option(help: "Tenant name.") var tenant: String
+            @Option(help: "The group's id or name.") var group: String
+
+            func run() async throws {
+                let answer = try await options.calling { api in
+                    try await api.getGroup(path: .init(tenant: tenant, group: group)).ok.body.json
+                }
+                if options.json { return Output.encodable(answer) }
+                print("id: \(answer.id)")
+                print("name: \(answer.name)")
+                print("external_id: \(answer.externalId ?? "-")")
+                print("members: \(answer.memberCount)")
+                for member in answer.members { print("  \(member.username)\t\(member.id)") }
             }
         }
     }
