@@ -109,14 +109,14 @@ struct AttemptsTests {
         let (tenant, service, _) = try await harness.tenant()
         let first = try await harness.redeem(try await harness.approvedCode(service, tenant: tenant), service, tenant: tenant)
         let grants = harness.domain.grants
-        let second = try await grants.refresh(first.refreshToken, scope: nil, client: service, tenant: tenant)
+        let second = try await grants.refresh(try #require(first.refreshToken), scope: nil, client: service, tenant: tenant)
         #expect(second.refreshToken != first.refreshToken)
         let reuse = await #expect(throws: DomainError.self) {
-            _ = try await grants.refresh(first.refreshToken, scope: nil, client: service, tenant: tenant)
+            _ = try await grants.refresh(try #require(first.refreshToken), scope: nil, client: service, tenant: tenant)
         }
         #expect(reuse?.code == .invalidGrant)
         let afterTheft = await #expect(throws: DomainError.self) {
-            _ = try await grants.refresh(second.refreshToken, scope: nil, client: service, tenant: tenant)
+            _ = try await grants.refresh(try #require(second.refreshToken), scope: nil, client: service, tenant: tenant)
         }
         #expect(afterTheft?.code == .invalidGrant)
         await #expect(throws: DomainError.invalidToken("the access token is not valid")) {

@@ -1,4 +1,6 @@
 import Foundation
+import TesseraCore
+import TesseraKit
 import TesseraTesting
 import Testing
 
@@ -66,6 +68,32 @@ struct MachineClientTests {
             #expect(back.status == 200, "\(back.text)")
             #expect(try back.json()["jwks"] == nil)
             #expect(try await scenario.http.postJSON("\(services)/\(clientID)/secret", [String: String](), headers: admin).status == 200)
+        }
+    }
+
+    @Test("a service whose grant types leave out refresh_token gets no refresh token, and the refresh grant is refused")
+    func noRefreshTokens() async throws {
+        try await withServer { server in
+            let scenario = try await Scenario.make(on: server)
+            let service = try await scenario.createService(redirectURI: "http://127.0.0.1:9/no-refresh")
+            let patched = try await scenario.http.patchJSON(
+                "\(server.baseURL)/admin/tenants/\(scenario.tenant)/services/\(service.clientID)", ["grant_types": ["authorization_code"]],
+                headers: ["Authorization": "Bearer \(scenario.adminToken)"])
+            #expect(patched.status == 200, "\(patched.text)")
+            try await scenario.createUser("rae")
+            let (device, _) = try await activateDevice(scenario, username: "rae")
+            let login = try await scenario.openLogin(service, extra: ["scope": "openid offline_access"])
+            let information = try await device.authenticator.start(url: login.authenticationURL)
+            #expect(try await signAndFinish(information, device: device, factors: [.device, .pin]).isUserLogin)
+            let code = try #require(try await scenario.complete(login)["code"])
+            let tokens = try await scenario.redeem(code: code, service: service, verifier: login.verifier).json()
+            #expect(tokens["access_token"] is String && tokens["id_token"] is String)
+            #expect(tokens["refresh_token"] == nil, "\(tokens.keys.sorted())")
+            let refused = try await scenario.tokenRequest(["grant_type": "refresh_token", "refresh_token": "anything"], service: service)
+            #expect(refused.status == 400)
+            #expect(try refused.json()["error"] as? String == "unauthorized_client")
+            let info = try await scenario.http.get("\(scenario.issuer)/userinfo", headers: ["Authorization": "Bearer \(try #require(tokens["access_token"] as? String))"])
+            #expect(info.status == 200, "the access token works: \(info.text)")
         }
     }
 }

@@ -231,7 +231,8 @@ public struct Grants: Sendable {
         let user: UserRecord
         /// The security key of a passkey login (its backup flag decides `swk` or `hwk`).
         let securityKey: SecurityKeyRecord?
-        let refreshToken: String
+        /// None for a service whose grant types leave out `refresh_token`.
+        let refreshToken: String?
     }
 
     enum Outcome: Sendable {
@@ -294,6 +295,11 @@ public struct Grants: Sendable {
                 return .refused(DomainError.invalidGrant("the security key of this session was removed"))
             }
             securityKey = key
+        }
+        // A service whose grant types leave out refresh_token gets none: its session ends
+        // with the access token's use.
+        guard service.allowedGrantTypes.contains(GrantType.refreshToken) else {
+            return .issued(Issuance(source: source, scope: scope, user: user, securityKey: securityKey, refreshToken: nil))
         }
         let refreshToken = Secrets.randomToken()
         try await tx.insertGrant(
@@ -423,7 +429,8 @@ public struct TokenResponse: Codable, Sendable {
     public var tokenType = "Bearer"
     public let expiresIn: Int64
     public internal(set) var idToken: String
-    public internal(set) var refreshToken: String
+    /// Absent for a service whose grant types leave out `refresh_token`.
+    public internal(set) var refreshToken: String?
     public let scope: String
 
     enum CodingKeys: String, CodingKey {

@@ -68,7 +68,7 @@ public struct GematikProfile: Sendable {
         var encrypted = response
         encrypted.accessToken = try seal(response.accessToken)
         encrypted.idToken = try seal(response.idToken)
-        encrypted.refreshToken = try seal(response.refreshToken)
+        encrypted.refreshToken = try response.refreshToken.map(seal)
         return encrypted
     }
 }
