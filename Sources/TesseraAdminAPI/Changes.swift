@@ -48,6 +48,7 @@ package struct TenantChanges: Codable, Hashable, Sendable {
     package var dynamicRegistration: Bool?
     package var invitationsByEmailOnly: Bool?
     package var inviteProvisionedUsers: Bool?
+    package var recoveryCodes: Bool?
     package var notices: [String]?
     package var defaultLanguage: String?
 
@@ -69,6 +70,7 @@ package struct TenantChanges: Codable, Hashable, Sendable {
         case dynamicRegistration = "dynamic_registration"
         case invitationsByEmailOnly = "invitations_by_email_only"
         case inviteProvisionedUsers = "invite_provisioned_users"
+        case recoveryCodes = "recovery_codes"
         case notices
         case defaultLanguage = "default_language"
     }
@@ -90,6 +92,7 @@ package struct TenantChanges: Codable, Hashable, Sendable {
         dynamicRegistration = try container.decodeIfPresent(Bool.self, forKey: .dynamicRegistration)
         invitationsByEmailOnly = try container.decodeIfPresent(Bool.self, forKey: .invitationsByEmailOnly)
         inviteProvisionedUsers = try container.decodeIfPresent(Bool.self, forKey: .inviteProvisionedUsers)
+        recoveryCodes = try container.decodeIfPresent(Bool.self, forKey: .recoveryCodes)
         notices = try container.decodeIfPresent([String].self, forKey: .notices)
         defaultLanguage = try container.decodeIfPresent(String.self, forKey: .defaultLanguage)
     }
@@ -111,6 +114,7 @@ package struct TenantChanges: Codable, Hashable, Sendable {
         try container.encodeIfPresent(dynamicRegistration, forKey: .dynamicRegistration)
         try container.encodeIfPresent(invitationsByEmailOnly, forKey: .invitationsByEmailOnly)
         try container.encodeIfPresent(inviteProvisionedUsers, forKey: .inviteProvisionedUsers)
+        try container.encodeIfPresent(recoveryCodes, forKey: .recoveryCodes)
         try container.encodeIfPresent(notices, forKey: .notices)
         try container.encodeIfPresent(defaultLanguage, forKey: .defaultLanguage)
     }

@@ -169,11 +169,14 @@ public struct ProcessCompletion: Codable, Sendable {
     public let devices: [DeviceSummary]?
     /// `delete` and `unregister_device`: the activation that was removed.
     public let removed: ActivationID?
+    /// `recovery_codes`: the ten new codes, shown this once (the server keeps digests).
+    public let recoveryCodes: [String]?
 
     public init(
         purpose: AuthenticationPurpose, factors: [FactorType]? = nil, url: String? = nil, expiresAt: Date? = nil,
-        devices: [DeviceSummary]? = nil, removed: ActivationID? = nil
+        devices: [DeviceSummary]? = nil, removed: ActivationID? = nil, recoveryCodes: [String]? = nil
     ) {
+        self.recoveryCodes = recoveryCodes
         self.purpose = purpose
         self.factors = factors
         self.url = url
@@ -184,6 +187,46 @@ public struct ProcessCompletion: Codable, Sendable {
 
     enum CodingKeys: String, CodingKey {
         case purpose, factors, url, devices, removed
+        case expiresAt = "expires_at"
+        case recoveryCodes = "recovery_codes"
+    }
+}
+
+/// `POST {issuer}/recover`: a user who lost every device asks for a new activation with a
+/// recovery code.
+public struct RecoveryRequest: Codable, Sendable {
+    public let username: String
+    public let code: String
+
+    public init(username: String, code: String) {
+        self.username = username
+        self.code = code
+    }
+}
+
+/// Where a recovery stands: the activation link went by e-mail (`emailed`), an operator
+/// is to approve it (`awaiting_approval`, with the handle to ask again with), the link is
+/// here (`approved`, once), or it ended (`expired`, `used`).
+public struct RecoveryStatus: Codable, Sendable, Equatable {
+    public let recoveryID: String
+    public let status: String
+    /// The secret to ask for the outcome with (`POST {issuer}/recover/{id}`), in the first answer only.
+    public let handle: String?
+    /// The activation link, once approved (given once).
+    public let url: String?
+    public let expiresAt: Date
+
+    public init(recoveryID: String, status: String, handle: String? = nil, url: String? = nil, expiresAt: Date) {
+        self.recoveryID = recoveryID
+        self.status = status
+        self.handle = handle
+        self.url = url
+        self.expiresAt = expiresAt
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case status, handle, url
+        case recoveryID = "recovery_id"
         case expiresAt = "expires_at"
     }
 }

@@ -21,6 +21,8 @@ public enum AuthenticationPurpose: String, Codable, Sendable, CaseIterable {
     case listDevices = "list_devices"
     /// Remove another activation of my account.
     case unregisterDevice = "unregister_device"
+    /// Ten new single-use recovery codes for the account (the old ones stop working).
+    case recoveryCodes = "recovery_codes"
 
     /// Account processes are started by the device itself, not by a service.
     public var isAccountProcess: Bool { self != .login }
@@ -410,6 +412,7 @@ public enum FinishOutcome: String, Codable, Sendable {
     case apiAccessMergeComplete
     case apiAccessListDevices
     case apiAccessUnregisterDevice
+    case apiAccessRecoveryCodes
 
     /// The result case an approved request of this purpose answers.
     public init(approved purpose: AuthenticationPurpose) {
@@ -422,6 +425,7 @@ public enum FinishOutcome: String, Codable, Sendable {
         case .merge: self = .apiAccessMergeComplete
         case .listDevices: self = .apiAccessListDevices
         case .unregisterDevice: self = .apiAccessUnregisterDevice
+        case .recoveryCodes: self = .apiAccessRecoveryCodes
         }
     }
 }

@@ -30,6 +30,10 @@ public enum AuditAction: String, Sendable, CaseIterable {
     case login
     case operatorSave = "operator.save"
     case pinChange = "pin.change"
+    case recoveryApprove = "recovery.approve"
+    case recoveryRefused = "recovery.refused"
+    case recoveryUse = "recovery.use"
+    case recoveryCodesCreate = "recovery_codes.create"
     case registrationTokenCreate = "registration_token.create"
     case registrationTokenRevoke = "registration_token.revoke"
     case securityKeyEnrol = "securitykey.enrol"

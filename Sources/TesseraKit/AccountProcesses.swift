@@ -167,6 +167,45 @@ extension Personalizer {
         return try await start(ProcessStartRequest(purpose: .merge, code: code), activation: activation)
     }
 
+    /// Starts making ten recovery codes for the account (where the tenant offers them): with
+    /// one, the user gets a new activation after losing every device (`recover(issuer:username:code:)`).
+    /// The old codes stop working. Complete `.apiAccessRecoveryCodes` with `finishRecoveryCodes(_:)`.
+    ///
+    /// ```swift
+    /// var info = try await personalizer.startRecoveryCodes(activation: activation)
+    /// try info.sign(factor: DeviceFactor())
+    /// try info.sign(factor: PinFactor(await askForPIN()))
+    /// if case .apiAccessRecoveryCodes(let process) = try await personalizer.finish(info) {
+    ///     show(try await personalizer.finishRecoveryCodes(process))   // once: the server keeps digests
+    /// }
+    /// ```
+    public func startRecoveryCodes(activation: Activation) async throws -> AuthenticationUserInformation {
+        try await start(ProcessStartRequest(purpose: .recoveryCodes), activation: activation)
+    }
+
+    /// The ten new recovery codes, to be shown to the user this once.
+    public func finishRecoveryCodes(_ process: AccountProcess) async throws -> [String] {
+        try check(process, is: .recoveryCodes)
+        let activation = try await registry.activation(id: process.activation.id)
+        return try await complete(process, activation: activation, body: ProcessCompletionRequest()).recoveryCodes ?? []
+    }
+
+    /// Starts a recovery on a new device, for a user who lost every device: a recovery code
+    /// of the user's. The answer says whether the activation link went by e-mail
+    /// (`emailed`: open it, or scan its QR code, with `activate`) or an operator is to
+    /// approve it (`awaiting_approval`: tell them the `recoveryID`, then ask with
+    /// `recoveryStatus` until it is `approved` and carries the link).
+    public func recover(issuer: URL, username: String, code: String) async throws -> RecoveryStatus {
+        try await client.post(issuer.appendingPathComponent("recover"), body: RecoveryRequest(username: username, code: code), as: RecoveryStatus.self)
+    }
+
+    /// Where a recovery awaiting approval stands; once `approved` it carries the activation
+    /// link (given once).
+    public func recoveryStatus(issuer: URL, recoveryID: String, handle: String) async throws -> RecoveryStatus {
+        try await client.post(
+            issuer.appendingPathComponent("recover/\(recoveryID)"), body: ["handle": handle], as: RecoveryStatus.self)
+    }
+
     private func start(_ request: ProcessStartRequest, activation: Activation) async throws -> AuthenticationUserInformation {
         let current = try await registry.activation(id: activation.id)
         let path = "device/processes"

@@ -26,6 +26,8 @@ public enum AuthenticationResult: Sendable {
     case apiAccessListDevices(AccountProcess)
     /// Approved: complete with `Personalizer.finishUnregisterDevice`.
     case apiAccessUnregisterDevice(AccountProcess)
+    /// Approved: complete with `Personalizer.finishRecoveryCodes`.
+    case apiAccessRecoveryCodes(AccountProcess)
 }
 
 /// An approved account process, to be completed once, by this activation, before
@@ -286,6 +288,7 @@ public struct Authenticator: Sendable {
         case .apiAccessDelete: return .apiAccessDelete(try process.unwrapped())
         case .apiAccessListDevices: return .apiAccessListDevices(try process.unwrapped())
         case .apiAccessUnregisterDevice: return .apiAccessUnregisterDevice(try process.unwrapped())
+        case .apiAccessRecoveryCodes: return .apiAccessRecoveryCodes(try process.unwrapped())
         case .apiAccessMergeComplete:
             guard let merged = response.merged else { throw TesseraKitError.transport("merge result without details") }
             let user = LinkedUser(userID: merged.idmIdentifier, username: merged.username)

@@ -56,3 +56,41 @@ public struct Membership: Codable, Sendable, Equatable {
         case displayName = "display_name"
     }
 }
+
+/// A recovery a user started with a recovery code: the activation link went by e-mail, or
+/// waits for an operator's approval.
+public struct RecoveryRecord: Codable, Sendable {
+    public var id: String
+    public var tenantID: TenantID
+    public var userID: UserID
+    /// The digest of the secret the device asks for the outcome with (approval only).
+    public var handleDigest: String?
+    /// `emailed`, `awaiting_approval`, `approved`, `used`.
+    public var status: String
+    public var createdAt: Int64
+    public var expiresAt: Int64
+    public var approvedAt: Int64?
+    /// The operator or key that approved it (the audit's actor).
+    public var approvedBy: String?
+
+    public init(id: String, tenantID: TenantID, userID: UserID, handleDigest: String?, status: String, createdAt: Int64, expiresAt: Int64) {
+        self.id = id
+        self.tenantID = tenantID
+        self.userID = userID
+        self.handleDigest = handleDigest
+        self.status = status
+        self.createdAt = createdAt
+        self.expiresAt = expiresAt
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case id, status
+        case tenantID = "tenant_id"
+        case userID = "user_id"
+        case handleDigest = "handle_digest"
+        case createdAt = "created_at"
+        case expiresAt = "expires_at"
+        case approvedAt = "approved_at"
+        case approvedBy = "approved_by"
+    }
+}

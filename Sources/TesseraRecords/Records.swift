@@ -42,6 +42,8 @@ public struct TenantRecord: Codable, Sendable, Equatable {
     /// A user a directory creates over SCIM (active, with an e-mail address) is sent an
     /// invitation by e-mail.
     @IntegerFlag public var inviteProvisionedUsers: Bool = false
+    /// Users may make recovery codes, and start a new activation with one.
+    @IntegerFlag public var recoveryCodes: Bool = false
     /// The security notices its users get by e-mail (`NoticeKind`'s names).
     @JSONText public var notices: [String] = TenantRecord.allNotices
     /// The language of its e-mails (`en` or `de`).
@@ -98,6 +100,7 @@ public struct TenantRecord: Codable, Sendable, Equatable {
         case androidAppsHostWide = "android_apps_host_wide"
         case invitationsByEmailOnly = "invitations_by_email_only"
         case inviteProvisionedUsers = "invite_provisioned_users"
+        case recoveryCodes = "recovery_codes"
         case notices
         case defaultLanguage = "default_language"
         case createdAt = "created_at"

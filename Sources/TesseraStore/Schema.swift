@@ -791,6 +791,35 @@ enum Schema {
             "CREATE INDEX group_members_by_user ON group_members (user_id)",
             // Whether a user a directory creates is sent an invitation by e-mail.
             "ALTER TABLE tenants ADD COLUMN invite_provisioned_users INTEGER NOT NULL DEFAULT 0",
+            // Recovery codes (off unless the tenant offers them): a user's single-use codes
+            // as digests, the recoveries they started, and the user's own lockout counter
+            // for wrong codes.
+            "ALTER TABLE tenants ADD COLUMN recovery_codes INTEGER NOT NULL DEFAULT 0",
+            """
+            CREATE TABLE recovery_codes (
+                user_id TEXT NOT NULL,
+                digest TEXT NOT NULL,
+                created_at BIGINT NOT NULL,
+                used_at BIGINT,
+                PRIMARY KEY (user_id, digest)
+            )
+            """,
+            """
+            CREATE TABLE recoveries (
+                id TEXT PRIMARY KEY,
+                tenant_id TEXT NOT NULL,
+                user_id TEXT NOT NULL,
+                handle_digest TEXT,
+                status TEXT NOT NULL,
+                created_at BIGINT NOT NULL,
+                expires_at BIGINT NOT NULL,
+                approved_at BIGINT,
+                approved_by TEXT
+            )
+            """,
+            "CREATE INDEX recoveries_by_user ON recoveries (user_id)",
+            "ALTER TABLE users ADD COLUMN recovery_failures INTEGER NOT NULL DEFAULT 0",
+            "ALTER TABLE users ADD COLUMN recovery_locked_until BIGINT",
         ]),
     ]
 

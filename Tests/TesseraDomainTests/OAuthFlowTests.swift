@@ -127,18 +127,18 @@ struct OAuthFlowTests {
 
         let access = try await lifecycle.introspect(tokens.accessToken, client: service, tenant: tenant)
         #expect(access.active && access.tokenType == "Bearer" && access.clientID == service.clientID.rawValue)
-        let refresh = try await lifecycle.introspect(try #require(tokens.refreshToken), client: service, tenant: tenant)
+        let refresh = try await lifecycle.introspect(tokens.refreshToken, client: service, tenant: tenant)
         #expect(refresh.active && refresh.tokenType == "refresh_token")
         #expect(try await lifecycle.introspect(tokens.accessToken, client: other, tenant: tenant).active == false, "another client's token")
         #expect(try await lifecycle.introspect("not-a-token", client: service, tenant: tenant).active == false)
 
         // Another client's revocation is answered like an unknown token's, and changes nothing.
-        try await lifecycle.revoke(try #require(tokens.refreshToken), client: other, tenant: tenant, logger: harness.logger)
-        #expect(try await lifecycle.introspect(try #require(tokens.refreshToken), client: service, tenant: tenant).active)
+        try await lifecycle.revoke(tokens.refreshToken, client: other, tenant: tenant, logger: harness.logger)
+        #expect(try await lifecycle.introspect(tokens.refreshToken, client: service, tenant: tenant).active)
 
         try await lifecycle.revoke(tokens.accessToken, client: service, tenant: tenant, logger: harness.logger)
         #expect(try await lifecycle.introspect(tokens.accessToken, client: service, tenant: tenant).active == false)
-        #expect(try await lifecycle.introspect(try #require(tokens.refreshToken), client: service, tenant: tenant).active == false, "the session went with it")
+        #expect(try await lifecycle.introspect(tokens.refreshToken, client: service, tenant: tenant).active == false, "the session went with it")
         let refused = await #expect(throws: DomainError.self) {
             _ = try await harness.domain.grants.refresh(try #require(tokens.refreshToken), scope: nil, client: service, tenant: tenant)
         }

@@ -35,6 +35,10 @@ struct ConsoleTests {
             #expect(bad.status == 400)
 
             let account = try await Scenario.make(on: server)
+            let offered = try await http.send(
+                "PATCH", "\(server.baseURL)/admin/tenants/\(account.tenant)", headers: admin.merging(["Content-Type": "application/json"]) { $1 },
+                body: Data(#"{"recovery_codes":true}"#.utf8))
+            #expect(offered.status == 200, "\(offered.text)")
             try await account.createUser("carol")
             let (carolPhone, _) = try await activateDevice(account, username: "carol")
             let (carolLaptop, _) = try await activateDevice(account, username: "carol")

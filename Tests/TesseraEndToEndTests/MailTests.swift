@@ -399,6 +399,46 @@ struct MailTests {
         }
     }
 
+    @Test("a recovery code where e-mail confirms it: the activation link goes to the user's address, a notice says a code was used, the link activates a new device")
+    func recoveryByEmail() async throws {
+        let sink = try await Sink.start()
+        defer { Task { await sink.stop() } }
+        try await withServer(configure: { configuration in
+            configuration.deliveryInterval = .milliseconds(200)
+            configuration.smtp = try? SMTPSettings(url: "smtp://localhost:\(sink.port)", from: "noreply@tessera.test", caFile: sink.certificate)
+        }) { server in
+            let scenario = try await Scenario.make(on: server)
+            let patched = try await scenario.http.patchJSON(
+                "\(server.baseURL)/admin/tenants/\(scenario.tenant)", ["recovery_codes": true, "notices": [String]()],
+                headers: ["Authorization": "Bearer \(server.adminToken)"])
+            #expect(patched.status == 200, "\(patched.text)")
+            try await scenario.createUser("una", attributes: ["email": "una@example.test"])
+            let (device, _) = try await activateDevice(scenario, username: "una")
+            let activation = try #require(try await device.personalizer.activations().first)
+            var information = try await device.personalizer.startRecoveryCodes(activation: activation)
+            try information.sign(factor: DeviceFactor())
+            try information.sign(factor: PinFactor("2468"))
+            guard case .apiAccessRecoveryCodes(let process) = try await device.personalizer.finish(information) else {
+                Issue.record("no recovery codes process")
+                return
+            }
+            let codes = try await device.personalizer.finishRecoveryCodes(process)
+            #expect(sink.received.isEmpty, "the tenant's chosen notices are off")
+
+            let phone = try TestDevice()
+            let status = try await phone.personalizer.recover(issuer: try #require(URL(string: scenario.issuer)), username: "una", code: codes[3])
+            #expect(status.status == "emailed" && status.handle == nil && status.url == nil, "\(status)")
+            let received = try await sink.wait(for: 2)
+            #expect(received.count == 2 && received.allSatisfy { $0["rcpt_tos"] as? [String] == ["una@example.test"] }, "\(received)")
+            let notice = try #require(received.first { ($0["subject"] as? String)?.contains("recovery code") == true }, "\(received)")
+            #expect(Self.link(in: notice) == nil, "the notice holds no link")
+            let invitation = try #require(received.first { Self.link(in: $0) != nil })
+            let link = try #require(Self.link(in: invitation).flatMap(URL.init(string:)))
+            _ = try await phone.personalizer.activate(url: link, pin: "1357", alias: "new phone", enrollBiometric: false, enrollOTP: false)
+            #expect(try await scenario.activations(username: "una").count == 2)
+        }
+    }
+
     @Test("the message gateway gets invitations and notices for a user's phone number, signed (standardwebhooks verifies them); no phone number, 400")
     func messageGateway() async throws {
         let receiver = try await WebhookTests.Receiver.start()

@@ -348,6 +348,7 @@ struct ContainmentTests {
                 "client": tenant == "demo" ? try #require(service["client_id"] as? String) : "tessera-console",
                 "activation": try #require(world.activations[tenant]),
                 "session": "no-such-session", "key": "no-such-key", "provider": "no-such-provider", "group": "no-such-group",
+                "recovery": "no-such-recovery",
             ]
         }
         let (_, keys) = try await client.admin(.post, "/admin/keys", #"{"name":"target","role":"auditor","tenant":"demo"}"#)

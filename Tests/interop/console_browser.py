@@ -327,6 +327,15 @@ try:
     submit(driver.find_element(By.CSS_SELECTOR, "#devices form.remove-device"), confirm=True)
     wait(lambda: exists("#notice") and "removed" in text("notice"), message="no notice after removing a device")
     check(len(driver.find_elements(By.CSS_SELECTOR, "#devices tbody tr")) == 1, "the removed device is still listed")
+    # Recovery codes: ten, shown once; afterwards the page counts the unused ones.
+    check("0" in text("recovery-left"), "the account page does not count carol's recovery codes")
+    submit(driver.find_element(By.ID, "make-recovery-codes"), confirm=True)
+    wait(lambda: exists("#recovery-codes"), message="no recovery codes after making them")
+    codes = [item.text for item in driver.find_elements(By.CSS_SELECTOR, "#recovery-codes li")]
+    check(len(codes) == 10 and all(len(code) == 23 for code in codes), f"not ten recovery codes: {codes}")
+    driver.get(home)
+    wait(lambda: exists("#recovery-left"), message="no recovery code count")
+    check("10" in text("recovery-left") and not exists("#recovery-codes"), "the codes are shown again, or not counted")
     submit(driver.find_element(By.ID, "sign-out"))
     wait(lambda: exists("#sign-in"), message="the account page's sign-out did not return to sign-in")
 

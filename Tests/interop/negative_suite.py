@@ -147,7 +147,7 @@ def real_ids(context: Context, template: str) -> dict:
         "session": fixtures.session_id, "invitation": fixtures.open_invitation_id,
         "activation": fixtures.device.activation_id, "key": fixtures.helpdesk_key_id, "request": request,
         "token": fixtures.registration_token_id, "provider": fixtures.identity_provider, "webhook": fixtures.webhook_id,
-        "group": fixtures.group_id,
+        "group": fixtures.group_id, "recovery": "rec_unknown",
     }
 
 

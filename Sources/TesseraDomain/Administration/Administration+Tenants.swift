@@ -159,6 +159,7 @@ extension Administration {
                 next.invitationsByEmailOnly = only
                 changed.append("invitations_by_email_only")
             }
+            if let offered = input.recoveryCodes { next.recoveryCodes = offered; changed.append("recovery_codes") }
             if let invite = input.inviteProvisionedUsers {
                 guard !invite || domain.settings.sendsEmail else {
                     throw DomainError.invalidRequest("invite_provisioned_users: this server sends no e-mail (it has no --smtp-url)")

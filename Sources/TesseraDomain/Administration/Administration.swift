@@ -31,6 +31,7 @@ public struct Administration: Sendable {
             webauthnTrustAnchors: record.webAuthnTrustAnchors, webauthnRpId: domain.passkeys.relyingParty(for: record).id,
             dynamicRegistration: record.dynamicRegistration, androidAppsHostWide: record.androidAppsHostWide,
             invitationsByEmailOnly: record.invitationsByEmailOnly, inviteProvisionedUsers: record.inviteProvisionedUsers,
+            recoveryCodes: record.recoveryCodes,
             notices: record.notices.compactMap(Components.Schemas.Tenant.NoticesPayloadPayload.init(rawValue:)),
             defaultLanguage: .init(rawValue: record.defaultLanguage) ?? .en)
     }
@@ -91,6 +92,34 @@ public struct Administration: Sendable {
         return Components.Schemas.User(record)
     }
 
+    /// Writes an invitation for `user` in `tx`: sent to `email` or `phone` when given (the
+    /// outbox sends it after the commit), audited as `invitation.create`. Returns its link.
+    static func writeInvitation(
+        _ tx: StoreTransaction, domain: Domain, user: UserRecord, tenant: TenantRecord, email: String?, phone: String?, expiresAt: Int64,
+        actor: Audit.Actor, now: Int64, details extra: [String: String] = [:]
+    ) async throws -> String {
+        let code = Secrets.randomToken()
+        let record = InvitationRecord(
+            id: Secrets.identifier(byteCount: 12), tenantID: tenant.id, userID: user.id, codeDigest: Secrets.digest(code),
+            pinSalt: Secrets.randomToken(byteCount: 16), expiresAt: expiresAt, usedAt: nil, createdAt: now)
+        let url = "\(domain.issuer(forTenantNamed: tenant.name))/activate?code=\(code)"
+        try await tx.insertInvitation(record)
+        var details = extra.merging(["username": user.username, "invitation_id": record.id]) { $1 }
+        let content = MessageContent(
+            template: "invitation", language: tenant.defaultLanguage,
+            values: ["link": url, "username": user.username, "tenant": tenant.name, "expires_at": String(expiresAt)])
+        if let email {
+            details["deliver"] = "email"
+            try await Messages.enqueue(tx, domain: domain, tenantID: tenant.id, channel: .email, recipient: email, content: content, at: now)
+        }
+        if let phone {
+            details["deliver"] = "message"
+            try await Messages.enqueue(tx, domain: domain, tenantID: tenant.id, channel: .message, recipient: phone, content: content, at: now)
+        }
+        try await Audit.record(tx, tenantID: tenant.id, actor: actor, action: .invitationCreate, target: user.id.rawValue, details: details, at: now)
+        return url
+    }
+
     /// A new user's username and attributes, or why they are not valid.
     static func checkNewUser(_ username: String, attributes: [String: String]) throws -> [String: String] {
         guard Validation.isUsername(username) else {
@@ -138,33 +167,12 @@ public struct Administration: Sendable {
             }
             phone = number
         }
-        let code = Secrets.randomToken()
         let now = domain.now()
         let expiresAt = now.addingTimeInterval(lifetime)
-        let record = InvitationRecord(
-            id: Secrets.identifier(byteCount: 12), tenantID: tenant.id, userID: user.id, codeDigest: Secrets.digest(code),
-            pinSalt: Secrets.randomToken(byteCount: 16), expiresAt: Int64(expiresAt.timeIntervalSince1970), usedAt: nil,
-            createdAt: Int64(now.timeIntervalSince1970))
-        let url = "\(domain.issuer(forTenantNamed: tenant.name))/activate?code=\(code)"
-        try await domain.store.transaction { tx in
-            try await tx.insertInvitation(record)
-            var details = ["username": user.username, "invitation_id": record.id]
-            let content = MessageContent(
-                template: "invitation", language: tenant.defaultLanguage,
-                values: ["link": url, "username": user.username, "tenant": tenant.name, "expires_at": String(Int64(expiresAt.timeIntervalSince1970))])
-            if let email {
-                details["deliver"] = "email"
-                try await Messages.enqueue(
-                    tx, domain: domain, tenantID: tenant.id, channel: .email, recipient: email, content: content, at: record.createdAt)
-            }
-            if let phone {
-                details["deliver"] = "message"
-                try await Messages.enqueue(
-                    tx, domain: domain, tenantID: tenant.id, channel: .message, recipient: phone, content: content, at: record.createdAt)
-            }
-            try await Audit.record(
-                tx, tenantID: tenant.id, actor: caller.actor, action: .invitationCreate, target: user.id.rawValue, details: details,
-                at: record.createdAt)
+        let url = try await domain.store.transaction { tx in
+            try await Self.writeInvitation(
+                tx, domain: domain, user: user, tenant: tenant, email: email, phone: phone, expiresAt: Int64(expiresAt.timeIntervalSince1970),
+                actor: caller.actor, now: Int64(now.timeIntervalSince1970))
         }
         let deliver: Components.Schemas.Invitation.DeliverPayload = email != nil ? .email : phone != nil ? .message : .link
         logger.info("invitation created", metadata: ["tenant": "\(tenant.name)", "user_id": "\(user.id)", "deliver": "\(deliver.rawValue)"])

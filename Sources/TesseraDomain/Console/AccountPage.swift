@@ -16,6 +16,8 @@ public struct AccountPage: Sendable {
         public let securityKeys: [SecurityKeyView]
         package let sessions: [Components.Schemas.Session]
         package let signIns: [Components.Schemas.HistoryEntry]
+        /// Where the tenant offers recovery codes: how many of the user's are unused.
+        public let recoveryCodesLeft: Int?
     }
 
     /// Reads as an auditor limited to the user's tenant would: the same views as the admin API.
@@ -31,9 +33,25 @@ public struct AccountPage: Sendable {
             .init(
                 username: current.user.username, activationID: nil, service: nil, outcome: nil, since: nil, until: nil, cursor: nil,
                 limit: limit), tenant: current.tenant)
+        let left = current.tenant.recoveryCodes ? try await domain.store.read { try await $0.recoveryCodesLeft(userID: current.user.id) } : nil
         return Overview(
             devices: devices, securityKeys: try await domain.passkeys.list(user: current.user.id, tenant: current.tenant), sessions: sessions,
-            signIns: history.entries)
+            signIns: history.entries, recoveryCodesLeft: left)
+    }
+
+    /// Ten new recovery codes for the user (the old ones stop working), where the tenant offers them.
+    public func makeRecoveryCodes(current: WebSessions.Current, logger: Logger) async throws -> [String] {
+        guard current.tenant.recoveryCodes else { throw Recovery.notOffered(current.tenant) }
+        let now = domain.epochNow()
+        let codes = try await domain.store.transaction { tx in
+            let codes = try await Recovery.makeCodes(tx: tx, userID: current.user.id, now: now)
+            try await Audit.record(
+                tx, tenantID: current.tenant.id, actor: actor(current), action: .recoveryCodesCreate, target: current.user.id.rawValue,
+                details: ["codes": String(codes.count), "via": "account_page"], at: now)
+            return codes
+        }
+        logger.notice("recovery codes made on the account page", metadata: ["user_id": "\(current.user.id)"])
+        return codes
     }
 
     private func actor(_ current: WebSessions.Current) -> Audit.Actor {

@@ -48,6 +48,8 @@ public struct AccountProcesses: Sendable {
             }
             parameters.target = target
             parameters.targetAlias = other.alias
+        case .recoveryCodes:
+            guard tenant.recoveryCodes else { throw Recovery.notOffered(tenant) }
         case .delete, .listDevices:
             break
         }
@@ -149,6 +151,7 @@ public struct AccountProcesses: Sendable {
             case .delete: deleteActivation(process)
             case .unregisterDevice: unregisterDevice(process)
             case .listDevices: listDevices(process)
+            case .recoveryCodes: try recoveryCodes(process)
             case .login, .merge: throw DomainError.notFound("account process")
             }
 
@@ -340,6 +343,15 @@ public struct AccountProcesses: Sendable {
         }
     }
 
+    /// Ten new recovery codes for the account, in place of the old ones.
+    private func recoveryCodes(_ process: Process) throws -> Step {
+        guard process.tenant.recoveryCodes else { throw Recovery.notOffered(process.tenant) }
+        return { tx, current in
+            let codes = try await Recovery.makeCodes(tx: tx, userID: current.userID, now: process.now)
+            return StepOutcome(completion: ProcessCompletion(purpose: process.purpose, recoveryCodes: codes), details: ["codes": String(codes.count)])
+        }
+    }
+
     static func auditAction(_ purpose: AuthenticationPurpose) -> AuditAction {
         switch purpose {
         case .addFactor: .factorAdd
@@ -349,6 +361,7 @@ public struct AccountProcesses: Sendable {
         case .unregisterDevice: .activationUnregister
         case .merge: .activationMerge
         case .listDevices: .devicesList
+        case .recoveryCodes: .recoveryCodesCreate
         case .login: .login
         }
     }

@@ -108,6 +108,8 @@ public struct Activations: Sendable {
                 throw DomainError.invalidGrant("the activation code was used already")
             }
             try await tx.insertActivation(record)
+            // A new device lifts a lock that wrong recovery codes started.
+            try await tx.setRecoveryLock(userID: user.id, failures: 0, lockedUntil: nil)
             try await Audit.record(
                 tx, tenantID: tenant.id, actor: .activation(activationID), action: .activationCreate, target: activationID.rawValue,
                 details: ["user_id": user.id.rawValue, "factors": record.enrolledFactors.sorted().map(\.rawValue).joined(separator: ",")], at: now)

@@ -9,6 +9,11 @@ public enum NoticeKind: String, Sendable, CaseIterable {
     case deviceRemoved = "device_removed"
     case passkeyAdded = "passkey_added"
     case locked
+    /// A recovery code was used: always sent (a tenant cannot switch it off).
+    case recoveryUsed = "recovery_used"
+
+    /// The kinds a tenant chooses among (`notices`).
+    public static let chosen: [NoticeKind] = [.deviceAdded, .deviceRemoved, .passkeyAdded, .locked]
 }
 
 /// Security notices to the user whom a change concerns: written into the message outbox in
@@ -22,7 +27,8 @@ enum Notices {
         at now: Int64
     ) async throws {
         guard domain.settings.sendsEmail || domain.settings.sendsMessages else { return }
-        guard let tenant = try await tx.tenant(id: tenantID), tenant.notices.contains(kind.rawValue), let user = try await tx.user(id: userID)
+        guard let tenant = try await tx.tenant(id: tenantID), !NoticeKind.chosen.contains(kind) || tenant.notices.contains(kind.rawValue),
+            let user = try await tx.user(id: userID)
         else { return }
         let email = domain.settings.sendsEmail ? user.attributes["email"].flatMap(Validation.emailAddress) : nil
         let phone = domain.settings.sendsMessages ? user.attributes["phone_number"].flatMap { $0.isEmpty ? nil : $0 } : nil

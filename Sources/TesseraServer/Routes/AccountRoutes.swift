@@ -30,6 +30,7 @@ struct AccountRoutes {
         pages.post("account/logout", use: logout)
         pages.post("account/devices/:activation/remove", use: removeDevice)
         pages.post("account/sessions/:session/end", use: endSession)
+        pages.post("account/recovery-codes", use: makeRecoveryCodes)
         pages.post("account/security-keys/:key/remove", use: removeSecurityKey)
         // JSON for webauthn.js: a passkey's options and its registration, with the CSRF token in a header.
         group.post("account/passkeys/options", use: passkeyOptions)
@@ -53,7 +54,9 @@ struct AccountRoutes {
         return try await render(current, tenant: tenant, notice: WebPages.notice(request))
     }
 
-    func render(_ current: WebSessions.Current, tenant: TenantRecord, problem: FormProblem? = nil, notice: String? = nil) async throws -> Response {
+    func render(
+        _ current: WebSessions.Current, tenant: TenantRecord, problem: FormProblem? = nil, notice: String? = nil, recoveryCodes: [String] = []
+    ) async throws -> Response {
         let overview = try await domain.accountPage.overview(current)
         let page = ConsoleViews.Account(
             tenantName: tenant.name,
@@ -73,7 +76,8 @@ struct AccountRoutes {
             sessions: overview.sessions.map {
                 .init(id: $0.id, service: $0.service ?? "—", created: WebPages.time($0.createdAt), expires: WebPages.time($0.expiresAt))
             },
-            signIns: overview.signIns.map { .init(at: WebPages.time($0.at), service: $0.service ?? "—", purpose: $0.purpose, outcome: $0.outcome) })
+            signIns: overview.signIns.map { .init(at: WebPages.time($0.at), service: $0.service ?? "—", purpose: $0.purpose, outcome: $0.outcome) },
+            recovery: overview.recoveryCodesLeft.map { .init(left: $0, codes: recoveryCodes, fresh: !recoveryCodes.isEmpty) })
         let layout = AccountLayout(who: current.user.username, home: home(tenant), csrf: current.session.csrf, notice: notice)
         return pages.render("account", title: "Your account", page: page, layout: layout, problem: problem)
     }
@@ -148,6 +152,21 @@ struct AccountRoutes {
         let input = try await RequestDecoding.json(PasskeyRegistration.self, from: request)
         let key = try await domain.accountPage.registerPasskey(input.credential, name: input.name, current: current, logger: context.logger)
         return JSONResponse.make(key, status: .created)
+    }
+
+    /// Ten new recovery codes, shown on the page this once (the answer is not cached).
+    @Sendable func makeRecoveryCodes(_ request: Request, context: TesseraRequestContext) async throws -> Response {
+        let (current, tenant) = try await signedInForm(request, context: context)
+        let codes: [String]
+        do {
+            codes = try await domain.accountPage.makeRecoveryCodes(current: current, logger: context.logger)
+        } catch {
+            guard let problem = FormProblem(error, fields: []) else { throw error }
+            return try await render(current, tenant: tenant, problem: problem)
+        }
+        var response = try await render(current, tenant: tenant, recoveryCodes: codes)
+        response.headers[.cacheControl] = "no-store"
+        return response
     }
 
     @Sendable func endSession(_ request: Request, context: TesseraRequestContext) async throws -> Response {

@@ -242,6 +242,16 @@ struct AdminAPI: APIProtocol {
         return .ok(.init(body: .json(.init(revoked: input.path.token))))
     }
 
+    func approveRecovery(_ input: Operations.ApproveRecovery.Input) async throws -> Operations.ApproveRecovery.Output {
+        let (_, call) = try call()
+        let recovery = try await state.domain.recovery.approve(
+            input.path.recovery, userID: UserID(input.path.user), tenant: try call.requireTenant(), caller: call.caller, logger: call.logger)
+        return .ok(.init(body: .json(.init(
+            id: recovery.id, userId: recovery.userID.rawValue, status: .init(rawValue: recovery.status) ?? .approved,
+            createdAt: Double(recovery.createdAt), expiresAt: Double(recovery.expiresAt), approvedAt: recovery.approvedAt.map(Double.init),
+            approvedBy: recovery.approvedBy))))
+    }
+
     func importUsers(_ input: Operations.ImportUsers.Input) async throws -> Operations.ImportUsers.Output {
         let (administration, call) = try call()
         let body = switch input.body { case .json(let body): body }

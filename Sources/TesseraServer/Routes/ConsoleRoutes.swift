@@ -204,7 +204,8 @@ struct ConsoleRoutes {
             emailOnly: input.map { $0["invitations_by_email_only"] == "true" } ?? view.invitationsByEmailOnly,
             emailOnlyMessage: problem?.field == "invitations_by_email_only" ? problem?.message : nil,
             inviteProvisioned: input.map { $0["invite_provisioned_users"] == "true" } ?? view.inviteProvisionedUsers,
-            inviteProvisionedMessage: problem?.field == "invite_provisioned_users" ? problem?.message : nil)
+            inviteProvisionedMessage: problem?.field == "invite_provisioned_users" ? problem?.message : nil,
+            recoveryCodes: input.map { $0["recovery_codes"] == "true" } ?? view.recoveryCodes)
         return pages.render("tenant", title: "Tenant \(view.name)", page: page, layout: layout(current, notice: notice), problem: problem)
     }
 
@@ -259,6 +260,8 @@ struct ConsoleRoutes {
             if emailOnly != stored.invitationsByEmailOnly { update.invitationsByEmailOnly = emailOnly }
             let inviteProvisioned = form["invite_provisioned_users"] == "true"
             if inviteProvisioned != stored.inviteProvisionedUsers { update.inviteProvisionedUsers = inviteProvisioned }
+            let recoveryCodes = form["recovery_codes"] == "true"
+            if recoveryCodes != stored.recoveryCodes { update.recoveryCodes = recoveryCodes }
             _ = try await administration.updateTenant(update, tenant: tenant, logger: context.logger)
         } catch {
             let boxes = ["invitations_by_email_only", "invite_provisioned_users"]

@@ -21,6 +21,9 @@ struct DeviceRoutes {
         open.post("activation/start", use: startActivation)
         open.post("activation/complete", use: completeActivation)
         open.post("authentications/:request/finish", use: finish)
+        // A user who lost every device: a recovery code, then the outcome by its handle.
+        throttled.post("recover", use: recover)
+        throttled.post("recover/:recovery", use: recoveryStatus)
 
         let device = throttled.group("device").add(
             middleware: DeviceAuthentication(domain: domain, limiter: state.limiter, settings: state.configuration.throttle))
@@ -94,6 +97,21 @@ struct DeviceRoutes {
         let permanent = outcome.lockout?.isPermanent == true
         state.metrics.authentication(purpose: finished.purpose, outcome: permanent ? .locked : .failed)
         if let lock = finished.lockSet { state.metrics.lockout(permanent: lock.isPermanent) }
+    }
+
+    // MARK: Recovery
+
+    @Sendable func recover(_ request: Request, context: TesseraRequestContext) async throws -> Response {
+        let input = try await RequestDecoding.json(RecoveryRequest.self, from: request)
+        let status = try await domain.recovery.recover(input, tenant: try context.requireTenant(), logger: context.logger)
+        return JSONResponse.make(status, status: .created)
+    }
+
+    @Sendable func recoveryStatus(_ request: Request, context: TesseraRequestContext) async throws -> Response {
+        struct Input: Decodable { let handle: String }
+        let input = try await RequestDecoding.json(Input.self, from: request)
+        let id = try context.parameters.require("recovery")
+        return JSONResponse.make(try await domain.recovery.status(id: id, handle: input.handle, tenant: try context.requireTenant(), logger: context.logger))
     }
 
     // MARK: Account processes

@@ -121,6 +121,14 @@ enum MessageTemplates {
             subject = "Ihr Gerät wurde bei \(tenant) gesperrt"
             happened = "Nach zu vielen Fehlversuchen wurde Ihr Gerät\(device.map { " „\($0)“" } ?? "") bei \(tenant) dauerhaft gesperrt."
             advice = "Ihre Administration kann es entsperren, nachdem sie mit Ihnen gesprochen hat."
+        case ("recovery_used", false):
+            subject = "A recovery code was used for your account at \(tenant)"
+            happened = "One of your recovery codes was used to ask for a new device at \(tenant)."
+            advice = "If this was you, there is nothing to do. If not, tell your administrator at once, and make new recovery codes."
+        case ("recovery_used", true):
+            subject = "Ein Wiederherstellungscode Ihres Kontos bei \(tenant) wurde benutzt"
+            happened = "Einer Ihrer Wiederherstellungscodes wurde benutzt, um bei \(tenant) ein neues Gerät anzufordern."
+            advice = "Wenn Sie das waren, ist nichts zu tun. Wenn nicht, wenden Sie sich sofort an Ihre Administration und erstellen Sie neue Wiederherstellungscodes."
         default:
             throw SMTPError.configuration("no notice '\(kind)'")
         }

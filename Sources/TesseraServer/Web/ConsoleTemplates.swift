@@ -87,6 +87,7 @@ enum ConsoleTemplates {
         aria-describedby="{{name}}-error">{{#message}}{{>field}}{{/message}}</div>{{/settings}}
         <div><label><input type="checkbox" name="invitations_by_email_only" value="true" id="invitations_by_email_only" {{#emailOnly}}checked{{/emailOnly}} {{^manage}}disabled{{/manage}} aria-describedby="invitations_by_email_only-error"> Send invitations by e-mail only (no one sees their links)</label>{{#emailOnlyMessage}}<p class="field-error" id="invitations_by_email_only-error">{{emailOnlyMessage}}</p>{{/emailOnlyMessage}}</div>
         <div><label><input type="checkbox" name="invite_provisioned_users" value="true" id="invite_provisioned_users" {{#inviteProvisioned}}checked{{/inviteProvisioned}} {{^manage}}disabled{{/manage}} aria-describedby="invite_provisioned_users-error"> E-mail an invitation to each user a directory creates (SCIM)</label>{{#inviteProvisionedMessage}}<p class="field-error" id="invite_provisioned_users-error">{{inviteProvisionedMessage}}</p>{{/inviteProvisionedMessage}}</div>
+        <div><label><input type="checkbox" name="recovery_codes" value="true" id="recovery_codes" {{#recoveryCodes}}checked{{/recoveryCodes}} {{^manage}}disabled{{/manage}}> Users may make recovery codes (a new device after losing every one)</label></div>
         {{#manage}}<button>Save settings</button>{{/manage}}</form>
         {{#global}}<h2>Removal</h2>
         <form method="post" action="/console/tenants/{{name}}/delete" class="stack" id="delete-tenant" data-confirm="Delete this tenant with its services, users, devices and sessions?">{{>csrf}}
@@ -303,6 +304,11 @@ enum ConsoleTemplates {
         {{#sessions}}<tr><td>{{service}}</td><td>{{created}}</td><td>{{expires}}</td><td>
         <form method="post" action="{{home}}/sessions/{{id}}/end" class="inline end-session">{{>csrf}}<button class="quiet">End</button></form></td></tr>{{/sessions}}
         </tbody></table></div>
+        {{#recovery}}<h2>Recovery codes</h2>
+        {{#fresh}}<section id="recovery-codes"><p><strong>Your new recovery codes, shown this once.</strong> Keep them somewhere safe, away from your devices: with one, you get a new device after losing every one. Each works once; the old codes no longer work.</p>
+        <ol class="codes">{{#codes}}<li><code>{{.}}</code></li>{{/codes}}</ol></section>{{/fresh}}
+        {{^fresh}}<p id="recovery-left">Unused recovery codes: {{left}}.</p>{{/fresh}}
+        <form method="post" action="{{home}}/recovery-codes" class="inline" id="make-recovery-codes" data-confirm="Make ten new recovery codes? The old ones stop working.">{{>csrf}}<button>Make new recovery codes</button></form>{{/recovery}}
         <h2>Recent sign-ins</h2>
         <div class="table"><table id="sign-ins"><thead><tr><th scope="col">When</th><th scope="col">Service</th><th scope="col">What</th><th scope="col">Outcome</th></tr></thead><tbody>
         {{#signIns}}<tr><td>{{at}}</td><td>{{service}}</td><td>{{purpose}}</td><td>{{outcome}}</td></tr>{{/signIns}}

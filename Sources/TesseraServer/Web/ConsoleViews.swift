@@ -113,6 +113,7 @@ enum ConsoleViews {
         let emailOnlyMessage: String?
         let inviteProvisioned: Bool
         let inviteProvisionedMessage: String?
+        let recoveryCodes: Bool
     }
 
     /// A service's on/off setting as a checkbox (`ServiceSwitch.all`).
@@ -354,5 +355,13 @@ enum ConsoleViews {
         let securityKeys: [SecurityKey]
         let sessions: [Session]
         let signIns: [SignIn]
+        /// The tenant offers recovery codes: how many of the user's are unused.
+        let recovery: Recovery?
+        struct Recovery {
+            let left: Int
+            /// Just made: shown this once.
+            let codes: [String]
+            let fresh: Bool
+        }
     }
 }

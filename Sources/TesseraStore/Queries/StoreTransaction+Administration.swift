@@ -66,6 +66,7 @@ extension StoreTransaction {
                 android_apps_host_wide = \(bind: tenant.androidAppsHostWide ? 1 : 0),
                 invitations_by_email_only = \(bind: tenant.invitationsByEmailOnly ? 1 : 0),
                 invite_provisioned_users = \(bind: tenant.inviteProvisionedUsers ? 1 : 0),
+                recovery_codes = \(bind: tenant.recoveryCodes ? 1 : 0),
                 notices = \(bind: try JSONCoding.string(tenant.notices)), default_language = \(bind: tenant.defaultLanguage)
             WHERE id = \(bind: tenant.id)
             """
@@ -85,11 +86,12 @@ extension StoreTransaction {
         statements.append("DELETE FROM device_token_ids WHERE activation_id IN (" + activations + ")")
         statements.append("DELETE FROM activation_users WHERE user_id IN (" + users + ")")
         statements.append("DELETE FROM group_members WHERE group_id IN (SELECT id FROM user_groups WHERE tenant_id = \(bind: id))")
+        statements.append("DELETE FROM recovery_codes WHERE user_id IN (" + users + ")")
         for table in [
             "grants", "auth_requests", "sessions", "sso_sessions", "push_targets", "authentication_history", "invitations",
             "activations", "security_keys", "webauthn_ceremonies", "federation_logins", "federated_identities", "identity_providers",
             "users", "services", "signing_keys", "web_sessions", "console_operators", "logout_notices", "pushed_requests",
-            "registration_tokens", "user_groups",
+            "registration_tokens", "user_groups", "recoveries",
         ] {
             statements.append("DELETE FROM \(ident: table) WHERE tenant_id = \(bind: id)")
         }
@@ -161,6 +163,7 @@ extension StoreTransaction {
         for table in [
             "activation_users", "invitations", "auth_requests", "sso_sessions", "grants", "sessions", "authentication_history",
             "web_sessions", "console_operators", "security_keys", "webauthn_ceremonies", "federated_identities", "group_members",
+            "recovery_codes", "recoveries",
         ] {
             try await db.raw("DELETE FROM \(ident: table) WHERE user_id = \(bind: id)").run()
         }

@@ -59,6 +59,7 @@ enum Show {
         print("dynamic_registration: \(tenant.dynamicRegistration)")
         print("invitations_by_email_only: \(tenant.invitationsByEmailOnly)")
         print("invite_provisioned_users: \(tenant.inviteProvisionedUsers)")
+        print("recovery_codes: \(tenant.recoveryCodes)")
         print("notices: \(tenant.notices.isEmpty ? "none" : tenant.notices.map(\.rawValue).joined(separator: ","))")
         print("default_language: \(tenant.defaultLanguage.rawValue)")
         print(
@@ -185,6 +186,8 @@ extension Admin.Tenant {
         var invitationsByEmailOnly: Bool?
         @Flag(inversion: .prefixedNo, help: "A user a directory creates over SCIM (active, with an email) is sent an invitation by e-mail (needs the server's --smtp-url).")
         var inviteProvisionedUsers: Bool?
+        @Flag(inversion: .prefixedNo, help: "Users may make recovery codes with a device and start a new activation with one after losing every device.")
+        var recoveryCodes: Bool?
         @Option(help: "Security notices users get by e-mail, comma separated: device_added, device_removed, passkey_added, locked, or none.")
         var notices: String?
         @Option(help: "The language of the tenant's e-mails: en or de.") var defaultLanguage: String?
@@ -194,6 +197,7 @@ extension Admin.Tenant {
             body.dynamicRegistration = dynamicRegistration
             body.invitationsByEmailOnly = invitationsByEmailOnly
             body.inviteProvisionedUsers = inviteProvisionedUsers
+            body.recoveryCodes = recoveryCodes
             body.notices = notices.map { $0 == "none" ? [] : $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) } }
             body.defaultLanguage = defaultLanguage
             body.lockout = try lockoutPolicy(freeAttempts: lockoutFreeAttempts, waits: lockoutWaits, permanentAfter: lockoutPermanentAfter)

@@ -37,7 +37,7 @@ struct Device: AsyncParsableCommand {
         abstract: "A terminal authenticator: activate this machine, answer logins, and run account processes.",
         subcommands: [
             Activate.self, Login.self, Users.self, AddFactor.self, ChangePin.self, NewActivation.self, Delete.self, Devices.self,
-            Unregister.self, History.self, Pending.self, Approve.self, Deny.self, InAppLogin.self,
+            Unregister.self, RecoveryCodes.self, Recover.self, History.self, Pending.self, Approve.self, Deny.self, InAppLogin.self,
             Token.self,
         ])
 

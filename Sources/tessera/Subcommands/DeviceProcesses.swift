@@ -23,6 +23,7 @@ struct ProcessReport: Encodable {
     var removed: String? = nil
     var idmIdentifier: String? = nil
     var devices: [DeviceRow]? = nil
+    var recoveryCodes: [String]? = nil
 
     enum CodingKeys: String, CodingKey {
         case result, factors, url, removed, devices
@@ -30,6 +31,7 @@ struct ProcessReport: Encodable {
         case otpauthURI = "otpauth_uri"
         case expiresAt = "expires_at"
         case idmIdentifier = "idm_identifier"
+        case recoveryCodes = "recovery_codes"
     }
 
     struct DeviceRow: Encodable {
@@ -57,6 +59,7 @@ struct ProcessReport: Encodable {
         if let url { print("url: \(url)") }
         if let expiresAt { print("expires_at: \(ISO8601DateFormatter().string(from: expiresAt))") }
         if let removed { print("removed: \(removed)") }
+        for code in recoveryCodes ?? [] { print("recovery_code: \(code)") }
         for device in devices ?? [] {
             let used = device.lastUsedAt.map { ISO8601DateFormatter().string(from: $0) } ?? "never"
             print(
@@ -223,6 +226,72 @@ extension Device {
                         createdAt: $0.createdAt, lastUsedAt: $0.lastUsedAt, current: $0.current)
                 }
             ).show(json: options.json)
+        }
+    }
+
+    struct RecoveryCodes: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "recovery-codes",
+            abstract: "Make ten new recovery codes for my account (the old ones stop working); where the tenant offers them.",
+            discussion: "Prints `result: apiAccessRecoveryCodes` and the codes, this once: keep them somewhere safe, away from this device.")
+        @OptionGroup var options: DeviceOptions
+        @OptionGroup var proof: ProofOptions
+
+        func run() async throws {
+            let (personalizer, result) = try await Device.runProcess(options: options, proof: proof) {
+                try await $0.startRecoveryCodes(activation: $1)
+            }
+            guard case .apiAccessRecoveryCodes(let process) = result else { throw Device.unexpected(result) }
+            let codes = try await Device.reporting(json: options.json) { try await personalizer.finishRecoveryCodes(process) }
+            ProcessReport(result: "apiAccessRecoveryCodes", recoveryCodes: codes).show(json: options.json)
+        }
+    }
+
+    struct Recover: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "On a new device, after losing every one: start a recovery with a recovery code.",
+            discussion: """
+                Prints the recovery's id and status: `emailed` (the activation link went to the user's e-mail: \
+                activate with it) or `awaiting_approval` (tell an operator the id; with --wait this asks until it \
+                is approved, then prints the activation link's url).
+                """)
+        @OptionGroup var options: DeviceOptions
+        @Option(help: "The tenant's issuer URL.") var issuer: String
+        @Option(help: "Username.") var username: String
+        @Option(help: "One of the user's recovery codes.") var code: String
+        @Option(help: "Seconds to wait for an operator's approval (0: do not wait).") var wait = 0
+
+        struct Report: Encodable {
+            let recoveryID: String
+            let status: String
+            let url: String?
+            let expiresAt: Date
+
+            enum CodingKeys: String, CodingKey {
+                case status, url
+                case recoveryID = "recovery_id"
+                case expiresAt = "expires_at"
+            }
+        }
+
+        func run() async throws {
+            guard let base = URL(string: issuer) else { throw ValidationError("--issuer is a URL") }
+            let personalizer = Personalizer(keyStore: try options.keyStore())
+            var status = try await Device.reporting(json: options.json) {
+                try await personalizer.recover(issuer: base, username: username, code: code)
+            }
+            let handle = status.handle
+            let deadline = Date().addingTimeInterval(TimeInterval(wait))
+            while status.status == "awaiting_approval", let handle, Date() < deadline {
+                try await Task.sleep(for: .seconds(1))
+                status = try await personalizer.recoveryStatus(issuer: base, recoveryID: status.recoveryID, handle: handle)
+            }
+            let report = Report(recoveryID: status.recoveryID, status: status.status, url: status.url, expiresAt: status.expiresAt)
+            if options.json { return Output.encodable(report) }
+            print("recovery_id: \(report.recoveryID)")
+            print("status: \(report.status)")
+            if let url = report.url { print("url: \(url)") }
+            print("expires_at: \(ISO8601DateFormatter().string(from: report.expiresAt))")
         }
     }
 
