@@ -19,8 +19,6 @@ public struct Recovery: Sendable {
     public static let codeCount = 10
     /// How long a recovery waits for its approval, and its activation link then lives.
     public static let lifetime: Int64 = 86_400
-    /// A lock that only a new activation lifts.
-    static let permanent = Int64.max
 
     /// Crockford's base32 without I, L, O, U: 20 characters, 100 bits, shown as four groups.
     static let alphabet = Array("0123456789ABCDEFGHJKMNPQRSTVWXYZ")
@@ -48,6 +46,18 @@ public struct Recovery: Sendable {
         return codes
     }
 
+    /// The wait after the `failures`-th consecutive wrong code: the tenant's lockout
+    /// policy's waits, but never a permanent lock. Anyone who knows a username can guess
+    /// its codes, so a lock for good would let them switch recovery off for that user; a
+    /// guess a minute at most (the policy's longest wait) leaves 100-bit codes safe.
+    static func lock(afterFailures failures: Int, policy: LockoutPolicy, now: Int64) -> LockoutInformation? {
+        let at = Date(timeIntervalSince1970: TimeInterval(now))
+        guard let lock = policy.lock(afterFailures: failures, at: at) else { return nil }
+        guard lock.isPermanent else { return lock }
+        let longest = max(LockoutPolicy.minimumLongestWait, policy.waits.max() ?? LockoutPolicy.minimumLongestWait)
+        return LockoutInformation(isPermanent: false, lockedUntil: at.addingTimeInterval(TimeInterval(longest)))
+    }
+
     static func notOffered(_ tenant: TenantRecord) -> DomainError {
         DomainError.invalidRequest("tenant '\(tenant.name)' does not offer recovery codes")
     }
@@ -57,8 +67,8 @@ public struct Recovery: Sendable {
     /// The outcome of a code, committed either way (a wrong one counts).
     private enum Attempt: Sendable {
         case accepted(RecoveryStatus)
-        case wrong(LockoutInformation?)
-        case locked(LockoutInformation)
+        case wrong
+        case locked
     }
 
     /// `POST {issuer}/recover`: a code of the user's. Wrong (or an unknown user) is
@@ -71,24 +81,23 @@ public struct Recovery: Sendable {
         let wrong = DomainError.invalidGrant("the username or the recovery code is wrong")
         let now = domain.epochNow()
         let email = domain.settings.sendsEmail
-        let attempt = try await domain.store.transaction { tx -> Attempt? in
+        // Attempts on one username take turns (on PostgreSQL): each reads the failures the
+        // previous one wrote, so parallel guesses all count.
+        let queue = "recovery:\(tenant.id.rawValue):\(request.username)"
+        let attempt = try await domain.store.transaction(queue: queue) { tx -> Attempt? in
             guard let user = try await tx.user(tenantID: tenant.id, username: request.username), user.disabledAt == nil else { return nil }
             let (failures, lockedUntil) = try await tx.recoveryLock(userID: user.id)
-            if let lockedUntil, lockedUntil > now {
-                let permanent = lockedUntil == Self.permanent
-                return .locked(
-                    LockoutInformation(
-                        isPermanent: permanent, lockedUntil: permanent ? nil : Date(timeIntervalSince1970: TimeInterval(lockedUntil))))
-            }
+            // During a wait no code is looked at, a right one neither.
+            if let lockedUntil, lockedUntil > now { return .locked }
             guard try await tx.useRecoveryCode(userID: user.id, digest: Self.digest(request.code, userID: user.id), now: now) else {
                 let count = failures + 1
-                let lock = tenant.lockoutPolicy.lock(afterFailures: count, at: Date(timeIntervalSince1970: TimeInterval(now)))
-                let until = lock.map { $0.isPermanent ? Self.permanent : Int64(($0.lockedUntil ?? .distantPast).timeIntervalSince1970) }
+                let lock = Self.lock(afterFailures: count, policy: tenant.lockoutPolicy, now: now)
+                let until = lock.map { Int64(($0.lockedUntil ?? .distantPast).timeIntervalSince1970) }
                 try await tx.setRecoveryLock(userID: user.id, failures: count, lockedUntil: until)
                 try await Audit.record(
                     tx, tenantID: tenant.id, actor: .user(user.id), action: .recoveryRefused, target: user.id.rawValue,
-                    details: ["failures": String(count), "locked": lock.map { $0.isPermanent ? "permanent" : "until" } ?? "no"], at: now)
-                return .wrong(lock)
+                    details: ["failures": String(count), "locked_until": until.map(String.init) ?? "-"], at: now)
+                return .wrong
             }
             try await tx.setRecoveryLock(userID: user.id, failures: 0, lockedUntil: nil)
             let left = try await tx.recoveryCodesLeft(userID: user.id)
@@ -125,13 +134,10 @@ public struct Recovery: Sendable {
         case .accepted(let status)?:
             logger.info("recovery started", metadata: ["tenant": "\(tenant.name)", "recovery_id": "\(status.recoveryID)", "status": "\(status.status)"])
             return status
-        case .locked(let information)?:
-            throw DomainError(.locked, .accountLocked, "too many wrong recovery codes; try again later", lockout: information)
-        case .wrong(let lock)?:
+        case .locked?, .wrong?, nil:
+            // Alike for a wrong code, a locked user and an unknown one: the answer does not
+            // say whether the username exists.
             logger.info("recovery code refused", metadata: ["tenant": "\(tenant.name)"])
-            if let lock { throw DomainError(.locked, .accountLocked, "too many wrong recovery codes", lockout: lock) }
-            throw wrong
-        case nil:
             throw wrong
         }
     }

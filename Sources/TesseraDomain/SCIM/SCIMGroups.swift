@@ -98,6 +98,11 @@ public struct SCIMGroups: SCIMResourceSet {
         }
     }
 
+    /// A tenant's group writes take turns (on PostgreSQL; SQLite has one writer): a
+    /// change reads the members and names, then writes them, and two directories' PATCHes
+    /// at once must not drop each other's members or both take one name.
+    static func queue(_ tenant: TenantRecord) -> String { "scim-groups:\(tenant.id.rawValue)" }
+
     // MARK: Reading
 
     public func get(_ id: String) async throws -> [String: SCIMValue] {
@@ -139,7 +144,7 @@ public struct SCIMGroups: SCIMResourceSet {
         var group = GroupRecord(id: GroupID(Secrets.identifier(byteCount: 12)), tenantID: tenant.id, displayName: "", externalID: nil, createdAt: now)
         let memberIDs = try Self.apply(members, to: &group)
         let record = group
-        let created = try await domain.store.transaction { tx in
+        let created = try await domain.store.transaction(queue: Self.queue(tenant)) { tx in
             if try await tx.group(tenantID: tenant.id, displayName: record.displayName) != nil {
                 throw DomainError(.conflict, SCIMError.uniqueness, "a group with this displayName exists in the tenant")
             }
@@ -172,7 +177,7 @@ public struct SCIMGroups: SCIMResourceSet {
         _ id: String, ifMatch: String?, logger: Logger, _ next: @Sendable ([String: SCIMValue]) throws -> [String: SCIMValue]
     ) async throws -> [String: SCIMValue] {
         let now = domain.epochNow()
-        let updated = try await domain.store.transaction { tx in
+        let updated = try await domain.store.transaction(queue: Self.queue(tenant)) { tx in
             var group = try await group(id, tx: tx)
             let current = try await resource(group, tx: tx)
             try SCIMResource.check(ifMatch: ifMatch, current, what: "group")
@@ -203,7 +208,7 @@ public struct SCIMGroups: SCIMResourceSet {
     public func delete(_ id: String, logger: Logger) async throws {
         try caller.check(.provision, tenant: tenant)
         let now = domain.epochNow()
-        try await domain.store.transaction { tx in
+        try await domain.store.transaction(queue: Self.queue(tenant)) { tx in
             let group = try await group(id, tx: tx)
             try await tx.deleteGroup(id: group.id)
             try await Audit.record(

@@ -207,6 +207,9 @@ struct SCIMRoutes {
             return Self.response(status, answer)
         } catch let failure as SCIMFailure {
             return Self.error(failure.status, scimType: failure.scimType, detail: failure.detail)
+        } catch let error as StoreError where error.code == .conflict {
+            // A concurrent write took the name first (the unique index saw it).
+            return Self.error(.conflict, scimType: "uniqueness", detail: "a resource with this name exists in the tenant")
         } catch let error as DomainError {
             var status = error.kind.status
             if error.code == SCIMError.invalidVersion { status = .preconditionFailed }

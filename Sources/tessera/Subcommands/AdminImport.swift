@@ -89,6 +89,10 @@ extension Admin.User {
                     continue
                 }
                 let size = try cost(user)
+                guard size <= Self.maximumBody else {
+                    summary.refused.append(Refusal(line: line, username: String(user.username.prefix(128)), reason: "larger than a request may be"))
+                    continue
+                }
                 if batch.count == batchSize || batchBytes + size > Self.maximumBody { try await send() }
                 batch.append((line, user))
                 batchBytes += size
