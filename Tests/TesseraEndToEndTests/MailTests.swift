@@ -414,15 +414,7 @@ struct MailTests {
             #expect(patched.status == 200, "\(patched.text)")
             try await scenario.createUser("una", attributes: ["email": "una@example.test"])
             let (device, _) = try await activateDevice(scenario, username: "una")
-            let activation = try #require(try await device.personalizer.activations().first)
-            var information = try await device.personalizer.startRecoveryCodes(activation: activation)
-            try information.sign(factor: DeviceFactor())
-            try information.sign(factor: PinFactor("2468"))
-            guard case .apiAccessRecoveryCodes(let process) = try await device.personalizer.finish(information) else {
-                Issue.record("no recovery codes process")
-                return
-            }
-            let codes = try await device.personalizer.finishRecoveryCodes(process)
+            let codes = try await makeRecoveryCodes(device)
             #expect(sink.received.isEmpty, "the tenant's chosen notices are off")
 
             let phone = try TestDevice()

@@ -27,14 +27,7 @@ struct RecoveryTests {
             #expect(try offered.json()["recovery_codes"] as? Bool == true)
 
             // Ten codes, made with the device's factors, shown once.
-            var information = try await device.personalizer.startRecoveryCodes(activation: activation)
-            try information.sign(factor: DeviceFactor())
-            try information.sign(factor: PinFactor("2468"))
-            guard case .apiAccessRecoveryCodes(let process) = try await device.personalizer.finish(information) else {
-                Issue.record("no recovery codes process")
-                return
-            }
-            let codes = try await device.personalizer.finishRecoveryCodes(process)
+            let codes = try await makeRecoveryCodes(device)
             #expect(codes.count == 10 && Set(codes).count == 10)
             #expect(codes.allSatisfy { $0.range(of: #"^[0-9A-Z]{5}(-[0-9A-Z]{5}){3}$"#, options: .regularExpression) != nil }, "\(codes)")
 

@@ -18,6 +18,18 @@ func activateDevice(
     return (device, result)
 }
 
+/// Makes the account's ten recovery codes with the device's first activation (device and PIN).
+func makeRecoveryCodes(_ device: TestDevice, pin: String = "2468") async throws -> [String] {
+    let activation = try #require(try await device.personalizer.activations().first)
+    var information = try await device.personalizer.startRecoveryCodes(activation: activation)
+    try information.sign(factor: DeviceFactor())
+    try information.sign(factor: PinFactor(pin))
+    guard case .apiAccessRecoveryCodes(let process) = try await device.personalizer.finish(information) else {
+        throw TestSupportError("the process did not approve recovery codes")
+    }
+    return try await device.personalizer.finishRecoveryCodes(process)
+}
+
 /// A device's security key is not a factor these helpers sign with (passkeys sign in on the login page).
 struct UnsupportedFactor: Error {}
 

@@ -8,11 +8,7 @@ extension Administration {
     package func groups(tenant: TenantRecord) async throws -> [Components.Schemas.Group] {
         try await domain.store.read { tx in
             let groups = try await tx.groups(tenantID: tenant.id, limit: SCIMListQuery.maximumScanned)
-            var counts: [GroupID: Int] = [:]
-            for start in stride(from: 0, to: groups.count, by: 500) {
-                let slice = groups[start..<min(start + 500, groups.count)].map(\.id)
-                counts.merge(try await tx.memberCounts(of: slice)) { $1 }
-            }
+            let counts = try await tx.memberCounts(of: groups.map(\.id))
             return groups.map { Components.Schemas.Group($0, members: counts[$0.id] ?? 0) }
         }
     }

@@ -77,9 +77,7 @@ extension StoreTransaction {
     public func existingUsers(_ userIDs: [UserID], tenantID: TenantID) async throws -> Set<UserID> {
         struct Row: Decodable { let id: UserID }
         var found: Set<UserID> = []
-        // In slices, within both backends' limits on bound values.
-        for start in stride(from: 0, to: userIDs.count, by: 500) {
-            let slice = userIDs[start..<min(start + 500, userIDs.count)]
+        for slice in Self.slices(userIDs) {
             let rows = try await all(
                 "SELECT id FROM users WHERE tenant_id = \(bind: tenantID) AND id IN (\(SQLList(slice.map { SQLBind($0.rawValue) })))",
                 as: Row.self)
@@ -101,12 +99,20 @@ extension StoreTransaction {
                 case members
             }
         }
-        guard !groupIDs.isEmpty else { return [:] }
-        let rows = try await all(
-            """
-            SELECT group_id, COUNT(*) AS members FROM group_members
-            WHERE group_id IN (\(SQLList(groupIDs.map { SQLBind($0.rawValue) }))) GROUP BY group_id
-            """, as: Row.self)
-        return Dictionary(rows.map { ($0.groupID, $0.members) }, uniquingKeysWith: { $1 })
+        var counts: [GroupID: Int] = [:]
+        for slice in Self.slices(groupIDs) {
+            let rows = try await all(
+                """
+                SELECT group_id, COUNT(*) AS members FROM group_members
+                WHERE group_id IN (\(SQLList(slice.map { SQLBind($0.rawValue) }))) GROUP BY group_id
+                """, as: Row.self)
+            for row in rows { counts[row.groupID] = row.members }
+        }
+        return counts
+    }
+
+    /// Ids in slices of 500, within both backends' limits on bound values.
+    static func slices<ID>(_ ids: [ID]) -> [ArraySlice<ID>] {
+        stride(from: 0, to: ids.count, by: 500).map { ids[$0..<min($0 + 500, ids.count)] }
     }
 }
