@@ -120,6 +120,32 @@ package struct TenantChanges: Codable, Hashable, Sendable {
     }
 }
 
+/// `ConfigTenant`: a tenant in a configuration document: its name, its settings (absent or
+/// `null`: every one its default) and what it holds.
+package struct TenantDocument: Codable, Hashable, Sendable {
+    package var name: String
+    package var settings: TenantChanges?
+    package var services: [Components.Schemas.ConfigService]?
+    package var identityProviders: [Components.Schemas.CreateIdentityProvider]?
+    package var webhooks: [Components.Schemas.ConfigWebhook]?
+
+    package init(
+        name: String, settings: TenantChanges? = nil, services: [Components.Schemas.ConfigService]? = nil,
+        identityProviders: [Components.Schemas.CreateIdentityProvider]? = nil, webhooks: [Components.Schemas.ConfigWebhook]? = nil
+    ) {
+        self.name = name
+        self.settings = settings
+        self.services = services
+        self.identityProviders = identityProviders
+        self.webhooks = webhooks
+    }
+
+    package enum CodingKeys: String, CodingKey {
+        case name, settings, services, webhooks
+        case identityProviders = "identity_providers"
+    }
+}
+
 /// A generated type of settings that a PATCH body names (every field optional).
 package protocol ChangeableFields: Codable, Hashable, Sendable {
     associatedtype CodingKeys: CodingKey

@@ -17,6 +17,8 @@ public enum AuditAction: String, Sendable, CaseIterable {
     case activationDataCreate = "activation_data.create"
     case adminKeyCreate = "admin_key.create"
     case adminKeyRevoke = "admin_key.revoke"
+    /// A configuration document applied (`POST /admin/apply`): one entry for all it changed.
+    case apply
     case devicesList = "devices.list"
     case factorAdd = "factor.add"
     case federationLink = "federation.link"

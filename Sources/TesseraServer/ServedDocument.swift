@@ -31,11 +31,13 @@ enum ServedDocument {
 
     static var json: Data { loaded.json }
 
-    /// What an admin operation needs: its role (`x-tessera-need`) and whether the caller
-    /// must reach every tenant (`x-tessera-global`).
+    /// What an admin operation needs: its role (`x-tessera-need`), whether the caller
+    /// must reach every tenant (`x-tessera-global`), and the largest body it takes
+    /// (`x-tessera-body-limit`, bytes; default `RequestDecoding.maximumBodySize`).
     struct Requirement: Sendable, Equatable {
         let need: AdminCaller.Need
         let global: Bool
+        var bodyLimit = RequestDecoding.maximumBodySize
     }
 
     /// Every operation tagged `admin`, by `operationId`. An admin operation that does not say
@@ -57,7 +59,9 @@ enum ServedDocument {
                     case "manage": .manage
                     default: preconditionFailure("openapi.yaml: \(id) does not say what it needs (x-tessera-need)")
                     }
-                requirements[id] = Requirement(need: need, global: operation["x-tessera-global"] as? Bool ?? false)
+                requirements[id] = Requirement(
+                    need: need, global: operation["x-tessera-global"] as? Bool ?? false,
+                    bodyLimit: operation["x-tessera-body-limit"] as? Int ?? RequestDecoding.maximumBodySize)
             }
         }
         return requirements

@@ -104,9 +104,10 @@ extension Administration {
         }
         let isPublic = input._public ?? (method == ClientAuthMethod.none)
         let secret = isPublic || method == ClientAuthMethod.privateKeyJWT ? nil : Secrets.randomToken()
+        let clientID = try input.clientId.map(Self.chosenClientID) ?? ClientID(Secrets.identifier(byteCount: 16))
         var service =
             ServiceRecord(
-                id: ServiceID(Secrets.identifier(byteCount: 12)), tenantID: tenant.id, clientID: ClientID(Secrets.identifier(byteCount: 16)),
+                id: ServiceID(Secrets.identifier(byteCount: 12)), tenantID: tenant.id, clientID: clientID,
                 name: name, secretDigest: secret.map(Secrets.digest), isPublic: isPublic,
                 redirectURIs: input.redirectUris ?? [], policy: try input.policy.map { try .documented($0, field: "policy") } ?? .standard,
                 attributes: attributes, backchannelMode: mode,
@@ -124,6 +125,9 @@ extension Administration {
         _ = try await domain.tokenIssuer(for: tenant, signingFor: record, logger: logger)
         let policy = record.policy
         try await domain.store.transaction { tx in
+            if input.clientId != nil, try await tx.service(clientID: record.clientID) != nil {
+                throw DomainError(.conflict, .conflict, "client_id '\(record.clientID.rawValue)' is taken")
+            }
             try await tx.insertService(record)
             try await Audit.record(
                 tx, tenantID: tenant.id, actor: caller.actor, action: .serviceCreate, target: record.clientID.rawValue,
@@ -137,6 +141,21 @@ extension Administration {
         await domain.servicesChanged(logger: logger)
         logger.info("service created", metadata: ["tenant": "\(tenant.name)", "client_id": "\(record.clientID)"])
         return Components.Schemas.Service(record, secret: secret, issuer: domain.issuer(forTenantNamed: tenant.name))
+    }
+
+    /// A client_id an administrator chooses: 1 to 128 of `A-Z a-z 0-9 . _ ~ -`, and none of
+    /// the server's own sign-in services'.
+    static func chosenClientID(_ text: String) throws -> ClientID {
+        guard (1...128).contains(text.utf8.count), text.utf8.allSatisfy({ byte in
+            (0x30...0x39).contains(byte) || (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte) || [0x2D, 0x2E, 0x5F, 0x7E].contains(byte)
+        }) else {
+            throw DomainError.invalidRequest("a client_id is 1 to 128 characters of letters, digits, '.', '_', '~' and '-'")
+        }
+        let clientID = ClientID(text)
+        if WebSessions.isBuiltIn(clientID) {
+            throw DomainError.invalidRequest("client_id '\(text)' is the server's own sign-in service's")
+        }
+        return clientID
     }
 
     package func listServices(tenant: TenantRecord) async throws -> [Components.Schemas.Service] {
@@ -173,58 +192,7 @@ extension Administration {
         let updated: ServiceRecord = try await domain.store.transaction { tx in
             var next = try await service(clientID: clientID, tenant: tenant, tx: tx)
             var changed: [String] = []
-            if let name = input.name { next.name = name; changed.append("name") }
-            if let uris = input.redirectUris { next.redirectURIs = uris; changed.append("redirect_uris") }
-            if let policy = input.policy { next.policy = try .documented(policy, field: "policy"); changed.append("policy") }
-            if let attributes = input.attributes { next.attributes = attributes; changed.append("attributes") }
-            switch input.patch(\.backchannelTokenDeliveryMode, .backchannelTokenDeliveryMode) {
-            case .absent: break
-            case .null: next.backchannelMode = nil; changed.append("backchannel_token_delivery_mode")
-            case .value(let text):
-                next.backchannelMode = try BackchannelMode.documented(text)
-                changed.append("backchannel_token_delivery_mode")
-            }
-            switch input.patch(\.backchannelClientNotificationEndpoint, .backchannelClientNotificationEndpoint) {
-            case .absent: if next.backchannelMode != .ping { next.notificationEndpoint = nil }
-            case .null: next.notificationEndpoint = nil; changed.append("backchannel_client_notification_endpoint")
-            case .value(let url): next.notificationEndpoint = url; changed.append("backchannel_client_notification_endpoint")
-            }
-            switch input.patch(\.sessionLifetime, .sessionLifetime) {
-            case .absent: break
-            case .null: next.sessionLifetime = nil; changed.append("session_lifetime")
-            case .value(let seconds): next.sessionLifetime = Int64(seconds); changed.append("session_lifetime")
-            }
-            switch input.patch(\.sessionIdleLifetime, .sessionIdleLifetime) {
-            case .absent: break
-            case .null: next.sessionIdleLifetime = nil; changed.append("session_idle_lifetime")
-            case .value(let seconds): next.sessionIdleLifetime = Int64(seconds); changed.append("session_idle_lifetime")
-            }
-            for toggle in ServiceSwitch.all {
-                guard let value = input[keyPath: toggle.changed] else { continue }
-                next[keyPath: toggle.record] = value
-                changed.append(toggle.field)
-            }
-            switch input.patch(\.roles, .roles) {
-            case .absent: break
-            case .null: next.roles = nil; changed.append("roles")
-            case .value(let roles): next.roles = try roles.map(ServiceRole.init); changed.append("roles")
-            }
-            if let type = input.subjectType { next.subjectType = try SubjectType.documented(type); changed.append("subject_type") }
-            if let algorithm = input.idTokenSignedResponseAlg {
-                next.idTokenAlgorithm = try SigningAlgorithm.documented(algorithm)
-                changed.append("id_token_signed_response_alg")
-            }
-            switch input.patch(\.postLogoutRedirectUris, .postLogoutRedirectUris) {
-            case .absent: break
-            case .null: next.postLogoutRedirectURIs = nil; changed.append("post_logout_redirect_uris")
-            case .value(let uris): next.postLogoutRedirectURIs = uris; changed.append("post_logout_redirect_uris")
-            }
-            switch input.patch(\.backchannelLogoutUri, .backchannelLogoutUri) {
-            case .absent: break
-            case .null: next.backchannelLogoutURI = nil; changed.append("backchannel_logout_uri")
-            case .value(let uri): next.backchannelLogoutURI = uri; changed.append("backchannel_logout_uri")
-            }
-            try MachineSettings(changes: input).apply(to: &next, changed: &changed)
+            try Self.settle(input, on: &next, changed: &changed)
             guard !changed.isEmpty else { throw DomainError.invalidRequest("the body changes nothing") }
             next = try Self.checkedService(next, allowsPrivateOutbound: domain.settings.allowsPrivateOutbound)
             try await tx.updateService(next)
@@ -237,6 +205,64 @@ extension Administration {
         logger.info("service updated", metadata: ["tenant": "\(tenant.name)", "client_id": "\(clientID)"])
         _ = try await domain.tokenIssuer(for: tenant, signingFor: updated, logger: logger)
         return Components.Schemas.Service(updated, secret: nil, issuer: domain.issuer(forTenantNamed: tenant.name))
+    }
+
+    /// Sets the settings `input` names on `next` and lists them in `changed`: a service's
+    /// update and a configuration document's service go through here (`checkedService`
+    /// then checks them together).
+    static func settle(_ input: ServiceChanges, on next: inout ServiceRecord, changed: inout [String]) throws {
+        if let name = input.name { next.name = name; changed.append("name") }
+        if let uris = input.redirectUris { next.redirectURIs = uris; changed.append("redirect_uris") }
+        if let policy = input.policy { next.policy = try .documented(policy, field: "policy"); changed.append("policy") }
+        if let attributes = input.attributes { next.attributes = attributes; changed.append("attributes") }
+        switch input.patch(\.backchannelTokenDeliveryMode, .backchannelTokenDeliveryMode) {
+        case .absent: break
+        case .null: next.backchannelMode = nil; changed.append("backchannel_token_delivery_mode")
+        case .value(let text):
+            next.backchannelMode = try BackchannelMode.documented(text)
+            changed.append("backchannel_token_delivery_mode")
+        }
+        switch input.patch(\.backchannelClientNotificationEndpoint, .backchannelClientNotificationEndpoint) {
+        case .absent: if next.backchannelMode != .ping { next.notificationEndpoint = nil }
+        case .null: next.notificationEndpoint = nil; changed.append("backchannel_client_notification_endpoint")
+        case .value(let url): next.notificationEndpoint = url; changed.append("backchannel_client_notification_endpoint")
+        }
+        switch input.patch(\.sessionLifetime, .sessionLifetime) {
+        case .absent: break
+        case .null: next.sessionLifetime = nil; changed.append("session_lifetime")
+        case .value(let seconds): next.sessionLifetime = Int64(seconds); changed.append("session_lifetime")
+        }
+        switch input.patch(\.sessionIdleLifetime, .sessionIdleLifetime) {
+        case .absent: break
+        case .null: next.sessionIdleLifetime = nil; changed.append("session_idle_lifetime")
+        case .value(let seconds): next.sessionIdleLifetime = Int64(seconds); changed.append("session_idle_lifetime")
+        }
+        for toggle in ServiceSwitch.all {
+            guard let value = input[keyPath: toggle.changed] else { continue }
+            next[keyPath: toggle.record] = value
+            changed.append(toggle.field)
+        }
+        switch input.patch(\.roles, .roles) {
+        case .absent: break
+        case .null: next.roles = nil; changed.append("roles")
+        case .value(let roles): next.roles = try roles.map(ServiceRole.init); changed.append("roles")
+        }
+        if let type = input.subjectType { next.subjectType = try SubjectType.documented(type); changed.append("subject_type") }
+        if let algorithm = input.idTokenSignedResponseAlg {
+            next.idTokenAlgorithm = try SigningAlgorithm.documented(algorithm)
+            changed.append("id_token_signed_response_alg")
+        }
+        switch input.patch(\.postLogoutRedirectUris, .postLogoutRedirectUris) {
+        case .absent: break
+        case .null: next.postLogoutRedirectURIs = nil; changed.append("post_logout_redirect_uris")
+        case .value(let uris): next.postLogoutRedirectURIs = uris; changed.append("post_logout_redirect_uris")
+        }
+        switch input.patch(\.backchannelLogoutUri, .backchannelLogoutUri) {
+        case .absent: break
+        case .null: next.backchannelLogoutURI = nil; changed.append("backchannel_logout_uri")
+        case .value(let uri): next.backchannelLogoutURI = uri; changed.append("backchannel_logout_uri")
+        }
+        try MachineSettings(changes: input).apply(to: &next, changed: &changed)
     }
 
     /// A new client secret, shown once; the old one stops working at once (on the other

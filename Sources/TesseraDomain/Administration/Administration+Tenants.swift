@@ -113,74 +113,12 @@ extension Administration {
         if case .absent = input.auditRetention {} else if caller.tenantID != nil {
             throw DomainError(.forbidden, .accessDenied, "audit_retention is set with a key for every tenant")
         }
-        let lockout = try input.lockout.map(LockoutPolicy.documented)
-        try Self.checkFloors(lockout)
         let now = domain.epochNow()
         let updated: TenantRecord = try await domain.store.transaction { tx in
             guard var next = try await tx.tenant(id: tenant.id) else { throw DomainError.notFound("tenant '\(tenant.name)'") }
             let before = next
             var changed: [String] = []
-            if let lockout { next.lockoutPolicy = lockout; changed.append("lockout") }
-            if let policy = input.processPolicy { next.processPolicy = try .documented(policy, field: "process_policy"); changed.append("process_policy") }
-            if let lifetime = input.ssoLifetime {
-                next.ssoLifetime = lifetime
-                changed.append("sso_lifetime")
-                // Switching single sign-on off clears its policy unless the body sets one.
-                if lifetime == 0, case .absent = input.ssoPolicy { next.ssoPolicy = nil }
-            }
-            if case .value(let policy) = input.ssoPolicy { next.ssoPolicy = try .documented(policy, field: "sso_policy"); changed.append("sso_policy") }
-            if case .null = input.ssoPolicy {
-                guard next.ssoLifetime == 0 else {
-                    throw DomainError.invalidRequest("sso_policy cannot be cleared while single sign-on is on: set sso_lifetime 0")
-                }
-                next.ssoPolicy = nil
-                changed.append("sso_policy")
-            }
-            if let lifetime = input.sessionLifetime { next.sessionLifetime = Int64(lifetime); changed.append("session_lifetime") }
-            if let idle = input.sessionIdleLifetime { next.sessionIdleLifetime = Int64(idle); changed.append("session_idle_lifetime") }
-            if let retention = input.historyRetention { next.historyRetention = Int64(retention); changed.append("history_retention") }
-            if case .value(let retention) = input.auditRetention { next.auditRetention = Int64(retention); changed.append("audit_retention") }
-            if case .null = input.auditRetention { next.auditRetention = nil; changed.append("audit_retention") }
-            if let lifetime = input.accessTokenLifetime { next.accessTokenLifetime = Int64(lifetime); changed.append("access_token_lifetime") }
-            if case .value(let links) = input.appLinks { next.appLinks = AppLinks(links); changed.append("app_links") }
-            if case .null = input.appLinks { next.appLinks = nil; changed.append("app_links") }
-            if case .value(let anchors) = input.webAuthnTrustAnchors {
-                next.webAuthnTrustAnchors = anchors
-                changed.append("webauthn_trust_anchors")
-            }
-            if case .null = input.webAuthnTrustAnchors { next.webAuthnTrustAnchors = nil; changed.append("webauthn_trust_anchors") }
-            if case .value(let id) = input.webAuthnRPID { next.webAuthnRPID = id; changed.append("webauthn_rp_id") }
-            if case .null = input.webAuthnRPID { next.webAuthnRPID = nil; changed.append("webauthn_rp_id") }
-            if let enabled = input.dynamicRegistration { next.dynamicRegistration = enabled; changed.append("dynamic_registration") }
-            if let only = input.invitationsByEmailOnly {
-                guard !only || domain.settings.sendsEmail else {
-                    throw DomainError.invalidRequest("invitations_by_email_only: this server sends no e-mail (it has no --smtp-url)")
-                }
-                next.invitationsByEmailOnly = only
-                changed.append("invitations_by_email_only")
-            }
-            if let offered = input.recoveryCodes { next.recoveryCodes = offered; changed.append("recovery_codes") }
-            if let invite = input.inviteProvisionedUsers {
-                guard !invite || domain.settings.sendsEmail else {
-                    throw DomainError.invalidRequest("invite_provisioned_users: this server sends no e-mail (it has no --smtp-url)")
-                }
-                next.inviteProvisionedUsers = invite
-                changed.append("invite_provisioned_users")
-            }
-            if let notices = input.notices {
-                if let unknown = notices.first(where: { !TenantRecord.allNotices.contains($0) }) {
-                    throw DomainError.invalidRequest("notices: '\(unknown.prefix(40))' is none of \(TenantRecord.allNotices.joined(separator: ", "))")
-                }
-                next.notices = TenantRecord.allNotices.filter(notices.contains)
-                changed.append("notices")
-            }
-            if let language = input.defaultLanguage {
-                guard TenantRecord.languages.contains(language) else {
-                    throw DomainError.invalidRequest("default_language is one of \(TenantRecord.languages.joined(separator: ", "))")
-                }
-                next.defaultLanguage = language
-                changed.append("default_language")
-            }
+            try settle(input, on: &next, changed: &changed)
             guard !changed.isEmpty else { throw DomainError.invalidRequest("the body changes nothing") }
             next = try Self.checkedSettings(next)
             if input.appLinks.isAbsent == false { next = try await placedAppLinks(next, before: before, tx: tx) }
@@ -196,6 +134,78 @@ extension Administration {
         await domain.announce(RequestNotice(keys: [EventKey.tenant(named: tenant.name)]), logger: logger)
         logger.info("tenant updated", metadata: ["tenant": "\(tenant.name)"])
         return tenantView(updated)
+    }
+
+    /// Sets the settings `input` names on `next` and lists them in `changed`, refusing a
+    /// value out of its bounds: a tenant's update and a configuration document's tenant
+    /// go through here (`checkedSettings` then checks them together).
+    func settle(_ input: TenantChanges, on next: inout TenantRecord, changed: inout [String]) throws {
+        if let lockout = input.lockout {
+            let policy = try LockoutPolicy.documented(lockout)
+            try Self.checkFloors(policy)
+            next.lockoutPolicy = policy
+            changed.append("lockout")
+        }
+        if let policy = input.processPolicy { next.processPolicy = try .documented(policy, field: "process_policy"); changed.append("process_policy") }
+        if let lifetime = input.ssoLifetime {
+            next.ssoLifetime = lifetime
+            changed.append("sso_lifetime")
+            // Switching single sign-on off clears its policy unless the body sets one.
+            if lifetime == 0, case .absent = input.ssoPolicy { next.ssoPolicy = nil }
+        }
+        if case .value(let policy) = input.ssoPolicy { next.ssoPolicy = try .documented(policy, field: "sso_policy"); changed.append("sso_policy") }
+        if case .null = input.ssoPolicy {
+            guard next.ssoLifetime == 0 else {
+                throw DomainError.invalidRequest("sso_policy cannot be cleared while single sign-on is on: set sso_lifetime 0")
+            }
+            next.ssoPolicy = nil
+            changed.append("sso_policy")
+        }
+        if let lifetime = input.sessionLifetime { next.sessionLifetime = Int64(lifetime); changed.append("session_lifetime") }
+        if let idle = input.sessionIdleLifetime { next.sessionIdleLifetime = Int64(idle); changed.append("session_idle_lifetime") }
+        if let retention = input.historyRetention { next.historyRetention = Int64(retention); changed.append("history_retention") }
+        if case .value(let retention) = input.auditRetention { next.auditRetention = Int64(retention); changed.append("audit_retention") }
+        if case .null = input.auditRetention { next.auditRetention = nil; changed.append("audit_retention") }
+        if let lifetime = input.accessTokenLifetime { next.accessTokenLifetime = Int64(lifetime); changed.append("access_token_lifetime") }
+        if case .value(let links) = input.appLinks { next.appLinks = AppLinks(links); changed.append("app_links") }
+        if case .null = input.appLinks { next.appLinks = nil; changed.append("app_links") }
+        if case .value(let anchors) = input.webAuthnTrustAnchors {
+            next.webAuthnTrustAnchors = anchors
+            changed.append("webauthn_trust_anchors")
+        }
+        if case .null = input.webAuthnTrustAnchors { next.webAuthnTrustAnchors = nil; changed.append("webauthn_trust_anchors") }
+        if case .value(let id) = input.webAuthnRPID { next.webAuthnRPID = id; changed.append("webauthn_rp_id") }
+        if case .null = input.webAuthnRPID { next.webAuthnRPID = nil; changed.append("webauthn_rp_id") }
+        if let enabled = input.dynamicRegistration { next.dynamicRegistration = enabled; changed.append("dynamic_registration") }
+        if let only = input.invitationsByEmailOnly {
+            guard !only || domain.settings.sendsEmail else {
+                throw DomainError.invalidRequest("invitations_by_email_only: this server sends no e-mail (it has no --smtp-url)")
+            }
+            next.invitationsByEmailOnly = only
+            changed.append("invitations_by_email_only")
+        }
+        if let offered = input.recoveryCodes { next.recoveryCodes = offered; changed.append("recovery_codes") }
+        if let invite = input.inviteProvisionedUsers {
+            guard !invite || domain.settings.sendsEmail else {
+                throw DomainError.invalidRequest("invite_provisioned_users: this server sends no e-mail (it has no --smtp-url)")
+            }
+            next.inviteProvisionedUsers = invite
+            changed.append("invite_provisioned_users")
+        }
+        if let notices = input.notices {
+            if let unknown = notices.first(where: { !TenantRecord.allNotices.contains($0) }) {
+                throw DomainError.invalidRequest("notices: '\(unknown.prefix(40))' is none of \(TenantRecord.allNotices.joined(separator: ", "))")
+            }
+            next.notices = TenantRecord.allNotices.filter(notices.contains)
+            changed.append("notices")
+        }
+        if let language = input.defaultLanguage {
+            guard TenantRecord.languages.contains(language) else {
+                throw DomainError.invalidRequest("default_language is one of \(TenantRecord.languages.joined(separator: ", "))")
+            }
+            next.defaultLanguage = language
+            changed.append("default_language")
+        }
     }
 
     /// Removes a tenant with everything in it (its audit entries stay). Refused while it

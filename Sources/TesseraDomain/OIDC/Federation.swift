@@ -553,11 +553,11 @@ extension Domain {
 // MARK: Administration
 
 extension Administration {
-    /// Adds a provider after reading its discovery document (so a wrong URL is found now,
-    /// not at a user's login).
-    package func addIdentityProvider(
-        _ input: Components.Schemas.CreateIdentityProvider, tenant: TenantRecord, http: any OutboundHTTP, logger: Logger
-    ) async throws -> Components.Schemas.IdentityProvider {
+    /// A provider's record as `input` describes it (its secret sealed), or why it is not
+    /// valid: adding one and a configuration document's providers go through here.
+    func identityProviderRecord(
+        _ input: Components.Schemas.CreateIdentityProvider, tenant: TenantRecord, id: String, createdAt: Int64
+    ) throws -> IdentityProviderRecord {
         guard Validation.isTenantName(input.name) else {
             throw DomainError.invalidRequest("name is 1 to 63 lower-case letters, digits and hyphens")
         }
@@ -590,16 +590,28 @@ extension Administration {
         let mapping = input.claimMapping?.additionalProperties ?? [:]
         guard mapping.count <= 32, mapping.allSatisfy({ !$0.key.isEmpty && $0.key.count <= 64 && Validation.isAttributeName($0.value) })
         else { throw DomainError.invalidRequest("claim_mapping maps at most 32 claims to attribute names (lower-case identifiers)") }
-        let metadata = try await Federation.metadata(
-            discoveryURL: input.discoveryUrl, name: displayName, allowLoopbackHTTP: loopback,
-            allowsPrivate: domain.settings.allowsPrivateOutbound, http: http)
-        let now = domain.epochNow()
-        let id = Secrets.identifier(byteCount: 12)
-        let record = IdentityProviderRecord(
+        return IdentityProviderRecord(
             id: id, tenantID: tenant.id, name: input.name, displayName: displayName, logoURI: input.logoUri,
             discoveryURL: input.discoveryUrl, clientID: clientID,
             sealedClientSecret: try secret.map { try domain.box.seal(Data($0.utf8), context: SealingContext.identityProviderSecret(id: id)) },
-            scope: scope, linkClaim: linkClaim, linkField: linkField, claimMapping: mapping, createdAt: now)
+            scope: scope, linkClaim: linkClaim, linkField: linkField, claimMapping: mapping, createdAt: createdAt)
+    }
+
+    /// The provider's discovery document, read now (so a wrong URL is found at once, not at a user's login).
+    func discover(_ provider: IdentityProviderRecord, http: any OutboundHTTP) async throws -> Federation.Metadata {
+        try await Federation.metadata(
+            discoveryURL: provider.discoveryURL, name: provider.displayName, allowLoopbackHTTP: domain.allowsLoopbackProviders,
+            allowsPrivate: domain.settings.allowsPrivateOutbound, http: http)
+    }
+
+    /// Adds a provider after reading its discovery document (so a wrong URL is found now,
+    /// not at a user's login).
+    package func addIdentityProvider(
+        _ input: Components.Schemas.CreateIdentityProvider, tenant: TenantRecord, http: any OutboundHTTP, logger: Logger
+    ) async throws -> Components.Schemas.IdentityProvider {
+        let now = domain.epochNow()
+        let record = try identityProviderRecord(input, tenant: tenant, id: Secrets.identifier(byteCount: 12), createdAt: now)
+        let metadata = try await discover(record, http: http)
         try await domain.store.transaction { tx in
             do {
                 try await tx.insertIdentityProvider(record)

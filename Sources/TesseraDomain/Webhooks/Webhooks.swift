@@ -25,18 +25,30 @@ public struct Webhooks: Sendable {
         return AuditAction(rawValue: String(name.dropFirst("audit.".count))) != nil
     }
 
-    package func create(_ body: Components.Schemas.CreateWebhook, logger: Logger) async throws -> Components.Schemas.Webhook {
-        guard body.url.utf8.count <= 2048, let scheme = URL(string: body.url)?.scheme?.lowercased(), OutboundTargets.host(of: body.url) != nil,
-            scheme == "https" || (scheme == "http" && domain.settings.allowsPrivateOutbound)
+    /// A hook's address and events, or why they are not valid; the events sorted, each
+    /// once. Creating a hook and a configuration document's hooks go through here.
+    static func checked(url: String, events: [String], allowsPrivate: Bool) throws -> [String] {
+        guard url.utf8.count <= 2048, let scheme = URL(string: url)?.scheme?.lowercased(), OutboundTargets.host(of: url) != nil,
+            scheme == "https" || (scheme == "http" && allowsPrivate)
         else { throw DomainError.invalidRequest("url must be an https URL with a host") }
-        if let refusal = OutboundTargets.refusal(body.url, allowsPrivate: domain.settings.allowsPrivateOutbound) {
+        if let refusal = OutboundTargets.refusal(url, allowsPrivate: allowsPrivate) {
             throw DomainError.invalidRequest("url is refused: \(refusal)")
         }
-        guard (1...100).contains(body.events.count) else { throw DomainError.invalidRequest("events names 1 to 100 events") }
-        if let unknown = body.events.first(where: { !Self.isEventName($0) }) {
+        guard (1...100).contains(events.count) else { throw DomainError.invalidRequest("events names 1 to 100 events") }
+        if let unknown = events.first(where: { !isEventName($0) }) {
             throw DomainError.invalidRequest(
-                "events: '\(unknown.prefix(100))' is not an event (audit.ACTION, audit.*, login.*, \(Self.eventNames.joined(separator: ", ")) or *)")
+                "events: '\(unknown.prefix(100))' is not an event (audit.ACTION, audit.*, login.*, \(eventNames.joined(separator: ", ")) or *)")
         }
+        return Array(Set(events)).sorted()
+    }
+
+    /// Whether `secret` is one a hook can sign with (`whsec_` and at least 16 bytes in base64).
+    static func isSecret(_ secret: String) -> Bool {
+        secret.utf8.count <= 200 && StandardWebhooks.key(of: secret) != nil
+    }
+
+    package func create(_ body: Components.Schemas.CreateWebhook, logger: Logger) async throws -> Components.Schemas.Webhook {
+        let events = try Self.checked(url: body.url, events: body.events, allowsPrivate: domain.settings.allowsPrivateOutbound)
         var tenant: TenantRecord?
         if let name = body.tenant {
             tenant = try await domain.tenant(named: name)
@@ -48,7 +60,7 @@ public struct Webhooks: Sendable {
         let secret = Self.newSecret()
         let now = domain.epochNow()
         let record = WebhookRecord(
-            id: id, tenantID: tenant?.id, url: body.url, events: Array(Set(body.events)).sorted(),
+            id: id, tenantID: tenant?.id, url: body.url, events: events,
             sealedSecret: try domain.box.seal(Data(secret.utf8), context: SealingContext.webhookSecret(id: id)), createdAt: now, enabledAt: now)
         try await domain.store.transaction { tx in
             try await tx.insertWebhook(record)

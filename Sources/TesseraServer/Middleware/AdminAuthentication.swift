@@ -96,7 +96,7 @@ struct AdminAccess: ServerMiddleware {
             call.tenant = try await domain.tenant(named: String(name))
         }
         try call.caller.check(requirement.need, global: requirement.global, tenant: call.tenant)
-        let body = try await Self.read(body)
+        let body = try await Self.read(body, upTo: requirement.bodyLimit)
         var request = request
         request.headerFields[.accept] = nil
         request.headerFields[.contentType] = nil
@@ -106,13 +106,13 @@ struct AdminAccess: ServerMiddleware {
     }
 
     /// The whole body, or nil when there is none.
-    static func read(_ body: HTTPBody?) async throws -> HTTPBody? {
+    static func read(_ body: HTTPBody?, upTo limit: Int = RequestDecoding.maximumBodySize) async throws -> HTTPBody? {
         guard let body else { return nil }
         let data: Data
         do {
-            data = try await Data(collecting: body, upTo: RequestDecoding.maximumBodySize)
+            data = try await Data(collecting: body, upTo: limit)
         } catch {
-            throw DomainError(.tooLarge, .invalidRequest, "the request body is larger than \(RequestDecoding.maximumBodySize) bytes")
+            throw DomainError(.tooLarge, .invalidRequest, "the request body is larger than \(limit) bytes")
         }
         guard !data.isEmpty else { return nil }
         guard !WireCoding.containsNUL(json: data) else { throw DomainError.invalidRequest("JSON strings may not contain NUL characters") }

@@ -258,6 +258,21 @@ struct AdminAPI: APIProtocol {
         return .ok(.init(body: .json(try await administration.importUsers(body.users, tenant: try call.requireTenant(), logger: call.logger))))
     }
 
+    // MARK: Configuration as code
+
+    func exportConfiguration(_ input: Operations.ExportConfiguration.Input) async throws -> Operations.ExportConfiguration.Output {
+        let (administration, _) = try call()
+        return .ok(.init(body: .json(try await administration.exportConfiguration(tenant: input.query.tenant))))
+    }
+
+    func applyConfiguration(_ input: Operations.ApplyConfiguration.Input) async throws -> Operations.ApplyConfiguration.Output {
+        let (administration, call) = try call()
+        let body = switch input.body { case .json(let body): body }
+        return .ok(.init(body: .json(
+            try await administration.applyConfiguration(
+                body, dryRun: input.query.dryRun ?? false, prune: input.query.prune ?? false, http: Outbound(state.domain), logger: call.logger))))
+    }
+
     // MARK: Groups (provisioned over SCIM)
 
     func listGroups(_ input: Operations.ListGroups.Input) async throws -> Operations.ListGroups.Output {

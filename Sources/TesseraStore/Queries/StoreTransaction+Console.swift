@@ -10,6 +10,16 @@ extension StoreTransaction {
         try await first("SELECT * FROM console_operators WHERE user_id = \(bind: userID)", as: ConsoleOperatorRecord.self)
     }
 
+    /// Every operator of the console, oldest first.
+    public func consoleOperators() async throws -> [ConsoleOperatorRecord] {
+        try await all("SELECT * FROM console_operators ORDER BY created_at, user_id", as: ConsoleOperatorRecord.self)
+    }
+
+    /// Takes the console from an operator (the user stays); false when it was none.
+    public func deleteConsoleOperator(userID: UserID) async throws -> Bool {
+        try await db.raw("DELETE FROM console_operators WHERE user_id = \(bind: userID) RETURNING user_id").all().count == 1
+    }
+
     /// Makes the user an operator, or gives an operator its new role and scope.
     public func saveConsoleOperator(_ record: ConsoleOperatorRecord) async throws {
         try await db.raw("DELETE FROM console_operators WHERE user_id = \(bind: record.userID)").run()

@@ -21,6 +21,11 @@ extension StoreTransaction {
         try await first("SELECT * FROM identity_providers WHERE id = \(bind: id)", as: IdentityProviderRecord.self)
     }
 
+    /// Writes a provider's new settings (its id, tenant, name and links stay).
+    public func updateIdentityProvider(_ provider: IdentityProviderRecord) async throws {
+        try await update("identity_providers", provider, key: "id", keeping: ["tenant_id", "name", "created_at"])
+    }
+
     /// Removes a provider with its links and its logins under way; false when there was none.
     public func deleteIdentityProvider(id: String) async throws -> Bool {
         try await db.raw("DELETE FROM federation_logins WHERE provider_id = \(bind: id)").run()

@@ -22,6 +22,13 @@ extension StoreTransaction {
         return try await !db.raw("DELETE FROM webhooks WHERE id = \(bind: id) RETURNING id").all().isEmpty
     }
 
+    /// A hook's new address and events; what waits in its outbox stays.
+    public func updateWebhook(id: String, url: String, events: [String]) async throws {
+        try await db.raw(
+            "UPDATE webhooks SET url = \(bind: url), events = \(bind: try JSONCoding.string(events)) WHERE id = \(bind: id)"
+        ).run()
+    }
+
     public func setWebhookSecret(id: String, sealed: String) async throws {
         try await db.raw("UPDATE webhooks SET sealed_secret = \(bind: sealed) WHERE id = \(bind: id)").run()
     }

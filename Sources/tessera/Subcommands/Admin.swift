@@ -9,7 +9,7 @@ struct Admin: AsyncParsableCommand {
         subcommands: [
             Tenant.self, Service.self, User.self, Invite.self, Invitation.self, ActivationCommands.self, SecurityKey.self, Session.self, History.self,
             Audit.self, Feed.self, Stats.self, Purge.self, Key.self, Webhook.self, ConsoleUser.self, RegistrationToken.self, IdentityProvider.self,
-            Group.self,
+            Group.self, Export.self, Apply.self,
         ])
 
     struct Tenant: AsyncParsableCommand {
