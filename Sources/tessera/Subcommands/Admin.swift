@@ -70,6 +70,8 @@ struct Admin: AsyncParsableCommand {
             @OptionGroup var options: AdminOptions
             @Option(help: "Tenant name.") var tenant: String
             @Option(help: "Service name shown to users.") var name: String
+            @Option(help: "Its client_id: 1 to 128 of A-Z a-z 0-9 . _ ~ -, unique on the server (default: a random one).")
+            var clientId: String?
             @Option(help: "Exact redirect URI (repeat for several).") var redirectUri: [String] = []
             @Flag(help: "A public client (no secret; PKCE S256 required).") var `public` = false
             @Option(help: "Factor policy: alternatives separated by ',', factors joined by '+'.") var policy = "device+pin,device+biometric"
@@ -134,6 +136,7 @@ struct Admin: AsyncParsableCommand {
                     backchannelLogoutUri: backchannelLogoutUri,
                     requirePushedAuthorizationRequests: requirePushedAuthorizationRequests ? true : nil,
                     dpopBoundAccessTokens: dpopBoundAccessTokens ? true : nil, gematikProfile: gematikProfile ? true : nil)
+                body.clientId = clientId
                 try machine.apply(to: &body)
                 let service = try await options.calling { api in
                     try await api.createService(path: .init(tenant: tenant), body: .json(body)).created.body.json
