@@ -821,6 +821,10 @@ enum Schema {
             "ALTER TABLE users ADD COLUMN recovery_failures INTEGER NOT NULL DEFAULT 0",
             "ALTER TABLE users ADD COLUMN recovery_locked_until BIGINT",
         ]),
+        // Recoveries past their expiry are purged, by an index of their own.
+        Migration(30, compatibleFrom: 21, [
+            "CREATE INDEX recoveries_by_expiry ON recoveries (expires_at)"
+        ]),
     ]
 
     /// Sets `android_apps_host_wide` for the tenants whose Android apps (without a link

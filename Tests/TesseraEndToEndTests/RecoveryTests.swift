@@ -2,6 +2,7 @@ import Foundation
 import TesseraAdminAPI
 import TesseraCore
 import TesseraKit
+import TesseraTestSupport
 import TesseraTesting
 import Testing
 
@@ -91,6 +92,13 @@ struct RecoveryTests {
             #expect(entries.filter { $0["action"] as? String == "recovery.use" }.count == 1, "the right code during the wait was not used")
             let refusals = entries.filter { $0["action"] as? String == "recovery.refused" }
             #expect(refusals.count == 2 && refusals.contains { ($0["details"] as? [String: String])?["locked_until"] != "-" }, "\(refusals)")
+
+            // The recovery is purged after its day and the week of reuse detection; stats count it until then.
+            let stats = try await scenario.http.get("\(server.baseURL)/admin/stats", headers: admin).json()
+            #expect((stats["tables"] as? [String: Int])?["recoveries"] == 1 && (stats["tables"] as? [String: Int])?["recovery_codes"] == 10, "\(stats)")
+            server.clock.advance(by: 86_400 + 7 * 86_400 + 60)
+            let purged = try await scenario.http.postJSON("\(server.baseURL)/admin/purge", [String: String](), headers: admin).json()
+            #expect((purged["deleted"] as? [String: Int])?["recoveries"] == 1, "\(purged)")
         }
     }
 }

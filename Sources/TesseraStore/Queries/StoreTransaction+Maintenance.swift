@@ -38,6 +38,8 @@ public enum PurgeTarget: String, CaseIterable, Sendable {
     case webhookDeliveries = "webhook_deliveries"
     /// Events for the webhooks (session ends, CIBA answers) older than that week.
     case events
+    /// Recoveries (a recovery code used) past their expiry and the reuse-detection window.
+    case recoveries
 }
 
 /// The tables `tessera admin stats` counts.
@@ -46,7 +48,7 @@ public let countedTables = [
     "grants", "sessions", "sso_sessions", "device_token_ids", "push_targets", "authentication_history", "audit_log",
     "web_sessions", "security_keys", "webauthn_ceremonies", "logout_notices", "pushed_requests", "dpop_proofs", "registration_tokens",
     "identity_providers", "federated_identities", "federation_logins", "webhooks", "webhook_deliveries", "events", "messages",
-    "single_use_ids",
+    "single_use_ids", "user_groups", "group_members", "recovery_codes", "recoveries",
 ]
 
 extension StoreTransaction {
@@ -84,6 +86,8 @@ extension StoreTransaction {
             try await deleteBatch(table: "webhook_deliveries", key: "id", where: "delivered_at < \(bind: spentBefore)", limit: limit)
         case .events:
             try await deleteBatch(table: "events", key: "id", where: "at < \(bind: spentBefore)", limit: limit)
+        case .recoveries:
+            try await deleteBatch(table: "recoveries", key: "id", where: "expires_at < \(bind: spentBefore)", limit: limit)
         case .ssoSessions:
             // Keyed by two columns, and never more than one row per device and user: no batches.
             try await db.raw("DELETE FROM sso_sessions WHERE expires_at < \(bind: now) RETURNING 1").all().count
