@@ -14,11 +14,22 @@ public struct StoreTransaction: Sendable {
     /// column and was a visible part of a login's CPU; the names are the records' own
     /// snake_case keys, checked below.
     func insert(_ table: String, _ model: some Encodable & Sendable) async throws {
+        _ = try await insert(table, model, skippingConflicts: false)
+    }
+
+    /// Inserts `model` as `insert` does; with `skippingConflicts`, a row whose unique key
+    /// exists already is left alone (`ON CONFLICT DO NOTHING`). Returns whether the row went in.
+    func insert(_ table: String, _ model: some Encodable & Sendable, skippingConflicts: Bool) async throws -> Bool {
         let row = try Self.checked(table, RecordEncoder.columns(of: model))
         let columns = row.map { "\"\($0.0)\"" }.joined(separator: ", ")
-        let query: SQLQueryString = "INSERT INTO \(unsafeRaw: "\"\(table)\"") (\(unsafeRaw: columns)) VALUES (\(SQLList(row.map(\.1))))"
+        var query: SQLQueryString = "INSERT INTO \(unsafeRaw: "\"\(table)\"") (\(unsafeRaw: columns)) VALUES (\(SQLList(row.map(\.1))))"
         do {
-            try await db.raw(query).run()
+            guard skippingConflicts else {
+                try await db.raw(query).run()
+                return true
+            }
+            query.appendLiteral(" ON CONFLICT DO NOTHING RETURNING 1")
+            return try await !db.raw(query).all().isEmpty
         } catch {
             // Classified by result code (SQLite's extended code, PostgreSQL's SQLSTATE), never by message text.
             if PostgresErrors.isUniqueViolation(error) || (error as? SQLiteFailure)?.isUniqueViolation == true {

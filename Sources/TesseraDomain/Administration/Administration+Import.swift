@@ -46,11 +46,11 @@ extension Administration {
             var created: [Components.Schemas.ImportSummary.CreatedPayloadPayload] = []
             var skipped: [Components.Schemas.ImportSummary.SkippedPayloadPayload] = []
             for (index, record) in batch {
-                if try await tx.user(tenantID: tenant.id, username: record.username) != nil {
+                // One statement, so a user another import or a directory made meanwhile is skipped, not a failure.
+                guard try await tx.insertUserUnlessPresent(record) else {
                     skipped.append(.init(index: index, username: record.username))
                     continue
                 }
-                try await tx.insertUser(record)
                 var details = ["username": record.username, "source": "import", "attributes": record.attributes.keys.sorted().joined(separator: ",")]
                 if record.disabledAt != nil { details["disabled"] = "true" }
                 try await Audit.record(

@@ -203,6 +203,9 @@ public struct SCIMUsers: SCIMResourceSet {
         let active = try Self.apply(members, to: &user)
         user.disabledAt = active ? nil : now
         let record = user
+        // The tenant's rule: an active new user with an e-mail address gets an activation
+        // link by e-mail, written with the user (the outbox sends it after the commit).
+        let invitee = active && tenant.inviteProvisionedUsers && domain.settings.sendsEmail ? record.attributes["email"].flatMap(Validation.emailAddress) : nil
         try await domain.store.transaction { tx in
             if try await tx.user(tenantID: tenant.id, username: record.username) != nil {
                 throw DomainError(.conflict, SCIMError.uniqueness, "a user with this userName exists in the tenant")
@@ -211,20 +214,13 @@ public struct SCIMUsers: SCIMResourceSet {
             try await Audit.record(
                 tx, tenantID: tenant.id, actor: caller.actor, action: .userCreate, target: record.id.rawValue,
                 details: ["username": record.username, "source": "scim", "active": String(active)], at: now)
-        }
-        logger.info("user provisioned", metadata: ["tenant": "\(tenant.name)", "user_id": "\(record.id)"])
-        if active, tenant.inviteProvisionedUsers, domain.settings.sendsEmail, let email = record.attributes["email"], Validation.emailAddress(email) != nil {
-            // The tenant's rule: the new user gets an activation link by e-mail. The user
-            // stays made if this fails; an operator can invite them again.
-            do {
-                _ = try await domain.administration(as: caller).invite(
-                    .init(username: record.username, deliver: .email), tenant: tenant, logger: logger)
-            } catch {
-                logger.warning(
-                    "the provisioned user's invitation was not made",
-                    metadata: ["tenant": "\(tenant.name)", "user_id": "\(record.id)", "error": "\(String(reflecting: type(of: error)))"])
+            if let invitee {
+                _ = try await Administration.writeInvitation(
+                    tx, domain: domain, user: record, tenant: tenant, email: invitee, phone: nil,
+                    expiresAt: now + Int64(domain.settings.invitationLifetime), actor: caller.actor, now: now)
             }
         }
+        logger.info("user provisioned", metadata: ["tenant": "\(tenant.name)", "user_id": "\(record.id)", "invited": "\(invitee != nil)"])
         return resource(record, groups: [])
     }
 

@@ -8,6 +8,12 @@ extension StoreTransaction {
 
     public func insertUser(_ user: UserRecord) async throws { try await insert("users", user) }
 
+    /// Inserts the user unless the tenant has the username (or the id is taken): false then.
+    /// Two imports at once skip each other's users instead of failing.
+    public func insertUserUnlessPresent(_ user: UserRecord) async throws -> Bool {
+        try await insert("users", user, skippingConflicts: true)
+    }
+
     public func user(tenantID: TenantID, username: String) async throws -> UserRecord? {
         try await first(
             "SELECT * FROM users WHERE tenant_id = \(bind: tenantID) AND username = \(bind: username)",
