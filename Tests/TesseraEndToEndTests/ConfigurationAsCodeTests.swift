@@ -95,6 +95,17 @@ struct ConfigurationAsCodeTests {
                 (["version": 1, "tenants": [["name": scenario.tenant, "settings": ["session_lifetime": 5]]]], 400),
                 (["version": 1, "tenants": [["name": scenario.tenant, "webhooks": [["url": "ftp://hooks.example/h", "events": ["*"]]]]]], 400),
                 (["version": 1, "tenants": "none"], 400),
+                // An export posted as it is: its references would become secrets anyone can read off it.
+                ([
+                    "version": 1,
+                    "tenants": [[
+                        "name": scenario.tenant,
+                        "services": [[
+                            "client_id": "x-\(scenario.tenant)", "client_secret": "${env:TESSERA_SERVICE_X_0000}",
+                            "settings": ["name": "x", "redirect_uris": ["https://x.example/cb"]],
+                        ]],
+                    ]],
+                ], 400),
             ] {
                 let answer = try await apply(bad)
                 #expect(answer.status == status, "\(bad): \(answer.status) \(answer.text)")

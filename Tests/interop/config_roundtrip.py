@@ -58,14 +58,11 @@ JWK = {"kty": "EC", "crv": "P-256", "kid": "k1", "use": "sig", "alg": "ES256",
 POLICIES = ["device+pin", "device+biometric", "device+pin,device+biometric", "device+pin+biometric"]
 
 
-def reference(name):
-    """The reference `tessera admin export` writes for a secret named so."""
-    return "TESSERA_" + re.sub(r"[^A-Z0-9]", "_", name.upper())
-
-
-def webhook_reference(scope, url):
-    digest = base64.urlsafe_b64encode(hashlib.sha256(url.encode()).digest()).decode().rstrip("=")
-    return reference(f"{scope}_webhook_{digest[:8]}_secret")
+def reference(kind, tenant, name):
+    """The variable `tessera admin export` names a secret by: kind, tenant, owner and a digest of the three."""
+    readable = re.sub(r"[^A-Z0-9]", "_", f"{kind}_{tenant}_{name}".upper())
+    digest = hashlib.sha256(f"{kind}\0{tenant}\0{name}".encode()).hexdigest()[:8].upper()
+    return f"TESSERA_{readable}_{digest}"
 
 
 def lockouts():
@@ -240,16 +237,16 @@ def export_references(document, used, answer):
             secret = service.get("client_secret")
             value = used[secret[6:-1]] if secret else made.get(("service", name, service["client_id"]))
             if value:
-                values[reference(f"{name}_{service['client_id']}_secret")] = value
+                values[reference("service", name, service["client_id"])] = value
         for provider in tenant.get("identity_providers", []):
             if provider.get("client_secret"):
-                values[reference(f"{name}_{provider['name']}_client_secret")] = used[provider["client_secret"][6:-1]]
+                values[reference("provider", name, provider["name"])] = used[provider["client_secret"][6:-1]]
         for hook in tenant.get("webhooks", []):
             value = used[hook["secret"][6:-1]] if hook.get("secret") else made.get(("webhook", name, hook["url"]))
-            values[webhook_reference(name, hook["url"])] = value
+            values[reference("webhook", name, hook["url"])] = value
     for hook in document.get("webhooks", []):
         value = used[hook["secret"][6:-1]] if hook.get("secret") else made.get(("webhook", None, hook["url"]))
-        values[webhook_reference("global", hook["url"])] = value
+        values[reference("webhook", "", hook["url"])] = value
     return values
 
 

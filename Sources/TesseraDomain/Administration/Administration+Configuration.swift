@@ -1,4 +1,5 @@
 import Foundation
+import Crypto
 import Logging
 import TesseraAdminAPI
 import TesseraCore
@@ -35,12 +36,12 @@ extension Administration {
                     .map { service in
                         Components.Schemas.ConfigService(
                             clientId: service.clientID.rawValue,
-                            clientSecret: service.secretDigest == nil ? nil : Self.reference("\(tenant.name)_\(service.clientID.rawValue)_secret"),
+                            clientSecret: service.secretDigest == nil ? nil : Self.reference("service", tenant: tenant.name, name: service.clientID.rawValue),
                             settings: .init(settingsOf: service))
                     }
                 let providers = try await tx.identityProviders(tenantID: tenant.id).sorted { $0.name < $1.name }.map { provider in
                     var input = Components.Schemas.CreateIdentityProvider(settingsOf: provider)
-                    if provider.sealedClientSecret != nil { input.clientSecret = Self.reference("\(tenant.name)_\(provider.name)_client_secret") }
+                    if provider.sealedClientSecret != nil { input.clientSecret = Self.reference("provider", tenant: tenant.name, name: provider.name) }
                     return input
                 }
                 documented.append(
@@ -51,21 +52,30 @@ extension Administration {
             guard name == nil, caller.isGlobalAdmin else { return Document(version: 1, tenants: documented) }
             let operators = try await self.operators(tx)
             return Document(
-                version: 1, tenants: documented, webhooks: Self.documented(hooks.filter { $0.tenantID == nil }, scope: "global"),
+                version: 1, tenants: documented, webhooks: Self.documented(hooks.filter { $0.tenantID == nil }, scope: ""),
                 operators: operators.map { .init(username: $0.username, role: .init(rawValue: $0.role.rawValue) ?? .auditor, tenant: $0.tenant) }
                     .sorted { $0.username < $1.username })
         }
     }
 
-    /// A reference a document holds for a secret: an environment variable named after it.
-    static func reference(_ name: String) -> String {
-        let variable = name.uppercased().unicodeScalars.map { ("A"..."Z").contains($0) || ("0"..."9").contains($0) ? Character($0) : "_" }
-        return "${env:TESSERA_\(String(variable))}"
+    /// The reference a document holds for a secret: an environment variable named after
+    /// the secret's kind, tenant and owner, with a digest of the three so no two are alike.
+    static func reference(_ kind: String, tenant: String, name: String) -> String {
+        let readable = "\(kind)_\(tenant)_\(name)".uppercased().unicodeScalars
+            .map { ("A"..."Z").contains($0) || ("0"..."9").contains($0) ? Character($0) : "_" }
+        let digest = SHA256.hash(data: Data("\(kind)\u{0}\(tenant)\u{0}\(name)".utf8)).prefix(4).map { String(format: "%02X", $0) }.joined()
+        return "${env:TESSERA_\(String(readable))_\(digest)}"
+    }
+
+    /// Whether a value is a reference a document holds rather than a secret: sent as is, it
+    /// would become a secret anyone can read off the export.
+    static func isReference(_ value: String) -> Bool {
+        value.hasPrefix("${") && value.hasSuffix("}")
     }
 
     static func documented(_ hooks: [WebhookRecord], scope: String) -> [Components.Schemas.ConfigWebhook] {
         hooks.sorted { $0.url < $1.url }.map { hook in
-            .init(url: hook.url, events: hook.events, secret: reference("\(scope)_webhook_\(Secrets.digest(hook.url).prefix(8))_secret"))
+            .init(url: hook.url, events: hook.events, secret: reference("webhook", tenant: scope, name: hook.url))
         }
     }
 
@@ -74,7 +84,13 @@ extension Administration {
         var found: [(ConsoleOperatorRecord, String, AdminRole, String?)] = []
         for record in try await tx.consoleOperators() {
             guard let user = try await tx.user(id: record.userID) else { continue }
-            let scope = try await record.scopeTenantID.asyncMap { try await tx.tenant(id: $0)?.name } ?? nil
+            // An operator limited to a tenant that is gone is left out: written without its
+            // tenant, it would come back as an operator of every tenant.
+            var scope: String?
+            if let scopeID = record.scopeTenantID {
+                guard let name = try await tx.tenant(id: scopeID)?.name else { continue }
+                scope = name
+            }
             found.append((record, user.username, record.role, scope))
         }
         return found
@@ -89,6 +105,7 @@ extension Administration {
         guard document.version == 1 else { throw DomainError.invalidRequest("version: this server reads documents of version 1") }
         let tenants = document.tenants ?? []
         try Self.checkNames(document)
+        try Self.refuseReferences(document)
         if caller.tenantID != nil {
             guard document.webhooks == nil, document.operators == nil else {
                 throw DomainError(.forbidden, .accessDenied, "global webhooks and operators are applied with a key for every tenant")
@@ -127,12 +144,17 @@ extension Administration {
                 try await plan.apply(document, tx: tx)
                 if dryRun { throw DryRun(plan: plan) }
                 if !plan.changes.isEmpty {
-                    let scope = tenants.count == 1 && document.webhooks == nil && document.operators == nil ? plan.tenantIDs.first : nil
+                    // One entry: the tenant's when only one tenant changed, else the server's.
+                    let touched = Set(plan.changes.map(\.tenant))
+                    let scope = touched.count == 1 ? touched.first.flatMap { name in plan.tenants[name ?? ""] } : nil
+                    let summary = plan.changes.map { "\($0.action.rawValue) \($0.kind.rawValue) \($0.tenant.map { "\($0)/" } ?? "")\($0.name)" }
+                        .joined(separator: "; ")
                     try await Audit.record(
                         tx, tenantID: scope, actor: caller.actor, action: .apply, target: "configuration",
                         details: [
                             "digest": digest, "changes": String(plan.changes.count), "pruned": String(prune),
                             "tenants": tenants.map(\.name).joined(separator: ","),
+                            "changed": summary.count > 2000 ? String(summary.prefix(1997)) + "..." : summary,
                         ], at: now)
                 }
                 return plan
@@ -140,14 +162,20 @@ extension Administration {
         } catch let dry as DryRun {
             plan = dry.plan
         }
-        let changes = plan.changes
+        // A dry run's secrets were never kept: they are not shown.
+        let changes = dryRun ? plan.changes.map { var change = $0; change.secret = nil; return change } : plan.changes
         if !dryRun, !changes.isEmpty {
             await domain.announce(RequestNotice(keys: plan.touchedTenants.map(EventKey.tenant(named:))), logger: logger)
             await domain.servicesChanged(logger: logger)
             // The JWKS has the key of each service's algorithm before its first token.
+            // Best effort: the changes are committed, and a missing key is made at the first token.
             for (tenantName, service) in plan.signingServices {
-                let tenant = try await domain.tenant(named: tenantName)
-                _ = try await domain.tokenIssuer(for: tenant, signingFor: service, logger: logger)
+                do {
+                    let tenant = try await domain.tenant(named: tenantName)
+                    _ = try await domain.tokenIssuer(for: tenant, signingFor: service, logger: logger)
+                } catch {
+                    logger.warning("a service's signing key was not made yet", metadata: ["tenant": "\(tenantName)", "client_id": "\(service.clientID)"])
+                }
             }
             logger.notice("configuration applied", metadata: ["changes": "\(changes.count)", "digest": "\(digest)"])
         }
@@ -171,6 +199,23 @@ extension Administration {
         }
         try once((document.webhooks ?? []).map(\.url), "global webhook")
         try once((document.operators ?? []).map(\.username), "operator")
+    }
+
+    /// Refuses a secret that is still a reference (`${env:…}`): `tessera admin apply`
+    /// resolves them; a document posted as exported would set secrets anyone can read.
+    static func refuseReferences(_ document: Document) throws {
+        func check(_ value: String?, _ place: @autoclosure () -> String) throws {
+            guard let value, isReference(value) else { return }
+            throw DomainError.invalidRequest("\(place()) is a reference (\(value.prefix(80))): resolve it first (tessera admin apply does)")
+        }
+        for hook in document.webhooks ?? [] { try check(hook.secret, "the secret of webhook \(hook.url.prefix(200))") }
+        for tenant in document.tenants ?? [] {
+            for service in tenant.services ?? [] { try check(service.clientSecret, "the client_secret of service \(service.clientId)") }
+            for provider in tenant.identityProviders ?? [] {
+                try check(provider.clientSecret, "the client_secret of identity provider \(provider.name)")
+            }
+            for hook in tenant.webhooks ?? [] { try check(hook.secret, "the secret of webhook \(hook.url.prefix(200))") }
+        }
     }
 
     /// The document's SHA-256 (base64url) over its canonical JSON, each secret replaced by its digest.
@@ -213,7 +258,8 @@ private struct Plan: Sendable {
     let prune: Bool
     let now: Int64
     var changes: [Components.Schemas.ConfigChange] = []
-    var tenantIDs: [TenantID] = []
+    /// The document's tenants by name, as written.
+    var tenants: [String: TenantID] = [:]
     var touchedTenants: Set<String> = []
     /// Services whose ID-token algorithm may need a signing key of the tenant.
     var signingServices: [(String, ServiceRecord)] = []
@@ -228,7 +274,7 @@ private struct Plan: Sendable {
     mutating func apply(_ document: Components.Schemas.Configuration, tx: StoreTransaction) async throws {
         for tenant in (document.tenants ?? []).sorted(by: { $0.name < $1.name }) {
             let record = try await apply(tenant, tx: tx)
-            tenantIDs.append(record.id)
+            tenants[record.name] = record.id
             try await applyServices(tenant.services ?? [], tenant: record, tx: tx)
             try await applyProviders(tenant.identityProviders ?? [], tenant: record, tx: tx)
             let hooks = try await tx.webhooks().filter { $0.tenantID == record.id }
@@ -247,6 +293,14 @@ private struct Plan: Sendable {
             throw DomainError.invalidRequest("a tenant name is 1 to 63 characters of a-z, 0-9 and '-', not starting with '-'")
         }
         let existing = try await tx.tenant(named: document.name)
+        // Checked again in the transaction that writes: the tenant may have come or gone.
+        if let existing {
+            try administration.caller.check(tenant: existing)
+        } else if administration.caller.tenantID != nil {
+            throw DomainError.notFound("tenant '\(document.name)'")
+        } else if document.name == WebSessions.operatorsTenant, !administration.caller.isGlobalAdmin {
+            throw DomainError(.forbidden, .accessDenied, "only an admin of every tenant administers the console's operators")
+        }
         var next = TenantRecord(
             id: existing?.id ?? TenantID(Secrets.identifier(byteCount: 12)), name: document.name, lockoutPolicy: .standard, processPolicy: .standard,
             createdAt: existing?.createdAt ?? now)
@@ -293,6 +347,10 @@ private struct Plan: Sendable {
                 throw DomainError(.conflict, .conflict, "client_id '\(clientID.rawValue)' is another tenant's service")
             }
             let isPublic = document.settings.tokenEndpointAuthMethod?.rawValue == ClientAuthMethod.none
+            if let existing, existing.isPublic != isPublic {
+                throw DomainError.invalidRequest(
+                    "service \(clientID.rawValue): token_endpoint_auth_method cannot change between none and a secret or key (remove the service and add it again)")
+            }
             var next = ServiceRecord(
                 id: existing?.id ?? ServiceID(Secrets.identifier(byteCount: 12)), tenantID: tenant.id, clientID: clientID, name: "",
                 secretDigest: nil, isPublic: isPublic, redirectURIs: [], policy: .standard, attributes: [],
@@ -338,7 +396,7 @@ private struct Plan: Sendable {
             if secretChanged { fields.append("client_secret") }
             guard !fields.isEmpty else { continue }
             try await tx.updateService(next)
-            record(.update, .service, tenant: tenant.name, name: clientID.rawValue, fields: fields)
+            record(.update, .service, tenant: tenant.name, name: clientID.rawValue, fields: fields, secret: made)
             signingServices.append((tenant.name, next))
         }
         guard prune else { return }
@@ -385,6 +443,10 @@ private struct Plan: Sendable {
                 fields.append("client_secret")
             }
             guard !fields.isEmpty else { continue }
+            // Another issuer or client: its subjects name other people; the links go.
+            if existing.discoveryURL != next.discoveryURL || existing.clientID != next.clientID {
+                try await tx.deleteFederationLinks(providerID: existing.id)
+            }
             try await tx.updateIdentityProvider(next)
             record(.update, .identityProvider, tenant: tenant.name, name: next.name, fields: fields)
         }
@@ -411,7 +473,11 @@ private struct Plan: Sendable {
             if let secret = document.secret, !Webhooks.isSecret(secret) {
                 throw DomainError.invalidRequest("webhook \(document.url.prefix(200)): secret is whsec_ and at least 16 bytes in base64")
             }
-            guard let existing = current.first(where: { $0.url == document.url }) else {
+            let matching = current.filter { $0.url == document.url }
+            guard matching.count < 2 else {
+                throw DomainError.conflict("webhook \(document.url.prefix(200)): \(tenant?.name ?? "the global scope") has two hooks with this url; remove one first")
+            }
+            guard let existing = matching.first else {
                 let id = "wh_" + Secrets.randomToken(byteCount: 12)
                 let secret = document.secret ?? Webhooks.newSecret()
                 try await tx.insertWebhook(

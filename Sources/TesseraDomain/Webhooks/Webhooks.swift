@@ -63,6 +63,10 @@ public struct Webhooks: Sendable {
             id: id, tenantID: tenant?.id, url: body.url, events: events,
             sealedSecret: try domain.box.seal(Data(secret.utf8), context: SealingContext.webhookSecret(id: id)), createdAt: now, enabledAt: now)
         try await domain.store.transaction { tx in
+            // A hook is named by its address in its scope (configuration documents): one per address.
+            if try await tx.webhooks().contains(where: { $0.tenantID == record.tenantID && $0.url == record.url }) {
+                throw DomainError.conflict("\(tenant.map { "tenant \($0.name)" } ?? "the global scope") has a webhook with this url")
+            }
             try await tx.insertWebhook(record)
             try await Audit.record(
                 tx, tenantID: tenant?.id, actor: caller.actor, action: .webhookCreate, target: id,

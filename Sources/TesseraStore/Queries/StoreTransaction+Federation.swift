@@ -26,10 +26,17 @@ extension StoreTransaction {
         try await update("identity_providers", provider, key: "id", keeping: ["tenant_id", "name", "created_at"])
     }
 
+    /// Removes a provider's links to users and its logins under way (its subjects are
+    /// another issuer's once its address or client changes); returns how many links went.
+    @discardableResult
+    public func deleteFederationLinks(providerID id: String) async throws -> Int {
+        try await db.raw("DELETE FROM federation_logins WHERE provider_id = \(bind: id)").run()
+        return try await db.raw("DELETE FROM federated_identities WHERE provider_id = \(bind: id) RETURNING 1").all().count
+    }
+
     /// Removes a provider with its links and its logins under way; false when there was none.
     public func deleteIdentityProvider(id: String) async throws -> Bool {
-        try await db.raw("DELETE FROM federation_logins WHERE provider_id = \(bind: id)").run()
-        try await db.raw("DELETE FROM federated_identities WHERE provider_id = \(bind: id)").run()
+        try await deleteFederationLinks(providerID: id)
         return try await db.raw("DELETE FROM identity_providers WHERE id = \(bind: id) RETURNING id").all().count == 1
     }
 

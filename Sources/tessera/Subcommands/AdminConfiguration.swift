@@ -40,8 +40,8 @@ extension Admin {
             abstract: "Make the server match a configuration document (YAML or JSON), in one transaction; prints what changed.",
             discussion: """
                 A setting the document leaves out takes its default; applying the same document again changes \
-                nothing. References are resolved here, before the document is sent: a whole value \
-                ${env:NAME} is that environment variable, ${file:PATH} that file's content (one trailing newline \
+                nothing. References in secret fields (client_secret, secret) are resolved here, before the \
+                document is sent: a whole value ${env:NAME} is that environment variable, ${file:PATH} that file's content (one trailing newline \
                 dropped; a relative path is read from the document's directory). A reference that cannot be \
                 resolved stops the command before anything is sent. A service without client_secret keeps its \
                 secret (a new one gets a secret, printed once); a webhook without secret likewise. \
@@ -117,18 +117,27 @@ enum ConfigurationText {
         }
     }
 
-    /// `node` with every scalar that is a whole reference replaced by what it names.
+    /// The fields whose references are resolved: the secrets, and nothing else (a document
+    /// from elsewhere cannot copy a local file into a name or address).
+    static let secretFields: Set<String> = ["client_secret", "secret"]
+
+    /// `node` with every secret field's whole reference replaced by what it names.
     static func resolved(_ node: Node, environment: [String: String], directory: URL) throws -> Node {
         switch node {
-        case .scalar(let scalar):
-            guard let value = try resolve(scalar.string, environment: environment, directory: directory) else { return node }
-            return .scalar(.init(value, .init(.str), .singleQuoted))
         case .mapping(let mapping):
             return .mapping(
-                .init(try mapping.map { ($0.key, try resolved($0.value, environment: environment, directory: directory)) }, mapping.tag, mapping.style))
+                .init(
+                    try mapping.map { pair in
+                        if let key = pair.key.string, secretFields.contains(key), let text = pair.value.scalar?.string,
+                            let value = try resolve(text, environment: environment, directory: directory)
+                        {
+                            return (pair.key, .scalar(.init(value, .init(.str), .singleQuoted)))
+                        }
+                        return (pair.key, try resolved(pair.value, environment: environment, directory: directory))
+                    }, mapping.tag, mapping.style))
         case .sequence(let sequence):
             return .sequence(.init(try sequence.map { try resolved($0, environment: environment, directory: directory) }, sequence.tag, sequence.style))
-        case .alias:
+        case .scalar, .alias:
             return node
         }
     }
