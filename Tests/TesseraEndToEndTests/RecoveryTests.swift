@@ -49,6 +49,15 @@ struct RecoveryTests {
             // The help desk approves it, once.
             let users = try await scenario.http.get("\(tenantURL)/users?username=rita", headers: admin).json()
             let ritaID = try #require((users["users"] as? [[String: Any]])?.first?["id"] as? String)
+            // The help desk finds it by the user, in the API and on the command line.
+            let listed = try await scenario.http.get("\(tenantURL)/users/\(ritaID)/recoveries", headers: admin).json()
+            let pending = try #require((listed["recoveries"] as? [[String: Any]])?.first, "\(listed)")
+            #expect(pending["id"] as? String == started.recoveryID && pending["status"] as? String == "awaiting_approval", "\(listed)")
+            #expect(pending["handle"] == nil, "the handle is the user's alone")
+            let cli = try await Program.run(
+                tesseraBinary, ["admin", "user", "recoveries", "--tenant", scenario.tenant, "--username", "rita"],
+                environment: ["TESSERA_SERVER": server.baseURL, "TESSERA_ADMIN_TOKEN": server.adminToken])
+            #expect(cli.status == 0 && cli.output.contains("\(started.recoveryID)  awaiting_approval"), "\(cli.output)\(cli.errors)")
             let approveURL = "\(tenantURL)/users/\(ritaID)/recoveries/\(started.recoveryID)/approve"
             let approved = try await scenario.http.postJSON(approveURL, [String: String](), headers: admin)
             #expect(approved.status == 200, "\(approved.text)")

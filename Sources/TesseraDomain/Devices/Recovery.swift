@@ -168,6 +168,22 @@ public struct Recovery: Sendable {
 }
 
 extension Recovery {
+    /// A user's recoveries, newest first (404 for a user of another tenant).
+    package func list(userID: UserID, tenant: TenantRecord) async throws -> [RecoveryRecord] {
+        try await domain.store.read { tx in
+            guard let user = try await tx.user(id: userID), user.tenantID == tenant.id else {
+                throw DomainError.notFound("user '\(userID.rawValue.prefix(64))'")
+            }
+            // Shown as they stand: one past its expiry reads expired.
+            let now = domain.epochNow()
+            return try await tx.recoveries(userID: user.id).map { recovery in
+                var recovery = recovery
+                if recovery.expiresAt <= now, ["emailed", "awaiting_approval", "approved"].contains(recovery.status) { recovery.status = "expired" }
+                return recovery
+            }
+        }
+    }
+
     /// An operator's approval of a recovery awaiting it (the user told them its id).
     package func approve(_ id: String, userID: UserID, tenant: TenantRecord, caller: AdminCaller, logger: Logger) async throws -> RecoveryRecord {
         let now = domain.epochNow()

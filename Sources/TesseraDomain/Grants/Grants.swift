@@ -233,6 +233,9 @@ public struct Grants: Sendable {
         let securityKey: SecurityKeyRecord?
         /// None for a service whose grant types leave out `refresh_token`.
         let refreshToken: String?
+        /// The user's group names when the scope asks for them, read where the code or
+        /// token was spent (nil otherwise).
+        let groups: [String]?
     }
 
     enum Outcome: Sendable {
@@ -296,10 +299,11 @@ public struct Grants: Sendable {
             }
             securityKey = key
         }
+        let groups = ScopeClaims.asksForGroups(scope) ? try await tx.memberships(of: [user.id]).map(\.displayName) : nil
         // A service whose grant types leave out refresh_token gets none: its session ends
         // with the access token's use.
         guard service.allowedGrantTypes.contains(GrantType.refreshToken) else {
-            return .issued(Issuance(source: source, scope: scope, user: user, securityKey: securityKey, refreshToken: nil))
+            return .issued(Issuance(source: source, scope: scope, user: user, securityKey: securityKey, refreshToken: nil, groups: groups))
         }
         let refreshToken = Secrets.randomToken()
         try await tx.insertGrant(
@@ -309,7 +313,7 @@ public struct Grants: Sendable {
                 nonce: nil, scope: scope, factors: source.factors, confirmedAttributes: source.confirmedAttributes,
                 authTime: source.authTime, expiresAt: min(now + session.idleLifetime, session.expiresAt), usedAt: nil, revoked: false,
                 securityKeyID: source.securityKeyID))
-        return .issued(Issuance(source: source, scope: scope, user: user, securityKey: securityKey, refreshToken: refreshToken))
+        return .issued(Issuance(source: source, scope: scope, user: user, securityKey: securityKey, refreshToken: refreshToken, groups: groups))
     }
 
     /// The user tokens are issued to, or why there may be none (gone, or disabled).
@@ -346,7 +350,7 @@ public struct Grants: Sendable {
             acr: Self.acr(for: combination), attributes: released)
         idClaims.sid = source.familyID.rawValue
         idClaims.role = Self.role(of: combination.factors, for: service)
-        if ScopeClaims.asksForGroups(issuance.scope) { idClaims.groups = try await domain.groupNames(of: issuance.user.id) }
+        idClaims.groups = issuance.groups
         let accessLifetime = service.accessTokenLifetime ?? tenant.accessTokenLifetime
         var accessClaims = AccessTokenClaims(
             iss: issuer, sub: subject, aud: issuer, clientID: service.clientID.rawValue, exp: Int(now + accessLifetime),

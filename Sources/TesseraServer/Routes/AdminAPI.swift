@@ -242,14 +242,17 @@ struct AdminAPI: APIProtocol {
         return .ok(.init(body: .json(.init(revoked: input.path.token))))
     }
 
+    func listRecoveries(_ input: Operations.ListRecoveries.Input) async throws -> Operations.ListRecoveries.Output {
+        let (_, call) = try call()
+        let recoveries = try await state.domain.recovery.list(userID: UserID(input.path.user), tenant: try call.requireTenant())
+        return .ok(.init(body: .json(.init(recoveries: recoveries.map(Components.Schemas.Recovery.init)))))
+    }
+
     func approveRecovery(_ input: Operations.ApproveRecovery.Input) async throws -> Operations.ApproveRecovery.Output {
         let (_, call) = try call()
         let recovery = try await state.domain.recovery.approve(
             input.path.recovery, userID: UserID(input.path.user), tenant: try call.requireTenant(), caller: call.caller, logger: call.logger)
-        return .ok(.init(body: .json(.init(
-            id: recovery.id, userId: recovery.userID.rawValue, status: .init(rawValue: recovery.status) ?? .approved,
-            createdAt: Double(recovery.createdAt), expiresAt: Double(recovery.expiresAt), approvedAt: recovery.approvedAt.map(Double.init),
-            approvedBy: recovery.approvedBy))))
+        return .ok(.init(body: .json(.init(recovery))))
     }
 
     func importUsers(_ input: Operations.ImportUsers.Input) async throws -> Operations.ImportUsers.Output {
@@ -476,5 +479,15 @@ struct AdminAPI: APIProtocol {
         let (_, call) = try call()
         let body = switch input.body { case .json(let body): body }
         return .created(.init(body: .json(try await domain.webSessions.addOperator(body, by: call.caller, logger: call.logger))))
+    }
+}
+
+extension Components.Schemas.Recovery {
+    /// A recovery as the admin API shows it: never its handle.
+    init(_ recovery: RecoveryRecord) {
+        self.init(
+            id: recovery.id, userId: recovery.userID.rawValue, status: .init(rawValue: recovery.status) ?? .used,
+            createdAt: Double(recovery.createdAt), expiresAt: Double(recovery.expiresAt), approvedAt: recovery.approvedAt.map(Double.init),
+            approvedBy: recovery.approvedBy)
     }
 }

@@ -61,6 +61,11 @@ extension StoreTransaction {
         try await first("SELECT * FROM recoveries WHERE id = \(bind: id)", as: RecoveryRecord.self)
     }
 
+    /// A user's recoveries, newest first.
+    public func recoveries(userID: UserID) async throws -> [RecoveryRecord] {
+        try await all("SELECT * FROM recoveries WHERE user_id = \(bind: userID) ORDER BY created_at DESC, id", as: RecoveryRecord.self)
+    }
+
     /// Moves a recovery from `from` to `to`; `false` when it was not in `from` (another call got there first).
     public func moveRecovery(id: String, from: String, to: String, approvedAt: Int64? = nil, approvedBy: String? = nil) async throws -> Bool {
         try await db.raw(

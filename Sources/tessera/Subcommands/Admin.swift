@@ -165,8 +165,11 @@ struct Admin: AsyncParsableCommand {
 
     struct User: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Create, list, show, change, disable, enable, delete and import users.",
-            subcommands: [Create.self, List.self, Get.self, Update.self, Disable.self, Enable.self, Delete.self, Import.self])
+            abstract: "Create, list, show, change, disable, enable, delete and import users, and approve their recoveries.",
+            subcommands: [
+                Create.self, List.self, Get.self, Update.self, Disable.self, Enable.self, Delete.self, Import.self, Recoveries.self,
+                ApproveRecovery.self,
+            ])
 
         struct Create: AsyncParsableCommand {
             static let configuration = CommandConfiguration(abstract: "Create a user in a tenant.")

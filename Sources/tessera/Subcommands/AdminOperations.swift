@@ -519,6 +519,45 @@ extension Admin.User {
     }
 }
 
+extension Admin.User {
+    /// `tessera admin user recoveries`: the recoveries a user started with recovery codes.
+    struct Recoveries: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "List the recoveries a user started with recovery codes, newest first (id, status, expiry, approval).")
+        @OptionGroup var options: AdminOptions
+        @OptionGroup var user: UserSelection
+
+        func run() async throws {
+            let recoveries = try await options.calling { api in
+                try await api.listRecoveries(path: .init(tenant: user.tenant, user: try await user.userID(api))).ok.body.json.recoveries
+            }
+            if options.json { return Output.encodable(recoveries) }
+            if recoveries.isEmpty { print("no recoveries") }
+            for recovery in recoveries {
+                let approval = recovery.approvedBy.map { "  approved by \($0)" } ?? ""
+                print("\(recovery.id)  \(recovery.status.rawValue)  created \(Show.date(recovery.createdAt))  expires \(Show.date(recovery.expiresAt))\(approval)")
+            }
+        }
+    }
+
+    /// `tessera admin user approve-recovery`: the help desk's confirmation of a recovery.
+    struct ApproveRecovery: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Approve a recovery awaiting it, once you checked who asks: the user's app then gets its activation link.")
+        @OptionGroup var options: AdminOptions
+        @OptionGroup var user: UserSelection
+        @Argument(help: "The recovery's id (tessera admin user recoveries lists them; the user's app shows it).") var recovery: String
+
+        func run() async throws {
+            let approved = try await options.calling { api in
+                try await api.approveRecovery(path: .init(tenant: user.tenant, user: try await user.userID(api), recovery: recovery)).ok.body.json
+            }
+            if options.json { return Output.encodable(approved) }
+            print("\(approved.id)  \(approved.status.rawValue)  expires \(Show.date(approved.expiresAt))")
+        }
+    }
+}
+
 extension Admin {
     struct Invitation: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
