@@ -18,12 +18,12 @@ struct ConfigurationAsCodeTests {
                     "config_roundtrip.py", [],
                     environment: [
                         "SERVER_A": first.baseURL, "TOKEN_A": first.adminToken, "SERVER_B": second.baseURL, "TOKEN_B": second.adminToken,
-                        "TESSERA": tesseraBinary, "EXAMPLES": "15",
+                        "TESSERA": tesseraBinary, "EXAMPLES": "8",
                     ], timeout: .seconds(420))
                 #expect(result.status == 0, "\(result.output)\n\(result.errors)")
                 let line = try #require(result.output.split(separator: "\n").first { $0.hasPrefix("RESULT ") }, "\(result.errors)")
                 let object = try #require(try JSONSerialization.jsonObject(with: Data(line.dropFirst(7).utf8)) as? [String: Any])
-                #expect(object["documents"] as? Int == 15, "\(object)")
+                #expect(object["documents"] as? Int == 8, "\(object)")
             }
         }
     }
