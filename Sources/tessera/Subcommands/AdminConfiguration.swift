@@ -42,7 +42,7 @@ extension Admin {
                 A setting the document leaves out takes its default; applying the same document again changes \
                 nothing. References in secret fields (client_secret, secret) are resolved here, before the \
                 document is sent: a whole value ${env:NAME} is that environment variable, ${file:PATH} that file's content (one trailing newline \
-                dropped; a relative path is read from the document's directory). A reference that cannot be \
+                dropped, refused when anyone may write it; a relative path is read from the document's directory). A reference that cannot be \
                 resolved stops the command before anything is sent. A service without client_secret keeps its \
                 secret (a new one gets a secret, printed once); a webhook without secret likewise. \
                 --prune removes, within the document's tenants, the services (ending their sessions), identity \
@@ -107,6 +107,8 @@ enum ConfigurationText {
             node = try resolved(composed, environment: environment, directory: directory)
         } catch let error as CLIError {
             throw error
+        } catch let error as ValidationError {
+            throw error
         } catch {
             throw CLIError("\(path) is not YAML: \(error)")
         }
@@ -154,11 +156,8 @@ enum ConfigurationText {
         if inner.hasPrefix("file:") {
             let path = String(inner.dropFirst(5))
             let url = path.hasPrefix("/") ? URL(fileURLWithPath: path) : directory.appendingPathComponent(path)
-            guard let data = FileManager.default.contents(atPath: url.path) else { throw CLIError("\(text): cannot read \(url.path)") }
-            var value = String(decoding: data, as: UTF8.self)
-            if value.hasSuffix("\n") { value.removeLast() }
-            guard !value.isEmpty else { throw CLIError("\(text): \(url.path) is empty") }
-            return value
+            // Read as every secret file is: one trailing newline dropped, refused when empty or writable by anyone.
+            return try Settings.readSecret(url.path, origin: .flag(text))
         }
         throw CLIError("\(text.prefix(80)): a reference is ${env:NAME} or ${file:PATH}")
     }
