@@ -49,6 +49,12 @@ let package = Package(
         .target(name: "TesseraBuildInfo", plugins: ["BuildInfo"]),
         .plugin(name: "BuildInfo", capability: .buildTool()),
         .target(name: "TesseraCore"),
+        // The catalogs of words every page, message and prompt is written in (one JSON file
+        // per language), carried in the binary, with the language negotiation.
+        .target(
+            name: "TesseraTexts",
+            resources: [.embedInCode("Catalogs/en.json"), .embedInCode("Catalogs/de.json"), .embedInCode("Catalogs/fr.json")]
+        ),
         // The admin and device API's OpenAPI document (openapi.yaml), the one definition of
         // the admin API, carried in the binary; the admin API's types and typed client are
         // generated from it at build time (openapi-generator-config.yaml).
@@ -125,7 +131,7 @@ let package = Package(
         .target(
             name: "TesseraDomain",
             dependencies: [
-                "TesseraCore", "TesseraCrypto", "TesseraStore", "TesseraRecords", "TesseraWebAuthn", "TesseraAdminAPI",
+                "TesseraCore", "TesseraCrypto", "TesseraStore", "TesseraRecords", "TesseraWebAuthn", "TesseraAdminAPI", "TesseraTexts",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "CryptoExtras", package: "swift-crypto"),
                 .product(name: "X509", package: "swift-certificates"),
@@ -148,7 +154,7 @@ let package = Package(
             name: "TesseraServer",
             dependencies: [
                 "TesseraCore", "TesseraCrypto", "TesseraStore", "TesseraRecords", "TesseraDomain", "TesseraOperations", "TesseraAdminAPI",
-                "TesseraBuildInfo",
+                "TesseraBuildInfo", "TesseraTexts",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Yams", package: "Yams"),
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -214,6 +220,7 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "OTel", package: "swift-otel"),
@@ -243,7 +250,7 @@ let package = Package(
             name: "TesseraServerTests",
             dependencies: [
                 "TesseraServer", "TesseraStore", "TesseraRecords", "TesseraCore", "TesseraCrypto", "TesseraDomain", "TesseraKit", "TesseraTesting",
-                "TesseraTestSupport",
+                "TesseraTestSupport", "TesseraTexts",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -271,7 +278,7 @@ let package = Package(
             name: "TesseraEndToEndTests",
             dependencies: [
                 "TesseraServer", "TesseraKit", "TesseraTesting", "TesseraCore", "TesseraCrypto", "TesseraOperations", "TesseraStore",
-                "TesseraRecords", "TesseraAdminAPI", "TesseraTestSupport", "TesseraBuildInfo", "tessera",
+                "TesseraRecords", "TesseraAdminAPI", "TesseraTestSupport", "TesseraBuildInfo", "tessera", "TesseraTexts",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "SQLKit", package: "sql-kit"),

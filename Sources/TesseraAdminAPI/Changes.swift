@@ -51,6 +51,9 @@ package struct TenantChanges: Codable, Hashable, Sendable {
     package var recoveryCodes: Bool?
     package var notices: [String]?
     package var defaultLanguage: String?
+    package var branding: Patch<Components.Schemas.Branding> = .absent
+    /// Language → catalog key → the tenant's own sentence.
+    package var texts: Patch<[String: [String: String]]> = .absent
 
     package init() {}
 
@@ -73,6 +76,7 @@ package struct TenantChanges: Codable, Hashable, Sendable {
         case recoveryCodes = "recovery_codes"
         case notices
         case defaultLanguage = "default_language"
+        case branding, texts
     }
 
     package init(from decoder: any Decoder) throws {
@@ -95,6 +99,8 @@ package struct TenantChanges: Codable, Hashable, Sendable {
         recoveryCodes = try container.decodeIfPresent(Bool.self, forKey: .recoveryCodes)
         notices = try container.decodeIfPresent([String].self, forKey: .notices)
         defaultLanguage = try container.decodeIfPresent(String.self, forKey: .defaultLanguage)
+        branding = try Patch(container, .branding)
+        texts = try Patch(container, .texts)
     }
 
     package func encode(to encoder: any Encoder) throws {
@@ -117,6 +123,8 @@ package struct TenantChanges: Codable, Hashable, Sendable {
         try container.encodeIfPresent(recoveryCodes, forKey: .recoveryCodes)
         try container.encodeIfPresent(notices, forKey: .notices)
         try container.encodeIfPresent(defaultLanguage, forKey: .defaultLanguage)
+        try branding.encode(into: &container, .branding)
+        try texts.encode(into: &container, .texts)
     }
 }
 

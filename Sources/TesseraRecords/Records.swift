@@ -46,14 +46,19 @@ public struct TenantRecord: Codable, Sendable, Equatable {
     @IntegerFlag public var recoveryCodes: Bool = false
     /// The security notices its users get by e-mail (`NoticeKind`'s names).
     @JSONText public var notices: [String] = TenantRecord.allNotices
-    /// The language of its e-mails (`en` or `de`).
+    /// The language of its pages when neither the service nor the browser names one, and
+    /// of its e-mails (one of `languages`).
     public var defaultLanguage: String = "en"
+    /// Its logo, colours, names and links (nil: Tessera's).
+    @OptionalJSONText public var branding: Branding?
+    /// Its own sentences in place of the catalog's: language → key → sentence.
+    @JSONText public var texts: [String: [String: String]] = [:]
     public var createdAt: Int64
 
     /// Every security notice: a device added or removed, a passkey added, a permanent lock.
     public static let allNotices = ["device_added", "device_removed", "passkey_added", "locked"]
-    /// The languages e-mails are written in.
-    public static let languages = ["en", "de"]
+    /// The languages pages and e-mails are written in.
+    public static let languages = ["en", "de", "fr"]
 
     /// A year of history, the default.
     public static let defaultHistoryRetention: Int64 = 365 * 86_400
@@ -103,6 +108,7 @@ public struct TenantRecord: Codable, Sendable, Equatable {
         case recoveryCodes = "recovery_codes"
         case notices
         case defaultLanguage = "default_language"
+        case branding, texts
         case createdAt = "created_at"
     }
 }

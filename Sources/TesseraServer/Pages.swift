@@ -27,16 +27,23 @@ enum Pages {
         return String(decoding: bytes, as: UTF8.self)
     }
 
-    /// A page: `template` rendered from `model` (its view model), in the pages' frame.
-    static func render(_ template: String, _ model: Any, title: String, scripts: [String] = [], language: String = "en") -> String {
+    /// A page: `template` rendered from `model` (its view model) with the tenant's look
+    /// around it, in the pages' frame.
+    static func render(_ template: String, _ model: Any, title: String, look: Look, scripts: [String] = []) -> String {
         let pages = WebPages.shared
-        let content = pages.library.render(model, withTemplate: template) ?? ""
-        return pages.library.render(Frame(language: language, title: title, scripts: scripts, content: content), withTemplate: "page") ?? ""
+        let content = pages.library.render(Dressed(look: look, page: model), withTemplate: WebPages.dressed(template)) ?? ""
+        return pages.library.render(Frame(look: look, title: title, scripts: scripts, content: content), withTemplate: "page") ?? ""
+    }
+
+    /// A page's view model under its look: a name the page lacks is looked up in the look.
+    struct Dressed {
+        let look: Look
+        let page: Any
     }
 
     /// What the frame of a page outside the console holds.
     struct Frame {
-        let language: String
+        let look: Look
         let title: String
         let scripts: [String]
         let content: String
@@ -45,63 +52,18 @@ enum Pages {
     struct ErrorPage {
         let title: String
         let message: String
+        let detail: String?
     }
 
-    static func error(title: String, message: String) -> String {
-        render("error", ErrorPage(title: title, message: message), title: title)
-    }
-
-    /// The login page: the QR code of the authentication link, the link that opens the
-    /// app on this device (the tenant's app link, or else the same link), the service and what it asks for; it follows the request by polling its
-    /// status and moves on by itself.
-    /// The languages the login page is written in, and the words it uses.
-    struct LoginWords: Sendable {
-        let language: String
-        let title: String
-        let asksFor: String
-        let asksForNothing: String
-        let scan: String
-        /// Around the number of a login with number matching.
-        let matchBefore: String
-        let matchAfter: String
-        let sameDevice: String
-        let openLink: String
-        let link: String
-        let waiting: String
-        let otherProvider: String
-
-        static let english = LoginWords(
-            language: "en", title: "Sign in to", asksFor: "It asks for:", asksForNothing: "The service asks for no personal attributes.",
-            scan: "Scan this code with the Tessera app on your activated device, then confirm with your factors.",
-            matchBefore: "Your device will ask for a number: pick ", matchAfter: ". If it shows another service or place than yours, deny.",
-            sameDevice: "On this device?", openLink: "Open the sign-in link", link: "Link:", waiting: "Waiting for your device…",
-            otherProvider: "Or sign in with another provider")
-        static let german = LoginWords(
-            language: "de", title: "Anmelden bei", asksFor: "Der Dienst möchte:", asksForNothing: "Der Dienst fragt nach keinen persönlichen Angaben.",
-            scan: "Scannen Sie diesen Code mit der Tessera-App auf Ihrem aktivierten Gerät und bestätigen Sie mit Ihren Faktoren.",
-            matchBefore: "Ihr Gerät fragt nach einer Zahl: wählen Sie ",
-            matchAfter: ". Zeigt es einen anderen Dienst oder Ort als Ihren, lehnen Sie ab.",
-            sameDevice: "Auf diesem Gerät?", openLink: "Anmeldelink öffnen", link: "Link:", waiting: "Warte auf Ihr Gerät…",
-            otherProvider: "Oder mit einem anderen Anbieter anmelden")
-
-        /// The first of the request's `ui_locales` (OpenID Core §3.1.2.1, BCP 47 tags in order
-        /// of preference) the page is written in; English otherwise.
-        static func preferred(_ uiLocales: String?) -> LoginWords {
-            for tag in (uiLocales ?? "").split(separator: " ") {
-                switch tag.split(separator: "-").first?.lowercased() {
-                case "de": return german
-                case "en": return english
-                default: continue
-                }
-            }
-            return english
-        }
+    /// An error page: its title and message are catalog keys, the detail (for a help desk) is shown as it is.
+    static func error(titleKey: String, messageKey: String, detail: String? = nil, look: Look) -> String {
+        let title = look.words(titleKey)
+        return render("error", ErrorPage(title: title, message: look.words(messageKey), detail: detail), title: title, look: look)
     }
 
     /// The login page's view model.
     struct LoginPage {
-        let words: LoginWords
-        let serviceName: String
+        let t: Words
         let attributes: [String]
         /// Stored, not computed: the templates read stored properties only.
         let asksForAttributes: Bool
@@ -113,6 +75,9 @@ enum Pages {
         let passkeyURL: String?
         let providers: [Provider]
         let hasProviders: Bool
+        let policyURL: String?
+        let termsURL: String?
+        let hasServiceLinks: Bool
         let requestID: String
         let statusURL: String
         let completeURL: String
@@ -125,20 +90,23 @@ enum Pages {
         let url: String
     }
 
+    /// The login page: the QR code of the authentication link, the link that opens the
+    /// app on this device (the tenant's app link, or else the same link), the service and
+    /// what it asks for; it follows the request by polling its status and moves on by itself.
     static func login(
         serviceName: String, attributes: [String], authenticationURL: String, sameDeviceURL: String? = nil, statusURL: String,
         completeURL: String, requestID: String, expiresAt: Date, matchCode: String? = nil, passkeyURL: String? = nil,
-        providers: [Provider] = [], words: LoginWords = .english
+        providers: [Provider] = [], policyURL: String? = nil, termsURL: String? = nil, look: Look
     ) -> String {
+        let words = look.words.with(["service": serviceName])
         let model = LoginPage(
-            words: words, serviceName: serviceName, attributes: attributes, asksForAttributes: !attributes.isEmpty, matchCode: matchCode,
-            qr: (try? QRCode(authenticationURL).svg(moduleSize: 6)) ?? "", sameDeviceURL: sameDeviceURL ?? authenticationURL,
+            t: words, attributes: attributes, asksForAttributes: !attributes.isEmpty, matchCode: matchCode,
+            qr: (try? QRCode(authenticationURL).svg(moduleSize: 8)) ?? "", sameDeviceURL: sameDeviceURL ?? authenticationURL,
             authenticationURL: authenticationURL, passkeyURL: passkeyURL, providers: providers, hasProviders: !providers.isEmpty,
-            requestID: requestID, statusURL: statusURL,
-            completeURL: completeURL, expiresAt: Int(expiresAt.timeIntervalSince1970))
+            policyURL: policyURL, termsURL: termsURL, hasServiceLinks: policyURL != nil || termsURL != nil,
+            requestID: requestID, statusURL: statusURL, completeURL: completeURL, expiresAt: Int(expiresAt.timeIntervalSince1970))
         return render(
-            "login", model, title: "\(words.title) \(serviceName)", scripts: passkeyURL == nil ? ["login.js"] : ["login.js", "webauthn.js"],
-            language: words.language)
+            "login", model, title: words("login.title"), look: look, scripts: passkeyURL == nil ? ["login.js"] : ["login.js", "webauthn.js"])
     }
 
     /// What a person sees who opens a device link in a browser: the link as text and QR code,
@@ -175,63 +143,62 @@ enum Pages {
         }
     }
 
-    static func deviceLink(title: String, explanation: String, url: String, invitation: DeviceLinkPage.Invitation? = nil) -> String {
+    /// `kind` is `sign_in` or `activate`: the catalog's `link.<kind>_title` and `_text`.
+    static func deviceLink(kind: String, url: String, invitation: DeviceLinkPage.Invitation? = nil, look: Look) -> String {
+        let title = look.words("link.\(kind)_title")
         let model = DeviceLinkPage(
-            title: title, explanation: explanation, url: url, qr: (try? QRCode(url).svg(moduleSize: 5)) ?? "", invitation: invitation)
-        return render("devicelink", model, title: title, scripts: invitation == nil ? [] : ["webauthn.js"])
+            title: title, explanation: look.words("link.\(kind)_text"), url: url, qr: (try? QRCode(url).svg(moduleSize: 6)) ?? "",
+            invitation: invitation)
+        return render("devicelink", model, title: title, look: look, scripts: invitation == nil ? [] : ["webauthn.js"])
     }
 
     /// On the way from an invitation's provider form to the provider (its own frame).
-    static func continueToProvider(_ url: String) -> String {
-        struct Continue { let url: String }
-        return WebPages.shared.library.render(Continue(url: url), withTemplate: "continue") ?? ""
+    static func continueToProvider(_ url: String, look: Look) -> String {
+        struct Continue {
+            let url: String
+            let look: Look
+            let t: Words
+        }
+        return WebPages.shared.library.render(Continue(url: url, look: look, t: look.words), withTemplate: "continue") ?? ""
     }
 
     /// After the sign-in at the provider: which account at the provider, which account
     /// here; nothing is linked until the button is pressed.
     struct FederationConfirmPage {
-        let identity: String
-        let provider: String
-        let username: String
-        let tenant: String
+        /// HTML: the sentence escaped, the two accounts emphasized (`Words.marked`).
+        let question: String
         let action: String
         let sealed: String
         let csrf: String
     }
 
-    static func federationConfirm(_ pending: Federation.PendingLink, tenant: String, action: String) -> String {
-        let model = FederationConfirmPage(
-            identity: pending.identity, provider: pending.provider, username: pending.username, tenant: tenant, action: action,
-            sealed: pending.sealed, csrf: pending.csrf)
-        return render("federationconfirm", model, title: "Link your accounts?")
+    static func federationConfirm(_ pending: Federation.PendingLink, action: String, look: Look) -> String {
+        let question = look.words.marked(
+            "federation.confirm_text",
+            ["identity": (pending.identity, "link-identity"), "username": (pending.username, "link-username")], ["provider": pending.provider])
+        let model = FederationConfirmPage(question: question, action: action, sealed: pending.sealed, csrf: pending.csrf)
+        return render("federationconfirm", model, title: look.words("federation.confirm_title"), look: look)
     }
 
     /// After a first sign-in at an external provider linked an invitation's account.
-    static func federationLinked(provider: String, username: String) -> String {
+    static func federationLinked(provider: String, username: String, look: Look) -> String {
         struct Linked {
-            let provider: String
-            let username: String
+            /// HTML: the sentence escaped, the account emphasized.
+            let text: String
         }
-        return render("federationlinked", Linked(provider: provider, username: username), title: "Account linked")
+        let text = look.words.marked("federation.linked_text", ["username": (username, "")], ["provider": provider])
+        return render("federationlinked", Linked(text: text), title: look.words("federation.linked_title"), look: look)
     }
 
     /// The end-session endpoint's page when no address to return to was given.
     /// `signedOut` false: no ID token named a sign-in, so nothing was ended here.
-    static func signedOut(serviceName: String?, german: Bool, signedOut: Bool) -> String {
-        let title = signedOut ? (german ? "Abgemeldet" : "Signed out") : (german ? "Abmelden" : "Sign out")
-        let message: String
-        if signedOut {
-            message =
-                german
-                ? "Sie sind \(serviceName.map { "bei " + $0 + " " } ?? "")abgemeldet. Sie können dieses Fenster schließen."
-                : "You are signed out\(serviceName.map { " of " + $0 } ?? ""). You can close this window."
-        } else {
-            message =
-                german
-                ? "Es wurde keine Anmeldung beendet: der Dienst hat nicht gesagt, welche. Melden Sie sich beim Dienst selbst ab."
-                : "No sign-in was ended: the service did not say which one. Sign out at the service itself."
-        }
-        return render("signedout", ErrorPage(title: title, message: message), title: title, language: german ? "de" : "en")
+    static func signedOut(serviceName: String?, signedOut: Bool, look: Look) -> String {
+        let title = look.words(signedOut ? "signout.done_title" : "signout.title")
+        let message =
+            !signedOut
+            ? look.words("signout.nothing")
+            : serviceName.map { look.words("signout.done", ["service": $0]) } ?? look.words("signout.done_unnamed")
+        return render("signedout", ErrorPage(title: title, message: message, detail: nil), title: title, look: look)
     }
 }
 
@@ -240,7 +207,8 @@ enum Pages {
 extension Pages.Frame: MustacheParent {
     func child(named key: String) -> Any? {
         switch key {
-        case "language": language
+        case "look": look
+        case "t": look.words
         case "title": title
         case "scripts": scripts
         case "content": content
@@ -252,8 +220,7 @@ extension Pages.Frame: MustacheParent {
 extension Pages.LoginPage: MustacheParent {
     func child(named key: String) -> Any? {
         switch key {
-        case "words": words
-        case "serviceName": serviceName
+        case "t": t
         case "attributes": attributes
         case "asksForAttributes": asksForAttributes
         case "matchCode": matchCode
@@ -263,6 +230,9 @@ extension Pages.LoginPage: MustacheParent {
         case "passkeyURL": passkeyURL
         case "providers": providers
         case "hasProviders": hasProviders
+        case "policyURL": policyURL
+        case "termsURL": termsURL
+        case "hasServiceLinks": hasServiceLinks
         case "requestID": requestID
         case "statusURL": statusURL
         case "completeURL": completeURL
@@ -272,20 +242,11 @@ extension Pages.LoginPage: MustacheParent {
     }
 }
 
-extension Pages.LoginWords: MustacheParent {
+extension Pages.Dressed: MustacheParent {
     func child(named key: String) -> Any? {
         switch key {
-        case "title": title
-        case "asksFor": asksFor
-        case "asksForNothing": asksForNothing
-        case "scan": scan
-        case "matchBefore": matchBefore
-        case "matchAfter": matchAfter
-        case "sameDevice": sameDevice
-        case "openLink": openLink
-        case "link": link
-        case "waiting": waiting
-        case "otherProvider": otherProvider
+        case "look": look
+        case "page": page
         default: nil
         }
     }

@@ -38,6 +38,8 @@ enum ServedDocument {
         let need: AdminCaller.Need
         let global: Bool
         var bodyLimit = RequestDecoding.maximumBodySize
+        /// Its body is bytes (an image), not JSON: its media type chooses how it is read.
+        var binaryBody = false
     }
 
     /// Every operation tagged `admin`, by `operationId`. An admin operation that does not say
@@ -59,9 +61,11 @@ enum ServedDocument {
                     case "manage": .manage
                     default: preconditionFailure("openapi.yaml: \(id) does not say what it needs (x-tessera-need)")
                     }
+                let content = ((operation["requestBody"] as? [String: Any])?["content"] as? [String: Any]) ?? [:]
                 requirements[id] = Requirement(
                     need: need, global: operation["x-tessera-global"] as? Bool ?? false,
-                    bodyLimit: operation["x-tessera-body-limit"] as? Int ?? RequestDecoding.maximumBodySize)
+                    bodyLimit: operation["x-tessera-body-limit"] as? Int ?? RequestDecoding.maximumBodySize,
+                    binaryBody: !content.isEmpty && content["application/json"] == nil)
             }
         }
         return requirements

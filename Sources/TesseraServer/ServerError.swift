@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import TesseraCore
 import TesseraDomain
+import TesseraRecords
 
 /// An error the server shows its caller: OAuth-style JSON (`error`, `error_description`).
 ///
@@ -50,14 +51,30 @@ extension DomainError.Kind {
     }
 }
 
-/// An error on a page a person looks at: answered as a small HTML page.
+/// An error on a page a person looks at: answered as a small HTML page in the person's
+/// language, in the tenant's look when the request named one. `kind` names the catalog's
+/// `error.<kind>_title` and `error.<kind>` (what happened and what to do next); `detail`,
+/// for a help desk, is shown as it is, folded away.
 struct BrowserError: HTTPResponseError {
     let status: HTTPResponse.Status
-    let title: String
-    let message: String
+    let kind: String
+    var messageKind: String?
+    var detail: String?
+    /// The tenant whose page failed, and its issuer: set by `TenantResolution`.
+    var tenant: TenantRecord?
+    var issuer: String?
+
+    init(status: HTTPResponse.Status, _ kind: String, message messageKind: String? = nil, detail: String? = nil) {
+        self.status = status
+        self.kind = kind
+        self.messageKind = messageKind
+        self.detail = detail
+    }
 
     func response(from request: Request, context: some RequestContext) throws -> Response {
-        HTMLResponse.make(Pages.error(title: title, message: message), status: status)
+        let look = Look.of(tenant, issuer: issuer, request: request)
+        return HTMLResponse.make(
+            Pages.error(titleKey: "error.\(kind)_title", messageKey: "error.\(messageKind ?? kind)", detail: detail, look: look), status: status)
     }
 }
 

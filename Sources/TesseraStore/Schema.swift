@@ -825,6 +825,19 @@ enum Schema {
         Migration(30, compatibleFrom: 21, [
             "CREATE INDEX recoveries_by_expiry ON recoveries (expires_at)"
         ]),
+        // A tenant's branding (names, colours, links), its own sentences, and its logo.
+        Migration(31, compatibleFrom: 21, [
+            "ALTER TABLE tenants ADD COLUMN branding TEXT",
+            "ALTER TABLE tenants ADD COLUMN texts TEXT NOT NULL DEFAULT '{}'",
+            """
+            CREATE TABLE tenant_logos (
+                tenant_id TEXT PRIMARY KEY,
+                content_type TEXT NOT NULL,
+                body TEXT NOT NULL,
+                updated_at BIGINT NOT NULL
+            )
+            """,
+        ]),
     ]
 
     /// Sets `android_apps_host_wide` for the tenants whose Android apps (without a link

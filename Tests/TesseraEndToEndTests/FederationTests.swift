@@ -48,7 +48,7 @@ struct FederationTests {
     static func providerURL(after start: TestHTTP.Response) throws -> String {
         #expect(start.status == 200, "\(start.status) \(start.text)")
         #expect(start.text.contains("http-equiv=\"refresh\""))
-        let link = String(try #require(start.text.firstMatch(of: /<a id="continue" href="([^"]+)">/)?.1))
+        let link = String(try #require(start.text.firstMatch(of: /<a id="continue" href="([^"]+)"/)?.1))
         return link.replacingOccurrences(of: "&amp;", with: "&")
     }
 

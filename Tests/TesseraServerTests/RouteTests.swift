@@ -27,7 +27,7 @@ struct RouteTests {
             let page = try await client.executeRequest(uri: "/t/nowhere/authorize?client_id=x", method: .get, headers: [:], body: nil)
             #expect(page.status == .notFound)
             #expect(page.headers[.contentType]?.hasPrefix("text/html") == true)
-            #expect(page.text.contains("Unknown realm"))
+            #expect(page.text.contains("This sign-in address does not exist"))
         }
     }
 

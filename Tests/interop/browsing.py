@@ -11,11 +11,14 @@ from selenium.webdriver.support.ui import WebDriverWait
 driver = None
 
 
-def start(window_size="1000,1400"):
-    """Headless Chromium at /usr/bin/chromium with Debian's chromedriver."""
+def start(window_size="1000,1400", browser_log=False):
+    """Headless Chromium at /usr/bin/chromium with Debian's chromedriver; with `browser_log`,
+    the console's messages (CSP violations among them) can be read with get_log("browser")."""
     global driver
     options = webdriver.ChromeOptions()
     options.binary_location = "/usr/bin/chromium"
+    if browser_log:
+        options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
     for argument in ["--headless=new", "--no-sandbox", "--disable-dev-shm-usage", f"--window-size={window_size}", "--disable-gpu"]:
         options.add_argument(argument)
     driver = webdriver.Chrome(service=Service(executable_path="/usr/bin/chromedriver"), options=options)

@@ -193,7 +193,7 @@ try:
     driver.execute_script("document.querySelector('#create-user input[name=csrf]').remove()")
     fill("user-username", "mallory")
     submit(driver.find_element(By.ID, "create-user"))
-    check("Stale or forged form" in driver.page_source, "a form without its CSRF token was not refused")
+    check("This form is out of date" in driver.page_source, "a form without its CSRF token was not refused")
     driver.get(f"{BASE}/console/tenants/acme/users?q=mallory")
     check(len(driver.find_elements(By.CSS_SELECTOR, "#users tbody tr")) == 0, "the forged form created a user")
 

@@ -571,6 +571,31 @@ def json_body_battery(context: Context, document: dict, method: str, template: s
     return cases
 
 
+# A PNG's signature and a few bytes: what a logo upload checks before it takes one.
+PNG = b"\x89PNG\r\n\x1a\n" + b"\x00" * 24
+
+
+def binary_body_battery(context: Context, method: str, template: str, operation: dict) -> list:
+    """An upload of bytes (a logo): media types it does not take, bytes that are not what
+    their type says, an empty body and one past its limit."""
+    path = fill(template, real_ids(context, template))
+    headers = good_headers(context, operation_auth(operation), method)(path)
+    limit = operation.get("x-tessera-body-limit", 65536)
+    cases = [
+        ("no media type", {}, PNG),
+        ("text/plain", {"Content-Type": "text/plain"}, PNG),
+        ("application/json", {"Content-Type": "application/json"}, b"{}"),
+        ("image/gif", {"Content-Type": "image/gif"}, b"GIF89a"),
+        ("a script as image/png", {"Content-Type": "image/png"}, b"<script>alert(1)</script>"),
+        ("a PNG as image/svg+xml", {"Content-Type": "image/svg+xml"}, PNG),
+        ("an empty image/png", {"Content-Type": "image/png"}, b""),
+        ("invalid UTF-8 as image/svg+xml", {"Content-Type": "image/svg+xml"}, b"<svg \xff\xfe>"),
+    ]
+    result = [Case(label, method, path, {**headers, **extra}, body, status=400) for label, extra, body in cases]
+    result.append(Case("a body past its limit", method, path, {**headers, "Content-Type": "image/png"}, PNG + b"\x00" * limit, status=413))
+    return result
+
+
 def jose_field_battery(context: Context, method: str, template: str, operation: dict) -> list:
     """Forged JWS in the body fields that carry one."""
     fixtures = context.fixtures
@@ -955,7 +980,9 @@ def operation_batches(context: Context, document: dict):
             auth = operation_auth(operation)
             body = None
             schema_name = None
-            if "requestBody" in operation:
+            if "requestBody" in operation and "application/json" not in operation["requestBody"]["content"]:
+                yield Batch(name, "binary body", binary_body_battery(context, method, template, operation))
+            elif "requestBody" in operation:
                 schema = operation["requestBody"]["content"]["application/json"]["schema"]
                 schema_name = schema.get("$ref", "").split("/")[-1]
                 body = base_body(context, schema_name, document, schema)

@@ -305,6 +305,13 @@ private struct Plan: Sendable {
             id: existing?.id ?? TenantID(Secrets.identifier(byteCount: 12)), name: document.name, lockoutPolicy: .standard, processPolicy: .standard,
             createdAt: existing?.createdAt ?? now)
         next.androidAppsHostWide = existing?.androidAppsHostWide ?? false
+        // A document does not hold the logo, which stays as uploaded.
+        if let logo = existing?.branding, logo.logoDigest != nil {
+            var kept = Branding()
+            kept.logoType = logo.logoType
+            kept.logoDigest = logo.logoDigest
+            next.branding = kept
+        }
         var named: [String] = []
         let settings = document.settings ?? TenantChanges()
         do {
@@ -593,6 +600,15 @@ extension TenantChanges {
         recoveryCodes = tenant.recoveryCodes
         notices = tenant.notices
         defaultLanguage = tenant.defaultLanguage
+        // The logo is not in a document: it is uploaded on its own, and stays.
+        if let branding = tenant.branding {
+            let wire = Components.Schemas.Branding(
+                displayName: branding.displayName, appName: branding.appName, primaryColor: branding.primaryColor,
+                accentColor: branding.accentColor, supportUrl: branding.supportURL, privacyUrl: branding.privacyURL,
+                termsUrl: branding.termsURL)
+            self.branding = wire == Components.Schemas.Branding() ? .absent : .value(wire)
+        }
+        texts = tenant.texts.isEmpty ? .absent : .value(tenant.texts)
     }
 }
 

@@ -206,6 +206,7 @@ extension Administration {
             next.defaultLanguage = language
             changed.append("default_language")
         }
+        try settleLooks(input, on: &next, changed: &changed)
     }
 
     /// Removes a tenant with everything in it (its audit entries stay). Refused while it

@@ -33,7 +33,8 @@ public struct Administration: Sendable {
             invitationsByEmailOnly: record.invitationsByEmailOnly, inviteProvisionedUsers: record.inviteProvisionedUsers,
             recoveryCodes: record.recoveryCodes,
             notices: record.notices.compactMap(Components.Schemas.Tenant.NoticesPayloadPayload.init(rawValue:)),
-            defaultLanguage: .init(rawValue: record.defaultLanguage) ?? .en)
+            defaultLanguage: .init(rawValue: record.defaultLanguage) ?? .en, branding: brandingView(record),
+            texts: .init(additionalProperties: record.texts.mapValues { .init(additionalProperties: $0) }))
     }
 
     package func createTenant(_ input: TenantCreation, logger: Logger) async throws -> Components.Schemas.Tenant {

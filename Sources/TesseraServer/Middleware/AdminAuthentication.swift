@@ -96,17 +96,25 @@ struct AdminAccess: ServerMiddleware {
             call.tenant = try await domain.tenant(named: String(name))
         }
         try call.caller.check(requirement.need, global: requirement.global, tenant: call.tenant)
-        let body = try await Self.read(body, upTo: requirement.bodyLimit)
+        let body = try await Self.read(body, upTo: requirement.bodyLimit, json: !requirement.binaryBody)
         var request = request
         request.headerFields[.accept] = nil
-        request.headerFields[.contentType] = nil
+        if requirement.binaryBody {
+            // The media type chooses the body's case; one the operation does not take is refused here.
+            guard let type = request.headerFields[.contentType]?.split(separator: ";").first?.trimmingCharacters(in: .whitespaces).lowercased(),
+                Administration.logoTypes.contains(type)
+            else { throw DomainError.invalidRequest("the body's Content-Type is one of \(Administration.logoTypes.joined(separator: ", "))") }
+            request.headerFields[.contentType] = type
+        } else {
+            request.headerFields[.contentType] = nil
+        }
         var (response, answer) = try await AdminCall.$current.withValue(call) { try await next(request, body, metadata) }
         response.headerFields[.cacheControl] = "no-store"
         return (response, answer)
     }
 
     /// The whole body, or nil when there is none.
-    static func read(_ body: HTTPBody?, upTo limit: Int = RequestDecoding.maximumBodySize) async throws -> HTTPBody? {
+    static func read(_ body: HTTPBody?, upTo limit: Int = RequestDecoding.maximumBodySize, json: Bool = true) async throws -> HTTPBody? {
         guard let body else { return nil }
         let data: Data
         do {
@@ -115,7 +123,7 @@ struct AdminAccess: ServerMiddleware {
             throw DomainError(.tooLarge, .invalidRequest, "the request body is larger than \(limit) bytes")
         }
         guard !data.isEmpty else { return nil }
-        guard !WireCoding.containsNUL(json: data) else { throw DomainError.invalidRequest("JSON strings may not contain NUL characters") }
+        guard !json || !WireCoding.containsNUL(json: data) else { throw DomainError.invalidRequest("JSON strings may not contain NUL characters") }
         return HTTPBody(data)
     }
 }

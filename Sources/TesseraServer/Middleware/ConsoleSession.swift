@@ -40,12 +40,12 @@ struct ConsoleTenant: RouterMiddleware {
             // An operator without a caller (one limited to the operators' tenant, made before
             // that was refused) reaches no tenant.
             guard let caller = current.caller else {
-                throw BrowserError(status: .forbidden, title: "Not allowed", message: "This operator may not administer any tenant.")
+                throw BrowserError(status: .forbidden, "not_allowed", detail: "This operator may not administer any tenant.")
             }
             try caller.check(tenant: tenant)
             context.tenant = tenant
         } catch let error as DomainError where error.kind == .notFound {
-            throw BrowserError(status: .notFound, title: "Not found", message: "There is no tenant '\(name.prefix(64))' you can see.")
+            throw BrowserError(status: .notFound, "not_found", detail: "There is no tenant '\(name.prefix(64))' you can see.")
         }
         return try await next(request, context)
     }

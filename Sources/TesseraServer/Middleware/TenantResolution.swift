@@ -20,9 +20,16 @@ struct TenantResolution: RouterMiddleware {
         do {
             context.tenant = try await domain.tenant(named: context.parameters.get("tenant") ?? "")
         } catch let error as DomainError where error.kind == .notFound && answer == .page {
-            throw BrowserError(status: .notFound, title: "Unknown realm", message: "This sign-in address does not exist.")
+            throw BrowserError(status: .notFound, "not_found", message: "unknown_realm")
         }
-        return try await next(request, context)
+        do {
+            return try await next(request, context)
+        } catch var error as BrowserError where error.tenant == nil {
+            // The page of the error in the tenant's look and default language.
+            error.tenant = context.tenant
+            error.issuer = context.tenant.map { domain.issuer(forTenantNamed: $0.name) }
+            throw error
+        }
     }
 }
 

@@ -56,6 +56,23 @@ struct AdminAPI: APIProtocol {
         return .ok(.init(body: .json(try await administration.updateTenant(body, tenant: try call.requireTenant(), logger: call.logger))))
     }
 
+    /// The logo's bytes, as the request's media type says (PNG or SVG).
+    func putTenantLogo(_ input: Operations.PutTenantLogo.Input) async throws -> Operations.PutTenantLogo.Output {
+        let (administration, call) = try call()
+        let (type, body): (String, HTTPBody) =
+            switch input.body {
+            case .png(let body): ("image/png", body)
+            case .imageSvgXml(let body): ("image/svg+xml", body)
+            }
+        let bytes = try await Data(collecting: body, upTo: TenantLogoRecord.maximumSize)
+        return .ok(.init(body: .json(try await administration.putLogo(bytes, contentType: type, tenant: try call.requireTenant(), logger: call.logger))))
+    }
+
+    func deleteTenantLogo(_ input: Operations.DeleteTenantLogo.Input) async throws -> Operations.DeleteTenantLogo.Output {
+        let (administration, call) = try call()
+        return .ok(.init(body: .json(try await administration.deleteLogo(tenant: try call.requireTenant(), logger: call.logger))))
+    }
+
     /// Refused while the tenant has users, unless forced.
     func deleteTenant(_ input: Operations.DeleteTenant.Input) async throws -> Operations.DeleteTenant.Output {
         let (administration, call) = try call()

@@ -428,7 +428,7 @@ struct ConsoleRoutes {
         do {
             service = try await administration(current, .read, tenant: tenant).getService(clientID: clientID, tenant: tenant)
         } catch let error as DomainError where error.kind == .notFound {
-            throw BrowserError(status: .notFound, title: "Not found", message: "There is no such service.")
+            throw BrowserError(status: .notFound, "not_found", detail: "There is no such service.")
         }
         let stored = [
             "name": service.name, "redirect_uris": service.redirectUris.joined(separator: "\n"), "policy": service.policy,
@@ -611,7 +611,7 @@ struct ConsoleRoutes {
         do {
             detail = try await administration.getUser(id, tenant: tenant)
         } catch let error as DomainError where error.kind == .notFound {
-            throw BrowserError(status: .notFound, title: "Not found", message: "There is no such user.")
+            throw BrowserError(status: .notFound, "not_found", detail: "There is no such user.")
         }
         let history = try await administration.history(
             .init(
@@ -855,7 +855,7 @@ struct ConsoleRoutes {
         if let chosen {
             tenant = try? await domain.tenant(named: chosen)
             if let found = tenant, (try? current.caller?.check(tenant: found)) == nil { tenant = nil }
-            if tenant == nil { throw BrowserError(status: .notFound, title: "Not found", message: "There is no tenant '\(chosen.prefix(64))' you can see.") }
+            if tenant == nil { throw BrowserError(status: .notFound, "not_found", detail: "There is no tenant '\(chosen.prefix(64))' you can see.") }
         }
         var since: Int64?
         if let hours = query["hours"], !hours.isEmpty {
@@ -889,7 +889,7 @@ struct ConsoleRoutes {
         do {
             try caller.check(.manage)
         } catch let error as DomainError {
-            throw BrowserError(status: .forbidden, title: "Not allowed", message: error.message)
+            throw BrowserError(status: .forbidden, "not_allowed", detail: error.message)
         }
         return domain.webhooks(as: caller)
     }
@@ -974,7 +974,7 @@ struct ConsoleRoutes {
         do {
             keys = try await domain.adminKeys.list(by: caller)
         } catch let error as DomainError where error.kind == .forbidden {
-            throw BrowserError(status: .forbidden, title: "Not allowed", message: error.message)
+            throw BrowserError(status: .forbidden, "not_allowed", detail: error.message)
         }
         let tenants = try await administration(current, .read).listTenants()
         let page = ConsoleViews.APIKeys(

@@ -47,6 +47,8 @@ struct OIDCRoutes {
         tenant.post("userinfo", use: userinfo)
         tenant.get("authenticate", use: authenticationLinkPage)
         tenant.get("activate", use: activationLinkPage)
+        tenant.get("branding.css", use: brandingStylesheet)
+        tenant.get("logo", use: logo)
         let clients = tenant.group()
             .add(middleware: AddressThrottle(group: "token", limiter: state.limiter, settings: settings))
             .add(middleware: ClientAuthentication(domain: domain, limiter: state.limiter, settings: settings))
@@ -93,7 +95,7 @@ struct OIDCRoutes {
         do {
             query = try RequestDecoding.query(request)
         } catch {
-            throw BrowserError(status: .badRequest, title: "Invalid request", message: "The sign-in request has malformed or repeated parameters.")
+            throw BrowserError(status: .badRequest, "invalid_request", detail: "The sign-in request has malformed or repeated parameters.")
         }
         // No per-client budget here: the caller is not authenticated and could name any
         // client_id, so such a budget would let anyone stop a service's logins. The
@@ -109,16 +111,16 @@ struct OIDCRoutes {
                 do {
                     pushed = try await domain.browserLogins.pushedParameters(requestURI: requestURI, clientID: query["client_id"], tenant: tenant)
                 } catch let error as DomainError where error.kind == .invalid {
-                    throw BrowserError(status: .badRequest, title: "Sign-in request expired", message: error.message)
+                    throw BrowserError(status: .badRequest, "expired", detail: error.message)
                 }
                 start = try await domain.browserLogins.start(pushed, tenant: tenant, browser: browser, pushed: true)
             } else {
                 start = try await domain.browserLogins.start(AuthorizationRequest(parameters: query), tenant: tenant, browser: browser)
             }
         } catch let error as DomainError where error.code == BrowserLogins.unknownClient {
-            throw BrowserError(status: .badRequest, title: "Unknown service", message: error.message)
+            throw BrowserError(status: .badRequest, "unknown_service", detail: error.message)
         } catch let error as DomainError where error.code == BrowserLogins.invalidRedirectURI {
-            throw BrowserError(status: .badRequest, title: "Invalid redirect", message: error.message)
+            throw BrowserError(status: .badRequest, "invalid_redirect", detail: error.message)
         }
         switch start {
         case .refused(let refusal):
@@ -139,7 +141,7 @@ struct OIDCRoutes {
                     Pages.Provider(
                         name: $0.name, url: "\(issuer)/authorize/federation?request=\(login.requestID)&provider=\(FormEncoding.component($0.id))")
                 },
-                words: Pages.LoginWords.preferred(login.uiLocales))
+                look: Look.of(tenant, issuer: issuer, request: request, uiLocales: login.uiLocales))
             var response = HTMLResponse.make(page)
             // The browser that started the request is the only one that can collect its code.
             response.setCookie(
@@ -229,7 +231,7 @@ struct OIDCRoutes {
             let record = try await browserRequest(request, query: try RequestDecoding.query(request), context: context)
             completion = try await domain.browserLogins.complete(record)
         } catch let error as DomainError {
-            throw BrowserError(status: error.kind.status, title: "Sign-in not possible", message: error.message)
+            throw BrowserError(status: error.kind.status, "sign_in", detail: error.message)
         }
         switch completion {
         case .code(let redirectURI, let code, let state):
@@ -239,9 +241,9 @@ struct OIDCRoutes {
                 to: redirectURI,
                 parameters: [("error", "access_denied"), ("error_description", description), ("state", state), ("iss", issuer)])
         case .notFinished:
-            throw BrowserError(status: .badRequest, title: "Not finished", message: "Confirm the sign-in on your device first.")
+            throw BrowserError(status: .badRequest, "not_finished")
         case .completedAlready:
-            throw BrowserError(status: .badRequest, title: "Sign-in completed", message: "This sign-in was completed already.")
+            throw BrowserError(status: .badRequest, "completed")
         }
     }
 
@@ -257,28 +259,25 @@ struct OIDCRoutes {
         do {
             parameters = request.method == .post ? try await RequestDecoding.form(from: request) : try RequestDecoding.query(request)
         } catch {
-            throw BrowserError(status: .badRequest, title: "Invalid request", message: "The sign-out request has malformed or repeated parameters.")
+            throw BrowserError(status: .badRequest, "sign_out", detail: "The sign-out request has malformed or repeated parameters.")
         }
         let outcome: Logout.Outcome
         do {
             outcome = try await domain.logout.endSession(Logout.Request(parameters), tenant: tenant, logger: context.logger)
         } catch let error as DomainError where error.kind == .invalid {
-            throw BrowserError(status: .badRequest, title: "Sign-out not possible", message: error.message)
+            throw BrowserError(status: .badRequest, "sign_out", detail: error.message)
         }
         if let uri = outcome.redirectURI {
             return Self.redirect(to: uri, parameters: [("state", outcome.state)])
         }
-        let words = Pages.LoginWords.preferred(parameters["ui_locales"])
-        var response = HTMLResponse.make(
-            Pages.signedOut(serviceName: outcome.serviceName, german: words.language == "de", signedOut: outcome.signedOut))
+        let look = Look.of(tenant, issuer: domain.issuer(forTenantNamed: tenant.name), request: request, uiLocales: parameters["ui_locales"])
+        var response = HTMLResponse.make(Pages.signedOut(serviceName: outcome.serviceName, signedOut: outcome.signedOut, look: look))
         response.headers[.cacheControl] = "no-store"
         return response
     }
 
     @Sendable func authenticationLinkPage(_ request: Request, context: TesseraRequestContext) async throws -> Response {
-        try deviceLinkPage(
-            request, context: context, endpoint: "authenticate", parameter: "request", title: "Open with Tessera",
-            explanation: "This is a sign-in link for the Tessera app. Scan the code or open the link on your activated device.")
+        try deviceLinkPage(request, context: context, endpoint: "authenticate", parameter: "request", kind: "sign_in")
     }
 
     @Sendable func activationLinkPage(_ request: Request, context: TesseraRequestContext) async throws -> Response {
@@ -289,8 +288,7 @@ struct OIDCRoutes {
         // The provider forms carry a token that is also a strict same-site cookie.
         let csrf = providers.isEmpty ? nil : Secrets.randomToken()
         var response = try deviceLinkPage(
-            request, context: context, endpoint: "activate", parameter: "code", title: "Activate a device",
-            explanation: "Scan this code with the Tessera app (or run `tessera device activate` with this link) to bind your device to your account.",
+            request, context: context, endpoint: "activate", parameter: "code", kind: "activate",
             invitation: code.isEmpty
                 ? nil
                 : Pages.DeviceLinkPage.Invitation(
@@ -328,7 +326,7 @@ struct OIDCRoutes {
             let record = try await browserRequest(request, query: query, context: context)
             return federationRedirect(try await federation.startLogin(record, provider: provider, tenant: tenant), tenant: tenant, status: .found)
         } catch let error as DomainError {
-            throw BrowserError(status: error.kind.status, title: "Sign-in not possible", message: error.message)
+            throw BrowserError(status: error.kind.status, "sign_in", detail: error.message)
         }
     }
 
@@ -367,11 +365,12 @@ struct OIDCRoutes {
             // A page that goes on to the provider, not a redirect: the form's page allows
             // forms to post to this server only (`form-action 'self'`), which browsers apply
             // to where a form's answer redirects too.
-            var response = Self.noStore(HTMLResponse.make(Pages.continueToProvider(started.url)))
+            let look = Look.of(tenant, issuer: domain.issuer(forTenantNamed: tenant.name), request: request)
+            var response = Self.noStore(HTMLResponse.make(Pages.continueToProvider(started.url, look: look)))
             response.setCookie(federationCookie(started.browserSecret, tenant: tenant, maxAge: Federation.loginLifetime))
             return response
         } catch let error as DomainError {
-            throw BrowserError(status: error.kind.status, title: "Linking not possible", message: error.message)
+            throw BrowserError(status: error.kind.status, "linking", detail: error.message)
         }
     }
 
@@ -386,12 +385,13 @@ struct OIDCRoutes {
                 sealed: form["link"], csrf: form["csrf"], binding: request.cookies[Self.federationCookie]?.value, tenant: tenant,
                 logger: context.logger)
         } catch let error as DomainError {
-            throw BrowserError(status: error.kind.status, title: "Linking not possible", message: error.message)
+            throw BrowserError(status: error.kind.status, "linking", detail: error.message)
         }
         guard case .linked(let provider, let username) = outcome else {
-            throw BrowserError(status: .internalServerError, title: "Linking not possible", message: "the link was not written")
+            throw BrowserError(status: .internalServerError, "linking", detail: "the link was not written")
         }
-        return Self.noStore(HTMLResponse.make(Pages.federationLinked(provider: provider, username: username)))
+        let look = Look.of(tenant, issuer: domain.issuer(forTenantNamed: tenant.name), request: request)
+        return Self.noStore(HTMLResponse.make(Pages.federationLinked(provider: provider, username: username, look: look)))
     }
 
     /// `GET {issuer}/authorize/federation/callback?code=…&state=…`: where providers send
@@ -407,16 +407,18 @@ struct OIDCRoutes {
                 state: query["state"], code: query["code"], error: query["error"], binding: request.cookies[Self.federationCookie]?.value,
                 tenant: tenant, browserSecret: { request.cookies[Self.cookieName($0)]?.value }, logger: context.logger)
         } catch let error as DomainError {
-            throw BrowserError(status: error.kind.status, title: "Sign-in not possible", message: error.message)
+            throw BrowserError(status: error.kind.status, "sign_in", detail: error.message)
         }
         switch outcome {
         case .login(let requestID):
             return Response(status: .found, headers: [.location: "\(issuer)/authorize/complete?request=\(requestID)", .cacheControl: "no-store"])
         case .linked(let provider, let username):
-            return Self.noStore(HTMLResponse.make(Pages.federationLinked(provider: provider, username: username)))
+            let look = Look.of(tenant, issuer: issuer, request: request)
+            return Self.noStore(HTMLResponse.make(Pages.federationLinked(provider: provider, username: username, look: look)))
         case .confirm(let pending):
+            let look = Look.of(tenant, issuer: issuer, request: request)
             var response = Self.noStore(
-                HTMLResponse.make(Pages.federationConfirm(pending, tenant: tenant.name, action: "\(issuer)/authorize/federation/confirm")))
+                HTMLResponse.make(Pages.federationConfirm(pending, action: "\(issuer)/authorize/federation/confirm", look: look)))
             // The confirmation's own ten minutes, whatever the provider took.
             if let binding = request.cookies[Self.federationCookie]?.value {
                 response.setCookie(federationCookie(binding, tenant: tenant, maxAge: Federation.confirmationLifetime))
@@ -445,14 +447,43 @@ struct OIDCRoutes {
         return JSONResponse.make(key, status: .created)
     }
 
+    // MARK: Branding
+
+    /// `GET {issuer}/branding.css`: the tenant's colours over Tessera's, a file of its own
+    /// so that the pages' Content-Security-Policy stays `style-src 'self'`.
+    @Sendable func brandingStylesheet(_ request: Request, context: TesseraRequestContext) async throws -> Response {
+        Response(
+            status: .ok,
+            headers: [.contentType: "text/css; charset=utf-8", .cacheControl: "public, max-age=300", .init("X-Content-Type-Options")!: "nosniff"],
+            body: .init(byteBuffer: ByteBuffer(string: Look.stylesheet(try context.requireTenant().branding))))
+    }
+
+    /// `GET {issuer}/logo`: the tenant's logo as uploaded. An SVG opened on its own runs
+    /// none of its scripts: its policy allows nothing but its own inline style.
+    @Sendable func logo(_ request: Request, context: TesseraRequestContext) async throws -> Response {
+        guard let logo = try await domain.logo(of: try context.requireTenant()) else {
+            throw BrowserError(status: .notFound, "not_found")
+        }
+        return Response(
+            status: .ok,
+            headers: [
+                .contentType: logo.type, .cacheControl: "public, max-age=300", .init("X-Content-Type-Options")!: "nosniff",
+                .init("Content-Security-Policy")!: "default-src 'none'; style-src 'unsafe-inline'; sandbox",
+            ],
+            body: .init(byteBuffer: ByteBuffer(bytes: logo.bytes)))
+    }
+
     /// The page a device link opens in a browser: the same link as text and QR code.
     private func deviceLinkPage(
-        _ request: Request, context: TesseraRequestContext, endpoint: String, parameter: String, title: String, explanation: String,
+        _ request: Request, context: TesseraRequestContext, endpoint: String, parameter: String, kind: String,
         invitation: Pages.DeviceLinkPage.Invitation? = nil
     ) throws -> Response {
         let value = (try? RequestDecoding.query(request))?[parameter] ?? ""
-        let url = "\(domain.issuer(forTenantNamed: try context.requireTenant().name))/\(endpoint)?\(parameter)=\(FormEncoding.component(value))"
-        return HTMLResponse.make(Pages.deviceLink(title: title, explanation: explanation, url: url, invitation: invitation))
+        let tenant = try context.requireTenant()
+        let issuer = domain.issuer(forTenantNamed: tenant.name)
+        let url = "\(issuer)/\(endpoint)?\(parameter)=\(FormEncoding.component(value))"
+        let look = Look.of(tenant, issuer: issuer, request: request)
+        return HTMLResponse.make(Pages.deviceLink(kind: kind, url: url, invitation: invitation, look: look))
     }
 
     // MARK: Token endpoint

@@ -14,7 +14,7 @@ enum StaticFiles {
     static func register(on router: Router<TesseraRequestContext>) {
         router.get("static/:file") { _, context in
             guard let name = context.parameters.get("file"), let file = files[name] else {
-                throw BrowserError(status: .notFound, title: "Not found", message: "There is no such file.")
+                throw BrowserError(status: .notFound, "not_found")
             }
             return Response(
                 status: .ok,
@@ -25,15 +25,28 @@ enum StaticFiles {
 
     static let style = """
         *{box-sizing:border-box}
+        :root{--primary:#2f4fd8;--accent:#2945c2}
         body{font-family:system-ui,sans-serif;background:#f4f5f7;color:#1d2330;margin:0;line-height:1.45}
         main{max-width:30rem;margin:2rem auto;background:#fff;border-radius:12px;padding:1.5rem 2rem;box-shadow:0 2px 12px #0002}
         body.wide main{max-width:72rem}
         h1{font-size:1.35rem;margin-top:0}h2{font-size:1.1rem;margin-top:1.75rem}
-        .qr{text-align:center;margin:1rem 0}.qr svg{max-width:100%;height:auto}
-        .match strong{font-size:1.6rem;letter-spacing:.1em;padding:0 .3rem}
-        .muted{color:#5b6475;font-size:.9rem}.status{padding:.75rem;border-radius:8px;background:#eef2ff;margin-top:1rem}
+        .qr{text-align:center;margin:1rem 0}.qr svg{width:min(100%,18rem);height:auto;background:#fff;padding:.5rem}
+        .match{border:2px solid var(--primary);border-radius:10px;padding:.5rem 1rem;margin:1rem 0;text-align:center}
+        .match p{margin:.3rem 0}.match-code strong{font-size:2.6rem;letter-spacing:.15em;line-height:1.1}
+        a{color:var(--accent)}
+        header.brand{max-width:30rem;margin:1.5rem auto 0;padding:0 2rem;display:flex;align-items:center;gap:.75rem}
+        header.brand img{max-height:3rem;max-width:12rem}.brand-name{font-weight:700;font-size:1.1rem}
+        footer.brand-links{max-width:30rem;margin:0 auto 2rem;padding:0 2rem;font-size:.9rem}
+        footer.brand-links nav{display:flex;flex-wrap:wrap;gap:.5rem 1.25rem}
+        .same-device{margin:1rem 0}
+        .spinner{display:inline-block;width:.9rem;height:.9rem;margin-right:.5rem;vertical-align:-.1rem;border:2px solid #b8bfcc;
+          border-top-color:var(--primary);border-radius:50%;animation:spin 1s linear infinite}
+        @keyframes spin{to{transform:rotate(360deg)}}
+        @media (prefers-reduced-motion:reduce){.spinner{animation:none}}
+        details summary{cursor:pointer}
+        .muted{color:#4f5869;font-size:.9rem}.status{padding:.75rem;border-radius:8px;background:#eef2ff;margin-top:1rem}
         .status.failed{background:#fdecec;color:#8a1c1c}.status.done{background:#e8f7ee;color:#14532d}
-        a.button,button{display:inline-block;padding:.5rem .9rem;background:#2f4fd8;color:#fff;border:0;border-radius:8px;
+        a.button,button{display:inline-block;padding:.6rem 1rem;background:var(--primary);color:#fff;border:0;border-radius:8px;
           text-decoration:none;font:inherit;cursor:pointer}
         button.danger{background:#b42318}button.quiet{background:#e4e7ee;color:#1d2330}
         a:focus-visible,button:focus-visible,input:focus-visible,select:focus-visible,textarea:focus-visible{outline:3px solid #f5a524;outline-offset:2px}
@@ -41,7 +54,8 @@ enum StaticFiles {
         .skip{position:absolute;left:-999px}.skip:focus{left:1rem;top:1rem;background:#fff;padding:.5rem;z-index:2}
         header.top{background:#1d2330;color:#fff;padding:.5rem 1rem}
         header.top nav{display:flex;flex-wrap:wrap;gap:.25rem 1rem;align-items:center;max-width:72rem;margin:auto}
-        header.top a{color:#fff}header.top .who{margin-left:auto;font-size:.9rem}
+        header.top a{color:#fff}
+        @media (max-width:40rem){header.brand,footer.brand-links{padding:0 1rem;margin-top:1rem}}header.top .who{margin-left:auto;font-size:.9rem}
         form.inline{display:inline}form.stack{display:grid;gap:.6rem;max-width:32rem}
         label{font-weight:600;display:block}input,select,textarea{font:inherit;padding:.4rem;border:1px solid #b8bfcc;border-radius:6px;width:100%}
         input[type=checkbox]{width:auto}
@@ -63,32 +77,14 @@ enum StaticFiles {
           var login = document.getElementById('login');
           var box = document.getElementById('status');
           if (!login || !box) { return; }
-          // The page's language (the service's ui_locales): English, or German.
-          var german = document.documentElement.lang === 'de';
-          var messages = german ? {
-            pending: 'Warte auf Ihr Gerät…',
-            claimed: 'Ihr Gerät hat die Anfrage. Bestätigen Sie sie dort.',
-            approved: 'Angemeldet. Zurück zum Dienst…',
-            completed: 'Diese Anmeldung wurde schon abgeschlossen.',
-            denied: 'Die Anmeldung wurde auf dem Gerät abgelehnt.',
-            expired: 'Die Anmeldeanfrage ist abgelaufen. Beginnen Sie erneut beim Dienst.',
-            locked: 'Das Gerät ist nach zu vielen falschen Versuchen gesperrt.',
-            wrong: 'Falsche Faktoren. Ihr Gerät kann es wieder versuchen nach ',
-            failed: 'Die Anmeldung ist fehlgeschlagen.',
-            back: 'Zurück zum Dienst'
-          } : {
-            pending: 'Waiting for your device…',
-            claimed: 'Your device has the request. Confirm it there.',
-            approved: 'Signed in. Returning to the service…',
-            completed: 'This sign-in was completed already.',
-            denied: 'The sign-in was declined on the device.',
-            expired: 'The sign-in request has expired. Start again from the service.',
-            locked: 'The device is locked after too many wrong attempts.',
-            wrong: 'Wrong factors. Your device can try again after ',
-            failed: 'The sign-in failed.',
-            back: 'Back to the service'
-          };
-          function show(text, kind) { box.textContent = text; box.className = 'status ' + (kind || ''); }
+          // The page's words, in its language, from the catalog (data-* of #login).
+          var messages = login.dataset;
+          function show(text, kind, waiting) {
+            box.textContent = '';
+            if (waiting) { var spinner = document.createElement('span'); spinner.className = 'spinner'; spinner.setAttribute('aria-hidden', 'true'); box.appendChild(spinner); }
+            box.appendChild(document.createTextNode(text));
+            box.className = 'status ' + (kind || '');
+          }
           // A long poll: the server answers when the request changes (or after 25 s).
           var known = '';
           function poll() {
@@ -114,14 +110,18 @@ enum StaticFiles {
                 }
                 if (s.status === 'pending' || s.status === 'claimed') {
                   var text = messages[s.status];
-                  if (s.locked_until) { text = messages.wrong + new Date(s.locked_until * 1000).toLocaleTimeString() + '.'; }
-                  show(text, s.locked_until ? 'failed' : ''); setTimeout(poll, 100); return;
+                  if (s.locked_until) {
+                    var time = new Date(s.locked_until * 1000).toLocaleTimeString(document.documentElement.lang, { hour: '2-digit', minute: '2-digit', second: '2-digit' });
+                    text = messages.wrong.replace('{time}', time);
+                  }
+                  show(text, s.locked_until ? 'failed' : '', !s.locked_until); setTimeout(poll, 100); return;
                 }
-                show(messages[s.status] || s.error_description || messages.failed, 'failed');
+                var known_ = { completed: 1, denied: 1, expired: 1, locked: 1 };
+                show(known_[s.status] ? messages[s.status] : messages.failed, 'failed');
                 if (s.status === 'denied' || s.status === 'expired' || s.status === 'locked') {
                   var paragraph = document.createElement('p');
                   var link = document.createElement('a');
-                  link.className = 'button';
+                  link.className = 'button primary';
                   link.href = login.dataset.completeUrl;
                   link.textContent = messages.back;
                   paragraph.appendChild(link);
@@ -165,13 +165,17 @@ enum StaticFiles {
             return fetch(url, { method: 'POST', credentials: 'same-origin', cache: 'no-store', headers: all, body: JSON.stringify(body) })
               .then(function (r) {
                 return r.json().catch(function () { return {}; }).then(function (answer) {
-                  if (!r.ok) { throw new Error(answer.error_description || 'The server refused the passkey.'); }
+                  if (!r.ok) { throw new Error(refused || answer.error_description || 'The server refused the passkey.'); }
                   return answer;
                 });
               });
           }
           function say(element, message, kind) { element.textContent = message; element.className = 'status ' + (kind || ''); element.hidden = false; }
           var supported = !!(window.PublicKeyCredential && navigator.credentials);
+          // The page's words in its language (data-* from the catalog); the account page has none.
+          var words = document.getElementById('login') ? document.getElementById('login').dataset : {};
+          var registerWords = document.getElementById('passkey-register') ? document.getElementById('passkey-register').dataset : {};
+          var refused = registerWords.refused || words.passkeyRefused || '';
 
           var login = document.getElementById('passkey');
           if (login && supported) {
@@ -183,7 +187,7 @@ enum StaticFiles {
             var running = null;
             var fail = function (e) {
               if (e && e.name === 'AbortError') { return; }
-              say(problem, e && e.message ? e.message : 'The passkey sign-in did not work.', 'failed');
+              say(problem, e && e.message ? e.message : (words.passkeyFailed || 'The passkey sign-in did not work.'), 'failed');
             };
             var signIn = function (conditional) {
               var body = (!conditional && username.value) ? { username: username.value } : {};
@@ -222,7 +226,7 @@ enum StaticFiles {
             var headers = register.dataset.csrf ? { 'X-CSRF-Token': register.dataset.csrf } : {};
             var base = register.dataset.code ? { code: register.dataset.code } : {};
             document.getElementById('passkey-register-button').addEventListener('click', function () {
-              say(status, 'Follow your browser or security key…', '');
+              say(status, register.dataset.follow || 'Follow your browser or security key…', '');
               post(register.dataset.optionsUrl, base, headers).then(function (o) {
                 return navigator.credentials.create({ publicKey: {
                   challenge: bytes(o.challenge), rp: o.rp, user: { id: bytes(o.user.id), name: o.user.name, displayName: o.user.displayName },
@@ -239,8 +243,8 @@ enum StaticFiles {
                 return post(register.dataset.registerUrl, body, headers);
               }).then(function () {
                 if (register.dataset.done) { window.location.assign(register.dataset.done); return; }
-                say(status, 'Your passkey is registered. You can sign in with it now.', 'done');
-              }).catch(function (e) { say(status, e && e.message ? e.message : 'The passkey was not registered.', 'failed'); });
+                say(status, register.dataset.created || 'Your passkey is registered. You can sign in with it now.', 'done');
+              }).catch(function (e) { say(status, e && e.message ? e.message : (register.dataset.notCreated || 'The passkey was not registered.'), 'failed'); });
             });
           }
         })();

@@ -20,6 +20,8 @@ struct WebPages: Sendable {
                 try library.register(text, named: name)
                 // The same template inside its layout's model (`render`).
                 try library.register("{{#layout}}{{#page}}{{>\(name)}}{{/page}}{{/layout}}", named: Self.inLayout(name))
+                // The same template under a page's look (`Pages.render`).
+                try library.register("{{#look}}{{#page}}{{>\(name)}}{{/page}}{{/look}}", named: Self.dressed(name))
             } catch {
                 preconditionFailure("the template \(name) does not parse: \(error)")
             }
@@ -28,6 +30,8 @@ struct WebPages: Sendable {
     }
 
     private static func inLayout(_ template: String) -> String { "in-layout/" + template }
+
+    static func dressed(_ template: String) -> String { "dressed/" + template }
 
     /// What a console or account template is rendered from: the page's view model inside
     /// its layout's (a name the page lacks, or has as nil, is looked up in the layout),

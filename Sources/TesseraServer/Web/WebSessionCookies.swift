@@ -83,7 +83,7 @@ struct PageErrors: RouterMiddleware {
         do {
             return try await next(request, context)
         } catch let error as DomainError where error.kind != .internal {
-            throw BrowserError(status: error.kind.status, title: error.kind == .forbidden ? "Not allowed" : "Not possible", message: error.message)
+            throw BrowserError(status: error.kind.status, error.kind == .forbidden ? "not_allowed" : "not_possible", detail: error.message)
         }
     }
 }
@@ -103,12 +103,10 @@ struct WebSignIn: Sendable {
         do {
             form = try await RequestDecoding.form(from: request)
         } catch {
-            throw BrowserError(status: .badRequest, title: "Invalid form", message: "The form could not be read. Nothing was changed.")
+            throw BrowserError(status: .badRequest, "form")
         }
         guard current.checks(csrf: form["csrf"]) else {
-            throw BrowserError(
-                status: .forbidden, title: "Stale or forged form",
-                message: "This form is not from your current session. Nothing was changed: reload the page and try again.")
+            throw BrowserError(status: .forbidden, "stale_form")
         }
         return form
     }

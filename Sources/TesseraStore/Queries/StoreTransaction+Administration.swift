@@ -67,7 +67,8 @@ extension StoreTransaction {
                 invitations_by_email_only = \(bind: tenant.invitationsByEmailOnly ? 1 : 0),
                 invite_provisioned_users = \(bind: tenant.inviteProvisionedUsers ? 1 : 0),
                 recovery_codes = \(bind: tenant.recoveryCodes ? 1 : 0),
-                notices = \(bind: try JSONCoding.string(tenant.notices)), default_language = \(bind: tenant.defaultLanguage)
+                notices = \(bind: try JSONCoding.string(tenant.notices)), default_language = \(bind: tenant.defaultLanguage),
+                branding = \(bind: try tenant.branding.map { try JSONCoding.string($0) }), texts = \(bind: try JSONCoding.string(tenant.texts))
             WHERE id = \(bind: tenant.id)
             """
         ).run()
@@ -91,7 +92,7 @@ extension StoreTransaction {
             "grants", "auth_requests", "sessions", "sso_sessions", "push_targets", "authentication_history", "invitations",
             "activations", "security_keys", "webauthn_ceremonies", "federation_logins", "federated_identities", "identity_providers",
             "users", "services", "signing_keys", "web_sessions", "console_operators", "logout_notices", "pushed_requests",
-            "registration_tokens", "user_groups", "recoveries",
+            "registration_tokens", "user_groups", "recoveries", "tenant_logos",
         ] {
             statements.append("DELETE FROM \(ident: table) WHERE tenant_id = \(bind: id)")
         }

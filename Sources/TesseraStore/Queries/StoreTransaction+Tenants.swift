@@ -20,6 +20,20 @@ extension StoreTransaction {
         try await all("SELECT * FROM tenants ORDER BY name", as: TenantRecord.self)
     }
 
+    /// Puts `logo` in place of the tenant's logo, if it had one.
+    public func replaceTenantLogo(_ logo: TenantLogoRecord) async throws {
+        try await db.raw("DELETE FROM tenant_logos WHERE tenant_id = \(bind: logo.tenantID)").run()
+        try await insert("tenant_logos", logo)
+    }
+
+    public func deleteTenantLogo(tenantID: TenantID) async throws {
+        try await db.raw("DELETE FROM tenant_logos WHERE tenant_id = \(bind: tenantID)").run()
+    }
+
+    public func tenantLogo(tenantID: TenantID) async throws -> TenantLogoRecord? {
+        try await first("SELECT * FROM tenant_logos WHERE tenant_id = \(bind: tenantID)", as: TenantLogoRecord.self)
+    }
+
     public func insertSigningKey(_ key: SigningKeyRecord) async throws { try await insert("signing_keys", key) }
 
     public func signingKeys(tenantID: TenantID) async throws -> [SigningKeyRecord] {

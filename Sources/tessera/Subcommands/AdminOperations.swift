@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import OpenAPIRuntime
 import TesseraAdminAPI
 import TesseraCore
 
@@ -62,6 +63,15 @@ enum Show {
         print("recovery_codes: \(tenant.recoveryCodes)")
         print("notices: \(tenant.notices.isEmpty ? "none" : tenant.notices.map(\.rawValue).joined(separator: ","))")
         print("default_language: \(tenant.defaultLanguage.rawValue)")
+        let branding = tenant.branding
+        let shown = [
+            ("display_name", branding.displayName), ("app_name", branding.appName), ("primary_color", branding.primaryColor),
+            ("accent_color", branding.accentColor), ("logo", branding.logoUrl), ("support_url", branding.supportUrl),
+            ("privacy_url", branding.privacyUrl), ("terms_url", branding.termsUrl),
+        ].compactMap { name, value in value.map { "\(name)=\($0)" } }
+        print("branding: \(shown.isEmpty ? "none" : shown.joined(separator: " "))")
+        let own = tenant.texts.additionalProperties.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value.additionalProperties.count)" }
+        print("texts: \(own.isEmpty ? "the catalog's" : own.joined(separator: ", "))")
         print(
             "lockout: free_attempts=\(tenant.lockout.freeAttempts) waits=\(tenant.lockout.waits.map(String.init).joined(separator: ","))"
                 + " permanent_after=\(tenant.lockout.permanentAfter.map(String.init) ?? "never")")
@@ -190,9 +200,41 @@ extension Admin.Tenant {
         var recoveryCodes: Bool?
         @Option(help: "Security notices users get by e-mail, comma separated: device_added, device_removed, passkey_added, locked, or none.")
         var notices: String?
-        @Option(help: "The language of the tenant's e-mails: en or de.") var defaultLanguage: String?
+        @Option(help: "The language of the tenant's pages when neither the service nor the browser names one, and of its e-mails: en, de or fr.")
+        var defaultLanguage: String?
+        @Option(help: "Branding: the tenant's name as its users know it (\"\" removes it).") var displayName: String?
+        @Option(help: "Branding: the app's name, wherever pages name the app (\"\" removes it).") var appName: String?
+        @Option(help: "Branding: a PNG or SVG logo file (at most 256 KiB; \"\" removes the logo).") var logo: String?
+        @Option(help: "Branding: #rrggbb behind every page's main action, under white text (WCAG AA: 4.5:1; \"\" removes it).")
+        var primaryColor: String?
+        @Option(help: "Branding: #rrggbb of links and focus marks on white (WCAG AA: 4.5:1; \"\" removes it).") var accentColor: String?
+        @Option(help: "Branding: https address of the tenant's help (\"\" removes it).") var supportUrl: String?
+        @Option(help: "Branding: https address of the tenant's privacy notice (\"\" removes it).") var privacyUrl: String?
+        @Option(help: "Branding: https address of the tenant's terms (\"\" removes it).") var termsUrl: String?
+        @Option(help: "A JSON file of the tenant's own sentences, {\"de\": {\"login.scan\": \"…\"}}, in place of the catalog's (\"\" removes them).")
+        var texts: String?
+
+        /// The branding options, each replacing its field of the tenant's branding.
+        private var brandingOptions: [WritableKeyPath<Components.Schemas.Branding, String?>: String] {
+            var options: [WritableKeyPath<Components.Schemas.Branding, String?>: String] = [:]
+            options[\.displayName] = displayName
+            options[\.appName] = appName
+            options[\.primaryColor] = primaryColor
+            options[\.accentColor] = accentColor
+            options[\.supportUrl] = supportUrl
+            options[\.privacyUrl] = privacyUrl
+            options[\.termsUrl] = termsUrl
+            return options
+        }
 
         func run() async throws {
+            let logoBytes: (type: String, bytes: Data)? = try logo.flatMap { path in
+                guard !path.isEmpty else { return nil }
+                let bytes = try Data(contentsOf: URL(fileURLWithPath: path))
+                let lower = path.lowercased()
+                guard lower.hasSuffix(".png") || lower.hasSuffix(".svg") else { throw ValidationError("--logo is a .png or .svg file") }
+                return (lower.hasSuffix(".png") ? "image/png" : "image/svg+xml", bytes)
+            }
             var body = TenantChanges()
             body.dynamicRegistration = dynamicRegistration
             body.invitationsByEmailOnly = invitationsByEmailOnly
@@ -236,9 +278,29 @@ extension Admin.Tenant {
             } else if noWebauthnRpId {
                 body.webAuthnRPID = .null
             }
-            guard !body.isEmpty else { throw ValidationError("give at least one setting to change") }
+            if let texts {
+                body.texts = texts.isEmpty
+                    ? .null : .value(try JSONDecoder().decode([String: [String: String]].self, from: Data(contentsOf: URL(fileURLWithPath: texts))))
+            }
+            let branding = brandingOptions
+            guard !body.isEmpty || !branding.isEmpty || logo != nil else { throw ValidationError("give at least one setting to change") }
             let tenant = try await options.calling { api in
-                try await api.updateTenant(path: .init(tenant: name), body: .json(body)).ok.body.json
+                if !branding.isEmpty {
+                    // The branding is replaced whole: the options change their fields of the current one.
+                    var current = try await api.getTenant(path: .init(tenant: name)).ok.body.json.branding
+                    current.logoUrl = nil
+                    for (field, value) in branding { current[keyPath: field] = value.isEmpty ? nil : value }
+                    body.branding = .value(current)
+                }
+                if let logoBytes {
+                    let body: Operations.PutTenantLogo.Input.Body =
+                        logoBytes.type == "image/png" ? .png(HTTPBody(logoBytes.bytes)) : .imageSvgXml(HTTPBody(logoBytes.bytes))
+                    _ = try await api.putTenantLogo(path: .init(tenant: name), body: body).ok.body.json
+                } else if logo == "" {
+                    _ = try await api.deleteTenantLogo(path: .init(tenant: name)).ok.body.json
+                }
+                if body.isEmpty { return try await api.getTenant(path: .init(tenant: name)).ok.body.json }
+                return try await api.updateTenant(path: .init(tenant: name), body: .json(body)).ok.body.json
             }
             if options.json { return Output.encodable(tenant) }
             Show.tenant(tenant)

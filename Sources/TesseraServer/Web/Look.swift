@@ -1,0 +1,125 @@
+import Foundation
+import Hummingbird
+import Mustache
+import TesseraRecords
+import TesseraTexts
+
+/// What a page outside the console is dressed in: the words of its language (with the
+/// tenant's own sentences), the tenant's names, its colours (a style sheet of its own, so
+/// the Content-Security-Policy stays as strict), its logo and its links.
+struct Look: Sendable {
+    let words: Words
+    let language: String
+    let displayName: String?
+    let logoURL: String?
+    let logoAlt: String
+    let stylesheetURL: String?
+    let supportURL: String?
+    let privacyURL: String?
+    let termsURL: String?
+    /// Stored, not computed: the templates read stored properties only.
+    let hasLinks: Bool
+    let hasHeader: Bool
+
+    /// The look of `tenant`'s pages in the language the request and the tenant settle on.
+    static func of(_ tenant: TenantRecord?, issuer: String?, request: Request?, uiLocales: String? = nil) -> Look {
+        let language = Catalog.negotiate(
+            uiLocales: uiLocales, acceptLanguage: request?.headers[.acceptLanguage], fallback: tenant?.defaultLanguage ?? "en")
+        return of(tenant, issuer: issuer, language: language)
+    }
+
+    static func of(_ tenant: TenantRecord?, issuer: String?, language: String) -> Look {
+        let branding = tenant?.branding ?? Branding()
+        let texts = Catalog.shared.texts(language: language, overrides: tenant?.texts[language] ?? [:])
+        let tenantName = branding.displayName ?? tenant?.name ?? ""
+        let values = ["app": branding.appName ?? texts("app.name"), "tenant": tenantName]
+        let words = Words(texts: texts, values: values)
+        let styled = branding.primaryColor != nil || branding.accentColor != nil
+        return Look(
+            words: words, language: texts.language, displayName: branding.displayName,
+            logoURL: issuer.flatMap { issuer in branding.logoDigest.map { "\(issuer)/logo?v=\($0)" } },
+            logoAlt: words("page.logo"),
+            stylesheetURL: styled ? issuer.map { "\($0)/branding.css?v=\(Self.styleVersion(branding))" } : nil,
+            supportURL: branding.supportURL, privacyURL: branding.privacyURL, termsURL: branding.termsURL,
+            hasLinks: branding.supportURL != nil || branding.privacyURL != nil || branding.termsURL != nil,
+            hasHeader: branding.displayName != nil || (issuer != nil && branding.logoDigest != nil))
+    }
+
+    /// Changes with the colours, so a browser asks again when they change.
+    static func styleVersion(_ branding: Branding) -> String {
+        ((branding.primaryColor ?? "") + (branding.accentColor ?? "")).replacingOccurrences(of: "#", with: "")
+    }
+
+    /// The tenant's colours as custom properties over `tessera.css`'s.
+    static func stylesheet(_ branding: Branding?) -> String {
+        var rules: [String] = []
+        if let primary = branding?.primaryColor { rules.append("--primary:\(primary)") }
+        if let accent = branding?.accentColor { rules.append("--accent:\(accent)") }
+        return ":root{\(rules.joined(separator: ";"))}\n"
+    }
+}
+
+/// The sentences of a page's language for its templates: `{{t.login.title}}` is the
+/// catalog's `login.title` with the page's values in its placeholders, escaped like every
+/// value (`{{…}}`).
+struct Words: Sendable {
+    let texts: Texts
+    let values: [String: String]
+    var prefix = ""
+
+    func callAsFunction(_ key: String, _ more: [String: String] = [:]) -> String {
+        texts(key, more.isEmpty ? values : values.merging(more) { _, new in new })
+    }
+
+    /// The sentence `key` as HTML: its text escaped, and each value of `marked` (escaped)
+    /// in a `<strong>` with the id given (if any), so a sentence in any word order keeps its emphasis.
+    func marked(_ key: String, _ marked: [String: (value: String, id: String)], _ more: [String: String] = [:]) -> String {
+        // Each marked value stands in as a token no text contains, escaped with the rest, then replaced.
+        var tokens: [String: String] = [:]
+        var values = more
+        for (name, _) in marked {
+            let token = "\u{1}\(name)\u{1}"
+            tokens[name] = token
+            values[name] = token
+        }
+        var html = Pages.escape(self(key, values))
+        for (name, item) in marked {
+            html = html.replacingOccurrences(
+                of: tokens[name] ?? "",
+                with: (item.id.isEmpty ? "<strong>" : "<strong id=\"\(Pages.escape(item.id))\">") + Pages.escape(item.value) + "</strong>")
+        }
+        return html
+    }
+
+    /// The same words with more values (`service`, …) for the placeholders.
+    func with(_ more: [String: String]) -> Words {
+        Words(texts: texts, values: values.merging(more) { _, new in new }, prefix: prefix)
+    }
+}
+
+extension Words: MustacheParent {
+    func child(named key: String) -> Any? {
+        let full = prefix.isEmpty ? key : prefix + "." + key
+        if texts.has(full) { return texts(full, values) }
+        return Words(texts: texts, values: values, prefix: full)
+    }
+}
+
+extension Look: MustacheParent {
+    func child(named key: String) -> Any? {
+        switch key {
+        case "t", "words": words
+        case "language": language
+        case "displayName": displayName
+        case "logoURL": logoURL
+        case "logoAlt": logoAlt
+        case "stylesheetURL": stylesheetURL
+        case "supportURL": supportURL
+        case "privacyURL": privacyURL
+        case "termsURL": termsURL
+        case "hasLinks": hasLinks
+        case "hasHeader": hasHeader
+        default: nil
+        }
+    }
+}
