@@ -162,10 +162,24 @@ public struct MessageContent: Codable, Sendable, Equatable {
     public var template: String
     public var language: String
     public var values: [String: String]
+    /// The tenant's own sentences of that language, in place of the catalog's (nil: none).
+    public var texts: [String: String]?
 
-    public init(template: String, language: String, values: [String: String]) {
+    public init(template: String, language: String, values: [String: String], texts: [String: String]? = nil) {
         self.template = template
         self.language = language
         self.values = values
+        self.texts = texts
+    }
+
+    /// A message of `tenant` to one of its users: in its language, naming it and its app as
+    /// its branding does, with its own sentences.
+    public init(template: String, tenant: TenantRecord, values: [String: String]) {
+        var values = values
+        values["tenant"] = tenant.name
+        if let name = tenant.branding?.displayName { values["display_name"] = name }
+        if let app = tenant.branding?.appName { values["app"] = app }
+        let texts = tenant.texts[tenant.defaultLanguage]
+        self.init(template: template, language: tenant.defaultLanguage, values: values, texts: texts?.isEmpty == false ? texts : nil)
     }
 }

@@ -274,6 +274,40 @@ struct MailTests {
         }
     }
 
+    @Test("a branded tenant's invitation in French: its display name and app in the catalog's sentences, its own subject, the date as French writes it")
+    func brandedInvitation() async throws {
+        let sink = try await Sink.start()
+        defer { Task { await sink.stop() } }
+        try await withServer(configure: { configuration in
+            configuration.deliveryInterval = .milliseconds(200)
+            configuration.smtp = try? SMTPSettings(url: "smtp://localhost:\(sink.port)", from: "noreply@tessera.test", caFile: sink.certificate)
+        }) { server in
+            let scenario = try await Scenario.make(on: server)
+            let admin = FeedTests.Admin(baseURL: server.baseURL, token: server.adminToken)
+            let settings: [String: Any] = [
+                "default_language": "fr", "branding": ["display_name": "Banque Acme", "app_name": "Acme Sécurité"],
+                "texts": ["fr": ["mail.invitation.subject": "Bienvenue chez {tenant}"]],
+            ]
+            let patched = try await admin.http.send(
+                "PATCH", "\(server.baseURL)/admin/tenants/\(scenario.tenant)",
+                headers: ["Authorization": "Bearer \(server.adminToken)", "Content-Type": "application/json"],
+                body: try JSONSerialization.data(withJSONObject: settings))
+            #expect(patched.status == 200, "\(patched.text)")
+            try await scenario.createUser("zoe", attributes: ["email": "zoe@example.test"])
+            let sent = try await admin.post("/admin/tenants/\(scenario.tenant)/invitations", ["username": "zoe", "deliver": "email"])
+            #expect(sent.status == 201, "\(sent.text)")
+            let invitation = try #require(try await sink.wait(for: 1).last)
+            #expect(invitation["subject"] as? String == "Bienvenue chez Banque Acme", "\(invitation)")
+            let text = invitation["text"] as? String ?? ""
+            #expect(text.hasPrefix("Bonjour zoe,") && text.contains("l’application Acme Sécurité") && text.contains("à Banque Acme"), "\(text)")
+            #expect(!text.contains("Tessera") && Self.link(in: invitation) != nil, "\(text)")
+            // The date as French writes it: a month's name in French.
+            let months = ["janvier", "février", "mars", "avril", "mai", "juin", "juillet", "août", "septembre", "octobre", "novembre", "décembre"]
+            #expect(months.contains { text.contains($0) }, "\(text)")
+            #expect((invitation["html"] as? String)?.contains("<html lang=\"fr\">") == true)
+        }
+    }
+
     @Test("a tenant inviting by e-mail only never answers with a link; a device added, removed, a permanent lock: each notice says what, when and from where, in the tenant's language; a notice switched off is not sent")
     func notices() async throws {
         let sink = try await Sink.start()

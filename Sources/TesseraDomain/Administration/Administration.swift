@@ -107,8 +107,7 @@ public struct Administration: Sendable {
         try await tx.insertInvitation(record)
         var details = extra.merging(["username": user.username, "invitation_id": record.id]) { $1 }
         let content = MessageContent(
-            template: "invitation", language: tenant.defaultLanguage,
-            values: ["link": url, "username": user.username, "tenant": tenant.name, "expires_at": String(expiresAt)])
+            template: "invitation", tenant: tenant, values: ["link": url, "username": user.username, "expires_at": String(expiresAt)])
         if let email {
             details["deliver"] = "email"
             try await Messages.enqueue(tx, domain: domain, tenantID: tenant.id, channel: .email, recipient: email, content: content, at: now)

@@ -34,13 +34,12 @@ enum Notices {
         let phone = domain.settings.sendsMessages ? user.attributes["phone_number"].flatMap { $0.isEmpty ? nil : $0 } : nil
         var values = details
         values["username"] = user.username
-        values["tenant"] = tenant.name
         values["at"] = String(now)
         if let origin = RequestOrigin.current {
             values["address"] = origin.address
             values["user_agent"] = origin.userAgent ?? ""
         }
-        let content = MessageContent(template: "notice.\(kind.rawValue)", language: tenant.defaultLanguage, values: values)
+        let content = MessageContent(template: "notice.\(kind.rawValue)", tenant: tenant, values: values)
         if let email {
             try await Messages.enqueue(tx, domain: domain, tenantID: tenantID, channel: .email, recipient: email, content: content, at: now)
         }

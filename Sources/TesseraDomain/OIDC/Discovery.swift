@@ -3,6 +3,7 @@ import JWTKit
 import TesseraCore
 import TesseraRecords
 import TesseraStore
+import TesseraTexts
 
 /// A tenant's OpenID Provider metadata (OpenID Connect Discovery 1.0 §3, RFC 8414, CIBA §4).
 public struct Discovery: Codable, Sendable {
@@ -26,7 +27,7 @@ public struct Discovery: Codable, Sendable {
     let backchannelLogoutSessionSupported = true
     let frontchannelLogoutSupported = false
     let promptValuesSupported = ["none", "login", "consent", "select_account"]
-    let uiLocalesSupported = ["en", "de"]
+    let uiLocalesSupported = Catalog.languages
     let claimsParameterSupported = false
     let requestParameterSupported = false
     let requestURIParameterSupported = false

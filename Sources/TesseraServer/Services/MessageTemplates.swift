@@ -1,6 +1,7 @@
 import Foundation
 import TesseraCore
 import TesseraRecords
+import TesseraTexts
 
 /// The texts of messages to people, by template and language: each a subject, a plain
 /// text and an HTML alternative, every value escaped for HTML. An invitation shows its
@@ -13,129 +14,60 @@ enum MessageTemplates {
         var images: [MailMessage.InlineImage] = []
     }
 
-    /// The message `content` stands for, in its language (English when the template has none in it).
+    /// The message `content` stands for, in its language (English for one there is no
+    /// catalog of), from the catalog's `mail.*` sentences with the tenant's own in their place.
     static func render(_ content: MessageContent) throws -> Rendered {
-        let values = content.values
-        let german = content.language == "de"
+        let texts = Catalog.shared.texts(language: content.language, overrides: content.texts ?? [:])
+        var values = content.values
+        values["app"] = values["app"] ?? texts("app.name")
+        // Sentences name the tenant as its users know it.
+        values["tenant"] = values["display_name"] ?? values["tenant"]
+        let words = { (key: String) in texts(key, values) }
         switch content.template {
         case "invitation":
             let link = values["link"] ?? ""
-            let until = Self.date(values["expires_at"], german: german)
+            values["until"] = Self.date(values["expires_at"], texts: texts)
             let qr = MailMessage.InlineImage(contentID: "qr@tessera", contentType: "image/png", bytes: try QRCode(link).png(scale: 6))
-            let tenant = values["tenant"] ?? ""
-            let user = values["username"] ?? ""
-            if german {
-                return Rendered(
-                    subject: "Ihre Anmeldung bei \(tenant) einrichten",
-                    text: """
-                        Hallo \(user),
-
-                        Sie sind eingeladen, sich bei \(tenant) mit Ihrem Gerät anzumelden. Öffnen Sie diesen Link auf dem \
-                        Telefon mit der App, oder scannen Sie den QR-Code mit ihr:
-
-                        \(link)
-
-                        Der Link gilt bis \(until). Wenn Sie diese Einladung nicht erwartet haben, ignorieren Sie sie.
-                        """,
-                    html: page(
-                        """
-                        <p>Hallo \(escaped(user)),</p>
-                        <p>Sie sind eingeladen, sich bei \(escaped(tenant)) mit Ihrem Gerät anzumelden. Öffnen Sie diesen Link auf dem Telefon mit der App, oder scannen Sie den QR-Code mit ihr:</p>
-                        <p><a href="\(escaped(link))">Gerät einrichten</a></p>
-                        <p><img src="cid:qr@tessera" alt="QR-Code des Links" width="240" height="240"></p>
-                        <p>Der Link gilt bis \(escaped(until)). Wenn Sie diese Einladung nicht erwartet haben, ignorieren Sie sie.</p>
-                        """, language: "de"),
-                    images: [qr])
-            }
+            let greeting = texts("mail.greeting", values)
+            let body = texts("mail.invitation.body", values)
+            let until = texts("mail.invitation.until", values)
             return Rendered(
-                subject: "Set up your sign-in to \(tenant)",
-                text: """
-                    Hello \(user),
-
-                    you are invited to sign in to \(tenant) with your device. Open this link on the phone that has the app, \
-                    or scan the QR code with it:
-
-                    \(link)
-
-                    The link works until \(until). If you did not expect this invitation, ignore it.
-                    """,
+                subject: words("mail.invitation.subject"),
+                text: "\(greeting)\n\n\(body)\n\n\(link)\n\n\(until)\n",
                 html: page(
                     """
-                    <p>Hello \(escaped(user)),</p>
-                    <p>you are invited to sign in to \(escaped(tenant)) with your device. Open this link on the phone that has the app, or scan the QR code with it:</p>
-                    <p><a href="\(escaped(link))">Set up my device</a></p>
-                    <p><img src="cid:qr@tessera" alt="QR code of the link" width="240" height="240"></p>
-                    <p>The link works until \(escaped(until)). If you did not expect this invitation, ignore it.</p>
-                    """, language: "en"),
+                    <p>\(escaped(greeting))</p>
+                    <p>\(escaped(body))</p>
+                    <p><a href="\(escaped(link))">\(escaped(words("mail.invitation.button")))</a></p>
+                    <p><img src="cid:qr@tessera" alt="\(escaped(words("mail.invitation.qr")))" width="240" height="240"></p>
+                    <p>\(escaped(until))</p>
+                    """, language: texts.language),
                 images: [qr])
         case let template where template.hasPrefix("notice."):
-            return try notice(String(template.dropFirst("notice.".count)), values: values, german: german)
+            return try notice(String(template.dropFirst("notice.".count)), values: values, texts: texts)
         default:
             throw SMTPError.configuration("no message template '\(content.template)'")
         }
     }
 
+    /// The security notices there are sentences for.
+    static let notices: Set<String> = ["device_added", "device_removed", "passkey_added", "locked", "recovery_used"]
+
     /// A security notice: what happened (with the device or passkey it concerns), when, and
     /// from where; what to do if it was not the user.
-    static func notice(_ kind: String, values: [String: String], german: Bool) throws -> Rendered {
-        let tenant = values["tenant"] ?? ""
-        let user = values["username"] ?? ""
-        let when = date(values["at"], german: german)
+    static func notice(_ kind: String, values: [String: String], texts: Texts) throws -> Rendered {
+        guard notices.contains(kind) else { throw SMTPError.configuration("no notice '\(kind)'") }
+        let named = [values["device"], values["passkey"]].contains { $0?.isEmpty == false }
+        let subject = texts("mail.\(kind).subject", values)
+        let happened = texts("mail.\(kind).\(named ? "named" : "unnamed")", values)
+        let advice = texts("mail.\(kind).advice", values)
+        let greeting = texts("mail.greeting", values)
+        let whenLabel = texts("mail.when")
+        let whereLabel = texts("mail.where")
+        let when = date(values["at"], texts: texts)
         let address = values["address"] ?? ""
         let agent = values["user_agent"] ?? ""
-        let device = values["device"].flatMap { $0.isEmpty ? nil : $0 }
-        let passkey = values["passkey"].flatMap { $0.isEmpty ? nil : $0 }
-        let subject: String
-        let happened: String
-        let advice: String
-        switch (kind, german) {
-        case ("device_added", false):
-            subject = "A new device can sign in to \(tenant)"
-            happened = "A new device\(device.map { " (“\($0)”)" } ?? "") was set up to sign in to your account at \(tenant)."
-            advice = "If this was you, there is nothing to do. If not, tell your administrator at once: they can remove the device."
-        case ("device_added", true):
-            subject = "Ein neues Gerät kann sich bei \(tenant) anmelden"
-            happened = "Ein neues Gerät\(device.map { " („\($0)“)" } ?? "") wurde für die Anmeldung an Ihrem Konto bei \(tenant) eingerichtet."
-            advice = "Wenn Sie das waren, ist nichts zu tun. Wenn nicht, wenden Sie sich sofort an Ihre Administration: Sie kann das Gerät entfernen."
-        case ("device_removed", false):
-            subject = "A device was removed from your account at \(tenant)"
-            happened = "The device\(device.map { " “\($0)”" } ?? "") can no longer sign in to your account at \(tenant); its sessions ended."
-            advice = "If you did not expect this, tell your administrator."
-        case ("device_removed", true):
-            subject = "Ein Gerät wurde aus Ihrem Konto bei \(tenant) entfernt"
-            happened = "Das Gerät\(device.map { " „\($0)“" } ?? "") kann sich nicht mehr an Ihrem Konto bei \(tenant) anmelden; seine Sitzungen wurden beendet."
-            advice = "Wenn Sie das nicht erwartet haben, wenden Sie sich an Ihre Administration."
-        case ("passkey_added", false):
-            subject = "A passkey was added to your account at \(tenant)"
-            happened = "A passkey or security key\(passkey.map { " (“\($0)”)" } ?? "") can now sign in to your account at \(tenant)."
-            advice = "If this was you, there is nothing to do. If not, remove it on your account page or tell your administrator at once."
-        case ("passkey_added", true):
-            subject = "Ein Passkey wurde Ihrem Konto bei \(tenant) hinzugefügt"
-            happened = "Ein Passkey oder Sicherheitsschlüssel\(passkey.map { " („\($0)“)" } ?? "") kann sich jetzt an Ihrem Konto bei \(tenant) anmelden."
-            advice = "Wenn Sie das waren, ist nichts zu tun. Wenn nicht, entfernen Sie ihn auf Ihrer Kontoseite oder wenden Sie sich sofort an Ihre Administration."
-        case ("locked", false):
-            subject = "Your device was locked at \(tenant)"
-            happened = "After too many failed attempts, your device\(device.map { " “\($0)”" } ?? "") was locked for good at \(tenant)."
-            advice = "Your administrator can unlock it once they have checked with you."
-        case ("locked", true):
-            subject = "Ihr Gerät wurde bei \(tenant) gesperrt"
-            happened = "Nach zu vielen Fehlversuchen wurde Ihr Gerät\(device.map { " „\($0)“" } ?? "") bei \(tenant) dauerhaft gesperrt."
-            advice = "Ihre Administration kann es entsperren, nachdem sie mit Ihnen gesprochen hat."
-        case ("recovery_used", false):
-            subject = "A recovery code was used for your account at \(tenant)"
-            happened = "One of your recovery codes was used to ask for a new device at \(tenant)."
-            advice = "If this was you, there is nothing to do. If not, tell your administrator at once, and make new recovery codes."
-        case ("recovery_used", true):
-            subject = "Ein Wiederherstellungscode Ihres Kontos bei \(tenant) wurde benutzt"
-            happened = "Einer Ihrer Wiederherstellungscodes wurde benutzt, um bei \(tenant) ein neues Gerät anzufordern."
-            advice = "Wenn Sie das waren, ist nichts zu tun. Wenn nicht, wenden Sie sich sofort an Ihre Administration und erstellen Sie neue Wiederherstellungscodes."
-        default:
-            throw SMTPError.configuration("no notice '\(kind)'")
-        }
-        let greeting = german ? "Hallo \(user)," : "Hello \(user),"
-        let whenLabel = german ? "Wann" : "When"
-        let whereLabel = german ? "Von wo" : "From where"
-        let origin = address.isEmpty ? (german ? "unbekannt" : "unknown") : agent.isEmpty ? address : "\(address) (\(agent))"
+        let origin = address.isEmpty ? texts("mail.unknown") : agent.isEmpty ? address : "\(address) (\(agent))"
         return Rendered(
             subject: subject,
             text: "\(greeting)\n\n\(happened)\n\n\(whenLabel): \(when)\n\(whereLabel): \(origin)\n\n\(advice)\n",
@@ -145,7 +77,7 @@ enum MessageTemplates {
                 <p>\(escaped(happened))</p>
                 <p>\(escaped(whenLabel)): \(escaped(when))<br>\(escaped(whereLabel)): \(escaped(origin))</p>
                 <p>\(escaped(advice))</p>
-                """, language: german ? "de" : "en"))
+                """, language: texts.language))
     }
 
     static func page(_ body: String, language: String) -> String {
@@ -174,11 +106,8 @@ enum MessageTemplates {
     }
 
     /// A time in seconds as the language writes it, in UTC.
-    static func date(_ seconds: String?, german: Bool) -> String {
+    static func date(_ seconds: String?, texts: Texts) -> String {
         guard let seconds, let value = TimeInterval(seconds) else { return "" }
-        let date = Date(timeIntervalSince1970: value)
-        var style = Date.FormatStyle(date: .long, time: .shortened, locale: Locale(identifier: german ? "de_DE" : "en_GB"), timeZone: .gmt)
-        style.calendar = Calendar(identifier: .gregorian)
-        return date.formatted(style) + " UTC"
+        return texts.time(Date(timeIntervalSince1970: value))
     }
 }
