@@ -120,14 +120,4 @@ struct BrandingTests {
             #expect(summary["screenshots"] as? Int == 24 && (summary["serious"] as? [String])?.isEmpty == true, "\(summary)")
         }
     }
-
-    /// Where the run's screenshots go for review: `TESSERA_SCREENSHOTS`, or `test-results/screenshots` in the package.
-    func screenshotDirectory() -> URL {
-        let directory =
-            ProcessInfo.processInfo.environment["TESSERA_SCREENSHOTS"].map { URL(fileURLWithPath: $0) }
-            ?? URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent("test-results/screenshots")
-        try? FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        return directory
-    }
 }

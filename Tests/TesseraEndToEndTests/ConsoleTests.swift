@@ -88,7 +88,7 @@ struct ConsoleTests {
             let result = try await Python.run(
                 "console_browser.py", [], environment: [
                     "TESSERA_BASE": server.baseURL, "ACCOUNT_TENANT": account.tenant, "WINDOW_SIZE": windowSize,
-                    "TESSERA_ADMIN_TOKEN": server.adminToken,
+                    "TESSERA_ADMIN_TOKEN": server.adminToken, "SCREENSHOT_DIR": screenshotDirectory().path,
                 ],
                 // Two Chromiums beside 47 other tests on two cores: the PostgreSQL pass once
                 // took more than 180 s for this walk (it takes about 120 s in the SQLite pass).
@@ -97,6 +97,11 @@ struct ConsoleTests {
             let done = try await devices.value
             #expect(result.status == 0, "\(result.errors)\n\(result.output.suffix(2000))")
             #expect(done == ["scan admin", "activate bob", "unlocked bob", "scan helpdesk", "scan carol"])
+            // axe-core on every page the walk photographed: no serious or critical violation.
+            let line = try #require(result.output.split(separator: "\n").first { $0.hasPrefix("RESULT ") })
+            let summary = try #require(try JSONSerialization.jsonObject(with: Data(line.dropFirst(7).utf8)) as? [String: Any])
+            #expect((summary["axe_pages"] as? Int ?? 0) >= 10, "\(summary)")
+            #expect((summary["accessibility"] as? [String])?.isEmpty == true, "\(summary["accessibility"] ?? "")")
 
             // What the pages did, seen through the admin API.
             #expect(try await account.activations(username: "carol").count == 1)

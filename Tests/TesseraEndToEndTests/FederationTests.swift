@@ -324,13 +324,13 @@ struct FederationTests {
                 "federation_browser.py", [],
                 environment: [
                     "INVITATION_URL": invitation.absoluteString, "PROVIDER_ISSUER": home.issuer, "IDENTITY": "alice@example.org", "USERNAME": "mia",
-                    "CONFIRMED_FILE": confirmed.path,
+                    "CONFIRMED_FILE": confirmed.path, "SCREENSHOT_DIR": screenshotDirectory().path,
                 ],
                 timeout: .seconds(180), onLine: { continuation.yield($0) })
             continuation.finish()
             let outcome = try await steps.value
             #expect(result.status == 0, "\(result.errors)\n\(result.output.suffix(3000))")
-            #expect(result.output.contains("RESULT "), "\(result.output)")
+            #expect(result.output.contains("RESULT ") && result.output.contains(#""accessibility": []"#), "\(result.output)")
             #expect(outcome.approved, "the provider's device approved its login")
             #expect(outcome.linkedBeforeConfirming == false, "nothing was linked before the button")
             #expect(try await main.audit().contains { $0.action == "federation.link" })

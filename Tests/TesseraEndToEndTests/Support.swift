@@ -163,3 +163,14 @@ struct TLSSwap {
     func remove() { try? FileManager.default.removeItem(at: directory) }
 }
 
+
+/// Where the browser tests' screenshots go for review: `TESSERA_SCREENSHOTS`, or
+/// `test-results/screenshots` in the package (CI keeps it).
+func screenshotDirectory() -> URL {
+    let directory =
+        ProcessInfo.processInfo.environment["TESSERA_SCREENSHOTS"].map { URL(fileURLWithPath: $0) }
+        ?? URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("test-results/screenshots")
+    try? FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    return directory
+}

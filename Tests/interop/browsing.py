@@ -46,3 +46,18 @@ def wait(condition, seconds=30, message="the page did not change"):
 
 def exists(selector):
     return len(driver.find_elements(By.CSS_SELECTOR, selector)) > 0
+
+
+def serious_accessibility_violations(label):
+    """axe-core (bundled by axe-selenium-python) on the page shown: its serious and critical
+    violations, each as one line naming `label`, the rule, the impact and the first element."""
+    from axe_selenium_python import Axe
+    axe = Axe(driver)
+    axe.inject()
+    found = axe.run()
+    lines = []
+    for violation in found["violations"]:
+        if violation.get("impact") in ("serious", "critical"):
+            target = violation["nodes"][0]["target"] if violation.get("nodes") else []
+            lines.append(f"{label}: {violation['id']} ({violation['impact']}) {violation['help']} at {target}")
+    return lines

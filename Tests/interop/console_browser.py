@@ -18,7 +18,7 @@ from selenium.common.exceptions import NoAlertPresentException, WebDriverExcepti
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import Select, WebDriverWait
 
-from browsing import check, exists, start, wait
+from browsing import check, exists, serious_accessibility_violations, start, wait
 
 BASE = os.environ["TESSERA_BASE"]
 ACCOUNT_TENANT = os.environ["ACCOUNT_TENANT"]
@@ -26,10 +26,18 @@ result = {}
 
 
 def shot(name):
-    """With SCREENSHOT_DIR set, keeps a picture of the page, to look at by hand."""
+    """Checks the page with axe-core (serious and critical violations go to the result), and
+    with SCREENSHOT_DIR set keeps a picture of the whole page, for review."""
+    result.setdefault("accessibility", []).extend(serious_accessibility_violations(name))
+    result["axe_pages"] = result.get("axe_pages", 0) + 1
     directory = os.environ.get("SCREENSHOT_DIR")
     if directory:
-        driver.save_screenshot(os.path.join(directory, f"{name}.png"))
+        width, height = (int(value) for value in os.environ.get("WINDOW_SIZE", "1000,1400").split(","))
+        full = driver.execute_script("return document.documentElement.scrollHeight")
+        driver.set_window_size(width, max(height, full))
+        label = "phone" if width < 600 else "desktop"
+        driver.save_screenshot(os.path.join(directory, f"console-{name}-{label}.png"))
+        driver.set_window_size(width, height)
 
 
 def qr_from_screen(element_id):

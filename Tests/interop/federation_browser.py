@@ -7,19 +7,22 @@ Chromium with the server's own pages and their Content-Security-Policy:
 3. Nothing is linked until its button is pressed; then the page says the accounts are linked.
 
 Environment: INVITATION_URL, PROVIDER_ISSUER, IDENTITY (the provider account's e-mail),
-USERNAME (the invited account). Prints `RESULT <json>`; exits non-zero on the first failed check.
+USERNAME (the invited account), SCREENSHOT_DIR. Prints `RESULT <json>` (with axe-core's serious
+and critical findings on each page); exits non-zero on the first failed check.
 """
 import json
 import os
 from selenium.webdriver.common.by import By
 
-from browsing import check, exists, start, wait
+from browsing import check, exists, serious_accessibility_violations, start, wait
 
 driver = start()
+accessibility = []
 
 
 def shot(name):
-    """With SCREENSHOT_DIR set, keeps a picture of the page, to look at by hand."""
+    """Checks the page with axe-core, and with SCREENSHOT_DIR set keeps a picture of it."""
+    accessibility.extend(serious_accessibility_violations(name))
     directory = os.environ.get("SCREENSHOT_DIR")
     if directory:
         driver.save_screenshot(os.path.join(directory, f"{name}.png"))
@@ -51,6 +54,6 @@ try:
     wait(lambda: exists("#linked"), message="the accounts were not linked")
     check(os.environ["USERNAME"] in driver.find_element(By.ID, "linked").text, "the linked page names the account")
     shot("federation-3-linked")
-    print("RESULT " + json.dumps({"identity": identity, "username": username}), flush=True)
+    print("RESULT " + json.dumps({"identity": identity, "username": username, "accessibility": accessibility}), flush=True)
 finally:
     driver.quit()

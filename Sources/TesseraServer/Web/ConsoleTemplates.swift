@@ -69,7 +69,7 @@ enum ConsoleTemplates {
         {{#global}}<h2>New tenant</h2>
         <form method="post" action="/console/tenants" class="stack" id="create-tenant">{{>csrf}}
         <div><label for="tenant-name">Name</label><input id="tenant-name" name="name" required maxlength="63" value="{{values.name}}"
-        aria-describedby="name-error">{{#errors.name}}{{>field}}{{/errors.name}}</div>
+        {{#errors.name}}aria-describedby="name-error" aria-invalid="true"{{/errors.name}}>{{#errors.name}}{{>field}}{{/errors.name}}</div>
         <button>Create tenant</button></form>{{/global}}
         """
 
@@ -84,9 +84,9 @@ enum ConsoleTemplates {
         <h2>Settings</h2>
         <form method="post" action="/console/tenants/{{name}}" class="stack" id="tenant-settings">{{>csrf}}
         {{#settings}}<div><label for="{{name}}">{{label}}</label><input id="{{name}}" name="{{name}}" value="{{value}}" {{^manage}}disabled{{/manage}}
-        aria-describedby="{{name}}-error">{{#message}}{{>field}}{{/message}}</div>{{/settings}}
-        <div><label><input type="checkbox" name="invitations_by_email_only" value="true" id="invitations_by_email_only" {{#emailOnly}}checked{{/emailOnly}} {{^manage}}disabled{{/manage}} aria-describedby="invitations_by_email_only-error"> Send invitations by e-mail only (no one sees their links)</label>{{#emailOnlyMessage}}<p class="field-error" id="invitations_by_email_only-error">{{emailOnlyMessage}}</p>{{/emailOnlyMessage}}</div>
-        <div><label><input type="checkbox" name="invite_provisioned_users" value="true" id="invite_provisioned_users" {{#inviteProvisioned}}checked{{/inviteProvisioned}} {{^manage}}disabled{{/manage}} aria-describedby="invite_provisioned_users-error"> E-mail an invitation to each user a directory creates (SCIM)</label>{{#inviteProvisionedMessage}}<p class="field-error" id="invite_provisioned_users-error">{{inviteProvisionedMessage}}</p>{{/inviteProvisionedMessage}}</div>
+        {{#message}}aria-describedby="{{name}}-error" aria-invalid="true"{{/message}}>{{#message}}{{>field}}{{/message}}</div>{{/settings}}
+        <div><label><input type="checkbox" name="invitations_by_email_only" value="true" id="invitations_by_email_only" {{#emailOnly}}checked{{/emailOnly}} {{^manage}}disabled{{/manage}} {{#emailOnlyMessage}}aria-describedby="invitations_by_email_only-error" aria-invalid="true"{{/emailOnlyMessage}}> Send invitations by e-mail only (no one sees their links)</label>{{#emailOnlyMessage}}<p class="field-error" id="invitations_by_email_only-error">{{emailOnlyMessage}}</p>{{/emailOnlyMessage}}</div>
+        <div><label><input type="checkbox" name="invite_provisioned_users" value="true" id="invite_provisioned_users" {{#inviteProvisioned}}checked{{/inviteProvisioned}} {{^manage}}disabled{{/manage}} {{#inviteProvisionedMessage}}aria-describedby="invite_provisioned_users-error" aria-invalid="true"{{/inviteProvisionedMessage}}> E-mail an invitation to each user a directory creates (SCIM)</label>{{#inviteProvisionedMessage}}<p class="field-error" id="invite_provisioned_users-error">{{inviteProvisionedMessage}}</p>{{/inviteProvisionedMessage}}</div>
         <div><label><input type="checkbox" name="recovery_codes" value="true" id="recovery_codes" {{#recoveryCodes}}checked{{/recoveryCodes}} {{^manage}}disabled{{/manage}}> Users may make recovery codes (a new device after losing every one)</label></div>
         {{#manage}}<button>Save settings</button>{{/manage}}</form>
         {{#global}}<h2>Removal</h2>
@@ -110,19 +110,19 @@ enum ConsoleTemplates {
 
     /// The fields a service is created and edited with (read-only without `manage`).
     static let serviceFields = """
-        <div><label for="service-name">Name</label><input id="service-name" name="name" required value="{{values.name}}" {{^manage}}disabled{{/manage}} aria-describedby="name-error">{{#errors.name}}{{>field}}{{/errors.name}}</div>
-        <div><label for="service-redirect-uris">Redirect URIs (one per line)</label><textarea id="service-redirect-uris" name="redirect_uris" rows="3" {{^manage}}disabled{{/manage}} aria-describedby="redirect_uris-error">{{values.redirect_uris}}</textarea>{{#errors.redirect_uris}}{{>field}}{{/errors.redirect_uris}}</div>
-        <div><label for="service-policy">Factor policy</label><input id="service-policy" name="policy" value="{{values.policy}}" placeholder="device+pin,device+biometric" {{^manage}}disabled{{/manage}} aria-describedby="policy-error">{{#errors.policy}}{{>field}}{{/errors.policy}}</div>
-        <div><label for="service-attributes">Attributes (comma-separated)</label><input id="service-attributes" name="attributes" value="{{values.attributes}}" {{^manage}}disabled{{/manage}} aria-describedby="attributes-error">{{#errors.attributes}}{{>field}}{{/errors.attributes}}</div>
-        <div><label for="service-backchannel-mode">CIBA token delivery</label><select id="service-backchannel-mode" name="backchannel_token_delivery_mode" {{^manage}}disabled{{/manage}} aria-describedby="backchannel_token_delivery_mode-error">
+        <div><label for="service-name">Name</label><input id="service-name" name="name" required value="{{values.name}}" {{^manage}}disabled{{/manage}} {{#errors.name}}aria-describedby="name-error" aria-invalid="true"{{/errors.name}}>{{#errors.name}}{{>field}}{{/errors.name}}</div>
+        <div><label for="service-redirect-uris">Redirect URIs (one per line)</label><textarea id="service-redirect-uris" name="redirect_uris" rows="3" {{^manage}}disabled{{/manage}} {{#errors.redirect_uris}}aria-describedby="redirect_uris-error" aria-invalid="true"{{/errors.redirect_uris}}>{{values.redirect_uris}}</textarea>{{#errors.redirect_uris}}{{>field}}{{/errors.redirect_uris}}</div>
+        <div><label for="service-policy">Factor policy</label><input id="service-policy" name="policy" value="{{values.policy}}" placeholder="device+pin,device+biometric" {{^manage}}disabled{{/manage}} {{#errors.policy}}aria-describedby="policy-error" aria-invalid="true"{{/errors.policy}}>{{#errors.policy}}{{>field}}{{/errors.policy}}</div>
+        <div><label for="service-attributes">Attributes (comma-separated)</label><input id="service-attributes" name="attributes" value="{{values.attributes}}" {{^manage}}disabled{{/manage}} {{#errors.attributes}}aria-describedby="attributes-error" aria-invalid="true"{{/errors.attributes}}>{{#errors.attributes}}{{>field}}{{/errors.attributes}}</div>
+        <div><label for="service-backchannel-mode">CIBA token delivery</label><select id="service-backchannel-mode" name="backchannel_token_delivery_mode" {{^manage}}disabled{{/manage}} {{#errors.backchannel_token_delivery_mode}}aria-describedby="backchannel_token_delivery_mode-error" aria-invalid="true"{{/errors.backchannel_token_delivery_mode}}>
         {{#modes}}<option value="{{value}}" {{#selected}}selected{{/selected}}>{{label}}</option>{{/modes}}</select>{{#errors.backchannel_token_delivery_mode}}{{>field}}{{/errors.backchannel_token_delivery_mode}}</div>
-        <div><label for="service-notification-endpoint">CIBA notification endpoint (ping mode)</label><input id="service-notification-endpoint" name="backchannel_client_notification_endpoint" value="{{values.backchannel_client_notification_endpoint}}" {{^manage}}disabled{{/manage}} aria-describedby="backchannel_client_notification_endpoint-error">{{#errors.backchannel_client_notification_endpoint}}{{>field}}{{/errors.backchannel_client_notification_endpoint}}</div>
-        <div><label for="service-id-token-alg">ID token algorithm</label><select id="service-id-token-alg" name="id_token_signed_response_alg" {{^manage}}disabled{{/manage}} aria-describedby="id_token_signed_response_alg-error">
+        <div><label for="service-notification-endpoint">CIBA notification endpoint (ping mode)</label><input id="service-notification-endpoint" name="backchannel_client_notification_endpoint" value="{{values.backchannel_client_notification_endpoint}}" {{^manage}}disabled{{/manage}} {{#errors.backchannel_client_notification_endpoint}}aria-describedby="backchannel_client_notification_endpoint-error" aria-invalid="true"{{/errors.backchannel_client_notification_endpoint}}>{{#errors.backchannel_client_notification_endpoint}}{{>field}}{{/errors.backchannel_client_notification_endpoint}}</div>
+        <div><label for="service-id-token-alg">ID token algorithm</label><select id="service-id-token-alg" name="id_token_signed_response_alg" {{^manage}}disabled{{/manage}} {{#errors.id_token_signed_response_alg}}aria-describedby="id_token_signed_response_alg-error" aria-invalid="true"{{/errors.id_token_signed_response_alg}}>
         {{#algorithms}}<option value="{{value}}" {{#selected}}selected{{/selected}}>{{value}}</option>{{/algorithms}}</select>{{#errors.id_token_signed_response_alg}}{{>field}}{{/errors.id_token_signed_response_alg}}</div>
-        <div><label for="service-post-logout-uris">Post-logout redirect URIs (one per line)</label><textarea id="service-post-logout-uris" name="post_logout_redirect_uris" rows="2" {{^manage}}disabled{{/manage}} aria-describedby="post_logout_redirect_uris-error">{{values.post_logout_redirect_uris}}</textarea>{{#errors.post_logout_redirect_uris}}{{>field}}{{/errors.post_logout_redirect_uris}}</div>
+        <div><label for="service-post-logout-uris">Post-logout redirect URIs (one per line)</label><textarea id="service-post-logout-uris" name="post_logout_redirect_uris" rows="2" {{^manage}}disabled{{/manage}} {{#errors.post_logout_redirect_uris}}aria-describedby="post_logout_redirect_uris-error" aria-invalid="true"{{/errors.post_logout_redirect_uris}}>{{values.post_logout_redirect_uris}}</textarea>{{#errors.post_logout_redirect_uris}}{{>field}}{{/errors.post_logout_redirect_uris}}</div>
         {{#switches}}<div><label><input type="checkbox" name="{{field}}" value="true" id="{{id}}" {{#checked}}checked{{/checked}} {{^manage}}disabled{{/manage}}> {{label}}</label></div>
         {{/switches}}
-        <div><label for="service-backchannel-logout-uri">Back-channel logout URI</label><input id="service-backchannel-logout-uri" name="backchannel_logout_uri" value="{{values.backchannel_logout_uri}}" {{^manage}}disabled{{/manage}} aria-describedby="backchannel_logout_uri-error">{{#errors.backchannel_logout_uri}}{{>field}}{{/errors.backchannel_logout_uri}}</div>
+        <div><label for="service-backchannel-logout-uri">Back-channel logout URI</label><input id="service-backchannel-logout-uri" name="backchannel_logout_uri" value="{{values.backchannel_logout_uri}}" {{^manage}}disabled{{/manage}} {{#errors.backchannel_logout_uri}}aria-describedby="backchannel_logout_uri-error" aria-invalid="true"{{/errors.backchannel_logout_uri}}>{{#errors.backchannel_logout_uri}}{{>field}}{{/errors.backchannel_logout_uri}}</div>
         """
 
     static let service = """
@@ -131,8 +131,8 @@ enum ConsoleTemplates {
         {{#builtIn}}<p class="muted" id="built-in">The server's own sign-in service for the console or the account page: it is kept as it is.</p>{{/builtIn}}
         <form method="post" action="/console/tenants/{{tenantName}}/services/{{clientID}}" class="stack" id="edit-service">{{>csrf}}
         {{>servicefields}}
-        <div><label for="service-session-lifetime">Session lifetime (s; empty: the tenant's)</label><input id="service-session-lifetime" name="session_lifetime" value="{{values.session_lifetime}}" inputmode="numeric" {{^manage}}disabled{{/manage}} aria-describedby="session_lifetime-error">{{#errors.session_lifetime}}{{>field}}{{/errors.session_lifetime}}</div>
-        <div><label for="service-session-idle-lifetime">Session idle lifetime (s; empty: the tenant's)</label><input id="service-session-idle-lifetime" name="session_idle_lifetime" value="{{values.session_idle_lifetime}}" inputmode="numeric" {{^manage}}disabled{{/manage}} aria-describedby="session_idle_lifetime-error">{{#errors.session_idle_lifetime}}{{>field}}{{/errors.session_idle_lifetime}}</div>
+        <div><label for="service-session-lifetime">Session lifetime (s; empty: the tenant's)</label><input id="service-session-lifetime" name="session_lifetime" value="{{values.session_lifetime}}" inputmode="numeric" {{^manage}}disabled{{/manage}} {{#errors.session_lifetime}}aria-describedby="session_lifetime-error" aria-invalid="true"{{/errors.session_lifetime}}>{{#errors.session_lifetime}}{{>field}}{{/errors.session_lifetime}}</div>
+        <div><label for="service-session-idle-lifetime">Session idle lifetime (s; empty: the tenant's)</label><input id="service-session-idle-lifetime" name="session_idle_lifetime" value="{{values.session_idle_lifetime}}" inputmode="numeric" {{^manage}}disabled{{/manage}} {{#errors.session_idle_lifetime}}aria-describedby="session_idle_lifetime-error" aria-invalid="true"{{/errors.session_idle_lifetime}}>{{#errors.session_idle_lifetime}}{{>field}}{{/errors.session_idle_lifetime}}</div>
         {{#manage}}<button id="save-service">Save service</button>{{/manage}}</form>
         {{#manage}}<h2>Secret and removal</h2><div class="actions">
         {{^public}}<form method="post" action="/console/tenants/{{tenantName}}/services/{{clientID}}/secret" class="inline" id="rotate-secret" data-confirm="The current secret stops working at once. Rotate?">{{>csrf}}<button>Rotate secret</button></form>{{/public}}
@@ -152,7 +152,7 @@ enum ConsoleTemplates {
     static let users = """
         <h1>Users of {{tenantName}}</h1>
         <form method="get" action="/console/tenants/{{tenantName}}/users" id="search-users" role="search">
-        <label for="user-search">Search usernames</label><input id="user-search" name="q" value="{{query}}" maxlength="128" aria-describedby="q-error">
+        <label for="user-search">Search usernames</label><input id="user-search" name="q" value="{{query}}" maxlength="128" {{#errors.q}}aria-describedby="q-error" aria-invalid="true"{{/errors.q}}>
         {{#errors.q}}{{>field}}{{/errors.q}}<button>Search</button></form>
         <div class="table"><table id="users"><thead><tr><th scope="col">Username</th><th scope="col">Attributes</th><th scope="col">Status</th><th scope="col">Created</th></tr></thead><tbody>
         {{#users}}<tr><td><a href="/console/tenants/{{tenantName}}/users/{{id}}">{{username}}</a></td><td>{{attributes}}</td><td>{{status}}</td><td>{{created}}</td></tr>{{/users}}
@@ -160,8 +160,8 @@ enum ConsoleTemplates {
         {{#next}}<p><a href="{{next}}" id="next-page">Next page</a></p>{{/next}}
         {{#manage}}<h2>New user</h2>
         <form method="post" action="/console/tenants/{{tenantName}}/users" class="stack" id="create-user">{{>csrf}}
-        <div><label for="user-username">Username</label><input id="user-username" name="username" required value="{{values.username}}" aria-describedby="username-error">{{#errors.username}}{{>field}}{{/errors.username}}</div>
-        <div><label for="user-attributes">Attributes (name=value, one per line)</label><textarea id="user-attributes" name="attributes" rows="3" aria-describedby="attributes-error">{{values.attributes}}</textarea>{{#errors.attributes}}{{>field}}{{/errors.attributes}}</div>
+        <div><label for="user-username">Username</label><input id="user-username" name="username" required value="{{values.username}}" {{#errors.username}}aria-describedby="username-error" aria-invalid="true"{{/errors.username}}>{{#errors.username}}{{>field}}{{/errors.username}}</div>
+        <div><label for="user-attributes">Attributes (name=value, one per line)</label><textarea id="user-attributes" name="attributes" rows="3" {{#errors.attributes}}aria-describedby="attributes-error" aria-invalid="true"{{/errors.attributes}}>{{values.attributes}}</textarea>{{#errors.attributes}}{{>field}}{{/errors.attributes}}</div>
         <button>Create user</button></form>{{/manage}}
         """
 
@@ -176,7 +176,7 @@ enum ConsoleTemplates {
         </div>
         <h2>Attributes</h2>
         <form method="post" action="/console/tenants/{{tenantName}}/users/{{id}}" class="stack" id="edit-user">{{>csrf}}
-        <div><label for="user-attributes">Attributes (name=value, one per line)</label><textarea id="user-attributes" name="attributes" rows="4" {{^manage}}disabled{{/manage}} aria-describedby="attributes-error">{{attributes}}</textarea>{{#errors.attributes}}{{>field}}{{/errors.attributes}}</div>
+        <div><label for="user-attributes">Attributes (name=value, one per line)</label><textarea id="user-attributes" name="attributes" rows="4" {{^manage}}disabled{{/manage}} {{#errors.attributes}}aria-describedby="attributes-error" aria-invalid="true"{{/errors.attributes}}>{{attributes}}</textarea>{{#errors.attributes}}{{>field}}{{/errors.attributes}}</div>
         {{#manage}}<button>Save attributes</button>{{/manage}}</form>
         <h2>Devices</h2>
         <div class="table"><table id="activations"><thead><tr><th scope="col">Alias</th><th scope="col">Factors</th><th scope="col">Status</th><th scope="col">Created</th><th scope="col">Last used</th><th scope="col">Actions</th></tr></thead><tbody>
@@ -219,7 +219,7 @@ enum ConsoleTemplates {
         {{#tenants}}<option value="{{name}}" {{#selected}}selected{{/selected}}>{{name}}</option>{{/tenants}}</select></div>
         <div><label for="audit-action">Action starts with</label><input id="audit-action" name="action" value="{{action}}" maxlength="64"></div>
         <div><label for="audit-actor">Actor</label><input id="audit-actor" name="actor" value="{{actor}}" maxlength="200"></div>
-        <div><label for="audit-since">Since (hours ago)</label><input id="audit-since" name="hours" value="{{hours}}" inputmode="numeric" aria-describedby="hours-error">{{#errors.hours}}{{>field}}{{/errors.hours}}</div>
+        <div><label for="audit-since">Since (hours ago)</label><input id="audit-since" name="hours" value="{{hours}}" inputmode="numeric" {{#errors.hours}}aria-describedby="hours-error" aria-invalid="true"{{/errors.hours}}>{{#errors.hours}}{{>field}}{{/errors.hours}}</div>
         <button>Filter</button></form>
         <div class="table"><table id="audit"><thead><tr><th scope="col">When</th><th scope="col">Tenant</th><th scope="col">Actor</th><th scope="col">Action</th><th scope="col">Target</th><th scope="col">Details</th><th scope="col">From</th></tr></thead><tbody>
         {{#entries}}<tr><td>{{at}}</td><td>{{tenant}}</td><td class="actor">{{actor}}</td><td class="action">{{action}}</td><td><code>{{target}}</code></td><td>{{details}}</td><td class="origin">{{address}}{{#userAgent}}<br><small>{{userAgent}}</small>{{/userAgent}}{{#requestID}}<br><small>request <code>{{requestID}}</code></small>{{/requestID}}</td></tr>{{/entries}}
@@ -259,7 +259,7 @@ enum ConsoleTemplates {
         </tbody></table></div>
         <h2>New key</h2>
         <form method="post" action="/console/keys" class="stack" id="create-api-key">{{>csrf}}
-        <div><label for="key-name">Name</label><input id="key-name" name="name" required maxlength="128" value="{{values.name}}" aria-describedby="name-error">{{#errors.name}}{{>field}}{{/errors.name}}</div>
+        <div><label for="key-name">Name</label><input id="key-name" name="name" required maxlength="128" value="{{values.name}}" {{#errors.name}}aria-describedby="name-error" aria-invalid="true"{{/errors.name}}>{{#errors.name}}{{>field}}{{/errors.name}}</div>
         <div><label for="key-role">Role</label><select id="key-role" name="role"><option value="admin">admin</option><option value="helpdesk">helpdesk</option><option value="auditor">auditor</option></select></div>
         <div><label for="key-tenant">Tenant</label><select id="key-tenant" name="tenant">{{#all}}<option value="">Every tenant</option>{{/all}}{{#tenants}}<option value="{{name}}">{{name}}</option>{{/tenants}}</select>{{#errors.tenant}}{{>field}}{{/errors.tenant}}</div>
         <button>Create key</button></form>
@@ -276,7 +276,7 @@ enum ConsoleTemplates {
         </tbody></table></div>
         <h2>New webhook</h2>
         <form method="post" action="/console/webhooks" class="stack" id="create-webhook">{{>csrf}}
-        <div><label for="webhook-url">URL</label><input id="webhook-url" name="url" type="url" required maxlength="2048" value="{{values.url}}" aria-describedby="url-error">{{#errors.url}}{{>field}}{{/errors.url}}</div>
+        <div><label for="webhook-url">URL</label><input id="webhook-url" name="url" type="url" required maxlength="2048" value="{{values.url}}" {{#errors.url}}aria-describedby="url-error" aria-invalid="true"{{/errors.url}}>{{#errors.url}}{{>field}}{{/errors.url}}</div>
         <div><label for="webhook-events">Events</label><input id="webhook-events" name="events" required maxlength="2000" value="{{values.events}}" placeholder="audit.*, login.failed, login.locked" aria-describedby="events-error events-help"><small id="events-help">audit.ACTION or audit.*, login.succeeded, login.failed, login.locked or login.*, ciba.answered, session.ended, or * for all; separated by commas</small>{{#errors.events}}{{>field}}{{/errors.events}}</div>
         <div><label for="webhook-tenant">Tenant</label><select id="webhook-tenant" name="tenant">{{#all}}<option value="">Every tenant</option>{{/all}}{{#tenants}}<option value="{{name}}">{{name}}</option>{{/tenants}}</select>{{#errors.tenant}}{{>field}}{{/errors.tenant}}</div>
         <button>Add webhook</button></form>
