@@ -111,13 +111,13 @@ struct BrandingTests {
                 "branding_browser.py", [],
                 environment: [
                     "AUTHORIZE_URL": authorize, "ACTIVATE_URL": invitation.absoluteString, "SIGNED_OUT_URL": "\(scenario.issuer)/logout",
-                    "ERROR_URL": "\(scenario.issuer)/authorize?client_id=nobody", "PRIMARY_RGB": "rgb(122, 31, 92)", "APP_NAME": "Acme Secure",
+                    "ERROR_URL": "\(scenario.issuer)/authorize?client_id=nobody", "ACCOUNT_URL": "\(scenario.issuer)/account", "PRIMARY_RGB": "rgb(122, 31, 92)", "APP_NAME": "Acme Secure",
                     "OVERRIDE": override, "SCREENSHOT_DIR": shots.path,
                 ], timeout: .seconds(300))
             #expect(result.status == 0, "\(result.errors.split(separator: "\n").filter { $0.contains("FAILED") || $0.contains("Error") || $0.contains("line ") })")
             let line = try #require(result.output.split(separator: "\n").first { $0.hasPrefix("RESULT ") })
             let summary = try #require(try JSONSerialization.jsonObject(with: Data(line.dropFirst(7).utf8)) as? [String: Any])
-            #expect(summary["screenshots"] as? Int == 24 && (summary["serious"] as? [String])?.isEmpty == true, "\(summary)")
+            #expect(summary["screenshots"] as? Int == 30 && (summary["serious"] as? [String])?.isEmpty == true, "\(summary)")
         }
     }
 }

@@ -7,6 +7,7 @@ desktop and a phone size in each language into SCREENSHOT_DIR.
 
 Environment: AUTHORIZE_URL (a login request of the branded tenant, without ui_locales),
 ACTIVATE_URL (an invitation's page), SIGNED_OUT_URL, ERROR_URL (a request that fails),
+ACCOUNT_URL (the account page, signed out),
 PRIMARY_RGB (the computed colour expected, `rgb(r, g, b)`), APP_NAME, OVERRIDE (the
 tenant's English sentence), SCREENSHOT_DIR. Prints RESULT {json}.
 """
@@ -26,6 +27,7 @@ PAGES = {
     "activate": os.environ["ACTIVATE_URL"],
     "signed-out": os.environ["SIGNED_OUT_URL"],
     "error": os.environ["ERROR_URL"],
+    "account": os.environ["ACCOUNT_URL"],
 }
 # Records every securitypolicyviolation event from the first script of each document on
 # (the DevTools protocol's script runs whatever the page's policy says).

@@ -43,43 +43,62 @@ struct AccountRoutes {
 
     @Sendable func account(_ request: Request, context: TesseraRequestContext) async throws -> Response {
         let tenant = try context.requireTenant()
+        let look = look(tenant, request)
         guard let current = try await current(request, tenant: tenant) else {
+            let words = look.words
             return pages.render(
-                "signin", title: "Your account",
+                "signin", title: words("account.title"),
                 page: ConsoleViews.SignIn(
-                    heading: "Your account at \(tenant.name)",
-                    text: "See and manage your devices, sessions and sign-ins. Sign in with your activated device.",
-                    start: "\(home(tenant))/login"), layout: PlainLayout())
+                    heading: words("account.signin_heading"), text: words("account.signin_text"), start: "\(home(tenant))/login",
+                    button: words("account.signin_button"), hint: words("account.signin_hint")),
+                layout: PlainLayout(look: look, t: words))
         }
-        return try await render(current, tenant: tenant, notice: WebPages.notice(request))
+        let done = (try? RequestDecoding.query(request))?["done"].flatMap { code in
+            look.words.has("account.done.\(code)") ? look.words("account.done.\(code)") : nil
+        }
+        return try await render(current, tenant: tenant, look: look, notice: done)
+    }
+
+    /// The account page's look: the tenant's, in the browser's language (or the tenant's).
+    func look(_ tenant: TenantRecord, _ request: Request) -> Look {
+        Look.of(tenant, issuer: domain.issuer(forTenantNamed: tenant.name), request: request)
     }
 
     func render(
-        _ current: WebSessions.Current, tenant: TenantRecord, problem: FormProblem? = nil, notice: String? = nil, recoveryCodes: [String] = []
+        _ current: WebSessions.Current, tenant: TenantRecord, look: Look, problem: FormProblem? = nil, notice: String? = nil,
+        recoveryCodes: [String] = []
     ) async throws -> Response {
         let overview = try await domain.accountPage.overview(current)
+        let words = look.words
         let page = ConsoleViews.Account(
-            tenantName: tenant.name,
+            signedInAs: words.marked("account.signed_in_as", ["username": (current.user.username, "account-user")]),
             devices: overview.devices.map { device in
                 .init(
-                    id: device.id, alias: device.alias ?? "device", factors: device.factors.joined(separator: ", "),
-                    created: WebPages.time(device.createdAt), lastUsed: WebPages.time(device.lastUsedAt),
+                    id: device.id, alias: device.alias ?? words("account.device"), factors: device.factors.joined(separator: ", "),
+                    created: words.time(seconds: device.createdAt), lastUsed: words.time(seconds: device.lastUsedAt),
                     current: device.id == current.session.activationID?.rawValue,
                     // An activation merged into this account belongs to its first user: removed there, not here.
                     removable: device.id != current.session.activationID?.rawValue && device.username == current.user.username)
             },
             securityKeys: overview.securityKeys.map { key in
                 .init(
-                    id: key.id.rawValue, name: key.name, kind: key.backupEligible ? "passkey (synced)" : "security key or device-bound passkey",
-                    created: WebPages.time(key.createdAt), lastUsed: WebPages.time(key.lastUsedAt), suspicious: key.suspicious)
+                    id: key.id.rawValue, name: key.name, kind: words(key.backupEligible ? "account.kind_synced" : "account.kind_bound"),
+                    created: words.time(key.createdAt), lastUsed: words.time(key.lastUsedAt), suspicious: key.suspicious)
             },
             sessions: overview.sessions.map {
-                .init(id: $0.id, service: $0.service ?? "—", created: WebPages.time($0.createdAt), expires: WebPages.time($0.expiresAt))
+                .init(id: $0.id, service: $0.service ?? "—", created: words.time(seconds: $0.createdAt), expires: words.time(seconds: $0.expiresAt))
             },
-            signIns: overview.signIns.map { .init(at: WebPages.time($0.at), service: $0.service ?? "—", purpose: $0.purpose, outcome: $0.outcome) },
-            recovery: overview.recoveryCodesLeft.map { .init(left: $0, codes: recoveryCodes, fresh: !recoveryCodes.isEmpty) })
-        let layout = AccountLayout(who: current.user.username, home: home(tenant), csrf: current.session.csrf, notice: notice)
-        return pages.render("account", title: "Your account", page: page, layout: layout, problem: problem)
+            signIns: overview.signIns.map {
+                .init(
+                    at: words.time(seconds: $0.at), service: $0.service ?? "—", purpose: words.named("account.purpose", $0.purpose),
+                    outcome: words.named("account.outcome", $0.outcome))
+            },
+            recovery: overview.recoveryCodesLeft.map {
+                .init(left: words("account.recovery_left", ["count": words.number($0)]), codes: recoveryCodes, fresh: !recoveryCodes.isEmpty)
+            })
+        let layout = AccountLayout(
+            who: current.user.username, home: home(tenant), csrf: current.session.csrf, notice: notice, look: look, t: words)
+        return pages.render("account", title: words("account.title"), page: page, layout: layout, problem: problem)
     }
 
     @Sendable func login(_ request: Request, context: TesseraRequestContext) async throws -> Response {
@@ -111,7 +130,7 @@ struct AccountRoutes {
             try await domain.accountPage.removeDevice(context.parameters.id("activation"), current: current, logger: context.logger)
         } catch {
             guard let problem = FormProblem(error, fields: []) else { throw error }
-            return try await render(current, tenant: tenant, problem: problem)
+            return try await render(current, tenant: tenant, look: look(tenant, request), problem: problem)
         }
         throw WebRedirect(location: "\(home(tenant))?done=removed")
     }
@@ -122,7 +141,7 @@ struct AccountRoutes {
             try await domain.accountPage.removeSecurityKey(context.parameters.id("key"), current: current, logger: context.logger)
         } catch {
             guard let problem = FormProblem(error, fields: []) else { throw error }
-            return try await render(current, tenant: tenant, problem: problem)
+            return try await render(current, tenant: tenant, look: look(tenant, request), problem: problem)
         }
         throw WebRedirect(location: "\(home(tenant))?done=key-removed")
     }
@@ -162,9 +181,9 @@ struct AccountRoutes {
             codes = try await domain.accountPage.makeRecoveryCodes(current: current, logger: context.logger)
         } catch {
             guard let problem = FormProblem(error, fields: []) else { throw error }
-            return try await render(current, tenant: tenant, problem: problem)
+            return try await render(current, tenant: tenant, look: look(tenant, request), problem: problem)
         }
-        var response = try await render(current, tenant: tenant, recoveryCodes: codes)
+        var response = try await render(current, tenant: tenant, look: look(tenant, request), recoveryCodes: codes)
         response.headers[.cacheControl] = "no-store"
         return response
     }
@@ -175,7 +194,7 @@ struct AccountRoutes {
             try await domain.accountPage.endSession(context.parameters.id("session"), current: current, logger: context.logger)
         } catch {
             guard let problem = FormProblem(error, fields: []) else { throw error }
-            return try await render(current, tenant: tenant, problem: problem)
+            return try await render(current, tenant: tenant, look: look(tenant, request), problem: problem)
         }
         throw WebRedirect(location: "\(home(tenant))?done=ended")
     }

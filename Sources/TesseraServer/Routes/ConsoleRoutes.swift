@@ -77,7 +77,13 @@ struct ConsoleRoutes {
         let caller = current.caller
         return ConsoleLayout(
             who: current.user.username, role: caller?.role.rawValue ?? "", scope: current.consoleOperator?.scopeTenantID?.rawValue,
-            csrf: current.session.csrf, manage: caller?.may(.manage) ?? false, support: caller?.may(.support) ?? false, notice: notice)
+            csrf: current.session.csrf, manage: caller?.may(.manage) ?? false, support: caller?.may(.support) ?? false, notice: notice,
+            look: consoleLook(current.tenant), t: consoleLook(current.tenant).words)
+    }
+
+    /// The console wears the operators' tenant's branding, in English (the console's only language).
+    func consoleLook(_ operators: TenantRecord?) -> Look {
+        Look.of(operators, issuer: operators.map { domain.issuer(forTenantNamed: $0.name) }, language: "en")
     }
 
     /// The operator's use cases for `need` (and the tenant of the path, when it has one):
@@ -96,7 +102,9 @@ struct ConsoleRoutes {
         if try await domain.webSessions.current(.console, secret: cookies.session(request)) != nil {
             throw WebRedirect(location: "/console", status: .found)
         }
-        let exists = try await domain.webSessions.operatorsTenant(creating: false, logger: context.logger) != nil
+        let operators = try await domain.webSessions.operatorsTenant(creating: false, logger: context.logger)
+        let exists = operators != nil
+        let look = consoleLook(operators)
         return pages.render(
             "signin", title: "Console sign-in",
             page: ConsoleViews.SignIn(
@@ -104,7 +112,8 @@ struct ConsoleRoutes {
                 text: exists
                     ? "Operators sign in with their activated device."
                     : "No operator exists yet: run `tessera admin console-user add USERNAME` and activate the device it invites.",
-                start: "/console/login"), layout: PlainLayout())
+                start: "/console/login", button: look.words("account.signin_button"), hint: look.words("account.signin_hint")),
+            layout: PlainLayout(look: look, t: look.words))
     }
 
     @Sendable func login(_ request: Request, context: TesseraRequestContext) async throws -> Response {

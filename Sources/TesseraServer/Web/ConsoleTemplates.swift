@@ -11,17 +11,18 @@ enum ConsoleTemplates {
 
     static let layout = """
         <!doctype html>
-        <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
-        <title>{{title}} · Tessera</title><link rel="stylesheet" href="/static/tessera.css"><script src="/static/console.js" defer></script>{{#account}}<script src="/static/webauthn.js" defer></script>{{/account}}</head>
-        <body class="{{#wide}}wide{{/wide}}"><a class="skip" href="#main">Skip to content</a>
+        <html lang="{{look.language}}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
+        <title>{{title}}{{#console}} · Tessera{{/console}}</title><link rel="stylesheet" href="/static/tessera.css">{{#look.stylesheetURL}}<link rel="stylesheet" href="{{look.stylesheetURL}}">{{/look.stylesheetURL}}        <script src="/static/console.js" defer></script>{{#account}}<script src="/static/webauthn.js" defer></script>{{/account}}</head>
+        <body class="{{#wide}}wide{{/wide}}"><a class="skip" href="#main">{{t.account.skip}}</a>
+        {{#look.hasHeader}}<header class="brand wide">{{#look.logoURL}}<img id="brand-logo" src="{{look.logoURL}}" alt="{{look.logoAlt}}">{{/look.logoURL}}        {{#look.displayName}}<span class="brand-name">{{look.displayName}}</span>{{/look.displayName}}</header>{{/look.hasHeader}}
         {{#console}}<header class="top"><nav aria-label="Console">
         <a href="/console" id="nav-dashboard">Dashboard</a><a href="/console/tenants" id="nav-tenants">Tenants</a>
         <a href="/console/audit" id="nav-audit">Audit log</a>{{#manage}}<a href="/console/keys" id="nav-keys">API keys</a><a href="/console/webhooks" id="nav-webhooks">Webhooks</a>{{/manage}}
         <span class="who">{{who}} ({{role}}{{#scope}}, {{scope}}{{/scope}})</span>
         <form method="post" action="/console/logout" class="inline" id="sign-out">{{>csrf}}<button class="quiet">Sign out</button></form>
         </nav></header>{{/console}}
-        {{#account}}<header class="top"><nav aria-label="Account"><a href="{{home}}">My account</a><span class="who">{{who}}</span>
-        <form method="post" action="{{home}}/logout" class="inline" id="sign-out">{{>csrf}}<button class="quiet">Sign out</button></form>
+        {{#account}}<header class="top"><nav aria-label="{{t.account.nav_home}}"><a href="{{home}}">{{t.account.nav_home}}</a><span class="who">{{who}}</span>
+        <form method="post" action="{{home}}/logout" class="inline" id="sign-out">{{>csrf}}<button class="quiet">{{t.account.sign_out}}</button></form>
         </nav></header>{{/account}}
         <main id="main">
         {{#notice}}<p class="notice" role="status" id="notice">{{notice}}</p>{{/notice}}
@@ -38,8 +39,8 @@ enum ConsoleTemplates {
     static let signIn = """
         <h1>{{heading}}</h1>
         <p>{{text}}</p>
-        <p><a class="button" id="sign-in" href="{{start}}">Sign in with your device</a></p>
-        <p class="muted">You will see a QR code: scan it with the Tessera app on your activated device and confirm with your PIN or biometrics.</p>
+        <p><a class="button" id="sign-in" href="{{start}}">{{button}}</a></p>
+        <p class="muted">{{hint}}</p>
         """
 
     static let message = """
@@ -283,34 +284,35 @@ enum ConsoleTemplates {
         """
 
     static let account = """
-        <h1>Your account</h1>
-        <p>Signed in as <strong id="account-user">{{who}}</strong> at {{tenantName}}.</p>
-        <h2>Your devices</h2>
-        <div class="table"><table id="devices"><thead><tr><th scope="col">Alias</th><th scope="col">Factors</th><th scope="col">Created</th><th scope="col">Last used</th><th scope="col">Actions</th></tr></thead><tbody>
-        {{#devices}}<tr id="device-{{id}}"><td>{{alias}}{{#current}} <strong>(this sign-in)</strong>{{/current}}</td><td>{{factors}}</td><td>{{created}}</td><td>{{lastUsed}}</td><td>
-        {{#removable}}<form method="post" action="{{home}}/devices/{{id}}/remove" class="inline remove-device" data-confirm="Remove this device? It can no longer sign you in.">{{>csrf}}<button class="danger">Remove</button></form>{{/removable}}</td></tr>{{/devices}}
+        <h1>{{t.account.title}}</h1>
+        <p>{{{signedInAs}}}</p>
+        <h2>{{t.account.devices}}</h2>
+        <div class="table"><table id="devices"><thead><tr><th scope="col">{{t.account.col_name}}</th><th scope="col">{{t.account.col_factors}}</th><th scope="col">{{t.account.col_added}}</th><th scope="col">{{t.account.col_last_used}}</th><th scope="col">{{t.account.col_actions}}</th></tr></thead><tbody>
+        {{#devices}}<tr id="device-{{id}}"><td>{{alias}}{{#current}} <strong>{{t.account.this_sign_in}}</strong>{{/current}}</td><td>{{factors}}</td><td>{{created}}</td><td>{{lastUsed}}</td><td>
+        {{#removable}}<form method="post" action="{{home}}/devices/{{id}}/remove" class="inline remove-device" data-confirm="{{t.account.remove_device_confirm}}">{{>csrf}}<button class="danger">{{t.account.remove}}</button></form>{{/removable}}</td></tr>{{/devices}}
         </tbody></table></div>
-        <h2>Your passkeys and security keys</h2>
-        <div class="table"><table id="security-keys"><thead><tr><th scope="col">Name</th><th scope="col">Kind</th><th scope="col">Added</th><th scope="col">Last used</th><th scope="col">Actions</th></tr></thead><tbody>
-        {{#securityKeys}}<tr id="security-key-{{id}}"><td>{{name}}{{#suspicious}} <strong>(blocked: its counter went backwards)</strong>{{/suspicious}}</td><td>{{kind}}</td><td>{{created}}</td><td>{{lastUsed}}</td><td>
-        <form method="post" action="{{home}}/security-keys/{{id}}/remove" class="inline remove-security-key" data-confirm="Remove this passkey? It can no longer sign you in.">{{>csrf}}<button class="danger">Remove</button></form></td></tr>{{/securityKeys}}
+        <h2>{{t.account.keys}}</h2>
+        <div class="table"><table id="security-keys"><thead><tr><th scope="col">{{t.account.col_name}}</th><th scope="col">{{t.account.col_kind}}</th><th scope="col">{{t.account.col_added}}</th><th scope="col">{{t.account.col_last_used}}</th><th scope="col">{{t.account.col_actions}}</th></tr></thead><tbody>
+        {{#securityKeys}}<tr id="security-key-{{id}}"><td>{{name}}{{#suspicious}} <strong>{{t.account.key_blocked}}</strong>{{/suspicious}}</td><td>{{kind}}</td><td>{{created}}</td><td>{{lastUsed}}</td><td>
+        <form method="post" action="{{home}}/security-keys/{{id}}/remove" class="inline remove-security-key" data-confirm="{{t.account.remove_key_confirm}}">{{>csrf}}<button class="danger">{{t.account.remove}}</button></form></td></tr>{{/securityKeys}}
         </tbody></table></div>
-        <section id="passkey-register" data-options-url="{{home}}/passkeys/options" data-register-url="{{home}}/passkeys" data-csrf="{{csrf}}" data-done="{{home}}?done=passkey" hidden>
-        <label for="passkey-name">Name of a new passkey (optional)</label><input id="passkey-name" maxlength="64">
-        <p><button type="button" id="passkey-register-button">Add a passkey</button></p>
+        <section id="passkey-register" data-options-url="{{home}}/passkeys/options" data-register-url="{{home}}/passkeys" data-csrf="{{csrf}}" data-done="{{home}}?done=passkey"
+                 data-follow="{{t.passkey.follow}}" data-created="{{t.passkey.created}}" data-not-created="{{t.passkey.not_created}}" hidden>
+        <label for="passkey-name">{{t.account.passkey_name}}</label><input id="passkey-name" maxlength="64">
+        <p><button type="button" id="passkey-register-button">{{t.account.add_passkey}}</button></p>
         <p class="status" id="passkey-register-status" role="status" hidden></p></section>
-        <h2>Your sessions</h2>
-        <div class="table"><table id="sessions"><thead><tr><th scope="col">Service</th><th scope="col">Started</th><th scope="col">Ends</th><th scope="col">Actions</th></tr></thead><tbody>
+        <h2>{{t.account.sessions}}</h2>
+        <div class="table"><table id="sessions"><thead><tr><th scope="col">{{t.account.col_service}}</th><th scope="col">{{t.account.col_started}}</th><th scope="col">{{t.account.col_ends}}</th><th scope="col">{{t.account.col_actions}}</th></tr></thead><tbody>
         {{#sessions}}<tr><td>{{service}}</td><td>{{created}}</td><td>{{expires}}</td><td>
-        <form method="post" action="{{home}}/sessions/{{id}}/end" class="inline end-session">{{>csrf}}<button class="quiet">End</button></form></td></tr>{{/sessions}}
+        <form method="post" action="{{home}}/sessions/{{id}}/end" class="inline end-session">{{>csrf}}<button class="quiet">{{t.account.end}}</button></form></td></tr>{{/sessions}}
         </tbody></table></div>
-        {{#recovery}}<h2>Recovery codes</h2>
-        {{#fresh}}<section id="recovery-codes"><p><strong>Your new recovery codes, shown this once.</strong> Keep them somewhere safe, away from your devices: with one, you get a new device after losing every one. Each works once; the old codes no longer work.</p>
+        {{#recovery}}<h2>{{t.account.recovery}}</h2>
+        {{#fresh}}<section id="recovery-codes"><p><strong>{{t.account.recovery_fresh_title}}</strong> {{t.account.recovery_fresh}}</p>
         <ol class="codes">{{#codes}}<li><code>{{.}}</code></li>{{/codes}}</ol></section>{{/fresh}}
-        {{^fresh}}<p id="recovery-left">Unused recovery codes: {{left}}.</p>{{/fresh}}
-        <form method="post" action="{{home}}/recovery-codes" class="inline" id="make-recovery-codes" data-confirm="Make ten new recovery codes? The old ones stop working.">{{>csrf}}<button>Make new recovery codes</button></form>{{/recovery}}
-        <h2>Recent sign-ins</h2>
-        <div class="table"><table id="sign-ins"><thead><tr><th scope="col">When</th><th scope="col">Service</th><th scope="col">What</th><th scope="col">Outcome</th></tr></thead><tbody>
+        {{^fresh}}<p id="recovery-left">{{left}}</p>{{/fresh}}
+        <form method="post" action="{{home}}/recovery-codes" class="inline" id="make-recovery-codes" data-confirm="{{t.account.recovery_confirm}}">{{>csrf}}<button>{{t.account.recovery_make}}</button></form>{{/recovery}}
+        <h2>{{t.account.sign_ins}}</h2>
+        <div class="table"><table id="sign-ins"><thead><tr><th scope="col">{{t.account.col_when}}</th><th scope="col">{{t.account.col_service}}</th><th scope="col">{{t.account.col_what}}</th><th scope="col">{{t.account.col_outcome}}</th></tr></thead><tbody>
         {{#signIns}}<tr><td>{{at}}</td><td>{{service}}</td><td>{{purpose}}</td><td>{{outcome}}</td></tr>{{/signIns}}
         </tbody></table></div>
         """

@@ -16,6 +16,10 @@ struct ConsoleLayout {
     let manage: Bool
     let support: Bool
     let notice: String?
+    /// The operators' tenant's look (the console is in English).
+    let look: Look
+    /// Stored: the templates read stored properties only.
+    let t: Words
 }
 
 /// The account page's frame.
@@ -26,10 +30,16 @@ struct AccountLayout {
     let home: String
     let csrf: String
     let notice: String?
+    /// The tenant's look in the user's language.
+    let look: Look
+    let t: Words
 }
 
 /// The frame of a page shown before anyone signed in.
-struct PlainLayout {}
+struct PlainLayout {
+    var look = Look.plain
+    var t = Look.plain.words
+}
 
 /// The words a refused form puts beside one field (`{{#errors.name}}{{>field}}{{/errors.name}}`).
 struct FieldProblem {
@@ -49,6 +59,8 @@ enum ConsoleViews {
         let heading: String
         let text: String
         let start: String
+        let button: String
+        let hint: String
     }
 
     struct Message {
@@ -350,7 +362,8 @@ enum ConsoleViews {
             let purpose: String
             let outcome: String
         }
-        let tenantName: String
+        /// HTML: "Signed in as … at …", the username emphasized (`Words.marked`).
+        let signedInAs: String
         let devices: [Device]
         let securityKeys: [SecurityKey]
         let sessions: [Session]
@@ -358,7 +371,8 @@ enum ConsoleViews {
         /// The tenant offers recovery codes: how many of the user's are unused.
         let recovery: Recovery?
         struct Recovery {
-            let left: Int
+            /// The sentence saying how many are unused.
+            let left: String
             /// Just made: shown this once.
             let codes: [String]
             let fresh: Bool

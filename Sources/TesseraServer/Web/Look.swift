@@ -28,6 +28,9 @@ struct Look: Sendable {
         return of(tenant, issuer: issuer, language: language)
     }
 
+    /// Tessera's own look, in English: for pages of no tenant.
+    static let plain = Look.of(nil, issuer: nil, language: "en")
+
     static func of(_ tenant: TenantRecord?, issuer: String?, language: String) -> Look {
         let branding = tenant?.branding ?? Branding()
         let texts = Catalog.shared.texts(language: language, overrides: tenant?.texts[language] ?? [:])
@@ -90,6 +93,18 @@ struct Words: Sendable {
         }
         return html
     }
+
+    func has(_ key: String) -> Bool { texts.has(key) }
+
+    /// A moment as the language writes it, in UTC; "—" for none.
+    func time(_ date: Date?) -> String { date.map(texts.time) ?? "—" }
+
+    func time(seconds: Double?) -> String { time(seconds.map(Date.init(timeIntervalSince1970:))) }
+
+    func number(_ value: Int) -> String { texts.number(value) }
+
+    /// The catalog's word for a value of the API (`prefix.value`), or the value as it is.
+    func named(_ prefix: String, _ value: String) -> String { has("\(prefix).\(value)") ? self("\(prefix).\(value)") : value }
 
     /// The same words with more values (`service`, …) for the placeholders.
     func with(_ more: [String: String]) -> Words {
