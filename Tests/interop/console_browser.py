@@ -139,6 +139,17 @@ try:
     submit(driver.find_element(By.ID, "tenant-settings"))
     check(driver.find_element(By.ID, "notices").get_attribute("value") == "device_added, locked", "the notices did not change")
     check(driver.find_element(By.ID, "default_language").get_attribute("value") == "de", "the language did not change")
+    # Branding: a colour below WCAG AA is refused beside its field; a good one is kept.
+    fill("display_name", "Acme Bank")
+    fill("primary_color", "#ffee00")
+    submit(driver.find_element(By.ID, "tenant-branding"))
+    check(exists("#primary_color-error") and "contrast" in text("primary_color-error"), "a pale colour was not refused beside its field")
+    shot("tenant-branding-error")
+    fill("primary_color", "#7a1f5c")
+    submit(driver.find_element(By.ID, "tenant-branding"))
+    check("Saved" in text("notice"), "the branding was not saved")
+    check(driver.find_element(By.ID, "display_name").get_attribute("value") == "Acme Bank", "the display name was not kept")
+    check(driver.find_element(By.ID, "primary_color").get_attribute("value") == "#7a1f5c", "the colour was not kept")
     driver.find_element(By.ID, "invitations_by_email_only").click()
     submit(driver.find_element(By.ID, "tenant-settings"))
     check(exists("#invitations_by_email_only-error") and "smtp" in text("invitations_by_email_only-error"),

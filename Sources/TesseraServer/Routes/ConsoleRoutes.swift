@@ -43,6 +43,7 @@ struct ConsoleRoutes {
         tenant.get(use: tenantPage)
         tenant.post(use: updateTenant)
         tenant.post("delete", use: deleteTenant)
+        tenant.post("branding", use: updateBranding)
         tenant.get("services", use: servicesPage)
         tenant.post("services", use: createService)
         tenant.get("services/:client", use: servicePage)
@@ -186,7 +187,18 @@ struct ConsoleRoutes {
         ("session_idle_lifetime", "Session idle lifetime (s)"), ("access_token_lifetime", "Access token lifetime (s)"),
         ("history_retention", "History retention (s)"),
         ("notices", "E-mailed security notices (comma-separated: device_added, device_removed, passkey_added, locked; empty: none)"),
-        ("default_language", "Language of e-mails (en or de)"),
+        ("default_language", "Language of pages and e-mails when the service and browser name none (en, de or fr)"),
+    ]
+
+    /// The branding form's fields: the API's `Branding` fields, each replacing its value (empty: Tessera's).
+    static let brandingFields: [(name: String, label: String, field: any WritableKeyPath<Components.Schemas.Branding, String?> & Sendable)] = [
+        ("display_name", "Display name (the tenant's name as its users know it)", \.displayName),
+        ("app_name", "App name (wherever pages name the app)", \.appName),
+        ("primary_color", "Primary colour, #rrggbb (main actions, under white text; at least 4.5:1 contrast)", \.primaryColor),
+        ("accent_color", "Accent colour, #rrggbb (links on white; at least 4.5:1 contrast)", \.accentColor),
+        ("support_url", "Help page (https)", \.supportUrl),
+        ("privacy_url", "Privacy notice (https)", \.privacyUrl),
+        ("terms_url", "Terms (https)", \.termsUrl),
     ]
 
     func renderTenant(
@@ -208,8 +220,14 @@ struct ConsoleRoutes {
                 name: setting.name, label: setting.label, value: input?[setting.name] ?? stored[setting.name] ?? "",
                 message: problem?.field == setting.name ? problem?.message : nil)
         }
+        let branding = Self.brandingFields.map { setting in
+            ConsoleViews.Tenant.Setting(
+                name: setting.name, label: setting.label, value: input?[setting.name] ?? view.branding[keyPath: setting.field] ?? "",
+                message: problem?.field == setting.name ? problem?.message : nil)
+        }
         let page = ConsoleViews.Tenant(
-            name: view.name, issuer: view.issuer, settings: settings, global: current.caller?.may(.manage, global: true) ?? false,
+            name: view.name, issuer: view.issuer, settings: settings, branding: branding, logoURL: view.branding.logoUrl,
+            global: current.caller?.may(.manage, global: true) ?? false,
             emailOnly: input.map { $0["invitations_by_email_only"] == "true" } ?? view.invitationsByEmailOnly,
             emailOnlyMessage: problem?.field == "invitations_by_email_only" ? problem?.message : nil,
             inviteProvisioned: input.map { $0["invite_provisioned_users"] == "true" } ?? view.inviteProvisionedUsers,
@@ -278,6 +296,30 @@ struct ConsoleRoutes {
                 throw error
             }
             let placed = problem.field == "lockout" ? FormProblem(problem.message, field: "free_attempts", status: problem.status) : problem
+            return try await renderTenant(current, tenant: tenant, problem: placed, input: form)
+        }
+        throw WebRedirect(location: "/console/tenants/\(tenant.name)?done=saved")
+    }
+
+    /// The branding form: replaces the tenant's branding with the fields it sends (the logo stays).
+    @Sendable func updateBranding(_ request: Request, context: TesseraRequestContext) async throws -> Response {
+        let current = try context.requireWebSession()
+        let form = try context.requireForm()
+        let tenant = try context.requireTenant()
+        do {
+            let administration = try administration(current, .manage, tenant: tenant)
+            var branding = Components.Schemas.Branding()
+            for setting in Self.brandingFields {
+                let value = form[setting.name]?.trimmingCharacters(in: .whitespaces) ?? ""
+                branding[keyPath: setting.field] = value.isEmpty ? nil : value
+            }
+            var update = TenantChanges()
+            update.branding = .value(branding)
+            _ = try await administration.updateTenant(update, tenant: tenant, logger: context.logger)
+        } catch {
+            // The API's messages name the field as `branding.NAME`.
+            guard let problem = FormProblem(error, fields: Self.brandingFields.map { "branding." + $0.name }) else { throw error }
+            let placed = FormProblem(problem.message, field: problem.field.map { String($0.dropFirst("branding.".count)) }, status: problem.status)
             return try await renderTenant(current, tenant: tenant, problem: placed, input: form)
         }
         throw WebRedirect(location: "/console/tenants/\(tenant.name)?done=saved")

@@ -90,6 +90,14 @@ enum ConsoleTemplates {
         <div><label><input type="checkbox" name="invite_provisioned_users" value="true" id="invite_provisioned_users" {{#inviteProvisioned}}checked{{/inviteProvisioned}} {{^manage}}disabled{{/manage}} {{#inviteProvisionedMessage}}aria-describedby="invite_provisioned_users-error" aria-invalid="true"{{/inviteProvisionedMessage}}> E-mail an invitation to each user a directory creates (SCIM)</label>{{#inviteProvisionedMessage}}<p class="field-error" id="invite_provisioned_users-error">{{inviteProvisionedMessage}}</p>{{/inviteProvisionedMessage}}</div>
         <div><label><input type="checkbox" name="recovery_codes" value="true" id="recovery_codes" {{#recoveryCodes}}checked{{/recoveryCodes}} {{^manage}}disabled{{/manage}}> Users may make recovery codes (a new device after losing every one)</label></div>
         {{#manage}}<button>Save settings</button>{{/manage}}</form>
+        <h2>Branding</h2>
+        <p class="muted">How the tenant's login, account and e-mail pages look and what they call things. The logo is uploaded
+        with <code>tessera admin tenant update {{name}} --logo FILE</code> (PNG or SVG, at most 256 KiB).</p>
+        {{#logoURL}}<p><img id="tenant-logo" src="{{logoURL}}" alt="The tenant's logo" class="logo-preview"></p>{{/logoURL}}
+        <form method="post" action="/console/tenants/{{name}}/branding" class="stack" id="tenant-branding">{{>csrf}}
+        {{#branding}}<div><label for="{{name}}">{{label}}</label><input id="{{name}}" name="{{name}}" value="{{value}}" {{^manage}}disabled{{/manage}}
+        {{#message}}aria-describedby="{{name}}-error" aria-invalid="true"{{/message}}>{{#message}}{{>field}}{{/message}}</div>{{/branding}}
+        {{#manage}}<button>Save branding</button>{{/manage}}</form>
         {{#global}}<h2>Removal</h2>
         <form method="post" action="/console/tenants/{{name}}/delete" class="stack" id="delete-tenant" data-confirm="Delete this tenant with its services, users, devices and sessions?">{{>csrf}}
         <label><input type="checkbox" name="force" value="true" id="delete-tenant-force"> Also when it still has users (they, their devices and sessions go too)</label>

@@ -119,6 +119,9 @@ enum ConsoleViews {
         let name: String
         let issuer: String
         let settings: [Setting]
+        /// The branding form's fields, and where the logo is (set with the API or the command line).
+        let branding: [Setting]
+        let logoURL: String?
         let global: Bool
         /// Invitations go by e-mail only.
         let emailOnly: Bool

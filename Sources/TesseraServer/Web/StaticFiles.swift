@@ -35,7 +35,7 @@ enum StaticFiles {
         .match p{margin:.3rem 0}.match-code strong{font-size:2.6rem;letter-spacing:.15em;line-height:1.1}
         a{color:var(--accent)}
         header.brand{max-width:30rem;margin:1.5rem auto 0;padding:0 2rem;display:flex;align-items:center;gap:.75rem}
-        header.brand img{max-height:3rem;max-width:12rem}.brand-name{font-weight:700;font-size:1.1rem}header.brand.wide{max-width:72rem}
+        header.brand img{max-height:3rem;max-width:12rem}.brand-name{font-weight:700;font-size:1.1rem}header.brand.wide{max-width:72rem}.logo-preview{max-height:4rem;max-width:16rem}
         footer.brand-links{max-width:30rem;margin:0 auto 2rem;padding:0 2rem;font-size:.9rem}
         footer.brand-links nav{display:flex;flex-wrap:wrap;gap:.5rem 1.25rem}
         .same-device{margin:1rem 0}
