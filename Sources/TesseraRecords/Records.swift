@@ -234,6 +234,10 @@ public struct ServiceRecord: Codable, Sendable {
     /// Its public keys for `private_key_jwt`: a JWK Set as JSON text, or where to fetch one.
     public var jwks: String? = nil
     public var jwksURI: String? = nil
+    /// Its logo (fetched and served by the server), privacy policy and terms, for its login page.
+    public var logoURI: String? = nil
+    public var policyURI: String? = nil
+    public var tosURI: String? = nil
     public var createdAt: Int64
 
     public init(
@@ -293,6 +297,9 @@ public struct ServiceRecord: Codable, Sendable {
         case authMethod = "auth_method"
         case jwks
         case jwksURI = "jwks_uri"
+        case logoURI = "logo_uri"
+        case policyURI = "policy_uri"
+        case tosURI = "tos_uri"
         case createdAt = "created_at"
     }
 }

@@ -78,6 +78,7 @@ enum Pages {
         let policyURL: String?
         let termsURL: String?
         let hasServiceLinks: Bool
+        let serviceLogoURL: String?
         let requestID: String
         let statusURL: String
         let completeURL: String
@@ -96,14 +97,14 @@ enum Pages {
     static func login(
         serviceName: String, attributes: [String], authenticationURL: String, sameDeviceURL: String? = nil, statusURL: String,
         completeURL: String, requestID: String, expiresAt: Date, matchCode: String? = nil, passkeyURL: String? = nil,
-        providers: [Provider] = [], policyURL: String? = nil, termsURL: String? = nil, look: Look
+        providers: [Provider] = [], policyURL: String? = nil, termsURL: String? = nil, serviceLogoURL: String? = nil, look: Look
     ) -> String {
         let words = look.words.with(["service": serviceName])
         let model = LoginPage(
             t: words, attributes: attributes, asksForAttributes: !attributes.isEmpty, matchCode: matchCode,
             qr: (try? QRCode(authenticationURL).svg(moduleSize: 8)) ?? "", sameDeviceURL: sameDeviceURL ?? authenticationURL,
             authenticationURL: authenticationURL, passkeyURL: passkeyURL, providers: providers, hasProviders: !providers.isEmpty,
-            policyURL: policyURL, termsURL: termsURL, hasServiceLinks: policyURL != nil || termsURL != nil,
+            policyURL: policyURL, termsURL: termsURL, hasServiceLinks: policyURL != nil || termsURL != nil, serviceLogoURL: serviceLogoURL,
             requestID: requestID, statusURL: statusURL, completeURL: completeURL, expiresAt: Int(expiresAt.timeIntervalSince1970))
         return render(
             "login", model, title: words("login.title"), look: look, scripts: passkeyURL == nil ? ["login.js"] : ["login.js", "webauthn.js"])
@@ -233,6 +234,7 @@ extension Pages.LoginPage: MustacheParent {
         case "policyURL": policyURL
         case "termsURL": termsURL
         case "hasServiceLinks": hasServiceLinks
+        case "serviceLogoURL": serviceLogoURL
         case "requestID": requestID
         case "statusURL": statusURL
         case "completeURL": completeURL

@@ -24,6 +24,8 @@ struct ServerState: Sendable {
     let metrics = ServerMetrics()
     /// Requests per source address and per client, per endpoint.
     let limiter = RateLimiter()
+    /// The services' logos, fetched for their login pages.
+    let serviceLogos = ServiceLogos()
     /// Long polls held open, per caller and in all.
     let longPolls: LongPollGate
 

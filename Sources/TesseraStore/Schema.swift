@@ -838,6 +838,12 @@ enum Schema {
             )
             """,
         ]),
+        // A service's logo, privacy policy and terms, shown on its login page.
+        Migration(32, compatibleFrom: 21, [
+            "ALTER TABLE services ADD COLUMN logo_uri TEXT",
+            "ALTER TABLE services ADD COLUMN policy_uri TEXT",
+            "ALTER TABLE services ADD COLUMN tos_uri TEXT",
+        ]),
     ]
 
     /// Sets `android_apps_host_wide` for the tenants whose Android apps (without a link

@@ -4,7 +4,8 @@ import Logging
 
 /// A local stand-in for a service's or a push gateway's HTTP endpoint: a real
 /// Hummingbird server on 127.0.0.1 that answers every POST with `status` and keeps
-/// what it received, for a test to inspect.
+/// what it received, for a test to inspect; a GET gets the file `files` has at its path
+/// (its bytes, with no word on their type), or 404.
 public final class CallbackReceiver: Sendable {
     public struct Received: ReceivedBody {
         public let path: String
@@ -23,7 +24,7 @@ public final class CallbackReceiver: Sendable {
         self.task = task
     }
 
-    public static func start(status: HTTPResponse.Status = .noContent) async throws -> CallbackReceiver {
+    public static func start(status: HTTPResponse.Status = .noContent, files: [String: Data] = [:]) async throws -> CallbackReceiver {
         let inbox = Inbox<Received>()
         let (port, task) = try await LocalServer.start { port, onRunning in
             var logger = Logger(label: "callback-receiver")
@@ -37,6 +38,10 @@ public final class CallbackReceiver: Sendable {
                 for field in request.headers { headers[field.name.canonicalName.lowercased()] = field.value }
                 await inbox.add(Received(path: request.uri.path, headers: headers, body: Data(buffer.readableBytesView)))
                 return Response(status: status)
+            }
+            router.get("**") { request, _ -> Response in
+                guard let file = files[request.uri.path] else { return Response(status: .notFound) }
+                return Response(status: .ok, body: .init(byteBuffer: ByteBuffer(bytes: file)))
             }
             let app = Application(
                 router: router, configuration: .init(address: .hostname("127.0.0.1", port: port)),

@@ -51,6 +51,21 @@ struct BrandingTests {
             defer { try? FileManager.default.removeItem(at: work) }
             let logo = work.appendingPathComponent("logo.png")
             try Data(try QRCode("Acme Bank").png(scale: 4)).write(to: logo)
+            // The service's own logo, privacy policy and terms (its logo from its own host, fetched by the server).
+            let serviceHost = try await CallbackReceiver.start(files: ["/logo.png": Data(try QRCode("Webmail").png(scale: 3))])
+            defer { Task { await serviceHost.stop() } }
+            let serviceLinks = try await http.send(
+                "PATCH", "\(server.baseURL)/admin/tenants/\(scenario.tenant)/services/\(service.clientID)",
+                headers: admin.merging(["Content-Type": "application/json"]) { $1 },
+                body: try JSONSerialization.data(withJSONObject: [
+                    "logo_uri": "\(serviceHost.baseURL)/logo.png", "policy_uri": "https://webmail.example/privacy", "tos_uri": "https://webmail.example/terms",
+                ]))
+            let terms = try serviceLinks.json()["tos_uri"] as? String
+            #expect(serviceLinks.status == 200 && terms == "https://webmail.example/terms", "\(serviceLinks.text)")
+            let insecure = try await http.send(
+                "PATCH", "\(server.baseURL)/admin/tenants/\(scenario.tenant)/services/\(service.clientID)",
+                headers: admin.merging(["Content-Type": "application/json"]) { $1 }, body: Data(#"{"policy_uri": "http://webmail.example/privacy"}"#.utf8))
+            #expect(insecure.status == 400, "\(insecure.text)")
             let override = "Hold your phone with the Acme Secure app over this code to sign in."
             let texts = work.appendingPathComponent("texts.json")
             try Data(#"{"en": {"login.scan": "Hold your phone with the {app} app over this code to sign in."}}"#.utf8).write(to: texts)
@@ -105,6 +120,10 @@ struct BrandingTests {
             let page = try await http.get(authorize)
             #expect(page.status == 200 && page.header("Content-Security-Policy") == Self.strictPolicy)
             #expect(page.text.contains("branding.css") && !page.text.contains("Tessera app"))
+            #expect(page.text.contains(#"href="https://webmail.example/privacy""#) && page.text.contains(#"href="https://webmail.example/terms""#))
+            let serviceLogo = try await http.get("\(scenario.issuer)/services/\(service.clientID)/logo")
+            #expect(serviceLogo.status == 200 && serviceLogo.header("Content-Type") == "image/png")
+            #expect(try await http.get("\(scenario.issuer)/services/nobody/logo").status == 404)
 
             let shots = screenshotDirectory()
             let result = try await Python.run(

@@ -194,7 +194,8 @@ struct ContainmentTests {
             // What each console form needs, as the admin operation it does.
             let needs: [String: (String, Bool)] = [
                 "/console/tenants": ("manage", true), "/console/tenants/{tenant}": ("manage", false),
-                "/console/tenants/{tenant}/delete": ("manage", true), "/console/tenants/{tenant}/services": ("manage", false),
+                "/console/tenants/{tenant}/delete": ("manage", true), "/console/tenants/{tenant}/branding": ("manage", false),
+                "/console/tenants/{tenant}/services": ("manage", false),
                 "/console/tenants/{tenant}/services/{client}": ("manage", false),
                 "/console/tenants/{tenant}/services/{client}/secret": ("manage", false),
                 "/console/tenants/{tenant}/services/{client}/delete": ("manage", false), "/console/tenants/{tenant}/users": ("manage", false),

@@ -637,6 +637,9 @@ extension Components.Schemas.ServiceFields {
         changes.accessTokenLifetime = service.accessTokenLifetime.map(Int.init)
         changes.jwks = service.jwks.flatMap { try? JSONDecoder().decode(JwksPayload.self, from: Data($0.utf8)) }
         changes.jwksUri = service.jwksURI
+        changes.logoUri = service.logoURI
+        changes.policyUri = service.policyURI
+        changes.tosUri = service.tosURI
         self = changes.fields
     }
 }

@@ -40,6 +40,16 @@ extension Administration {
         default:
             break
         }
+        for (field, uri) in [("logo_uri", service.logoURI), ("policy_uri", service.policyURI), ("tos_uri", service.tosURI)] {
+            guard let uri else { continue }
+            guard uri.count <= 2048, Validation.isNotificationEndpoint(uri) else {
+                throw DomainError.invalidRequest("\(field) must be an https URL (http only on a loopback host)")
+            }
+        }
+        // The server fetches the logo for the login page: not from inside.
+        if let logo = service.logoURI, let refusal = OutboundTargets.refusal(logo, allowsPrivate: allowsPrivateOutbound) {
+            throw DomainError.invalidRequest("logo_uri is refused: \(refusal)")
+        }
         if let uris = service.postLogoutRedirectURIs {
             guard uris.count <= 20, uris.allSatisfy(Validation.isRedirectURI) else {
                 throw DomainError.invalidRequest(
@@ -118,6 +128,9 @@ extension Administration {
         service.idTokenAlgorithm = try input.idTokenSignedResponseAlg.map { try SigningAlgorithm.documented($0) } ?? .es256
         service.postLogoutRedirectURIs = input.postLogoutRedirectUris
         service.backchannelLogoutURI = input.backchannelLogoutUri
+        service.logoURI = input.logoUri
+        service.policyURI = input.policyUri
+        service.tosURI = input.tosUri
         var ignored: [String] = []
         try MachineSettings(created: input).apply(to: &service, changed: &ignored)
         let record = try Self.checkedService(service, allowsPrivateOutbound: domain.settings.allowsPrivateOutbound)
@@ -262,6 +275,16 @@ extension Administration {
         case .null: next.backchannelLogoutURI = nil; changed.append("backchannel_logout_uri")
         case .value(let uri): next.backchannelLogoutURI = uri; changed.append("backchannel_logout_uri")
         }
+        for (path, key, record, field) in [
+            (\Components.Schemas.ServiceFields.logoUri, Components.Schemas.ServiceFields.CodingKeys.logoUri, \ServiceRecord.logoURI, "logo_uri"),
+            (\.policyUri, .policyUri, \.policyURI, "policy_uri"), (\.tosUri, .tosUri, \.tosURI, "tos_uri"),
+        ] {
+            switch input.patch(path, key) {
+            case .absent: break
+            case .null: next[keyPath: record] = nil; changed.append(field)
+            case .value(let uri): next[keyPath: record] = uri; changed.append(field)
+            }
+        }
         try MachineSettings(changes: input).apply(to: &next, changed: &changed)
     }
 
@@ -351,7 +374,8 @@ extension Components.Schemas.Service {
     init(_ service: ServiceRecord, secret: String?, issuer: String) {
         // The switches are set from ServiceSwitch.all below.
         self.init(
-            clientId: service.clientID.rawValue, clientSecret: secret, name: service.name, _public: service.isPublic,
+            clientId: service.clientID.rawValue, clientSecret: secret, logoUri: service.logoURI, policyUri: service.policyURI,
+            tosUri: service.tosURI, name: service.name, _public: service.isPublic,
             redirectUris: service.redirectURIs, policy: service.policy.description, attributes: service.attributes,
             backchannelTokenDeliveryMode: service.backchannelMode.flatMap { .init(rawValue: $0.rawValue) },
             backchannelClientNotificationEndpoint: service.notificationEndpoint,

@@ -37,6 +37,12 @@ public struct BrowserLogins: Sendable {
         public let providers: [KKApp]
         /// The request's `ui_locales`: the languages the page should be in, preferred first.
         public let uiLocales: String?
+        /// The service's client id, and its privacy policy and terms (its registration's), and
+        /// whether it has a logo (the server fetches it, so the page's policy stays strict).
+        public let clientID: ClientID
+        public let policyURI: String?
+        public let tosURI: String?
+        public let hasLogo: Bool
     }
 
     /// The browser as the edge saw it: recorded with the request and shown on the device.
@@ -209,7 +215,8 @@ public struct BrowserLogins: Sendable {
                 requestID: requestID, browserSecret: browserSecret, serviceName: service.name,
                 attributes: ScopeClaims.requestedAttributes(of: service, scope: record.scope), expiresAt: expiresAt,
                 matchCode: record.matchCode, passkeys: Passkeys.allowsPasskeyLogin(policy: record.acrPolicy ?? service.policy), providers: providers,
-                uiLocales: record.uiLocales))
+                uiLocales: record.uiLocales, clientID: service.clientID, policyURI: service.policyURI, tosURI: service.tosURI,
+                hasLogo: service.logoURI != nil))
     }
 
     // MARK: Pushed authorization requests (RFC 9126)

@@ -40,6 +40,10 @@ public struct ClientRegistration: Sendable {
         public var jwksURI: String?
         /// In a replacement (RFC 7592 §2.2): the client's own id.
         public var clientID: String?
+        /// Shown on its login page (RFC 7591 §2): its logo, privacy policy and terms.
+        public var logoURI: String?
+        public var policyURI: String?
+        public var tosURI: String?
 
         enum CodingKeys: String, CodingKey {
             case scope
@@ -57,6 +61,9 @@ public struct ClientRegistration: Sendable {
             case jwks
             case jwksURI = "jwks_uri"
             case clientID = "client_id"
+            case logoURI = "logo_uri"
+            case policyURI = "policy_uri"
+            case tosURI = "tos_uri"
         }
     }
 
@@ -82,9 +89,15 @@ public struct ClientRegistration: Sendable {
         public let subjectType: String
         public let jwks: JWKS?
         public let jwksURI: String?
+        public let logoURI: String?
+        public let policyURI: String?
+        public let tosURI: String?
 
         enum CodingKeys: String, CodingKey {
             case scope, jwks
+            case logoURI = "logo_uri"
+            case policyURI = "policy_uri"
+            case tosURI = "tos_uri"
             case jwksURI = "jwks_uri"
             case clientID = "client_id"
             case clientSecret = "client_secret"
@@ -125,6 +138,9 @@ public struct ClientRegistration: Sendable {
         }
         service.redirectURIs = uris
         service.name = metadata.clientName ?? "Registered client"
+        service.logoURI = metadata.logoURI
+        service.policyURI = metadata.policyURI
+        service.tosURI = metadata.tosURI
         switch metadata.tokenEndpointAuthMethod ?? ClientAuthMethod.secretBasic {
         case ClientAuthMethod.secretBasic, ClientAuthMethod.secretPost:
             service.isPublic = false
@@ -206,7 +222,8 @@ public struct ClientRegistration: Sendable {
             idTokenSignedResponseAlg: service.idTokenAlgorithm.rawValue, postLogoutRedirectURIs: service.postLogoutRedirectURIs ?? [],
             backchannelLogoutURI: service.backchannelLogoutURI, requirePushedAuthorizationRequests: service.requirePushedAuthorizationRequests,
             dpopBoundAccessTokens: service.dpopBound, subjectType: service.subjectType.rawValue,
-            jwks: service.jwks.flatMap { try? JSONDecoder().decode(JWKS.self, from: Data($0.utf8)) }, jwksURI: service.jwksURI)
+            jwks: service.jwks.flatMap { try? JSONDecoder().decode(JWKS.self, from: Data($0.utf8)) }, jwksURI: service.jwksURI,
+            logoURI: service.logoURI, policyURI: service.policyURI, tosURI: service.tosURI)
     }
 
     /// `POST {issuer}/register` with `Authorization: Bearer <initial access token>`.

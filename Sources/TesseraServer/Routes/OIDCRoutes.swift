@@ -49,6 +49,7 @@ struct OIDCRoutes {
         tenant.get("activate", use: activationLinkPage)
         tenant.get("branding.css", use: brandingStylesheet)
         tenant.get("logo", use: logo)
+        tenant.get("services/:client/logo", use: serviceLogo)
         let clients = tenant.group()
             .add(middleware: AddressThrottle(group: "token", limiter: state.limiter, settings: settings))
             .add(middleware: ClientAuthentication(domain: domain, limiter: state.limiter, settings: settings))
@@ -141,6 +142,8 @@ struct OIDCRoutes {
                     Pages.Provider(
                         name: $0.name, url: "\(issuer)/authorize/federation?request=\(login.requestID)&provider=\(FormEncoding.component($0.id))")
                 },
+                policyURL: login.policyURI, termsURL: login.tosURI,
+                serviceLogoURL: login.hasLogo ? "\(issuer)/services/\(FormEncoding.component(login.clientID.rawValue))/logo" : nil,
                 look: Look.of(tenant, issuer: issuer, request: request, uiLocales: login.uiLocales))
             var response = HTMLResponse.make(page)
             // The browser that started the request is the only one that can collect its code.
@@ -464,6 +467,24 @@ struct OIDCRoutes {
         guard let logo = try await domain.logo(of: try context.requireTenant()) else {
             throw BrowserError(status: .notFound, "not_found")
         }
+        return Response(
+            status: .ok,
+            headers: [
+                .contentType: logo.type, .cacheControl: "public, max-age=300", .init("X-Content-Type-Options")!: "nosniff",
+                .init("Content-Security-Policy")!: "default-src 'none'; style-src 'unsafe-inline'; sandbox",
+            ],
+            body: .init(byteBuffer: ByteBuffer(bytes: logo.bytes)))
+    }
+
+    /// `GET {issuer}/services/{client_id}/logo`: a service's logo (its `logo_uri`), fetched
+    /// by the server and kept a while, so that the login page shows it with `img-src 'self'`.
+    /// Only PNG, JPEG, WebP and SVG (answered under a policy that runs none of its scripts).
+    @Sendable func serviceLogo(_ request: Request, context: TesseraRequestContext) async throws -> Response {
+        let tenant = try context.requireTenant()
+        guard let client = context.parameters.get("client"),
+            let found = try await domain.service(clientID: ClientID(client)), found.tenantID == tenant.id, let uri = found.logoURI,
+            let logo = await state.serviceLogos.logo(uri, http: Outbound(domain, timeout: .seconds(5), maximumBody: TenantLogoRecord.maximumSize))
+        else { throw BrowserError(status: .notFound, "not_found") }
         return Response(
             status: .ok,
             headers: [

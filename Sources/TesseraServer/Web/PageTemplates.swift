@@ -33,6 +33,7 @@ enum PageTemplates {
         """
 
     static let login = """
+        {{#serviceLogoURL}}<p class="service-logo"><img id="service-logo" src="{{serviceLogoURL}}" alt="{{t.login.service_logo}}"></p>{{/serviceLogoURL}}
         <h1>{{t.login.title}}</h1>
         {{#asksForAttributes}}<p>{{t.login.asks_for}}</p><ul>{{#attributes}}<li>{{.}}</li>{{/attributes}}</ul>{{/asksForAttributes}}
         {{^asksForAttributes}}<p class="muted">{{t.login.asks_for_nothing}}</p>{{/asksForAttributes}}

@@ -36,6 +36,7 @@ enum StaticFiles {
         a{color:var(--accent)}
         header.brand{max-width:30rem;margin:1.5rem auto 0;padding:0 2rem;display:flex;align-items:center;gap:.75rem}
         header.brand img{max-height:3rem;max-width:12rem}.brand-name{font-weight:700;font-size:1.1rem}header.brand.wide{max-width:72rem}.logo-preview{max-height:4rem;max-width:16rem}
+        .service-logo{margin:0 0 .5rem}.service-logo img{max-height:3rem;max-width:10rem}.service-links a{margin-right:1rem}
         footer.brand-links{max-width:30rem;margin:0 auto 2rem;padding:0 2rem;font-size:.9rem}
         footer.brand-links nav{display:flex;flex-wrap:wrap;gap:.5rem 1.25rem}
         .same-device{margin:1rem 0}
