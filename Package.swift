@@ -211,7 +211,7 @@ let package = Package(
             name: "tessera",
             dependencies: [
                 "TesseraServer", "TesseraKit", "TesseraCore", "TesseraCrypto", "TesseraOperations", "TesseraAdminAPI", "TesseraBuildInfo", "TesseraStore",
-                "TesseraDomain",
+                "TesseraDomain", "TesseraTexts",
                 .product(name: "Configuration", package: "swift-configuration"),
                 .product(name: "Yams", package: "Yams"),
                 .product(name: "SystemPackage", package: "swift-system"),

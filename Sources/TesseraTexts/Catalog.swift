@@ -99,6 +99,17 @@ public struct Catalog: Sendable {
         return languages.contains(fallback) ? fallback : "en"
     }
 
+    /// The language of a terminal: the first of `LC_ALL`, `LC_MESSAGES` and `LANG` that is
+    /// set (POSIX, `de_DE.UTF-8`), if there is a catalog for it; English otherwise.
+    public static func terminalLanguage(_ environment: [String: String]) -> String {
+        for name in ["LC_ALL", "LC_MESSAGES", "LANG"] {
+            guard let value = environment[name], !value.isEmpty else { continue }
+            let tag = value.split(separator: ".").first.map { $0.replacingOccurrences(of: "_", with: "-") } ?? ""
+            return supported(Substring(tag)) ?? "en"
+        }
+        return "en"
+    }
+
     private static func supported(_ tag: Substring) -> String? {
         guard let primary = tag.split(separator: "-").first?.lowercased(), languages.contains(primary) else { return nil }
         return primary

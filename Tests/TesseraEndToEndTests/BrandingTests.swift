@@ -29,6 +29,11 @@ struct BrandingTests {
         #expect(Catalog.negotiate(uiLocales: "es en", acceptLanguage: "de-DE", fallback: "fr") == "en")
         #expect(Catalog.negotiate(uiLocales: nil, acceptLanguage: "es;q=1, fr;q=0.5, de-DE;q=0.8", fallback: "en") == "de")
         #expect(Catalog.negotiate(uiLocales: "", acceptLanguage: "es, de;q=0", fallback: "fr") == "fr")
+        // A terminal's language (the command line's prompts): LC_ALL, LC_MESSAGES, then LANG.
+        #expect(Catalog.terminalLanguage(["LANG": "de_DE.UTF-8"]) == "de")
+        #expect(Catalog.terminalLanguage(["LC_ALL": "fr_CA.UTF-8", "LANG": "de_DE.UTF-8"]) == "fr")
+        #expect(Catalog.terminalLanguage(["LANG": "C.UTF-8"]) == "en" && Catalog.terminalLanguage([:]) == "en")
+        #expect(catalog.texts(language: "de")("device.pick_number", ["choices": "12, 47, 83"]) == "Welche Zahl zeigt die Anmeldeseite? (12, 47, 83):")
         // Dates and numbers as the language writes them.
         let moment = Date(timeIntervalSince1970: 1_795_954_500)
         #expect(catalog.texts(language: "de").time(moment).contains("Nov"))

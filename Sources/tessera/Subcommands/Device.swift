@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import TesseraCore
 import TesseraKit
+import TesseraTexts
 
 /// Options every `tessera device` command takes.
 struct DeviceOptions: ParsableArguments {
@@ -147,7 +148,12 @@ struct Device: AsyncParsableCommand {
         guard isatty(STDIN_FILENO) == 1 else {
             throw CLIError("this login asks for the number its page shows (one of \(choices)): pass --number")
         }
-        FileHandle.standardError.write(Data("Which number does the sign-in page show? (\(choices)): ".utf8))
+        let texts = Catalog.shared.texts(language: Catalog.terminalLanguage(ProcessInfo.processInfo.environment))
+        if let origin = information.origin {
+            let when = texts.time(origin.startedAt)
+            FileHandle.standardError.write(Data((texts("device.origin", ["address": origin.address, "time": when]) + "\n").utf8))
+        }
+        FileHandle.standardError.write(Data((texts("device.pick_number", ["choices": choices]) + " ").utf8))
         try information.pickNumber((readLine() ?? "").trimmingCharacters(in: .whitespaces))
     }
 
