@@ -26,6 +26,7 @@ struct ServerState: Sendable {
     let limiter = RateLimiter()
     /// The services' logos, fetched for their login pages.
     let serviceLogos = ServiceLogos()
+    let tenantLogos = TenantLogos()
     /// Long polls held open, per caller and in all.
     let longPolls: LongPollGate
 

@@ -46,18 +46,42 @@ public struct Catalog: Sendable {
         return Texts(language: chosen, sentences: sentences[chosen] ?? [:], fallback: sentences["en"] ?? [:], overrides: overrides)
     }
 
-    /// The placeholders a sentence names, `{name}` each, in order of first use.
+    /// The placeholders a sentence names, `{name}` each, in order of first use: read as
+    /// `Texts` fills them (`Catalog.pieces`), so the check and the filling never differ.
     public static func placeholders(in sentence: String) -> [String] {
         var names: [String] = []
+        for case .placeholder(let name) in pieces(of: sentence) where !names.contains(name) { names.append(name) }
+        return names
+    }
+
+    /// A sentence's text and placeholders in order.
+    enum Piece: Equatable {
+        case text(Substring)
+        case placeholder(String)
+    }
+
+    /// Splits a sentence at its placeholders: `{` then letters or `_` then `}`. Anything
+    /// else is text, a `{` that opens no placeholder included (the scan goes on after it).
+    static func pieces(of sentence: String) -> [Piece] {
+        var pieces: [Piece] = []
         var rest = Substring(sentence)
+        var text = rest.startIndex
         while let open = rest.firstIndex(of: "{") {
             let after = rest[rest.index(after: open)...]
-            guard let close = after.firstIndex(of: "}") else { break }
-            let name = String(after[..<close])
-            if !name.isEmpty, name.allSatisfy({ $0.isLetter || $0 == "_" }), !names.contains(name) { names.append(name) }
-            rest = after[after.index(after: close)...]
+            if let close = after.firstIndex(of: "}") {
+                let name = after[..<close]
+                if !name.isEmpty, name.allSatisfy({ $0.isLetter || $0 == "_" }) {
+                    pieces.append(.text(sentence[text..<open]))
+                    pieces.append(.placeholder(String(name)))
+                    rest = after[after.index(after: close)...]
+                    text = rest.startIndex
+                    continue
+                }
+            }
+            rest = after
         }
-        return names
+        pieces.append(.text(sentence[text...]))
+        return pieces
     }
 
     /// Why a tenant's own sentence for `key` in `language` cannot be taken, or nil when it
@@ -126,36 +150,47 @@ public struct Texts: Sendable {
     /// The sentence `key` with its placeholders filled from `values` (a placeholder without
     /// a value stays as it is written). Unescaped: the page renderer escapes it.
     public func callAsFunction(_ key: String, _ values: [String: String] = [:]) -> String {
-        let sentence = overrides[key] ?? sentences[key] ?? fallback[key] ?? key
+        let sentence = self.sentence(key)
         guard sentence.contains("{"), !values.isEmpty else { return sentence }
-        var result = ""
-        var rest = Substring(sentence)
-        while let open = rest.firstIndex(of: "{") {
-            result += rest[..<open]
-            let after = rest[rest.index(after: open)...]
-            guard let close = after.firstIndex(of: "}"), let value = values[String(after[..<close])] else {
-                result += "{"
-                rest = after
-                continue
+        return pieces(key).map { piece in
+            switch piece {
+            case .text(let text): String(text)
+            case .placeholder(let name): values[name] ?? "{\(name)}"
             }
-            result += value
-            rest = after[after.index(after: close)...]
-        }
-        return result + rest
+        }.joined()
     }
+
+    /// The sentence `key` as the tenant or the catalog writes it, placeholders unfilled.
+    func sentence(_ key: String) -> String { overrides[key] ?? sentences[key] ?? fallback[key] ?? key }
+
+    /// The sentence `key` as text and placeholders, for a page that marks some values up:
+    /// each piece is escaped on its own, no value is ever searched in.
+    public func parts(_ key: String) -> [(text: String, placeholder: String?)] {
+        pieces(key).map { piece in
+            switch piece {
+            case .text(let text): (String(text), nil)
+            case .placeholder(let name): ("", name)
+            }
+        }
+    }
+
+    private func pieces(_ key: String) -> [Catalog.Piece] { Catalog.pieces(of: sentence(key)) }
 
     /// Whether there is a sentence for `key`.
     public func has(_ key: String) -> Bool { overrides[key] != nil || sentences[key] != nil || fallback[key] != nil }
 
     /// A moment as a person of this language writes it, in UTC: `29 November 2026 at 14:05 UTC`.
     public func time(_ date: Date) -> String {
-        var style = Date.FormatStyle(date: .long, time: .shortened, locale: Locale(identifier: language), timeZone: .gmt)
+        var style = Date.FormatStyle(date: .long, time: .shortened, locale: locale, timeZone: .gmt)
         style.calendar = Calendar(identifier: .gregorian)
         return date.formatted(style) + " UTC"
     }
 
     /// A whole number with the language's grouping: `10,000`, `10.000`, `10 000`.
     public func number(_ value: Int) -> String {
-        value.formatted(.number.locale(Locale(identifier: language)))
+        value.formatted(.number.locale(locale))
     }
+
+    /// English as written in Britain (29 November 2026, 14:05: no US order, no AM/PM); the others as they are.
+    var locale: Locale { Locale(identifier: language == "en" ? "en_GB" : language) }
 }

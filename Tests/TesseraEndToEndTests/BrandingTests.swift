@@ -29,6 +29,16 @@ struct BrandingTests {
         #expect(Catalog.negotiate(uiLocales: "es en", acceptLanguage: "de-DE", fallback: "fr") == "en")
         #expect(Catalog.negotiate(uiLocales: nil, acceptLanguage: "es;q=1, fr;q=0.5, de-DE;q=0.8", fallback: "en") == "de")
         #expect(Catalog.negotiate(uiLocales: "", acceptLanguage: "es, de;q=0", fallback: "fr") == "fr")
+        // An override names exactly the catalog's placeholders, read as they are filled: a brace
+        // that opens none does not hide one behind it.
+        #expect(catalog.problem(language: "en", key: "mail.invitation.subject", sentence: "Welcome to {tenant}") == nil)
+        #expect(catalog.problem(language: "en", key: "mail.invitation.subject", sentence: "Set up {tenant} {x{link}") != nil)
+        #expect(catalog.problem(language: "en", key: "mail.invitation.subject", sentence: "Set up {tenant} {link}") != nil)
+        #expect(catalog.problem(language: "de", key: "login.title", sentence: "Anmelden") != nil)
+        #expect(catalog.texts(language: "en")("login.title", ["service": "{app}", "app": "X"]) == "Sign in to {app}", "a value is not filled again")
+        // English dates as Britain writes them (no AM/PM).
+        let britishDate = catalog.texts(language: "en").time(Date(timeIntervalSince1970: 1_795_964_700))
+        #expect(britishDate.contains("November 2026") && !britishDate.contains("PM") && !britishDate.contains("AM"), "\(britishDate)")
         // A terminal's language (the command line's prompts): LC_ALL, LC_MESSAGES, then LANG.
         #expect(Catalog.terminalLanguage(["LANG": "de_DE.UTF-8"]) == "de")
         #expect(Catalog.terminalLanguage(["LC_ALL": "fr_CA.UTF-8", "LANG": "de_DE.UTF-8"]) == "fr")

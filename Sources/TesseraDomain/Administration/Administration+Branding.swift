@@ -171,7 +171,7 @@ extension Administration {
 extension Domain {
     /// A tenant's logo for its pages: its media type and bytes, or nil when it has none.
     public func logo(of tenant: TenantRecord) async throws -> (type: String, bytes: Data)? {
-        guard tenant.branding?.logoDigest != nil, let logo = try await store.transaction({ try await $0.tenantLogo(tenantID: tenant.id) }),
+        guard tenant.branding?.logoDigest != nil, let logo = try await store.read({ try await $0.tenantLogo(tenantID: tenant.id) }),
             let bytes = Base64URL.decode(logo.body)
         else { return nil }
         return (logo.contentType, bytes)

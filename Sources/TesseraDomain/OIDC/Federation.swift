@@ -11,8 +11,10 @@ import TesseraStore
 /// HTTP to other servers (external providers' discovery, keys and token endpoints), which
 /// the edge supplies: nothing in the domain knows an HTTP client.
 public protocol OutboundHTTP: Sendable {
-    /// GET `url`; the answer whatever its status. Throws only when there was none.
+    /// GET `url` (asking for JSON); the answer whatever its status. Throws only when there was none.
     func get(_ url: String) async throws -> OutboundResponse
+    /// GET `url` asking for the media types `accept` names.
+    func get(_ url: String, accept: String) async throws -> OutboundResponse
     /// POST `fields` as a form to `url` with `headers`; the answer whatever its status.
     func postForm(_ url: String, _ fields: [String: String], headers: [String: String]) async throws -> OutboundResponse
 }

@@ -47,9 +47,11 @@ struct OIDCRoutes {
         tenant.post("userinfo", use: userinfo)
         tenant.get("authenticate", use: authenticationLinkPage)
         tenant.get("activate", use: activationLinkPage)
-        tenant.get("branding.css", use: brandingStylesheet)
-        tenant.get("logo", use: logo)
-        tenant.get("services/:client/logo", use: serviceLogo)
+        // Files anyone may load: bounded per address like the pages that load them.
+        let assets = tenant.group().add(middleware: AddressThrottle(group: "assets", limiter: state.limiter, settings: settings))
+        assets.get("branding.css", use: brandingStylesheet)
+        assets.get("logo", use: logo)
+        assets.get("services/:client/logo", use: serviceLogo)
         let clients = tenant.group()
             .add(middleware: AddressThrottle(group: "token", limiter: state.limiter, settings: settings))
             .add(middleware: ClientAuthentication(domain: domain, limiter: state.limiter, settings: settings))
@@ -464,13 +466,17 @@ struct OIDCRoutes {
     /// `GET {issuer}/logo`: the tenant's logo as uploaded. An SVG opened on its own runs
     /// none of its scripts: its policy allows nothing but its own inline style.
     @Sendable func logo(_ request: Request, context: TesseraRequestContext) async throws -> Response {
-        guard let logo = try await domain.logo(of: try context.requireTenant()) else {
+        let tenant = try context.requireTenant()
+        guard let logo = try await state.tenantLogos.logo(of: tenant, domain: domain) else {
             throw BrowserError(status: .notFound, "not_found")
         }
+        // The pages name the logo by its digest: that address never changes its bytes.
+        let versioned = (try? RequestDecoding.query(request))?["v"] == tenant.branding?.logoDigest
         return Response(
             status: .ok,
             headers: [
-                .contentType: logo.type, .cacheControl: "public, max-age=300", .init("X-Content-Type-Options")!: "nosniff",
+                .contentType: logo.type, .cacheControl: versioned ? "public, max-age=31536000, immutable" : "public, max-age=300",
+                .init("X-Content-Type-Options")!: "nosniff",
                 .init("Content-Security-Policy")!: "default-src 'none'; style-src 'unsafe-inline'; sandbox",
             ],
             body: .init(byteBuffer: ByteBuffer(bytes: logo.bytes)))

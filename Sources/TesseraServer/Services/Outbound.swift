@@ -36,8 +36,12 @@ struct Outbound: OutboundHTTP {
     }
 
     func get(_ url: String) async throws -> OutboundResponse {
+        try await get(url, accept: "application/json")
+    }
+
+    func get(_ url: String, accept: String) async throws -> OutboundResponse {
         var request = HTTPClientRequest(url: url)
-        request.headers.add(name: "Accept", value: "application/json")
+        request.headers.add(name: "Accept", value: accept)
         return try await checked(request)
     }
 

@@ -77,21 +77,14 @@ struct Words: Sendable {
     /// The sentence `key` as HTML: its text escaped, and each value of `marked` (escaped)
     /// in a `<strong>` with the id given (if any), so a sentence in any word order keeps its emphasis.
     func marked(_ key: String, _ marked: [String: (value: String, id: String)], _ more: [String: String] = [:]) -> String {
-        // Each marked value stands in as a token no text contains, escaped with the rest, then replaced.
-        var tokens: [String: String] = [:]
-        var values = more
-        for (name, _) in marked {
-            let token = "\u{1}\(name)\u{1}"
-            tokens[name] = token
-            values[name] = token
-        }
-        var html = Pages.escape(self(key, values))
-        for (name, item) in marked {
-            html = html.replacingOccurrences(
-                of: tokens[name] ?? "",
-                with: (item.id.isEmpty ? "<strong>" : "<strong id=\"\(Pages.escape(item.id))\">") + Pages.escape(item.value) + "</strong>")
-        }
-        return html
+        let values = self.values.merging(more) { _, new in new }
+        return texts.parts(key).map { part in
+            guard let name = part.placeholder else { return Pages.escape(part.text) }
+            if let item = marked[name] {
+                return (item.id.isEmpty ? "<strong>" : "<strong id=\"\(Pages.escape(item.id))\">") + Pages.escape(item.value) + "</strong>"
+            }
+            return Pages.escape(values[name] ?? "{\(name)}")
+        }.joined()
     }
 
     func has(_ key: String) -> Bool { texts.has(key) }

@@ -292,15 +292,19 @@ extension Admin.Tenant {
                     for (field, value) in branding { current[keyPath: field] = value.isEmpty ? nil : value }
                     body.branding = .value(current)
                 }
+                // The settings first: a refused one leaves the logo as it was.
+                var tenant = body.isEmpty ? nil : try await api.updateTenant(path: .init(tenant: name), body: .json(body)).ok.body.json
                 if let logoBytes {
-                    let body: Operations.PutTenantLogo.Input.Body =
+                    let upload: Operations.PutTenantLogo.Input.Body =
                         logoBytes.type == "image/png" ? .png(HTTPBody(logoBytes.bytes)) : .imageSvgXml(HTTPBody(logoBytes.bytes))
-                    _ = try await api.putTenantLogo(path: .init(tenant: name), body: body).ok.body.json
+                    _ = try await api.putTenantLogo(path: .init(tenant: name), body: upload).ok.body.json
+                    tenant = nil
                 } else if logo == "" {
                     _ = try await api.deleteTenantLogo(path: .init(tenant: name)).ok.body.json
+                    tenant = nil
                 }
-                if body.isEmpty { return try await api.getTenant(path: .init(tenant: name)).ok.body.json }
-                return try await api.updateTenant(path: .init(tenant: name), body: .json(body)).ok.body.json
+                if let tenant { return tenant }
+                return try await api.getTenant(path: .init(tenant: name)).ok.body.json
             }
             if options.json { return Output.encodable(tenant) }
             Show.tenant(tenant)
