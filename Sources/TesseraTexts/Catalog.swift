@@ -16,6 +16,9 @@ public struct Catalog: Sendable {
 
     /// Language → key → sentence.
     public let sentences: [String: [String: String]]
+    /// The same, each sentence split at its placeholders once (`pieces`): a page fills them
+    /// without reading the sentence again.
+    let parsed: [String: [String: [Piece]]]
 
     /// The built-in catalogs, read once.
     public static let shared = Catalog(
@@ -26,6 +29,7 @@ public struct Catalog: Sendable {
 
     public init(sentences: [String: [String: String]]) {
         self.sentences = sentences
+        parsed = sentences.mapValues { $0.mapValues(Self.pieces(of:)) }
     }
 
     private static func parse(_ bytes: [UInt8], _ language: String) -> [String: String] {
@@ -43,7 +47,7 @@ public struct Catalog: Sendable {
     /// tenant's own sentences in place of the catalog's.
     public func texts(language: String, overrides: [String: String] = [:]) -> Texts {
         let chosen = Self.languages.contains(language) ? language : "en"
-        return Texts(language: chosen, sentences: sentences[chosen] ?? [:], fallback: sentences["en"] ?? [:], overrides: overrides)
+        return Texts(language: chosen, parsed: parsed[chosen] ?? [:], fallback: parsed["en"] ?? [:], overrides: overrides)
     }
 
     /// The placeholders a sentence names, `{name}` each, in order of first use: read as
@@ -55,7 +59,7 @@ public struct Catalog: Sendable {
     }
 
     /// A sentence's text and placeholders in order.
-    enum Piece: Equatable {
+    enum Piece: Equatable, Sendable {
         case text(Substring)
         case placeholder(String)
     }
@@ -143,30 +147,35 @@ public struct Catalog: Sendable {
 /// The sentences of one language, with a tenant's own in place of the catalog's.
 public struct Texts: Sendable {
     public let language: String
-    let sentences: [String: String]
-    let fallback: [String: String]
+    let parsed: [String: [Catalog.Piece]]
+    let fallback: [String: [Catalog.Piece]]
     let overrides: [String: String]
 
     /// The sentence `key` with its placeholders filled from `values` (a placeholder without
     /// a value stays as it is written). Unescaped: the page renderer escapes it.
     public func callAsFunction(_ key: String, _ values: [String: String] = [:]) -> String {
-        let sentence = self.sentence(key)
-        guard sentence.contains("{"), !values.isEmpty else { return sentence }
-        return pieces(key).map { piece in
-            switch piece {
-            case .text(let text): String(text)
-            case .placeholder(let name): values[name] ?? "{\(name)}"
-            }
-        }.joined()
+        text(key, values) ?? key
     }
 
-    /// The sentence `key` as the tenant or the catalog writes it, placeholders unfilled.
-    func sentence(_ key: String) -> String { overrides[key] ?? sentences[key] ?? fallback[key] ?? key }
+    /// The sentence `key` filled from `values`, or nil when no catalog has the key.
+    public func text(_ key: String, _ values: [String: String] = [:]) -> String? {
+        guard let pieces = pieces(key) else { return nil }
+        if pieces.count == 1, case .text(let text) = pieces[0] { return String(text) }
+        var result = ""
+        for piece in pieces {
+            switch piece {
+            case .text(let text): result += text
+            case .placeholder(let name):
+                if let value = values[name] { result += value } else { result += "{" + name + "}" }
+            }
+        }
+        return result
+    }
 
     /// The sentence `key` as text and placeholders, for a page that marks some values up:
     /// each piece is escaped on its own, no value is ever searched in.
     public func parts(_ key: String) -> [(text: String, placeholder: String?)] {
-        pieces(key).map { piece in
+        (pieces(key) ?? [.text(Substring(key))]).map { piece in
             switch piece {
             case .text(let text): (String(text), nil)
             case .placeholder(let name): ("", name)
@@ -174,10 +183,14 @@ public struct Texts: Sendable {
         }
     }
 
-    private func pieces(_ key: String) -> [Catalog.Piece] { Catalog.pieces(of: sentence(key)) }
+    /// The tenant's sentence (read now: overrides are few), else the catalog's, read at start.
+    private func pieces(_ key: String) -> [Catalog.Piece]? {
+        if !overrides.isEmpty, let own = overrides[key] { return Catalog.pieces(of: own) }
+        return parsed[key] ?? fallback[key]
+    }
 
     /// Whether there is a sentence for `key`.
-    public func has(_ key: String) -> Bool { overrides[key] != nil || sentences[key] != nil || fallback[key] != nil }
+    public func has(_ key: String) -> Bool { overrides[key] != nil || parsed[key] != nil || fallback[key] != nil }
 
     /// A moment as a person of this language writes it, in UTC: `29 November 2026 at 14:05 UTC`.
     public func time(_ date: Date) -> String {

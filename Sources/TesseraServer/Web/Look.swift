@@ -108,8 +108,7 @@ struct Words: Sendable {
 extension Words: MustacheParent {
     func child(named key: String) -> Any? {
         let full = prefix.isEmpty ? key : prefix + "." + key
-        if texts.has(full) { return texts(full, values) }
-        return Words(texts: texts, values: values, prefix: full)
+        return texts.text(full, values) ?? Words(texts: texts, values: values, prefix: full)
     }
 }
 
