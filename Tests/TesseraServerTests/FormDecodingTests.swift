@@ -61,6 +61,19 @@ struct FormEncodingTests {
         #expect(FormEncoding.component("é") == "%C3%A9")
     }
 
+    @Test("the page templates escape every value (the byte escaper registered with Mustache), and a sentence with emphasis escapes each piece")
+    func templatesEscape() {
+        let html = Pages.error(
+            titleKey: "error.not_found_title", messageKey: "error.not_found", detail: #"<script>alert("x")</script> & 'é'"#, look: Look.plain)
+        #expect(html.contains("&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt; &amp; &#39;é&#39;"), "\(html)")
+        #expect(!html.contains("<script>alert"))
+        let marked = Look.plain.words.marked(
+            "federation.confirm_text", ["identity": ("<i>a</i>", "link-identity"), "username": ("{identity}", "link-username")],
+            ["provider": "P&Q", "tenant": "t"])
+        #expect(marked.contains(#"<strong id="link-identity">&lt;i&gt;a&lt;/i&gt;</strong>"#) && marked.contains("P&amp;Q"), "\(marked)")
+        #expect(marked.contains(#"<strong id="link-username">{identity}</strong>"#), "a value is never filled again: \(marked)")
+    }
+
     @Test("HTML escaping replaces the five and keeps every other character")
     func escape() {
         #expect(Pages.escape(#"<a href="x">Tom & Jerry's</a> é😀"#) == "&lt;a href=&quot;x&quot;&gt;Tom &amp; Jerry&#39;s&lt;/a&gt; é😀")
