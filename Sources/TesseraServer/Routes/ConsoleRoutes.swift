@@ -76,10 +76,11 @@ struct ConsoleRoutes {
 
     func layout(_ current: WebSessions.Current, notice: String? = nil) -> ConsoleLayout {
         let caller = current.caller
+        let look = consoleLook(current.tenant)
         return ConsoleLayout(
             who: current.user.username, role: caller?.role.rawValue ?? "", scope: current.consoleOperator?.scopeTenantID?.rawValue,
             csrf: current.session.csrf, manage: caller?.may(.manage) ?? false, support: caller?.may(.support) ?? false, notice: notice,
-            look: consoleLook(current.tenant), t: consoleLook(current.tenant).words)
+            look: look, t: look.words)
     }
 
     /// The console wears the operators' tenant's branding, in English (the console's only language).

@@ -472,11 +472,16 @@ struct OIDCRoutes {
         }
         // The pages name the logo by its digest: that address never changes its bytes.
         let versioned = (try? RequestDecoding.query(request))?["v"] == tenant.branding?.logoDigest
-        return Response(
+        return Self.image(logo, cacheControl: versioned ? "public, max-age=31536000, immutable" : "public, max-age=300")
+    }
+
+    /// A logo as the pages load it: its own type, never sniffed, and a policy under which
+    /// an SVG opened on its own runs nothing.
+    static func image(_ logo: ServiceLogos.Logo, cacheControl: String = "public, max-age=300") -> Response {
+        Response(
             status: .ok,
             headers: [
-                .contentType: logo.type, .cacheControl: versioned ? "public, max-age=31536000, immutable" : "public, max-age=300",
-                .init("X-Content-Type-Options")!: "nosniff",
+                .contentType: logo.type, .cacheControl: cacheControl, .init("X-Content-Type-Options")!: "nosniff",
                 .init("Content-Security-Policy")!: "default-src 'none'; style-src 'unsafe-inline'; sandbox",
             ],
             body: .init(byteBuffer: ByteBuffer(bytes: logo.bytes)))
@@ -491,13 +496,7 @@ struct OIDCRoutes {
             let found = try await domain.service(clientID: ClientID(client)), found.tenantID == tenant.id, let uri = found.logoURI,
             let logo = await state.serviceLogos.logo(uri, http: Outbound(domain, timeout: .seconds(5), maximumBody: TenantLogoRecord.maximumSize))
         else { throw BrowserError(status: .notFound, "not_found") }
-        return Response(
-            status: .ok,
-            headers: [
-                .contentType: logo.type, .cacheControl: "public, max-age=300", .init("X-Content-Type-Options")!: "nosniff",
-                .init("Content-Security-Policy")!: "default-src 'none'; style-src 'unsafe-inline'; sandbox",
-            ],
-            body: .init(byteBuffer: ByteBuffer(bytes: logo.bytes)))
+        return Self.image(logo)
     }
 
     /// The page a device link opens in a browser: the same link as text and QR code.

@@ -90,20 +90,8 @@ enum MessageTemplates {
         """
     }
 
-    static func escaped(_ text: String) -> String {
-        var out = ""
-        for character in text {
-            switch character {
-            case "&": out += "&amp;"
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            case "\"": out += "&quot;"
-            case "'": out += "&#39;"
-            default: out.append(character)
-            }
-        }
-        return out
-    }
+    /// Escaped for HTML as every page is (the same five characters).
+    static func escaped(_ text: String) -> String { Pages.escape(text) }
 
     /// A time in seconds as the language writes it, in UTC.
     static func date(_ seconds: String?, texts: Texts) -> String {

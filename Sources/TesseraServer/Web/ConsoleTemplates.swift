@@ -12,9 +12,9 @@ enum ConsoleTemplates {
     static let layout = """
         <!doctype html>
         <html lang="{{look.language}}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
-        <title>{{title}}{{#console}} · Tessera{{/console}}</title><link rel="stylesheet" href="/static/tessera.css">{{#look.stylesheetURL}}<link rel="stylesheet" href="{{look.stylesheetURL}}">{{/look.stylesheetURL}}        <script src="/static/console.js" defer></script>{{#account}}<script src="/static/webauthn.js" defer></script>{{/account}}</head>
+        <title>{{title}}{{#console}} · Tessera{{/console}}</title><link rel="stylesheet" href="/static/tessera.css">{{#look.stylesheetURL}}<link rel="stylesheet" href="{{look.stylesheetURL}}">{{/look.stylesheetURL}}<script src="/static/console.js" defer></script>{{#account}}<script src="/static/webauthn.js" defer></script>{{/account}}</head>
         <body class="{{#wide}}wide{{/wide}}"><a class="skip" href="#main">{{t.account.skip}}</a>
-        {{#look.hasHeader}}<header class="brand wide">{{#look.logoURL}}<img id="brand-logo" src="{{look.logoURL}}" alt="{{look.logoAlt}}">{{/look.logoURL}}        {{#look.displayName}}<span class="brand-name">{{look.displayName}}</span>{{/look.displayName}}</header>{{/look.hasHeader}}
+        {{>brandheader}}
         {{#console}}<header class="top"><nav aria-label="Console">
         <a href="/console" id="nav-dashboard">Dashboard</a><a href="/console/tenants" id="nav-tenants">Tenants</a>
         <a href="/console/audit" id="nav-audit">Audit log</a>{{#manage}}<a href="/console/keys" id="nav-keys">API keys</a><a href="/console/webhooks" id="nav-webhooks">Webhooks</a>{{/manage}}

@@ -9,7 +9,15 @@ enum PageTemplates {
     static let all: [String: String] = [
         "page": page, "login": login, "error": error, "signedout": signedOut, "devicelink": deviceLink,
         "federationconfirm": federationConfirm, "federationlinked": federationLinked, "continue": continueToProvider,
+        "brandheader": brandHeader,
     ]
+
+    /// The tenant's logo and name above a page, for this frame and the console's layout
+    /// (wide where the page is).
+    static let brandHeader = """
+        {{#look.hasHeader}}<header class="brand{{#wide}} wide{{/wide}}">{{#look.logoURL}}<img id="brand-logo" src="{{look.logoURL}}" alt="{{look.logoAlt}}">{{/look.logoURL}}\
+        {{#look.displayName}}<span class="brand-name">{{look.displayName}}</span>{{/look.displayName}}</header>{{/look.hasHeader}}
+        """
 
     /// The frame: the tenant's style sheet after Tessera's, its logo or name above the
     /// page, its links below.
@@ -18,8 +26,7 @@ enum PageTemplates {
         <html lang="{{look.language}}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
         <title>{{title}}</title><link rel="stylesheet" href="/static/tessera.css">{{#look.stylesheetURL}}<link rel="stylesheet" href="{{look.stylesheetURL}}">{{/look.stylesheetURL}}\
         {{#scripts}}<script src="/static/{{.}}" defer></script>{{/scripts}}</head>
-        <body>{{#look.hasHeader}}<header class="brand">{{#look.logoURL}}<img id="brand-logo" src="{{look.logoURL}}" alt="{{look.logoAlt}}">{{/look.logoURL}}\
-        {{#look.displayName}}<span class="brand-name">{{look.displayName}}</span>{{/look.displayName}}</header>{{/look.hasHeader}}
+        <body>{{>brandheader}}
         <main>{{{content}}}</main>
         {{#look.hasLinks}}<footer class="brand-links"><nav>{{#look.supportURL}}<a id="support-link" href="{{look.supportURL}}">{{t.page.support}}</a>{{/look.supportURL}}\
         {{#look.privacyURL}}<a id="privacy-link" href="{{look.privacyURL}}">{{t.page.privacy}}</a>{{/look.privacyURL}}\
