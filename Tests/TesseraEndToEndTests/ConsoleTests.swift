@@ -85,14 +85,18 @@ struct ConsoleTests {
                 bob?.remove()
                 return done
             }
+            // The logo the walk uploads with the tenant's branding form.
+            let logo = FileManager.default.temporaryDirectory.appendingPathComponent("console-logo-\(UUID().uuidString).png")
+            try Data(try QRCode("Acme Bank").png(scale: 4)).write(to: logo)
+            defer { try? FileManager.default.removeItem(at: logo) }
             let result = try await Python.run(
                 "console_browser.py", [], environment: [
                     "TESSERA_BASE": server.baseURL, "ACCOUNT_TENANT": account.tenant, "WINDOW_SIZE": windowSize,
-                    "TESSERA_ADMIN_TOKEN": server.adminToken, "SCREENSHOT_DIR": screenshotDirectory().path,
+                    "TESSERA_ADMIN_TOKEN": server.adminToken, "SCREENSHOT_DIR": screenshotDirectory().path, "LOGO_FILE": logo.path,
                 ],
                 // Two Chromiums beside 47 other tests on two cores: the PostgreSQL pass once
                 // took more than 180 s for this walk (it takes about 120 s in the SQLite pass).
-                timeout: .seconds(360), onLine: { continuation.yield($0) })
+                timeout: .seconds(420), onLine: { continuation.yield($0) })
             continuation.finish()
             let done = try await devices.value
             #expect(result.status == 0, "\(result.errors)\n\(result.output.suffix(2000))")
@@ -100,7 +104,8 @@ struct ConsoleTests {
             // axe-core on every page the walk photographed: no serious or critical violation.
             let line = try #require(result.output.split(separator: "\n").first { $0.hasPrefix("RESULT ") })
             let summary = try #require(try JSONSerialization.jsonObject(with: Data(line.dropFirst(7).utf8)) as? [String: Any])
-            #expect((summary["axe_pages"] as? Int ?? 0) >= 10, "\(summary)")
+            #expect((summary["axe_pages"] as? Int ?? 0) >= 30, "\(summary)")
+            #expect(summary["console_languages"] as? [String] == ["en", "de", "fr"], "\(summary)")
             #expect((summary["accessibility"] as? [String])?.isEmpty == true, "\(summary["accessibility"] ?? "")")
 
             // What the pages did, seen through the admin API.

@@ -195,6 +195,7 @@ struct ContainmentTests {
             let needs: [String: (String, Bool)] = [
                 "/console/tenants": ("manage", true), "/console/tenants/{tenant}": ("manage", false),
                 "/console/tenants/{tenant}/delete": ("manage", true), "/console/tenants/{tenant}/branding": ("manage", false),
+                "/console/tenants/{tenant}/branding/logo": ("manage", false), "/console/tenants/{tenant}/branding/logo/remove": ("manage", false),
                 "/console/tenants/{tenant}/services": ("manage", false),
                 "/console/tenants/{tenant}/services/{client}": ("manage", false),
                 "/console/tenants/{tenant}/services/{client}/secret": ("manage", false),

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TesseraCore
+import TesseraDomain
 
 @testable import TesseraServer
 
@@ -79,5 +80,47 @@ struct FormEncodingTests {
         #expect(Pages.escape(#"<a href="x">Tom & Jerry's</a> é😀"#) == "&lt;a href=&quot;x&quot;&gt;Tom &amp; Jerry&#39;s&lt;/a&gt; é😀")
         #expect(Pages.escape("plain é") == "plain é")
         #expect(Pages.escape("") == "")
+    }
+
+    @Test("a multipart form gives its fields and files, as Chromium sends them, and refuses what is malformed")
+    func multipart() throws {
+        let boundary = "----WebKitFormBoundaryx7Qq3Zb1kE0aH9Lf"
+        let png: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0x0D, 0x0A, 0x2D, 0x2D, 0x00, 0xFF]
+        func body(_ parts: [(headers: String, content: [UInt8])], closing: String = "--\r\n") -> [UInt8] {
+            var bytes: [UInt8] = []
+            for part in parts { bytes += Array("--\(boundary)\r\n\(part.headers)\r\n\r\n".utf8) + part.content + Array("\r\n".utf8) }
+            return bytes + Array("--\(boundary)\(closing)".utf8)
+        }
+        let sent = body([
+            (#"Content-Disposition: form-data; name="csrf""#, Array("token é".utf8)),
+            ("Content-Disposition: form-data; name=\"logo\"; filename=\"a \\\"b\\\".png\"\r\nContent-Type: image/png", png),
+            (#"Content-Disposition: form-data; name="empty"; filename="""#, []),
+        ])
+        #expect(MultipartForm.boundary(ofContentType: "multipart/form-data; boundary=\(boundary)") == boundary)
+        #expect(MultipartForm.boundary(ofContentType: #"Multipart/Form-Data; boundary="a b""#) == "a b")
+        #expect(MultipartForm.boundary(ofContentType: "application/x-www-form-urlencoded") == nil)
+        let form = try MultipartForm.parse(sent, boundary: boundary)
+        #expect(form.fields == ["csrf": "token é"])
+        #expect(form.files["logo"]?.bytes == Data(png) && form.files["logo"]?.contentType == "image/png")
+        #expect(form.files["logo"]?.filename == #"a "b".png"#)
+        #expect(form.files["empty"] == nil, "an empty file field is absent")
+        // A preamble before the first boundary is ignored.
+        #expect(try MultipartForm.parse(Array("preamble\r\n".utf8) + sent, boundary: boundary).fields == ["csrf": "token é"])
+        let malformed: [[UInt8]] = [
+            [],
+            Array(sent.dropLast(4)),  // no closing delimiter
+            body([(#"Content-Disposition: form-data; name="a""#, [65]), (#"Content-Disposition: form-data; name="a""#, [66])]),
+            body([("Content-Disposition: form-data", [65])]),  // no name
+            body([(#"Content-Type: text/plain"#, [65])]),  // no disposition
+            body([(#"Content-Disposition: form-data; name="a""#, [0x41, 0x00])]),  // NUL in a text field
+            body([(#"Content-Disposition: form-data; name="a""#, [0xC3])]),  // not UTF-8
+            body([("no colon here", [65])]),
+            body((0...MultipartForm.maximumParts).map { (#"Content-Disposition: form-data; name="f\#($0)""#, [65]) }),  // too many parts
+        ]
+        for bytes in malformed {
+            #expect(throws: DomainError.self, "\(String(decoding: bytes.prefix(120), as: UTF8.self))") {
+                try MultipartForm.parse(bytes, boundary: boundary)
+            }
+        }
     }
 }

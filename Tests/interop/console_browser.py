@@ -32,6 +32,9 @@ def shot(name):
     result["axe_pages"] = result.get("axe_pages", 0) + 1
     directory = os.environ.get("SCREENSHOT_DIR")
     if directory:
+        # axe-core scrolls to what it checks: back to the top and the tables' start, as a person arrives.
+        driver.execute_script(
+            "window.scrollTo(0, 0); document.querySelectorAll('.table').forEach(function (e) { e.scrollLeft = 0; });")
         width, height = (int(value) for value in os.environ.get("WINDOW_SIZE", "1000,1400").split(","))
         full = driver.execute_script("return document.documentElement.scrollHeight")
         driver.set_window_size(width, max(height, full))
@@ -150,6 +153,22 @@ try:
     check("Saved" in text("notice"), "the branding was not saved")
     check(driver.find_element(By.ID, "display_name").get_attribute("value") == "Acme Bank", "the display name was not kept")
     check(driver.find_element(By.ID, "primary_color").get_attribute("value") == "#7a1f5c", "the colour was not kept")
+    # The logo, uploaded with the form as a browser sends a file (multipart/form-data): a file
+    # that is no image is refused beside the field; a PNG is kept and shown.
+    with tempfile.NamedTemporaryFile(suffix=".png", delete=False) as file:
+        file.write(b"this is no image")
+        not_an_image = file.name
+    driver.find_element(By.ID, "logo").send_keys(not_an_image)
+    submit(driver.find_element(By.ID, "tenant-logo-upload"))
+    os.unlink(not_an_image)
+    check(exists("#logo-error") and "PNG" in text("logo-error"), "a file that is no PNG was not refused beside the logo field")
+    check(not exists("#tenant-logo"), "a refused logo was kept")
+    driver.find_element(By.ID, "logo").send_keys(os.environ["LOGO_FILE"])
+    submit(driver.find_element(By.ID, "tenant-logo-upload"))
+    check("logo" in text("notice"), "no notice after uploading the logo")
+    wait(lambda: driver.execute_script(
+        "var i = document.getElementById('tenant-logo'); return i !== null && i.complete && i.naturalWidth > 0"),
+        message="the uploaded logo is not shown")
     driver.find_element(By.ID, "invitations_by_email_only").click()
     submit(driver.find_element(By.ID, "tenant-settings"))
     check(exists("#invitations_by_email_only-error") and "smtp" in text("invitations_by_email_only-error"),
@@ -308,6 +327,34 @@ try:
     submit(driver.find_element(By.ID, "create-webhook"))
     check(exists("#events-error"), "an unknown event was not refused beside its field")
     check(len(driver.find_elements(By.CSS_SELECTOR, "#webhooks tbody tr")) == 0, "a refused webhook was made")
+
+    # The console in each language the browser asks for: every page photographed and
+    # checked with axe-core, no key left untranslated.
+    console_pages = {
+        "dashboard": "/console", "tenants": "/console/tenants", "tenant": "/console/tenants/acme",
+        "services": "/console/tenants/acme/services", "service": f"/console/tenants/acme/services/{client_id}",
+        "users": "/console/tenants/acme/users", "user": user_page[len(BASE):], "signing-keys": "/console/tenants/acme/keys",
+        "groups": "/console/tenants/acme/groups", "audit": "/console/audit", "webhooks": "/console/webhooks", "api-keys": "/console/keys",
+    }
+    english_headings = {}
+    for language in ["en", "de", "fr"]:
+        driver.execute_cdp_cmd("Network.enable", {})
+        driver.execute_cdp_cmd("Network.setExtraHTTPHeaders", {"headers": {"Accept-Language": language}})
+        for name, path in console_pages.items():
+            driver.get(BASE + path)
+            lang = driver.find_element(By.TAG_NAME, "html").get_attribute("lang")
+            check(lang == language, f"the console's {name} page is in {lang}, not {language}")
+            heading = driver.find_element(By.TAG_NAME, "h1").text
+            body = driver.find_element(By.TAG_NAME, "body").text
+            check("Words(" not in driver.page_source and "console." not in body, f"a sentence is missing on {name} ({language})")
+            if language == "en":
+                english_headings[name] = heading
+            elif name not in ("dashboard", "service", "webhooks"):
+                check(heading != english_headings[name], f"the {name} page's heading is English in {language}: {heading}")
+            if language != "en":
+                shot(f"{name}-{language}")
+    driver.execute_cdp_cmd("Network.setExtraHTTPHeaders", {"headers": {}})
+    result["console_languages"] = ["en", "de", "fr"]
 
     # Sign out: the session is gone, the console asks to sign in again.
     submit(driver.find_element(By.ID, "sign-out"))

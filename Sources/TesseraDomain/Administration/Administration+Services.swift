@@ -336,8 +336,9 @@ extension Administration {
 public struct ServiceSwitch: Sendable {
     /// The admin API's field, which is also the console form's field.
     public let field: String
-    /// On the console's form: the checkbox's id and label; nil: not on the form.
-    public let console: (id: String, label: String)?
+    /// On the console's form: the checkbox's id (its label is the catalog's
+    /// `console.switch.FIELD`); nil: not on the form.
+    public let console: String?
     /// A new service's value when the request does not say.
     public let standard: Bool
     let record: any WritableKeyPath<ServiceRecord, Bool> & Sendable
@@ -349,16 +350,16 @@ public struct ServiceSwitch: Sendable {
     public static let all: [ServiceSwitch] = [
         ServiceSwitch(
             field: "number_matching",
-            console: ("service-number-matching", "Number matching: the login page shows a number the user picks on the device"),
+            console: "service-number-matching",
             standard: true, record: \.numberMatching, shown: \.numberMatching, created: \.numberMatching, changed: \.numberMatching),
         ServiceSwitch(
             field: "require_pushed_authorization_requests",
-            console: ("service-require-par", "Authorization requests must be pushed first (PAR)"), standard: false,
+            console: "service-require-par", standard: false,
             record: \.requirePushedAuthorizationRequests, shown: \.requirePushedAuthorizationRequests,
             created: \.requirePushedAuthorizationRequests, changed: \.requirePushedAuthorizationRequests),
         ServiceSwitch(
             field: "dpop_bound_access_tokens",
-            console: ("service-dpop-bound", "Tokens are always DPoP-bound (the service must send DPoP proofs)"), standard: false,
+            console: "service-dpop-bound", standard: false,
             record: \.dpopBound, shown: \.dpopBoundAccessTokens, created: \.dpopBoundAccessTokens, changed: \.dpopBoundAccessTokens),
         ServiceSwitch(
             field: "app_identity_token", console: nil, standard: false, record: \.appIdentityToken, shown: \.appIdentityToken,

@@ -22,6 +22,8 @@ public struct TesseraRequestContext: RequestContext, RemoteAddressRequestContext
     /// (its CSRF token checked).
     var webSession: WebSessions.Current?
     var form: [String: String]?
+    /// The files of a `multipart/form-data` form, by field name.
+    var files: [String: MultipartForm.File] = [:]
 
     public init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)

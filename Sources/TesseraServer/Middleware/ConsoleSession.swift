@@ -5,7 +5,7 @@ import TesseraRecords
 /// The console's signed-in pages: before a handler runs, the operator's session (from its
 /// cookie; none is a redirect to sign-in) goes into the request context, and a form's body
 /// is read and must carry the session's CSRF token (else nothing happens: 403). Handlers
-/// ask with `requireWebSession()` and `requireForm()`.
+/// ask with `requireWebSession()` and `requireForm()`; a form's files are `context.files`.
 struct ConsoleSession: RouterMiddleware {
     typealias Context = TesseraRequestContext
     let domain: Domain
@@ -19,7 +19,11 @@ struct ConsoleSession: RouterMiddleware {
         }
         var context = context
         context.webSession = current
-        if request.method == .post { context.form = try await signIn.form(request, current: current) }
+        if request.method == .post {
+            let sent = try await signIn.submission(request, current: current)
+            context.form = sent.fields
+            context.files = sent.files
+        }
         return try await next(request, context)
     }
 }

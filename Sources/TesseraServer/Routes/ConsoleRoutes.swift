@@ -44,6 +44,8 @@ struct ConsoleRoutes {
         tenant.post(use: updateTenant)
         tenant.post("delete", use: deleteTenant)
         tenant.post("branding", use: updateBranding)
+        tenant.post("branding/logo", use: uploadLogo)
+        tenant.post("branding/logo/remove", use: removeLogo)
         tenant.get("services", use: servicesPage)
         tenant.post("services", use: createService)
         tenant.get("services/:client", use: servicePage)
@@ -74,23 +76,31 @@ struct ConsoleRoutes {
 
     var signIn: WebSignIn { WebSignIn(domain: domain, pages: pages, kind: .console, cookies: cookies) }
 
-    func layout(_ current: WebSessions.Current, notice: String? = nil) -> ConsoleLayout {
+    /// The frame of a page, its words given `values` (the tenant's, service's or user's
+    /// `name`, …) for their placeholders.
+    func layout(_ current: ConsoleVisit, notice: String? = nil, values: [String: String] = [:]) -> ConsoleLayout {
         let caller = current.caller
-        let look = consoleLook(current.tenant)
         return ConsoleLayout(
             who: current.user.username, role: caller?.role.rawValue ?? "", scope: current.consoleOperator?.scopeTenantID?.rawValue,
             csrf: current.session.csrf, manage: caller?.may(.manage) ?? false, support: caller?.may(.support) ?? false, notice: notice,
-            look: look, t: look.words)
+            look: current.look, t: values.isEmpty ? current.words : current.words.with(values))
     }
 
-    /// The console wears the operators' tenant's branding, in English (the console's only language).
-    func consoleLook(_ operators: TenantRecord?) -> Look {
-        Look.of(operators, issuer: operators.map { domain.issuer(forTenantNamed: $0.name) }, language: "en")
+    /// The signed-in operator of this request, with the console's look in their language.
+    func visit(_ request: Request, _ context: TesseraRequestContext) throws -> ConsoleVisit {
+        let current = try context.requireWebSession()
+        return ConsoleVisit(web: current, look: consoleLook(current.tenant, request))
+    }
+
+    /// The console wears the operators' tenant's branding, in the browser's language (or
+    /// the operators' tenant's default).
+    func consoleLook(_ operators: TenantRecord?, _ request: Request) -> Look {
+        Look.of(operators, issuer: operators.map { domain.issuer(forTenantNamed: $0.name) }, request: request)
     }
 
     /// The operator's use cases for `need` (and the tenant of the path, when it has one):
     /// 404 for a tenant outside its scope, 403 beyond its role; the same checks as the API.
-    func administration(_ current: WebSessions.Current, _ need: AdminCaller.Need, tenant: TenantRecord? = nil, global: Bool = false)
+    func administration(_ current: ConsoleVisit, _ need: AdminCaller.Need, tenant: TenantRecord? = nil, global: Bool = false)
         throws -> Administration
     {
         guard let caller = current.caller else { throw DomainError(.forbidden, .accessDenied, "not an operator") }
@@ -106,15 +116,16 @@ struct ConsoleRoutes {
         }
         let operators = try await domain.webSessions.operatorsTenant(creating: false, logger: context.logger)
         let exists = operators != nil
-        let look = consoleLook(operators)
+        let look = consoleLook(operators, request)
+        let words = look.words
         return pages.render(
-            "signin", title: "Console sign-in",
+            "signin", title: words("console.signin_title"),
             page: ConsoleViews.SignIn(
-                heading: "Tessera console",
+                heading: words("console.signin_heading"),
                 text: exists
-                    ? "Operators sign in with their activated device."
-                    : "No operator exists yet: run `tessera admin console-user add USERNAME` and activate the device it invites.",
-                start: "/console/login", button: look.words("account.signin_button"), hint: look.words("account.signin_hint")),
+                    ? words("console.signin_text")
+                    : words("console.signin_none", ["command": "tessera admin console-user add USERNAME"]),
+                start: "/console/login", button: words("account.signin_button"), hint: words("account.signin_hint")),
             layout: PlainLayout(look: look, t: look.words))
     }
 
@@ -133,43 +144,44 @@ struct ConsoleRoutes {
     }
 
     @Sendable func logout(_ request: Request, context: TesseraRequestContext) async throws -> Response {
-        let current = try context.requireWebSession()
-        return try await signIn.signOut(current, next: "/console/sign-in", logger: context.logger)
+        let current = try visit(request, context)
+        return try await signIn.signOut(current.web, next: "/console/sign-in", logger: context.logger)
     }
 
     // MARK: Dashboard
 
     @Sendable func dashboard(_ request: Request, context: TesseraRequestContext) async throws -> Response {
-        let current = try context.requireWebSession()
+        let current = try visit(request, context)
         let administration = try administration(current, .read)
         let cards = try await administration.dashboard().map { tenant in
             ConsoleViews.Dashboard.Card(
                 name: tenant.name, users: tenant.users, activations: tenant.activations,
                 logins: tenant.loginsPerHour.reduce(0, +), failures: tenant.failuresPerHour.reduce(0, +),
                 locked: tenant.lockedActivations, ciba: tenant.openBackchannelRequests,
-                chart: WebPages.chart(logins: tenant.loginsPerHour, failures: tenant.failuresPerHour, label: tenant.name))
+                chart: WebPages.chart(logins: tenant.loginsPerHour, failures: tenant.failuresPerHour, label: tenant.name, words: current.words))
         }
-        return pages.render("dashboard", title: "Dashboard", page: ConsoleViews.Dashboard(tenants: cards), layout: layout(current))
+        return pages.render("dashboard", title: current.words("console.nav.dashboard"), page: ConsoleViews.Dashboard(tenants: cards), layout: layout(current))
     }
 
     // MARK: Tenants
 
-    func renderTenants(_ current: WebSessions.Current, problem: FormProblem? = nil, values input: [String: String] = [:], notice: String? = nil)
+    func renderTenants(_ current: ConsoleVisit, problem: FormProblem? = nil, values input: [String: String] = [:], notice: String? = nil)
         async throws -> Response
     {
         let tenants = try await administration(current, .read).listTenants()
         let page = ConsoleViews.Tenants(
             tenants: tenants.map { .init(name: $0.name, issuer: $0.issuer) }, global: current.caller?.may(.manage, global: true) ?? false,
             values: input)
-        return pages.render("tenants", title: "Tenants", page: page, layout: layout(current, notice: notice), problem: problem)
+        return pages.render("tenants", title: current.words("console.nav.tenants"), page: page, layout: layout(current, notice: notice), problem: problem)
     }
 
     @Sendable func tenantsPage(_ request: Request, context: TesseraRequestContext) async throws -> Response {
-        try await renderTenants(try context.requireWebSession(), notice: WebPages.notice(request))
+        let current = try visit(request, context)
+        return try await renderTenants(current, notice: current.notice(request))
     }
 
     @Sendable func createTenant(_ request: Request, context: TesseraRequestContext) async throws -> Response {
-        let current = try context.requireWebSession()
+        let current = try visit(request, context)
         let form = try context.requireForm()
         let name = form["name"] ?? ""
         do {
@@ -181,29 +193,21 @@ struct ConsoleRoutes {
         throw WebRedirect(location: "/console/tenants/\(name)?done=created")
     }
 
-    static let tenantSettings: [(name: String, label: String)] = [
-        ("free_attempts", "Lockout: free attempts"), ("waits", "Lockout: waits in seconds (comma-separated)"),
-        ("permanent_after", "Lockout: permanent after attempts (empty: never)"), ("process_policy", "Account process policy"),
-        ("sso_lifetime", "Single sign-on lifetime (s)"), ("session_lifetime", "Session lifetime (s)"),
-        ("session_idle_lifetime", "Session idle lifetime (s)"), ("access_token_lifetime", "Access token lifetime (s)"),
-        ("history_retention", "History retention (s)"),
-        ("notices", "E-mailed security notices (comma-separated: device_added, device_removed, passkey_added, locked; empty: none)"),
-        ("default_language", "Language of pages and e-mails when the service and browser name none (en, de or fr)"),
+    /// The settings form's fields, each labelled by the catalog's `console.setting.NAME`.
+    static let tenantSettings = [
+        "free_attempts", "waits", "permanent_after", "process_policy", "sso_lifetime", "session_lifetime", "session_idle_lifetime",
+        "access_token_lifetime", "history_retention", "notices", "default_language",
     ]
 
-    /// The branding form's fields: the API's `Branding` fields, each replacing its value (empty: Tessera's).
-    static let brandingFields: [(name: String, label: String, field: any WritableKeyPath<Components.Schemas.Branding, String?> & Sendable)] = [
-        ("display_name", "Display name (the tenant's name as its users know it)", \.displayName),
-        ("app_name", "App name (wherever pages name the app)", \.appName),
-        ("primary_color", "Primary colour, #rrggbb (main actions, under white text; at least 4.5:1 contrast)", \.primaryColor),
-        ("accent_color", "Accent colour, #rrggbb (links on white; at least 4.5:1 contrast)", \.accentColor),
-        ("support_url", "Help page (https)", \.supportUrl),
-        ("privacy_url", "Privacy notice (https)", \.privacyUrl),
-        ("terms_url", "Terms (https)", \.termsUrl),
+    /// The branding form's fields: the API's `Branding` fields, each replacing its value
+    /// (empty: Tessera's), labelled by the catalog's `console.branding.NAME`.
+    static let brandingFields: [(name: String, field: any WritableKeyPath<Components.Schemas.Branding, String?> & Sendable)] = [
+        ("display_name", \.displayName), ("app_name", \.appName), ("primary_color", \.primaryColor), ("accent_color", \.accentColor),
+        ("support_url", \.supportUrl), ("privacy_url", \.privacyUrl), ("terms_url", \.termsUrl),
     ]
 
     func renderTenant(
-        _ current: WebSessions.Current, tenant: TenantRecord, problem: FormProblem? = nil, input: [String: String]? = nil,
+        _ current: ConsoleVisit, tenant: TenantRecord, problem: FormProblem? = nil, input: [String: String]? = nil,
         notice: String? = nil
     ) async throws -> Response {
         let administration = try administration(current, .read, tenant: tenant)
@@ -216,14 +220,15 @@ struct ConsoleRoutes {
             "history_retention": String(view.historyRetention), "notices": view.notices.map(\.rawValue).joined(separator: ", "),
             "default_language": view.defaultLanguage.rawValue,
         ]
-        let settings = Self.tenantSettings.map { setting in
+        let settings = Self.tenantSettings.map { name in
             ConsoleViews.Tenant.Setting(
-                name: setting.name, label: setting.label, value: input?[setting.name] ?? stored[setting.name] ?? "",
-                message: problem?.field == setting.name ? problem?.message : nil)
+                name: name, label: current.words("console.setting.\(name)"), value: input?[name] ?? stored[name] ?? "",
+                message: problem?.field == name ? problem?.message : nil)
         }
         let branding = Self.brandingFields.map { setting in
             ConsoleViews.Tenant.Setting(
-                name: setting.name, label: setting.label, value: input?[setting.name] ?? view.branding[keyPath: setting.field] ?? "",
+                name: setting.name, label: current.words("console.branding.\(setting.name)"),
+                value: input?[setting.name] ?? view.branding[keyPath: setting.field] ?? "",
                 message: problem?.field == setting.name ? problem?.message : nil)
         }
         let page = ConsoleViews.Tenant(
@@ -234,30 +239,32 @@ struct ConsoleRoutes {
             inviteProvisioned: input.map { $0["invite_provisioned_users"] == "true" } ?? view.inviteProvisionedUsers,
             inviteProvisionedMessage: problem?.field == "invite_provisioned_users" ? problem?.message : nil,
             recoveryCodes: input.map { $0["recovery_codes"] == "true" } ?? view.recoveryCodes)
-        return pages.render("tenant", title: "Tenant \(view.name)", page: page, layout: layout(current, notice: notice), problem: problem)
+        return pages.render(
+            "tenant", title: current.words("console.tenant.title", ["name": view.name]), page: page,
+            layout: layout(current, notice: notice, values: ["name": view.name]), problem: problem)
     }
 
     @Sendable func tenantPage(_ request: Request, context: TesseraRequestContext) async throws -> Response {
-        let current = try context.requireWebSession()
-        return try await renderTenant(current, tenant: try context.requireTenant(), notice: WebPages.notice(request))
+        let current = try visit(request, context)
+        return try await renderTenant(current, tenant: try context.requireTenant(), notice: current.notice(request))
     }
 
     @Sendable func updateTenant(_ request: Request, context: TesseraRequestContext) async throws -> Response {
-        let current = try context.requireWebSession()
+        let current = try visit(request, context)
         let form = try context.requireForm()
         let tenant = try context.requireTenant()
         do {
             let administration = try administration(current, .manage, tenant: tenant)
             func number(_ name: String) throws -> Int? {
                 guard let text = form[name]?.trimmingCharacters(in: .whitespaces), !text.isEmpty else { return nil }
-                guard let value = Int(text) else { throw FormProblem("\(name) must be a whole number", field: name) }
+                guard let value = Int(text) else { throw FormProblem(current.words("console.problem.whole_number", ["field": name]), field: name) }
                 return value
             }
             var update = TenantChanges()
             if let free = try number("free_attempts") {
                 let waits = try (form["waits"] ?? "").split(separator: ",").map { part in
                     guard let value = Int(part.trimmingCharacters(in: .whitespaces)) else {
-                        throw FormProblem("waits are whole numbers of seconds, comma-separated", field: "waits")
+                        throw FormProblem(current.words("console.problem.waits"), field: "waits")
                     }
                     return value
                 }
@@ -265,7 +272,7 @@ struct ConsoleRoutes {
                 do {
                     _ = try LockoutPolicy(freeAttempts: lockout.freeAttempts, waits: lockout.waits, permanentAfter: lockout.permanentAfter)
                 } catch {
-                    throw FormProblem("the lockout policy is not valid: \(error)", field: "free_attempts")
+                    throw FormProblem(current.words("console.problem.lockout", ["reason": "\(error)"]), field: "free_attempts")
                 }
                 update.lockout = lockout
             }
@@ -293,7 +300,7 @@ struct ConsoleRoutes {
             _ = try await administration.updateTenant(update, tenant: tenant, logger: context.logger)
         } catch {
             let boxes = ["invitations_by_email_only", "invite_provisioned_users"]
-            guard let problem = FormProblem(error, fields: Self.tenantSettings.map(\.name) + ["lockout"] + boxes) else {
+            guard let problem = FormProblem(error, fields: Self.tenantSettings + ["lockout"] + boxes) else {
                 throw error
             }
             let placed = problem.field == "lockout" ? FormProblem(problem.message, field: "free_attempts", status: problem.status) : problem
@@ -304,7 +311,7 @@ struct ConsoleRoutes {
 
     /// The branding form: replaces the tenant's branding with the fields it sends (the logo stays).
     @Sendable func updateBranding(_ request: Request, context: TesseraRequestContext) async throws -> Response {
-        let current = try context.requireWebSession()
+        let current = try visit(request, context)
         let form = try context.requireForm()
         let tenant = try context.requireTenant()
         do {
@@ -326,8 +333,42 @@ struct ConsoleRoutes {
         throw WebRedirect(location: "/console/tenants/\(tenant.name)?done=saved")
     }
 
+    /// The logo form: a PNG or SVG file in place of the tenant's logo.
+    @Sendable func uploadLogo(_ request: Request, context: TesseraRequestContext) async throws -> Response {
+        let current = try visit(request, context)
+        let tenant = try context.requireTenant()
+        do {
+            let administration = try administration(current, .manage, tenant: tenant)
+            guard let file = context.files["logo"], !file.bytes.isEmpty else {
+                throw FormProblem(current.words("console.problem.logo"), field: "logo")
+            }
+            // The browser names the type by the file's extension; the first bytes decide otherwise.
+            let type = file.contentType.flatMap { Administration.logoTypes.contains($0) ? $0 : nil }
+                ?? (file.bytes.starts(with: [0x89, 0x50, 0x4E, 0x47]) ? "image/png" : "image/svg+xml")
+            _ = try await administration.putLogo(file.bytes, contentType: type, tenant: tenant, logger: context.logger)
+        } catch {
+            guard let problem = FormProblem(error, fields: []) else { throw error }
+            // Beside the file field, unless the operator may not change the logo (no form then).
+            let placed = problem.status == .forbidden ? problem : FormProblem(problem.message, field: "logo", status: problem.status)
+            return try await renderTenant(current, tenant: tenant, problem: placed)
+        }
+        throw WebRedirect(location: "/console/tenants/\(tenant.name)?done=logo")
+    }
+
+    @Sendable func removeLogo(_ request: Request, context: TesseraRequestContext) async throws -> Response {
+        let current = try visit(request, context)
+        let tenant = try context.requireTenant()
+        do {
+            _ = try await administration(current, .manage, tenant: tenant).deleteLogo(tenant: tenant, logger: context.logger)
+        } catch {
+            guard let problem = FormProblem(error, fields: []) else { throw error }
+            return try await renderTenant(current, tenant: tenant, problem: problem)
+        }
+        throw WebRedirect(location: "/console/tenants/\(tenant.name)?done=logo-removed")
+    }
+
     @Sendable func deleteTenant(_ request: Request, context: TesseraRequestContext) async throws -> Response {
-        let current = try context.requireWebSession()
+        let current = try visit(request, context)
         let form = try context.requireForm()
         let tenant = try context.requireTenant()
         do {
@@ -362,11 +403,11 @@ struct ConsoleRoutes {
     /// A service's on/off setting as the console's form shows it (`ServiceSwitch.all`, the
     /// one list): a checkbox named as the admin API's field, ticked by the form sent back,
     /// the service's value, or `standard` on a new one.
-    static func switchValues(form: [String: String]?, service: Components.Schemas.Service?) -> [ConsoleViews.Switch] {
+    static func switchValues(form: [String: String]?, service: Components.Schemas.Service?, words: Words) -> [ConsoleViews.Switch] {
         ServiceSwitch.all.compactMap { toggle in
-            guard let console = toggle.console else { return nil }
+            guard let id = toggle.console else { return nil }
             let checked = form.map { $0.isEmpty ? toggle.standard : $0[toggle.field] == "true" } ?? service?[keyPath: toggle.shown] ?? toggle.standard
-            return ConsoleViews.Switch(field: toggle.field, id: console.id, label: console.label, checked: checked)
+            return ConsoleViews.Switch(field: toggle.field, id: id, label: words("console.switch.\(toggle.field)"), checked: checked)
         }
     }
 
@@ -406,10 +447,10 @@ struct ConsoleRoutes {
 
     /// A form's choice as the admin API's value: absent when not chosen (the form's text is
     /// never empty, so never the generator's empty case), refused when not one of the values.
-    static func choice<Wire: RawRepresentable>(_ text: String?) throws -> Wire? where Wire.RawValue == String {
+    static func choice<Wire: RawRepresentable>(_ text: String?, _ words: Words) throws -> Wire? where Wire.RawValue == String {
         guard let text else { return nil }
         guard let value = Wire(rawValue: text) else {
-            throw DomainError.invalidRequest("\(text.prefix(20)) is not one of the choices")
+            throw DomainError.invalidRequest(words("console.problem.choice", ["value": String(text.prefix(20))]))
         }
         return value
     }
@@ -420,30 +461,38 @@ struct ConsoleRoutes {
     }
 
     /// The choices of CIBA token delivery, `chosen` selected.
-    static func modes(_ chosen: String?) -> [Choice] {
-        [("", "none"), ("poll", "poll"), ("ping", "ping")].map { Choice(value: $0.0, label: $0.1, selected: $0.0 == (chosen ?? "")) }
+    static func modes(_ chosen: String?, _ words: Words) -> [Choice] {
+        [("", words("console.service.ciba_none")), ("poll", "poll"), ("ping", "ping")].map {
+            Choice(value: $0.0, label: $0.1, selected: $0.0 == (chosen ?? ""))
+        }
     }
 
     func renderServices(
-        _ current: WebSessions.Current, tenant: TenantRecord, problem: FormProblem? = nil, input: [String: String] = [:], notice: String? = nil
+        _ current: ConsoleVisit, tenant: TenantRecord, problem: FormProblem? = nil, input: [String: String] = [:], notice: String? = nil
     ) async throws -> Response {
         let services = try await administration(current, .read, tenant: tenant).listServices(tenant: tenant)
         let page = ConsoleViews.Services(
             tenantName: tenant.name,
-            services: services.map { .init(name: $0.name, clientID: $0.clientId, kind: $0._public ? "public" : "confidential", policy: $0.policy) },
+            services: services.map {
+                .init(
+                    name: $0.name, clientID: $0.clientId, kind: current.words($0._public ? "console.kind.public" : "console.kind.confidential"),
+                    policy: $0.policy)
+            },
             // A new service's switches stand as `standard` unless the operator changed them.
-            values: input, switches: Self.switchValues(form: input, service: nil), modes: Self.modes(input["backchannel_token_delivery_mode"]),
-            algorithms: Self.algorithms(input["id_token_signed_response_alg"]))
-        return pages.render("services", title: "Services", page: page, layout: layout(current, notice: notice), problem: problem)
+            values: input, switches: Self.switchValues(form: input, service: nil, words: current.words),
+            modes: Self.modes(input["backchannel_token_delivery_mode"], current.words), algorithms: Self.algorithms(input["id_token_signed_response_alg"]))
+        return pages.render(
+            "services", title: current.words("console.tenant.services"), page: page,
+            layout: layout(current, notice: notice, values: ["name": tenant.name]), problem: problem)
     }
 
     @Sendable func servicesPage(_ request: Request, context: TesseraRequestContext) async throws -> Response {
-        let current = try context.requireWebSession()
-        return try await renderServices(current, tenant: try context.requireTenant(), notice: WebPages.notice(request))
+        let current = try visit(request, context)
+        return try await renderServices(current, tenant: try context.requireTenant(), notice: current.notice(request))
     }
 
     @Sendable func createService(_ request: Request, context: TesseraRequestContext) async throws -> Response {
-        let current = try context.requireWebSession()
+        let current = try visit(request, context)
         let form = try context.requireForm()
         let tenant = try context.requireTenant()
         let input = ServiceForm(form)
@@ -451,9 +500,9 @@ struct ConsoleRoutes {
         do {
             var body = Components.Schemas.CreateService(
                 name: input.name, redirectUris: input.redirectURIs, _public: form["public"] == "true", policy: input.policy,
-                attributes: input.attributes, backchannelTokenDeliveryMode: try Self.choice(input.backchannelMode),
+                attributes: input.attributes, backchannelTokenDeliveryMode: try Self.choice(input.backchannelMode, current.words),
                 backchannelClientNotificationEndpoint: input.notificationEndpoint,
-                idTokenSignedResponseAlg: try Self.choice(input.idTokenAlgorithm),
+                idTokenSignedResponseAlg: try Self.choice(input.idTokenAlgorithm, current.words),
                 postLogoutRedirectUris: input.postLogoutRedirectURIs.isEmpty ? nil : input.postLogoutRedirectURIs,
                 backchannelLogoutUri: input.backchannelLogoutURI)
             for toggle in ServiceSwitch.all where toggle.console != nil { body[keyPath: toggle.created] = input.switches[toggle.field] }
@@ -464,16 +513,18 @@ struct ConsoleRoutes {
         }
         let back = "/console/tenants/\(tenant.name)/services/\(created.clientId)"
         guard let secret = created.clientSecret else { throw WebRedirect(location: back + "?done=created") }
+        let words = current.words
         return pages.render(
-            "once", title: "Service created",
+            "once", title: words("console.service.created_title"),
             page: ConsoleViews.Once(
-                heading: "Service \(created.name) created", text: "Give the service its client id and this secret.",
-                label: "Client secret", value: secret, extraLabel: "Client id", extra: created.clientId, back: back),
+                heading: words("console.service.created_heading", ["name": created.name]), text: words("console.service.created_text"),
+                label: words("console.service.secret"), value: secret, extraLabel: words("console.col.client_id"), extra: created.clientId, back: back,
+                shownOnce: current.shownOnce("console.once.kept_digest")),
             layout: layout(current), status: .created)
     }
 
     func renderService(
-        _ current: WebSessions.Current, tenant: TenantRecord, clientID: ClientID, problem: FormProblem? = nil, input: [String: String]? = nil,
+        _ current: ConsoleVisit, tenant: TenantRecord, clientID: ClientID, problem: FormProblem? = nil, input: [String: String]? = nil,
         notice: String? = nil
     ) async throws -> Response {
         let service: Components.Schemas.Service
@@ -497,20 +548,23 @@ struct ConsoleRoutes {
         let builtIn = WebSessions.isBuiltIn(ClientID(service.clientId))
         let page = ConsoleViews.Service(
             tenantName: tenant.name, name: service.name, clientID: service.clientId, public: service._public,
-            kind: service._public ? "public client" : "confidential client", values: input ?? stored,
-            switches: Self.switchValues(form: input, service: service), modes: Self.modes((input ?? stored)["backchannel_token_delivery_mode"]),
+            kind: current.words(service._public ? "console.kind.public_client" : "console.kind.confidential_client"), values: input ?? stored,
+            switches: Self.switchValues(form: input, service: service, words: current.words),
+            modes: Self.modes((input ?? stored)["backchannel_token_delivery_mode"], current.words),
             algorithms: Self.algorithms((input ?? stored)["id_token_signed_response_alg"]), builtIn: builtIn, manage: builtIn ? false : nil)
-        return pages.render("service", title: "Service \(service.name)", page: page, layout: layout(current, notice: notice), problem: problem)
+        return pages.render(
+            "service", title: current.words("console.service.title", ["name": service.name]), page: page,
+            layout: layout(current, notice: notice, values: ["name": service.name]), problem: problem)
     }
 
     @Sendable func servicePage(_ request: Request, context: TesseraRequestContext) async throws -> Response {
-        let current = try context.requireWebSession()
+        let current = try visit(request, context)
         return try await renderService(
-            current, tenant: try context.requireTenant(), clientID: context.parameters.id("client"), notice: WebPages.notice(request))
+            current, tenant: try context.requireTenant(), clientID: context.parameters.id("client"), notice: current.notice(request))
     }
 
     @Sendable func updateService(_ request: Request, context: TesseraRequestContext) async throws -> Response {
-        let current = try context.requireWebSession()
+        let current = try visit(request, context)
         let form = try context.requireForm()
         let tenant = try context.requireTenant()
         let clientID: ClientID = context.parameters.id("client")
@@ -519,7 +573,7 @@ struct ConsoleRoutes {
             let input = ServiceForm(form)
             func lifetime(_ name: String) throws -> Patch<Int> {
                 guard let text = form[name]?.trimmingCharacters(in: .whitespaces), !text.isEmpty else { return .null }
-                guard let seconds = Int(text) else { throw FormProblem("\(name) is a whole number of seconds", field: name) }
+                guard let seconds = Int(text) else { throw FormProblem(current.words("console.problem.seconds", ["field": name]), field: name) }
                 return .value(seconds)
             }
             var update = ServiceChanges()
@@ -529,13 +583,13 @@ struct ConsoleRoutes {
             update.attributes = input.attributes
             update.set(
                 \.backchannelTokenDeliveryMode, .backchannelTokenDeliveryMode,
-                try Self.choice(input.backchannelMode).map { .value($0) } ?? .null)
+                try Self.choice(input.backchannelMode, current.words).map { .value($0) } ?? .null)
             update.set(
                 \.backchannelClientNotificationEndpoint, .backchannelClientNotificationEndpoint,
                 input.notificationEndpoint.map { .value($0) } ?? .null)
             update.set(\.sessionLifetime, .sessionLifetime, try lifetime("session_lifetime"))
             update.set(\.sessionIdleLifetime, .sessionIdleLifetime, try lifetime("session_idle_lifetime"))
-            update.idTokenSignedResponseAlg = try Self.choice(input.idTokenAlgorithm)
+            update.idTokenSignedResponseAlg = try Self.choice(input.idTokenAlgorithm, current.words)
             update.set(
                 \.postLogoutRedirectUris, .postLogoutRedirectUris,
                 input.postLogoutRedirectURIs.isEmpty ? .null : .value(input.postLogoutRedirectURIs))
@@ -550,7 +604,7 @@ struct ConsoleRoutes {
     }
 
     @Sendable func rotateSecret(_ request: Request, context: TesseraRequestContext) async throws -> Response {
-        let current = try context.requireWebSession()
+        let current = try visit(request, context)
         let tenant = try context.requireTenant()
         let clientID: ClientID = context.parameters.id("client")
         let rotated: Components.Schemas.Service
@@ -560,16 +614,18 @@ struct ConsoleRoutes {
             guard let problem = FormProblem(error, fields: []) else { throw error }
             return try await renderService(current, tenant: tenant, clientID: clientID, problem: problem)
         }
+        let words = current.words
         return pages.render(
-            "once", title: "New secret",
+            "once", title: words("console.service.new_secret_title"),
             page: ConsoleViews.Once(
-                heading: "New secret for \(rotated.name)", text: "The old secret stopped working. Give the service this one.",
-                label: "Client secret", value: rotated.clientSecret ?? "", back: "/console/tenants/\(tenant.name)/services/\(clientID)"),
+                heading: words("console.service.new_secret_heading", ["name": rotated.name]), text: words("console.service.new_secret_text"),
+                label: words("console.service.secret"), value: rotated.clientSecret ?? "",
+                back: "/console/tenants/\(tenant.name)/services/\(clientID)", shownOnce: current.shownOnce("console.once.kept_digest")),
             layout: layout(current))
     }
 
     @Sendable func deleteService(_ request: Request, context: TesseraRequestContext) async throws -> Response {
-        let current = try context.requireWebSession()
+        let current = try visit(request, context)
         let tenant = try context.requireTenant()
         let clientID: ClientID = context.parameters.id("client")
         do {
@@ -583,13 +639,13 @@ struct ConsoleRoutes {
 
     // MARK: Users
 
-    static func attributes(_ text: String?) throws -> [String: String] {
+    static func attributes(_ text: String?, _ words: Words) throws -> [String: String] {
         var attributes: [String: String] = [:]
         for line in (text ?? "").split(whereSeparator: \.isNewline) {
             let trimmed = line.trimmingCharacters(in: .whitespaces)
             if trimmed.isEmpty { continue }
             guard let equals = trimmed.firstIndex(of: "=") else {
-                throw FormProblem("each attribute is name=value on a line of its own", field: "attributes")
+                throw FormProblem(words("console.problem.attributes"), field: "attributes")
             }
             attributes[String(trimmed[..<equals]).trimmingCharacters(in: .whitespaces)] = String(trimmed[trimmed.index(after: equals)...])
                 .trimmingCharacters(in: .whitespaces)
@@ -602,7 +658,7 @@ struct ConsoleRoutes {
     }
 
     func renderUsers(
-        _ current: WebSessions.Current, tenant: TenantRecord, query: [String: String], problem: FormProblem? = nil, input: [String: String] = [:],
+        _ current: ConsoleVisit, tenant: TenantRecord, query: [String: String], problem: FormProblem? = nil, input: [String: String] = [:],
         notice: String? = nil
     ) async throws -> Response {
         let administration = try administration(current, .read, tenant: tenant)
@@ -617,7 +673,7 @@ struct ConsoleRoutes {
                 .init(
                     id: $0.id, username: $0.username,
                     attributes: Self.attributeText($0.attributes.additionalProperties).replacingOccurrences(of: "\n", with: ", "),
-                    status: $0.disabled ? "disabled" : "active", created: WebPages.time($0.createdAt))
+                    status: current.words($0.disabled ? "console.user.disabled" : "console.user.active"), created: current.words.time(seconds: $0.createdAt))
             }
             next = page.nextCursor.map {
                 "/console/tenants/\(tenant.name)/users?cursor=\($0)" + (search.map { "&q=\(FormEncoding.component($0))" } ?? "")
@@ -626,24 +682,26 @@ struct ConsoleRoutes {
             searchProblem = FormProblem(error.message, field: "q")
         }
         let page = ConsoleViews.Users(tenantName: tenant.name, query: search ?? "", values: input, users: users, next: next)
-        return pages.render("users", title: "Users", page: page, layout: layout(current, notice: notice), problem: problem ?? searchProblem)
+        return pages.render(
+            "users", title: current.words("console.tenant.users"), page: page, layout: layout(current, notice: notice, values: ["name": tenant.name]),
+            problem: problem ?? searchProblem)
     }
 
     @Sendable func usersPage(_ request: Request, context: TesseraRequestContext) async throws -> Response {
-        let current = try context.requireWebSession()
+        let current = try visit(request, context)
         return try await renderUsers(
-            current, tenant: try context.requireTenant(), query: (try? RequestDecoding.query(request)) ?? [:], notice: WebPages.notice(request))
+            current, tenant: try context.requireTenant(), query: (try? RequestDecoding.query(request)) ?? [:], notice: current.notice(request))
     }
 
     @Sendable func createUser(_ request: Request, context: TesseraRequestContext) async throws -> Response {
-        let current = try context.requireWebSession()
+        let current = try visit(request, context)
         let form = try context.requireForm()
         let tenant = try context.requireTenant()
         let created: Components.Schemas.User
         do {
             let administration = try administration(current, .manage, tenant: tenant)
             created = try await administration.createUser(
-                .init(username: form["username"] ?? "", attributes: .init(additionalProperties: try Self.attributes(form["attributes"]))), tenant: tenant,
+                .init(username: form["username"] ?? "", attributes: .init(additionalProperties: try Self.attributes(form["attributes"], current.words))), tenant: tenant,
                 logger: context.logger)
         } catch {
             guard let problem = FormProblem(error, fields: ["username", "user exists", "attribute"]) else { throw error }
@@ -655,7 +713,7 @@ struct ConsoleRoutes {
     }
 
     func renderUser(
-        _ current: WebSessions.Current, tenant: TenantRecord, id: UserID, problem: FormProblem? = nil, notice: String? = nil,
+        _ current: ConsoleVisit, tenant: TenantRecord, id: UserID, problem: FormProblem? = nil, notice: String? = nil,
         historyCursor: String? = nil
     ) async throws -> Response {
         let administration = try administration(current, .read, tenant: tenant)
@@ -670,43 +728,49 @@ struct ConsoleRoutes {
                 username: detail.user.username, activationID: nil, service: nil, outcome: nil, since: nil, until: nil, cursor: historyCursor,
                 limit: 20), tenant: tenant)
         let now = Double(domain.epochNow())
+        let words = current.words
         let page = ConsoleViews.User(
             tenantName: tenant.name, id: detail.user.id, username: detail.user.username,
-            status: detail.user.disabled ? "Disabled" : "Active", disabled: detail.user.disabled,
-            created: WebPages.time(detail.user.createdAt), attributes: Self.attributeText(detail.user.attributes.additionalProperties),
+            status: words(detail.user.disabled ? "console.user.disabled" : "console.user.active"), disabled: detail.user.disabled,
+            created: current.words.time(seconds: detail.user.createdAt), attributes: Self.attributeText(detail.user.attributes.additionalProperties),
             activations: detail.activations.map { activation in
                 let locked = activation.permanentlyLocked || (activation.lockedUntil.map { $0 > now } ?? false)
                 return .init(
                     id: activation.id, alias: activation.alias ?? "—", factors: activation.factors.joined(separator: ", "),
                     state: activation.permanentlyLocked
-                        ? "locked" : locked ? "locked until \(WebPages.time(activation.lockedUntil))"
-                        : activation.failedAttempts > 0 ? "active, \(activation.failedAttempts) failed attempts" : "active",
-                    locked: locked || activation.failedAttempts > 0, created: WebPages.time(activation.createdAt),
-                    lastUsed: WebPages.time(activation.lastUsedAt))
+                        ? words("console.device.locked") : locked ? words("console.device.locked_until", ["time": words.time(seconds: activation.lockedUntil)])
+                        : activation.failedAttempts > 0
+                            ? words("console.device.failed_attempts", ["count": words.number(activation.failedAttempts)]) : words("console.active"),
+                    locked: locked || activation.failedAttempts > 0, created: current.words.time(seconds: activation.createdAt),
+                    lastUsed: current.words.time(seconds: activation.lastUsedAt))
             },
             securityKeys: detail.securityKeys.map { key in
                 .init(
                     keyID: key.id, name: key.name, algorithm: key.algorithm.rawValue,
-                    kind: key.backupEligible ? "passkey (synced)" : "security key", attestation: key.attestation.rawValue,
-                    state: key.suspicious ? "blocked: its counter went backwards" : "active", created: WebPages.time(key.createdAt),
-                    lastUsed: WebPages.time(key.lastUsedAt))
+                    kind: words(key.backupEligible ? "console.key.synced" : "console.key.security_key"), attestation: key.attestation.rawValue,
+                    state: words(key.suspicious ? "console.key.blocked" : "console.active"), created: current.words.time(seconds: key.createdAt),
+                    lastUsed: current.words.time(seconds: key.lastUsedAt))
             },
             sessions: detail.sessions.map {
                 .init(
-                    id: $0.id, service: $0.service ?? "—", factors: $0.factors.joined(separator: ", "), created: WebPages.time($0.createdAt),
-                    expires: WebPages.time($0.expiresAt))
+                    id: $0.id, service: $0.service ?? "—", factors: $0.factors.joined(separator: ", "), created: current.words.time(seconds: $0.createdAt),
+                    expires: current.words.time(seconds: $0.expiresAt))
             },
             history: history.entries.map {
-                .init(at: WebPages.time($0.at), service: $0.service ?? "—", purpose: $0.purpose, outcome: $0.outcome, factors: $0.factors.joined(separator: ", "))
+                .init(
+                    at: words.time(seconds: $0.at), service: $0.service ?? "—", purpose: words.named("account.purpose", $0.purpose),
+                    outcome: words.named("account.outcome", $0.outcome), factors: $0.factors.joined(separator: ", "))
             },
             olderHistory: history.nextCursor.map { "/console/tenants/\(tenant.name)/users/\(detail.user.id)?history=\($0)#history" })
-        return pages.render("user", title: "User \(detail.user.username)", page: page, layout: layout(current, notice: notice), problem: problem)
+        let values = ["name": detail.user.username, "time": page.created]
+        return pages.render(
+            "user", title: words("console.user.title", values), page: page, layout: layout(current, notice: notice, values: values), problem: problem)
     }
 
     @Sendable func userPage(_ request: Request, context: TesseraRequestContext) async throws -> Response {
-        let current = try context.requireWebSession()
+        let current = try visit(request, context)
         return try await renderUser(
-            current, tenant: try context.requireTenant(), id: context.parameters.id("user"), notice: WebPages.notice(request),
+            current, tenant: try context.requireTenant(), id: context.parameters.id("user"), notice: current.notice(request),
             historyCursor: (try? RequestDecoding.query(request))?["history"])
     }
 
@@ -717,7 +781,7 @@ struct ConsoleRoutes {
         _ request: Request, context: TesseraRequestContext, _ need: AdminCaller.Need, done: String,
         _ change: (Administration, TenantRecord, [String: String]) async throws -> UserID?
     ) async throws -> Response {
-        let current = try context.requireWebSession()
+        let current = try visit(request, context)
         let form = try context.requireForm()
         let tenant = try context.requireTenant()
         let target: UserID?
@@ -736,9 +800,10 @@ struct ConsoleRoutes {
     }
 
     @Sendable func updateUser(_ request: Request, context: TesseraRequestContext) async throws -> Response {
-        try await userChange(request, context: context, .manage, done: "saved") { administration, tenant, form in
+        let words = try visit(request, context).words
+        return try await userChange(request, context: context, .manage, done: "saved") { administration, tenant, form in
             _ = try await administration.updateUser(
-                context.parameters.id("user"), .init(attributes: .init(additionalProperties: try Self.attributes(form["attributes"]))), tenant: tenant,
+                context.parameters.id("user"), .init(attributes: .init(additionalProperties: try Self.attributes(form["attributes"], words))), tenant: tenant,
                 logger: context.logger)
             return context.parameters.id("user")
         }
@@ -751,7 +816,7 @@ struct ConsoleRoutes {
     }
 
     @Sendable func enableUser(_ request: Request, context: TesseraRequestContext) async throws -> Response {
-        try await userChange(request, context: context, .manage, done: "webhook-enabled") { administration, tenant, _ in
+        try await userChange(request, context: context, .manage, done: "enabled") { administration, tenant, _ in
             return UserID(try await administration.setDisabled(false, user: context.parameters.id("user"), tenant: tenant, logger: context.logger).id)
         }
     }
@@ -764,7 +829,7 @@ struct ConsoleRoutes {
     }
 
     @Sendable func invite(_ request: Request, context: TesseraRequestContext) async throws -> Response {
-        let current = try context.requireWebSession()
+        let current = try visit(request, context)
         let tenant = try context.requireTenant()
         let id: UserID = context.parameters.id("user")
         let invitation: Components.Schemas.Invitation
@@ -779,11 +844,12 @@ struct ConsoleRoutes {
         // A tenant that invites by e-mail only: the link went to the user, and shows nowhere.
         guard let url = invitation.url else { throw WebRedirect(location: "/console/tenants/\(tenant.name)/users/\(id)?done=emailed") }
         return pages.render(
-            "invitation", title: "Invitation",
+            "invitation", title: current.words("console.invitation.title"),
             page: ConsoleViews.Invitation(
-                username: invitation.username, url: url, expires: WebPages.time(invitation.expiresAt),
-                qr: (try? QRCode(url).svg(moduleSize: 5)) ?? "", back: "/console/tenants/\(tenant.name)/users/\(id)"),
-            layout: layout(current), status: .created)
+                url: url, qr: (try? QRCode(url).svg(moduleSize: 5)) ?? "", back: "/console/tenants/\(tenant.name)/users/\(id)",
+                shownOnce: current.shownOnce("console.once.kept_digest")),
+            layout: layout(current, values: ["username": invitation.username, "time": current.words.time(seconds: invitation.expiresAt)]),
+            status: .created)
     }
 
     @Sendable func unlock(_ request: Request, context: TesseraRequestContext) async throws -> Response {
@@ -823,27 +889,35 @@ struct ConsoleRoutes {
 
     // MARK: Signing keys
 
-    func renderSigningKeys(_ current: WebSessions.Current, tenant: TenantRecord, problem: FormProblem? = nil, notice: String? = nil) async throws
+    func renderSigningKeys(_ current: ConsoleVisit, tenant: TenantRecord, problem: FormProblem? = nil, notice: String? = nil) async throws
         -> Response
     {
         let keys = try await administration(current, .read, tenant: tenant).listSigningKeys(tenant: tenant)
         let page = ConsoleViews.SigningKeys(
             tenantName: tenant.name,
-            keys: keys.map { .init(kid: $0.kid, active: $0.active, state: $0.active ? "active (signs)" : "published", created: WebPages.time($0.createdAt)) })
-        return pages.render("signingkeys", title: "Signing keys", page: page, layout: layout(current, notice: notice), problem: problem)
+            keys: keys.map {
+                .init(
+                    kid: $0.kid, active: $0.active, state: current.words($0.active ? "console.keys.signs" : "console.keys.published"),
+                    created: current.words.time(seconds: $0.createdAt))
+            })
+        return pages.render(
+            "signingkeys", title: current.words("console.tenant.signing_keys"), page: page,
+            layout: layout(current, notice: notice, values: ["name": tenant.name]), problem: problem)
     }
 
     /// The tenant's groups, or one group with its members.
     @Sendable func groupsPage(_ request: Request, context: TesseraRequestContext) async throws -> Response {
-        let current = try context.requireWebSession()
+        let current = try visit(request, context)
         let tenant = try context.requireTenant()
         let administration = try administration(current, .read, tenant: tenant)
         func row(_ id: String, _ name: String, _ members: Int, _ external: String?) -> ConsoleViews.Groups.Group {
             .init(id: id, name: name, memberCount: members, externalID: external ?? "")
         }
         let page: ConsoleViews.Groups
+        var values = ["name": tenant.name]
         if let name = context.parameters.get("group") {
             let group = try await administration.group(name, tenant: tenant)
+            values["name"] = group.name
             page = ConsoleViews.Groups(
                 tenantName: tenant.name, groups: [], group: row(group.id, group.name, group.memberCount, group.externalId),
                 members: group.members.map { .init(id: $0.id, username: $0.username) })
@@ -852,19 +926,21 @@ struct ConsoleRoutes {
             page = ConsoleViews.Groups(
                 tenantName: tenant.name, groups: groups.map { row($0.id, $0.name, $0.memberCount, $0.externalId) }, group: nil, members: [])
         }
-        return pages.render("groups", title: "Groups", page: page, layout: layout(current, notice: nil), problem: nil)
+        return pages.render(
+            "groups", title: current.words(page.group == nil ? "console.groups.title" : "console.groups.group", values), page: page,
+            layout: layout(current, values: values), problem: nil)
     }
 
     @Sendable func signingKeysPage(_ request: Request, context: TesseraRequestContext) async throws -> Response {
-        let current = try context.requireWebSession()
-        return try await renderSigningKeys(current, tenant: try context.requireTenant(), notice: WebPages.notice(request))
+        let current = try visit(request, context)
+        return try await renderSigningKeys(current, tenant: try context.requireTenant(), notice: current.notice(request))
     }
 
     func signingKeyChange(
         _ request: Request, context: TesseraRequestContext, done: String,
         _ change: (Administration, TenantRecord, [String: String]) async throws -> Void
     ) async throws -> Response {
-        let current = try context.requireWebSession()
+        let current = try visit(request, context)
         let form = try context.requireForm()
         let tenant = try context.requireTenant()
         do {
@@ -897,7 +973,7 @@ struct ConsoleRoutes {
     // MARK: Audit log
 
     @Sendable func auditPage(_ request: Request, context: TesseraRequestContext) async throws -> Response {
-        let current = try context.requireWebSession()
+        let current = try visit(request, context)
         let administration = try administration(current, .read)
         let query = (try? RequestDecoding.query(request)) ?? [:]
         var problem: FormProblem?
@@ -914,7 +990,7 @@ struct ConsoleRoutes {
             if let value = Int64(hours), value > 0, value <= 24 * 3650 {
                 since = domain.epochNow() - value * 3600
             } else {
-                problem = FormProblem("hours is a whole number from 1 to 87600", field: "hours")
+                problem = FormProblem(current.words("console.problem.hours"), field: "hours")
             }
         }
         let action = query["action"] ?? ""
@@ -926,17 +1002,17 @@ struct ConsoleRoutes {
             actor: actor, hours: query["hours"] ?? "",
             entries: entries.map {
                 .init(
-                    at: WebPages.time($0.at), tenant: $0.tenant ?? "—", actor: $0.actor, action: $0.action, target: $0.target ?? "",
+                    at: current.words.time(seconds: $0.at), tenant: $0.tenant ?? "—", actor: $0.actor, action: $0.action, target: $0.target ?? "",
                     details: $0.details.additionalProperties.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: ", "),
                     address: $0.sourceAddress ?? "—", userAgent: $0.userAgent, requestID: $0.httpRequestId)
             })
-        return pages.render("audit", title: "Audit log", page: page, layout: layout(current), problem: problem)
+        return pages.render("audit", title: current.words("console.nav.audit"), page: page, layout: layout(current), problem: problem)
     }
 
     // MARK: Webhooks
 
     /// The webhooks as the operator may manage them (admins only, as in the API).
-    func webhooks(_ current: WebSessions.Current) throws -> Webhooks {
+    func webhooks(_ current: ConsoleVisit) throws -> Webhooks {
         guard let caller = current.caller else { throw DomainError(.forbidden, .accessDenied, "not an operator") }
         do {
             try caller.check(.manage)
@@ -946,7 +1022,7 @@ struct ConsoleRoutes {
         return domain.webhooks(as: caller)
     }
 
-    func renderWebhooks(_ current: WebSessions.Current, problem: FormProblem? = nil, input: [String: String] = [:], notice: String? = nil)
+    func renderWebhooks(_ current: ConsoleVisit, problem: FormProblem? = nil, input: [String: String] = [:], notice: String? = nil)
         async throws -> Response
     {
         let hooks = try await webhooks(current).list().webhooks
@@ -954,21 +1030,23 @@ struct ConsoleRoutes {
         let page = ConsoleViews.Webhooks(
             hooks: hooks.map {
                 .init(
-                    id: $0.id, url: $0.url, events: $0.events.joined(separator: ", "), tenant: $0.tenant ?? "every tenant",
-                    state: $0.disabledAt.map { "disabled \(WebPages.time($0))" } ?? "enabled", reason: $0.disabledReason,
-                    disabled: $0.disabledAt != nil, waiting: $0.waiting, created: WebPages.time($0.createdAt))
+                    id: $0.id, url: $0.url, events: $0.events.joined(separator: ", "), tenant: $0.tenant ?? current.words("console.every_tenant"),
+                    state: $0.disabledAt.map { current.words("console.webhooks.disabled", ["time": current.words.time(seconds: $0)]) }
+                        ?? current.words("console.webhooks.enabled"), reason: $0.disabledReason,
+                    disabled: $0.disabledAt != nil, waiting: $0.waiting, created: current.words.time(seconds: $0.createdAt))
             },
             tenants: tenants.map { .init(name: $0.name) }, all: current.caller?.tenantID == nil, values: input)
-        return pages.render("webhooks", title: "Webhooks", page: page, layout: layout(current, notice: notice), problem: problem)
+        return pages.render("webhooks", title: current.words("console.nav.webhooks"), page: page, layout: layout(current, notice: notice), problem: problem)
     }
 
     @Sendable func webhooksPage(_ request: Request, context: TesseraRequestContext) async throws -> Response {
-        try await renderWebhooks(try context.requireWebSession(), notice: WebPages.notice(request))
+        let current = try visit(request, context)
+        return try await renderWebhooks(current, notice: current.notice(request))
     }
 
     /// Shows the secret once, as the API does.
     @Sendable func createWebhook(_ request: Request, context: TesseraRequestContext) async throws -> Response {
-        let current = try context.requireWebSession()
+        let current = try visit(request, context)
         let form = try context.requireForm()
         let hooks = try webhooks(current)
         let created: Components.Schemas.Webhook
@@ -980,12 +1058,13 @@ struct ConsoleRoutes {
             guard let problem = FormProblem(error, fields: ["url", "events", "tenant"]) else { throw error }
             return try await renderWebhooks(current, problem: problem, input: form)
         }
+        let words = current.words
         return pages.render(
-            "once", title: "Webhook",
+            "once", title: words("console.nav.webhooks"),
             page: ConsoleViews.Once(
-                heading: "Webhook \(created.id)", text: "The receiver verifies each delivery's webhook-signature with this secret.",
-                label: "Signing secret", value: created.secret ?? "", back: "/console/webhooks",
-                kept: "the server keeps it sealed with its master key, to sign with"),
+                heading: words("console.webhooks.created_heading", ["id": created.id]), text: words("console.webhooks.created_text"),
+                label: words("console.webhooks.secret"), value: created.secret ?? "", back: "/console/webhooks",
+                shownOnce: current.shownOnce("console.once.kept_sealed")),
             layout: layout(current), status: .created)
     }
 
@@ -1005,7 +1084,7 @@ struct ConsoleRoutes {
     func webhookAction(
         _ request: Request, context: TesseraRequestContext, done: String, _ action: (Webhooks, String) async throws -> Void
     ) async throws -> Response {
-        let current = try context.requireWebSession()
+        let current = try visit(request, context)
         let hooks = try webhooks(current)
         do {
             try await action(hooks, context.parameters.get("webhook") ?? "")
@@ -1018,7 +1097,7 @@ struct ConsoleRoutes {
 
     // MARK: Admin API keys
 
-    func renderAPIKeys(_ current: WebSessions.Current, problem: FormProblem? = nil, input: [String: String] = [:], notice: String? = nil)
+    func renderAPIKeys(_ current: ConsoleVisit, problem: FormProblem? = nil, input: [String: String] = [:], notice: String? = nil)
         async throws -> Response
     {
         guard let caller = current.caller else { throw DomainError(.forbidden, .accessDenied, "not an operator") }
@@ -1031,24 +1110,27 @@ struct ConsoleRoutes {
         let tenants = try await administration(current, .read).listTenants()
         let page = ConsoleViews.APIKeys(
             keys: keys.map {
-                .init(id: $0.id, name: $0.name, role: $0.role.rawValue, tenant: $0.tenant ?? "every tenant", created: WebPages.time($0.createdAt))
+                .init(
+                    id: $0.id, name: $0.name, role: $0.role.rawValue, tenant: $0.tenant ?? current.words("console.every_tenant"),
+                    created: current.words.time(seconds: $0.createdAt))
             },
             tenants: tenants.map { .init(name: $0.name) }, all: caller.tenantID == nil, values: input)
-        return pages.render("apikeys", title: "Admin API keys", page: page, layout: layout(current, notice: notice), problem: problem)
+        return pages.render("apikeys", title: current.words("console.apikeys.title"), page: page, layout: layout(current, notice: notice), problem: problem)
     }
 
     @Sendable func apiKeysPage(_ request: Request, context: TesseraRequestContext) async throws -> Response {
-        try await renderAPIKeys(try context.requireWebSession(), notice: WebPages.notice(request))
+        let current = try visit(request, context)
+        return try await renderAPIKeys(current, notice: current.notice(request))
     }
 
     @Sendable func createAPIKey(_ request: Request, context: TesseraRequestContext) async throws -> Response {
-        let current = try context.requireWebSession()
+        let current = try visit(request, context)
         let form = try context.requireForm()
         guard let caller = current.caller else { throw DomainError(.forbidden, .accessDenied, "not an operator") }
         let created: Components.Schemas.AdminKey
         do {
             guard let role = Components.Schemas.CreateAdminKey.RolePayload(rawValue: form["role"] ?? "") else {
-                throw FormProblem("role is admin, helpdesk or auditor", field: "role")
+                throw FormProblem(current.words("console.problem.role"), field: "role")
             }
             let tenant = form["tenant"].flatMap { $0.isEmpty ? nil : $0 }
             created = try await domain.adminKeys.create(.init(name: form["name"] ?? "", role: role, tenant: tenant), by: caller, logger: context.logger)
@@ -1056,16 +1138,17 @@ struct ConsoleRoutes {
             guard let problem = FormProblem(error, fields: ["name", "tenant"]) else { throw error }
             return try await renderAPIKeys(current, problem: problem, input: form)
         }
+        let words = current.words
         return pages.render(
-            "once", title: "Admin API key",
+            "once", title: words("console.apikeys.title"),
             page: ConsoleViews.Once(
-                heading: "Admin API key \(created.name)", text: "Use it as the bearer token of the admin API.", label: "Key",
-                value: created.key ?? "", back: "/console/keys"),
+                heading: words("console.apikeys.created_heading", ["name": created.name]), text: words("console.apikeys.created_text"),
+                label: words("console.apikeys.key"), value: created.key ?? "", back: "/console/keys", shownOnce: current.shownOnce("console.once.kept_digest")),
             layout: layout(current), status: .created)
     }
 
     @Sendable func revokeAPIKey(_ request: Request, context: TesseraRequestContext) async throws -> Response {
-        let current = try context.requireWebSession()
+        let current = try visit(request, context)
         guard let caller = current.caller else { throw DomainError(.forbidden, .accessDenied, "not an operator") }
         do {
             try await domain.adminKeys.revoke(context.parameters.get("key") ?? "", by: caller, logger: context.logger)
@@ -1073,6 +1156,28 @@ struct ConsoleRoutes {
             guard let problem = FormProblem(error, fields: []) else { throw error }
             return try await renderAPIKeys(current, problem: problem)
         }
-        throw WebRedirect(location: "/console/keys?done=revoked")
+        throw WebRedirect(location: "/console/keys?done=key-revoked")
     }
+}
+
+/// A signed-in operator's request: the session (its fields read through, as
+/// `current.caller`, `current.user`) and the console's look in the operator's language.
+@dynamicMemberLookup
+struct ConsoleVisit: Sendable {
+    let web: WebSessions.Current
+    let look: Look
+
+    var words: Words { look.words }
+
+    subscript<Value>(dynamicMember path: KeyPath<WebSessions.Current, Value>) -> Value { web[keyPath: path] }
+
+    /// What a finished form says (`?done=CODE`, one of the catalog's `console.done.*`, so a
+    /// link cannot put words of its own on a page).
+    func notice(_ request: Request) -> String? {
+        guard let code = (try? RequestDecoding.query(request))?["done"], words.has("console.done.\(code)") else { return nil }
+        return words("console.done.\(code)")
+    }
+
+    /// "It is shown this once", with what the server keeps (`kept`, a catalog key).
+    func shownOnce(_ kept: String) -> String { words("console.once.shown_once", ["kept": words(kept)]) }
 }

@@ -16,8 +16,9 @@ struct ConsoleLayout {
     let manage: Bool
     let support: Bool
     let notice: String?
-    /// The operators' tenant's look (the console is in English).
+    /// The operators' tenant's look, in the operator's language.
     let look: Look
+    /// The look's words with the page's values (`name`, …) for their placeholders.
     /// Stored: the templates read stored properties only.
     let t: Words
 }
@@ -79,8 +80,8 @@ enum ConsoleViews {
         var extraLabel: String? = nil
         var extra: String? = nil
         let back: String
-        /// What the server keeps of it.
-        var kept = "the server keeps only its digest"
+        /// "It is shown this once", and what the server keeps of it.
+        let shownOnce: String
     }
 
     struct Dashboard {
@@ -235,12 +236,11 @@ enum ConsoleViews {
     }
 
     struct Invitation {
-        let username: String
         let url: String
-        let expires: String
         /// SVG drawn by `QRCode`.
         let qr: String
         let back: String
+        let shownOnce: String
     }
 
     struct Audit {

@@ -74,7 +74,7 @@ struct WebPages: Sendable {
     }
 
     /// An SVG bar chart of logins (and failures) per hour: drawn here, no script.
-    static func chart(logins: [Int], failures: [Int], label: String) -> String {
+    static func chart(logins: [Int], failures: [Int], label: String, words: Words) -> String {
         let width = 480
         let height = 120
         let count = max(logins.count, 1)
@@ -86,50 +86,24 @@ struct WebPages: Sendable {
             let ok = Double(logins[index]) / Double(top) * Double(height - 20)
             let failed = Double(failures[index]) / Double(top) * Double(height - 20)
             let base = Double(height - 14)
-            bars += String(
-                format: "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"#2f4fd8\"><title>%d logins</title></rect>",
-                x, base - ok, max(slot - 2, 1), ok, logins[index])
+            let loginsTitle = Pages.escape(words("console.chart.logins", ["count": words.number(logins[index])]))
+            bars += String(format: "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"#2f4fd8\">", x, base - ok, max(slot - 2, 1), ok)
+                + "<title>\(loginsTitle)</title></rect>"
             if failures[index] > 0 {
+                let failuresTitle = Pages.escape(words("console.chart.failures", ["count": words.number(failures[index])]))
                 bars += String(
-                    format: "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"#b42318\"><title>%d failures</title></rect>",
-                    x, base - ok - failed, max(slot - 2, 1), failed, failures[index])
+                    format: "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"#b42318\">", x, base - ok - failed, max(slot - 2, 1), failed)
+                    + "<title>\(failuresTitle)</title></rect>"
             }
         }
         let total = logins.reduce(0, +)
         let failed = failures.reduce(0, +)
+        let summary = words("console.chart.label", ["name": label, "logins": words.number(total), "failures": words.number(failed)])
         return """
-            <svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 \(width) \(height)" role="img" aria-label="\(Pages.escape(label)): \(total) logins, \(failed) failures in 24 hours">\
+            <svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 \(width) \(height)" role="img" aria-label="\(Pages.escape(summary))">\
             <line x1="0" y1="\(height - 14)" x2="\(width)" y2="\(height - 14)" stroke="#b8bfcc"/>\(bars)\
-            <text x="0" y="\(height - 2)" font-size="10" fill="#5b6475">24 h ago</text>\
-            <text x="\(width)" y="\(height - 2)" font-size="10" fill="#5b6475" text-anchor="end">now</text></svg>
+            <text x="0" y="\(height - 2)" font-size="10" fill="#5b6475">\(Pages.escape(words("console.chart.ago")))</text>\
+            <text x="\(width)" y="\(height - 2)" font-size="10" fill="#5b6475" text-anchor="end">\(Pages.escape(words("console.chart.now")))</text></svg>
             """
     }
-
-    /// What a page says after a form succeeded: `?done=CODE` names one of these, so a link
-    /// cannot put words of its own on a page.
-    static let notices = [
-        "created": "Created.", "saved": "Saved.", "deleted": "Deleted.", "unlocked": "The device is unlocked.",
-        "revoked": "The device is revoked: its sessions ended.", "ended": "The session ended.", "disabled": "The user is disabled.",
-        "enabled": "The user is enabled.", "activated": "The key is active.", "retired": "The key is retired.",
-        "rotated": "A new signing key was added.", "removed": "The device is removed.",
-        "passkey": "Your passkey is registered.", "key-removed": "The security key is removed: its sessions ended.",
-        "webhook-tested": "A test event is on its way.", "webhook-enabled": "The webhook is enabled: what it missed goes first.",
-        "webhook-removed": "The webhook is removed.", "emailed": "The invitation went to the user's e-mail address.",
-    ]
-
-    static func notice(_ request: Request) -> String? {
-        (try? RequestDecoding.query(request))?["done"].flatMap { notices[$0] }
-    }
-
-    /// `2026-11-23 14:51:45 UTC`: a value type, made once and shared by every page.
-    private static let timeStyle = Date.ISO8601FormatStyle(dateSeparator: .dash, dateTimeSeparator: .space, timeSeparator: .colon, timeZone: .gmt)
-        .year().month().day().time(includingFractionalSeconds: false)
-
-    static func time(_ date: Date?) -> String {
-        guard let date else { return "—" }
-        return date.formatted(timeStyle) + " UTC"
-    }
-
-    /// A time the admin API gives as seconds since 1970.
-    static func time(_ seconds: Double?) -> String { time(seconds.map(Date.init(timeIntervalSince1970:))) }
 }

@@ -99,16 +99,26 @@ struct WebSignIn: Sendable {
     /// The form a signed-in session sent, if it carries the session's CSRF token; a
     /// missing or foreign token is refused and nothing happens.
     func form(_ request: Request, current: WebSessions.Current) async throws -> [String: String] {
-        let form: [String: String]
+        try await submission(request, current: current).fields
+    }
+
+    /// The same for a form that may carry files (`multipart/form-data`, as a browser sends
+    /// a form with a file field); a URL-encoded form has fields only.
+    func submission(_ request: Request, current: WebSessions.Current) async throws -> MultipartForm {
+        let sent: MultipartForm
         do {
-            form = try await RequestDecoding.form(from: request)
+            if MultipartForm.boundary(ofContentType: request.headers[.contentType]) != nil {
+                sent = try await MultipartForm.read(request)
+            } else {
+                sent = MultipartForm(fields: try await RequestDecoding.form(from: request))
+            }
         } catch {
             throw BrowserError(status: .badRequest, "form")
         }
-        guard current.checks(csrf: form["csrf"]) else {
+        guard current.checks(csrf: sent.fields["csrf"]) else {
             throw BrowserError(status: .forbidden, "stale_form")
         }
-        return form
+        return sent
     }
 
     /// Off to the tenant's authorization endpoint, keeping state, nonce and verifier in a cookie.
