@@ -122,5 +122,24 @@ struct FormEncodingTests {
                 try MultipartForm.parse(bytes, boundary: boundary)
             }
         }
+        // Mutated bodies (bytes changed, cut out or repeated): each is read or refused, never a crash.
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<3000 {
+            var bytes = sent
+            for _ in 0...Int.random(in: 0...3, using: &generator) {
+                let at = Int.random(in: 0..<bytes.count, using: &generator)
+                switch Int.random(in: 0...2, using: &generator) {
+                case 0: bytes[at] = UInt8.random(in: 0...255, using: &generator)
+                case 1: bytes.removeSubrange(at..<min(bytes.count, at + Int.random(in: 1...40, using: &generator)))
+                default: bytes.insert(contentsOf: bytes[at..<min(bytes.count, at + 30)], at: at)
+                }
+                if bytes.isEmpty { bytes = [45] }
+            }
+            do {
+                _ = try MultipartForm.parse(bytes, boundary: boundary)
+            } catch {
+                #expect(error is DomainError)
+            }
+        }
     }
 }

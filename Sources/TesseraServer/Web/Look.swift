@@ -4,9 +4,10 @@ import Mustache
 import TesseraRecords
 import TesseraTexts
 
-/// What a page outside the console is dressed in: the words of its language (with the
-/// tenant's own sentences), the tenant's names, its colours (a style sheet of its own, so
-/// the Content-Security-Policy stays as strict), its logo and its links.
+/// What a page is dressed in: the words of its language (with the tenant's own
+/// sentences), the tenant's names, its colours (a style sheet of its own, so the
+/// Content-Security-Policy stays as strict), its logo and its links. The console wears
+/// the operators' tenant's.
 struct Look: Sendable {
     let words: Words
     let language: String
