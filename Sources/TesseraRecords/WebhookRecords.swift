@@ -173,12 +173,19 @@ public struct MessageContent: Codable, Sendable, Equatable {
     }
 
     /// A message of `tenant` to one of its users: in its language, naming it and its app as
-    /// its branding does, with its own sentences.
+    /// its branding does, in its colours, with its links and its own sentences.
     public init(template: String, tenant: TenantRecord, values: [String: String]) {
         var values = values
         values["tenant"] = tenant.name
-        if let name = tenant.branding?.displayName { values["display_name"] = name }
-        if let app = tenant.branding?.appName { values["app"] = app }
+        let branding = tenant.branding
+        if let name = branding?.displayName { values["display_name"] = name }
+        if let app = branding?.appName { values["app"] = app }
+        for (name, value) in [
+            ("primary_color", branding?.primaryColor), ("accent_color", branding?.accentColor), ("support_url", branding?.supportURL),
+            ("privacy_url", branding?.privacyURL), ("terms_url", branding?.termsURL),
+        ] {
+            if let value { values[name] = value }
+        }
         let texts = tenant.texts[tenant.defaultLanguage]
         self.init(template: template, language: tenant.defaultLanguage, values: values, texts: texts?.isEmpty == false ? texts : nil)
     }

@@ -285,7 +285,11 @@ struct MailTests {
             let scenario = try await Scenario.make(on: server)
             let admin = FeedTests.Admin(baseURL: server.baseURL, token: server.adminToken)
             let settings: [String: Any] = [
-                "default_language": "fr", "branding": ["display_name": "Banque Acme", "app_name": "Acme Sécurité"],
+                "default_language": "fr",
+                "branding": [
+                    "display_name": "Banque Acme", "app_name": "Acme Sécurité", "primary_color": "#7a1f5c", "accent_color": "#0b5d3b",
+                    "support_url": "https://aide.acme.example/",
+                ],
                 "texts": ["fr": ["mail.invitation.subject": "Bienvenue chez {tenant}"]],
             ]
             let patched = try await admin.http.send(
@@ -293,6 +297,10 @@ struct MailTests {
                 headers: ["Authorization": "Bearer \(server.adminToken)", "Content-Type": "application/json"],
                 body: try JSONSerialization.data(withJSONObject: settings))
             #expect(patched.status == 200, "\(patched.text)")
+            let logo = try await admin.http.send(
+                "PUT", "\(server.baseURL)/admin/tenants/\(scenario.tenant)/branding/logo",
+                headers: ["Authorization": "Bearer \(server.adminToken)", "Content-Type": "image/png"], body: Data(try QRCode("Banque Acme").png(scale: 2)))
+            #expect(logo.status == 200, "\(logo.text)")
             try await scenario.createUser("zoe", attributes: ["email": "zoe@example.test"])
             let sent = try await admin.post("/admin/tenants/\(scenario.tenant)/invitations", ["username": "zoe", "deliver": "email"])
             #expect(sent.status == 201, "\(sent.text)")
@@ -304,7 +312,13 @@ struct MailTests {
             // The date as French writes it: a month's name in French.
             let months = ["janvier", "février", "mars", "avril", "mai", "juin", "juillet", "août", "septembre", "octobre", "novembre", "décembre"]
             #expect(months.contains { text.contains($0) }, "\(text)")
-            #expect((invitation["html"] as? String)?.contains("<html lang=\"fr\">") == true)
+            let html = invitation["html"] as? String ?? ""
+            #expect(html.contains("<html lang=\"fr\">"))
+            // The tenant's look: its logo inline on top, its primary colour behind the button, its help link at the foot.
+            #expect(html.contains(#"<img src="cid:logo@tessera" alt="Logo de Banque Acme" height="48">"#), "\(html)")
+            #expect(html.contains("background: #7a1f5c") && html.contains(#"<a href="https://aide.acme.example/" style="color: #0b5d3b">"#), "\(html)")
+            let images = (invitation["images"] as? [[String: Any]])?.compactMap { $0["content_id"] as? String } ?? []
+            #expect(Set(images) == ["<qr@tessera>", "<logo@tessera>"], "\(images)")
         }
     }
 

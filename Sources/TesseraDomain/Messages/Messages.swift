@@ -53,6 +53,16 @@ public struct Messages: Sendable {
         }
     }
 
+    /// The logo of the tenant a message is from, if it has one in a type every mail reader
+    /// shows (PNG: many show no SVG).
+    public func logo(of send: Send) async throws -> [UInt8]? {
+        guard let tenantID = send.message.tenantID,
+            let tenant = try await domain.store.read({ try await $0.tenant(id: tenantID) }),
+            let logo = try await domain.logo(of: tenant), logo.type == "image/png"
+        else { return nil }
+        return Array(logo.bytes)
+    }
+
     public func sent(_ send: Send) async throws {
         try await domain.store.transaction { tx in try await tx.deleteMessage(id: send.message.id) }
     }

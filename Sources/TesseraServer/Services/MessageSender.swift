@@ -78,7 +78,8 @@ struct MessageSender: Service {
                 return
             }
             guard let smtp else { throw SMTPError.configuration("this server has no --smtp-url") }
-            let rendered = try MessageTemplates.render(send.content)
+            // A logo that cannot be read now leaves the message without it, not unsent.
+            let rendered = try MessageTemplates.render(send.content, logo: try? await messages.logo(of: send))
             let message = MailMessage(
                 from: smtp.settings.from, to: send.message.recipient, subject: rendered.subject,
                 messageID: "\(send.message.id)@\(smtp.settings.heloName)", date: Date(timeIntervalSince1970: TimeInterval(send.message.createdAt)),
