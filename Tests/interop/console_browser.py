@@ -89,6 +89,23 @@ def alert_present(d):
         return False
 
 
+def speak(language):
+    """Has the browser ask for pages in `language` (None: as it does by itself)."""
+    driver.execute_cdp_cmd("Network.enable", {})
+    driver.execute_cdp_cmd("Network.setExtraHTTPHeaders", {"headers": {"Accept-Language": language} if language else {}})
+
+
+def photograph_in_languages(name, path):
+    """The page at `path` in German and French: in that language, photographed, checked with axe."""
+    for language in ["de", "fr"]:
+        speak(language)
+        driver.get(BASE + path)
+        lang = driver.find_element(By.TAG_NAME, "html").get_attribute("lang")
+        check(lang == language, f"the {name} page is in {lang}, not {language}")
+        shot(f"{name}-{language}")
+    speak(None)
+
+
 def fill(field_id, value):
     field = driver.find_element(By.ID, field_id)
     field.clear()
@@ -338,8 +355,7 @@ try:
     }
     english_headings = {}
     for language in ["en", "de", "fr"]:
-        driver.execute_cdp_cmd("Network.enable", {})
-        driver.execute_cdp_cmd("Network.setExtraHTTPHeaders", {"headers": {"Accept-Language": language}})
+        speak(language)
         for name, path in console_pages.items():
             driver.get(BASE + path)
             lang = driver.find_element(By.TAG_NAME, "html").get_attribute("lang")
@@ -353,12 +369,13 @@ try:
                 check(heading != english_headings[name], f"the {name} page's heading is English in {language}: {heading}")
             if language != "en":
                 shot(f"{name}-{language}")
-    driver.execute_cdp_cmd("Network.setExtraHTTPHeaders", {"headers": {}})
+    speak(None)
     result["console_languages"] = ["en", "de", "fr"]
 
     # Sign out: the session is gone, the console asks to sign in again.
     submit(driver.find_element(By.ID, "sign-out"))
     wait(lambda: driver.current_url.startswith(f"{BASE}/console/sign-in"), message="sign-out did not return to sign-in")
+    photograph_in_languages("sign-in", "/console/sign-in")
     driver.get(f"{BASE}/console/tenants")
     check(driver.current_url.startswith(f"{BASE}/console/sign-in"), "a signed-out browser still reaches the console")
 
@@ -387,6 +404,7 @@ try:
     rows = driver.find_elements(By.CSS_SELECTOR, "#devices tbody tr")
     check(len(rows) == 2, f"carol's account page lists {len(rows)} devices, not 2")
     shot("account")
+    photograph_in_languages("account", home[len(BASE):])
     check(len(driver.find_elements(By.CSS_SELECTOR, "#sessions tbody tr")) >= 1, "carol's account page lists no session")
     check(len(driver.find_elements(By.CSS_SELECTOR, "#sign-ins tbody tr")) >= 1, "carol's account page lists no sign-in")
     check(len(driver.find_elements(By.CSS_SELECTOR, "#devices form.remove-device")) == 1, "not exactly one other device is removable")
