@@ -101,6 +101,9 @@ public struct PlatformBiometricGate: BiometricGate {
         }
         do {
             _ = try await context.evaluatePolicy(.deviceOwnerAuthenticationWithBiometrics, localizedReason: reason)
+        } catch let error as LAError where [.userCancel, .appCancel, .systemCancel].contains(error.code) {
+            // The user (or the system for them) closed the prompt: not the same as no biometrics.
+            throw TesseraKitError.cancelled
         } catch {
             throw TesseraKitError.biometricsUnavailable
         }

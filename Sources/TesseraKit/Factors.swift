@@ -135,6 +135,7 @@ public struct AuthenticationUserInformation: Sendable {
     ///     case .biometric: try info.sign(factor: try await authenticator.biometricFactor(for: info, reason: "Sign in"))
     ///     case .otp: try info.sign(factor: OtpFactor(code: await askForOTP()))
     ///     case .securitykey: try info.sign(factor: try await authenticator.securityKeyFactor(for: info, using: key))
+    ///     case .federation: break   // a sign-in at another provider: never asked of a device
     ///     }
     /// }
     /// ```

@@ -1,3 +1,4 @@
+import Foundation
 import TesseraCore
 
 /// Everything the SDK throws.
@@ -14,9 +15,12 @@ public enum TesseraKitError: Error, Sendable, CustomStringConvertible {
     /// The platform's enrolled biometrics changed since enrolment: the biometric key is
     /// no longer usable; use another combination or enrol biometrics again.
     case biometricsChanged
-    /// No biometrics on this device, none enrolled for the activation, no `BiometricGate`
-    /// given, or the user cancelled the prompt.
+    /// No biometrics on this device, none enrolled for the activation, or no
+    /// `BiometricGate` given. (A user who cancels the prompt is `cancelled`.)
     case biometricsUnavailable
+    /// The user cancelled: the biometric prompt, or the web login's sheet. Nothing was
+    /// signed or sent; ask again only if the user asks to.
+    case cancelled
     /// The signed factors do not form one of the requested combinations.
     case factorsDoNotMatchPolicy(String)
     /// The PIN does not meet the enrolment rules (4 to 64 characters).
@@ -50,6 +54,7 @@ public enum TesseraKitError: Error, Sendable, CustomStringConvertible {
             info.isPermanent ? "the activation is locked permanently" : "the activation is locked until \(info.lockedUntil.map { "\($0)" } ?? "later")"
         case .biometricsChanged: "the device's biometrics changed since enrolment; enrol biometrics again"
         case .biometricsUnavailable: "biometrics are not available"
+        case .cancelled: "cancelled by the user"
         case .factorsDoNotMatchPolicy(let reason): reason
         case .unacceptablePIN: "a PIN has 4 to 64 characters"
         case .server(let status, let error, let description): "server error \(status) \(error): \(description)"
@@ -59,6 +64,43 @@ public enum TesseraKitError: Error, Sendable, CustomStringConvertible {
         case .numberNotPicked(let reason): "number matching: \(reason)"
         case .singleSignOnUnavailable(let reason): "single sign-on: \(reason)"
         case .securityKey(let reason): "security key: \(reason)"
+        }
+    }
+}
+
+/// Sentences an app may show its users (in English; an app with its own languages maps the
+/// cases to its own words). `description` stays the developers' version.
+extension TesseraKitError: LocalizedError {
+    public var errorDescription: String? {
+        switch self {
+        case .invalidLink: "This link cannot be used to sign in."
+        case .noActivation: "This device is not set up for this service yet."
+        case .severalActivations: "Several accounts on this device can sign in here. Choose one."
+        case .pendingLockout(let lockout):
+            lockout.isPermanent ? "This device is locked after too many wrong attempts." : "This device is locked for a while after wrong attempts."
+        case .biometricsChanged: "The fingerprints or faces on this device changed since you set it up."
+        case .biometricsUnavailable: "Biometrics cannot be used for this sign-in."
+        case .cancelled: "Cancelled."
+        case .factorsDoNotMatchPolicy: "This service asks for other ways to confirm it is you."
+        case .unacceptablePIN: "A PIN has 4 to 64 characters."
+        case .server: "The sign-in service refused the request."
+        case .transport: "The sign-in service cannot be reached."
+        case .keyStore: "This device's secure storage could not be used."
+        case .wrongProcess: "This step belongs to another process."
+        case .numberNotPicked: "Pick the number the sign-in page shows."
+        case .singleSignOnUnavailable: "Sign in again to go on."
+        case .securityKey: "The security key did not answer as expected."
+        }
+    }
+
+    public var recoverySuggestion: String? {
+        switch self {
+        case .pendingLockout(let lockout):
+            lockout.isPermanent ? "Ask your administrator to unlock it." : "Try again later."
+        case .biometricsChanged: "Use your PIN, or set up biometrics again."
+        case .transport: "Check the connection and try again."
+        case .noActivation: "Set up this device with an invitation first."
+        default: nil
         }
     }
 }

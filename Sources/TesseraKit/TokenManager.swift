@@ -52,8 +52,12 @@ public struct TokenData: Codable, Sendable {
     /// `DPoP` when the access token is bound to this device's DPoP key (send it with
     /// `authorizationHeaders`), `Bearer` (or nil, for tokens kept from before) otherwise.
     public internal(set) var tokenType: String?
+    /// The label of the DPoP key, when it is not the one the user's label names (a web
+    /// login made it before it learnt the username); nil: `label` + `.dpop`.
+    var dpopKeyLabel: String? = nil
 
     var label: String { TokenManager.label(issuer: issuer, clientID: clientID, username: username) }
+    var dpopKey: String { dpopKeyLabel ?? TokenManager.dpopLabel(label) }
 }
 
 /// Keeps an app's tokens per issuer, service and user in the key store, gets them with
@@ -184,7 +188,7 @@ public struct TokenManager: Sendable {
             var fields = ["grant_type": "authorization_code", "code": authorizationCode, "redirect_uri": redirectURI, "client_id": clientID]
             if let codeVerifier { fields["code_verifier"] = codeVerifier }
             let label = Self.label(issuer: issuer, clientID: clientID, username: username)
-            guard case .success(let response) = await tokenRequest(issuer: issuer, fields, dpopLabel: label) else {
+            guard case .success(let response) = await tokenRequest(issuer: issuer, fields, dpopKey: Self.dpopLabel(label)) else {
                 return .cannotAcquireAccessTokenForAuthorizationCode
             }
             return await keepResponse(response, issuer: issuer, clientID: clientID, username: username, scope: scope) ? .ok : .cannotAcquireTokenData
@@ -212,12 +216,14 @@ public struct TokenManager: Sendable {
         }
     }
 
-    private func keepResponse(_ response: TokenResponse, issuer: String, clientID: String, username: String, scope: String) async -> Bool {
+    private func keepResponse(
+        _ response: TokenResponse, issuer: String, clientID: String, username: String, scope: String, dpopKeyLabel: String? = nil
+    ) async -> Bool {
         let data = TokenData(
             issuer: issuer, clientID: clientID, username: username, subject: Self.subject(of: response.idToken),
             accessToken: response.accessToken, refreshToken: response.refreshToken, idToken: response.idToken, scope: response.scope ?? scope,
             accessTokenExpiresAt: now().addingTimeInterval(TimeInterval(response.expiresIn ?? 300)), outdated: false,
-            tokenType: response.tokenType)
+            tokenType: response.tokenType, dpopKeyLabel: dpopKeyLabel)
         return await save(data)
     }
 
@@ -259,7 +265,7 @@ public struct TokenManager: Sendable {
             "code_verifier": verifier,
         ]
         let label = Self.label(issuer: code.issuer, clientID: clientID, username: loggedIn)
-        guard case .success(let response) = await tokenRequest(issuer: code.issuer, fields, dpopLabel: label) else {
+        guard case .success(let response) = await tokenRequest(issuer: code.issuer, fields, dpopKey: Self.dpopLabel(label)) else {
             return LoginResult(status: .cannotAcquireAccessTokenForAuthorizationCode, lockout: nil)
         }
         let kept = await keepResponse(response, issuer: code.issuer, clientID: clientID, username: loggedIn, scope: scope)
@@ -337,7 +343,7 @@ public struct TokenManager: Sendable {
                     _ = try? await transport.send(formRequest(url: entry.issuer + "/revoke", fields))
                 }
                 try await keyStore.setItem(nil, label: entry.label)
-                try await keyStore.setItem(nil, label: Self.dpopLabel(entry.label))
+                try await keyStore.setItem(nil, label: entry.dpopKey)
             }
         }
     }
@@ -359,7 +365,7 @@ public struct TokenManager: Sendable {
             let (status, token) = await currentToken(clientID: clientID, username: username, issuer: issuer)
             guard let token, let entry = try? await find(clientID: clientID, username: username, issuer: issuer) else { return (status, nil) }
             guard entry.tokenType == "DPoP" else { return (status, ["Authorization": "Bearer \(token)"]) }
-            guard let key = try? await keyStore.key(label: Self.dpopLabel(entry.label)),
+            guard let key = try? await keyStore.key(label: entry.dpopKey),
                 let proof = try? await proof(method: method, url: url, key: key, accessToken: token)
             else { return (.cannotAcquireTokenData, nil) }
             return (status, ["Authorization": "DPoP \(token)", "DPoP": proof])
@@ -390,7 +396,7 @@ public struct TokenManager: Sendable {
         }
         switch await tokenRequest(
             issuer: entry.issuer, ["grant_type": "refresh_token", "refresh_token": refresh, "client_id": entry.clientID],
-            dpopLabel: entry.tokenType == "DPoP" ? entry.label : nil)
+            dpopKey: entry.tokenType == "DPoP" ? entry.dpopKey : nil)
         {
         case .success(let response):
             entry.tokenType = response.tokenType
@@ -458,14 +464,13 @@ public struct TokenManager: Sendable {
         case unavailable
     }
 
-    /// A token request; with `dpopLabel` (and DPoP on) it carries a proof signed with the
-    /// key under that label, made on first use, and is sent once more with the server's
+    /// A token request; with `dpopKey` (and DPoP on) it carries a proof signed with the
+    /// key of that label, made on first use, and is sent once more with the server's
     /// nonce when it asks for one (`use_dpop_nonce`).
-    private func tokenRequest(issuer: String, _ fields: [String: String], dpopLabel label: String? = nil) async -> TokenAnswer {
+    private func tokenRequest(issuer: String, _ fields: [String: String], dpopKey keyLabel: String? = nil) async -> TokenAnswer {
         guard let endpoint = URL(string: issuer + "/token") else { return .unavailable }
         var key: (any P256Signer)?
-        if usesDPoP, let label {
-            let keyLabel = Self.dpopLabel(label)
+        if usesDPoP, let keyLabel {
             do {
                 key = try await keyStore.key(label: keyLabel)
                 if key == nil { key = try await keyStore.generateKey(label: keyLabel, protection: .deviceBound) }
@@ -538,10 +543,60 @@ public struct TokenManager: Sendable {
     /// The `sub` of an ID token, read without verification (it came from the token
     /// endpoint over the same connection as the tokens; it only labels the entry).
     static func subject(of idToken: String?) -> String? {
-        guard let idToken, let jws = try? CompactJWS.parse(idToken, type: "JWT"),
-            let claims = try? JSONSerialization.jsonObject(with: jws.unverifiedPayload) as? [String: Any]
-        else { return nil }
-        return claims["sub"] as? String
+        claims(of: idToken)?["sub"] as? String
+    }
+
+    /// An ID token's claims, read without verifying its signature: the token endpoint
+    /// answered it over TLS to this client (OpenID Connect Core §3.1.3.7, item 6).
+    static func claims(of idToken: String?) -> [String: Any]? {
+        guard let idToken, let jws = try? CompactJWS.parse(idToken, type: "JWT") else { return nil }
+        return try? JSONSerialization.jsonObject(with: jws.unverifiedPayload) as? [String: Any]
+    }
+
+    // MARK: Web login
+
+    /// Redeems the code a web login (`WebLogin`, the IdP's own pages in the browser) came
+    /// back with, and keeps the tokens. When the app does not know the user yet (`username`
+    /// nil: no activation on this device), it learns them from the ID token: its
+    /// `preferred_username` when the service releases one, else its `sub`. The ID token
+    /// must name the login's issuer, the app and the login's nonce.
+    ///
+    /// Answers the status and the username the tokens are kept under; never throws.
+    ///
+    /// ```swift
+    /// let code = try login.code(from: callbackURL)
+    /// let (status, username) = await tokens.login(webLogin: login, code: code)
+    /// if status == .ok, let username { showHome(for: username) }
+    /// ```
+    public func login(webLogin login: WebLogin, code: String, username: String? = nil) async -> (LoginStatus, String?) {
+        await Self.lock.withLock {
+            let fields = [
+                "grant_type": "authorization_code", "code": code, "redirect_uri": login.redirectURI, "client_id": login.clientID,
+                "code_verifier": login.codeVerifier,
+            ]
+            // Until the user is known, the DPoP key is the login's own, kept with the tokens.
+            let keyLabel = username.map { Self.dpopLabel(Self.label(issuer: login.issuer, clientID: login.clientID, username: $0)) }
+                ?? Self.labelPrefix + "web." + Secrets.digest(login.state) + ".dpop"
+            guard case .success(let response) = await tokenRequest(issuer: login.issuer, fields, dpopKey: keyLabel) else {
+                return (.cannotAcquireAccessTokenForAuthorizationCode, nil)
+            }
+            guard let claims = Self.claims(of: response.idToken), claims["iss"] as? String == login.issuer,
+                Self.audience(claims["aud"]).contains(login.clientID), let nonce = claims["nonce"] as? String,
+                Secrets.constantTimeEquals(nonce, login.nonce)
+            else { return (.cannotAcquireAccessTokenForAuthorizationCode, nil) }
+            guard let user = username ?? (claims["preferred_username"] as? String) ?? (claims["sub"] as? String), !user.isEmpty else {
+                return (.cannotAcquireAccessTokenForAuthorizationCode, nil)
+            }
+            let kept = await keepResponse(
+                response, issuer: login.issuer, clientID: login.clientID, username: user, scope: login.scope,
+                dpopKeyLabel: username == nil ? keyLabel : nil)
+            return (kept ? .ok : .cannotAcquireTokenData, user)
+        }
+    }
+
+    /// An `aud` claim: one string or several.
+    static func audience(_ value: Any?) -> [String] {
+        (value as? [String]) ?? (value as? String).map { [$0] } ?? []
     }
 }
 
