@@ -18,8 +18,9 @@ struct MultipartForm: Sendable {
     var fields: [String: String] = [:]
     var files: [String: File] = [:]
 
-    /// The largest body read: a logo (256 KiB) with room for the form's other fields.
-    static let maximumBodySize = 256 * 1024 + 16 * 1024
+    /// The largest body read: well over a logo's 256 KiB, so that a larger one is refused
+    /// beside its field by the use case, not as an unreadable form.
+    static let maximumBodySize = 1024 * 1024
     /// More parts than any of the console's forms has.
     static let maximumParts = 16
 

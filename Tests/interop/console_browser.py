@@ -9,6 +9,7 @@ message on the first failed check.
 """
 import json
 import os
+import re
 import subprocess
 import tempfile
 
@@ -272,6 +273,8 @@ try:
     check(len(rows) == 1 and "staff" in rows[0].text and "1" in rows[0].text, "the group is not listed with its member")
     rows[0].find_element(By.TAG_NAME, "a").click()
     wait(lambda: exists("#group-members"), message="no group page")
+    group_page = driver.current_url.split("?")[0]
+    check("acme" in driver.find_element(By.CSS_SELECTOR, "main p a").text, "the group page's link does not name the tenant's groups")
     check("bob" in text("group-members"), "the group page does not list bob")
     driver.get(user_page)
     wait(lambda: exists("#invite-user"), message="no user page")
@@ -351,7 +354,7 @@ try:
         "dashboard": "/console", "tenants": "/console/tenants", "tenant": "/console/tenants/acme",
         "services": "/console/tenants/acme/services", "service": f"/console/tenants/acme/services/{client_id}",
         "users": "/console/tenants/acme/users", "user": user_page[len(BASE):], "signing-keys": "/console/tenants/acme/keys",
-        "groups": "/console/tenants/acme/groups", "audit": "/console/audit", "webhooks": "/console/webhooks", "api-keys": "/console/keys",
+        "groups": "/console/tenants/acme/groups", "group": group_page[len(BASE):], "audit": "/console/audit", "webhooks": "/console/webhooks", "api-keys": "/console/keys",
     }
     english_headings = {}
     for language in ["en", "de", "fr"]:
@@ -363,9 +366,10 @@ try:
             heading = driver.find_element(By.TAG_NAME, "h1").text
             body = driver.find_element(By.TAG_NAME, "body").text
             check("Words(" not in driver.page_source and "console." not in body, f"a sentence is missing on {name} ({language})")
+            check(re.search(r"\{[a-z_]+\}", body) is None, f"a placeholder is left unfilled on {name} ({language})")
             if language == "en":
                 english_headings[name] = heading
-            elif name not in ("dashboard", "service", "webhooks"):
+            elif name not in ("dashboard", "service", "webhooks", "group"):
                 check(heading != english_headings[name], f"the {name} page's heading is English in {language}: {heading}")
             if language != "en":
                 shot(f"{name}-{language}")

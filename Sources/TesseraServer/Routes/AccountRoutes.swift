@@ -108,7 +108,8 @@ struct AccountRoutes {
 
     @Sendable func callback(_ request: Request, context: TesseraRequestContext) async throws -> Response {
         let tenant = try context.requireTenant()
-        return try await signIn(tenant).finish(request, tenant: tenant, home: home(tenant), retry: home(tenant), logger: context.logger)
+        return try await signIn(tenant).finish(
+            request, tenant: tenant, home: home(tenant), retry: home(tenant), look: look(tenant, request), logger: context.logger)
     }
 
     /// A form's session and tenant: signed in (else back to sign-in) and carrying the CSRF token.

@@ -140,7 +140,8 @@ struct ConsoleRoutes {
         guard let tenant = try await domain.webSessions.operatorsTenant(creating: false, logger: context.logger) else {
             throw WebRedirect(location: "/console/sign-in", status: .found)
         }
-        return try await signIn.finish(request, tenant: tenant, home: "/console", retry: "/console/sign-in", logger: context.logger)
+        return try await signIn.finish(
+            request, tenant: tenant, home: "/console", retry: "/console/sign-in", look: consoleLook(tenant, request), logger: context.logger)
     }
 
     @Sendable func logout(_ request: Request, context: TesseraRequestContext) async throws -> Response {
@@ -155,9 +156,10 @@ struct ConsoleRoutes {
         let administration = try administration(current, .read)
         let cards = try await administration.dashboard().map { tenant in
             ConsoleViews.Dashboard.Card(
-                name: tenant.name, users: tenant.users, activations: tenant.activations,
-                logins: tenant.loginsPerHour.reduce(0, +), failures: tenant.failuresPerHour.reduce(0, +),
-                locked: tenant.lockedActivations, ciba: tenant.openBackchannelRequests,
+                name: tenant.name, users: current.words.number(tenant.users), activations: current.words.number(tenant.activations),
+                logins: current.words.number(tenant.loginsPerHour.reduce(0, +)),
+                failures: current.words.number(tenant.failuresPerHour.reduce(0, +)), locked: current.words.number(tenant.lockedActivations),
+                ciba: current.words.number(tenant.openBackchannelRequests),
                 chart: WebPages.chart(logins: tenant.loginsPerHour, failures: tenant.failuresPerHour, label: tenant.name, words: current.words))
         }
         return pages.render("dashboard", title: current.words("console.nav.dashboard"), page: ConsoleViews.Dashboard(tenants: cards), layout: layout(current))
@@ -339,13 +341,18 @@ struct ConsoleRoutes {
         let tenant = try context.requireTenant()
         do {
             let administration = try administration(current, .manage, tenant: tenant)
-            guard let file = context.files["logo"], !file.bytes.isEmpty else {
-                throw FormProblem(current.words("console.problem.logo"), field: "logo")
+            let refused = FormProblem(current.words("console.problem.logo"), field: "logo")
+            guard let file = context.files["logo"], !file.bytes.isEmpty else { throw refused }
+            // The browser names the type by the file's extension; else the first bytes tell.
+            let sniffed: String? =
+                file.bytes.starts(with: [0x89, 0x50, 0x4E, 0x47]) ? "image/png" : file.bytes.prefix(1024).contains(UInt8(ascii: "<")) ? "image/svg+xml" : nil
+            guard let type = file.contentType.flatMap({ Administration.logoTypes.contains($0) ? $0 : nil }) ?? sniffed else { throw refused }
+            do {
+                _ = try await administration.putLogo(file.bytes, contentType: type, tenant: tenant, logger: context.logger)
+            } catch let error as DomainError where error.kind == .invalid || error.kind == .tooLarge {
+                // Not an image of the kind it says, or too large: the form's own sentence.
+                throw FormProblem(refused.message, field: "logo", status: error.kind.status)
             }
-            // The browser names the type by the file's extension; the first bytes decide otherwise.
-            let type = file.contentType.flatMap { Administration.logoTypes.contains($0) ? $0 : nil }
-                ?? (file.bytes.starts(with: [0x89, 0x50, 0x4E, 0x47]) ? "image/png" : "image/svg+xml")
-            _ = try await administration.putLogo(file.bytes, contentType: type, tenant: tenant, logger: context.logger)
         } catch {
             guard let problem = FormProblem(error, fields: []) else { throw error }
             // Beside the file field, unless the operator may not change the logo (no form then).
@@ -748,7 +755,7 @@ struct ConsoleRoutes {
                 .init(
                     keyID: key.id, name: key.name, algorithm: key.algorithm.rawValue,
                     kind: words(key.backupEligible ? "console.key.synced" : "console.key.security_key"), attestation: key.attestation.rawValue,
-                    state: words(key.suspicious ? "console.key.blocked" : "console.active"), created: current.words.time(seconds: key.createdAt),
+                    state: words(key.suspicious ? "console.key.blocked" : "console.key.active"), created: current.words.time(seconds: key.createdAt),
                     lastUsed: current.words.time(seconds: key.lastUsedAt))
             },
             sessions: detail.sessions.map {
@@ -848,7 +855,13 @@ struct ConsoleRoutes {
             page: ConsoleViews.Invitation(
                 url: url, qr: (try? QRCode(url).svg(moduleSize: 5)) ?? "", back: "/console/tenants/\(tenant.name)/users/\(id)",
                 shownOnce: current.shownOnce("console.once.kept_digest")),
-            layout: layout(current, values: ["username": invitation.username, "time": current.words.time(seconds: invitation.expiresAt)]),
+            // The app the user's tenant calls it, not the operators'.
+            layout: layout(
+                current,
+                values: [
+                    "username": invitation.username, "time": current.words.time(seconds: invitation.expiresAt),
+                    "app": tenant.branding?.appName ?? current.words("app.name"),
+                ]),
             status: .created)
     }
 
@@ -917,7 +930,7 @@ struct ConsoleRoutes {
         var values = ["name": tenant.name]
         if let name = context.parameters.get("group") {
             let group = try await administration.group(name, tenant: tenant)
-            values["name"] = group.name
+            values["group"] = group.name
             page = ConsoleViews.Groups(
                 tenantName: tenant.name, groups: [], group: row(group.id, group.name, group.memberCount, group.externalId),
                 members: group.members.map { .init(id: $0.id, username: $0.username) })

@@ -87,12 +87,13 @@ enum ConsoleViews {
     struct Dashboard {
         struct Card {
             let name: String
-            let users: Int
-            let activations: Int
-            let logins: Int
-            let failures: Int
-            let locked: Int
-            let ciba: Int
+            /// The counts, written as the page's language writes numbers.
+            let users: String
+            let activations: String
+            let logins: String
+            let failures: String
+            let locked: String
+            let ciba: String
             /// SVG drawn by `WebPages.chart`.
             let chart: String
         }

@@ -129,15 +129,18 @@ struct WebSignIn: Sendable {
         return response
     }
 
-    /// The callback: an error from the login, or the code that opens the session; then `home`.
-    func finish(_ request: Request, tenant: TenantRecord, home: String, retry: String, logger: Logger) async throws -> Response {
+    /// The callback: an error from the login, or the code that opens the session; then
+    /// `home`. A refusal is a page in `look`.
+    func finish(_ request: Request, tenant: TenantRecord, home: String, retry: String, look: Look, logger: Logger) async throws -> Response {
         let query = (try? RequestDecoding.query(request)) ?? [:]
+        let words = look.words
         if let error = query["error"] {
+            let reason = [error, query["error_description"]].compactMap { $0 }.filter { !$0.isEmpty }.joined(separator: ": ")
             return pages.render(
-                "message", title: "Sign-in ended",
+                "message", title: words("account.signin_ended_title"),
                 page: ConsoleViews.Message(
-                    heading: "Sign-in ended", text: "The sign-in did not complete (\(error)). \(query["error_description"] ?? "")",
-                    link: retry, linkText: "Try again"), layout: PlainLayout(), status: .forbidden)
+                    heading: words("account.signin_ended_title"), text: words("account.signin_ended", ["reason": String(reason.prefix(200))]),
+                    link: retry, linkText: words("account.signin_try_again")), layout: PlainLayout(look: look, t: words), status: .forbidden)
         }
         do {
             let opened = try await domain.webSessions.finish(
@@ -147,9 +150,11 @@ struct WebSignIn: Sendable {
             return response
         } catch let error as DomainError where error.kind != .internal {
             var response = pages.render(
-                "message", title: "Sign-in refused",
-                page: ConsoleViews.Message(heading: "Sign-in refused", text: error.message, link: retry, linkText: "Start again"),
-                layout: PlainLayout(), status: error.kind.status)
+                "message", title: words("account.signin_refused_title"),
+                page: ConsoleViews.Message(
+                    heading: words("account.signin_refused_title"), text: words("account.signin_refused", ["reason": error.message]), link: retry,
+                    linkText: words("account.signin_try_again")),
+                layout: PlainLayout(look: look, t: words), status: error.kind.status)
             cookies.clearSignIn(on: &response)
             return response
         }
