@@ -6,6 +6,9 @@ let package = Package(
     platforms: [.macOS(.v15), .iOS(.v18)],
     products: [
         .library(name: "TesseraKit", targets: ["TesseraKit"]),
+        // Completion handlers, a step-up delegate, an event stream and a shared instance
+        // over TesseraKit, for apps written against the commercial SDKs' call shapes.
+        .library(name: "TesseraKitCompat", targets: ["TesseraKitCompat"]),
         .library(name: "TesseraServer", targets: ["TesseraServer"]),
         .executable(name: "tessera", targets: ["tessera"]),
     ],
@@ -178,6 +181,7 @@ let package = Package(
             ]
         ),
         .target(name: "TesseraKit", dependencies: ["TesseraCore", "TesseraCrypto", .product(name: "Crypto", package: "swift-crypto")]),
+        .target(name: "TesseraKitCompat", dependencies: ["TesseraKit", "TesseraCore", .product(name: "Crypto", package: "swift-crypto")]),
         // What the fast tests share: a test clock, the domain harness over a temporary SQLite
         // file, a device in memory, a recording notifier, and fakes for the SDK's key store,
         // biometric check and transport. No server, PostgreSQL or subprocess.
@@ -278,7 +282,7 @@ let package = Package(
             name: "TesseraEndToEndTests",
             dependencies: [
                 "TesseraServer", "TesseraKit", "TesseraTesting", "TesseraCore", "TesseraCrypto", "TesseraOperations", "TesseraStore",
-                "TesseraRecords", "TesseraAdminAPI", "TesseraTestSupport", "TesseraBuildInfo", "tessera", "TesseraTexts",
+                "TesseraRecords", "TesseraAdminAPI", "TesseraTestSupport", "TesseraBuildInfo", "tessera", "TesseraTexts", "TesseraKitCompat",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "SQLKit", package: "sql-kit"),
