@@ -235,6 +235,8 @@ let package = Package(
         .testTarget(name: "TesseraAdminAPITests", dependencies: ["TesseraAdminAPI", "TesseraCore"]),
         // The SDK's own unit tests: no server, no database.
         .testTarget(name: "TesseraKitTests", dependencies: ["TesseraKit", "TesseraCore", "TesseraCrypto", "TesseraTestSupport"]),
+        // docs/SDK.md's samples, compiled (Samples.swift is written from the document by scripts/sdk_samples.py).
+        .testTarget(name: "TesseraKitDocTests", dependencies: ["TesseraKit", "TesseraKitCompat", "TesseraCore"]),
         .testTarget(
             name: "TesseraStoreTests",
             dependencies: [

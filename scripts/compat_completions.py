@@ -64,8 +64,8 @@ def sendable(param):
     """A closure parameter goes into the task: it must be @Sendable."""
     head, kind = param.split(":", 1)
     kind = kind.strip()
-    if kind.startswith("(") and "->" in kind and "@Sendable" not in kind:
-        kind = "@escaping @Sendable " + kind
+    if "->" in kind and kind.replace("@Sendable", "").strip().startswith("("):
+        kind = "@escaping @Sendable " + kind.replace("@Sendable", "").strip()
     return f"{head}: {kind}"
 
 

@@ -138,7 +138,7 @@ public struct TokenManager: Sendable {
     public func login(
         authenticator: Authenticator, clientID: String, redirectURI: String, scope: String = "openid offline_access",
         issuer: String? = nil, username: String? = nil, singleSignOn: Bool = true,
-        sign: (inout AuthenticationUserInformation) async throws -> Void
+        sign: @Sendable (inout AuthenticationUserInformation) async throws -> Void
     ) async -> LoginStatus {
         await loginResult(
             authenticator: authenticator, clientID: clientID, redirectURI: redirectURI, scope: scope, issuer: issuer, username: username,
@@ -159,7 +159,7 @@ public struct TokenManager: Sendable {
     public func loginResult(
         authenticator: Authenticator, clientID: String, redirectURI: String, scope: String = "openid offline_access",
         issuer: String? = nil, username: String? = nil, singleSignOn: Bool = true,
-        sign: (inout AuthenticationUserInformation) async throws -> Void
+        sign: @Sendable (inout AuthenticationUserInformation) async throws -> Void
     ) async -> LoginResult {
         await Self.lock.withLock {
             await unlockedLogin(
@@ -229,7 +229,7 @@ public struct TokenManager: Sendable {
 
     private func unlockedLogin(
         authenticator: Authenticator, clientID: String, redirectURI: String, scope: String, issuer: String?, username: String?,
-        singleSignOn: Bool, sign: (inout AuthenticationUserInformation) async throws -> Void
+        singleSignOn: Bool, sign: @Sendable (inout AuthenticationUserInformation) async throws -> Void
     ) async -> LoginResult {
         let verifier = PKCE.makeVerifier()
         let request = InAppAuthenticationRequest(
