@@ -3,7 +3,11 @@ import PackageDescription
 
 let package = Package(
     name: "Tessera",
-    platforms: [.macOS(.v15), .iOS(.v18)],
+    // iOS 15 for the apps that link TesseraKit: its sources, and TesseraCore's and
+    // TesseraCrypto's, use nothing later outside an availability check (AvailabilityTests).
+    // macOS 15 is the server's (Synchronization's Mutex and the like), and so the macOS
+    // floor of the whole package until the SDK and the server are two packages.
+    platforms: [.macOS(.v15), .iOS(.v15)],
     products: [
         .library(name: "TesseraKit", targets: ["TesseraKit"]),
         // Completion handlers, a step-up delegate, an event stream and a shared instance

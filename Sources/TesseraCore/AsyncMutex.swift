@@ -1,5 +1,3 @@
-import Synchronization
-
 /// The one first-come, first-served lock for async code, held across suspension points:
 /// SQLite's single connection serves one transaction at a time with it, and the SDK
 /// changes its activation and token records under it.
@@ -9,7 +7,7 @@ public final class AsyncMutex: Sendable {
         var waiters: [CheckedContinuation<Void, Never>] = []
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     public init() {}
 

@@ -6,7 +6,6 @@ import Musl
 import Darwin
 #endif
 import Foundation
-import Synchronization
 
 /// An IP address the server might send to, as the system's resolver gave it.
 public enum OutboundAddress: Sendable, Hashable, CustomStringConvertible {
@@ -117,9 +116,9 @@ public enum OutboundTargets {
     /// Every address `host` resolves to, from the system's resolver on a thread of its own
     /// (getaddrinfo blocks), within `timeout`: the thread may finish later, and its answer
     /// is dropped then.
-    public static func resolve(_ host: String, timeout: Duration = .seconds(5)) async throws -> [OutboundAddress] {
+    public static func resolve(_ host: String, timeout: TimeInterval = 5) async throws -> [OutboundAddress] {
         try await withCheckedThrowingContinuation { continuation in
-            let answered = Mutex(false)
+            let answered = Locked(false)
             let answer: @Sendable (Result<[OutboundAddress], any Error>) -> Void = { result in
                 let first = answered.withLock { done in
                     defer { done = true }
@@ -128,8 +127,8 @@ public enum OutboundTargets {
                 if first { continuation.resume(with: result) }
             }
             let timer = Task {
-                try await Task.sleep(for: timeout)
-                answer(.failure(ResolutionError(description: "\(host) did not resolve within \(timeout)")))
+                try await Task.sleep(nanoseconds: UInt64(timeout * 1_000_000_000))
+                answer(.failure(ResolutionError(description: "\(host) did not resolve within \(timeout) s")))
             }
             let thread = Thread {
                 answer(Result { try addresses(host, numericOnly: false) })

@@ -1,4 +1,3 @@
-import Synchronization
 
 /// A QR code (ISO/IEC 18004) in byte mode with error correction level M, versions 1 to 10
 /// (up to 213 bytes: enough for activation and authentication links).
@@ -363,7 +362,7 @@ enum ReedSolomon {
 
     /// Coefficients of ∏ (x − αⁱ), highest power first without the leading 1; one per
     /// error-correction length of versions 1 to 10, made once.
-    private static let generators = Mutex<[Int: [UInt8]]>([:])
+    private static let generators = Locked<[Int: [UInt8]]>([:])
 
     static func generator(degree: Int) -> [UInt8] {
         if let known = generators.withLock({ $0[degree] }) { return known }

@@ -35,7 +35,7 @@ import Security
 
 /// A key inside the Secure Enclave: the private key never exists outside the chip;
 /// `dataRepresentation` is an opaque handle only this device can use.
-@available(macOS 14, iOS 17, *)
+@available(macOS 12, iOS 15, *)
 public struct SecureEnclaveSigningKey: P256Signer {
     private let key: SecureEnclave.P256.Signing.PrivateKey
 

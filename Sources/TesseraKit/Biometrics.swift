@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 import TesseraCore
 
 /// The platform's biometric check. `evaluate` asks the user and returns an opaque
@@ -43,7 +42,7 @@ public struct BiometricEvaluation: Sendable {
 /// every process, as a changed fingerprint set would be.
 public final class SoftwareBiometricGate: BiometricGate {
     private let stateFile: URL
-    private let lock = Mutex(())
+    private let lock = Locked(())
 
     public init(stateFile: URL) { self.stateFile = stateFile }
 
@@ -107,7 +106,15 @@ public struct PlatformBiometricGate: BiometricGate {
         } catch {
             throw TesseraKitError.biometricsUnavailable
         }
-        guard let state = context.domainState.biometry.stateHash else { throw TesseraKitError.biometricsUnavailable }
+        // The enrolled set's hash: `domainState` from iOS 18 and macOS 15, before that the
+        // `evaluatedPolicyDomainState` it replaces (the same value).
+        let hash: Data?
+        if #available(iOS 18, macOS 15, *) {
+            hash = context.domainState.biometry.stateHash
+        } else {
+            hash = context.evaluatedPolicyDomainState
+        }
+        guard let state = hash else { throw TesseraKitError.biometricsUnavailable }
         return BiometricEvaluation(domainState: state, authentication: EvaluatedContext(context))
     }
 

@@ -1,6 +1,5 @@
 import Crypto
 import Foundation
-import Synchronization
 import TesseraCore
 import TesseraCrypto
 
@@ -39,7 +38,7 @@ private final class DataTaskBox: Sendable {
         var cancelled = false
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     func start(_ task: URLSessionDataTask) {
         let cancelled = state.withLock { state in

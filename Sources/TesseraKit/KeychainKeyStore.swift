@@ -7,7 +7,7 @@ import TesseraCrypto
 /// The key store for Apple platforms: device and biometric keys in the Secure Enclave
 /// (software keys where there is none, such as the simulator), their handles and the
 /// small items as generic passwords in the Keychain, this device only.
-@available(macOS 14, iOS 17, *)
+@available(macOS 12, iOS 15, *)
 public struct KeychainKeyStore: KeyStore {
     public let service: String
 

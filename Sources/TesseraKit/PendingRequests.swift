@@ -98,7 +98,7 @@ extension Authenticator {
                                     if Task.isCancelled { return }
                                     if version != "", let all = await snapshot.update(activation.id, []) { continuation.yield(all) }
                                     version = ""
-                                    try await Task.sleep(for: .seconds(backOff))
+                                    try await Task.sleep(nanoseconds: UInt64(backOff) * 1_000_000_000)
                                     backOff = min(backOff * 2, 60)
                                     continue
                                 }

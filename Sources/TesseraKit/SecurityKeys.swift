@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 import TesseraCore
 import TesseraCrypto
 
@@ -194,7 +193,7 @@ public actor SoftwareSecurityKey: SecurityKeyAuthenticator {
 
     /// Writes a file from the newest state only, one write at a time.
     private final class NewestWrite: Sendable {
-        private let written = Mutex<UInt64>(0)
+        private let written = Locked<UInt64>(0)
 
         func write(_ data: Data, generation: UInt64, to file: URL) throws {
             try written.withLock { last in

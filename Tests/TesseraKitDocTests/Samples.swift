@@ -74,7 +74,7 @@ extension DocSamples {
                     return
                 case .lockout(let lockout, let retry):
                     guard !lockout.isPermanent, let until = lockout.lockedUntil else { return show("locked; ask an administrator") }
-                    try await Task.sleep(for: .seconds(max(0, until.timeIntervalSinceNow)))
+                    try await Task.sleep(nanoseconds: UInt64(max(0, until.timeIntervalSinceNow) * 1_000_000_000))
                     info = retry
                 default:
                     return

@@ -153,9 +153,10 @@ extension CBOR {
             case 1: return .negative(argument)
             case 2: return .bytes(Array(try take(argument)))
             case 3:
-                guard let text = String(validating: try take(argument), as: UTF8.self) else {
-                    throw CBORError("a CBOR text string is not UTF-8")
-                }
+                // Decoded, then compared with its bytes: invalid UTF-8 would have been replaced.
+                let encoded = try take(argument)
+                let text = String(decoding: encoded, as: UTF8.self)
+                guard text.utf8.elementsEqual(encoded) else { throw CBORError("a CBOR text string is not UTF-8") }
                 return .text(text)
             case 4:
                 // Each item takes at least one byte: a count beyond the bytes left is refused

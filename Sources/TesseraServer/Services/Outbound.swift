@@ -89,7 +89,7 @@ struct Outbound: OutboundHTTP {
         if let refusal = OutboundTargets.refusal(request.url, allowsPrivate: allowsPrivate) { throw Refused(description: refusal) }
         // A name that does not resolve now may later: that is a failed call (retried), not a
         // refusal. The resolver gets five seconds, as a connection does.
-        let found = try await OutboundTargets.resolve(host, timeout: .seconds(5))
+        let found = try await OutboundTargets.resolve(host, timeout: 5)
         // The caller learns that the name is inside, not where (no map of the network).
         if !allowsPrivate, found.contains(where: \.isInternal) {
             throw Refused(description: "\(host) resolves to a loopback, private or link-local address")
