@@ -9,8 +9,9 @@ result to the completion. Run it after changing those calls; a test
     python3 scripts/compat_completions.py --check  # exits 1 when it is out of date
 """
 import re
-import sys
 from pathlib import Path
+
+from generated import write_or_check
 
 ROOT = Path(__file__).resolve().parent.parent
 SOURCES = ["Personalizer", "AccountProcesses", "Authenticator", "InApp", "PendingRequests", "SingleSignOn", "SecurityKeys",
@@ -112,15 +113,7 @@ def main():
         lines[-1] = "}"
         lines.append("")
     output = "\n".join(lines)
-    if "--check" in sys.argv:
-        if not TARGET.exists() or TARGET.read_text() != output:
-            print(f"{TARGET.relative_to(ROOT)} is out of date: run scripts/compat_completions.py", file=sys.stderr)
-            sys.exit(1)
-        print(f"{len(blocks)} completion variants, up to date")
-        return
-    TARGET.parent.mkdir(parents=True, exist_ok=True)
-    TARGET.write_text(output)
-    print(f"wrote {len(blocks)} completion variants to {TARGET.relative_to(ROOT)}")
+    write_or_check(TARGET, output, f"{len(blocks)} completion variants", "scripts/compat_completions.py")
 
 
 if __name__ == "__main__":

@@ -9,8 +9,9 @@ that uses Apple-only types is compiled where they exist (`#if canImport(LocalAut
     python3 scripts/sdk_samples.py --check  # exits 1 when it is out of date
 """
 import re
-import sys
 from pathlib import Path
+
+from generated import write_or_check
 
 ROOT = Path(__file__).resolve().parent.parent
 DOC = ROOT / "docs/SDK.md"
@@ -46,15 +47,7 @@ def main():
         lines.append("")
     lines[-1] = "}"
     output = "\n".join(lines) + "\n"
-    if "--check" in sys.argv:
-        if not TARGET.exists() or TARGET.read_text() != output:
-            print(f"{TARGET.relative_to(ROOT)} is out of date: run scripts/sdk_samples.py", file=sys.stderr)
-            sys.exit(1)
-        print(f"{len(blocks)} samples, up to date")
-        return
-    TARGET.parent.mkdir(parents=True, exist_ok=True)
-    TARGET.write_text(output)
-    print(f"wrote {len(blocks)} samples to {TARGET.relative_to(ROOT)}")
+    write_or_check(TARGET, output, f"{len(blocks)} samples", "scripts/sdk_samples.py")
 
 
 if __name__ == "__main__":
