@@ -20,16 +20,18 @@ trap 'rm -rf "$work"' EXIT
 
 hex() { python3 -c 'import sys; sys.stdout.buffer.write(bytes.fromhex(sys.argv[1]))' "$1"; }
 
-build() {  # build NAME MODULE SOURCE HARNESS
-    swiftc -O -sanitize=fuzzer,address -parse-as-library -module-name "$2" "$3" "$4" -o "$work/$1-fuzz" 2>&1 \
+build() {  # build NAME MODULE SOURCE… HARNESS
+    local name="$1" module="$2"
+    shift 2
+    swiftc -O -sanitize=fuzzer,address -parse-as-library -module-name "$module" "$@" -o "$work/$name-fuzz" 2>&1 \
         | grep -v "Cannot export local symbol" || true
-    mkdir -p "$work/$1-corpus"
+    mkdir -p "$work/$name-corpus"
 }
 
 for target in "${targets[@]}"; do
     case "$target" in
     qr)
-        build qr QRFuzz Sources/TesseraCore/QRCode.swift Tests/fuzz/QRCodeFuzz.swift
+        build qr QRFuzz Sources/TesseraCore/QRCode.swift Sources/TesseraCore/Locked.swift Tests/fuzz/QRCodeFuzz.swift
         printf '%s' "https://id.example.com/t/demo/authenticate?request=Zm9vYmFyYmF6cXV4MTIzNDU2" > "$work/qr-corpus/login"
         printf '%s' "https://id.example.com/t/demo/activate?code=YWN0aXZhdGlvbi1jb2RlLWZvci1hbGljZQ" > "$work/qr-corpus/activation"
         printf '%s' "x" > "$work/qr-corpus/short"
