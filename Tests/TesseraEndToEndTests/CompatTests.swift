@@ -86,7 +86,8 @@ struct CompatTests {
             let observation = events.observe { event in Task { await seen.add(event) } }
             defer { observation.cancel() }
             let first = try await helper.startStepUp(scenario, bank, ["login_hint": "ida"])
-            for _ in 0..<100 where await !seen.pending(first) { try await Task.sleep(for: .milliseconds(100)) }
+            // Both parts of the stream run at once: wait for each (a loaded machine may take seconds).
+            for _ in 0..<300 where await !seen.both(first) { try await Task.sleep(for: .milliseconds(100)) }
             #expect(await seen.pending(first), "the request came through the event stream")
             #expect(await seen.statuses() == [.noTokenDataAvailable], "the watched user's status, told once")
 
@@ -102,7 +103,7 @@ struct CompatTests {
         let recorder = Recorder()
         let stepUp = StepUp(authenticator: authenticator, delegate: recorder)
         func waitForDelegate(_ count: Int) async throws {
-            for _ in 0..<100 where recorder.count < count { try await Task.sleep(for: .milliseconds(50)) }
+            for _ in 0..<600 where recorder.count < count { try await Task.sleep(for: .milliseconds(50)) }
         }
         // Approved.
         stepUp.start(sessionID: first) { _ in [DeviceFactor(), PinFactor("2468")] }
@@ -132,6 +133,8 @@ struct CompatTests {
         func pending(_ id: String) -> Bool {
             events.contains { if case .pendingRequests(let list) = $0 { list.contains { $0.requestID.rawValue == id } } else { false } }
         }
+        /// The request `id` and a status, each seen.
+        func both(_ id: String) -> Bool { pending(id) && !statuses().isEmpty }
         func statuses() -> [LoginStatus] {
             events.compactMap { if case .loginStatus(_, _, let status) = $0 { status } else { nil } }
         }
