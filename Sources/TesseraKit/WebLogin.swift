@@ -147,18 +147,16 @@ public final class WebLoginSession: NSObject, ASWebAuthenticationPresentationCon
     }
 
     /// Resumes the continuation with the first answer only.
-    private final class OneAnswer: @unchecked Sendable {
-        // Guarded by `lock`.
-        private var continuation: CheckedContinuation<URL, any Error>?
-        private let lock = NSLock()
+    private final class OneAnswer: Sendable {
+        private let continuation: Locked<CheckedContinuation<URL, any Error>?>
 
-        init(_ continuation: CheckedContinuation<URL, any Error>) { self.continuation = continuation }
+        init(_ continuation: CheckedContinuation<URL, any Error>) { self.continuation = Locked(continuation) }
 
         func give(_ result: Result<URL, any Error>) {
-            lock.lock()
-            let waiting = continuation
-            continuation = nil
-            lock.unlock()
+            let waiting = continuation.withLock { waiting in
+                defer { waiting = nil }
+                return waiting
+            }
             waiting?.resume(with: result)
         }
     }

@@ -1,4 +1,5 @@
 import Foundation
+import TesseraCore
 import TesseraKit
 
 /// One SDK for the whole app, as `XignSdk.shared` is: configure it once at launch, then
@@ -8,17 +9,16 @@ import TesseraKit
 /// TesseraKitShared.shared.configure(keyStore: KeychainKeyStore(service: "com.example.app"), biometrics: PlatformBiometricGate())
 /// let activations = try await TesseraKitShared.shared.personalizer.activations()
 /// ```
-public final class TesseraKitShared: @unchecked Sendable {
+public final class TesseraKitShared: Sendable {
     public static let shared = TesseraKitShared()
 
-    /// What `configure` made; read and written under `lock`.
+    /// What `configure` made.
     private struct Parts {
         let personalizer: Personalizer
         let authenticator: Authenticator
         let tokens: TokenManager
     }
-    private var parts: Parts?
-    private let lock = NSLock()
+    private let parts = Locked<Parts?>(nil)
 
     /// For tests and apps that want more than one; most use `shared`.
     public init() {}
@@ -32,9 +32,7 @@ public final class TesseraKitShared: @unchecked Sendable {
             personalizer: Personalizer(keyStore: keyStore, transport: transport, biometrics: biometrics),
             authenticator: Authenticator(keyStore: keyStore, transport: transport, biometrics: biometrics),
             tokens: TokenManager(keyStore: keyStore, transport: transport, dpop: dpop))
-        lock.lock()
-        parts = made
-        lock.unlock()
+        parts.withLock { $0 = made }
     }
 
     public var isConfigured: Bool { current != nil }
@@ -46,11 +44,7 @@ public final class TesseraKitShared: @unchecked Sendable {
     /// The app's own tokens.
     public var tokens: TokenManager { required.tokens }
 
-    private var current: Parts? {
-        lock.lock()
-        defer { lock.unlock() }
-        return parts
-    }
+    private var current: Parts? { parts.withLock { $0 } }
 
     private var required: Parts {
         guard let current else { preconditionFailure("call TesseraKitShared.shared.configure(keyStore:…) before using it") }

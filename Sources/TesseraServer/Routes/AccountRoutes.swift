@@ -53,10 +53,7 @@ struct AccountRoutes {
                     button: words("account.signin_button"), hint: words("account.signin_hint")),
                 layout: PlainLayout(look: look, t: words))
         }
-        let done = (try? RequestDecoding.query(request))?["done"].flatMap { code in
-            look.words.has("account.done.\(code)") ? look.words("account.done.\(code)") : nil
-        }
-        return try await render(current, tenant: tenant, look: look, notice: done)
+        return try await render(current, tenant: tenant, look: look, notice: look.words.notice(request, prefix: "account.done"))
     }
 
     /// The account page's look: the tenant's, in the browser's language (or the tenant's).

@@ -344,9 +344,8 @@ struct ConsoleRoutes {
             let refused = FormProblem(current.words("console.problem.logo"), field: "logo")
             guard let file = context.files["logo"], !file.bytes.isEmpty else { throw refused }
             // The browser names the type by the file's extension; else the first bytes tell.
-            let sniffed: String? =
-                file.bytes.starts(with: [0x89, 0x50, 0x4E, 0x47]) ? "image/png" : file.bytes.prefix(1024).contains(UInt8(ascii: "<")) ? "image/svg+xml" : nil
-            guard let type = file.contentType.flatMap({ Administration.logoTypes.contains($0) ? $0 : nil }) ?? sniffed else { throw refused }
+            guard let type = [file.contentType, ServiceLogos.imageType(file.bytes)].compactMap({ $0 }).first(where: Administration.logoTypes.contains)
+            else { throw refused }
             do {
                 _ = try await administration.putLogo(file.bytes, contentType: type, tenant: tenant, logger: context.logger)
             } catch let error as DomainError where error.kind == .invalid || error.kind == .tooLarge {
@@ -1184,12 +1183,8 @@ struct ConsoleVisit: Sendable {
 
     subscript<Value>(dynamicMember path: KeyPath<WebSessions.Current, Value>) -> Value { web[keyPath: path] }
 
-    /// What a finished form says (`?done=CODE`, one of the catalog's `console.done.*`, so a
-    /// link cannot put words of its own on a page).
-    func notice(_ request: Request) -> String? {
-        guard let code = (try? RequestDecoding.query(request))?["done"], words.has("console.done.\(code)") else { return nil }
-        return words("console.done.\(code)")
-    }
+    /// What a finished form says (the catalog's `console.done.*`).
+    func notice(_ request: Request) -> String? { words.notice(request, prefix: "console.done") }
 
     /// "It is shown this once", with what the server keeps (`kept`, a catalog key).
     func shownOnce(_ kept: String) -> String { words("console.once.shown_once", ["kept": words(kept)]) }

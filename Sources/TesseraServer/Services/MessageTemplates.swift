@@ -1,5 +1,6 @@
 import Foundation
 import TesseraCore
+import TesseraDomain
 import TesseraRecords
 import TesseraTexts
 
@@ -104,7 +105,7 @@ enum MessageTemplates {
             self.logo = logo
             // Checked as `#rrggbb` when the tenant set them; anything else is not used.
             func color(_ value: String?, _ standard: String) -> String {
-                guard let value, value.count == 7, value.first == "#", value.dropFirst().allSatisfy(\.isHexDigit) else { return standard }
+                guard let value, Color(hex: value) != nil else { return standard }
                 return value
             }
             primary = color(values["primary_color"], "#2f4fd8")

@@ -90,6 +90,13 @@ struct Words: Sendable {
 
     func has(_ key: String) -> Bool { texts.has(key) }
 
+    /// What a finished form says: `?done=CODE` names the catalog's `PREFIX.CODE`, so a link
+    /// cannot put words of its own on a page; nil for no code or an unknown one.
+    func notice(_ request: Request, prefix: String) -> String? {
+        guard let code = (try? RequestDecoding.query(request))?["done"], has("\(prefix).\(code)") else { return nil }
+        return self("\(prefix).\(code)")
+    }
+
     /// A moment as the language writes it, in UTC; "—" for none.
     func time(_ date: Date?) -> String { date.map(texts.time) ?? "—" }
 
