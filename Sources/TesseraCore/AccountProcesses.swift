@@ -113,11 +113,15 @@ public struct ProcessCompletionRequest: Codable, Sendable {
     /// and the name to list it by.
     public let securityKey: WebAuthnJSON.RegistrationCredential?
     public let securityKeyName: String?
+    /// `background_key`: the activation's new background key (it replaces any before it).
+    public let backgroundKey: PublicJWK?
 
     public init(
         biometricKey: PublicJWK? = nil, biometricRegistration: String? = nil, totpSecret: String? = nil, pinKey: String? = nil,
-        alias: String? = nil, retire: Bool? = nil, securityKey: WebAuthnJSON.RegistrationCredential? = nil, securityKeyName: String? = nil
+        alias: String? = nil, retire: Bool? = nil, securityKey: WebAuthnJSON.RegistrationCredential? = nil, securityKeyName: String? = nil,
+        backgroundKey: PublicJWK? = nil
     ) {
+        self.backgroundKey = backgroundKey
         self.securityKey = securityKey
         self.securityKeyName = securityKeyName
         self.biometricKey = biometricKey
@@ -136,6 +140,7 @@ public struct ProcessCompletionRequest: Codable, Sendable {
         case pinKey = "pin_key"
         case securityKey = "security_key"
         case securityKeyName = "security_key_name"
+        case backgroundKey = "background_key"
     }
 }
 

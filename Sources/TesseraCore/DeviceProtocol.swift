@@ -23,6 +23,9 @@ public enum AuthenticationPurpose: String, Codable, Sendable, CaseIterable {
     case unregisterDevice = "unregister_device"
     /// Ten new single-use recovery codes for the account (the old ones stop working).
     case recoveryCodes = "recovery_codes"
+    /// Register (or replace) the activation's background key, which only reads pending
+    /// requests and their state, so that an app can look while the phone is locked.
+    case backgroundKey = "background_key"
 
     /// Account processes are started by the device itself, not by a service.
     public var isAccountProcess: Bool { self != .login }
@@ -79,6 +82,10 @@ public struct ActivationRegistration: Codable, Sendable {
     public let aud: String
     public let deviceKey: PublicJWK
     public let biometricKey: PublicJWK?
+    /// A third key that signs only the reading of pending requests and their state
+    /// (`tessera-background+jwt` tokens), kept where the app can use it while the phone
+    /// is locked. The device key vouches for it by signing this registration.
+    public let backgroundKey: PublicJWK?
     /// `K = PBKDF2(PIN, pin_salt)`, base64url; sent once, sealed by the server.
     public let pinKey: String
     /// A TOTP secret (base64url) when the device enrols the OTP factor.
@@ -89,12 +96,13 @@ public struct ActivationRegistration: Codable, Sendable {
 
     public init(
         code: String, aud: String, deviceKey: PublicJWK, biometricKey: PublicJWK?, pinKey: String,
-        totpSecret: String?, alias: String?, iat: Int, exp: Int
+        totpSecret: String?, alias: String?, iat: Int, exp: Int, backgroundKey: PublicJWK? = nil
     ) {
         self.code = code
         self.aud = aud
         self.deviceKey = deviceKey
         self.biometricKey = biometricKey
+        self.backgroundKey = backgroundKey
         self.pinKey = pinKey
         self.totpSecret = totpSecret
         self.alias = alias
@@ -106,6 +114,7 @@ public struct ActivationRegistration: Codable, Sendable {
         case code, aud, alias, iat, exp
         case deviceKey = "device_key"
         case biometricKey = "biometric_key"
+        case backgroundKey = "background_key"
         case pinKey = "pin_key"
         case totpSecret = "totp_secret"
     }
@@ -133,11 +142,15 @@ public struct ActivationReceipt: Codable, Sendable {
     public let userID: UserID
     public let username: String
     public let factors: [FactorType]
+    /// Whether the server registered the background key the registration carried (a
+    /// server before background keys does not say so, and the device then keeps none).
+    public let backgroundKey: Bool?
 
     public init(
         activationID: ActivationID, issuer: String, tenant: String, userID: UserID, username: String,
-        factors: [FactorType]
+        factors: [FactorType], backgroundKey: Bool? = nil
     ) {
+        self.backgroundKey = backgroundKey
         self.activationID = activationID
         self.issuer = issuer
         self.tenant = tenant
@@ -150,6 +163,7 @@ public struct ActivationReceipt: Codable, Sendable {
         case issuer, tenant, username, factors
         case activationID = "activation_id"
         case userID = "user_id"
+        case backgroundKey = "background_key"
     }
 }
 
@@ -413,6 +427,7 @@ public enum FinishOutcome: String, Codable, Sendable {
     case apiAccessListDevices
     case apiAccessUnregisterDevice
     case apiAccessRecoveryCodes
+    case apiAccessBackgroundKey
 
     /// The result case an approved request of this purpose answers.
     public init(approved purpose: AuthenticationPurpose) {
@@ -426,6 +441,7 @@ public enum FinishOutcome: String, Codable, Sendable {
         case .listDevices: self = .apiAccessListDevices
         case .unregisterDevice: self = .apiAccessUnregisterDevice
         case .recoveryCodes: self = .apiAccessRecoveryCodes
+        case .backgroundKey: self = .apiAccessBackgroundKey
         }
     }
 }

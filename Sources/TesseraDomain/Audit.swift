@@ -19,6 +19,7 @@ public enum AuditAction: String, Sendable, CaseIterable {
     case adminKeyRevoke = "admin_key.revoke"
     /// A configuration document applied (`POST /admin/apply`): one entry for all it changed.
     case apply
+    case backgroundKeySet = "background_key.set"
     case devicesList = "devices.list"
     case factorAdd = "factor.add"
     case federationLink = "federation.link"

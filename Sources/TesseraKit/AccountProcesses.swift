@@ -107,6 +107,49 @@ extension Personalizer {
         try await start(ProcessStartRequest(purpose: .listDevices), activation: activation)
     }
 
+    /// Starts giving this activation a background key (or a new one): a key kept in the
+    /// after-first-unlock class that signs only the reading of pending requests and their
+    /// state, so that the app sees a waiting request while the phone is locked. Activations
+    /// made by this SDK have one from the start (`Activation.hasBackgroundKey`); older ones
+    /// get theirs this way. Complete `.apiAccessBackgroundKey` with `finishBackgroundKey(_:)`.
+    ///
+    /// ```swift
+    /// if !activation.hasBackgroundKey {
+    ///     var info = try await personalizer.startBackgroundKey(activation: activation)
+    ///     try info.sign(factor: DeviceFactor())
+    ///     try info.sign(factor: PinFactor(await askForPIN()))
+    ///     if case .apiAccessBackgroundKey(let process) = try await personalizer.finish(info) {
+    ///         _ = try await personalizer.finishBackgroundKey(process)
+    ///     }
+    /// }
+    /// ```
+    public func startBackgroundKey(activation: Activation) async throws -> AuthenticationUserInformation {
+        try await start(ProcessStartRequest(purpose: .backgroundKey), activation: activation)
+    }
+
+    /// Makes the new background key, registers it (the old one stops working) and returns the
+    /// activation as it is now. Its record moves to the after-first-unlock class on the way.
+    public func finishBackgroundKey(_ process: AccountProcess) async throws -> Activation {
+        try check(process, is: .backgroundKey)
+        let activation = try await registry.activation(id: process.activation.id)
+        // The new key is kept under a new label beside the old one until the server has
+        // accepted it and the record points at it.
+        var updated = activation
+        updated.backgroundKeyGeneration = activation.backgroundKeyGeneration.map { $0 + 1 } ?? 0
+        let saved: Activation
+        do {
+            let key = try await keyStore.generateKey(label: updated.backgroundKeyLabel, protection: .afterFirstUnlock)
+            _ = try await complete(process, activation: activation, body: ProcessCompletionRequest(backgroundKey: key.publicJWK))
+            let generation = updated.backgroundKeyGeneration
+            saved = try await registry.update(activation.id) { $0.backgroundKeyGeneration = generation }
+        } catch {
+            try? await keyStore.setItem(nil, label: updated.backgroundKeyLabel)
+            throw error
+        }
+        if activation.hasBackgroundKey { try? await keyStore.setItem(nil, label: activation.backgroundKeyLabel) }
+        return saved
+    }
+
     /// Starts removing another activation of the same account (a lost phone, say).
     ///
     /// `target` is the other device's `DeviceSummary.activationID` from `finishListDevices(_:)`

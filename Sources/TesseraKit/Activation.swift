@@ -30,8 +30,16 @@ public struct Activation: Codable, Sendable, Hashable {
     /// the old one until the server has accepted it.
     var biometricGeneration: Int?
     var totpGeneration: Int?
+    /// The generation of the background key, nil when the activation has none (made by an
+    /// SDK before background keys; `Personalizer.startBackgroundKey` adds one).
+    var backgroundKeyGeneration: Int?
+
+    /// Whether the activation has a background key: pending requests can then be read
+    /// while the device is locked.
+    public var hasBackgroundKey: Bool { backgroundKeyGeneration != nil }
 
     var deviceKeyLabel: String { storageLabel + "device" }
+    var backgroundKeyLabel: String { storageLabel + "background" + Self.suffix(backgroundKeyGeneration) }
     var biometricKeyLabel: String { storageLabel + "biometric" + Self.suffix(biometricGeneration) }
     var biometricStateLabel: String { storageLabel + "biometric-state" + Self.suffix(biometricGeneration) }
     var totpSecretLabel: String { storageLabel + "totp" + Self.suffix(totpGeneration) }
@@ -68,9 +76,12 @@ struct ActivationRegistry: Sendable {
         return activations.sorted { ($0.createdAt, $0.id.rawValue) < ($1.createdAt, $1.id.rawValue) }
     }
 
+    /// Writes the record in the after-first-unlock class: it holds no secret, and work in
+    /// the background (reading pending requests while the phone is locked) needs it.
     func save(_ activation: Activation) async throws {
         try await keyStore.setItem(
-            try WireCoding.encoder().encode(activation), label: activation.storageLabel + Activation.recordSuffix)
+            try WireCoding.encoder().encode(activation), label: activation.storageLabel + Activation.recordSuffix,
+            availability: .afterFirstUnlock)
     }
 
     /// The activation for an issuer, optionally of one user, and the merged user it

@@ -28,6 +28,8 @@ public enum AuthenticationResult: Sendable {
     case apiAccessUnregisterDevice(AccountProcess)
     /// Approved: complete with `Personalizer.finishRecoveryCodes`.
     case apiAccessRecoveryCodes(AccountProcess)
+    /// Approved: complete with `Personalizer.finishBackgroundKey`.
+    case apiAccessBackgroundKey(AccountProcess)
 }
 
 /// An approved account process, to be completed once, by this activation, before
@@ -289,6 +291,7 @@ public struct Authenticator: Sendable {
         case .apiAccessListDevices: return .apiAccessListDevices(try process.unwrapped())
         case .apiAccessUnregisterDevice: return .apiAccessUnregisterDevice(try process.unwrapped())
         case .apiAccessRecoveryCodes: return .apiAccessRecoveryCodes(try process.unwrapped())
+        case .apiAccessBackgroundKey: return .apiAccessBackgroundKey(try process.unwrapped())
         case .apiAccessMergeComplete:
             guard let merged = response.merged else { throw TesseraKitError.transport("merge result without details") }
             let user = LinkedUser(userID: merged.idmIdentifier, username: merged.username)
@@ -349,13 +352,16 @@ public struct Authenticator: Sendable {
             headers: ["Authorization": try await deviceToken(activation, method: "POST", path: path)], as: type)
     }
 
-    /// A GET the activation signs with a device token for exactly this call.
-    func deviceGet<Response: Decodable>(
+    /// A GET that only reads pending requests or their state: signed by the activation's
+    /// background key where it has one, so that it works while the phone is locked.
+    func readingGet<Response: Decodable>(
         _ activation: Activation, _ path: String, query: String = "", timeout: TimeInterval = 0, as type: Response.Type
     ) async throws -> Response {
-        try await client.get(
-            try endpoint(activation, path + query),
-            headers: ["Authorization": try await deviceToken(activation, method: "GET", path: path)], timeout: timeout, as: type)
+        let token =
+            activation.hasBackgroundKey
+            ? try await deviceToken(activation, method: "GET", path: path, type: "tessera-background+jwt", key: activation.backgroundKeyLabel)
+            : try await deviceToken(activation, method: "GET", path: path)
+        return try await client.get(try endpoint(activation, path + query), headers: ["Authorization": token], timeout: timeout, as: type)
     }
 
     func endpoint(_ activation: Activation, _ path: String) throws -> URL {
@@ -363,16 +369,19 @@ public struct Authenticator: Sendable {
         return url
     }
 
-    /// A one-minute, single-use token signed by the device key for one call.
-    func deviceToken(_ activation: Activation, method: String, path: String) async throws -> String {
+    /// A one-minute, single-use token signed by the device key (or, for a background
+    /// token, the background key) for one call.
+    func deviceToken(
+        _ activation: Activation, method: String, path: String, type: String = "tessera-device+jwt", key: String? = nil
+    ) async throws -> String {
         guard let url = URL(string: activation.issuer + "/" + path) else { throw TesseraKitError.invalidLink("bad issuer") }
         let issuedAt = Int(now().timeIntervalSince1970)
         let claims = DeviceRequestClaims(
             sub: activation.id.rawValue, aud: activation.issuer, htm: method, htu: url.path, iat: issuedAt, exp: issuedAt + 60,
             jti: Secrets.randomToken(byteCount: 16))
         let token = try CompactJWS.sign(
-            claims: claims, header: JWSHeader(typ: "tessera-device+jwt", kid: activation.id.rawValue),
-            signer: try await registry.signer(activation.deviceKeyLabel))
+            claims: claims, header: JWSHeader(typ: type, kid: activation.id.rawValue),
+            signer: try await registry.signer(key ?? activation.deviceKeyLabel))
         return "Tessera-Device " + token
     }
 }

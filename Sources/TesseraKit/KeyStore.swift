@@ -10,10 +10,29 @@ public enum KeyProtection: Sendable {
     /// In addition, the platform's biometrics must succeed for each use, and the key
     /// becomes unusable when the enrolled biometrics change.
     case currentBiometrics
+    /// The key never leaves this device, and it signs while the device is locked, once the
+    /// device has been unlocked after it started: for the work an app does in the
+    /// background (the background key that reads pending requests, the DPoP key of stored
+    /// tokens). Never for a key that approves.
+    case afterFirstUnlock
 
     /// Whether the platform must tie the key to the biometrics enrolled now
     /// (`biometryCurrentSet` on Apple).
     public var requiresCurrentBiometrics: Bool { self == .currentBiometrics }
+
+    /// When the key can sign.
+    public var availability: ItemAvailability { self == .afterFirstUnlock ? .afterFirstUnlock : .whenUnlocked }
+}
+
+/// When a key or an item can be read: the platform's data protection classes
+/// (`kSecAttrAccessibleWhenUnlockedThisDeviceOnly` and
+/// `kSecAttrAccessibleAfterFirstUnlockThisDeviceOnly` on Apple platforms).
+public enum ItemAvailability: Sendable, Hashable {
+    /// Only while the device is unlocked: the device and biometric keys, TOTP secrets.
+    case whenUnlocked
+    /// Also while the device is locked, once it has been unlocked after it started: the
+    /// activation records, stored tokens, and the keys of background work.
+    case afterFirstUnlock
 }
 
 /// Where the SDK keeps private keys and small secrets. Keys never leave it: callers
@@ -25,8 +44,12 @@ public protocol KeyStore: Sendable {
     func generateKey(label: String, protection: KeyProtection) async throws -> any P256Signer
     /// The key kept under `label`, if any.
     func key(label: String) async throws -> (any P256Signer)?
-    /// Keeps `data` under `label`; `nil` removes it (and any key of the same label).
+    /// Keeps `data` under `label`, readable only while the device is unlocked; `nil`
+    /// removes it (and any key of the same label).
     func setItem(_ data: Data?, label: String) async throws
+    /// Keeps `data` under `label` in the given availability class (it leaves any other
+    /// class); `nil` removes it (and any key of the same label).
+    func setItem(_ data: Data?, label: String, availability: ItemAvailability) async throws
     /// The item kept under `label`, or nil.
     func item(label: String) async throws -> Data?
     /// The labels of all kept items (not keys).
@@ -44,6 +67,12 @@ public protocol KeyStore: Sendable {
 }
 
 extension KeyStore {
+    /// `setItem(_:label:)`, ignoring `availability`: for stores that have one class only
+    /// (which must then be readable whenever the app runs, for background work to work).
+    public func setItem(_ data: Data?, label: String, availability: ItemAvailability) async throws {
+        try await setItem(data, label: label)
+    }
+
     /// Ignores `evaluation` and returns `key(label:)`: for stores whose keys do not ask for
     /// biometrics themselves.
     public func key(label: String, authenticatedBy evaluation: BiometricEvaluation?) async throws -> (any P256Signer)? {
@@ -110,10 +139,18 @@ package enum StoredName {
 }
 
 /// A key store in a directory: one file per key or item, mode 0600, in a 0700
-/// directory. For Linux and tests; on Apple platforms use `KeychainKeyStore`.
+/// directory; the items and keys of the after-first-unlock class in its subdirectory
+/// `after-first-unlock`. For Linux and tests; on Apple platforms use `KeychainKeyStore`.
+///
+/// Given a `SimulatedDeviceLock`, it behaves as a phone's key store does while the phone
+/// is locked: what is kept `whenUnlocked` cannot be read, written or listed (it throws
+/// `deviceLocked`), what is kept `afterFirstUnlock` can, once the device was unlocked
+/// after it started.
 public struct FileKeyStore: KeyStore {
     /// The directory holding the store's files.
     public let directory: URL
+    /// The simulated lock state, if any; without one the store is always unlocked.
+    public let lock: SimulatedDeviceLock?
 
     /// Opens the store in `directory`, creating it (mode 0700) when it does not exist; throws
     /// when it cannot be created. Processes that share the directory share the activations.
@@ -123,37 +160,72 @@ public struct FileKeyStore: KeyStore {
     /// let personalizer = Personalizer(keyStore: store)
     /// let authenticator = Authenticator(keyStore: store)
     /// ```
-    public init(directory: URL) throws {
+    public init(directory: URL, lock: SimulatedDeviceLock? = nil) throws {
         self.directory = directory
-        try FileManager.default.createDirectory(
-            at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        self.lock = lock
+        for folder in [directory, directory.appendingPathComponent(Self.afterFirstUnlock)] {
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        }
     }
 
-    private func url(_ kind: String, _ label: String) throws -> URL {
+    private static let afterFirstUnlock = "after-first-unlock"
+
+    private func folder(_ availability: ItemAvailability) -> URL {
+        availability == .whenUnlocked ? directory : directory.appendingPathComponent(Self.afterFirstUnlock)
+    }
+
+    /// The file of a key or item in one class; the label is checked.
+    private func url(_ kind: String, _ label: String, _ availability: ItemAvailability) throws -> URL {
         guard !label.isEmpty, label.utf8.allSatisfy({ byte in
             (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A) || (byte >= 0x30 && byte <= 0x39)
                 || byte == 0x2D || byte == 0x5F || byte == 0x2E
         }) else { throw TesseraKitError.keyStore("invalid label") }
-        return directory.appendingPathComponent(kind == "key" ? StoredName.key(label) : StoredName.item(label))
+        return folder(availability).appendingPathComponent(kind == "key" ? StoredName.key(label) : StoredName.item(label))
     }
 
-    /// Writes and flushes on a thread of its own (`BlockingWork`).
-    private func write(_ data: Data, to url: URL) async throws {
-        try await BlockingWork.run { try OwnerOnlyFile.replace(url, with: data) }
+    /// Throws `deviceLocked` when the class cannot be used in the lock's present state.
+    private func checkUsable(_ availability: ItemAvailability) throws {
+        guard let lock, !lock.state.allows(availability) else { return }
+        throw TesseraKitError.deviceLocked
     }
 
-    /// Software keys: `protection` cannot be enforced by a file; the biometric gate is
-    /// checked by the SDK before the biometric key is used.
+    /// The contents of a key or item, whichever class holds it, or nil; throws
+    /// `deviceLocked` when its class cannot be read now.
+    private func read(_ kind: String, _ label: String) throws -> Data? {
+        for availability in [ItemAvailability.afterFirstUnlock, .whenUnlocked] {
+            let path = try url(kind, label, availability).path
+            guard FileManager.default.fileExists(atPath: path) else { continue }
+            try checkUsable(availability)
+            return FileManager.default.contents(atPath: path)
+        }
+        return nil
+    }
+
+    /// Writes and flushes on a thread of its own (`BlockingWork`), in one class, and removes
+    /// the file from the other.
+    private func write(_ data: Data, _ kind: String, _ label: String, _ availability: ItemAvailability) async throws {
+        try checkUsable(availability)
+        let file = try url(kind, label, availability)
+        let other = try url(kind, label, availability == .whenUnlocked ? .afterFirstUnlock : .whenUnlocked)
+        try await BlockingWork.run {
+            try OwnerOnlyFile.replace(file, with: data)
+            if FileManager.default.fileExists(atPath: other.path) { try FileManager.default.removeItem(at: other) }
+        }
+    }
+
+    /// Software keys: `protection` cannot be enforced by a file beyond its class; the
+    /// biometric gate is checked by the SDK before the biometric key is used.
     public func generateKey(label: String, protection: KeyProtection) async throws -> any P256Signer {
         let key = SoftwareSigningKey()
-        try await write(key.rawRepresentation, to: try url("key", label))
+        try await write(key.rawRepresentation, "key", label, protection.availability)
         return key
     }
 
     /// The software key under `label`, or nil; throws `keyStore` for a damaged file or a label
-    /// outside letters, digits, `.`, `-` and `_`.
+    /// outside letters, digits, `.`, `-` and `_`, and `deviceLocked` for a key of the
+    /// `whenUnlocked` class while the device is locked.
     public func key(label: String) async throws -> (any P256Signer)? {
-        guard let data = FileManager.default.contents(atPath: try url("key", label).path) else { return nil }
+        guard let data = try read("key", label) else { return nil }
         do {
             return try SoftwareSigningKey(rawRepresentation: data)
         } catch {
@@ -161,38 +233,96 @@ public struct FileKeyStore: KeyStore {
         }
     }
 
-    /// Writes atomically (after a crash the old item or the new one is there, never half of
-    /// one); `nil` removes the item and any key of the same label.
+    /// `setItem(_:label:availability:)` in the `whenUnlocked` class.
     public func setItem(_ data: Data?, label: String) async throws {
-        let file = try url("item", label)
+        try await setItem(data, label: label, availability: .whenUnlocked)
+    }
+
+    /// Writes atomically (after a crash the old item or the new one is there, never half of
+    /// one); `nil` removes the item and any key of the same label, in either class.
+    public func setItem(_ data: Data?, label: String, availability: ItemAvailability) async throws {
         if let data {
-            try await write(data, to: file)
-        } else {
-            // The item and any key of the same label (a replaced biometric key); `url`
-            // checked the label.
+            try await write(data, "item", label, availability)
+            return
+        }
+        // The item and any key of the same label (a replaced biometric key).
+        _ = try url("item", label, .whenUnlocked)
+        for folder in [folder(.whenUnlocked), folder(.afterFirstUnlock)] {
             for name in StoredName.cleared(label) {
-                let path = directory.appendingPathComponent(name).path
+                let path = folder.appendingPathComponent(name).path
                 if FileManager.default.fileExists(atPath: path) { try FileManager.default.removeItem(atPath: path) }
             }
         }
     }
 
-    /// The item under `label`, or nil.
+    /// The item under `label`, or nil; throws `deviceLocked` as `key(label:)` does.
     public func item(label: String) async throws -> Data? {
-        FileManager.default.contents(atPath: try url("item", label).path)
+        try read("item", label)
     }
 
-    /// The labels of all items, sorted (not keys, nor half-written files).
+    /// The labels of the items that can be read now, sorted (not keys, nor half-written
+    /// files): while the device is locked, only those of the after-first-unlock class.
     public func itemLabels() async throws -> [String] {
-        StoredName.itemLabels(from: try FileManager.default.contentsOfDirectory(atPath: directory.path))
+        var labels: [String] = []
+        for availability in [ItemAvailability.whenUnlocked, .afterFirstUnlock] where lock?.state.allows(availability) ?? true {
+            labels += StoredName.itemLabels(from: try FileManager.default.contentsOfDirectory(atPath: folder(availability).path))
+        }
+        return labels.sorted()
     }
 
-    /// Removes every key and item whose label starts with `prefix`.
+    /// Removes every key and item whose label starts with `prefix`, in either class.
     public func removeAll(withPrefix prefix: String) async throws {
-        for name in StoredName.removed(withPrefix: prefix, from: try FileManager.default.contentsOfDirectory(atPath: directory.path)) {
-            try FileManager.default.removeItem(at: directory.appendingPathComponent(name))
+        for folder in [folder(.whenUnlocked), folder(.afterFirstUnlock)] {
+            for name in StoredName.removed(withPrefix: prefix, from: try FileManager.default.contentsOfDirectory(atPath: folder.path)) {
+                try FileManager.default.removeItem(at: folder.appendingPathComponent(name))
+            }
         }
     }
+}
+
+/// A phone's lock, simulated for `FileKeyStore`: so that Linux and tests see what a locked
+/// phone does to background work. Starts unlocked.
+///
+/// ```swift
+/// let lock = SimulatedDeviceLock()
+/// let store = try FileKeyStore(directory: folder, lock: lock)
+/// lock.lock()      // refreshing tokens and reading pending requests still work
+/// lock.unlock()    // approving a login works again
+/// ```
+public final class SimulatedDeviceLock: Sendable {
+    /// Where a phone's lock stands.
+    public enum State: Sendable {
+        /// Started and not unlocked since: nothing can be read.
+        case beforeFirstUnlock
+        case unlocked
+        /// Locked after an unlock: only the after-first-unlock class can be read.
+        case locked
+
+        /// Whether items and keys of `availability` can be used in this state.
+        public func allows(_ availability: ItemAvailability) -> Bool {
+            switch self {
+            case .unlocked: true
+            case .locked: availability == .afterFirstUnlock
+            case .beforeFirstUnlock: false
+            }
+        }
+    }
+
+    private let current: Locked<State>
+
+    public init(_ state: State = .unlocked) { current = Locked(state) }
+
+    /// The state now.
+    public var state: State { current.withLock { $0 } }
+
+    /// Locks the device (after an unlock: from `beforeFirstUnlock` nothing changes).
+    public func lock() { current.withLock { if $0 == .unlocked { $0 = .locked } } }
+
+    /// Unlocks the device.
+    public func unlock() { current.withLock { $0 = .unlocked } }
+
+    /// Restarts the device: nothing can be read until it is unlocked.
+    public func restart() { current.withLock { $0 = .beforeFirstUnlock } }
 }
 
 /// A file only its owner may read (mode 0600), replaced whole: written beside itself and

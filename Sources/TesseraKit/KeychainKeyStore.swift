@@ -22,24 +22,34 @@ public struct KeychainKeyStore: KeyStore {
         ]
     }
 
-    /// Replaces in place (a crash leaves the old value or the new one), or removes; a
-    /// removal that fails (a locked device) throws rather than leave a secret behind.
-    private func write(_ data: Data?, account: String) throws {
+    /// The Keychain's data protection class for an availability.
+    private static func accessible(_ availability: ItemAvailability) -> CFString {
+        availability == .whenUnlocked ? kSecAttrAccessibleWhenUnlockedThisDeviceOnly : kSecAttrAccessibleAfterFirstUnlockThisDeviceOnly
+    }
+
+    /// `deviceLocked` for the Keychain's answer that the item's class is closed now.
+    private static func failure(_ status: OSStatus, _ what: String) -> TesseraKitError {
+        status == errSecInteractionNotAllowed ? .deviceLocked : .keyStore("Keychain \(what) failed (\(status))")
+    }
+
+    /// Replaces in place, moving the item into `availability`'s class (a crash leaves the
+    /// old value or the new one), or removes; a removal that fails (a locked device) throws
+    /// rather than leave a secret behind.
+    private func write(_ data: Data?, account: String, availability: ItemAvailability = .whenUnlocked) throws {
         guard let data else {
             let deleted = SecItemDelete(query(account) as CFDictionary)
-            guard deleted == errSecSuccess || deleted == errSecItemNotFound else {
-                throw TesseraKitError.keyStore("Keychain delete failed (\(deleted))")
-            }
+            guard deleted == errSecSuccess || deleted == errSecItemNotFound else { throw Self.failure(deleted, "delete") }
             return
         }
-        let updated = SecItemUpdate(query(account) as CFDictionary, [kSecValueData as String: data] as CFDictionary)
+        let changes: [String: Any] = [kSecValueData as String: data, kSecAttrAccessible as String: Self.accessible(availability)]
+        let updated = SecItemUpdate(query(account) as CFDictionary, changes as CFDictionary)
         if updated == errSecSuccess { return }
-        guard updated == errSecItemNotFound else { throw TesseraKitError.keyStore("Keychain write failed (\(updated))") }
+        guard updated == errSecItemNotFound else { throw Self.failure(updated, "write") }
         var attributes = query(account)
         attributes[kSecValueData as String] = data
-        attributes[kSecAttrAccessible as String] = kSecAttrAccessibleWhenUnlockedThisDeviceOnly
+        attributes[kSecAttrAccessible as String] = Self.accessible(availability)
         let status = SecItemAdd(attributes as CFDictionary, nil)
-        guard status == errSecSuccess else { throw TesseraKitError.keyStore("Keychain write failed (\(status))") }
+        guard status == errSecSuccess else { throw Self.failure(status, "write") }
     }
 
     private func read(account: String) throws -> Data? {
@@ -49,7 +59,7 @@ public struct KeychainKeyStore: KeyStore {
         var result: CFTypeRef?
         let status = SecItemCopyMatching(attributes as CFDictionary, &result)
         if status == errSecItemNotFound { return nil }
-        guard status == errSecSuccess else { throw TesseraKitError.keyStore("Keychain read failed (\(status))") }
+        guard status == errSecSuccess else { throw Self.failure(status, "read") }
         return result as? Data
     }
 
@@ -66,7 +76,7 @@ public struct KeychainKeyStore: KeyStore {
     {
         guard SecureEnclaveSigningKey.isAvailable else {
             let key = SoftwareSigningKey()
-            try write(StoredKey.software(key.rawRepresentation).encoded, account: StoredName.key(label))
+            try write(StoredKey.software(key.rawRepresentation).encoded, account: StoredName.key(label), availability: protection.availability)
             return key
         }
         var flags: SecAccessControlCreateFlags = [.privateKeyUsage]
@@ -74,12 +84,12 @@ public struct KeychainKeyStore: KeyStore {
         // and is invalidated when the enrolled biometrics change.
         if protection.requiresCurrentBiometrics { flags.insert(.biometryCurrentSet) }
         var error: Unmanaged<CFError>?
-        guard let access = SecAccessControlCreateWithFlags(nil, kSecAttrAccessibleWhenUnlockedThisDeviceOnly, flags, &error) else {
+        guard let access = SecAccessControlCreateWithFlags(nil, Self.accessible(protection.availability), flags, &error) else {
             let reason = error.map { "\($0.takeRetainedValue())" } ?? "unknown"
             throw TesseraKitError.keyStore("cannot create the key's access control (\(reason))")
         }
         let key = try SecureEnclaveSigningKey(accessControl: access, authenticationContext: Self.context(evaluation))
-        try write(StoredKey.secureEnclave(key.dataRepresentation).encoded, account: StoredName.key(label))
+        try write(StoredKey.secureEnclave(key.dataRepresentation).encoded, account: StoredName.key(label), availability: protection.availability)
         return key
     }
 
@@ -105,32 +115,41 @@ public struct KeychainKeyStore: KeyStore {
     }
 
     public func setItem(_ data: Data?, label: String) async throws {
+        try await setItem(data, label: label, availability: .whenUnlocked)
+    }
+
+    public func setItem(_ data: Data?, label: String, availability: ItemAvailability) async throws {
         guard let data else {
             for account in StoredName.cleared(label) { try write(nil, account: account) }
             return
         }
-        try write(data, account: StoredName.item(label))
+        try write(data, account: StoredName.item(label), availability: availability)
     }
 
     public func item(label: String) async throws -> Data? { try read(account: StoredName.item(label)) }
 
     public func itemLabels() async throws -> [String] { StoredName.itemLabels(from: try accounts()) }
 
-    /// Every account of this service: keys and items.
+    /// Every account of this service that can be read now, keys and items: class by class,
+    /// so that a locked device still lists the after-first-unlock class.
     private func accounts() throws -> [String] {
-        var attributes: [String: Any] = [
-            kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: service,
-            kSecReturnAttributes as String: true, kSecMatchLimit as String: kSecMatchLimitAll,
-            kSecUseDataProtectionKeychain as String: true,
-        ]
-        attributes[kSecReturnData as String] = false
-        var result: CFTypeRef?
-        let status = SecItemCopyMatching(attributes as CFDictionary, &result)
-        if status == errSecItemNotFound { return [] }
-        guard status == errSecSuccess, let items = result as? [[String: Any]] else {
-            throw TesseraKitError.keyStore("Keychain listing failed (\(status))")
+        var accounts: [String] = []
+        for availability in [ItemAvailability.afterFirstUnlock, .whenUnlocked] {
+            var attributes: [String: Any] = [
+                kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: service,
+                kSecAttrAccessible as String: Self.accessible(availability),
+                kSecReturnAttributes as String: true, kSecMatchLimit as String: kSecMatchLimitAll,
+                kSecUseDataProtectionKeychain as String: true,
+            ]
+            attributes[kSecReturnData as String] = false
+            var result: CFTypeRef?
+            let status = SecItemCopyMatching(attributes as CFDictionary, &result)
+            // A locked device closes the when-unlocked class: list what is open.
+            if status == errSecItemNotFound || (status == errSecInteractionNotAllowed && availability == .whenUnlocked) { continue }
+            guard status == errSecSuccess, let items = result as? [[String: Any]] else { throw Self.failure(status, "listing") }
+            accounts += items.compactMap { $0[kSecAttrAccount as String] as? String }
         }
-        return items.compactMap { $0[kSecAttrAccount as String] as? String }
+        return accounts
     }
 
     public func removeAll(withPrefix prefix: String) async throws {

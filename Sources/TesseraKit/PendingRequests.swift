@@ -166,7 +166,7 @@ extension Authenticator {
             let path = "device/authentications/\(sessionID)"
             let state: PendingRequestState
             do {
-                state = try await deviceGet(activation, path, as: PendingRequestState.self)
+                state = try await readingGet(activation, path, as: PendingRequestState.self)
             } catch TesseraKitError.server(let status, let error, let description) where status == 404 {
                 // Not a request of this activation's users: the next activation may know it.
                 notFound = TesseraKitError.server(status: status, error: error, description: description)
@@ -205,7 +205,7 @@ extension Authenticator {
     /// ```
     public func status(of pending: PendingAuthentication) async throws -> PendingRequestStatus {
         let path = "device/authentications/\(pending.requestID.rawValue)"
-        return try await deviceGet(pending.activation, path, as: PendingRequestState.self).status
+        return try await readingGet(pending.activation, path, as: PendingRequestState.self).status
     }
 
     /// Asks every activation's server to wake this device through a push service when a
@@ -255,7 +255,7 @@ extension Authenticator {
         var query = ""
         if let version, wait > 0 { query = "?wait=\(wait)&version=\(version)" }
         // The server holds a long poll up to `wait` seconds: give the answer time beyond that.
-        return try await deviceGet(
+        return try await readingGet(
             activation, "device/pending", query: query, timeout: TimeInterval(wait + 15), as: PendingRequestList.self)
     }
 }

@@ -88,6 +88,8 @@ public struct Personalizer: Sendable {
         let storageLabel = Secrets.randomToken(byteCount: 12).replacingOccurrences(of: "-", with: "x") + "."
         do {
             let deviceKey = try await keyStore.generateKey(label: storageLabel + "device", protection: .deviceBound)
+            // Reads pending requests while the phone is locked; it approves nothing.
+            let backgroundKey = try await keyStore.generateKey(label: storageLabel + "background", protection: .afterFirstUnlock)
             var biometricKey: (any P256Signer)?
             var biometricEvaluation: BiometricEvaluation?
             if enrollBiometric {
@@ -116,7 +118,7 @@ public struct Personalizer: Sendable {
             let registration = ActivationRegistration(
                 code: code, aud: issuer, deviceKey: deviceKey.publicJWK, biometricKey: biometricKey?.publicJWK,
                 pinKey: Base64URL.encode(pinKey), totpSecret: totpSecret.map { Base64URL.encode($0) }, alias: alias,
-                iat: issuedAt, exp: issuedAt + 120)
+                iat: issuedAt, exp: issuedAt + 120, backgroundKey: backgroundKey.publicJWK)
             let payload = try WireCoding.encoder().encode(registration)
             let signed = try CompactJWS.sign(payload: payload, header: JWSHeader(typ: "tessera-registration+jwt"), signer: deviceKey)
             let biometricSigned = try biometricKey.map {
@@ -130,8 +132,10 @@ public struct Personalizer: Sendable {
             let activation = Activation(
                 id: receipt.activationID, issuer: receipt.issuer, tenant: receipt.tenant, userID: receipt.userID,
                 username: receipt.username, alias: alias, factors: receipt.factors, createdAt: now(), pinSalt: offer.pinSalt,
-                storageLabel: storageLabel)
+                storageLabel: storageLabel, backgroundKeyGeneration: receipt.backgroundKey == true ? 0 : nil)
             try await ActivationRegistry(keyStore: keyStore).save(activation)
+            // A server before background keys ignored it: the device keeps none.
+            if !activation.hasBackgroundKey { try? await keyStore.setItem(nil, label: storageLabel + "background") }
             return ActivationResult(
                 activation: activation,
                 otpProvisioningURI: totpSecret.map {

@@ -34,6 +34,9 @@ public enum TesseraKitError: Error, Sendable, CustomStringConvertible {
     /// activation's record), or holds it damaged. `TokenManager.logout` also throws it
     /// when tokens of several services or issuers fit: name one.
     case keyStore(String)
+    /// The device is locked, and the key or item the call needs can be used only while it
+    /// is unlocked (a device or biometric key: approving needs the unlocked phone).
+    case deviceLocked
     /// An approved process was handed to the completion of another purpose.
     case wrongProcess(String)
     /// The login asks for the number its page shows (number matching): call `pickNumber(_:)`.
@@ -60,6 +63,7 @@ public enum TesseraKitError: Error, Sendable, CustomStringConvertible {
         case .server(let status, let error, let description): "server error \(status) \(error): \(description)"
         case .transport(let reason): "network: \(reason)"
         case .keyStore(let reason): "key store: \(reason)"
+        case .deviceLocked: "the device is locked"
         case .wrongProcess(let reason): reason
         case .numberNotPicked(let reason): "number matching: \(reason)"
         case .singleSignOnUnavailable(let reason): "single sign-on: \(reason)"
@@ -86,6 +90,7 @@ extension TesseraKitError: LocalizedError {
         case .server: "The sign-in service refused the request."
         case .transport: "The sign-in service cannot be reached."
         case .keyStore: "This device's secure storage could not be used."
+        case .deviceLocked: "Unlock this device to go on."
         case .wrongProcess: "This step belongs to another process."
         case .numberNotPicked: "Pick the number the sign-in page shows."
         case .singleSignOnUnavailable: "Sign in again to go on."

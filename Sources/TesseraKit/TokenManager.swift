@@ -434,7 +434,7 @@ public struct TokenManager: Sendable {
     private func save(_ entry: TokenData) async -> Bool {
         guard let data = try? WireCoding.encoder().encode(entry) else { return false }
         for _ in 0..<3 {
-            if (try? await keyStore.setItem(data, label: entry.label)) != nil { return true }
+            if (try? await keyStore.setItem(data, label: entry.label, availability: .afterFirstUnlock)) != nil { return true }
         }
         return false
     }
@@ -473,7 +473,8 @@ public struct TokenManager: Sendable {
         if usesDPoP, let keyLabel {
             do {
                 key = try await keyStore.key(label: keyLabel)
-                if key == nil { key = try await keyStore.generateKey(label: keyLabel, protection: .deviceBound) }
+                // Refreshing in the background, while the phone is locked, signs with it.
+                if key == nil { key = try await keyStore.generateKey(label: keyLabel, protection: .afterFirstUnlock) }
             } catch {
                 return .unavailable
             }

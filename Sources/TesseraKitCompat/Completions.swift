@@ -169,6 +169,16 @@ extension Personalizer {
         Task { completion(await Result { try await self.startListDevices(activation: activation) }) }
     }
 
+    /// `startBackgroundKey` for code that takes a completion handler: it is called once, on no particular thread.
+    public func startBackgroundKey(activation: Activation, completion: @escaping @Sendable (Result<AuthenticationUserInformation, any Error>) -> Void) {
+        Task { completion(await Result { try await self.startBackgroundKey(activation: activation) }) }
+    }
+
+    /// `finishBackgroundKey` for code that takes a completion handler: it is called once, on no particular thread.
+    public func finishBackgroundKey(_ process: AccountProcess, completion: @escaping @Sendable (Result<Activation, any Error>) -> Void) {
+        Task { completion(await Result { try await self.finishBackgroundKey(process) }) }
+    }
+
     /// `startUnregisterDevice` for code that takes a completion handler: it is called once, on no particular thread.
     public func startUnregisterDevice(_ target: ActivationID, activation: Activation, completion: @escaping @Sendable (Result<AuthenticationUserInformation, any Error>) -> Void) {
         Task { completion(await Result { try await self.startUnregisterDevice(target, activation: activation) }) }

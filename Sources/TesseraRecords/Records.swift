@@ -408,6 +408,8 @@ public struct ActivationRecord: Codable, Sendable {
     public var alias: String?
     @JSONText public var deviceKey: PublicJWK
     @OptionalJSONText public var biometricKey: PublicJWK?
+    /// The key of the activation's background tokens, which only read pending requests.
+    @OptionalJSONText public var backgroundKey: PublicJWK?
     public var sealedPinKey: String
     public var sealedTOTPSecret: String?
     public var totpLastStep: Int64?
@@ -431,8 +433,9 @@ public struct ActivationRecord: Codable, Sendable {
         id: ActivationID, tenantID: TenantID, userID: UserID, alias: String?, deviceKey: PublicJWK, biometricKey: PublicJWK?,
         sealedPinKey: String, sealedTOTPSecret: String?, totpLastStep: Int64?, failedAttempts: Int,
         lockedUntil: Int64?, permanentlyLocked: Bool, status: ActivationStatus, createdAt: Int64, lastUsedAt: Int64?,
-        failures: FactorFailures = FactorFailures()
+        failures: FactorFailures = FactorFailures(), backgroundKey: PublicJWK? = nil
     ) {
+        self.backgroundKey = backgroundKey
         self.pinFailures = failures.pin
         self.otpFailures = failures.otp
         self.biometricFailures = failures.biometric
@@ -460,6 +463,7 @@ public struct ActivationRecord: Codable, Sendable {
         case userID = "user_id"
         case deviceKey = "device_key"
         case biometricKey = "biometric_key"
+        case backgroundKey = "background_key"
         case sealedPinKey = "sealed_pin_key"
         case sealedTOTPSecret = "sealed_totp_secret"
         case totpLastStep = "totp_last_step"

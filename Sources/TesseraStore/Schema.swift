@@ -844,6 +844,10 @@ enum Schema {
             "ALTER TABLE services ADD COLUMN policy_uri TEXT",
             "ALTER TABLE services ADD COLUMN tos_uri TEXT",
         ]),
+        // An activation's background key: it signs only the reading of pending requests.
+        Migration(33, compatibleFrom: 21, [
+            "ALTER TABLE activations ADD COLUMN background_key TEXT"
+        ]),
     ]
 
     /// Sets `android_apps_host_wide` for the tenants whose Android apps (without a link

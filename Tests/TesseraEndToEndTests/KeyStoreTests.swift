@@ -70,7 +70,8 @@ struct KeyStoreTests {
             guard case .apiAccessDelete(let process) = deletion else { Issue.record("expected apiAccessDelete, got \(deletion)"); return }
             try await personalizer.finishDeletion(process)
             let prefix = activated.activation.storageLabel
-            let left = try FileManager.default.contentsOfDirectory(atPath: device.directory.path).filter { $0.contains(prefix) }
+            let folders = [device.directory, device.directory.appendingPathComponent("after-first-unlock")]
+            let left = try folders.flatMap { try FileManager.default.contentsOfDirectory(atPath: $0.path) }.filter { $0.contains(prefix) }
             #expect(left.isEmpty, "left behind: \(left)")
             device.remove()
         }

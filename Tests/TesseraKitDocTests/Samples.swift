@@ -201,6 +201,18 @@ extension DocSamples {
 
     /// docs/SDK.md, sample 14.
     mutating func sample14() async throws {
+        if !activation.hasBackgroundKey {
+            var info = try await personalizer.startBackgroundKey(activation: activation)
+            try info.sign(factor: DeviceFactor())
+            try info.sign(factor: PinFactor(await askForPIN()))
+            if case .apiAccessBackgroundKey(let process) = try await personalizer.finish(info) {
+                _ = try await personalizer.finishBackgroundKey(process)   // a new key; the old one stops working
+            }
+        }
+    }
+
+    /// docs/SDK.md, sample 15.
+    mutating func sample15() async throws {
 
         TesseraKitShared.shared.configure(keyStore: store, biometrics: gate)
         TesseraKitShared.shared.authenticator.start(url: scannedURL) { result in

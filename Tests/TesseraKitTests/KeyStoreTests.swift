@@ -35,7 +35,52 @@ struct KeyStoreTests {
         defer { try? FileManager.default.removeItem(at: directory) }
         try await checkRemoval(try FileKeyStore(directory: directory))
         let left = try FileManager.default.contentsOfDirectory(atPath: directory.path).sorted()
-        #expect(left == ["item-b.record", "key-b.device"])
+        #expect(left == ["after-first-unlock", "item-b.record", "key-b.device"])
+    }
+
+    @Test("the file store's two classes under a simulated lock: locked reads only after-first-unlock, a restart reads nothing, a write moves an item between classes")
+    func availabilityClasses() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("keystore-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let lock = SimulatedDeviceLock()
+        let store = try FileKeyStore(directory: directory, lock: lock)
+        _ = try await store.generateKey(label: "a.device", protection: .deviceBound)
+        _ = try await store.generateKey(label: "a.background", protection: .afterFirstUnlock)
+        try await store.setItem(Data("totp".utf8), label: "a.totp")
+        try await store.setItem(Data("record".utf8), label: "a.record", availability: .afterFirstUnlock)
+        #expect(try await store.itemLabels() == ["a.record", "a.totp"])
+
+        lock.lock()
+        #expect(lock.state == .locked)
+        await #expect(throws: TesseraKitError.self) { try await store.key(label: "a.device") }
+        await #expect(throws: TesseraKitError.self) { try await store.item(label: "a.totp") }
+        await #expect(throws: TesseraKitError.self) { try await store.setItem(Data("new".utf8), label: "a.totp") }
+        await #expect(throws: TesseraKitError.self) { try await store.generateKey(label: "a.device-2", protection: .deviceBound) }
+        #expect(try await store.key(label: "a.background") != nil)
+        #expect(try await store.item(label: "a.record") == Data("record".utf8))
+        #expect(try await store.itemLabels() == ["a.record"], "a locked device lists the open class only")
+        try await store.setItem(Data("tokens".utf8), label: "a.tokens", availability: .afterFirstUnlock)
+        #expect(try await store.key(label: "a.missing") == nil)
+
+        // Before the first unlock nothing opens; locking does not unlock it.
+        lock.restart()
+        lock.lock()
+        #expect(lock.state == .beforeFirstUnlock)
+        await #expect(throws: TesseraKitError.self) { try await store.key(label: "a.background") }
+        #expect(try await store.itemLabels().isEmpty)
+
+        // A write into the other class moves the item: it is in one class only.
+        lock.unlock()
+        try await store.setItem(Data("moved".utf8), label: "a.totp", availability: .afterFirstUnlock)
+        lock.lock()
+        #expect(try await store.item(label: "a.totp") == Data("moved".utf8))
+        #expect(try await store.itemLabels() == ["a.record", "a.tokens", "a.totp"])
+        lock.unlock()
+        try await store.removeAll(withPrefix: "a.")
+        #expect(try await store.itemLabels().isEmpty)
+        #expect(try await store.key(label: "a.background") == nil)
+        #expect(try await store.key(label: "a.device") == nil)
+        #expect(KeyProtection.afterFirstUnlock.availability == .afterFirstUnlock && KeyProtection.currentBiometrics.availability == .whenUnlocked)
     }
 
     @Test("the same over a Keychain-like store that names its entries as KeychainKeyStore does")

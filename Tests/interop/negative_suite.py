@@ -456,6 +456,21 @@ def device_header_battery(context: Context, method: str, template: str, operatio
     cases.append(Case("a device token under the Bearer scheme", method, path, {"Authorization": "Bearer " + device.token(method, path)}, body, status=401))
     cases.append(Case("an OpenID access token under the device scheme", method, path,
                       {"Authorization": "Tessera-Device " + context.fixtures.in_app_tokens["access_token"]}, body, status=401))
+    # The background key (docs/PROTOCOL.md, "Device tokens") never passes for the device
+    # key, and its own tokens only read pending requests and their state.
+    background = device.background_key
+    if background is None:
+        raise RuntimeError("the CLI's activation has no background key")
+    claims = decoded(split(device.token(method, path))[1])
+    header = {"alg": "ES256", "kid": device.activation_id, "typ": "tessera-device+jwt"}
+    posing = {"Authorization": "Tessera-Device " + tessera_server.sign_compact(background, header, claims)}
+    cases.append(Case("a device token signed by the background key", method, path,
+                      json_headers(posing) if takes_body else posing, body, status=401))
+    reader = {"Authorization": "Tessera-Device " + tessera_server.sign_compact(background, {**header, "typ": "tessera-background+jwt"}, claims)}
+    # (That it reads is BackgroundKeyTests': a good read spends its token, a write.)
+    if not (method == "GET" and template.endswith(("/device/pending", "/device/authentications/{request}"))):
+        cases.append(Case("a background-key token on a call that acts", method, path,
+                          json_headers(reader) if takes_body else reader, body, status=403))
     return cases
 
 

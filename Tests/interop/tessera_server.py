@@ -219,6 +219,8 @@ class Device:
     user_id: str
     issuer: str
     pin_key: bytes
+    # The activation's background key (it only reads pending requests), when it has one.
+    background_key: ec.EllipticCurvePrivateKey = None
 
     def sign(self, payload, header: dict = None, key: ec.EllipticCurvePrivateKey = None) -> str:
         """A compact ES256 JWS over `payload` (a dict as JSON, or bytes as they are), typed
@@ -271,7 +273,8 @@ def sign_compact(key: ec.EllipticCurvePrivateKey, header: dict, payload) -> str:
 
 def load_device(store: str) -> Device:
     """The activation record and raw P-256 scalar the CLI keeps in its store directory."""
-    records = glob.glob(os.path.join(store, "item-*.record"))
+    # Activation records are kept in the after-first-unlock class (its subdirectory).
+    records = glob.glob(os.path.join(store, "item-*.record")) + glob.glob(os.path.join(store, "after-first-unlock", "item-*.record"))
     if len(records) != 1:
         raise RuntimeError(f"expected one activation record in {store}, found {len(records)}")
     with open(records[0]) as handle:
@@ -281,10 +284,14 @@ def load_device(store: str) -> Device:
     if len(raw) != 32:
         raise RuntimeError(f"the device key in {store} is {len(raw)} bytes, not a raw P-256 scalar")
     salt = base64.urlsafe_b64decode(record["pinSalt"] + "=" * (-len(record["pinSalt"]) % 4))
+    background = None
+    if record.get("backgroundKeyGeneration") == 0:
+        with open(os.path.join(store, "after-first-unlock", f"key-{record['storageLabel']}background"), "rb") as handle:
+            background = ec.derive_private_key(int.from_bytes(handle.read(), "big"), ec.SECP256R1())
     return Device(
         store=store, key=ec.derive_private_key(int.from_bytes(raw, "big"), ec.SECP256R1()),
         activation_id=record["id"], user_id=record["userID"], issuer=record["issuer"],
-        pin_key=hashlib.pbkdf2_hmac("sha256", PIN.encode(), salt, PIN_ROUNDS, 32))
+        pin_key=hashlib.pbkdf2_hmac("sha256", PIN.encode(), salt, PIN_ROUNDS, 32), background_key=background)
 
 
 # MARK: Fixtures

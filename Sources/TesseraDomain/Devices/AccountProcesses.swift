@@ -50,7 +50,7 @@ public struct AccountProcesses: Sendable {
             parameters.targetAlias = other.alias
         case .recoveryCodes:
             guard tenant.recoveryCodes else { throw Recovery.notOffered(tenant) }
-        case .delete, .listDevices:
+        case .delete, .listDevices, .backgroundKey:
             break
         }
         let now = domain.epochNow()
@@ -152,6 +152,7 @@ public struct AccountProcesses: Sendable {
             case .unregisterDevice: unregisterDevice(process)
             case .listDevices: listDevices(process)
             case .recoveryCodes: try recoveryCodes(process)
+            case .backgroundKey: try backgroundKey(input, process)
             case .login, .merge: throw DomainError.notFound("account process")
             }
 
@@ -225,6 +226,19 @@ public struct AccountProcesses: Sendable {
         return { tx, _ in
             try await tx.updateBiometricKey(activationID: process.activationID, key: stored)
             return try await Self.factorAdded(.biometric, process, tx: tx)
+        }
+    }
+
+    /// Registering a background key: a new key, other than the activation's signing keys,
+    /// replacing the one before it (the old one stops working at once).
+    private func backgroundKey(_ input: ProcessCompletionRequest, _ process: Process) throws -> Step {
+        guard let jwk = input.backgroundKey else { throw DomainError.invalidRequest("background_key needs background_key") }
+        let activation = process.caller.activation
+        let signing = [try DeviceChecks.deviceKey(of: activation)] + [try activation.biometricKey?.publicKey()].compactMap { $0 }
+        let stored = try JSONCoding.string(PublicJWK(try DeviceChecks.backgroundKey(jwk, besides: signing)))
+        return { tx, _ in
+            try await tx.updateBackgroundKey(activationID: process.activationID, key: stored)
+            return StepOutcome(completion: ProcessCompletion(purpose: process.purpose))
         }
     }
 
@@ -362,6 +376,7 @@ public struct AccountProcesses: Sendable {
         case .merge: .activationMerge
         case .listDevices: .devicesList
         case .recoveryCodes: .recoveryCodesCreate
+        case .backgroundKey: .backgroundKeySet
         case .login: .login
         }
     }

@@ -72,6 +72,12 @@ public struct Activations: Sendable {
             else { throw DomainError.invalidRequest("the registration is not signed by the biometric key") }
             biometricKey = key
         }
+        // The background key is vouched for by the device key's signature over the
+        // registration; it may only read, so it needs no signature of its own. It must be
+        // a key of its own: one kept where a locked phone can use it.
+        let backgroundKey = try registration.backgroundKey.map {
+            try DeviceChecks.backgroundKey($0, besides: [deviceKey, biometricKey].compactMap { $0 })
+        }
         let pinKey = try DeviceChecks.pinKey(registration.pinKey)
         let totpSecret = try registration.totpSecret.map(DeviceChecks.totpSecret)
         if let alias = registration.alias {
@@ -100,7 +106,7 @@ public struct Activations: Sendable {
             sealedPinKey: try domain.box.seal(pinKey, context: SealingContext.pinKey(activationID: activationID)),
             sealedTOTPSecret: try totpSecret.map { try domain.box.seal($0, context: SealingContext.totpSecret(activationID: activationID)) },
             totpLastStep: nil, failedAttempts: 0, lockedUntil: nil, permanentlyLocked: false, status: .active,
-            createdAt: now, lastUsedAt: nil)
+            createdAt: now, lastUsedAt: nil, backgroundKey: backgroundKey.map { PublicJWK($0) })
         // The invitation is spent and the activation written in one transaction: a crash
         // leaves either both or neither.
         try await domain.store.transaction { tx in
@@ -128,7 +134,7 @@ public struct Activations: Sendable {
         logger.info("activation created", metadata: ["tenant": "\(tenant.name)", "activation_id": "\(activationID)"])
         return ActivationReceipt(
             activationID: activationID, issuer: issuer, tenant: tenant.name, userID: user.id,
-            username: user.username, factors: record.enrolledFactors.sorted())
+            username: user.username, factors: record.enrolledFactors.sorted(), backgroundKey: backgroundKey == nil ? nil : true)
     }
 }
 

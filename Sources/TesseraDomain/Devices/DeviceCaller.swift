@@ -12,6 +12,10 @@ public struct DeviceCaller: Sendable {
     public let activation: ActivationRecord
     let tokenID: String
     let tokenExpiry: Int64
+    /// Whether the token was signed by the activation's background key, which only reads
+    /// pending requests and their state (`GET device/pending`, `GET
+    /// device/authentications/{id}`); every other call needs the device key.
+    public let background: Bool
 
     /// Records the token id; a second use of the same token is refused.
     public func spendToken(_ tx: StoreTransaction, now: Int64) async throws {
@@ -35,26 +39,36 @@ public struct DeviceCaller: Sendable {
 
 extension Domain {
     /// Checks a device's request token (`Authorization: Tessera-Device <JWS>`): signed by
-    /// the activation's device key, for this issuer, method and path, and short-lived.
+    /// the activation's device key (`tessera-device+jwt`) or its background key
+    /// (`tessera-background+jwt`), for this issuer, method and path, and short-lived.
     public func authenticateDevice(token: String, method: String, path: String, tenant: TenantRecord) async throws -> DeviceCaller {
-        guard let (jws, sent) = Self.parseDeviceToken(token),
+        guard let (jws, sent, background) = Self.parseDeviceToken(token),
             let activation = try await store.lookup({ try await $0.activation(id: ActivationID(sent.sub)) }),
             activation.tenantID == tenant.id, activation.status == .active
         else { throw DomainError.invalidToken("the device token is not valid") }
         // A stored key that does not decode is the server's failure, not the device's.
-        let key = try DeviceChecks.deviceKey(of: activation)
-        guard let claims = try? jws.verified(with: key, as: DeviceRequestClaims.self).claims else {
-            throw DomainError.invalidToken("the device token is not valid")
-        }
+        guard let key = background ? try activation.backgroundKey?.publicKey() : try DeviceChecks.deviceKey(of: activation),
+            let claims = try? jws.verified(with: key, as: DeviceRequestClaims.self).claims
+        else { throw DomainError.invalidToken("the device token is not valid") }
         try checkTimes(iat: Int64(claims.iat), exp: Int64(claims.exp), audience: claims.aud, issuer: issuer(forTenantNamed: tenant.name))
         guard claims.htm == method, claims.htu == path else { throw DomainError.invalidToken("the device token is for another call") }
-        return DeviceCaller(activation: activation, tokenID: claims.jti, tokenExpiry: Int64(claims.exp))
+        return DeviceCaller(activation: activation, tokenID: claims.jti, tokenExpiry: Int64(claims.exp), background: background)
     }
 
-    /// A token's JWS and claims as sent (to find its activation), or nil when it is not one.
-    private static func parseDeviceToken(_ token: String) -> (UnverifiedJWS, DeviceRequestClaims)? {
-        guard let jws = try? CompactJWS.parse(token, type: JWSType.deviceToken), let claims = try? jws.unverifiedClaims(as: DeviceRequestClaims.self) else { return nil }
-        return (jws, claims)
+    /// A token's JWS and claims as sent (to find its activation), and whether it is a
+    /// background token, or nil when it is neither kind.
+    private static func parseDeviceToken(_ token: String) -> (UnverifiedJWS, DeviceRequestClaims, background: Bool)? {
+        let jws: UnverifiedJWS
+        let background: Bool
+        if let device = try? CompactJWS.parse(token, type: JWSType.deviceToken) {
+            (jws, background) = (device, false)
+        } else if let reader = try? CompactJWS.parse(token, type: JWSType.backgroundToken) {
+            (jws, background) = (reader, true)
+        } else {
+            return nil
+        }
+        guard let claims = try? jws.unverifiedClaims(as: DeviceRequestClaims.self) else { return nil }
+        return (jws, claims, background)
     }
 
     /// The times and audience of a device-signed token: for this issuer, not expired, and
@@ -73,6 +87,8 @@ extension Domain {
 /// The `typ` of each JWS a device signs: one kind is never accepted as another.
 public enum JWSType {
     public static let deviceToken = "tessera-device+jwt"
+    /// A device token signed by the background key: it only reads pending requests.
+    public static let backgroundToken = "tessera-background+jwt"
     public static let proof = "tessera-proof+jwt"
     public static let registration = "tessera-registration+jwt"
     public static let keyRegistration = "tessera-key+jwt"
@@ -120,6 +136,16 @@ public enum DeviceChecks {
     @inline(never)
     public static func deviceKey(of activation: ActivationRecord) throws -> P256.Signing.PublicKey {
         try activation.deviceKey.publicKey()
+    }
+
+    /// A background key as a device registers it: a P-256 key other than its signing
+    /// keys (`others`), so that the key a locked phone can use is never one that approves.
+    public static func backgroundKey(_ jwk: PublicJWK, besides others: [P256.Signing.PublicKey]) throws -> P256.Signing.PublicKey {
+        let key = try publicKey(jwk, name: "background_key")
+        guard !others.contains(where: { $0.rawRepresentation == key.rawRepresentation }) else {
+            throw DomainError.invalidRequest("the background key must differ from the device's other keys")
+        }
+        return key
     }
 
     public static func parseJWS(_ text: String, type: String) throws -> UnverifiedJWS {

@@ -36,7 +36,19 @@ public struct TesseraRequestContext: RequestContext, RemoteAddressRequestContext
         return tenant
     }
 
+    /// The device of a route that acts for the activation: a token of its background key,
+    /// which only reads, is refused.
     func requireDevice() throws -> DeviceCaller {
+        let device = try requireReadingDevice()
+        guard !device.background else {
+            throw DomainError(.forbidden, .accessDenied, "a background key only reads pending requests and their state")
+        }
+        return device
+    }
+
+    /// The device of a route that only reads pending requests or their state: a token of
+    /// the device key or of the background key.
+    func requireReadingDevice() throws -> DeviceCaller {
         guard let device else { throw MissingContext("device") }
         return device
     }

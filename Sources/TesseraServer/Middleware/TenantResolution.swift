@@ -37,13 +37,16 @@ struct TenantResolution: RouterMiddleware {
 /// the activation's device key, for this issuer, method and path, and short-lived. The
 /// handler's use case spends the token's `jti` in the transaction that does the work,
 /// so a token is good for one call. Each device (the client of these endpoints) has
-/// its own budget per endpoint, like an OAuth client at the token endpoint.
+/// its own budget per endpoint, like an OAuth client at the token endpoint. A token of
+/// the background key is refused (403) before the handler runs, except on the routes
+/// that only read pending requests (`acceptsBackgroundKey`).
 struct DeviceAuthentication: RouterMiddleware {
     typealias Context = TesseraRequestContext
 
     let domain: Domain
     let limiter: RateLimiter
     let settings: ThrottleSettings
+    var acceptsBackgroundKey = false
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         guard let header = request.headers[.authorization], header.hasPrefix("Tessera-Device ") else {
@@ -53,6 +56,8 @@ struct DeviceAuthentication: RouterMiddleware {
         context.device = try await domain.authenticateDevice(
             token: String(header.dropFirst("Tessera-Device ".count)), method: request.method.rawValue, path: request.uri.path,
             tenant: try context.requireTenant())
+        // requireDevice() refuses a background token (403), here before any body is read.
+        if !acceptsBackgroundKey { _ = try context.requireDevice() }
         if let activation = context.device?.activation.id {
             try limiter.check("\(context.endpointPath ?? "device") device \(activation)", rate: settings.perClient, from: "from this device")
         }

@@ -25,12 +25,17 @@ struct DeviceRoutes {
         throttled.post("recover", use: recover)
         throttled.post("recover/:recovery", use: recoveryStatus)
 
+        // Reading pending requests and their state: the device key or the background key.
+        let reading = throttled.group("device").add(
+            middleware: DeviceAuthentication(
+                domain: domain, limiter: state.limiter, settings: state.configuration.throttle, acceptsBackgroundKey: true))
+        reading.get("authentications/:request", use: requestState)
+        reading.get("pending", use: pending)
+        // Everything else acts for the activation: the device key only.
         let device = throttled.group("device").add(
             middleware: DeviceAuthentication(domain: domain, limiter: state.limiter, settings: state.configuration.throttle))
         device.post("authentications/:request/claim", use: claim)
         device.post("authentications/:request/deny", use: deny)
-        device.get("authentications/:request", use: requestState)
-        device.get("pending", use: pending)
         device.post("push", use: registerPush)
         device.delete("push", use: removePush)
         device.post("in-app", use: startInApp)
@@ -166,14 +171,14 @@ struct DeviceRoutes {
     // MARK: Pending requests and push
 
     /// `GET {issuer}/device/pending[?wait=SECONDS&version=V]`: the open requests of the
-    /// activation's users. With `wait`, returns when the list differs from `version` or
+    /// activation's users (a background token may ask). With `wait`, returns when the list differs from `version` or
     /// the wait is over, whichever comes first.
     @Sendable func pending(_ request: Request, context: TesseraRequestContext) async throws -> Response {
         let query = try RequestDecoding.query(request)
         let wait = try RequestDecoding.wait(query)
         let tenant = try context.requireTenant()
         let requests = domain.deviceRequests
-        let (activation, users) = try await requests.begin(caller: try context.requireDevice())
+        let (activation, users) = try await requests.begin(caller: try context.requireReadingDevice())
         let list = try await state.longPoll(watching: Set(users.map(EventKey.user)), caller: "device \(activation.id)",
             perCaller: state.configuration.throttle.longPollsPerDevice
         ) {
@@ -188,10 +193,10 @@ struct DeviceRoutes {
     }
 
     /// `GET {issuer}/device/authentications/{id}`: where a backchannel request for one of
-    /// the activation's users stands, as this device sees it.
+    /// the activation's users stands, as this device sees it (a background token may ask).
     @Sendable func requestState(_ request: Request, context: TesseraRequestContext) async throws -> Response {
         let answer = try await domain.deviceRequests.state(
-            requestID: context.parameters.id("request"), caller: try context.requireDevice(), tenant: try context.requireTenant())
+            requestID: context.parameters.id("request"), caller: try context.requireReadingDevice(), tenant: try context.requireTenant())
         return JSONResponse.make(answer)
     }
 

@@ -114,6 +114,10 @@ extension StoreTransaction {
         try await db.raw("UPDATE activations SET biometric_key = \(bind: key) WHERE id = \(bind: activationID)").run()
     }
 
+    public func updateBackgroundKey(activationID: ActivationID, key: String?) async throws {
+        try await db.raw("UPDATE activations SET background_key = \(bind: key) WHERE id = \(bind: activationID)").run()
+    }
+
     public func updateTOTPSecret(activationID: ActivationID, sealed: String?) async throws {
         try await db.raw(
             "UPDATE activations SET sealed_totp_secret = \(bind: sealed), totp_last_step = NULL WHERE id = \(bind: activationID)"
