@@ -1,6 +1,9 @@
 // swift-tools-version:6.1
 import PackageDescription
 
+/// The platforms without Apple's CommonCrypto, where PBKDF2 comes from CryptoExtras.
+let withoutCommonCrypto: [Platform] = [.linux, .windows, .android, .wasi, .openbsd]
+
 let package = Package(
     name: "Tessera",
     // iOS 15 for the apps that link TesseraKit: its sources, and TesseraCore's and
@@ -56,6 +59,9 @@ let package = Package(
         .target(name: "TesseraBuildInfo", plugins: ["BuildInfo"]),
         .plugin(name: "BuildInfo", capability: .buildTool()),
         .target(name: "TesseraCore"),
+        // The QR encoder of the login pages, the console and the e-mails: the server's, so
+        // that no app linking TesseraKit carries it.
+        .target(name: "TesseraQRCode"),
         // The catalogs of words every page, message and prompt is written in (one JSON file
         // per language), carried in the binary, with the language negotiation.
         .target(
@@ -96,7 +102,9 @@ let package = Package(
             dependencies: [
                 "TesseraCore",
                 .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "CryptoExtras", package: "swift-crypto"),
+                // For PBKDF2 only, where CommonCrypto is not: on Apple platforms the SDK then
+                // links neither BoringSSL nor SwiftASN1 (CryptoExtras brings both).
+                .product(name: "CryptoExtras", package: "swift-crypto", condition: .when(platforms: withoutCommonCrypto)),
             ]
         ),
         // The stored records (tenants, services, activations, …), their column wrappers and
@@ -122,14 +130,16 @@ let package = Package(
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
             ]
         ),
-        // WebAuthn's relying-party checks (registration, assertion, attestation). Apart from
-        // TesseraCrypto, which holds CBOR, COSE keys and authenticator data, so that the SDK
-        // (an authenticator) does not link X.509.
+        // WebAuthn's relying-party side: reading authenticator data and COSE keys (RSA
+        // among them), registration, assertion, attestation. Apart from TesseraCrypto, which
+        // holds CBOR and what an authenticator writes, so that the SDK (an authenticator)
+        // links neither X.509 nor RSA.
         .target(
             name: "TesseraWebAuthn",
             dependencies: [
                 "TesseraCrypto",
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "CryptoExtras", package: "swift-crypto"),
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),
             ]
@@ -161,7 +171,7 @@ let package = Package(
             name: "TesseraServer",
             dependencies: [
                 "TesseraCore", "TesseraCrypto", "TesseraStore", "TesseraRecords", "TesseraDomain", "TesseraOperations", "TesseraAdminAPI",
-                "TesseraBuildInfo", "TesseraTexts",
+                "TesseraBuildInfo", "TesseraTexts", "TesseraQRCode",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Yams", package: "Yams"),
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -184,7 +194,10 @@ let package = Package(
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
             ]
         ),
-        .target(name: "TesseraKit", dependencies: ["TesseraCore", "TesseraCrypto", .product(name: "Crypto", package: "swift-crypto")]),
+        // The SDK, with its privacy manifest for the App Store.
+        .target(
+            name: "TesseraKit", dependencies: ["TesseraCore", "TesseraCrypto", .product(name: "Crypto", package: "swift-crypto")],
+            resources: [.copy("PrivacyInfo.xcprivacy")]),
         .target(name: "TesseraKitCompat", dependencies: ["TesseraKit", "TesseraCore", .product(name: "Crypto", package: "swift-crypto")]),
         // What the fast tests share: a test clock, the domain harness over a temporary SQLite
         // file, a device in memory, a recording notifier, and fakes for the SDK's key store,
@@ -219,7 +232,7 @@ let package = Package(
             name: "tessera",
             dependencies: [
                 "TesseraServer", "TesseraKit", "TesseraCore", "TesseraCrypto", "TesseraOperations", "TesseraAdminAPI", "TesseraBuildInfo", "TesseraStore",
-                "TesseraDomain", "TesseraTexts",
+                "TesseraDomain", "TesseraTexts", "TesseraQRCode",
                 .product(name: "Configuration", package: "swift-configuration"),
                 .product(name: "Yams", package: "Yams"),
                 .product(name: "SystemPackage", package: "swift-system"),
@@ -235,7 +248,7 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
-        .testTarget(name: "TesseraCoreTests", dependencies: ["TesseraCore", "TesseraTesting"]),
+        .testTarget(name: "TesseraCoreTests", dependencies: ["TesseraCore", "TesseraQRCode", "TesseraTesting"]),
         .testTarget(name: "TesseraAdminAPITests", dependencies: ["TesseraAdminAPI", "TesseraCore"]),
         // The SDK's own unit tests: no server, no database.
         .testTarget(name: "TesseraKitTests", dependencies: ["TesseraKit", "TesseraCore", "TesseraCrypto", "TesseraTestSupport"]),
@@ -288,7 +301,7 @@ let package = Package(
             name: "TesseraEndToEndTests",
             dependencies: [
                 "TesseraServer", "TesseraKit", "TesseraTesting", "TesseraCore", "TesseraCrypto", "TesseraOperations", "TesseraStore",
-                "TesseraRecords", "TesseraAdminAPI", "TesseraTestSupport", "TesseraBuildInfo", "tessera", "TesseraTexts", "TesseraKitCompat",
+                "TesseraRecords", "TesseraAdminAPI", "TesseraTestSupport", "TesseraBuildInfo", "tessera", "TesseraTexts", "TesseraKitCompat", "TesseraQRCode",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "SQLKit", package: "sql-kit"),

@@ -15,7 +15,7 @@ import sys
 # The toolchain's and the platforms' own modules, which no package provides.
 SYSTEM = {
     "Foundation", "FoundationEssentials", "FoundationNetworking", "Dispatch", "Synchronization", "Testing", "XCTest",
-    "Glibc", "Musl", "Darwin", "Android", "os", "Security", "LocalAuthentication", "CryptoKit", "Observation", "AuthenticationServices",
+    "Glibc", "Musl", "Darwin", "Android", "os", "Security", "LocalAuthentication", "CryptoKit", "Observation", "AuthenticationServices", "CommonCrypto",
 }
 # Modules a target may import in the files named only.
 RESTRICTED = {("TesseraServer", "TesseraStore"): {"Application+build.swift", "ServerState.swift"}}

@@ -2,7 +2,7 @@
 # Fuzzes with libFuzzer for SECONDS each (default 30) the parsers and encoders the project
 # wrote by hand and that take outside input, each built with the Swift toolchain's
 # -sanitize=fuzzer,address together with its one source file (they import nothing):
-#   qr    Tests/fuzz/QRCodeFuzz.swift on Sources/TesseraCore/QRCode.swift, seeded with links
+#   qr    Tests/fuzz/QRCodeFuzz.swift on Sources/TesseraQRCode/QRCode.swift, seeded with links
 #         like the ones the server encodes;
 #   cbor  Tests/fuzz/CBORFuzz.swift on Sources/TesseraCrypto/WebAuthn/CBOR.swift, seeded with
 #         a WebAuthn attestation object and a COSE key.
@@ -31,7 +31,7 @@ build() {  # build NAME MODULE SOURCE… HARNESS
 for target in "${targets[@]}"; do
     case "$target" in
     qr)
-        build qr QRFuzz Sources/TesseraCore/QRCode.swift Sources/TesseraCore/Locked.swift Tests/fuzz/QRCodeFuzz.swift
+        build qr QRFuzz Sources/TesseraQRCode/QRCode.swift Tests/fuzz/QRCodeFuzz.swift
         printf '%s' "https://id.example.com/t/demo/authenticate?request=Zm9vYmFyYmF6cXV4MTIzNDU2" > "$work/qr-corpus/login"
         printf '%s' "https://id.example.com/t/demo/activate?code=YWN0aXZhdGlvbi1jb2RlLWZvci1hbGljZQ" > "$work/qr-corpus/activation"
         printf '%s' "x" > "$work/qr-corpus/short"

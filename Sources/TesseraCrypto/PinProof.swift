@@ -1,6 +1,11 @@
 import Crypto
-import CryptoExtras
 import Foundation
+
+#if canImport(CommonCrypto)
+import CommonCrypto
+#else
+import CryptoExtras
+#endif
 
 /// Server-checked PIN proofs.
 ///
@@ -14,9 +19,28 @@ public enum PinProof {
     /// PBKDF2 rounds on the device (OWASP's figure for PBKDF2-HMAC-SHA256).
     public static let rounds = 210_000
 
+    /// PBKDF2-HMAC-SHA256 of the PIN's UTF-8 bytes: CommonCrypto's on Apple platforms (so
+    /// that an app links no BoringSSL), swift-crypto's CryptoExtras elsewhere. The tests
+    /// check the result against Python's `hashlib.pbkdf2_hmac`.
     public static func deriveKey(pin: String, salt: Data) throws -> SymmetricKey {
-        try KDF.Insecure.PBKDF2.deriveKey(
+        #if canImport(CommonCrypto)
+        let password = Array(pin.utf8)
+        let saltBytes = Array(salt)
+        let length = 32
+        var derived = [UInt8](repeating: 0, count: length)
+        let status = password.withUnsafeBufferPointer { passwordBytes in
+            passwordBytes.withMemoryRebound(to: CChar.self) { passwordChars in
+                CCKeyDerivationPBKDF(
+                    CCPBKDFAlgorithm(kCCPBKDF2), passwordChars.baseAddress, passwordChars.count, saltBytes, saltBytes.count,
+                    CCPseudoRandomAlgorithm(kCCPRFHmacAlgSHA256), UInt32(rounds), &derived, length)
+            }
+        }
+        guard status == Int32(kCCSuccess) else { throw CryptoError(.invalidKey, "PBKDF2 failed (\(status))") }
+        return SymmetricKey(data: derived)
+        #else
+        return try KDF.Insecure.PBKDF2.deriveKey(
             from: Data(pin.utf8), salt: salt, using: .sha256, outputByteCount: 32, rounds: rounds)
+        #endif
     }
 
     /// The derived key's bytes, as the device sends them once at enrolment.

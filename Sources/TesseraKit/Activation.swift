@@ -64,6 +64,7 @@ struct ActivationRegistry: Sendable {
     let keyStore: any KeyStore
 
     func all() async throws -> [Activation] {
+        await StoreUpgrade.moveToAfterFirstUnlock(keyStore)
         var activations: [Activation] = []
         for label in try await keyStore.itemLabels() where label.hasSuffix("." + Activation.recordSuffix) {
             guard let data = try await keyStore.item(label: label) else { continue }
@@ -125,6 +126,31 @@ struct ActivationRegistry: Sendable {
             throw TesseraKitError.keyStore("a key of this activation is missing")
         }
         return key
+    }
+}
+
+/// What an SDK before background keys kept in the when-unlocked class and this one keeps
+/// in the after-first-unlock class (activation records, stored tokens) is moved there once
+/// per store, the first time the store is read while the device is unlocked. DPoP keys
+/// stay where they were made (a Secure Enclave key's class cannot change): tokens bound to
+/// such a key refresh only while unlocked, until the next login makes a new key.
+enum StoreUpgrade {
+    static let marker = "tessera.classes-2"
+    static let probe = "tessera.unlock-probe"
+
+    static func moveToAfterFirstUnlock(_ keyStore: any KeyStore) async {
+        guard (try? await keyStore.item(label: marker)) == nil else { return }
+        // Only while unlocked, when a when-unlocked write succeeds: a locked device would
+        // list only what is already in the after-first-unlock class.
+        guard (try? await keyStore.setItem(Data([1]), label: probe)) != nil else { return }
+        try? await keyStore.setItem(nil, label: probe)
+        guard let labels = try? await keyStore.itemLabels() else { return }
+        for label in labels where label.hasSuffix("." + Activation.recordSuffix) || label.hasPrefix(TokenManager.labelPrefix) {
+            guard let data = try? await keyStore.item(label: label),
+                (try? await keyStore.setItem(data, label: label, availability: .afterFirstUnlock)) != nil
+            else { return }
+        }
+        try? await keyStore.setItem(Data([1]), label: marker, availability: .afterFirstUnlock)
     }
 }
 

@@ -354,14 +354,27 @@ public struct Authenticator: Sendable {
 
     /// A GET that only reads pending requests or their state: signed by the activation's
     /// background key where it has one, so that it works while the phone is locked.
+    ///
+    /// The activation's record is read again first (a rotation since the caller got it
+    /// changed the key). Where the server does not know the background key (a server from
+    /// before background keys, a rotation whose answer was lost) or the key is missing, the
+    /// device key signs instead, which works while the phone is unlocked.
     func readingGet<Response: Decodable>(
         _ activation: Activation, _ path: String, query: String = "", timeout: TimeInterval = 0, as type: Response.Type
     ) async throws -> Response {
-        let token =
-            activation.hasBackgroundKey
-            ? try await deviceToken(activation, method: "GET", path: path, type: "tessera-background+jwt", key: activation.backgroundKeyLabel)
-            : try await deviceToken(activation, method: "GET", path: path)
-        return try await client.get(try endpoint(activation, path + query), headers: ["Authorization": token], timeout: timeout, as: type)
+        let current = (try? await registry.activation(id: activation.id)) ?? activation
+        let url = try endpoint(current, path + query)
+        if current.hasBackgroundKey {
+            do {
+                let token = try await deviceToken(
+                    current, method: "GET", path: path, type: "tessera-background+jwt", key: current.backgroundKeyLabel)
+                return try await client.get(url, headers: ["Authorization": token], timeout: timeout, as: type)
+            } catch TesseraKitError.server(let status, _, _) where status == 401 {
+            } catch TesseraKitError.keyStore {
+            }
+        }
+        let token = try await deviceToken(current, method: "GET", path: path)
+        return try await client.get(url, headers: ["Authorization": token], timeout: timeout, as: type)
     }
 
     func endpoint(_ activation: Activation, _ path: String) throws -> URL {

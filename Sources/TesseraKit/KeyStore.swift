@@ -260,23 +260,29 @@ public struct FileKeyStore: KeyStore {
         try read("item", label)
     }
 
-    /// The labels of the items that can be read now, sorted (not keys, nor half-written
-    /// files): while the device is locked, only those of the after-first-unlock class.
+    /// The labels of the items that can be read now, sorted, each once (not keys, nor
+    /// half-written files): while the device is locked, only those of the after-first-unlock
+    /// class. (A crash while an item moved between classes may leave it in both; reads
+    /// take the after-first-unlock copy, the newer one of a move the SDK makes.)
     public func itemLabels() async throws -> [String] {
-        var labels: [String] = []
+        var labels: Set<String> = []
         for availability in [ItemAvailability.whenUnlocked, .afterFirstUnlock] where lock?.state.allows(availability) ?? true {
-            labels += StoredName.itemLabels(from: try FileManager.default.contentsOfDirectory(atPath: folder(availability).path))
+            labels.formUnion(StoredName.itemLabels(from: try FileManager.default.contentsOfDirectory(atPath: folder(availability).path)))
         }
         return labels.sorted()
     }
 
-    /// Removes every key and item whose label starts with `prefix`, in either class.
+    /// Removes every key and item whose label starts with `prefix`, in either class; throws
+    /// `deviceLocked`, removing nothing, while a class that holds some of them is closed.
     public func removeAll(withPrefix prefix: String) async throws {
-        for folder in [folder(.whenUnlocked), folder(.afterFirstUnlock)] {
-            for name in StoredName.removed(withPrefix: prefix, from: try FileManager.default.contentsOfDirectory(atPath: folder.path)) {
-                try FileManager.default.removeItem(at: folder.appendingPathComponent(name))
-            }
+        var doomed: [URL] = []
+        for availability in [ItemAvailability.whenUnlocked, .afterFirstUnlock] {
+            let folder = folder(availability)
+            let names = StoredName.removed(withPrefix: prefix, from: try FileManager.default.contentsOfDirectory(atPath: folder.path))
+            if !names.isEmpty { try checkUsable(availability) }
+            doomed += names.map { folder.appendingPathComponent($0) }
         }
+        for file in doomed { try FileManager.default.removeItem(at: file) }
     }
 }
 

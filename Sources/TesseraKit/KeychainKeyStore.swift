@@ -131,8 +131,10 @@ public struct KeychainKeyStore: KeyStore {
     public func itemLabels() async throws -> [String] { StoredName.itemLabels(from: try accounts()) }
 
     /// Every account of this service that can be read now, keys and items: class by class,
-    /// so that a locked device still lists the after-first-unlock class.
-    private func accounts() throws -> [String] {
+    /// so that a locked device still lists the after-first-unlock class. For a removal
+    /// (`complete`), a closed class throws `deviceLocked` instead of being left out, so that
+    /// nothing of it is left behind unseen.
+    private func accounts(complete: Bool = false) throws -> [String] {
         var accounts: [String] = []
         for availability in [ItemAvailability.afterFirstUnlock, .whenUnlocked] {
             var attributes: [String: Any] = [
@@ -145,7 +147,7 @@ public struct KeychainKeyStore: KeyStore {
             var result: CFTypeRef?
             let status = SecItemCopyMatching(attributes as CFDictionary, &result)
             // A locked device closes the when-unlocked class: list what is open.
-            if status == errSecItemNotFound || (status == errSecInteractionNotAllowed && availability == .whenUnlocked) { continue }
+            if status == errSecItemNotFound || (status == errSecInteractionNotAllowed && availability == .whenUnlocked && !complete) { continue }
             guard status == errSecSuccess, let items = result as? [[String: Any]] else { throw Self.failure(status, "listing") }
             accounts += items.compactMap { $0[kSecAttrAccount as String] as? String }
         }
@@ -153,7 +155,7 @@ public struct KeychainKeyStore: KeyStore {
     }
 
     public func removeAll(withPrefix prefix: String) async throws {
-        for account in StoredName.removed(withPrefix: prefix, from: try accounts()) { try write(nil, account: account) }
+        for account in StoredName.removed(withPrefix: prefix, from: try accounts(complete: true)) { try write(nil, account: account) }
     }
 }
 #endif

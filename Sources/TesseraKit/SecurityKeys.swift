@@ -142,8 +142,8 @@ public actor SoftwareSecurityKey: SecurityKeyAuthenticator {
         }
         let key = SoftwareCredentialKey()
         let id = Array(Secrets.randomBytes(32))
-        let flags: AuthenticatorData.Flags = verifiesUser ? [.userPresent, .userVerified] : [.userPresent]
-        let authenticatorData = AuthenticatorData.encode(
+        let flags: AuthenticatorFlags = verifiesUser ? [.userPresent, .userVerified] : [.userPresent]
+        let authenticatorData = AuthenticatorOutput.authenticatorData(
             rpID: request.rpID, flags: flags, signCount: 0, credential: (aaguid: Self.aaguid, id: id, publicKey: key.cosePublicKey))
         let signature = try key.sign(authenticatorData + request.clientDataHash)
         let object = CBOR.map([
@@ -169,8 +169,8 @@ public actor SoftwareSecurityKey: SecurityKeyAuthenticator {
         // Taken before the write: another assertion may count on while this one waits for it.
         let credential = credentials[index]
         try await save()
-        let flags: AuthenticatorData.Flags = verifiesUser ? [.userPresent, .userVerified] : [.userPresent]
-        let authenticatorData = AuthenticatorData.encode(rpID: request.rpID, flags: flags, signCount: credential.counter)
+        let flags: AuthenticatorFlags = verifiesUser ? [.userPresent, .userVerified] : [.userPresent]
+        let authenticatorData = AuthenticatorOutput.authenticatorData(rpID: request.rpID, flags: flags, signCount: credential.counter)
         let key = try SoftwareCredentialKey(rawRepresentation: credential.privateKey)
         let signature = try key.sign(authenticatorData + request.clientDataHash)
         return SecurityKeyAssertion(

@@ -315,6 +315,7 @@ public struct TokenManager: Sendable {
     /// ```
     public func users() async throws -> [TokenData] {
         var result: [TokenData] = []
+        await StoreUpgrade.moveToAfterFirstUnlock(keyStore)
         for label in try await keyStore.itemLabels() where label.hasPrefix(Self.labelPrefix) {
             guard let data = try await keyStore.item(label: label),
                 let entry = try? WireCoding.decoder().decode(TokenData.self, from: data)

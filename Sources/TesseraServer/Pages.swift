@@ -2,6 +2,7 @@ import Foundation
 import Mustache
 import TesseraCore
 import TesseraDomain
+import TesseraQRCode
 
 /// The server's pages outside the console: the login page, errors, device links. Style
 /// and script come from the server's `/static/` files (no CDN, nothing inline), which is

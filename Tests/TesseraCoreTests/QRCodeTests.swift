@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import TesseraCore
+@testable import TesseraQRCode
 import TesseraTesting
 
 @Suite("QR codes decode with zbarimg")

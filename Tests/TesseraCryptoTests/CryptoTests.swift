@@ -62,6 +62,19 @@ struct PinAndBoxTests {
         #expect(PinProof.proof(keyData: try PinProof.deriveKeyData(pin: "2469", salt: salt), requestID: "r1", challenge: "c1") != proof)
     }
 
+    @Test("the PIN key is PBKDF2-HMAC-SHA256 of the PIN's UTF-8 bytes, 210 000 rounds, as Python's hashlib.pbkdf2_hmac makes it")
+    func pinKeyMatchesHashlib() throws {
+        // hashlib.pbkdf2_hmac('sha256', pin.encode(), b'0123456789abcdef', 210000, 32).hex()
+        let salt = Data("0123456789abcdef".utf8)
+        for (pin, expected) in [
+            ("2468", "767d42abcd619d37c196487699ac52119dc6cc890e402f70da6568853209feea"),
+            ("ünï-2468", "5dafb9ec7c621c46a2201b8f6ef71492fc96f781eb395fa63241fe89c715e8c3"),
+        ] {
+            let key = try PinProof.deriveKeyData(pin: pin, salt: salt)
+            #expect(key.map { String(format: "%02x", $0) }.joined() == expected, "\(pin)")
+        }
+    }
+
     @Test("a sealed value opens only under its master key and context")
     func secretBox() throws {
         let box = try SecretBox(masterKey: SecretBox.makeMasterKey())

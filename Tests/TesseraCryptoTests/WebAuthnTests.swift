@@ -25,8 +25,8 @@ struct TestAuthenticator {
 
     var cosePublicKey: [UInt8] {
         switch key {
-        case .p256(let key): COSEPublicKey.encode(p256: key.publicKey)
-        case .ed25519(let key): COSEPublicKey.encode(ed25519: key.publicKey)
+        case .p256(let key): AuthenticatorOutput.coseKey(p256: key.publicKey)
+        case .ed25519(let key): AuthenticatorOutput.coseKey(ed25519: key.publicKey)
         case .rsa(let key):
             CBOR.map([
                 .init(.integer(1), .integer(3)), .init(.integer(3), .integer(-257)),
@@ -61,7 +61,7 @@ struct TestAuthenticator {
     func registrationData(
         flags: AuthenticatorData.Flags = [.userPresent, .userVerified], rpID: String = rpID, signCount: UInt32 = 0
     ) -> [UInt8] {
-        AuthenticatorData.encode(
+        AuthenticatorOutput.authenticatorData(
             rpID: rpID, flags: flags, signCount: signCount, credential: (aaguid: aaguid, id: credentialID, publicKey: cosePublicKey))
     }
 
@@ -92,7 +92,7 @@ struct TestAuthenticator {
         origin: String = origin, type: String = "webauthn.get", tamper: Bool = false
     ) -> RelyingParty.AssertionResponse {
         let clientData = Self.clientData(type: type, challenge: challenge, origin: origin)
-        let authData = AuthenticatorData.encode(rpID: rpID, flags: flags, signCount: signCount)
+        let authData = AuthenticatorOutput.authenticatorData(rpID: rpID, flags: flags, signCount: signCount)
         var signature = sign(authData + Array(SHA256.hash(data: clientData)))
         if tamper { signature[signature.count / 2] ^= 0x01 }
         return .init(credentialID: credentialID, clientDataJSON: clientData, authenticatorData: authData, signature: signature, userHandle: nil)
@@ -345,16 +345,16 @@ struct COSEKeyTests {
     @Test("authenticator data: short, cut, trailing bytes and flag mismatches are refused")
     func authenticatorData() throws {
         let key = P256.Signing.PrivateKey()
-        let full = AuthenticatorData.encode(
+        let full = AuthenticatorOutput.authenticatorData(
             rpID: "example.com", flags: [.userPresent], signCount: 3,
-            credential: (aaguid: Array(repeating: 0, count: 16), id: [1, 2, 3], publicKey: COSEPublicKey.encode(p256: key.publicKey)))
+            credential: (aaguid: Array(repeating: 0, count: 16), id: [1, 2, 3], publicKey: AuthenticatorOutput.coseKey(p256: key.publicKey)))
         let parsed = try AuthenticatorData(full)
         #expect(parsed.signCount == 3)
         #expect(parsed.attestedCredential?.credentialID == [1, 2, 3])
         for bad in [Array(full.prefix(36)), Array(full.dropLast()), full + [0], Array(full.prefix(37))] {
             #expect(throws: WebAuthnError.self) { try AuthenticatorData(bad) }
         }
-        var extensionFlag = AuthenticatorData.encode(rpID: "example.com", flags: [.userPresent, .extensionData], signCount: 1)
+        var extensionFlag = AuthenticatorOutput.authenticatorData(rpID: "example.com", flags: [.userPresent, .extensionData], signCount: 1)
         #expect(throws: WebAuthnError.self) { try AuthenticatorData(extensionFlag) }
         extensionFlag += CBOR.map([.init(.text("credProtect"), .unsigned(2))]).encoded
         #expect(try AuthenticatorData(extensionFlag).extensions?["credProtect"] == .unsigned(2))

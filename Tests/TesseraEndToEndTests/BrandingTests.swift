@@ -1,4 +1,5 @@
 import Foundation
+import TesseraQRCode
 import Testing
 import TesseraCore
 import TesseraCrypto

@@ -459,7 +459,7 @@ final class MisbehavingSecurityKey: SecurityKeyAuthenticator, Sendable {
     func makeCredential(_ request: MakeCredentialRequest) async throws -> MadeCredential {
         let id = Array(Secrets.randomBytes(16))
         state.withLock { $0 = (id, request.userHandle, 0) }
-        let authenticatorData = AuthenticatorData.encode(
+        let authenticatorData = AuthenticatorOutput.authenticatorData(
             rpID: request.rpID, flags: [.userPresent], signCount: 0,
             credential: (aaguid: SoftwareSecurityKey.aaguid, id: id, publicKey: key.cosePublicKey))
         let statement = CBOR.map([.init(.text("alg"), .integer(-7)), .init(.text("sig"), .bytes(try key.sign(authenticatorData + request.clientDataHash)))])
@@ -473,7 +473,7 @@ final class MisbehavingSecurityKey: SecurityKeyAuthenticator, Sendable {
             state.counter += 1
             return (state.id, state.handle, state.counter)
         }
-        let authenticatorData = AuthenticatorData.encode(
+        let authenticatorData = AuthenticatorOutput.authenticatorData(
             rpID: fault == .otherRelyingParty ? "evil.example" : request.rpID, flags: fault == .noPresence ? [] : [.userPresent],
             signCount: counter)
         let signed = fault == .badSignature ? authenticatorData + Array(repeating: 0, count: 32) : authenticatorData + request.clientDataHash

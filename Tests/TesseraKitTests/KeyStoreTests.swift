@@ -52,10 +52,13 @@ struct KeyStoreTests {
 
         lock.lock()
         #expect(lock.state == .locked)
-        await #expect(throws: TesseraKitError.self) { try await store.key(label: "a.device") }
-        await #expect(throws: TesseraKitError.self) { try await store.item(label: "a.totp") }
-        await #expect(throws: TesseraKitError.self) { try await store.setItem(Data("new".utf8), label: "a.totp") }
-        await #expect(throws: TesseraKitError.self) { try await store.generateKey(label: "a.device-2", protection: .deviceBound) }
+        try await expectLocked { _ = try await store.key(label: "a.device") }
+        try await expectLocked { _ = try await store.item(label: "a.totp") }
+        try await expectLocked { try await store.setItem(Data("new".utf8), label: "a.totp") }
+        try await expectLocked { _ = try await store.generateKey(label: "a.device-2", protection: .deviceBound) }
+        // A removal that would leave the closed class's secrets behind removes nothing.
+        try await expectLocked { try await store.removeAll(withPrefix: "a.") }
+        #expect(try await store.key(label: "a.background") != nil)
         #expect(try await store.key(label: "a.background") != nil)
         #expect(try await store.item(label: "a.record") == Data("record".utf8))
         #expect(try await store.itemLabels() == ["a.record"], "a locked device lists the open class only")
@@ -66,7 +69,7 @@ struct KeyStoreTests {
         lock.restart()
         lock.lock()
         #expect(lock.state == .beforeFirstUnlock)
-        await #expect(throws: TesseraKitError.self) { try await store.key(label: "a.background") }
+        try await expectLocked { _ = try await store.key(label: "a.background") }
         #expect(try await store.itemLabels().isEmpty)
 
         // A write into the other class moves the item: it is in one class only.
@@ -76,11 +79,43 @@ struct KeyStoreTests {
         #expect(try await store.item(label: "a.totp") == Data("moved".utf8))
         #expect(try await store.itemLabels() == ["a.record", "a.tokens", "a.totp"])
         lock.unlock()
+        #expect(!FileManager.default.fileExists(atPath: directory.appendingPathComponent("item-a.totp").path), "left the other class")
+        // A crash in the middle of a move leaves the item in both classes: it is listed once.
+        try Data("stale".utf8).write(to: directory.appendingPathComponent("item-a.totp"))
+        #expect(try await store.itemLabels() == ["a.record", "a.tokens", "a.totp"])
+        #expect(try await store.item(label: "a.totp") == Data("moved".utf8))
         try await store.removeAll(withPrefix: "a.")
         #expect(try await store.itemLabels().isEmpty)
         #expect(try await store.key(label: "a.background") == nil)
         #expect(try await store.key(label: "a.device") == nil)
         #expect(KeyProtection.afterFirstUnlock.availability == .afterFirstUnlock && KeyProtection.currentBiometrics.availability == .whenUnlocked)
+    }
+
+    /// Runs `body`, which must throw `deviceLocked`.
+    func expectLocked(_ body: () async throws -> Void, sourceLocation: SourceLocation = #_sourceLocation) async throws {
+        do {
+            try await body()
+            Issue.record("no error while locked", sourceLocation: sourceLocation)
+        } catch TesseraKitError.deviceLocked {
+        }
+    }
+
+    @Test("records and tokens an SDK before background keys kept when-unlocked move to after-first-unlock once, while unlocked")
+    func upgradeMovesRecords() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("keystore-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let lock = SimulatedDeviceLock()
+        let store = try FileKeyStore(directory: directory, lock: lock)
+        for label in ["a.record", "tokens.x", "a.totp"] { try await store.setItem(Data(label.utf8), label: label) }
+        // Locked, nothing moves (the when-unlocked items cannot be seen).
+        lock.lock()
+        await StoreUpgrade.moveToAfterFirstUnlock(store)
+        #expect(try await store.itemLabels().isEmpty)
+        lock.unlock()
+        await StoreUpgrade.moveToAfterFirstUnlock(store)
+        lock.lock()
+        #expect(try await store.itemLabels() == ["a.record", StoreUpgrade.marker, "tokens.x"], "the TOTP secret stays when-unlocked")
+        #expect(try await store.item(label: "a.record") == Data("a.record".utf8))
     }
 
     @Test("the same over a Keychain-like store that names its entries as KeychainKeyStore does")

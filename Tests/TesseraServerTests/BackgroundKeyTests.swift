@@ -96,7 +96,11 @@ struct BackgroundKeyTests {
 
             // Locked: what approves cannot be read, what works in the background can.
             device.lock.lock()
-            await #expect(throws: TesseraKitError.self) { try await device.keyStore.key(label: activation.deviceKeyLabel) }
+            do {
+                _ = try await device.keyStore.key(label: activation.deviceKeyLabel)
+                Issue.record("the device key was read while locked")
+            } catch TesseraKitError.deviceLocked {
+            }
             appClock.advance(by: 600)
             let (refreshed, renewed) = await tokens.accessToken(username: "bo")
             #expect(refreshed == .ok && renewed != nil && renewed != access, "a refresh works while locked")
@@ -117,6 +121,14 @@ struct BackgroundKeyTests {
             let history = try await call(
                 client, device, activation, .get, "device/history", type: "tessera-background+jwt", key: activation.backgroundKeyLabel)
             #expect(history.status == .forbidden)
+            // It reads the request's state, once per token.
+            let statePath = "device/authentications/\(requestID)"
+            let stateToken = try await device.authenticator.deviceToken(
+                activation, method: "GET", path: statePath, type: "tessera-background+jwt", key: activation.backgroundKeyLabel)
+            for expected in [HTTPResponse.Status.ok, .unauthorized] {
+                let read = try await client.executeRequest(uri: "/t/demo/" + statePath, method: .get, headers: [.authorization: stateToken], body: nil)
+                #expect(read.status == expected, "\(read.text)")
+            }
             // A background key cannot pass for the device key either.
             let posing = try await call(client, device, activation, .post, claim, type: "tessera-device+jwt", key: activation.backgroundKeyLabel)
             #expect(posing.status == .unauthorized, "\(posing.text)")
@@ -162,6 +174,17 @@ struct BackgroundKeyTests {
             device.lock.unlock()
             let (_, audit) = try await client.admin(.get, "/admin/audit?tenant=demo&action=background_key.set")
             #expect((audit["entries"] as? [[String: Any]])?.count == 1, "\(audit)")
+
+            // Without its background key (lost, or unknown to an older server) the device key
+            // reads instead: while unlocked only.
+            try await device.keyStore.setItem(nil, label: activation.backgroundKeyLabel)
+            #expect(try await device.authenticator.pendingRequests().isEmpty)
+            device.lock.lock()
+            do {
+                _ = try await device.authenticator.pendingRequests()
+                Issue.record("read pending requests while locked without a background key")
+            } catch TesseraKitError.deviceLocked {
+            }
         }
     }
 }

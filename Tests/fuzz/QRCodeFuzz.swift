@@ -1,4 +1,4 @@
-// A libFuzzer target for the QR encoder (Sources/TesseraCore/QRCode.swift), built by
+// A libFuzzer target for the QR encoder (Sources/TesseraQRCode/QRCode.swift), built by
 // scripts/fuzz.sh with `swiftc -sanitize=fuzzer,address` together with that file alone
 // (it has no dependencies). Every input is encoded; the encoder must either refuse it as
 // too long or produce a well-formed symbol, and never crash or read out of bounds.

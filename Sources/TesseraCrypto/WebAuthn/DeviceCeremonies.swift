@@ -70,7 +70,7 @@ public struct SoftwareCredentialKey: Sendable {
     public var rawRepresentation: Data { key.rawRepresentation }
 
     /// The public key in COSE form, for the attested credential data.
-    public var cosePublicKey: [UInt8] { COSEPublicKey.encode(p256: key.publicKey) }
+    public var cosePublicKey: [UInt8] { AuthenticatorOutput.coseKey(p256: key.publicKey) }
 
     /// An ECDSA signature over `data` with SHA-256, DER-encoded as WebAuthn carries it.
     public func sign(_ data: [UInt8]) throws -> [UInt8] { Array(try key.signature(for: data).derRepresentation) }

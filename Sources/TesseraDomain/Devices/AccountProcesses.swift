@@ -215,8 +215,11 @@ public struct AccountProcesses: Sendable {
             throw DomainError.invalidRequest("adding biometrics needs biometric_key and biometric_registration")
         }
         let key = try DeviceChecks.publicKey(jwk, name: "biometric_key")
-        guard key.rawRepresentation != (try DeviceChecks.deviceKey(of: process.caller.activation)).rawRepresentation else {
-            throw DomainError.invalidRequest("the biometric key must differ from the device key")
+        let activation = process.caller.activation
+        // Nor may it be the background key: the key a locked phone can use never approves.
+        let others = [try DeviceChecks.deviceKey(of: activation)] + [try activation.backgroundKey?.publicKey()].compactMap { $0 }
+        guard !others.contains(where: { $0.rawRepresentation == key.rawRepresentation }) else {
+            throw DomainError.invalidRequest("the biometric key must differ from the device key and the background key")
         }
         let jws = try DeviceChecks.parseJWS(registration, type: JWSType.keyRegistration)
         guard let claims = try? jws.verified(with: key, as: ProcessKeyClaims.self).claims, claims.rid == process.requestID.rawValue, claims.sub == process.activationID.rawValue

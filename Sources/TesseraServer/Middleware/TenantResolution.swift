@@ -56,11 +56,11 @@ struct DeviceAuthentication: RouterMiddleware {
         context.device = try await domain.authenticateDevice(
             token: String(header.dropFirst("Tessera-Device ".count)), method: request.method.rawValue, path: request.uri.path,
             tenant: try context.requireTenant())
-        // requireDevice() refuses a background token (403), here before any body is read.
-        if !acceptsBackgroundKey { _ = try context.requireDevice() }
         if let activation = context.device?.activation.id {
             try limiter.check("\(context.endpointPath ?? "device") device \(activation)", rate: settings.perClient, from: "from this device")
         }
+        // requireDevice() refuses a background token (403), here before any body is read.
+        if !acceptsBackgroundKey { _ = try context.requireDevice() }
         return try await next(request, context)
     }
 }

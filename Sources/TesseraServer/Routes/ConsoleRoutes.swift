@@ -4,6 +4,7 @@ import TesseraAdminAPI
 import TesseraCore
 import TesseraCrypto
 import TesseraDomain
+import TesseraQRCode
 import TesseraRecords
 
 /// The operators' web console under `/console`: signed in by the server's own OpenID

@@ -1,6 +1,7 @@
 import Foundation
 import TesseraCore
 import TesseraDomain
+import TesseraQRCode
 import TesseraRecords
 import TesseraTexts
 

@@ -3,6 +3,7 @@ import Foundation
 import OpenAPIRuntime
 import TesseraAdminAPI
 import TesseraCore
+import TesseraQRCode
 
 /// A user named on the command line by username or by id.
 struct UserSelection: ParsableArguments {

@@ -15,7 +15,7 @@ public struct QRCode: Sendable {
     }
 
     // (data codewords per block, block count) groups and EC codewords per block, level M.
-    private static let blocks: [(ec: Int, groups: [(count: Int, data: Int)])] = [
+    fileprivate static let blocks: [(ec: Int, groups: [(count: Int, data: Int)])] = [
         (10, [(1, 16)]), (16, [(1, 28)]), (26, [(1, 44)]), (18, [(2, 32)]), (24, [(2, 43)]),
         (16, [(4, 27)]), (18, [(4, 31)]), (22, [(2, 38), (2, 39)]), (22, [(3, 36), (2, 37)]),
         (26, [(4, 43), (1, 44)]),
@@ -360,12 +360,15 @@ enum ReedSolomon {
         return tables.exp[(tables.log[Int(a)] + tables.log[Int(b)]) % 255]
     }
 
-    /// Coefficients of ∏ (x − αⁱ), highest power first without the leading 1; one per
-    /// error-correction length of versions 1 to 10, made once.
-    private static let generators = Locked<[Int: [UInt8]]>([:])
+    /// Coefficients of ∏ (x − αⁱ), highest power first without the leading 1, for each
+    /// error-correction length of versions 1 to 10: made once, when first used (a static
+    /// `let` is initialised once, safely across threads).
+    private static let generators: [Int: [UInt8]] = Dictionary(
+        uniqueKeysWithValues: Set(QRCode.blocks.map(\.ec)).map { ($0, makeGenerator(degree: $0)) })
 
-    static func generator(degree: Int) -> [UInt8] {
-        if let known = generators.withLock({ $0[degree] }) { return known }
+    static func generator(degree: Int) -> [UInt8] { generators[degree] ?? makeGenerator(degree: degree) }
+
+    private static func makeGenerator(degree: Int) -> [UInt8] {
         var result = [UInt8](repeating: 0, count: degree)
         result[degree - 1] = 1
         var root: UInt8 = 1
@@ -376,7 +379,6 @@ enum ReedSolomon {
             }
             root = multiply(root, 0x02)
         }
-        generators.withLock { $0[degree] = result }
         return result
     }
 
