@@ -4,13 +4,17 @@ import PackageDescription
 /// The platforms without Apple's CommonCrypto, where PBKDF2 comes from CryptoExtras.
 let withoutCommonCrypto: [Platform] = [.linux, .windows, .android, .wasi, .openbsd]
 
+/// macOS 12 for the apps that link TesseraKit. The server's targets need macOS 15
+/// (Synchronization's Mutex, Hummingbird's own floor): whoever builds the server on a Mac
+/// sets `TESSERA_SERVER_ON_MACOS=1`. Linux, where the server is built and shipped, checks
+/// no floor. (An app that links only TesseraKit never resolves the server's packages.)
+let macOSFloor: SupportedPlatform.MacOSVersion = Context.environment["TESSERA_SERVER_ON_MACOS"] == nil ? .v12 : .v15
+
 let package = Package(
     name: "Tessera",
-    // iOS 15 for the apps that link TesseraKit: its sources, and TesseraCore's and
-    // TesseraCrypto's, use nothing later outside an availability check (AvailabilityTests).
-    // macOS 15 is the server's (Synchronization's Mutex and the like), and so the macOS
-    // floor of the whole package until the SDK and the server are two packages.
-    platforms: [.macOS(.v15), .iOS(.v15)],
+    // iOS 15 and macOS 12 for the apps that link TesseraKit: its sources, and TesseraCore's
+    // and TesseraCrypto's, use nothing later outside an availability check (AvailabilityTests).
+    platforms: [.macOS(macOSFloor), .iOS(.v15)],
     products: [
         .library(name: "TesseraKit", targets: ["TesseraKit"]),
         // Completion handlers, a step-up delegate, an event stream and a shared instance
