@@ -216,13 +216,17 @@ let package = Package(
         .target(
             name: "TesseraTesting",
             dependencies: [
-                "TesseraTestSupport",
+                "TesseraTestSupport", "TesseraKitCompat",
                 "TesseraCore", "TesseraCrypto", "TesseraServer", "TesseraKit", "TesseraStore", "TesseraRecords", "TesseraSQLite", "TesseraDomain",
                 "TesseraAdminAPI",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdHTTP2", package: "hummingbird"),
+                // The router-mode harness (RouterHarness.swift), shared by the server's and the SDK's tests.
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "NIOFoundationEssentialsCompat", package: "swift-nio"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -254,8 +258,16 @@ let package = Package(
         ),
         .testTarget(name: "TesseraCoreTests", dependencies: ["TesseraCore", "TesseraQRCode", "TesseraTesting"]),
         .testTarget(name: "TesseraAdminAPITests", dependencies: ["TesseraAdminAPI", "TesseraCore"]),
-        // The SDK's own unit tests: no server, no database.
-        .testTarget(name: "TesseraKitTests", dependencies: ["TesseraKit", "TesseraCore", "TesseraCrypto", "TesseraTestSupport"]),
+        // The SDK's own decisions: key stores and their classes, links, what it links, and
+        // TokenManager, background work and the facades against the server in router mode.
+        .testTarget(
+            name: "TesseraKitTests",
+            dependencies: [
+                "TesseraKit", "TesseraKitCompat", "TesseraCore", "TesseraCrypto", "TesseraTestSupport", "TesseraTesting",
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ]),
         // docs/SDK.md's samples, compiled (Samples.swift is written from the document by scripts/sdk_samples.py).
         .testTarget(name: "TesseraKitDocTests", dependencies: ["TesseraKit", "TesseraKitCompat", "TesseraCore"]),
         .testTarget(

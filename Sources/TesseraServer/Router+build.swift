@@ -7,7 +7,7 @@ import TesseraDomain
 
 /// Every route and middleware of the server over its shared state: no sockets, files or
 /// data directory of its own (the router-mode tests build one over a store and a key).
-func buildRouter(state: ServerState) throws -> Router<TesseraRequestContext> {
+package func buildRouter(state: ServerState) throws -> Router<TesseraRequestContext> {
     let configuration = state.configuration
     let router = Router(context: TesseraRequestContext.self)
     let https = configuration.tls != nil || configuration.publicURL.lowercased().hasPrefix("https://")

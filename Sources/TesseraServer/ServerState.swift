@@ -9,7 +9,7 @@ import TesseraStore
 
 /// What the HTTP edge shares: the domain (store, box, clock, caches, use cases), the
 /// server's configuration, the admin token, the long-poll hub, the pusher and metrics.
-struct ServerState: Sendable {
+package struct ServerState: Sendable {
     let configuration: ServerConfiguration
     let domain: Domain
     let adminTokenDigest: String
@@ -20,7 +20,7 @@ struct ServerState: Sendable {
     /// Sends the CIBA pings that answers owe.
     let pings: PingSender
     /// Where pushes and pings run after the answer (a service of the group).
-    let background: BackgroundWork
+    package let background: BackgroundWork
     let metrics = ServerMetrics()
     /// Requests per source address and per client, per endpoint.
     let limiter = RateLimiter()
@@ -30,7 +30,7 @@ struct ServerState: Sendable {
     /// Long polls held open, per caller and in all.
     let longPolls: LongPollGate
 
-    init(
+    package init(
         configuration: ServerConfiguration, store: SQLStore, box: SecretBox, adminTokenDigest: String, pusher: Pusher,
         now: @escaping @Sendable () -> Date
     ) {

@@ -53,17 +53,6 @@ struct CompatTests {
 
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
-    @MainActor
-    final class Recorder: StepUpDelegate {
-        var finished: [StepUpResponse] = []
-        var cancelled: [StepUpResponse] = []
-        var failed: [StepUpResponse] = []
-        func stepUp(_ stepUp: StepUp, didFinish response: StepUpResponse) { finished.append(response) }
-        func stepUp(_ stepUp: StepUp, didCancel response: StepUpResponse) { cancelled.append(response) }
-        func stepUp(_ stepUp: StepUp, didFail response: StepUpResponse) { failed.append(response) }
-        var count: Int { finished.count + cancelled.count + failed.count }
-    }
-
     @Test("a step-up with a delegate: approved is didFinish with the login, a cancelled prompt is didCancel and declines, a wrong PIN is didFail with the lockout; the event stream tells the pending request and a watched user's status; the shared instance hands out its parts")
     func stepUpEventsAndShared() async throws {
         try await withServer(backchannelInterval: 1) { server in
@@ -100,11 +89,9 @@ struct CompatTests {
     func stepUps(_ scenario: Scenario, _ helper: StepUpAndRolesTests, _ bank: Scenario.Service, _ authenticator: Authenticator, first: String)
         async throws
     {
-        let recorder = Recorder()
+        let recorder = StepUpRecorder()
         let stepUp = StepUp(authenticator: authenticator, delegate: recorder)
-        func waitForDelegate(_ count: Int) async throws {
-            for _ in 0..<600 where recorder.count < count { try await Task.sleep(for: .milliseconds(50)) }
-        }
+        func waitForDelegate(_ count: Int) async throws { try await recorder.wait(for: count) }
         // Approved.
         stepUp.start(sessionID: first) { _ in [DeviceFactor(), PinFactor("2468")] }
         try await waitForDelegate(1)

@@ -381,57 +381,6 @@ struct ContainmentTests {
     }
 }
 
-/// A device of the SDK whose requests go through the router in-process.
-struct RouterDevice {
-    let keyStore: FileKeyStore
-    let personalizer: Personalizer
-    let authenticator: Authenticator
-
-    init(client: any TestClientProtocol, clock: TestClock) {
-        let keys = FileManager.default.temporaryDirectory.appendingPathComponent("router-device-\(UUID().uuidString)")
-        let keyStore = try! FileKeyStore(directory: keys)
-        self.keyStore = keyStore
-        let transport = RouterTransport(client: client)
-        personalizer = Personalizer(keyStore: keyStore, transport: transport, now: { clock.now() })
-        authenticator = Authenticator(keyStore: keyStore, transport: transport, now: { clock.now() })
-    }
-
-    /// A new user of `tenant` (made with the bootstrap token) and the device activated for
-    /// it with the PIN `approve` uses; the user's id.
-    static func activated(_ username: String, tenant: String, client: any TestClientProtocol, clock: TestClock) async throws
-        -> (RouterDevice, userID: String)
-    {
-        let (_, user) = try await client.admin(.post, "/admin/tenants/\(tenant)/users", #"{"username":"\#(username)"}"#)
-        let (_, invitation) = try await client.admin(.post, "/admin/tenants/\(tenant)/invitations", #"{"username":"\#(username)"}"#)
-        let device = RouterDevice(client: client, clock: clock)
-        let link = try #require(invitation["url"] as? String)
-        _ = try await device.personalizer.activate(url: try #require(URL(string: link)), pin: "246810")
-        return (device, try #require(user["id"] as? String))
-    }
-
-    /// The request a login page shows (its QR code's link names it).
-    static func requestID(on page: TestResponse) throws -> String {
-        String(try #require(page.text.firstMatch(of: /request=([A-Za-z0-9_-]+)/)?.1))
-    }
-
-    /// What the device is asked for the login page `page` shows, with the page's number picked.
-    func start(_ page: TestResponse, tenant: String) async throws -> AuthenticationUserInformation {
-        let link = "http://127.0.0.1:8080/t/\(tenant)/authenticate?request=\(try Self.requestID(on: page))"
-        var information = try await authenticator.start(url: try #require(URL(string: link)))
-        if let number = page.text.firstMatch(of: /data-match-code="([0-9]+)"/)?.1 { try information.pickNumber(String(number)) }
-        return information
-    }
-
-    /// Device and PIN; whether the login was approved.
-    func approve(_ information: AuthenticationUserInformation, pin: String = "246810") async throws -> Bool {
-        var information = information
-        try information.sign(factor: DeviceFactor())
-        try information.sign(factor: PinFactor(pin))
-        if case .userLogin = try await authenticator.finish(information) { return true }
-        return false
-    }
-}
-
 /// A browser over the router: keeps cookies, follows nothing by itself.
 struct RouterBrowser {
     let client: any TestClientProtocol

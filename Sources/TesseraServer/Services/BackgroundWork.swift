@@ -4,7 +4,7 @@ import ServiceLifecycle
 /// tasks of this service in the server's service group: none outlives the server. At
 /// graceful shutdown new work is refused, and what is under way gets up to `grace` to
 /// finish before it is cancelled. Work handed in before the service runs waits for it.
-final class BackgroundWork: Service, Sendable {
+package final class BackgroundWork: Service, Sendable {
     typealias Job = @Sendable () async -> Void
     private let jobs: AsyncStream<Job>
     private let queue: AsyncStream<Job>.Continuation
@@ -22,7 +22,7 @@ final class BackgroundWork: Service, Sendable {
         return false
     }
 
-    func run() async {
+    package func run() async {
         await withTaskGroup(of: Void.self) { lifetime in
             lifetime.addTask { [jobs] in
                 // Ends when the queue is finished and every job has.

@@ -267,10 +267,10 @@ struct APNsNotifier: PushNotifier {
 /// Sends the wake-ups for a new backchannel request to every registered device of its
 /// user, as background work after the request is committed (`BackgroundWork`); forgets
 /// tokens the push service calls gone.
-struct Pusher: Sendable {
+package struct Pusher: Sendable {
     let notifiers: [String: any PushNotifier]
 
-    init(_ configuration: PushConfiguration) throws {
+    package init(_ configuration: PushConfiguration) throws {
         var notifiers: [String: any PushNotifier] = [:]
         if let url = configuration.webhookURL {
             notifiers["webhook"] = WebhookNotifier(url: url, bearer: configuration.webhookToken)
@@ -314,7 +314,7 @@ struct Pusher: Sendable {
     }
 
     /// Closes the clients (after the background work, which stops first).
-    func shutdown() async {
+    package func shutdown() async {
         for notifier in notifiers.values { await notifier.shutdown() }
     }
 }

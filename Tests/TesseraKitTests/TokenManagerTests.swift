@@ -4,6 +4,7 @@ import HummingbirdTesting
 import NIOCore
 import TesseraCore
 import TesseraTestSupport
+import TesseraTesting
 import Testing
 
 @testable import TesseraKit

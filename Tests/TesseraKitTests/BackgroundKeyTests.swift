@@ -5,6 +5,7 @@ import NIOCore
 import TesseraCore
 import TesseraCrypto
 import TesseraTestSupport
+import TesseraTesting
 import Testing
 
 @testable import TesseraKit
@@ -86,11 +87,8 @@ struct BackgroundKeyTests {
             let (_, access) = await tokens.accessToken(username: "bo")
 
             // The bank asks for a step-up (OpenID CIBA).
-            let credentials = Data("\(bankID):\(bankSecret)".utf8).base64EncodedString()
-            let started = try await client.executeRequest(
-                uri: "/t/demo/bc-authorize", method: .post,
-                headers: [.authorization: "Basic \(credentials)", .contentType: "application/x-www-form-urlencoded"],
-                body: ByteBuffer(string: "scope=openid&login_hint=bo&binding_message=Pay%2010%20EUR"))
+            let started = try await client.backchannelRequest(
+                tenant: "demo", client: (bankID, bankSecret), form: "scope=openid&login_hint=bo&binding_message=Pay%2010%20EUR")
             #expect(started.status == .ok, "\(started.text)")
             let requestID = try #require(started.json["auth_req_id"] as? String)
 
