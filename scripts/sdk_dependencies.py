@@ -57,14 +57,20 @@ class Graph:
         return self.manifests[identity]
 
     def identity_of(self, package: str, within: str) -> str:
-        """A dependency's identity as `within`'s manifest names it (by identity or by name)."""
+        """The checkout folder of a dependency `within`'s manifest names (by identity or by
+        name): SwiftPM names the folder after the repository's URL (`Yams`, not `yams`)."""
         for dependency in self.manifest(within).get("dependencies", []):
             for kind in dependency.values():
                 for entry in kind:
                     identity = entry.get("identity", "")
-                    if package.lower() in (identity.lower(), (entry.get("nameForTargetDependencyResolutionOnly") or "").lower()):
-                        return identity
-        return package.lower()
+                    if package.lower() not in (identity.lower(), (entry.get("nameForTargetDependencyResolutionOnly") or "").lower()):
+                        continue
+                    for remote in (entry.get("location") or {}).get("remote") or []:
+                        url = remote.get("urlString", "") if isinstance(remote, dict) else str(remote)
+                        folder = url.rstrip("/").rsplit("/", 1)[-1]
+                        return folder[:-4] if folder.endswith(".git") else folder
+                    return identity
+        raise SystemExit(f"{within or 'this package'} names no dependency {package}")
 
     def product_targets(self, product: str, identity: str) -> list:
         for entry in self.manifest(identity)["products"]:
@@ -74,6 +80,11 @@ class Graph:
 
     @staticmethod
     def applies(condition, platform: str) -> bool:
+        """Whether a dependency's condition holds on `platform`. A dependency behind a package
+        trait is left out: none of those this package enables reach the SDK (the server's
+        OTLP exporter's are the only ones), and SwiftPM fetches no checkout for the others."""
+        if (condition or {}).get("traits"):
+            return False
         names = (condition or {}).get("platformNames")
         return not names or platform in names
 

@@ -138,19 +138,31 @@ enum StoreUpgrade {
     static let marker = "tessera.classes-2"
     static let probe = "tessera.unlock-probe"
 
+    /// Moves the items with `moveItem`, which changes the class without rewriting the data,
+    /// so a token refreshed or a record saved meanwhile is never undone, and two moves of
+    /// the same store at once do no harm (no lock: one across all stores would queue every
+    /// reader behind the slowest store's writes). A failure leaves the marker unwritten:
+    /// the next read tries again.
     static func moveToAfterFirstUnlock(_ keyStore: any KeyStore) async {
-        guard (try? await keyStore.item(label: marker)) == nil else { return }
-        // Only while unlocked, when a when-unlocked write succeeds: a locked device would
-        // list only what is already in the after-first-unlock class.
-        guard (try? await keyStore.setItem(Data([1]), label: probe)) != nil else { return }
-        try? await keyStore.setItem(nil, label: probe)
-        guard let labels = try? await keyStore.itemLabels() else { return }
-        for label in labels where label.hasSuffix("." + Activation.recordSuffix) || label.hasPrefix(TokenManager.labelPrefix) {
-            guard let data = try? await keyStore.item(label: label),
-                (try? await keyStore.setItem(data, label: label, availability: .afterFirstUnlock)) != nil
-            else { return }
+        guard (try? await keyStore.item(label: marker)) == nil, await unlocked(keyStore) else { return }
+        do {
+            for label in try await keyStore.itemLabels()
+            where label.hasSuffix("." + Activation.recordSuffix) || label.hasPrefix(TokenManager.labelPrefix) {
+                try await keyStore.moveItem(label: label, to: .afterFirstUnlock)
+            }
+            // Unlocked before and after: the listing saw the when-unlocked class.
+            guard await unlocked(keyStore) else { return }
+            try await keyStore.setItem(Data([1]), label: marker, availability: .afterFirstUnlock)
+        } catch {
+            return
         }
-        try? await keyStore.setItem(Data([1]), label: marker, availability: .afterFirstUnlock)
+    }
+
+    /// Whether the device is unlocked now: a when-unlocked write succeeds only then.
+    private static func unlocked(_ keyStore: any KeyStore) async -> Bool {
+        guard (try? await keyStore.setItem(Data([1]), label: probe)) != nil else { return false }
+        try? await keyStore.setItem(nil, label: probe)
+        return true
     }
 }
 

@@ -364,17 +364,24 @@ public struct Authenticator: Sendable {
     ) async throws -> Response {
         let current = (try? await registry.activation(id: activation.id)) ?? activation
         let url = try endpoint(current, path + query)
+        var refusal: TesseraKitError?
         if current.hasBackgroundKey {
             do {
                 let token = try await deviceToken(
                     current, method: "GET", path: path, type: "tessera-background+jwt", key: current.backgroundKeyLabel)
                 return try await client.get(url, headers: ["Authorization": token], timeout: timeout, as: type)
-            } catch TesseraKitError.server(let status, _, _) where status == 401 {
+            } catch TesseraKitError.server(let status, let error, let description) where status == 401 {
+                refusal = .server(status: status, error: error, description: description)
             } catch TesseraKitError.keyStore {
             }
         }
-        let token = try await deviceToken(current, method: "GET", path: path)
-        return try await client.get(url, headers: ["Authorization": token], timeout: timeout, as: type)
+        do {
+            let token = try await deviceToken(current, method: "GET", path: path)
+            return try await client.get(url, headers: ["Authorization": token], timeout: timeout, as: type)
+        } catch TesseraKitError.deviceLocked {
+            // Locked, the server's refusal is the news (a revoked activation, say), not the lock.
+            throw refusal ?? .deviceLocked
+        }
     }
 
     func endpoint(_ activation: Activation, _ path: String) throws -> URL {

@@ -50,6 +50,9 @@ public protocol KeyStore: Sendable {
     /// Keeps `data` under `label` in the given availability class (it leaves any other
     /// class); `nil` removes it (and any key of the same label).
     func setItem(_ data: Data?, label: String, availability: ItemAvailability) async throws
+    /// Moves the item under `label` into `availability`'s class without rewriting its data,
+    /// so that a write of the item meanwhile is never undone; nothing when there is none.
+    func moveItem(label: String, to availability: ItemAvailability) async throws
     /// The item kept under `label`, or nil.
     func item(label: String) async throws -> Data?
     /// The labels of all kept items (not keys).
@@ -71,6 +74,13 @@ extension KeyStore {
     /// (which must then be readable whenever the app runs, for background work to work).
     public func setItem(_ data: Data?, label: String, availability: ItemAvailability) async throws {
         try await setItem(data, label: label)
+    }
+
+    /// Reads and writes the item again: for stores with one class (a concurrent write of the
+    /// same item can be undone; the SDK's stores move without rewriting).
+    public func moveItem(label: String, to availability: ItemAvailability) async throws {
+        guard let data = try await item(label: label) else { return }
+        try await setItem(data, label: label, availability: availability)
     }
 
     /// Ignores `evaluation` and returns `key(label:)`: for stores whose keys do not ask for
@@ -258,6 +268,23 @@ public struct FileKeyStore: KeyStore {
     /// The item under `label`, or nil; throws `deviceLocked` as `key(label:)` does.
     public func item(label: String) async throws -> Data? {
         try read("item", label)
+    }
+
+    /// Links the file into the other class's directory and unlinks the old name. A link
+    /// never replaces: a copy already there is newer (every write goes to its class and then
+    /// removes the other's), and the old one is just removed.
+    public func moveItem(label: String, to availability: ItemAvailability) async throws {
+        let from: ItemAvailability = availability == .whenUnlocked ? .afterFirstUnlock : .whenUnlocked
+        let source = try url("item", label, from)
+        let target = try url("item", label, availability)
+        guard FileManager.default.fileExists(atPath: source.path) else { return }
+        try checkUsable(from)
+        try checkUsable(availability)
+        try await BlockingWork.run {
+            guard link(source.path, target.path) == 0 || errno == EEXIST, unlink(source.path) == 0 || errno == ENOENT else {
+                throw TesseraKitError.keyStore("cannot move \(label) to another class")
+            }
+        }
     }
 
     /// The labels of the items that can be read now, sorted, each once (not keys, nor

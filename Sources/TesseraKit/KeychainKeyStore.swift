@@ -128,6 +128,13 @@ public struct KeychainKeyStore: KeyStore {
 
     public func item(label: String) async throws -> Data? { try read(account: StoredName.item(label)) }
 
+    /// Changes only the item's class (`kSecAttrAccessible`); its data stays as it is.
+    public func moveItem(label: String, to availability: ItemAvailability) async throws {
+        let changes = [kSecAttrAccessible as String: Self.accessible(availability)] as CFDictionary
+        let status = SecItemUpdate(query(StoredName.item(label)) as CFDictionary, changes)
+        guard status == errSecSuccess || status == errSecItemNotFound else { throw Self.failure(status, "move") }
+    }
+
     public func itemLabels() async throws -> [String] { StoredName.itemLabels(from: try accounts()) }
 
     /// Every account of this service that can be read now, keys and items: class by class,

@@ -54,6 +54,20 @@ struct BackgroundKeyTests {
         return approved
     }
 
+    /// Approves a `background_key` process and completes it by hand with `key`, which the
+    /// device does not keep.
+    func completeRaw(_ client: any TestClientProtocol, _ device: LockedDevice, _ activation: Activation, key: PublicJWK) async throws
+        -> TestResponse
+    {
+        let process = try await approvedProcess(device, activation)
+        let path = "device/processes/\(process.requestID.rawValue)/complete"
+        let token = try await device.authenticator.deviceToken(activation, method: "POST", path: path)
+        let body = String(decoding: try WireCoding.encoder().encode(ProcessCompletionRequest(backgroundKey: key)), as: UTF8.self)
+        return try await client.executeRequest(
+            uri: "/t/demo/" + path, method: .post, headers: [.authorization: token, .contentType: "application/json"],
+            body: ByteBuffer(string: body))
+    }
+
     @Test("locked: refresh and pending requests work, approval is refused; rotation by an account process")
     func lockedPhone() async throws {
         let harness = try await RouterHarness.make()
@@ -156,14 +170,8 @@ struct BackgroundKeyTests {
             device.lock.unlock()
 
             // A background key that is the device key is refused, and changes nothing.
-            let second = try await approvedProcess(device, activation)
             let deviceKey = try #require(try await device.keyStore.key(label: activation.deviceKeyLabel))
-            let path = "device/processes/\(second.requestID.rawValue)/complete"
-            let token = try await device.authenticator.deviceToken(activation, method: "POST", path: path)
-            let body = String(decoding: try WireCoding.encoder().encode(ProcessCompletionRequest(backgroundKey: deviceKey.publicJWK)), as: UTF8.self)
-            let same = try await client.executeRequest(
-                uri: "/t/demo/" + path, method: .post, headers: [.authorization: token, .contentType: "application/json"],
-                body: ByteBuffer(string: body))
+            let same = try await completeRaw(client, device, activation, key: deviceKey.publicJWK)
             #expect(same.status == .badRequest && same.text.contains("differ"), "\(same.text)")
             device.lock.lock()
             #expect(try await device.authenticator.pendingRequests().isEmpty, "the registered key still reads")
@@ -172,6 +180,22 @@ struct BackgroundKeyTests {
             device.lock.unlock()
             let (_, audit) = try await client.admin(.get, "/admin/audit?tenant=demo&action=background_key.set")
             #expect((audit["entries"] as? [[String: Any]])?.count == 1, "\(audit)")
+            device.lock.unlock()
+
+            // The server knows another key than the device (a rotation whose answer was lost):
+            // unlocked, the device key reads instead; locked, the server's 401 is what the app
+            // hears, not the lock.
+            let elsewhere = try await completeRaw(client, device, activation, key: SoftwareSigningKey().publicJWK)
+            #expect(elsewhere.status == .ok, "\(elsewhere.text)")
+            #expect(try await device.authenticator.pendingRequests().isEmpty)
+            device.lock.lock()
+            do {
+                _ = try await device.authenticator.pendingRequests()
+                Issue.record("read pending requests while locked with a key the server does not know")
+            } catch TesseraKitError.server(let status, _, _) {
+                #expect(status == 401)
+            }
+            device.lock.unlock()
 
             // Without its background key (lost, or unknown to an older server) the device key
             // reads instead: while unlocked only.

@@ -1,4 +1,5 @@
 import Foundation
+import TesseraTesting
 import Testing
 
 @testable import TesseraKit
@@ -11,17 +12,13 @@ struct LeanSDKTests {
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
     @Test("on iOS TesseraKit links TesseraCore, TesseraCrypto and Crypto only; no QR encoder or relying-party code anywhere (scripts/sdk_dependencies.py)")
-    func linkedModules() throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", Self.root.appendingPathComponent("scripts/sdk_dependencies.py").path, "--check"]
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = output
-        try process.run()
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0, "\(text)")
+    func linkedModules() async throws {
+        // Asynchronously: the script compiles manifests, and a blocked cooperative thread would
+        // slow every suite beside it.
+        let result = try await Program.run(
+            "/usr/bin/env", ["python3", Self.root.appendingPathComponent("scripts/sdk_dependencies.py").path, "--check"])
+        let text = result.output + result.errors
+        #expect(result.status == 0, "\(text)")
         #expect(text.contains("failures: 0"), "\(text)")
         let ios = text.components(separatedBy: "TesseraKit on linux").first ?? ""
         #expect(ios.contains("TesseraKit on ios: 4 modules"), "\(ios)")
