@@ -103,6 +103,12 @@ struct ActivationRegistry: Sendable {
         return found
     }
 
+    /// `activation`'s record as it is now (a rotation or a factor changed since the caller
+    /// read it), or `activation` itself when the record cannot be read.
+    func current(_ activation: Activation) async -> Activation {
+        (try? await self.activation(id: activation.id)) ?? activation
+    }
+
     /// Changes one activation's record: read, change and write under one lock, so two
     /// processes finishing at once do not undo each other's change.
     func update(_ id: ActivationID, _ change: @Sendable (inout Activation) -> Void) async throws -> Activation {

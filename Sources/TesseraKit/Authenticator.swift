@@ -355,14 +355,14 @@ public struct Authenticator: Sendable {
     /// A GET that only reads pending requests or their state: signed by the activation's
     /// background key where it has one, so that it works while the phone is locked.
     ///
-    /// The activation's record is read again first (a rotation since the caller got it
-    /// changed the key). Where the server does not know the background key (a server from
-    /// before background keys, a rotation whose answer was lost) or the key is missing, the
-    /// device key signs instead, which works while the phone is unlocked.
+    /// Callers that hold an activation for long (a long poll, a kept `PendingAuthentication`)
+    /// pass its record as it is now (`registry.current`): a rotation since changed the key.
+    /// Where the server does not know the background key (a server from before background
+    /// keys, a rotation whose answer was lost) or the key is missing, the device key signs
+    /// instead, which works while the phone is unlocked.
     func readingGet<Response: Decodable>(
-        _ activation: Activation, _ path: String, query: String = "", timeout: TimeInterval = 0, as type: Response.Type
+        _ current: Activation, _ path: String, query: String = "", timeout: TimeInterval = 0, as type: Response.Type
     ) async throws -> Response {
-        let current = (try? await registry.activation(id: activation.id)) ?? activation
         let url = try endpoint(current, path + query)
         var refusal: TesseraKitError?
         if current.hasBackgroundKey {

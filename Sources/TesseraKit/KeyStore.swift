@@ -33,6 +33,9 @@ public enum ItemAvailability: Sendable, Hashable {
     /// Also while the device is locked, once it has been unlocked after it started: the
     /// activation records, stored tokens, and the keys of background work.
     case afterFirstUnlock
+
+    /// The other class.
+    var other: ItemAvailability { self == .whenUnlocked ? .afterFirstUnlock : .whenUnlocked }
 }
 
 /// Where the SDK keeps private keys and small secrets. Keys never leave it: callers
@@ -216,7 +219,7 @@ public struct FileKeyStore: KeyStore {
     private func write(_ data: Data, _ kind: String, _ label: String, _ availability: ItemAvailability) async throws {
         try checkUsable(availability)
         let file = try url(kind, label, availability)
-        let other = try url(kind, label, availability == .whenUnlocked ? .afterFirstUnlock : .whenUnlocked)
+        let other = try url(kind, label, availability.other)
         try await BlockingWork.run {
             try OwnerOnlyFile.replace(file, with: data)
             if FileManager.default.fileExists(atPath: other.path) { try FileManager.default.removeItem(at: other) }
@@ -274,7 +277,7 @@ public struct FileKeyStore: KeyStore {
     /// never replaces: a copy already there is newer (every write goes to its class and then
     /// removes the other's), and the old one is just removed.
     public func moveItem(label: String, to availability: ItemAvailability) async throws {
-        let from: ItemAvailability = availability == .whenUnlocked ? .afterFirstUnlock : .whenUnlocked
+        let from = availability.other
         let source = try url("item", label, from)
         let target = try url("item", label, availability)
         guard FileManager.default.fileExists(atPath: source.path) else { return }

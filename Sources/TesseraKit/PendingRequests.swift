@@ -89,8 +89,10 @@ extension Authenticator {
                             var backOff = 1
                             while !Task.isCancelled {
                                 let list: PendingRequestList
+                                // The record as it is now: a rotation of its background key may have come since.
+                                let current = await registry.current(activation)
                                 do {
-                                    list = try await pendingList(activation, wait: version == nil ? 0 : wait, version: version)
+                                    list = try await pendingList(current, wait: version == nil ? 0 : wait, version: version)
                                     backOff = 1
                                 } catch {
                                     // One activation that cannot ask (offline, locked, removed) shows
@@ -104,7 +106,7 @@ extension Authenticator {
                                 }
                                 guard list.version != version else { continue }
                                 version = list.version
-                                let requests = list.requests.map { PendingAuthentication($0, activation: activation) }
+                                let requests = list.requests.map { PendingAuthentication($0, activation: current) }
                                 if let all = await snapshot.update(activation.id, requests) { continuation.yield(all) }
                             }
                         }
@@ -205,7 +207,7 @@ extension Authenticator {
     /// ```
     public func status(of pending: PendingAuthentication) async throws -> PendingRequestStatus {
         let path = "device/authentications/\(pending.requestID.rawValue)"
-        return try await readingGet(pending.activation, path, as: PendingRequestState.self).status
+        return try await readingGet(await registry.current(pending.activation), path, as: PendingRequestState.self).status
     }
 
     /// Asks every activation's server to wake this device through a push service when a

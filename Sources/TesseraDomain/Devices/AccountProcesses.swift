@@ -214,13 +214,9 @@ public struct AccountProcesses: Sendable {
         guard let jwk = input.biometricKey, let registration = input.biometricRegistration else {
             throw DomainError.invalidRequest("adding biometrics needs biometric_key and biometric_registration")
         }
-        let key = try DeviceChecks.publicKey(jwk, name: "biometric_key")
         let activation = process.caller.activation
-        // Nor may it be the background key: the key a locked phone can use never approves.
         let others = [try DeviceChecks.deviceKey(of: activation)] + [try activation.backgroundKey?.publicKey()].compactMap { $0 }
-        guard !others.contains(where: { $0.rawRepresentation == key.rawRepresentation }) else {
-            throw DomainError.invalidRequest("the biometric key must differ from the device key and the background key")
-        }
+        let key = try DeviceChecks.distinctKey(jwk, name: "biometric_key", besides: others)
         let jws = try DeviceChecks.parseJWS(registration, type: JWSType.keyRegistration)
         guard let claims = try? jws.verified(with: key, as: ProcessKeyClaims.self).claims, claims.rid == process.requestID.rawValue, claims.sub == process.activationID.rawValue
         else { throw DomainError.invalidRequest("biometric_registration is not signed by the new key for this process") }
@@ -238,7 +234,7 @@ public struct AccountProcesses: Sendable {
         guard let jwk = input.backgroundKey else { throw DomainError.invalidRequest("background_key needs background_key") }
         let activation = process.caller.activation
         let signing = [try DeviceChecks.deviceKey(of: activation)] + [try activation.biometricKey?.publicKey()].compactMap { $0 }
-        let stored = try JSONCoding.string(PublicJWK(try DeviceChecks.backgroundKey(jwk, besides: signing)))
+        let stored = try JSONCoding.string(PublicJWK(try DeviceChecks.distinctKey(jwk, name: "background_key", besides: signing)))
         return { tx, _ in
             try await tx.updateBackgroundKey(activationID: process.activationID, key: stored)
             return StepOutcome(completion: ProcessCompletion(purpose: process.purpose))

@@ -62,11 +62,8 @@ public struct Activations: Sendable {
         try domain.checkTimes(iat: Int64(registration.iat), exp: Int64(registration.exp), audience: registration.aud, issuer: issuer)
         var biometricKey: P256.Signing.PublicKey?
         if let biometricJWK = registration.biometricKey {
-            let key = try DeviceChecks.publicKey(biometricJWK, name: "biometric_key")
             // A second factor is a second key: the device key cannot stand in for biometrics.
-            guard key.rawRepresentation != deviceKey.rawRepresentation else {
-                throw DomainError.invalidRequest("the biometric key must differ from the device key")
-            }
+            let key = try DeviceChecks.distinctKey(biometricJWK, name: "biometric_key", besides: [deviceKey])
             guard let second = input.biometricRegistration, let secondJWS = try? CompactJWS.parse(second, type: JWSType.registration),
                 secondJWS.unverifiedPayload == signed.payload, (try? secondJWS.verifiedPayload(with: key)) != nil
             else { throw DomainError.invalidRequest("the registration is not signed by the biometric key") }
@@ -76,7 +73,7 @@ public struct Activations: Sendable {
         // registration; it may only read, so it needs no signature of its own. It must be
         // a key of its own: one kept where a locked phone can use it.
         let backgroundKey = try registration.backgroundKey.map {
-            try DeviceChecks.backgroundKey($0, besides: [deviceKey, biometricKey].compactMap { $0 })
+            try DeviceChecks.distinctKey($0, name: "background_key", besides: [deviceKey, biometricKey].compactMap { $0 })
         }
         let pinKey = try DeviceChecks.pinKey(registration.pinKey)
         let totpSecret = try registration.totpSecret.map(DeviceChecks.totpSecret)

@@ -138,12 +138,15 @@ public enum DeviceChecks {
         try activation.deviceKey.publicKey()
     }
 
-    /// A background key as a device registers it: a P-256 key other than its signing
-    /// keys (`others`), so that the key a locked phone can use is never one that approves.
-    public static func backgroundKey(_ jwk: PublicJWK, besides others: [P256.Signing.PublicKey]) throws -> P256.Signing.PublicKey {
-        let key = try publicKey(jwk, name: "background_key")
+    /// A further key of an activation as the device sends it (field `name`): a P-256 key
+    /// other than the activation's keys in `others`. A second factor is a second key, and
+    /// the key a locked phone can use (the background key) is never one that approves.
+    public static func distinctKey(_ jwk: PublicJWK, name: String, besides others: [P256.Signing.PublicKey]) throws
+        -> P256.Signing.PublicKey
+    {
+        let key = try publicKey(jwk, name: name)
         guard !others.contains(where: { $0.rawRepresentation == key.rawRepresentation }) else {
-            throw DomainError.invalidRequest("the background key must differ from the device's other keys")
+            throw DomainError.invalidRequest("the \(name.replacingOccurrences(of: "_", with: " ")) must differ from the activation's other keys")
         }
         return key
     }
