@@ -32,13 +32,21 @@ package struct RouterHarness {
     package let clock: TestClock
     package let log: LogRecorder
     package let databasePath: String
+    /// The server's public URL. Each harness has its own origin (a port of its own on the
+    /// loopback address, never listened on), since the SDK keeps state per origin for the
+    /// whole process (its DPoP nonces): two servers at one origin would overwrite each
+    /// other's nonces while their tests run side by side.
+    package let publicURL: String
+
+    private static let lastPort = Mutex(8079)
 
     package static func make(configure: (inout ServerConfiguration) -> Void = { _ in }) async throws -> RouterHarness {
         let databasePath = FileManager.default.temporaryDirectory.appendingPathComponent("tessera-router-\(UUID().uuidString).sqlite").path
         let clock = TestClock.running()
         let log = LogRecorder()
         var configuration = ServerConfiguration(
-            host: "127.0.0.1", port: 0, publicURL: "http://127.0.0.1:8080", dataDirectory: "/nonexistent", adminToken: adminToken)
+            host: "127.0.0.1", port: 0, publicURL: "http://127.0.0.1:\(lastPort.withLock { $0 += 1; return $0 })",
+            dataDirectory: "/nonexistent", adminToken: adminToken)
         configuration.metricsToken = metricsToken
         configure(&configuration)
         let logger = Logger(label: "router-test", factory: { _ in log })
@@ -50,7 +58,8 @@ package struct RouterHarness {
         let router = try buildRouter(state: state)
         return RouterHarness(
             application: Application(router: router, services: [state.background], logger: logger), store: store, pusher: pusher,
-            routes: router.routes.map(\.description), clock: clock, log: log, databasePath: databasePath)
+            routes: router.routes.map(\.description), clock: clock, log: log, databasePath: databasePath,
+            publicURL: configuration.publicURL)
     }
 
     package func run<Value: Sendable>(_ body: @Sendable (any TestClientProtocol) async throws -> Value) async throws -> Value {
@@ -187,8 +196,8 @@ package struct RouterDevice {
     }
 
     /// What the device is asked for the login page `page` shows, with the page's number picked.
-    package func start(_ page: TestResponse, tenant: String) async throws -> AuthenticationUserInformation {
-        let link = "http://127.0.0.1:8080/t/\(tenant)/authenticate?request=\(try Self.requestID(on: page))"
+    package func start(_ page: TestResponse) async throws -> AuthenticationUserInformation {
+        let link = try required(Scenario.element("authentication-url", in: page.text), "the page's link for the device")
         var information = try await authenticator.start(url: try required(URL(string: link), "a URL"))
         if let number = page.text.firstMatch(of: /data-match-code="([0-9]+)"/)?.1 { try information.pickNumber(String(number)) }
         return information

@@ -55,7 +55,7 @@ struct TokenManagerTests {
             let (ok, access) = await tokens.accessToken(username: "bo")
             #expect(ok == .ok)
             #expect(try await tokens.users().first { $0.username == "bo" }?.tokenType == "DPoP")
-            let userinfo = try #require(URL(string: "http://127.0.0.1:8080/t/demo/userinfo"))
+            let userinfo = try #require(URL(string: "\(harness.publicURL)/t/demo/userinfo"))
             func read(_ headers: [String: String]) async throws -> HTTPResponse.Status {
                 var fields = HTTPFields()
                 for (name, value) in headers {

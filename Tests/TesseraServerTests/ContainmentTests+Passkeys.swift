@@ -18,7 +18,7 @@ extension ContainmentTests {
     /// way back in.
     @Test("a passkey added on the account page goes with the device or the passkey that signed in to the page, and with what that one added")
     func accountPagePasskeysFollowTheirOrigin() async throws {
-        let harness = try await RouterHarness.make()
+        let harness = try await RouterHarness.make { $0.publicURL = RouterBrowser.origin }
         try await harness.run { client in
             try await client.admin(.post, "/admin/tenants", #"{"name":"demo","process_policy":"device+pin,securitykey"}"#)
             let (device, userID) = try await RouterDevice.activated("alice", tenant: "demo", client: client, clock: harness.clock)
@@ -31,7 +31,7 @@ extension ContainmentTests {
             // The device signs in to the page and adds "Laptop" and "Phone".
             var byDevice = RouterBrowser(client: client)
             try await byDevice.signInToAccount(tenant: "demo") { _, page in
-                let approved = try await device.approve(try await device.start(page, tenant: "demo"))
+                let approved = try await device.approve(try await device.start(page))
                 #expect(approved)
             }
             let laptop = try SoftwareSecurityKey(file: nil)
@@ -94,6 +94,7 @@ extension RouterBrowser {
         return try await client.executeRequest(uri: path, method: .post, headers: headers, body: body)
     }
 
+    /// The server's public URL, which the browser's client data names.
     static let origin = "http://127.0.0.1:8080"
 
     static func clientData(type: String, challenge: String) -> Data {

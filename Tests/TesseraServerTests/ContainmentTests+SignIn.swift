@@ -30,7 +30,7 @@ extension ContainmentTests {
                 try await between()
                 let page = try await browser.get(authorize)
                 let requestID = try RouterDevice.requestID(on: page)
-                #expect(try await device.approve(try await device.start(page, tenant: "demo")))
+                #expect(try await device.approve(try await device.start(page)))
                 let complete = try await browser.get("/t/demo/authorize/complete?request=\(requestID)")
                 let callback = try await browser.get(try #require(complete.headers[.location]))
                 return (browser, callback)

@@ -259,10 +259,10 @@ struct ContainmentTests {
             var shop = RouterBrowser(client: client)
             let clientID = try #require(service["client_id"] as? String)
             let authorizeShop = "/t/demo/authorize?client_id=\(clientID)&redirect_uri=https%3A%2F%2Fshop.example%2Fcb&response_type=code&scope=openid"
-            let login = try await device.start(try await shop.get(authorizeShop), tenant: "demo")
+            let login = try await device.start(try await shop.get(authorizeShop))
             #expect(try await device.approve(login), "the full login")
             // A second service login within the session asks for the device alone.
-            let sso = try await device.start(try await shop.get(authorizeShop), tenant: "demo")
+            let sso = try await device.start(try await shop.get(authorizeShop))
             #expect(sso.requestedAuthenticators.first == [.device])
 
             // The account page's sign-in asks for a fresh login; without prompt=login it still gets one.
@@ -274,7 +274,7 @@ struct ContainmentTests {
             #expect(!stripped.contains("prompt"))
             let accountPage = try await browser.get(stripped)
             let requestID = try RouterDevice.requestID(on: accountPage)
-            let information = try await device.start(accountPage, tenant: "demo")
+            let information = try await device.start(accountPage)
             #expect(information.requestedAuthenticators == [[.device, .pin]], "the process policy, not single sign-on")
             #expect(try await device.approve(information), "the account page's login")
             let complete = try await browser.get("/t/demo/authorize/complete?request=\(requestID)")
@@ -437,7 +437,7 @@ struct RouterBrowser {
         let authorize = try #require(start.headers[.location])
         let page = try await get(authorize)
         let requestID = try RouterDevice.requestID(on: page)
-        #expect(try await device.approve(try await device.start(page, tenant: "operators")), "the operator's device login")
+        #expect(try await device.approve(try await device.start(page)), "the operator's device login")
         let complete = try await get("/t/operators/authorize/complete?request=\(requestID)")
         let callback = try #require(complete.headers[.location])
         let opened = try await get(callback)

@@ -107,7 +107,7 @@ struct RouteTests {
                 uri: "/t/demo/authorize?client_id=\(clientID)&redirect_uri=https%3A%2F%2Fshop.example%2Fcb&response_type=code&scope=openid",
                 method: .get, headers: [:], body: nil)
             let requestID = try #require(page.text.firstMatch(of: /request=([A-Za-z0-9_-]+)/)?.1)
-            let link = try #require(URL(string: "http://127.0.0.1:8080/t/demo/authenticate?request=\(requestID)"))
+            let link = try #require(URL(string: "\(harness.publicURL)/t/demo/authenticate?request=\(requestID)"))
 
             var information = try await authenticator.start(url: link)
             try information.sign(factor: DeviceFactor())
