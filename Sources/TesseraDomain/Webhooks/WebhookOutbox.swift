@@ -47,8 +47,8 @@ public struct WebhookOutbox: Sendable {
 
     /// Writes the deliveries of what committed since the last dispatch; returns how many.
     public func dispatch() async throws -> Int {
-        let hooks = try await domain.store.read { try await $0.webhooks() }
-        guard !hooks.isEmpty else { return 0 }
+        // With no hook at all, nothing is read and the places stay where they are.
+        guard try await domain.store.read({ try await !$0.webhooks().isEmpty }) else { return 0 }
         var written = 0
         for table in [FeedTable.audit, .history, .events] {
             try await domain.store.transaction { tx in try await tx.sequenceFeed(table) }
@@ -57,6 +57,11 @@ public struct WebhookOutbox: Sendable {
                 let after = try await tx.lockedPosition(name)
                 let (events, last) = try await Self.read(table, after: after, tx: tx)
                 guard let last else { return 0 }
+                // The hooks are read after the events (on PostgreSQL each statement sees what
+                // committed before it): an event that committed after a hook did finds the
+                // hook here. Read before the events, a hook made in between (its own
+                // `webhook.create` first) would miss what came right after it.
+                let hooks = try await tx.webhooks()
                 var deliveries: [WebhookDeliveryRecord] = []
                 for event in events {
                     for hook in hooks where hook.wants(event.type) && event.at >= hook.createdAt
