@@ -47,6 +47,9 @@ public struct RequestNotice: Sendable {
     public let ping: BackchannelPing?
     /// A new backchannel request: its user's devices are woken through their push targets.
     public let wake: PushWake?
+    /// Whether the transaction that made the notice told the other nodes its keys already
+    /// (on PostgreSQL in its last statement, sent at its commit), so the notifier does not.
+    public var told = false
 
     public init(keys: [String], ping: BackchannelPing? = nil, wake: PushWake? = nil) {
         self.keys = keys

@@ -46,8 +46,8 @@ final class ServerMetrics: Sendable {
         .milliseconds(10), .milliseconds(25), .milliseconds(50), .milliseconds(100), .milliseconds(250), .seconds(1), .seconds(5),
     ]
 
-    /// Hears every call of the store: its duration and its wait before it ran, by backend and
-    /// kind of call (`transaction`, `read`, `lookup`, `write`); the series exist from the
+    /// Hears every call of the store: its duration, its wait before it ran and its
+    /// statements, by backend and kind of call (`transaction`, `read`, `lookup`, `write`); the series exist from the
     /// start, as do those of what a purge deletes (`purgeKinds`).
     func registerStore(backend: String, observers: StoreObservers, purgeKinds: [String]) {
         for kind in purgeKinds { _ = purgedRows(kind) }
@@ -55,14 +55,29 @@ final class ServerMetrics: Sendable {
         // registry lookup per call cost a login several per cent of its instructions).
         let instruments = Dictionary(
             uniqueKeysWithValues: [StoreCallReport.Kind.transaction, .read, .lookup, .write].map { kind in
-                (kind, (databaseDuration(backend: backend, kind: kind), databaseQueue(backend: backend, kind: kind), databaseFailures(backend: backend, kind: kind)))
+                (
+                    kind,
+                    (
+                        databaseDuration(backend: backend, kind: kind), databaseQueue(backend: backend, kind: kind),
+                        databaseFailures(backend: backend, kind: kind), databaseStatements(backend: backend, kind: kind)
+                    )
+                )
             })
         observers.observe { report in
-            guard let (duration, queue, failures) = instruments[report.kind] else { return }
+            guard let (duration, queue, failures, statements) = instruments[report.kind] else { return }
             duration.record(report.duration)
             queue.record(report.queue)
             if report.failed { failures.increment() }
+            statements.increment(by: Int64(report.statements))
         }
+    }
+
+    private func databaseStatements(backend: String, kind: StoreCallReport.Kind) -> Counter {
+        registry.makeCounter(
+            descriptor: Self.name(
+                "database_statements", "total",
+                "Statements store calls sent (on PostgreSQL each a round trip, BEGIN and COMMIT included), by backend and kind."),
+            labels: [("backend", backend), ("call", kind.rawValue)])
     }
 
     private func databaseDuration(backend: String, kind: StoreCallReport.Kind) -> DurationHistogram {

@@ -122,7 +122,7 @@ struct EdgeNotifier: RequestNotifier {
 
     func deliver(_ notice: RequestNotice, logger: Logger) async {
         for key in notice.keys { await events.publish(key) }
-        await store.notify(EventKey.channel, notice.keys)
+        if !notice.told { await store.notify(EventKey.channel, notice.keys) }
         if let ping = notice.ping { pings.send(ping, logger: logger) }
         if let wake = notice.wake {
             await pusher.wake(

@@ -626,6 +626,18 @@ public final class SQLStore: Sendable {
         }
     }
 
+    /// Runs `body`, one write of several rows that PostgreSQL does in one statement (a
+    /// data-modifying `WITH`, through `write`: no BEGIN and COMMIT, and not run again after
+    /// a lost connection) and SQLite, which has no data-modifying `WITH`, as the same rule in
+    /// a few statements of one transaction. `body` picks its spelling by the dialect
+    /// (`StoreTransaction.isPostgres`); on PostgreSQL a second statement fails as in `write`.
+    public func compoundWrite<R: Sendable>(_ body: (StoreTransaction) async throws -> R) async throws -> R {
+        switch backend {
+        case .sqlite: try await transaction(body)
+        case .postgres: try await write(body)
+        }
+    }
+
     /// `lookup` and `write` on PostgreSQL: `body`'s one statement on a pooled connection,
     /// outside a transaction block. A statement that failed on a stale plan read or wrote
     /// nothing: it runs again, prepared anew.

@@ -20,9 +20,7 @@ public struct StoreTransaction: Sendable {
     /// Inserts `model` as `insert` does; with `skippingConflicts`, a row whose unique key
     /// exists already is left alone (`ON CONFLICT DO NOTHING`). Returns whether the row went in.
     func insert(_ table: String, _ model: some Encodable & Sendable, skippingConflicts: Bool) async throws -> Bool {
-        let row = try Self.checked(table, RecordEncoder.columns(of: model))
-        let columns = row.map { "\"\($0.0)\"" }.joined(separator: ", ")
-        var query: SQLQueryString = "INSERT INTO \(unsafeRaw: "\"\(table)\"") (\(unsafeRaw: columns)) VALUES (\(SQLList(row.map(\.1))))"
+        var query = try Self.insertion(table, model)
         do {
             guard skippingConflicts else {
                 try await db.raw(query).run()
@@ -37,6 +35,63 @@ public struct StoreTransaction: Sendable {
             }
             throw error
         }
+    }
+
+    /// Whether the statements go to PostgreSQL: a compound write (`SQLStore.compoundWrite`)
+    /// is one statement there, and a few on SQLite.
+    var isPostgres: Bool { db.dialect.name == "postgresql" }
+
+    /// The statement `insert` runs.
+    static func insertion(_ table: String, _ model: some Encodable & Sendable) throws -> SQLQueryString {
+        let row = try checked(table, RecordEncoder.columns(of: model))
+        let columns = row.map { "\"\($0.0)\"" }.joined(separator: ", ")
+        return "INSERT INTO \(unsafeRaw: "\"\(table)\"") (\(unsafeRaw: columns)) VALUES (\(SQLList(row.map(\.1))))"
+    }
+
+    /// Runs `writes`, statements that neither read nor write each other's rows, in this
+    /// transaction: as one statement on PostgreSQL (each but the last a data-modifying
+    /// `WITH` query; all of them see one snapshot) and one after another on SQLite.
+    /// With `keys`, the same statement tells the other nodes (PostgreSQL's `pg_notify` on
+    /// `channel`, sent when the transaction commits); on SQLite there are none to tell.
+    func together(_ writes: [SQLQueryString], notifying keys: [String] = [], on channel: String = "") async throws {
+        guard isPostgres else {
+            for write in writes { try await db.raw(write).run() }
+            return
+        }
+        var queries = writes
+        if !keys.isEmpty { queries.append(Self.notification(keys, on: channel)) }
+        guard let last = queries.last else { return }
+        try await db.raw(Self.with(queries.dropLast(), then: last)).run()
+    }
+
+    /// `WITH w0 AS (first), w1 AS (second), … last`: data-modifying queries run once each,
+    /// whether or not `last` reads them.
+    static func with(_ queries: some Collection<SQLQueryString>, then last: SQLQueryString) -> SQLQueryString {
+        guard !queries.isEmpty else { return last }
+        var statement: SQLQueryString = "WITH "
+        for (index, query) in queries.enumerated() {
+            statement.appendLiteral(index == 0 ? "w0 AS (" : ", w\(index) AS (")
+            statement += query
+            statement.appendLiteral(")")
+        }
+        statement.appendLiteral(" ")
+        statement += last
+        return statement
+    }
+
+    /// A row per key, each telling the other nodes (`pg_notify`) at the commit.
+    static func notification(_ keys: [String], on channel: String) -> SQLQueryString {
+        "SELECT pg_notify(\(bind: channel), key) FROM unnest(\(bind: keys)::text[]) AS key"
+    }
+
+    /// `INSERT INTO table (columns) SELECT values FROM source`: `model` as `insert` writes
+    /// it, once for each row of `source` (a `WITH` query of the same statement), so that
+    /// the row is written only when what it follows from was.
+    static func insertion(_ table: String, _ model: some Encodable & Sendable, from source: String) throws -> SQLQueryString {
+        let row = try checked(table, RecordEncoder.columns(of: model))
+        guard isPlainName(source) else { throw StoreError(.corrupt, "not a plain name: \(source)") }
+        let columns = row.map { "\"\($0.0)\"" }.joined(separator: ", ")
+        return "INSERT INTO \(unsafeRaw: "\"\(table)\"") (\(unsafeRaw: columns)) SELECT \(SQLList(row.map(\.1))) FROM \(unsafeRaw: source)"
     }
 
     /// Writes every column of `model` over the row of `table` whose `key` column holds the

@@ -40,7 +40,15 @@ package struct RouterHarness {
 
     private static let lastPort = Mutex(8079)
 
-    package static func make(configure: (inout ServerConfiguration) -> Void = { _ in }) async throws -> RouterHarness {
+    /// Whether `run` closes the store and removes its file (one the harness opened).
+    let ownsStore: Bool
+
+    /// `store`: the caller's store (a PostgreSQL one, say), which `run` leaves open; by
+    /// default a new SQLite file. `background`: whether the server's background work
+    /// (outbox looks, purges) runs beside the requests.
+    package static func make(
+        store given: SQLStore? = nil, background: Bool = true, configure: (inout ServerConfiguration) -> Void = { _ in }
+    ) async throws -> RouterHarness {
         let databasePath = FileManager.default.temporaryDirectory.appendingPathComponent("tessera-router-\(UUID().uuidString).sqlite").path
         let clock = TestClock.running()
         let log = LogRecorder()
@@ -50,16 +58,17 @@ package struct RouterHarness {
         configuration.metricsToken = metricsToken
         configure(&configuration)
         let logger = Logger(label: "router-test", factory: { _ in log })
-        let store = try await SQLStore.openSQLite(path: databasePath, logger: logger)
+        let store: SQLStore
+        if let given { store = given } else { store = try await SQLStore.openSQLite(path: databasePath, logger: logger) }
         let pusher = try Pusher(configuration.push)
         let state = ServerState(
             configuration: configuration, store: store, box: try SecretBox(masterKey: Secrets.randomBytes(32)),
             adminTokenDigest: Secrets.digest(adminToken), pusher: pusher, now: { clock.now() })
         let router = try buildRouter(state: state)
         return RouterHarness(
-            application: Application(router: router, services: [state.background], logger: logger), store: store, pusher: pusher,
-            routes: router.routes.map(\.description), clock: clock, log: log, databasePath: databasePath,
-            publicURL: configuration.publicURL)
+            application: Application(router: router, services: background ? [state.background] : [], logger: logger), store: store,
+            pusher: pusher, routes: router.routes.map(\.description), clock: clock, log: log, databasePath: databasePath,
+            publicURL: configuration.publicURL, ownsStore: given == nil)
     }
 
     package func run<Value: Sendable>(_ body: @Sendable (any TestClientProtocol) async throws -> Value) async throws -> Value {
@@ -70,8 +79,10 @@ package struct RouterHarness {
             result = .failure(error)
         }
         await pusher.shutdown()
-        try await store.close()
-        try? FileManager.default.removeItem(atPath: databasePath)
+        if ownsStore {
+            try await store.close()
+            try? FileManager.default.removeItem(atPath: databasePath)
+        }
         return try result.get()
     }
 }

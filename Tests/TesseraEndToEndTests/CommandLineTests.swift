@@ -445,11 +445,16 @@ struct CommandLineTests {
                 let system = try #require(cpu["server_system_ms_per_flow"] as? Double)
                 #expect(server > 0 && abs(server - user - system) < 0.001, "\(cpu)")
                 #expect((cpu["bench_ms_per_flow"] as? Double ?? 0) > 0, "\(cpu)")
+                // The server's database statements per flow, from its /metrics (its background
+                // work included; StatementCountTests counts a login's exactly).
+                let statements = try #require(cpu["server_statements_per_flow"] as? Double, "\(cpu)")
+                #expect(statements > 0, "\(cpu)")
             }
             let text = try await tessera(
                 ["bench", "--tenant", "bench", "--devices", "1", "--concurrency", "1", "--duration", "1"], environment: serve.admin)
             #expect(text.2.contains("completed: ") && text.2.contains("latency ms: p50"), "\(text.2)")
             #expect(text.2.contains("cpu ms per flow: server ") && text.2.contains("bench "), "\(text.2)")
+            #expect(text.2.contains("database statements per flow: "), "\(text.2)")
             let metrics = try await TestHTTP().get("\(serve.server)/metrics")
             for name in ["process_cpu_seconds_total", "process_cpu_user_seconds_total", "process_resident_memory_bytes", "process_start_time_seconds"] {
                 let line = metrics.text.split(separator: "\n").first { $0.hasPrefix(name + " ") }

@@ -56,18 +56,22 @@ public struct Attempts: Sendable {
                 userID = chosen
             }
             let fresh = Secrets.randomToken()
-            guard try await tx.claimAuthRequest(id: authRequest.id, activationID: activation.id, userID: userID, challenge: fresh) else {
-                throw DomainError.requestClaimed("another device has taken up this request")
-            }
             var claimed = authRequest
             claimed.challenge = fresh
             claimed.userID = userID
             claimed.activationID = activation.id
-            return (
-                try await userInformation(claimed, activation: current, tenant: tenant, tx: tx, known: ownUser),
-                // The user's other devices now show the request as taken up here.
-                RequestNotice(claimed, service: nil, answered: false)
-            )
+            // The user's other devices now show the request as taken up here: the claim's
+            // statement tells the other nodes.
+            var notice = RequestNotice(claimed, service: nil, answered: false)
+            guard
+                try await tx.claimAuthRequest(
+                    id: authRequest.id, activationID: activation.id, userID: userID, challenge: fresh, notifying: notice.keys,
+                    on: EventKey.channel)
+            else {
+                throw DomainError.requestClaimed("another device has taken up this request")
+            }
+            notice.told = true
+            return (try await userInformation(claimed, activation: current, tenant: tenant, tx: tx, known: ownUser), notice)
         }
         await domain.announce(notice, logger: logger)
         return challenge
@@ -101,9 +105,11 @@ public struct Attempts: Sendable {
         // arrive at once, on however many nodes.
         let (answer, notice, purpose) = try await domain.store.transaction(queue: Self.queue(activation.id)) {
             tx -> (Approval?, RequestNotice?, AuthenticationPurpose) in
-            let (current, ownUser) = try await DeviceChecks.usable(activation.id, tx: tx, now: epoch)
-            guard try await tx.useDeviceTokenID(claims.jti, activationID: current.id, expiresAt: Int64(claims.exp), now: epoch)
-            else { throw DomainError.invalidGrant("this proof was submitted before") }
+            // The proof's id is spent as the activation is read (one statement on PostgreSQL);
+            // an activation that cannot be used is refused first, and rolls the spend back.
+            let (fresh, read) = try await tx.useDeviceTokenID(claims.jti, reading: activation.id, expiresAt: Int64(claims.exp), now: epoch)
+            let (current, ownUser) = try await DeviceChecks.usable(read, tx: tx, now: epoch)
+            guard fresh else { throw DomainError.invalidGrant("this proof was submitted before") }
             let attempt = try await checkedAttempt(requestID, claims: claims, activation: current, tenant: tenant, tx: tx, now: epoch)
             // The gematik profile: the signed challenge travels encrypted (thrown, so nothing of the attempt stays).
             if attempt.service?.gematikProfile == true, !encrypted {
@@ -285,9 +291,7 @@ public struct Attempts: Sendable {
         let authRequest = attempt.request
         // A success resets the counts of the factors it proved, and only those: a one-time
         // code buys no more PIN guesses.
-        try await tx.recordSuccessfulUse(
-            activationID: activation.id, failures: activation.failures.succeeding(attempt.combination.factors), now: now,
-            totpStep: verification.totpStep)
+        let failures = activation.failures.succeeding(attempt.combination.factors)
         // Within a single sign-on session the login stands on the session's full login:
         // its factors and its time (OpenID `auth_time`); a full login starts the session
         // (or starts it again).
@@ -296,8 +300,21 @@ public struct Attempts: Sendable {
         let authTime = session?.authTime ?? now
         var securityKeyID: SecurityKeyID?
         if session == nil, case .passed(let key, _, _) = verification.securityKey { securityKeyID = key }
-        try await tx.approveAuthRequest(
-            id: authRequest.id, factors: factors, confirmedAttributes: claims.attrs.sorted(), authTime: authTime, securityKeyID: securityKeyID)
+        var notice: RequestNotice?
+        if let service = attempt.service, authRequest.purpose == .login {
+            // A login also writes its history entry here (an account process writes its
+            // own), and tells the other nodes in the same statement.
+            notice = RequestNotice(authRequest, service: service, answered: true)
+            try await tx.approveLogin(
+                id: authRequest.id, factors: factors, confirmedAttributes: claims.attrs.sorted(), authTime: authTime, securityKeyID: securityKeyID,
+                activationID: activation.id, failures: failures, now: now, totpStep: verification.totpStep, history: history,
+                notifying: notice?.keys ?? [], on: EventKey.channel)
+            notice?.told = true
+        } else {
+            try await tx.recordSuccessfulUse(activationID: activation.id, failures: failures, now: now, totpStep: verification.totpStep)
+            try await tx.approveAuthRequest(
+                id: authRequest.id, factors: factors, confirmedAttributes: claims.attrs.sorted(), authTime: authTime, securityKeyID: securityKeyID)
+        }
         // Only a login beyond the single sign-on policy starts a session: one that the
         // session's own combinations would allow proves nothing more. The device gets the
         // session's token for native single sign-on (a restarted session replaces it).
@@ -319,7 +336,6 @@ public struct Attempts: Sendable {
                 authRequest, purpose: purpose, activation: activation, tenant: tenant, history: history, tx: tx, now: now)
             return (Approval(response: result), nil)
         }
-        try await tx.insertHistory(history)
         try await Self.recordAnswer(authRequest, outcome: .approved, tx: tx, at: now)
         let userID = authRequest.userID ?? activation.userID
         let user = try await Self.user(userID, known: ownUser, tx: tx)
@@ -340,7 +356,7 @@ public struct Attempts: Sendable {
                 username: user?.username ?? "", factors: attempt.combination.factors,
                 authenticatedAt: date, role: role, subject: subject, attributes: confirmed, ssoToken: ssoToken,
                 ssoExpiresAt: ssoToken.map { _ in Date(timeIntervalSince1970: TimeInterval(ssoExpiry)) }))
-        return (Approval(response: result, identityToken: identityToken), RequestNotice(authRequest, service: service, answered: true))
+        return (Approval(response: result, identityToken: identityToken), notice)
     }
 
     /// The claims of the identity token a backchannel request answered on the phone gives the app

@@ -32,8 +32,9 @@ public struct DeviceCaller: Sendable {
 
     /// `begin`, also answering the activation's own user as read in `tx`.
     public func beginWithUser(_ tx: StoreTransaction, now: Int64) async throws -> (activation: ActivationRecord, user: UserRecord?) {
-        try await spendToken(tx, now: now)
-        return try await DeviceChecks.usable(activation.id, tx: tx, now: now)
+        let (fresh, current) = try await tx.useDeviceTokenID(tokenID, reading: activation.id, expiresAt: tokenExpiry, now: now)
+        guard fresh else { throw DomainError.invalidToken("the device token was used before") }
+        return try await DeviceChecks.usable(current, tx: tx, now: now)
     }
 }
 
@@ -100,12 +101,14 @@ public enum DeviceChecks {
     public static let clockSkew: Int64 = 60
     public static let maximumTokenLifetime: Int64 = 300
 
-    /// The activation inside a transaction (still there, active and not locked) and its
-    /// user (not disabled; nil only if its row is gone), both as read in `tx`: a caller
-    /// that needs the user again in the same transaction uses this one instead of reading
-    /// the row twice.
-    public static func usable(_ id: ActivationID, tx: StoreTransaction, now: Int64) async throws -> (activation: ActivationRecord, user: UserRecord?) {
-        guard let current = try await tx.activation(id: id), current.status == .active else {
+    /// The activation inside a transaction (`read`, as just read in `tx`: still there,
+    /// active and not locked) and its user (not disabled; nil only if its row is gone),
+    /// read in `tx`: a caller that needs the user again in the same transaction uses this
+    /// one instead of reading the row twice.
+    public static func usable(_ read: ActivationRecord?, tx: StoreTransaction, now: Int64) async throws
+        -> (activation: ActivationRecord, user: UserRecord?)
+    {
+        guard let current = read, current.status == .active else {
             throw DomainError.invalidToken("the activation is not active")
         }
         if let lock = current.lock(at: now) { throw DomainError.pendingLockout(lock) }

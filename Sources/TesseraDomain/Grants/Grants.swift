@@ -52,17 +52,17 @@ public struct Grants: Sendable {
         guard let serviceID = record.serviceID, let redirectURI = record.redirectURI, let userID = record.userID else {
             throw StoreError(.corrupt, "an approved login without service, redirect URI or user")
         }
-        guard try await tx.completeAuthRequest(id: record.id) else { return nil }
         let code = Secrets.randomToken()
-        try await tx.insertGrant(
-            GrantRecord(
+        let issued = try await tx.completeAuthRequest(
+            id: record.id,
+            issuing: GrantRecord(
                 // The session's id: an identifier, which never begins with "-", since operators pass it to `tessera admin session end`.
                 digest: Secrets.digest(code), kind: .code, familyID: SessionID(Secrets.identifier(byteCount: 16)),
                 tenantID: record.tenantID, serviceID: serviceID, userID: userID, activationID: record.activationID, redirectURI: redirectURI, codeChallenge: record.codeChallenge,
                 nonce: record.nonce, scope: record.scope, factors: record.factors ?? [],
                 confirmedAttributes: record.confirmedAttributes ?? [], authTime: record.authTime ?? now,
                 expiresAt: now + codeLifetime, usedAt: nil, revoked: false, securityKeyID: record.securityKeyID))
-        return code
+        return issued ? code : nil
     }
 
     // MARK: Code
@@ -76,6 +76,11 @@ public struct Grants: Sendable {
         try await signingKeyReady(for: service, tenant: tenant)
         let now = domain.epochNow()
         let digest = Secrets.digest(code)
+        if let quick = try await quickRedemption(
+            digest: digest, redirectURI: redirectURI, codeVerifier: codeVerifier, service: service, tenant: tenant, now: now, dpop: dpop)
+        {
+            return try await issueTokens(quick, service: service, tenant: tenant, includeNonce: true, dpop: dpop)
+        }
         let outcome: Outcome = try await domain.store.transaction { tx in
             guard let grant = try await tx.grant(digest: digest), grant.kind == .code, grant.tenantID == tenant.id else {
                 throw DomainError.invalidGrant("the authorization code is not valid")
@@ -105,6 +110,39 @@ public struct Grants: Sendable {
                 dpopJKT: Self.sessionBinding(dpop, service: service))
         }
         return try await issueTokens(outcome, service: service, tenant: tenant, includeNonce: true, dpop: dpop)
+    }
+
+    /// The usual redemption in two statements instead of a transaction of seven: the code
+    /// is read and checked here as the transaction above checks it, then spent with its
+    /// session and first refresh token written (`StoreTransaction.redeemCode`, one statement
+    /// on PostgreSQL) if it is still unspent and its user enabled. Nil, with nothing
+    /// written, for everything else — a check that fails, a code spent meanwhile, a user
+    /// disabled or gone, a passkey login (whose key is checked), a scope asking for groups,
+    /// a service without refresh tokens — which the transaction above then spends and
+    /// answers as it always did.
+    private func quickRedemption(
+        digest: String, redirectURI: String?, codeVerifier: String?, service: ServiceRecord, tenant: TenantRecord, now: Int64,
+        dpop: DPoP.Proof?
+    ) async throws -> Outcome? {
+        guard service.allowedGrantTypes.contains(GrantType.refreshToken),
+            let grant = try await domain.store.lookup({ try await $0.grant(digest: digest) }),
+            grant.kind == .code, grant.tenantID == tenant.id, grant.serviceID == service.id, grant.usedAt == nil, !grant.revoked,
+            grant.expiresAt > now, grant.securityKeyID == nil, !ScopeClaims.asksForGroups(grant.scope),
+            let expected = grant.redirectURI, redirectURI == expected
+        else { return nil }
+        switch (grant.codeChallenge, codeVerifier) {
+        case (nil, nil): break
+        case (let challenge?, let verifier?) where PKCE.verify(verifier: verifier, challenge: challenge): break
+        default: return nil
+        }
+        let source = Source(grant)
+        let session = Self.session(of: source, service: service, tenant: tenant, now: now, dpopJKT: Self.sessionBinding(dpop, service: service))
+        let (token, refresh) = Self.refreshGrant(source, session: session, scope: grant.scope, service: service, now: now)
+        let user = try await domain.store.compoundWrite { tx in
+            try await tx.redeemCode(digest: digest, at: now, userID: grant.userID, session: session, refresh: refresh)
+        }
+        guard let user else { return nil }
+        return .issued(Issuance(source: source, scope: grant.scope, user: user, securityKey: nil, refreshToken: token, groups: nil))
     }
 
     // MARK: Refresh
@@ -256,6 +294,13 @@ public struct Grants: Sendable {
         case .success(let holder): user = holder
         case .failure(let refusal): return .refused(refusal)
         }
+        let session = Self.session(of: source, service: service, tenant: tenant, now: now, dpopJKT: dpopJKT)
+        try await tx.insertSession(session)
+        return try await issueRefreshToken(source, user: user, session: session, scope: scope, service: service, tx: tx, now: now)
+    }
+
+    /// The session a grant starts, with the service's lifetimes (or the tenant's).
+    static func session(of source: Source, service: ServiceRecord, tenant: TenantRecord, now: Int64, dpopJKT: String?) -> SessionRecord {
         var session = SessionRecord(
             id: source.familyID, tenantID: source.tenantID, serviceID: service.id, userID: source.userID,
             activationID: source.activationID, factors: source.factors, confirmedAttributes: source.confirmedAttributes,
@@ -263,8 +308,24 @@ public struct Grants: Sendable {
             idleLifetime: service.sessionIdleLifetime ?? tenant.sessionIdleLifetime)
         session.securityKeyID = source.securityKeyID
         session.dpopJKT = dpopJKT
-        try await tx.insertSession(session)
-        return try await issueRefreshToken(source, user: user, session: session, scope: scope, service: service, tx: tx, now: now)
+        return session
+    }
+
+    /// A session's next refresh token and its grant, which lives for the idle lifetime and
+    /// never past the session's end.
+    static func refreshGrant(_ source: Source, session: SessionRecord, scope: String, service: ServiceRecord, now: Int64)
+        -> (token: String, grant: GrantRecord)
+    {
+        let token = Secrets.randomToken()
+        return (
+            token,
+            GrantRecord(
+                digest: Secrets.digest(token), kind: .refresh, familyID: source.familyID, tenantID: source.tenantID,
+                serviceID: service.id, userID: source.userID, activationID: source.activationID, redirectURI: nil, codeChallenge: nil,
+                nonce: nil, scope: scope, factors: source.factors, confirmedAttributes: source.confirmedAttributes,
+                authTime: source.authTime, expiresAt: min(now + session.idleLifetime, session.expiresAt), usedAt: nil, revoked: false,
+                securityKeyID: source.securityKeyID)
+        )
     }
 
     /// Continues a live session with its next refresh token; the idle lifetime counts from now.
@@ -305,14 +366,8 @@ public struct Grants: Sendable {
         guard service.allowedGrantTypes.contains(GrantType.refreshToken) else {
             return .issued(Issuance(source: source, scope: scope, user: user, securityKey: securityKey, refreshToken: nil, groups: groups))
         }
-        let refreshToken = Secrets.randomToken()
-        try await tx.insertGrant(
-            GrantRecord(
-                digest: Secrets.digest(refreshToken), kind: .refresh, familyID: source.familyID, tenantID: source.tenantID,
-                serviceID: service.id, userID: source.userID, activationID: source.activationID, redirectURI: nil, codeChallenge: nil,
-                nonce: nil, scope: scope, factors: source.factors, confirmedAttributes: source.confirmedAttributes,
-                authTime: source.authTime, expiresAt: min(now + session.idleLifetime, session.expiresAt), usedAt: nil, revoked: false,
-                securityKeyID: source.securityKeyID))
+        let (refreshToken, grant) = Self.refreshGrant(source, session: session, scope: scope, service: service, now: now)
+        try await tx.insertGrant(grant)
         return .issued(Issuance(source: source, scope: scope, user: user, securityKey: securityKey, refreshToken: refreshToken, groups: groups))
     }
 

@@ -358,7 +358,7 @@ public struct BrowserLogins: Sendable {
         guard record.serviceID != nil, let redirectURI = record.redirectURI else { throw DomainError.notFound("authentication request") }
         switch Self.effectiveStatus(record, now: now) {
         case .approved:
-            let code = try await domain.store.transaction { tx in try await Grants.issueCode(for: record, tx: tx, now: now) }
+            let code = try await domain.store.compoundWrite { tx in try await Grants.issueCode(for: record, tx: tx, now: now) }
             guard let code else { return .completedAlready }
             return .code(redirectURI: redirectURI, code: code, state: record.state)
         case .denied:

@@ -46,15 +46,17 @@ extension StoreTransaction {
     /// Writes a successful attempt: the counts it leaves (those of the factors it did not
     /// prove), the time, and the TOTP step it spent.
     public func recordSuccessfulUse(activationID: ActivationID, failures: FactorFailures, now: Int64, totpStep: Int64?) async throws {
-        try await db.raw(
-            """
-            UPDATE activations SET failed_attempts = \(bind: failures.highest), pin_failures = \(bind: failures.pin),
-                otp_failures = \(bind: failures.otp), biometric_failures = \(bind: failures.biometric),
-                security_key_failures = \(bind: failures.securityKey),
-                locked_until = NULL, last_used_at = \(bind: now), totp_last_step = COALESCE(\(bind: totpStep), totp_last_step)
-            WHERE id = \(bind: activationID)
-            """
-        ).run()
+        try await db.raw(Self.successfulUse(activationID: activationID, failures: failures, now: now, totpStep: totpStep)).run()
+    }
+
+    static func successfulUse(activationID: ActivationID, failures: FactorFailures, now: Int64, totpStep: Int64?) -> SQLQueryString {
+        """
+        UPDATE activations SET failed_attempts = \(bind: failures.highest), pin_failures = \(bind: failures.pin),
+            otp_failures = \(bind: failures.otp), biometric_failures = \(bind: failures.biometric),
+            security_key_failures = \(bind: failures.securityKey),
+            locked_until = NULL, last_used_at = \(bind: now), totp_last_step = COALESCE(\(bind: totpStep), totp_last_step)
+        WHERE id = \(bind: activationID)
+        """
     }
 
     /// Records a TOTP step as spent even when the attempt failed on another factor.
@@ -73,6 +75,44 @@ extension StoreTransaction {
     public func useDeviceTokenID(_ jti: String, activationID: ActivationID, expiresAt: Int64, now: Int64) async throws
         -> Bool
     {
+        try await sweepDeviceTokenIDs(activationID: activationID, now: now)
+        return try await db.raw(Self.tokenIDInsertion(jti, activationID: activationID, expiresAt: expiresAt)).all().count == 1
+    }
+
+    /// `useDeviceTokenID`, and the activation as it is now (nil when it is gone): in one
+    /// statement on PostgreSQL, where each is a round trip, and two on SQLite.
+    public func useDeviceTokenID(_ jti: String, reading activationID: ActivationID, expiresAt: Int64, now: Int64) async throws
+        -> (fresh: Bool, activation: ActivationRecord?)
+    {
+        guard isPostgres else {
+            let fresh = try await useDeviceTokenID(jti, activationID: activationID, expiresAt: expiresAt, now: now)
+            return (fresh, try await activation(id: activationID))
+        }
+        try await sweepDeviceTokenIDs(activationID: activationID, now: now)
+        // One row whether or not the activation exists: the id's fate is known either way.
+        guard
+            let row = try await db.raw(
+                """
+                WITH used AS (\(Self.tokenIDInsertion(jti, activationID: activationID, expiresAt: expiresAt)))
+                SELECT (SELECT COUNT(*) FROM used) AS token_fresh, a.*
+                FROM (SELECT 1) AS one LEFT JOIN activations a ON a.id = \(bind: activationID)
+                """
+            ).first()
+        else { throw StoreError(.corrupt, "no row from a one-row query") }
+        let fresh = try row.decode(column: "token_fresh", as: Int64.self) == 1
+        guard try !row.decodeNil(column: "id") else { return (fresh, nil) }
+        return (fresh, try ActivationRecord(from: RecordDecoder(row: row)))
+    }
+
+    static func tokenIDInsertion(_ jti: String, activationID: ActivationID, expiresAt: Int64) -> SQLQueryString {
+        """
+        INSERT INTO device_token_ids (jti, activation_id, expires_at)
+        VALUES (\(bind: jti), \(bind: activationID), \(bind: expiresAt))
+        ON CONFLICT (jti) DO NOTHING RETURNING jti
+        """
+    }
+
+    private func sweepDeviceTokenIDs(activationID: ActivationID, now: Int64) async throws {
         // Each activation clears its own expired ids: a table-wide sweep in every call
         // would make all device calls conflict with each other on PostgreSQL. Not in every
         // call but in one of `expiredSweepOdds` at random (the server's choice, not the
@@ -84,14 +124,6 @@ extension StoreTransaction {
                 "DELETE FROM device_token_ids WHERE activation_id = \(bind: activationID) AND expires_at < \(bind: now)"
             ).run()
         }
-        let rows = try await db.raw(
-            """
-            INSERT INTO device_token_ids (jti, activation_id, expires_at)
-            VALUES (\(bind: jti), \(bind: activationID), \(bind: expiresAt))
-            ON CONFLICT (jti) DO NOTHING RETURNING jti
-            """
-        ).all()
-        return rows.count == 1
     }
 
     // MARK: Account processes

@@ -21,16 +21,28 @@ extension StoreTransaction {
     /// Takes up an open request for an activation; `false` when another activation took
     /// it first or it was answered meanwhile (a condition, not a read, so that it holds
     /// with concurrent writers too).
-    public func claimAuthRequest(id: RequestID, activationID: ActivationID, userID: UserID, challenge: String) async throws -> Bool {
-        let rows = try await db.raw(
-            """
+    /// With `keys`, on PostgreSQL the same statement tells the other nodes (`together`),
+    /// at the commit: the caller's notice then says so (`RequestNotice.told`).
+    public func claimAuthRequest(
+        id: RequestID, activationID: ActivationID, userID: UserID, challenge: String, notifying keys: [String] = [], on channel: String = ""
+    ) async throws -> Bool {
+        let claim: SQLQueryString = """
             UPDATE auth_requests SET status = 'claimed', activation_id = \(bind: activationID),
                 user_id = \(bind: userID), challenge = \(bind: challenge)
             WHERE id = \(bind: id) AND status IN ('pending', 'claimed')
                 AND (activation_id IS NULL OR activation_id = \(bind: activationID)) RETURNING id
             """
+        guard isPostgres, !keys.isEmpty else { return try await db.raw(claim).all().count == 1 }
+        // A row per key, each with the claim's count; a claim that fails throws, and its
+        // transaction's notifications are never sent.
+        let rows = try await db.raw(
+            """
+            WITH claimed AS (\(claim))
+            SELECT pg_notify(\(bind: channel), key), (SELECT COUNT(*) FROM claimed) AS claimed
+            FROM unnest(\(bind: keys)::text[]) AS key
+            """
         ).all()
-        return rows.count == 1
+        return try rows.first?.decode(column: "claimed", as: Int64.self) == 1
     }
 
     /// Replaces the challenge only if it is still `expected`; `false` when it was used already.
@@ -67,21 +79,64 @@ extension StoreTransaction {
         id: RequestID, factors: [FactorType], confirmedAttributes: [String], authTime: Int64, securityKeyID: SecurityKeyID? = nil
     ) async throws {
         try await db.raw(
-            """
-            UPDATE auth_requests SET status = 'approved', challenge = NULL, factors = \(bind: try JSONCoding.string(factors)),
-                confirmed_attributes = \(bind: try JSONCoding.string(confirmedAttributes)), auth_time = \(bind: authTime),
-                security_key_id = \(bind: securityKeyID)
-            WHERE id = \(bind: id)
-            """
+            try Self.approval(id: id, factors: factors, confirmedAttributes: confirmedAttributes, authTime: authTime, securityKeyID: securityKeyID)
         ).run()
     }
 
-    /// Moves an approved request to `completed`; `false` when it was not approved (or completed already).
+    /// A login proved on its device: the activation's successful use (`recordSuccessfulUse`),
+    /// the request approved (`approveAuthRequest`) and the login's history entry, in one
+    /// statement on PostgreSQL (`together`), which with `keys` also tells the other nodes.
+    public func approveLogin(
+        id: RequestID, factors: [FactorType], confirmedAttributes: [String], authTime: Int64, securityKeyID: SecurityKeyID?,
+        activationID: ActivationID, failures: FactorFailures, now: Int64, totpStep: Int64?, history: HistoryRecord,
+        notifying keys: [String] = [], on channel: String = ""
+    ) async throws {
+        try await together(
+            [
+                Self.successfulUse(activationID: activationID, failures: failures, now: now, totpStep: totpStep),
+                try Self.approval(
+                    id: id, factors: factors, confirmedAttributes: confirmedAttributes, authTime: authTime, securityKeyID: securityKeyID),
+                try Self.insertion("authentication_history", history),
+            ], notifying: keys, on: channel)
+    }
+
+    static func approval(id: RequestID, factors: [FactorType], confirmedAttributes: [String], authTime: Int64, securityKeyID: SecurityKeyID?)
+        throws -> SQLQueryString
+    {
+        """
+        UPDATE auth_requests SET status = 'approved', challenge = NULL, factors = \(bind: try JSONCoding.string(factors)),
+            confirmed_attributes = \(bind: try JSONCoding.string(confirmedAttributes)), auth_time = \(bind: authTime),
+            security_key_id = \(bind: securityKeyID)
+        WHERE id = \(bind: id)
+        """
+    }
+
+    /// Moves an approved request to `completed` (a backchannel request whose tokens are
+    /// issued); `false` when it was not approved (or completed already).
     public func completeAuthRequest(id: RequestID) async throws -> Bool {
-        let rows = try await db.raw(
-            "UPDATE auth_requests SET status = 'completed' WHERE id = \(bind: id) AND status = 'approved' RETURNING id"
-        ).all()
-        return rows.count == 1
+        try await db.raw(Self.completion(id)).all().count == 1
+    }
+
+    static func completion(_ id: RequestID) -> SQLQueryString {
+        "UPDATE auth_requests SET status = 'completed' WHERE id = \(bind: id) AND status = 'approved' RETURNING id"
+    }
+
+    /// Completes an approved request and writes its authorization code (`code`), once:
+    /// `false`, and nothing written, when it was completed already. One statement on
+    /// PostgreSQL (`SQLStore.compoundWrite`), two on SQLite.
+    public func completeAuthRequest(id: RequestID, issuing code: GrantRecord) async throws -> Bool {
+        var code = code
+        if code.traceParent == nil { code.traceParent = RequestTrace.current?.traceParent }
+        let complete = Self.completion(id)
+        guard isPostgres else {
+            guard try await db.raw(complete).all().count == 1 else { return false }
+            try await insert("grants", code)
+            return true
+        }
+        let statement: SQLQueryString = """
+            WITH completed AS (\(complete)) \(try Self.insertion("grants", code, from: "completed")) RETURNING digest
+            """
+        return try await db.raw(statement).all().count == 1
     }
 
     // MARK: Backchannel (CIBA) requests

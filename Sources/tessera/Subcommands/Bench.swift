@@ -257,6 +257,9 @@ struct ServerCPU {
     struct Reading {
         let user: Double
         let system: Double
+        /// Statements the server's store sent (`tessera_database_statements_total`, all
+        /// series), nil from a server without the metric.
+        let statements: Double?
         var total: Double { user + system }
     }
 
@@ -277,7 +280,9 @@ struct ServerCPU {
             guard let user = value("process_cpu_user_seconds_total"), let system = value("process_cpu_system_seconds_total") else {
                 return .failure(BenchError("/metrics has no process_cpu_*_seconds_total"))
             }
-            return .success(Reading(user: user, system: system))
+            let statementLines = text.split(separator: "\n").filter { $0.hasPrefix("tessera_database_statements_total{") }
+            let statements = statementLines.compactMap { $0.split(separator: " ").last.flatMap { Double($0) } }
+            return .success(Reading(user: user, system: system, statements: statements.isEmpty ? nil : statements.reduce(0, +)))
         } catch {
             return .failure(BenchError("/metrics: \(error)"))
         }
@@ -293,6 +298,8 @@ struct CPUReport: Encodable {
     let benchMsPerFlow: Double
     let benchUserMsPerFlow: Double
     let benchSystemMsPerFlow: Double
+    /// The server's database statements per flow (background work included), from /metrics.
+    let serverStatementsPerFlow: Double?
     /// Why the server's figure is missing.
     let serverUnavailable: String?
 
@@ -306,9 +313,10 @@ struct CPUReport: Encodable {
             serverMsPerFlow = (after.total - before.total) * per
             serverUserMsPerFlow = (after.user - before.user) * per
             serverSystemMsPerFlow = (after.system - before.system) * per
+            serverStatementsPerFlow = after.statements.flatMap { after in before.statements.map { (after - $0) / Double(max(flows, 1)) } }
             serverUnavailable = nil
         case (.failure(let error), _), (_, .failure(let error)):
-            (serverMsPerFlow, serverUserMsPerFlow, serverSystemMsPerFlow) = (nil, nil, nil)
+            (serverMsPerFlow, serverUserMsPerFlow, serverSystemMsPerFlow, serverStatementsPerFlow) = (nil, nil, nil, nil)
             serverUnavailable = error.description
         }
         benchMsPerFlow = (benchAfter.cpuSeconds - benchBefore.cpuSeconds) * per
@@ -323,6 +331,7 @@ struct CPUReport: Encodable {
         case benchMsPerFlow = "bench_ms_per_flow"
         case benchUserMsPerFlow = "bench_user_ms_per_flow"
         case benchSystemMsPerFlow = "bench_system_ms_per_flow"
+        case serverStatementsPerFlow = "server_statements_per_flow"
         case serverUnavailable = "server_unavailable"
     }
 
@@ -331,7 +340,9 @@ struct CPUReport: Encodable {
         guard let server = serverMsPerFlow, let user = serverUserMsPerFlow, let system = serverSystemMsPerFlow else {
             return "cpu ms per flow: server unknown (\(serverUnavailable ?? "")), " + bench
         }
-        return String(format: "cpu ms per flow: server %.3f (user %.3f, system %.3f), ", server, user, system) + bench
+        let cpu = String(format: "cpu ms per flow: server %.3f (user %.3f, system %.3f), ", server, user, system) + bench
+        guard let statements = serverStatementsPerFlow else { return cpu }
+        return cpu + String(format: "\ndatabase statements per flow: %.1f", statements)
     }
 }
 
