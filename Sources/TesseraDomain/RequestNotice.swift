@@ -100,7 +100,8 @@ public struct BackchannelPing: Sendable {
 }
 
 /// Delivers notices after their transaction committed: wakes local long polls, tells the
-/// other nodes, sends pings. The server provides it; a domain test may record them.
+/// other nodes (unless the transaction told them: `RequestNotice.told`), sends pings. The
+/// server provides it; a domain test may record them.
 public protocol RequestNotifier: Sendable {
     func deliver(_ notice: RequestNotice, logger: Logger) async
 }

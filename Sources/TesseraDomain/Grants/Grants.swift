@@ -9,7 +9,10 @@ import TesseraStore
 /// grant — a code, a refresh token, an approved backchannel request — ends on one path:
 /// `startSession` (a code, a backchannel request) or `rotate` (a refresh token) writes the
 /// session's next refresh token in the transaction that spent the grant, and
-/// `issueTokens` signs the ID and access tokens. A session is one row: a refresh reads
+/// `issueTokens` signs the ID and access tokens. The one exception is the usual code
+/// redemption (`quickRedemption`), which checks the code by the same rules
+/// (`codeRefusal`) and writes the same session and token (`session(of:…)`,
+/// `refreshGrant`) in one statement. A session is one row: a refresh reads
 /// and writes the same few rows on its ten-thousandth rotation as on its first.
 public struct Grants: Sendable {
     let domain: Domain
@@ -82,10 +85,9 @@ public struct Grants: Sendable {
             return try await issueTokens(quick, service: service, tenant: tenant, includeNonce: true, dpop: dpop)
         }
         let outcome: Outcome = try await domain.store.transaction { tx in
-            guard let grant = try await tx.grant(digest: digest), grant.kind == .code, grant.tenantID == tenant.id else {
-                throw DomainError.invalidGrant("the authorization code is not valid")
-            }
-            guard grant.serviceID == service.id else { throw DomainError.invalidGrant("the code was issued to another client") }
+            guard let grant = try await tx.grant(digest: digest) else { throw DomainError.invalidGrant("the authorization code is not valid") }
+            let refusal = Self.codeRefusal(grant, redirectURI: redirectURI, codeVerifier: codeVerifier, service: service, tenant: tenant, now: now)
+            if let refusal, !refusal.spends { throw refusal.error }
             // [REQ:RFC6749-4.1.2] a code used twice revokes everything issued from it. The
             // revocation, like the spending of a code that fails its checks, commits before
             // the error is answered: a code gets exactly one try.
@@ -93,18 +95,7 @@ public struct Grants: Sendable {
                 try await tx.endSessions(.session(grant.familyID), reason: .reuse, at: now)
                 return .refused(DomainError.invalidGrant("the authorization code was used already"))
             }
-            guard grant.expiresAt > now else { return .refused(DomainError.invalidGrant("the authorization code has expired")) }
-            guard redirectURI == grant.redirectURI else {
-                return .refused(DomainError.invalidGrant("redirect_uri does not match the authorization request"))
-            }
-            if let challenge = grant.codeChallenge {
-                guard let codeVerifier else { return .refused(DomainError.invalidGrant("code_verifier is missing")) }
-                guard PKCE.verify(verifier: codeVerifier, challenge: challenge) else {
-                    return .refused(DomainError.invalidGrant("code_verifier does not match the code challenge"))
-                }
-            } else if codeVerifier != nil {
-                return .refused(DomainError.invalidGrant("the authorization request had no code challenge"))
-            }
+            if let refusal { return .refused(refusal.error) }
             return try await startSession(
                 Source(grant), scope: grant.scope, service: service, tenant: tenant, tx: tx, now: now,
                 dpopJKT: Self.sessionBinding(dpop, service: service))
@@ -112,29 +103,49 @@ public struct Grants: Sendable {
         return try await issueTokens(outcome, service: service, tenant: tenant, includeNonce: true, dpop: dpop)
     }
 
+    /// What is wrong with redeeming `grant` as a code, in the order the token endpoint
+    /// answers it: refused as it is (`spends` false: not a code of this tenant, or another
+    /// client's), or refused once it is spent (expired, another redirect URI, PKCE); nil
+    /// when it may be redeemed. Both ways of redeeming ask this.
+    static func codeRefusal(
+        _ grant: GrantRecord, redirectURI: String?, codeVerifier: String?, service: ServiceRecord, tenant: TenantRecord, now: Int64
+    ) -> (error: DomainError, spends: Bool)? {
+        guard grant.kind == .code, grant.tenantID == tenant.id else { return (DomainError.invalidGrant("the authorization code is not valid"), false) }
+        guard grant.serviceID == service.id else { return (DomainError.invalidGrant("the code was issued to another client"), false) }
+        guard grant.expiresAt > now else { return (DomainError.invalidGrant("the authorization code has expired"), true) }
+        guard redirectURI == grant.redirectURI else {
+            return (DomainError.invalidGrant("redirect_uri does not match the authorization request"), true)
+        }
+        if let challenge = grant.codeChallenge {
+            guard let codeVerifier else { return (DomainError.invalidGrant("code_verifier is missing"), true) }
+            guard PKCE.verify(verifier: codeVerifier, challenge: challenge) else {
+                return (DomainError.invalidGrant("code_verifier does not match the code challenge"), true)
+            }
+        } else if codeVerifier != nil {
+            return (DomainError.invalidGrant("the authorization request had no code challenge"), true)
+        }
+        return nil
+    }
+
     /// The usual redemption in two statements instead of a transaction of seven: the code
-    /// is read and checked here as the transaction above checks it, then spent with its
-    /// session and first refresh token written (`StoreTransaction.redeemCode`, one statement
-    /// on PostgreSQL) if it is still unspent and its user enabled. Nil, with nothing
-    /// written, for everything else — a check that fails, a code spent meanwhile, a user
+    /// is read and checked here (`codeRefusal`, as the transaction above checks it), then
+    /// spent with its session and first refresh token written (`StoreTransaction.redeemCode`,
+    /// one statement on PostgreSQL) if it is still unspent and its user enabled. Nil, with
+    /// nothing written, for everything else — a refusal, a code spent meanwhile, a user
     /// disabled or gone, a passkey login (whose key is checked), a scope asking for groups,
     /// a service without refresh tokens — which the transaction above then spends and
-    /// answers as it always did.
+    /// answers as it always did. What the transaction checks beyond `codeRefusal`
+    /// (`startSession`'s user, `issueRefreshToken`'s key and groups) is either checked by
+    /// `redeemCode`'s statement or sends the redemption there.
     private func quickRedemption(
         digest: String, redirectURI: String?, codeVerifier: String?, service: ServiceRecord, tenant: TenantRecord, now: Int64,
         dpop: DPoP.Proof?
     ) async throws -> Outcome? {
         guard service.allowedGrantTypes.contains(GrantType.refreshToken),
-            let grant = try await domain.store.lookup({ try await $0.grant(digest: digest) }),
-            grant.kind == .code, grant.tenantID == tenant.id, grant.serviceID == service.id, grant.usedAt == nil, !grant.revoked,
-            grant.expiresAt > now, grant.securityKeyID == nil, !ScopeClaims.asksForGroups(grant.scope),
-            let expected = grant.redirectURI, redirectURI == expected
+            let grant = try await domain.store.lookup({ try await $0.grant(digest: digest) }), grant.usedAt == nil, !grant.revoked,
+            grant.securityKeyID == nil, !ScopeClaims.asksForGroups(grant.scope),
+            Self.codeRefusal(grant, redirectURI: redirectURI, codeVerifier: codeVerifier, service: service, tenant: tenant, now: now) == nil
         else { return nil }
-        switch (grant.codeChallenge, codeVerifier) {
-        case (nil, nil): break
-        case (let challenge?, let verifier?) where PKCE.verify(verifier: verifier, challenge: challenge): break
-        default: return nil
-        }
         let source = Source(grant)
         let session = Self.session(of: source, service: service, tenant: tenant, now: now, dpopJKT: Self.sessionBinding(dpop, service: service))
         let (token, refresh) = Self.refreshGrant(source, session: session, scope: grant.scope, service: service, now: now)

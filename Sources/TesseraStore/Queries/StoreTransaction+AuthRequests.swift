@@ -33,16 +33,15 @@ extension StoreTransaction {
                 AND (activation_id IS NULL OR activation_id = \(bind: activationID)) RETURNING id
             """
         guard isPostgres, !keys.isEmpty else { return try await db.raw(claim).all().count == 1 }
-        // A row per key, each with the claim's count; a claim that fails throws, and its
-        // transaction's notifications are never sent.
+        // A row per key when the claim took (each queues a notification for the commit);
+        // none, and nothing queued, when it did not.
         let rows = try await db.raw(
             """
             WITH claimed AS (\(claim))
-            SELECT pg_notify(\(bind: channel), key), (SELECT COUNT(*) FROM claimed) AS claimed
-            FROM unnest(\(bind: keys)::text[]) AS key
+            SELECT pg_notify(\(bind: channel), key) FROM claimed CROSS JOIN unnest(\(bind: keys)::text[]) AS key
             """
         ).all()
-        return try rows.first?.decode(column: "claimed", as: Int64.self) == 1
+        return !rows.isEmpty
     }
 
     /// Replaces the challenge only if it is still `expected`; `false` when it was used already.
