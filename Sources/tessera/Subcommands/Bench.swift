@@ -23,7 +23,9 @@ struct Bench: AsyncParsableCommand {
               login:   authorize → device claim → sign → finish → code → token exchange
               ciba:    backchannel request → device sees it and approves → token
               refresh: refresh-token rotation (each worker logs in once, before the clock starts)
-            Only completed flows count; failures are listed by kind. Latency is per whole flow (HdrHistogram).
+            Only completed flows count; failures are listed by kind. Latency is per whole flow (HdrHistogram). \
+            From two readings of the server's /metrics it reports the server's CPU and database statements per \
+            flow (its background work included; on PostgreSQL each statement is a round trip).
             For refresh, the report also gives the mean time of the rotations of one session just before its \
             100th, 1,000th, 4,000th and 8,640th (30 days at one refresh per 5 minutes), where the run gets there: \
             `--flow refresh --concurrency 1 --duration 120` shows whether a long-lived session costs more.
@@ -39,7 +41,8 @@ struct Bench: AsyncParsableCommand {
     @Option(help: "Run exactly this many flows in all (completed or failed), then stop.") var count: Int?
     @Option(
         help: """
-            A shell command run once set-up is done, just before the first measured flow (for a profiler:             e.g. callgrind_control --instr=on PID). The bench stops if it fails.
+            A shell command run once set-up is done, just before the first measured flow (for a profiler: \
+            e.g. callgrind_control --instr=on PID). The bench stops if it fails.
             """)
     var beforeRun: String?
     @Option(help: "A shell command run right after the last measured flow ends. The bench fails if it fails.")
@@ -53,8 +56,8 @@ struct Bench: AsyncParsableCommand {
     var rate = 0.0
     @Option(
         help: """
-            The server's metrics token (or TESSERA_METRICS_TOKEN), for reading its CPU time from /metrics before and \
-            after the run; without one the server answers only a loopback caller.
+            The server's metrics token (or TESSERA_METRICS_TOKEN), for reading its CPU time and statements from \
+            /metrics before and after the run; without one the server answers only a loopback caller.
             """)
     var metricsToken: String?
 
