@@ -191,7 +191,7 @@ public final class SQLStore: Sendable {
             // One statement for all of them: one round trip.
             try await hosts.client().withConnection { connection in
                 try await PreparingPostgresDatabase(connection, statements: statements).raw(
-                    "SELECT pg_notify(\(bind: channel), payload) FROM unnest(\(bind: payloads)::text[]) AS payload"
+                    StoreTransaction.notification(payloads, on: channel)
                 ).run()
             }
         } catch {

@@ -79,9 +79,12 @@ public struct StoreTransaction: Sendable {
         return statement
     }
 
-    /// A row per key, each telling the other nodes (`pg_notify`) at the commit.
-    static func notification(_ keys: [String], on channel: String) -> SQLQueryString {
-        "SELECT pg_notify(\(bind: channel), key) FROM unnest(\(bind: keys)::text[]) AS key"
+    /// A row per key, each telling the other nodes (`pg_notify`) at the commit; with
+    /// `after` (a `WITH` query of the same statement), once per row of it: none when it has none.
+    static func notification(_ keys: [String], on channel: String, after source: String? = nil) -> SQLQueryString {
+        precondition(source.map(isPlainName) ?? true, "a WITH query's name is written into the statement")
+        let rows = source.map { "\($0) CROSS JOIN " } ?? ""
+        return "SELECT pg_notify(\(bind: channel), key) FROM \(unsafeRaw: rows)unnest(\(bind: keys)::text[]) AS key"
     }
 
     /// `INSERT INTO table (columns) SELECT values FROM source`: `model` as `insert` writes

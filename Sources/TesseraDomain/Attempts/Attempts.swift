@@ -304,12 +304,13 @@ public struct Attempts: Sendable {
         if let service = attempt.service, authRequest.purpose == .login {
             // A login also writes its history entry here (an account process writes its
             // own), and tells the other nodes in the same statement.
-            notice = RequestNotice(authRequest, service: service, answered: true)
+            var told = RequestNotice(authRequest, service: service, answered: true)
             try await tx.approveLogin(
                 id: authRequest.id, factors: factors, confirmedAttributes: claims.attrs.sorted(), authTime: authTime, securityKeyID: securityKeyID,
                 activationID: activation.id, failures: failures, now: now, totpStep: verification.totpStep, history: history,
-                notifying: notice?.keys ?? [], on: EventKey.channel)
-            notice?.told = true
+                notifying: told.keys, on: EventKey.channel)
+            told.told = true
+            notice = told
         } else {
             try await tx.recordSuccessfulUse(activationID: activation.id, failures: failures, now: now, totpStep: verification.totpStep)
             try await tx.approveAuthRequest(

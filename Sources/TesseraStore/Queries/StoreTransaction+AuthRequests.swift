@@ -21,8 +21,8 @@ extension StoreTransaction {
     /// Takes up an open request for an activation; `false` when another activation took
     /// it first or it was answered meanwhile (a condition, not a read, so that it holds
     /// with concurrent writers too).
-    /// With `keys`, on PostgreSQL the same statement tells the other nodes (`together`),
-    /// at the commit: the caller's notice then says so (`RequestNotice.told`).
+    /// With `keys`, on PostgreSQL the same statement tells the other nodes (`notification`)
+    /// at the commit, if the claim took: the caller's notice then says so (`RequestNotice.told`).
     public func claimAuthRequest(
         id: RequestID, activationID: ActivationID, userID: UserID, challenge: String, notifying keys: [String] = [], on channel: String = ""
     ) async throws -> Bool {
@@ -35,13 +35,7 @@ extension StoreTransaction {
         guard isPostgres, !keys.isEmpty else { return try await db.raw(claim).all().count == 1 }
         // A row per key when the claim took (each queues a notification for the commit);
         // none, and nothing queued, when it did not.
-        let rows = try await db.raw(
-            """
-            WITH claimed AS (\(claim))
-            SELECT pg_notify(\(bind: channel), key) FROM claimed CROSS JOIN unnest(\(bind: keys)::text[]) AS key
-            """
-        ).all()
-        return !rows.isEmpty
+        return try await !db.raw("WITH claimed AS (\(claim)) \(Self.notification(keys, on: channel, after: "claimed"))").all().isEmpty
     }
 
     /// Replaces the challenge only if it is still `expected`; `false` when it was used already.
@@ -124,16 +118,14 @@ extension StoreTransaction {
     /// `false`, and nothing written, when it was completed already. One statement on
     /// PostgreSQL (`SQLStore.compoundWrite`), two on SQLite.
     public func completeAuthRequest(id: RequestID, issuing code: GrantRecord) async throws -> Bool {
-        var code = code
-        if code.traceParent == nil { code.traceParent = RequestTrace.current?.traceParent }
         let complete = Self.completion(id)
         guard isPostgres else {
             guard try await db.raw(complete).all().count == 1 else { return false }
-            try await insert("grants", code)
+            try await insertGrant(code)
             return true
         }
         let statement: SQLQueryString = """
-            WITH completed AS (\(complete)) \(try Self.insertion("grants", code, from: "completed")) RETURNING digest
+            WITH completed AS (\(complete)) \(try Self.insertion("grants", Self.traced(code), from: "completed")) RETURNING digest
             """
         return try await db.raw(statement).all().count == 1
     }

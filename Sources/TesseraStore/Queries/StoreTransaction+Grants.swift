@@ -7,9 +7,14 @@ extension StoreTransaction {
     // MARK: Codes and refresh tokens
 
     public func insertGrant(_ grant: GrantRecord) async throws {
+        try await insert("grants", Self.traced(grant))
+    }
+
+    /// A code carries the `traceparent` of the login it ends (`RequestTrace`).
+    static func traced(_ grant: GrantRecord) -> GrantRecord {
         var grant = grant
         if grant.kind == .code, grant.traceParent == nil { grant.traceParent = RequestTrace.current?.traceParent }
-        try await insert("grants", grant)
+        return grant
     }
 
     public func grant(digest: String) async throws -> GrantRecord? {
@@ -45,7 +50,7 @@ extension StoreTransaction {
         guard isPostgres else {
             guard try await db.raw(spend).all().count == 1 else { return nil }
             try await insertSession(session)
-            try await insert("grants", refresh)
+            try await insertGrant(refresh)
             return try await user(id: userID)
         }
         return try await first(

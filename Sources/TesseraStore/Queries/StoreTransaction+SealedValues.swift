@@ -91,7 +91,7 @@ extension StoreTransaction {
     /// transaction ends, or throws when a node holds it (every running node does; see
     /// `SQLStore.serve`). Nothing on SQLite, where the data directory's lock file does this.
     public func excludeServingNodes() async throws {
-        guard db.dialect.name == "postgresql" else { return }
+        guard isPostgres else { return }
         let free = try await db.raw("SELECT pg_try_advisory_xact_lock(\(literal: SQLStore.servingLock)) AS free")
             .first(decodingColumn: "free", as: Bool.self)
         guard free == true else {
