@@ -205,7 +205,8 @@ final class ServerMetrics: Sendable {
     }
 
     /// The exposition, with the gauges read now.
-    func render(domain: Domain) async -> String {
+    /// `longPolls`: the long polls this node holds open now.
+    func render(domain: Domain, longPolls: Int) async -> String {
         let gauges = await domain.storeGauges()
         // 1 while the database answers and the schema is this build's (what /ready says).
         registry.makeGauge(descriptor: Self.name("database_ready", "", "1 while the database answers and its schema is servable by this build, else 0."))
@@ -221,6 +222,8 @@ final class ServerMetrics: Sendable {
             registry.makeGauge(descriptor: Self.name("backchannel_pending", "requests", "Open backchannel (CIBA) requests, all nodes."))
                 .set(Double(pending))
         }
+        registry.makeGauge(descriptor: Self.name("long_polls_open", "", "Long polls (devices' and login pages') this node holds open now."))
+            .set(Double(longPolls))
         registry.makeGauge(descriptor: Self.name("database_connections_in_use", "connections", "Database connections this node uses now."))
             .set(Double(gauges.connectionsInUse))
         registry.makeGauge(descriptor: Self.name("database_connections_limit", "connections", "The most this node opens."))

@@ -24,7 +24,7 @@ package func buildRouter(state: ServerState) throws -> Router<TesseraRequestCont
     }
     router.get("metrics") { request, context in
         try MetricsAccess.check(request, context: context, token: configuration.metricsToken, proxies: configuration.throttle.trustedProxies)
-        let text = await state.metrics.render(domain: state.domain)
+        let text = await state.metrics.render(domain: state.domain, longPolls: state.longPolls.open)
         return Response(
             status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8", .cacheControl: "no-store"],
             body: .init(byteBuffer: ByteBuffer(string: text)))

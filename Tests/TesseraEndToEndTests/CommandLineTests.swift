@@ -422,7 +422,7 @@ struct CommandLineTests {
         }
     }
 
-    @Test("tessera bench enrols devices and drives complete login, CIBA and refresh flows, with a summary")
+    @Test("tessera bench enrols devices and drives complete login, CIBA and refresh flows, with a summary, and holds long polls")
     func bench() async throws {
         // One address sends every flow, so the server runs as docs/PERFORMANCE.md says a
         // measured one does: without the per-address and per-client rate limits (at 200
@@ -455,6 +455,16 @@ struct CommandLineTests {
             #expect(text.2.contains("completed: ") && text.2.contains("latency ms: p50"), "\(text.2)")
             #expect(text.2.contains("cpu ms per flow: server ") && text.2.contains("bench "), "\(text.2)")
             #expect(text.2.contains("database statements per flow: "), "\(text.2)")
+            // Long polls held open: two devices, three polls each (the server's cap of 4 per
+            // device holds); the server reports them (tessera_long_polls_open) and its memory.
+            let polls = try await tessera(
+                ["bench", "--tenant", "bench", "--devices", "2", "--concurrency", "6", "--duration", "1", "--flow", "long-poll", "--json"],
+                environment: serve.admin)
+            #expect(polls.0 == 0, "\(polls.2)")
+            let held = try #require(polls.1["long_polls"] as? [String: Any], "\(polls.2)")
+            #expect(held["requested"] as? Int == 6 && held["open"] as? Int == 6 && held["fewest_open"] as? Int == 6, "\(held)")
+            #expect((held["server_resident_mib_open"] as? Double ?? 0) > 0 && held["server_kib_per_poll"] is Double, "\(held)")
+            #expect(polls.1["completed"] as? Int == 6, "each poll's first answer: \(polls.2)")
             let metrics = try await TestHTTP().get("\(serve.server)/metrics")
             for name in ["process_cpu_seconds_total", "process_cpu_user_seconds_total", "process_resident_memory_bytes", "process_start_time_seconds"] {
                 let line = metrics.text.split(separator: "\n").first { $0.hasPrefix(name + " ") }

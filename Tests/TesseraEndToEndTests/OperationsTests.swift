@@ -43,6 +43,7 @@ struct OperationsTests {
             #expect(value(#"tessera_authentications_total{purpose="login",outcome="failed"}"#) == 1)
             #expect(value(#"tessera_lockouts_total{kind="temporary"}"#) == 1)
             #expect(value("tessera_backchannel_pending_requests") == 1)
+            #expect(value("tessera_long_polls_open") == 0, "no device waits now")
             #expect(value("tessera_database_connections_limit_connections") != nil)
             #expect(lines.contains { $0.hasPrefix("tessera_http_requests_total{") && $0.contains(#"route="/t/"#) && $0.contains(#"status="201""#) })
             #expect(lines.contains { $0.hasPrefix("tessera_http_request_duration_seconds_bucket{") })

@@ -139,6 +139,9 @@ final class LongPollGate: Sendable {
         }
     }
 
+    /// The long polls this node holds open now.
+    var open: Int { counts.withLock { $0.total } }
+
     func leave(_ caller: String) {
         counts.withLock { counts in
             counts.total -= 1

@@ -23,6 +23,11 @@ struct Bench: AsyncParsableCommand {
               login:   authorize → device claim → sign → finish → code → token exchange
               ciba:    backchannel request → device sees it and approves → token
               refresh: refresh-token rotation (each worker logs in once, before the clock starts)
+              long-poll: --concurrency device long polls (GET device/pending, 30 s waits, as the SDK's \
+            pendingRequestUpdates) held open for --duration seconds, spread over the devices; reports how many the \
+            server holds (tessera_long_polls_open), its resident memory before and with them open, per poll, and \
+            its CPU per second while it holds them. Raise the server's caps for the run: --long-polls-per-node 0 and \
+            --long-polls-per-device at least --concurrency/--devices, and the open-file limit of both processes.
             Only completed flows count; failures are listed by kind. Latency is per whole flow (HdrHistogram). \
             From two readings of the server's /metrics it reports the server's CPU and database statements per \
             flow (its background work included; on PostgreSQL each statement is a round trip).
@@ -36,7 +41,7 @@ struct Bench: AsyncParsableCommand {
     @OptionGroup var admin: AdminOptions
     @Option(help: "Tenant to use (created if it does not exist).") var tenant = "bench"
     @Option(help: "How many users with an activated device to enrol.") var devices = 10
-    @Option(help: "How many workers run flows at once.") var concurrency = 8
+    @Option(help: "How many workers run flows at once (long-poll: how many long polls are held open).") var concurrency = 8
     @Option(help: "How long to run, in seconds (default 10; with --count, no limit unless given).") var duration: Int?
     @Option(help: "Run exactly this many flows in all (completed or failed), then stop.") var count: Int?
     @Option(
@@ -47,7 +52,7 @@ struct Bench: AsyncParsableCommand {
     var beforeRun: String?
     @Option(help: "A shell command run right after the last measured flow ends. The bench fails if it fails.")
     var afterRun: String?
-    @Option(help: "login, ciba or refresh.") var flow = "login"
+    @Option(help: "login, ciba, refresh or long-poll.") var flow = "login"
     @Option(
         help: """
             Start flows at this many per second in all (0: each worker starts its next flow as soon as its last \
@@ -62,9 +67,16 @@ struct Bench: AsyncParsableCommand {
     var metricsToken: String?
 
     func validate() throws {
-        guard ["login", "ciba", "refresh"].contains(flow) else { throw ValidationError("--flow is login, ciba or refresh") }
+        guard ["login", "ciba", "refresh", "long-poll"].contains(flow) else {
+            throw ValidationError("--flow is login, ciba, refresh or long-poll")
+        }
         guard (1...100_000).contains(devices) else { throw ValidationError("--devices is 1 to 100000") }
-        guard (1...1000).contains(concurrency) else { throw ValidationError("--concurrency is 1 to 1000") }
+        if flow == "long-poll" {
+            guard (1...100_000).contains(concurrency) else { throw ValidationError("--concurrency is 1 to 100000 long polls") }
+            guard count == nil, rate == 0 else { throw ValidationError("--count and --rate are for flows, not long polls") }
+        } else {
+            guard (1...1000).contains(concurrency) else { throw ValidationError("--concurrency is 1 to 1000") }
+        }
         if let duration { guard (1...3600).contains(duration) else { throw ValidationError("--duration is 1 to 3600 seconds") } }
         if let count { guard (1...10_000_000).contains(count) else { throw ValidationError("--count is 1 to 10000000 flows") } }
         guard rate >= 0 && rate <= 1_000_000 else { throw ValidationError("--rate is 0 to 1000000 flows per second") }
@@ -156,6 +168,11 @@ struct Bench: AsyncParsableCommand {
             return devicesMade
         }
         FileHandle.standardError.write(Data("\n".utf8))
+        let metrics = ServerCPU(
+            base: base, token: metricsToken ?? ProcessInfo.processInfo.environment["TESSERA_METRICS_TOKEN"], http: http)
+        if flow == "long-poll" {
+            return try await LongPolls.hold(concurrency, fleet: fleet, for: duration, metrics: metrics)
+        }
 
         // For refresh, each worker's first login is set-up, not a measured flow: it is
         // done before the clock starts.
@@ -174,8 +191,6 @@ struct Bench: AsyncParsableCommand {
         }
 
         // The flows, between two readings of the server's CPU (its /metrics) and the bench's own.
-        let metrics = ServerCPU(
-            base: base, token: metricsToken ?? ProcessInfo.processInfo.environment["TESSERA_METRICS_TOKEN"], http: http)
         if let beforeRun { try await ShellCommand.run(beforeRun, for: "--before-run") }
         let serverBefore = await metrics.read()
         let benchBefore = ProcessUsage.current()
@@ -263,6 +278,9 @@ struct ServerCPU {
         /// Statements the server's store sent (`tessera_database_statements_total`, all
         /// series), nil from a server without the metric.
         let statements: Double?
+        /// `process_resident_memory_bytes` and `tessera_long_polls_open`, where the server has them.
+        var residentBytes: Double? = nil
+        var longPolls: Double? = nil
         var total: Double { user + system }
     }
 
@@ -285,7 +303,10 @@ struct ServerCPU {
             }
             let statementLines = text.split(separator: "\n").filter { $0.hasPrefix("tessera_database_statements_total{") }
             let statements = statementLines.compactMap { $0.split(separator: " ").last.flatMap { Double($0) } }
-            return .success(Reading(user: user, system: system, statements: statements.isEmpty ? nil : statements.reduce(0, +)))
+            return .success(
+                Reading(
+                    user: user, system: system, statements: statements.isEmpty ? nil : statements.reduce(0, +),
+                    residentBytes: value("process_resident_memory_bytes"), longPolls: value("tessera_long_polls_open")))
         } catch {
             return .failure(BenchError("/metrics: \(error)"))
         }
@@ -583,9 +604,12 @@ struct BenchReport: Encodable {
     let rotationMeans: [String: Double]?
     /// CPU per flow, the server's and the bench's.
     var cpu: CPUReport? = nil
+    /// Long-poll only: what holding the polls costs the server.
+    var longPolls: LongPollReport? = nil
 
     enum CodingKeys: String, CodingKey {
         case flow, seconds, concurrency, devices, completed, errors
+        case longPolls = "long_polls"
         case cpu = "cpu_ms"
         case rotationMeans = "rotation_ms_up_to"
         case perSecond = "flows_per_second"
@@ -595,6 +619,7 @@ struct BenchReport: Encodable {
     func show(json: Bool) {
         if json { return Output.encodable(self) }
         print(String(format: "flow: %@   duration: %.1f s   concurrency: %d   devices: %d", flow, seconds, concurrency, devices))
+        if let longPolls { return print(longPolls.text) }
         print(String(format: "completed: %d flows (%.1f/s)", completed, perSecond))
         print(
             String(
