@@ -117,7 +117,7 @@ struct PreparingPostgresDatabase: SQLDatabase {
         do {
             try await NamedStatement.$current.withValue(NamedStatement.Text(name: name.text, sql: sql)) {
                 let rows = try await connection.execute(NamedStatement(bindings: bindings), logger: connection.logger)
-                for try await row in rows { onRow(row.sql()) }
+                for try await row in rows { onRow(PostgresStoreRow(row)) }
             }
         } catch where PostgresErrors.isStalePlan(error) {
             statements.forgetAll(generation: name.generation)
@@ -179,4 +179,60 @@ private struct NamedStatement: PostgresPreparedStatement {
 
     func makeBindings() throws -> PostgresBindings { bindings }
     func decodeRow(_ row: PostgresRow) throws -> PostgresRow { row }
+}
+
+/// A row of a prepared statement: PostgresKit's row, which the store reads by column name,
+/// and the row's cells in order, for a row that holds several tables' columns side by
+/// side (`SELECT NULL AS "|user", u.*, NULL AS "|request", r.* …`, where names repeat):
+/// `segment` answers one table's columns as a row of their own.
+struct PostgresStoreRow: SQLRow {
+    let row: PostgresRow
+    private let base: any SQLRow
+
+    init(_ row: PostgresRow) {
+        self.row = row
+        base = row.sql()
+    }
+
+    var allColumns: [String] { base.allColumns }
+    func contains(column: String) -> Bool { base.contains(column: column) }
+    func decodeNil(column: String) throws -> Bool { try base.decodeNil(column: column) }
+    func decode<D: Decodable>(column: String, as type: D.Type) throws -> D { try base.decode(column: column, as: D.self) }
+
+    /// The columns after the marker column `|name` up to the next marker (or the row's end).
+    func segment(_ name: String) -> (any SQLRow)? {
+        let cells = row.makeRandomAccess()
+        let marker = "|" + name
+        guard let start = cells.firstIndex(where: { $0.columnName == marker }) else { return nil }
+        let from = cells.index(after: start)
+        let end = cells[from...].firstIndex { $0.columnName.hasPrefix("|") } ?? cells.endIndex
+        return PostgresSegment(cells: Array(cells[from..<end]))
+    }
+}
+
+/// One table's columns of a `PostgresStoreRow`: plain values (what the records' columns
+/// hold: text, integers, floating point, booleans), each decoded by PostgresNIO as
+/// PostgresKit decodes them.
+struct PostgresSegment: SQLRow {
+    struct Unreadable: Error, CustomStringConvertible {
+        let description: String
+    }
+
+    let cells: [PostgresCell]
+
+    private func cell(_ column: String) -> PostgresCell? { cells.first { $0.columnName == column } }
+
+    var allColumns: [String] { cells.map(\.columnName) }
+    func contains(column: String) -> Bool { cell(column) != nil }
+    func decodeNil(column: String) throws -> Bool { cell(column)?.bytes == nil }
+
+    func decode<D: Decodable>(column: String, as type: D.Type) throws -> D {
+        guard let cell = cell(column) else { throw Unreadable(description: "no column \(column)") }
+        guard let plain = D.self as? any PostgresDecodable.Type else {
+            throw Unreadable(description: "column \(column): \(D.self) is not a plain value")
+        }
+        func read<P: PostgresDecodable>(_ type: P.Type) throws -> P { try cell.decode(P.self) }
+        guard let value = try read(plain) as? D else { throw Unreadable(description: "column \(column): not a \(D.self)") }
+        return value
+    }
 }

@@ -162,6 +162,53 @@ struct SQLStoreTests {
         }
     }
 
+    @Test("a device call's read (token id, activation, user, request: one statement on PostgreSQL) gives what the separate reads give")
+    func deviceCallRead() async throws {
+        try await withStore { store in
+            let request = AuthRequestRecord(
+                id: "r1", tenantID: "t1", serviceID: "s1", purpose: .login, status: .claimed, challenge: "c", activationID: "a1",
+                userID: "u1", redirectURI: "https://s.example/cb", state: nil, nonce: "n", codeChallenge: "x", scope: "openid",
+                browserDigest: nil, confirmedAttributes: ["email"], factors: [.device, .pin], authTime: 7,
+                acrPolicy: try AuthenticatorPolicy(parsing: "device+pin"), ssoAllowed: true, maxAge: 60, originAddress: "192.0.2.1",
+                createdAt: 1, expiresAt: 99)
+            try await store.transaction { tx in
+                try await seed(tx)
+                try await tx.insertActivation(
+                    ActivationRecord(
+                        id: "a1", tenantID: "t1", userID: "u1", alias: "phone", deviceKey: PublicJWK(kty: "EC"), biometricKey: nil,
+                        sealedPinKey: "x", sealedTOTPSecret: nil, totpLastStep: 3, failedAttempts: 2, lockedUntil: nil, permanentlyLocked: false,
+                        status: .active, createdAt: 1, lastUsedAt: 5))
+                try await tx.insertAuthRequest(request)
+            }
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = .sortedKeys
+            func same<T: Encodable>(_ one: T?, _ other: T?) throws -> Bool {
+                try encoder.encode(one) == encoder.encode(other)
+            }
+            let (activation, user, stored) = try await store.read { tx in
+                (try await tx.activation(id: "a1"), try await tx.user(id: "u1"), try await tx.authRequest(id: "r1"))
+            }
+            let read = try await store.transaction { tx in
+                try await tx.useDeviceTokenID("j1", reading: "a1", request: "r1", expiresAt: 100, now: 1)
+            }
+            #expect(read.fresh && activation != nil && user != nil && stored != nil)
+            #expect(try same(read.activation, activation))
+            #expect(try same(read.user, user))
+            #expect(try same(read.request, stored))
+            // A spent id, a request that is not there, an activation that is not there.
+            let again = try await store.transaction { tx in
+                try await tx.useDeviceTokenID("j1", reading: "a1", request: "r2", expiresAt: 100, now: 1)
+            }
+            #expect(!again.fresh && again.request == nil)
+            #expect(try same(again.activation, activation))
+            let gone = try await store.transaction { tx in
+                try await tx.useDeviceTokenID("j2", reading: "a2", request: "r1", expiresAt: 100, now: 1)
+            }
+            #expect(gone.fresh && gone.activation == nil && gone.user == nil)
+            #expect(try same(gone.request, stored))
+        }
+    }
+
     @Test("one statement bound with a NULL, then a value, then a NULL again writes what it was given each time")
     func nullAndValueBinds() async throws {
         try await withStore { store in

@@ -24,8 +24,8 @@ public struct Attempts: Sendable {
         // Claims take turns with the activation's finishes and denials (see `finish`).
         let (challenge, notice) = try await domain.store.transaction(queue: Self.queue(activation.id)) {
             tx -> (AuthenticationChallenge, RequestNotice) in
-            let (current, ownUser) = try await caller.beginWithUser(tx, now: now)
-            let authRequest = try await pendingRequest(requestID, tenant: tenant, tx: tx, now: now)
+            let (current, ownUser, read) = try await caller.begin(tx, now: now, reading: requestID)
+            let authRequest = try Self.pending(read, tenant: tenant, now: now)
             // Account processes are started and answered by their own device only.
             guard authRequest.purpose == AuthenticationPurpose.login else { throw DomainError.notFound("authentication request") }
             if let owner = authRequest.activationID, owner != activation.id {
@@ -105,12 +105,16 @@ public struct Attempts: Sendable {
         // arrive at once, on however many nodes.
         let (answer, notice, purpose) = try await domain.store.transaction(queue: Self.queue(activation.id)) {
             tx -> (Approval?, RequestNotice?, AuthenticationPurpose) in
-            // The proof's id is spent as the activation is read (one statement on PostgreSQL);
-            // an activation that cannot be used is refused first, and rolls the spend back.
-            let (fresh, read) = try await tx.useDeviceTokenID(claims.jti, reading: activation.id, expiresAt: Int64(claims.exp), now: epoch)
-            let (current, ownUser) = try await DeviceChecks.usable(read, tx: tx, now: epoch)
-            guard fresh else { throw DomainError.invalidGrant("this proof was submitted before") }
-            let attempt = try await checkedAttempt(requestID, claims: claims, activation: current, tenant: tenant, tx: tx, now: epoch)
+            // The proof's id is spent as the activation, its user and the request are read
+            // (one statement on PostgreSQL); an activation that cannot be used is refused
+            // first, and rolls the spend back.
+            let read = try await tx.useDeviceTokenID(
+                claims.jti, reading: activation.id, request: requestID, expiresAt: Int64(claims.exp), now: epoch)
+            let (current, ownUser) = try DeviceChecks.usable(read.activation, user: read.user, now: epoch)
+            guard read.fresh else { throw DomainError.invalidGrant("this proof was submitted before") }
+            let attempt = try await checkedAttempt(
+                try Self.pending(read.request, tenant: tenant, now: epoch), claims: claims, activation: current, tenant: tenant, tx: tx,
+                now: epoch)
             // The gematik profile: the signed challenge travels encrypted (thrown, so nothing of the attempt stays).
             if attempt.service?.gematikProfile == true, !encrypted {
                 throw DomainError.invalidRequest(
@@ -249,11 +253,11 @@ public struct Attempts: Sendable {
         let expectedChallenge: String
     }
 
+    /// `authRequest`: the request as just read in `tx`, still open (`pending`).
     private func checkedAttempt(
-        _ requestID: RequestID, claims: AuthenticationProofClaims, activation: ActivationRecord, tenant: TenantRecord,
+        _ authRequest: AuthRequestRecord, claims: AuthenticationProofClaims, activation: ActivationRecord, tenant: TenantRecord,
         tx: StoreTransaction, now: Int64
     ) async throws -> Attempt {
-        let authRequest = try await pendingRequest(requestID, tenant: tenant, tx: tx, now: now)
         guard authRequest.activationID == activation.id else {
             throw DomainError.requestClaimed("this device has not taken up the request")
         }
@@ -550,7 +554,12 @@ public struct Attempts: Sendable {
 
     /// The request if it can still be answered (not answered yet and not expired).
     private func pendingRequest(_ id: RequestID, tenant: TenantRecord, tx: StoreTransaction, now: Int64) async throws -> AuthRequestRecord {
-        guard let authRequest = try await tx.authRequest(id: id), authRequest.tenantID == tenant.id else {
+        try Self.pending(try await tx.authRequest(id: id), tenant: tenant, now: now)
+    }
+
+    /// A request as read (nil: no such row), if it is the tenant's, open and not expired.
+    private static func pending(_ read: AuthRequestRecord?, tenant: TenantRecord, now: Int64) throws -> AuthRequestRecord {
+        guard let authRequest = read, authRequest.tenantID == tenant.id else {
             throw DomainError.notFound("authentication request")
         }
         guard authRequest.status == .pending || authRequest.status == .claimed else {

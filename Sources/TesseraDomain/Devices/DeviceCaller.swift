@@ -27,14 +27,21 @@ public struct DeviceCaller: Sendable {
     /// Spends the token and reads the activation as it is now, refusing it when it was
     /// removed or is locked (the pending lockout).
     public func begin(_ tx: StoreTransaction, now: Int64) async throws -> ActivationRecord {
-        try await beginWithUser(tx, now: now).activation
-    }
-
-    /// `begin`, also answering the activation's own user as read in `tx`.
-    public func beginWithUser(_ tx: StoreTransaction, now: Int64) async throws -> (activation: ActivationRecord, user: UserRecord?) {
         let (fresh, current) = try await tx.useDeviceTokenID(tokenID, reading: activation.id, expiresAt: tokenExpiry, now: now)
         guard fresh else { throw DomainError.invalidToken("the device token was used before") }
-        return try await DeviceChecks.usable(current, tx: tx, now: now)
+        return try await DeviceChecks.usable(current, tx: tx, now: now).activation
+    }
+
+    /// `begin`, also answering the activation's own user and the request the call is
+    /// about (nil when its row is gone), read on PostgreSQL in the statement that spends
+    /// the token.
+    public func begin(_ tx: StoreTransaction, now: Int64, reading requestID: RequestID) async throws
+        -> (activation: ActivationRecord, user: UserRecord?, request: AuthRequestRecord?)
+    {
+        let read = try await tx.useDeviceTokenID(tokenID, reading: activation.id, request: requestID, expiresAt: tokenExpiry, now: now)
+        guard read.fresh else { throw DomainError.invalidToken("the device token was used before") }
+        let (current, user) = try DeviceChecks.usable(read.activation, user: read.user, now: now)
+        return (current, user, read.request)
     }
 }
 
@@ -108,15 +115,28 @@ public enum DeviceChecks {
     public static func usable(_ read: ActivationRecord?, tx: StoreTransaction, now: Int64) async throws
         -> (activation: ActivationRecord, user: UserRecord?)
     {
-        guard let current = read, current.status == .active else {
-            throw DomainError.invalidToken("the activation is not active")
-        }
-        if let lock = current.lock(at: now) { throw DomainError.pendingLockout(lock) }
-        let user = try await tx.user(id: current.userID)
+        let current = try active(read, now: now)
+        return try usable(current, user: try await tx.user(id: current.userID), now: now)
+    }
+
+    /// `usable`, with the activation's user read already (in the same statement).
+    public static func usable(_ read: ActivationRecord?, user: UserRecord?, now: Int64) throws
+        -> (activation: ActivationRecord, user: UserRecord?)
+    {
+        let current = try active(read, now: now)
         guard user?.disabledAt == nil else {
             throw DomainError(.forbidden, .accessDenied, "the user is disabled")
         }
         return (current, user)
+    }
+
+    /// The activation, still there, active and not locked.
+    private static func active(_ read: ActivationRecord?, now: Int64) throws -> ActivationRecord {
+        guard let current = read, current.status == .active else {
+            throw DomainError.invalidToken("the activation is not active")
+        }
+        if let lock = current.lock(at: now) { throw DomainError.pendingLockout(lock) }
+        return current
     }
 
     /// A PIN key as the device sends it: PBKDF2 output, 32 bytes, base64url.

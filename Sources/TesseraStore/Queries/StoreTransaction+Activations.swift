@@ -104,6 +104,75 @@ extension StoreTransaction {
         return (fresh, try ActivationRecord(from: RecordDecoder(row: row)))
     }
 
+    /// What a device call reads as its token's id is spent: whether the id was fresh, the
+    /// activation, its own user and the request the call is about (each nil when its row
+    /// is gone), as they are now.
+    public struct DeviceCallRead: Sendable {
+        public let fresh: Bool
+        public let activation: ActivationRecord?
+        public let user: UserRecord?
+        public let request: AuthRequestRecord?
+    }
+
+    /// `useDeviceTokenID(_:reading:…)`, also reading the activation's user and the request
+    /// `requestID`: one statement on PostgreSQL (the tables' columns side by side in one
+    /// row), four on SQLite.
+    public func useDeviceTokenID(
+        _ jti: String, reading activationID: ActivationID, request requestID: RequestID, expiresAt: Int64, now: Int64
+    ) async throws -> DeviceCallRead {
+        guard isPostgres else {
+            let (fresh, activation) = try await useDeviceTokenID(jti, reading: activationID, expiresAt: expiresAt, now: now)
+            var user: UserRecord?
+            if let activation { user = try await self.user(id: activation.userID) }
+            return DeviceCallRead(fresh: fresh, activation: activation, user: user, request: try await authRequest(id: requestID))
+        }
+        try await sweepDeviceTokenIDs(activationID: activationID, now: now)
+        return try await deviceCallRead(
+            activationID, request: requestID, spending: Self.tokenIDInsertion(jti, activationID: activationID, expiresAt: expiresAt))
+    }
+
+    /// Its PostgreSQL statement: `token_fresh` says whether the id (`insertion`) went in.
+    private func deviceCallRead(_ activationID: ActivationID, request requestID: RequestID, spending insertion: SQLQueryString)
+        async throws -> DeviceCallRead
+    {
+        var statement: SQLQueryString = "WITH used AS ("
+        statement += insertion
+        statement.appendLiteral(") SELECT (SELECT COUNT(*) FROM used) AS token_fresh,")
+        // One row whether or not the rows exist: the id's fate is known either way.
+        statement += """
+             NULL AS "|activation", a.*, NULL AS "|user", u.*, NULL AS "|request", r.*
+            FROM (SELECT 1) AS one
+            LEFT JOIN activations a ON a.id = \(bind: activationID)
+            LEFT JOIN users u ON u.id = a.user_id
+            LEFT JOIN auth_requests r ON r.id = \(bind: requestID)
+            """
+        guard let row = try await db.raw(statement).first() else { throw StoreError(.corrupt, "no row from a one-row query") }
+        let fresh = try row.decode(column: "token_fresh", as: Int64.self) == 1
+        func record<T: Decodable>(_ columns: any SQLRow, as type: T.Type) throws -> T? {
+            try columns.decodeNil(column: "id") ? nil : T(from: RecordDecoder(row: columns))
+        }
+        let read: DeviceCallRead
+        if let row = row as? PostgresStoreRow, let activation = row.segment("activation"), let user = row.segment("user"),
+            let request = row.segment("request")
+        {
+            read = DeviceCallRead(
+                fresh: fresh, activation: try record(activation, as: ActivationRecord.self), user: try record(user, as: UserRecord.self),
+                request: try record(request, as: AuthRequestRecord.self))
+        } else {
+            // A statement run unnamed (past the prepared statements' limit) comes as
+            // PostgresKit's row, read by name: the activation's columns come first, and the
+            // user and the request are read again.
+            let activation = try record(row, as: ActivationRecord.self)
+            var user: UserRecord?
+            if let activation { user = try await self.user(id: activation.userID) }
+            read = DeviceCallRead(
+                fresh: fresh, activation: activation, user: user,
+                request: try await first("SELECT * FROM auth_requests WHERE id = \(bind: requestID)", as: AuthRequestRecord.self))
+        }
+        RequestTrace.current?.continues(read.request?.traceParent)
+        return read
+    }
+
     static func tokenIDInsertion(_ jti: String, activationID: ActivationID, expiresAt: Int64) -> SQLQueryString {
         """
         INSERT INTO device_token_ids (jti, activation_id, expires_at)
