@@ -14,7 +14,10 @@ POLLS=${2:-10000}
 DEVICES=${3:-1000}
 SECONDS_HELD=${4:-60}
 PER_DEVICE=$(((POLLS + DEVICES - 1) / DEVICES))
-ulimit -n $((POLLS * 2 + 1024))
+NEED=$((POLLS + 1024))
+HARD=$(ulimit -Hn)
+if [ "$HARD" != unlimited ] && [ "$HARD" -lt "$NEED" ]; then echo "the open-file limit's ceiling ($HARD) is below $NEED" >&2; exit 1; fi
+ulimit -n "$NEED"
 PORT=18300
 DATA=$(mktemp -d /tmp/tessera-longpoll-XXXXXX)
 export TESSERA_ADMIN_TOKEN=longpoll-$(head -c 16 /dev/urandom | od -An -tx1 | tr -d ' \n')
