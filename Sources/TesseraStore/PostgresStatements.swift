@@ -184,7 +184,7 @@ private struct NamedStatement: PostgresPreparedStatement {
 /// A row of a prepared statement: PostgresKit's row, which the store reads by column name,
 /// and the row's cells in order, for a row that holds several tables' columns side by
 /// side (`SELECT NULL AS "|user", u.*, NULL AS "|request", r.* …`, where names repeat):
-/// `segment` answers one table's columns as a row of their own.
+/// `segments` answers each table's columns as a row of their own.
 struct PostgresStoreRow: SQLRow {
     let row: PostgresRow
     private let base: any SQLRow
@@ -199,14 +199,23 @@ struct PostgresStoreRow: SQLRow {
     func decodeNil(column: String) throws -> Bool { try base.decodeNil(column: column) }
     func decode<D: Decodable>(column: String, as type: D.Type) throws -> D { try base.decode(column: column, as: D.self) }
 
-    /// The columns after the marker column `|name` up to the next marker (or the row's end).
-    func segment(_ name: String) -> (any SQLRow)? {
-        let cells = row.makeRandomAccess()
-        let marker = "|" + name
-        guard let start = cells.firstIndex(where: { $0.columnName == marker }) else { return nil }
-        let from = cells.index(after: start)
-        let end = cells[from...].firstIndex { $0.columnName.hasPrefix("|") } ?? cells.endIndex
-        return PostgresSegment(cells: Array(cells[from..<end]))
+    /// Each marker column's name (`|name` as `name`) with the columns after it, up to the
+    /// next marker or the row's end; the row's cells are walked once.
+    func segments() -> [String: PostgresSegment] {
+        var segments: [String: PostgresSegment] = [:]
+        var name: String?
+        var cells: [PostgresCell] = []
+        for cell in row.makeRandomAccess() {
+            guard cell.columnName.hasPrefix("|") else {
+                if name != nil { cells.append(cell) }
+                continue
+            }
+            if let name { segments[name] = PostgresSegment(cells: cells) }
+            name = String(cell.columnName.dropFirst())
+            cells = []
+        }
+        if let name { segments[name] = PostgresSegment(cells: cells) }
+        return segments
     }
 }
 
@@ -219,8 +228,16 @@ struct PostgresSegment: SQLRow {
     }
 
     let cells: [PostgresCell]
+    /// Each column's place among `cells` (a record reads each of its columns up to three
+    /// times: whether it is there, whether it is NULL, its value).
+    private let places: [String: Int]
 
-    private func cell(_ column: String) -> PostgresCell? { cells.first { $0.columnName == column } }
+    init(cells: [PostgresCell]) {
+        self.cells = cells
+        places = Dictionary(cells.enumerated().map { ($1.columnName, $0) }, uniquingKeysWith: { first, _ in first })
+    }
+
+    private func cell(_ column: String) -> PostgresCell? { places[column].map { cells[$0] } }
 
     var allColumns: [String] { cells.map(\.columnName) }
     func contains(column: String) -> Bool { cell(column) != nil }

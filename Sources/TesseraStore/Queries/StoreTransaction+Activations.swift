@@ -122,9 +122,7 @@ extension StoreTransaction {
     ) async throws -> DeviceCallRead {
         guard isPostgres else {
             let (fresh, activation) = try await useDeviceTokenID(jti, reading: activationID, expiresAt: expiresAt, now: now)
-            var user: UserRecord?
-            if let activation { user = try await self.user(id: activation.userID) }
-            return DeviceCallRead(fresh: fresh, activation: activation, user: user, request: try await authRequest(id: requestID))
+            return try await deviceCallRead(fresh: fresh, activation: activation, request: requestID)
         }
         try await sweepDeviceTokenIDs(activationID: activationID, now: now)
         return try await deviceCallRead(
@@ -151,26 +149,27 @@ extension StoreTransaction {
         func record<T: Decodable>(_ columns: any SQLRow, as type: T.Type) throws -> T? {
             try columns.decodeNil(column: "id") ? nil : T(from: RecordDecoder(row: columns))
         }
-        let read: DeviceCallRead
-        if let row = row as? PostgresStoreRow, let activation = row.segment("activation"), let user = row.segment("user"),
-            let request = row.segment("request")
-        {
-            read = DeviceCallRead(
-                fresh: fresh, activation: try record(activation, as: ActivationRecord.self), user: try record(user, as: UserRecord.self),
-                request: try record(request, as: AuthRequestRecord.self))
-        } else {
+        guard let segments = (row as? PostgresStoreRow)?.segments(), let activation = segments["activation"], let user = segments["user"],
+            let request = segments["request"]
+        else {
             // A statement run unnamed (past the prepared statements' limit) comes as
             // PostgresKit's row, read by name: the activation's columns come first, and the
             // user and the request are read again.
-            let activation = try record(row, as: ActivationRecord.self)
-            var user: UserRecord?
-            if let activation { user = try await self.user(id: activation.userID) }
-            read = DeviceCallRead(
-                fresh: fresh, activation: activation, user: user,
-                request: try await first("SELECT * FROM auth_requests WHERE id = \(bind: requestID)", as: AuthRequestRecord.self))
+            return try await deviceCallRead(fresh: fresh, activation: try record(row, as: ActivationRecord.self), request: requestID)
         }
+        let read = DeviceCallRead(
+            fresh: fresh, activation: try record(activation, as: ActivationRecord.self), user: try record(user, as: UserRecord.self),
+            request: try record(request, as: AuthRequestRecord.self))
         RequestTrace.current?.continues(read.request?.traceParent)
         return read
+    }
+
+    /// The activation's user and the request read by statements of their own, after the
+    /// token's id and the activation.
+    private func deviceCallRead(fresh: Bool, activation: ActivationRecord?, request requestID: RequestID) async throws -> DeviceCallRead {
+        var user: UserRecord?
+        if let activation { user = try await self.user(id: activation.userID) }
+        return DeviceCallRead(fresh: fresh, activation: activation, user: user, request: try await authRequest(id: requestID))
     }
 
     static func tokenIDInsertion(_ jti: String, activationID: ActivationID, expiresAt: Int64) -> SQLQueryString {

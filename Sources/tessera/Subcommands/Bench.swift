@@ -552,7 +552,7 @@ final class BenchStats: Sendable {
     /// Records the time of a session's `number`th rotation, if it is in a mark's window.
     func rotated(_ number: Int, _ duration: Duration) {
         guard let mark = Self.rotationMarks.first(where: { (($0 - 99)...$0).contains(number) }) else { return }
-        let ms = Double(duration.components.seconds) * 1000 + Double(duration.components.attoseconds) / 1e15
+        let ms = duration.seconds * 1000
         state.withLock {
             let sum = $0.rotations[mark] ?? (0, 0)
             $0.rotations[mark] = (sum.total + ms, sum.count + 1)
@@ -565,7 +565,7 @@ final class BenchStats: Sendable {
 
     func report(flow: String, elapsed: Duration, concurrency: Int, devices: Int) -> BenchReport {
         state.withLock { state in
-            let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+            let seconds = elapsed.seconds
             func ms(_ percentile: Double) -> Double {
                 state.completed == 0 ? 0 : Double(state.histogram.valueAtPercentile(percentile)) / 1000
             }

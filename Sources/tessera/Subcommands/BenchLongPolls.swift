@@ -17,6 +17,7 @@ enum LongPolls {
         // Polls the server still holds from earlier (a client that left is noticed only
         // when its wait ends) are not this run's.
         let earlier = before.longPolls ?? 0
+        func ours(_ reading: ServerCPU.Reading) -> Double { (reading.longPolls ?? 0) - earlier }
         let benchBefore = ProcessUsage.current()
         let stats = BenchStats()
         let started = ContinuousClock.now
@@ -42,7 +43,7 @@ enum LongPolls {
             let limit = ContinuousClock.now + openingLimit
             while ContinuousClock.now < limit {
                 try await Task.sleep(for: .milliseconds(500))
-                open = (try await metrics.read().get().longPolls ?? 0) - earlier
+                open = ours(try await metrics.read().get())
                 if open != lastSeen {
                     FileHandle.standardError.write(Data("\rlong polls open: \(Int(open))/\(count)".utf8))
                     lastSeen = open
@@ -53,34 +54,35 @@ enum LongPolls {
             let held = try await metrics.read().get()
             // Held for the duration, the server's memory read every second: the highest reading counts.
             var highest = held.residentBytes ?? 0
-            var fewest = (held.longPolls ?? 0) - earlier
+            var fewest = ours(held)
             let until = ContinuousClock.now + duration
             while ContinuousClock.now < until {
                 try await Task.sleep(for: .seconds(1))
                 let reading = try await metrics.read().get()
                 highest = max(highest, reading.residentBytes ?? 0)
-                fewest = min(fewest, (reading.longPolls ?? 0) - earlier)
+                fewest = min(fewest, ours(reading))
                 FileHandle.standardError.write(
-                    Data(String(format: "\rlong polls open: %d   server memory %.1f MiB   ", Int((reading.longPolls ?? 0) - earlier), (reading.residentBytes ?? 0) / 1_048_576).utf8))
+                    Data(String(format: "\rlong polls open: %d   server memory %.1f MiB   ", Int(ours(reading)), (reading.residentBytes ?? 0) / 1_048_576).utf8))
             }
             let after = try await metrics.read().get()
             let benchAfter = ProcessUsage.current()
             FileHandle.standardError.write(Data("\n".utf8))
             group.cancelAll()
-            let heldFor = Self.seconds(ContinuousClock.now - started - opened)
+            let heldFor = (ContinuousClock.now - started - opened).seconds
             var report = stats.report(flow: "long-poll", elapsed: ContinuousClock.now - started, concurrency: count, devices: fleet.count)
             report.longPolls = LongPollReport(
-                requested: count, open: Int((held.longPolls ?? 0) - earlier), fewestOpen: Int(fewest), secondsToOpen: Self.seconds(opened),
+                requested: count, open: Int(ours(held)), fewestOpen: Int(fewest), secondsToOpen: opened.seconds,
                 secondsHeld: heldFor, before: before, held: held, highestResident: highest, after: after,
                 benchCPUSeconds: benchAfter.cpuSeconds - benchBefore.cpuSeconds)
             return report
         }
         return report
     }
+}
 
-    static func seconds(_ duration: Duration) -> Double {
-        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
-    }
+extension Duration {
+    /// The duration in seconds, as a bench report writes it.
+    var seconds: Double { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
 }
 
 /// What holding the long polls cost the server: its resident memory before they opened,
