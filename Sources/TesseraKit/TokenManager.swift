@@ -567,10 +567,10 @@ public struct TokenManager: Sendable {
     ///
     /// ```swift
     /// let code = try login.code(from: callbackURL)
-    /// let (status, username) = await tokens.login(webLogin: login, code: code)
+    /// let (status, username) = await tokens.login(authorizationCode: code, webLogin: login)
     /// if status == .ok, let username { showHome(for: username) }
     /// ```
-    public func login(webLogin login: WebLogin, code: String, username: String? = nil) async -> (LoginStatus, String?) {
+    public func login(authorizationCode code: String, webLogin login: WebLogin, username: String? = nil) async -> (LoginStatus, String?) {
         await Self.lock.withLock {
             let fields = [
                 "grant_type": "authorization_code", "code": code, "redirect_uri": login.redirectURI, "client_id": login.clientID,

@@ -7,7 +7,7 @@ import TesseraCrypto
 /// browser (on Apple platforms with `WebLoginSession`), the user signs in there (with
 /// another device, a passkey, or an invitation that activates one), and the browser comes
 /// back to the app's redirect URI with a code. `code(from:)` checks that answer and
-/// `TokenManager.login(webLogin:code:)` redeems it.
+/// `TokenManager.login(authorizationCode:webLogin:)` redeems it.
 ///
 /// An authorization code request with PKCE (S256), `state` and `nonce`, all made here.
 /// It is `Codable`: an app that may be ended while the browser is in front keeps it and
@@ -16,7 +16,7 @@ import TesseraCrypto
 /// ```swift
 /// let login = try WebLogin(issuer: "https://id.example.com/t/acme", clientID: appID, redirectURI: "com.example.app:/login")
 /// let callback = try await WebLoginSession(anchor: window).run(login, callbackURLScheme: "com.example.app")
-/// let (status, username) = await tokens.login(webLogin: login, code: try login.code(from: callback))
+/// let (status, username) = await tokens.login(authorizationCode: try login.code(from: callback), webLogin: login)
 /// ```
 public struct WebLogin: Codable, Sendable, Hashable {
     public let issuer: String

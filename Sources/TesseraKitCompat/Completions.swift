@@ -312,7 +312,7 @@ extension TokenManager {
     }
 
     /// `login` for code that takes a completion handler: it is called once, on no particular thread.
-    public func login(webLogin login: WebLogin, code: String, username: String? = nil, completion: @escaping @Sendable ((LoginStatus, String?)) -> Void) {
-        Task { completion(await self.login(webLogin: login, code: code, username: username)) }
+    public func login(authorizationCode code: String, webLogin login: WebLogin, username: String? = nil, completion: @escaping @Sendable ((LoginStatus, String?)) -> Void) {
+        Task { completion(await self.login(authorizationCode: code, webLogin: login, username: username)) }
     }
 }

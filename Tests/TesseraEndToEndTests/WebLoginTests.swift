@@ -47,7 +47,7 @@ struct WebLoginTests {
 
             // Redeemed with the login's verifier; the user learnt from the ID token.
             let code = try kept.code(from: callback)
-            let (status, username) = await tokens.login(webLogin: kept, code: code)
+            let (status, username) = await tokens.login(authorizationCode: code, webLogin: kept)
             #expect(status == .ok && username == "fay")
             let (tokenStatus, access) = await tokens.accessToken(clientID: app.clientID, username: "fay")
             #expect(tokenStatus == .ok && access != nil)
@@ -60,7 +60,7 @@ struct WebLoginTests {
                 method: "GET", url: URL(string: scenario.issuer + "/userinfo")!, clientID: app.clientID, username: "fay")
             #expect(headersStatus == .ok && headers?["DPoP"] != nil)
             // A code works once; presented again, the server ends what it gave (RFC 9700 §4.2.4).
-            #expect(await tokens.login(webLogin: kept, code: code).0 == .cannotAcquireAccessTokenForAuthorizationCode, "a code works once")
+            #expect(await tokens.login(authorizationCode: code, webLogin: kept).0 == .cannotAcquireAccessTokenForAuthorizationCode, "a code works once")
             let evenLater = TokenManager(keyStore: appDevice.keyStore, transport: appDevice.transport, now: { Date().addingTimeInterval(7200) })
             #expect(await evenLater.status(clientID: app.clientID, username: "fay") == .tokenDataIsOutdated)
 

@@ -166,7 +166,7 @@ extension DocSamples {
         let login = try WebLogin(issuer: "https://id.example.com/t/acme", clientID: appID, redirectURI: "com.example.app:/login")
         // Apple platforms: the system's web authentication sheet (cancel: TesseraKitError.cancelled)
         let callback = try await WebLoginSession(anchor: window).run(login, callbackURLScheme: "com.example.app")
-        let (status, username) = await tokens.login(webLogin: login, code: try login.code(from: callback))
+        let (status, username) = await tokens.login(authorizationCode: try login.code(from: callback), webLogin: login)
     }
     #endif
 
