@@ -72,16 +72,19 @@ package struct ServerState: Sendable {
     ///
     /// Only so many long polls wait at once for one `caller` and on the node; one more is
     /// answered 429 with `Retry-After` before anything is read.
+    ///
+    /// Each read runs as a child task (`inOwnTask`), so that its frames are not part of
+    /// what the request's task holds while it waits.
     func longPoll<T: Sendable>(
         watching keys: Set<String>, caller: String, perCaller: Int, isolation: isolated (any Actor)? = #isolation,
-        read: () async throws -> T, waitFor: (T) -> Duration?
+        read: @Sendable () async throws -> T, waitFor: (T) -> Duration?
     ) async throws -> T {
         try longPolls.enter(caller, perCaller: perCaller)
         defer { longPolls.leave(caller) }
         let waiter = await requestEvents.register(keys: keys)
         let first: T
         do {
-            first = try await read()
+            first = try await inOwnTask(read)
         } catch {
             await requestEvents.discard(waiter)
             throw error
@@ -91,7 +94,7 @@ package struct ServerState: Sendable {
             return first
         }
         await requestEvents.wait(waiter, timeout: timeout)
-        return try await read()
+        return try await inOwnTask(read)
     }
 
     /// Acts on an announced key, this node's own or (through `EventRelay`) another
@@ -106,6 +109,16 @@ package struct ServerState: Sendable {
             await requestEvents.publish(key)
         }
     }
+}
+
+/// Runs `work` as a child task, whose frames are freed when it ends. A task keeps the
+/// memory its deepest call needed until the task itself ends (Swift's task allocator
+/// reuses its slabs but frees them only then), and a connection's task lives as long as
+/// the connection: deep work done before a request waits, a long poll's reads and the
+/// device's authentication, would otherwise stay allocated for as long as it waits.
+func inOwnTask<T: Sendable>(_ work: @Sendable () async throws -> T) async throws -> T {
+    async let result = work()
+    return try await result
 }
 
 /// Delivers the domain's notices: wakes this node's long polls, tells the other nodes (on

@@ -178,7 +178,8 @@ struct DeviceRoutes {
         let wait = try RequestDecoding.wait(query)
         let tenant = try context.requireTenant()
         let requests = domain.deviceRequests
-        let (activation, users) = try await requests.begin(caller: try context.requireReadingDevice())
+        let caller = try context.requireReadingDevice()
+        let (activation, users) = try await inOwnTask { try await requests.begin(caller: caller) }
         let list = try await state.longPoll(watching: Set(users.map(EventKey.user)), caller: "device \(activation.id)",
             perCaller: state.configuration.throttle.longPollsPerDevice
         ) {
