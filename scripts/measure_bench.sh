@@ -4,6 +4,7 @@
 #
 #   scripts/measure_bench.sh sqlite
 #   scripts/measure_bench.sh postgres postgres://tessera:tessera@127.0.0.1:5432/tessera
+#   TESSERA_BINARY=.build/x86_64-unknown-linux-gnu/release/tessera scripts/measure_bench.sh sqlite
 #
 # For PostgreSQL, the URL names a database on the machine's default cluster (Debian's
 # 15/main) whose role may CREATE DATABASE (docs/PERFORMANCE.md shows how to create
@@ -21,9 +22,12 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 BACKEND=${1:?sqlite or postgres}
 PGBASE=${2:-}
-B=.build/release/tessera
-# Incremental: quick when up to date; shown again only when it fails.
-swift build -c release --product tessera >/dev/null 2>&1 || swift build -c release --product tessera
+# TESSERA_BINARY measures a binary built already (the static one of packaging/release.sh).
+B=${TESSERA_BINARY:-.build/release/tessera}
+if [ -z "${TESSERA_BINARY:-}" ]; then
+    # Incremental: quick when up to date; shown again only when it fails.
+    swift build -c release --product tessera >/dev/null 2>&1 || swift build -c release --product tessera
+fi
 PORT=18100
 DATA=$(mktemp -d /tmp/tessera-bench-XXXXXX)
 export TESSERA_ADMIN_TOKEN=bench-$(head -c 16 /dev/urandom | od -An -tx1 | tr -d ' \n')

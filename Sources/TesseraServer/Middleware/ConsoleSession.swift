@@ -14,6 +14,12 @@ struct ConsoleSession: RouterMiddleware {
     let signInPage: String
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        // As in `TenantResolution`: a small frame for the rest of the request.
+        try await next(request, try await signedIn(request, context))
+    }
+
+    @inline(never)
+    private func signedIn(_ request: Request, _ context: Context) async throws -> Context {
         guard let current = try await domain.webSessions.current(signIn.kind, secret: signIn.cookies.session(request)) else {
             throw WebRedirect(location: signInPage, status: .found)
         }
@@ -24,7 +30,7 @@ struct ConsoleSession: RouterMiddleware {
             context.form = sent.fields
             context.files = sent.files
         }
-        return try await next(request, context)
+        return context
     }
 }
 
@@ -36,6 +42,11 @@ struct ConsoleTenant: RouterMiddleware {
     let domain: Domain
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        try await next(request, try await withTenant(context))
+    }
+
+    @inline(never)
+    private func withTenant(_ context: Context) async throws -> Context {
         let current = try context.requireWebSession()
         let name = context.parameters.get("tenant") ?? ""
         var context = context
@@ -51,6 +62,6 @@ struct ConsoleTenant: RouterMiddleware {
         } catch let error as DomainError where error.kind == .notFound {
             throw BrowserError(status: .notFound, "not_found", detail: "There is no tenant '\(name.prefix(64))' you can see.")
         }
-        return try await next(request, context)
+        return context
     }
 }
