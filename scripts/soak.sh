@@ -39,6 +39,9 @@ $B serve --port $PORT --data-dir "$DATA" "${DB[@]}" --rate-limit-per-address 0 -
     --log-level error >/dev/null 2>&1 &
 SERVER=$!
 for _ in $(seq 50); do curl -sf "$TESSERA_SERVER/ready" >/dev/null && break; sleep 0.2; done
+curl -sf "$TESSERA_SERVER/ready" >/dev/null || { echo "the server did not start" >&2; exit 1; }
+# A bench that fails shows what it said (its progress lines left out) and ends the script.
+failed() { echo "tessera bench failed:" >&2; tr '\r' '\n' < "$DATA/bench.err" | grep -v '^ *$' | tail -20 >&2; exit 1; }
 line() {
     python3 -c "
 import json, sys
@@ -47,9 +50,9 @@ errors = sum(d['errors'].values()) if d['errors'] else 0
 print('%s: %d logins, %.1f/s, p50 %.2f, p99 %.2f, p99.9 %.2f, max %.2f ms, failures %d, server %.2f ms CPU per login' % (
     sys.argv[1], d['completed'], d['flows_per_second'], l['p50'], l['p99'], l['p99.9'], l['max'], errors, c['server_ms_per_flow']))" "$1"
 }
-$B bench --devices 64 --concurrency 32 --duration 15 --flow login --json 2>/dev/null > "$DATA/top.json"
+$B bench --devices 64 --concurrency 32 --duration 15 --flow login --json 2> "$DATA/bench.err" > "$DATA/top.json" || failed
 line "top rate" < "$DATA/top.json"
-HALF=$(python3 -c "import json; print(round(json.load(open('$DATA/top.json'))['flows_per_second'] / 2))")
+HALF=$(python3 -c "import json; print(max(1, round(json.load(open('$DATA/top.json'))['flows_per_second'] / 2)))")
 echo "soak: $MINUTES minutes at $HALF logins per second"
 (
     start=$(date +%s)
@@ -60,7 +63,7 @@ echo "soak: $MINUTES minutes at $HALF logins per second"
 ) > "$DATA/rss" &
 SAMPLER=$!
 $B bench --devices 64 --concurrency 32 --duration $((MINUTES * 60)) --rate "$HALF" --flow login --json \
-    2>/dev/null > "$DATA/soak.json"
+    2> "$DATA/bench.err" > "$DATA/soak.json" || failed
 echo "$(( MINUTES * 60 )) $(awk '/VmRSS/ {print $2}' /proc/$SERVER/status)" >> "$DATA/rss"
 kill $SAMPLER; SAMPLER=
 line "soak at $HALF/s" < "$DATA/soak.json"

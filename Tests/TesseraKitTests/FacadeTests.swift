@@ -23,16 +23,23 @@ struct FacadeTests {
         return try #require(started.json["auth_req_id"] as? String, "\(started.text)")
     }
 
+    /// The tenant `demo`, a bank asking for CIBA step-ups (poll mode, device and PIN), and
+    /// `ida`'s activated device.
+    func bankAndDevice(_ client: any TestClientProtocol, _ harness: RouterHarness) async throws -> ((id: String, secret: String), RouterDevice) {
+        try await client.admin(.post, "/admin/tenants", #"{"name":"demo"}"#)
+        let (_, created) = try await client.admin(
+            .post, "/admin/tenants/demo/services",
+            #"{"name":"Bank","redirect_uris":["https://bank.example/cb"],"policy":"device+pin","backchannel_token_delivery_mode":"poll"}"#)
+        let bank = (id: try #require(created["client_id"] as? String), secret: try #require(created["client_secret"] as? String))
+        let (device, _) = try await RouterDevice.activated("ida", tenant: "demo", client: client, clock: harness.clock)
+        return (bank, device)
+    }
+
     @Test("a completion handler gets the pending list; a step-up delegate hears didFinish, then didCancel for a closed prompt")
     func completionAndDelegate() async throws {
         let harness = try await RouterHarness.make()
         try await harness.run { client in
-            try await client.admin(.post, "/admin/tenants", #"{"name":"demo"}"#)
-            let (_, created) = try await client.admin(
-                .post, "/admin/tenants/demo/services",
-                #"{"name":"Bank","redirect_uris":["https://bank.example/cb"],"policy":"device+pin","backchannel_token_delivery_mode":"poll"}"#)
-            let bank = (id: try #require(created["client_id"] as? String), secret: try #require(created["client_secret"] as? String))
-            let (device, _) = try await RouterDevice.activated("ida", tenant: "demo", client: client, clock: harness.clock)
+            let (bank, device) = try await bankAndDevice(client, harness)
 
             let first = try await stepUp(client, bank: bank, for: "ida")
             let listed = try await withCheckedThrowingContinuation { continuation in
@@ -45,16 +52,13 @@ struct FacadeTests {
         }
     }
 
-    @Test("the shared instance's parts share one key store; the event stream tells the waiting request and the watched user's status; a wrong PIN is didFail with the lockout")
+    @Test(
+        "the shared instance's parts share one key store; the event stream tells the waiting request and the watched user's status; a wrong PIN is didFail with the lockout",
+        .timeLimit(.minutes(2)))
     func sharedEventsAndFailure() async throws {
         let harness = try await RouterHarness.make()
         try await harness.run { client in
-            try await client.admin(.post, "/admin/tenants", #"{"name":"demo"}"#)
-            let (_, created) = try await client.admin(
-                .post, "/admin/tenants/demo/services",
-                #"{"name":"Bank","redirect_uris":["https://bank.example/cb"],"policy":"device+pin","backchannel_token_delivery_mode":"poll"}"#)
-            let bank = (id: try #require(created["client_id"] as? String), secret: try #require(created["client_secret"] as? String))
-            let (device, _) = try await RouterDevice.activated("ida", tenant: "demo", client: client, clock: harness.clock)
+            let (bank, device) = try await bankAndDevice(client, harness)
 
             let shared = TesseraKitShared()
             #expect(!shared.isConfigured)
