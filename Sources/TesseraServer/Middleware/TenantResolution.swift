@@ -75,12 +75,12 @@ struct DeviceAuthentication: RouterMiddleware {
             throw DomainError.invalidToken("the device API needs a Tessera-Device token")
         }
         var context = context
-        let (domain, token, method, path, tenant) = (
-            domain, String(header.dropFirst("Tessera-Device ".count)), request.method.rawValue, request.uri.path, try context.requireTenant()
-        )
+        let tenant = try context.requireTenant()
         // In a task of its own, as a long poll's reads (`inOwnTask`): a long poll waits after it.
-        context.device = try await inOwnTask {
-            try await domain.authenticateDevice(token: token, method: method, path: path, tenant: tenant)
+        context.device = try await inOwnTask { [domain] in
+            try await domain.authenticateDevice(
+                token: String(header.dropFirst("Tessera-Device ".count)), method: request.method.rawValue, path: request.uri.path,
+                tenant: tenant)
         }
         if let activation = context.device?.activation.id {
             try limiter.check("\(context.endpointPath ?? "device") device \(activation)", rate: settings.perClient, from: "from this device")
