@@ -7,9 +7,9 @@ import TesseraRecords
 import TesseraStore
 
 /// What every use case shares: the store, the master-key box, the clock, the lifetimes,
-/// the caches of tenants, their token issuers and services, and where the news of a changed
-/// request goes. Built once per server; each use case (`attempts`, `activations`, …) is
-/// a small value over it.
+/// the caches of tenants, their token issuers, services and device keys, and where the
+/// news of a changed request goes. Built once per server; each use case (`attempts`,
+/// `activations`, …) is a small value over it.
 ///
 /// A use case owns its transactions and throws `DomainError`; nothing here knows HTTP.
 public struct Domain: Sendable {
@@ -24,6 +24,7 @@ public struct Domain: Sendable {
     let issuers = RefreshingCache<TenantID, TokenIssuer>()
     let services = ServiceCache()
     let clientKeys = ClientKeyCache()
+    let deviceKeys = DeviceKeyCache()
 
     public init(
         store: SQLStore, box: SecretBox, settings: DomainSettings, notifier: any RequestNotifier,

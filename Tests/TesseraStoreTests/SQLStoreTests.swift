@@ -206,6 +206,34 @@ struct SQLStoreTests {
             }
             #expect(gone.fresh && gone.activation == nil && gone.user == nil)
             #expect(try same(gone.request, stored))
+            #expect(!read.challengeSpent && !gone.challengeSpent)
+            // Spending the challenge: another one leaves it; the request's own is spent, and
+            // the read shows the request as it was (with it); once spent, it is gone.
+            let wrong = try await store.transaction { tx in
+                try await tx.useDeviceTokenID("j3", reading: "a1", request: "r1", spendingChallenge: "d", expiresAt: 100, now: 1)
+            }
+            #expect(wrong.fresh && !wrong.challengeSpent)
+            #expect(try await store.read { try await $0.authRequest(id: "r1") }?.challenge == "c")
+            let spent = try await store.transaction { tx in
+                try await tx.useDeviceTokenID("j4", reading: "a1", request: "r1", spendingChallenge: "c", expiresAt: 100, now: 1)
+            }
+            #expect(spent.fresh && spent.challengeSpent)
+            #expect(try same(spent.request, stored))
+            #expect(try await store.read { try await $0.authRequest(id: "r1") }.map { $0.challenge == nil } == true)
+            let twice = try await store.transaction { tx in
+                try await tx.useDeviceTokenID("j5", reading: "a1", request: "r1", spendingChallenge: "c", expiresAt: 100, now: 1)
+            }
+            #expect(twice.fresh && !twice.challengeSpent && twice.request?.challenge == nil)
+            // A refusal after the read (a thrown error) rolls the spends back.
+            try await store.transaction { tx in try await tx.replaceChallenge(requestID: "r1", with: "e") }
+            struct Refused: Error {}
+            await #expect(throws: Refused.self) {
+                try await store.transaction { tx in
+                    _ = try await tx.useDeviceTokenID("j6", reading: "a1", request: "r1", spendingChallenge: "e", expiresAt: 100, now: 1)
+                    throw Refused()
+                }
+            }
+            #expect(try await store.read { try await $0.authRequest(id: "r1") }?.challenge == "e")
         }
     }
 

@@ -105,11 +105,12 @@ public struct Attempts: Sendable {
         // arrive at once, on however many nodes.
         let (answer, notice, purpose) = try await domain.store.transaction(queue: Self.queue(activation.id)) {
             tx -> (Approval?, RequestNotice?, AuthenticationPurpose) in
-            // The proof's id is spent as the activation, its user and the request are read
-            // (one statement on PostgreSQL); an activation that cannot be used is refused
-            // first, and rolls the spend back.
+            // The proof's id and its challenge are spent as the activation, its user and the
+            // request are read (one statement on PostgreSQL); an activation that cannot be
+            // used is refused first, and like every refusal below rolls the spends back.
             let read = try await tx.useDeviceTokenID(
-                claims.jti, reading: activation.id, request: requestID, expiresAt: Int64(claims.exp), now: epoch)
+                claims.jti, reading: activation.id, request: requestID, spendingChallenge: claims.chal, expiresAt: Int64(claims.exp),
+                now: epoch)
             let (current, ownUser) = try DeviceChecks.usable(read.activation, user: read.user, now: epoch)
             guard read.fresh else { throw DomainError.invalidGrant("this proof was submitted before") }
             let attempt = try await checkedAttempt(
@@ -120,10 +121,9 @@ public struct Attempts: Sendable {
                 throw DomainError.invalidRequest(
                     "this service uses the gematik profile: send the signed challenge as a JWE to puk_idp_enc (Content-Type application/jose)")
             }
-            // [REQ:DESIGN single-use challenges] spent whatever the outcome, before any proof.
-            guard try await tx.rotateChallenge(requestID: attempt.request.id, expected: attempt.expectedChallenge, next: nil) else {
-                throw DomainError.invalidGrant("the proof's challenge was used or replaced")
-            }
+            // [REQ:DESIGN single-use challenges] spent whatever the outcome, before any proof
+            // (by the read above, which found it as the request's challenge).
+            guard read.challengeSpent else { throw DomainError.invalidGrant("the proof's challenge was used or replaced") }
             // Number matching: a wrong pick (or none) ends the login; it guesses no secret,
             // so it counts against no factor.
             if let expected = attempt.request.matchCode, !Secrets.constantTimeEquals(expected, claims.match ?? "") {
@@ -198,18 +198,27 @@ public struct Attempts: Sendable {
         public let lockSet: LockoutInformation?
     }
 
-    /// The submission's envelope: well-formed, signed by an active activation's device
-    /// key, for this request, issuer and time.
+    /// The submission's envelope: well-formed, signed by the device key of an activation of
+    /// the tenant (active when it was read; the transaction reads it again), for this
+    /// request, issuer and time.
     private func verifiedEnvelope(_ input: FinishRequest, requestID: RequestID, tenant: TenantRecord) async throws
         -> (ActivationRecord, VerifiedJWS<AuthenticationProofClaims>)
     {
         let (jws, sent) = try Self.parseProof(input.proof)
-        guard let activation = try await domain.store.lookup({ try await $0.activation(id: ActivationID(sent.sub)) }),
-            activation.tenantID == tenant.id, activation.status == .active
-        else { throw DomainError.invalidToken("unknown or inactive activation") }
-        // A stored key that does not decode is the server's failure, not the device's.
-        let deviceKey = try DeviceChecks.deviceKey(of: activation)
-        let proof = try Self.verify(jws, by: deviceKey)
+        let activation: ActivationRecord
+        let proof: VerifiedJWS<AuthenticationProofClaims>
+        // The transaction reads the activation again: a device key this node kept checks the proof.
+        if let kept = domain.deviceKeys.lookup(ActivationID(sent.sub), tenant: tenant.id) {
+            (activation, proof) = (kept.activation, try Self.verify(jws, by: kept.key))
+        } else {
+            guard let read = try await domain.store.lookup({ try await $0.activation(id: ActivationID(sent.sub)) }),
+                read.tenantID == tenant.id, read.status == .active
+            else { throw DomainError.invalidToken("unknown or inactive activation") }
+            // A stored key that does not decode is the server's failure, not the device's.
+            let deviceKey = try DeviceChecks.deviceKey(of: read)
+            (activation, proof) = (read, try Self.verify(jws, by: deviceKey))
+            domain.deviceKeys.keep(read, key: deviceKey)
+        }
         let claims = proof.claims
         guard claims.rid == requestID.rawValue else { throw DomainError.invalidRequest("the proof is for another request") }
         try domain.checkTimes(
@@ -250,7 +259,6 @@ public struct Attempts: Sendable {
         let combination: FactorCombination
         /// The single sign-on session a combination below the service's policy stands on.
         let session: SSOSessionRecord?
-        let expectedChallenge: String
     }
 
     /// `authRequest`: the request as just read in `tx`, still open (`pending`).
@@ -281,7 +289,7 @@ public struct Attempts: Sendable {
         guard let expected = authRequest.challenge, Secrets.constantTimeEquals(expected, claims.chal) else {
             throw DomainError.invalidGrant("the proof's challenge was used or replaced")
         }
-        return Attempt(request: authRequest, service: service, combination: combination, session: session, expectedChallenge: expected)
+        return Attempt(request: authRequest, service: service, combination: combination, session: session)
     }
 
     /// Every proof held: the challenge is spent, the success recorded, and the request

@@ -7,7 +7,8 @@ import TesseraStore
 
 /// A device whose signed request token checked out. Its token id is spent in the
 /// transaction that does the work (`spendToken` or `begin`), so a token is good for one
-/// call; the activation read here is only a first look, `begin` reads it again.
+/// call; the activation here is only a first look (for a call that reads it again, one
+/// this node kept: `DeviceKeyCache`), `begin` reads it again.
 public struct DeviceCaller: Sendable {
     public let activation: ActivationRecord
     let tokenID: String
@@ -49,18 +50,40 @@ extension Domain {
     /// Checks a device's request token (`Authorization: Tessera-Device <JWS>`): signed by
     /// the activation's device key (`tessera-device+jwt`) or its background key
     /// (`tessera-background+jwt`), for this issuer, method and path, and short-lived.
-    public func authenticateDevice(token: String, method: String, path: String, tenant: TenantRecord) async throws -> DeviceCaller {
-        guard let (jws, sent, background) = Self.parseDeviceToken(token),
-            let activation = try await store.lookup({ try await $0.activation(id: ActivationID(sent.sub)) }),
-            activation.tenantID == tenant.id, activation.status == .active
-        else { throw DomainError.invalidToken("the device token is not valid") }
-        // A stored key that does not decode is the server's failure, not the device's.
-        guard let key = background ? try activation.backgroundKey?.publicKey() : try DeviceChecks.deviceKey(of: activation),
-            let claims = try? jws.verified(with: key, as: DeviceRequestClaims.self).claims
-        else { throw DomainError.invalidToken("the device token is not valid") }
+    ///
+    /// `readAgain`: the call reads the activation again in its transaction (`begin`), so a
+    /// device key this node kept (`DeviceKeyCache`) may check the signature without a read
+    /// here. A background token is always checked against the activation as read.
+    public func authenticateDevice(token: String, method: String, path: String, tenant: TenantRecord, readAgain: Bool = false)
+        async throws -> DeviceCaller
+    {
+        guard let (jws, sent, background) = Self.parseDeviceToken(token) else {
+            throw DomainError.invalidToken("the device token is not valid")
+        }
+        let activation: ActivationRecord
+        let claims: DeviceRequestClaims
+        if readAgain, !background, let kept = deviceKeys.lookup(ActivationID(sent.sub), tenant: tenant.id) {
+            guard let verified = Self.verified(jws, by: kept.key) else { throw DomainError.invalidToken("the device token is not valid") }
+            (activation, claims) = (kept.activation, verified)
+        } else {
+            guard let read = try await store.lookup({ try await $0.activation(id: ActivationID(sent.sub)) }),
+                read.tenantID == tenant.id, read.status == .active
+            else { throw DomainError.invalidToken("the device token is not valid") }
+            // A stored key that does not decode is the server's failure, not the device's.
+            guard let key = background ? try read.backgroundKey?.publicKey() : try DeviceChecks.deviceKey(of: read),
+                let verified = Self.verified(jws, by: key)
+            else { throw DomainError.invalidToken("the device token is not valid") }
+            if !background { deviceKeys.keep(read, key: key) }
+            (activation, claims) = (read, verified)
+        }
         try checkTimes(iat: Int64(claims.iat), exp: Int64(claims.exp), audience: claims.aud, issuer: issuer(forTenantNamed: tenant.name))
         guard claims.htm == method, claims.htu == path else { throw DomainError.invalidToken("the device token is for another call") }
         return DeviceCaller(activation: activation, tokenID: claims.jti, tokenExpiry: Int64(claims.exp), background: background)
+    }
+
+    /// The token's claims if `key` signed it.
+    private static func verified(_ jws: UnverifiedJWS, by key: P256.Signing.PublicKey) -> DeviceRequestClaims? {
+        try? jws.verified(with: key, as: DeviceRequestClaims.self).claims
     }
 
     /// A token's JWS and claims as sent (to find its activation), and whether it is a

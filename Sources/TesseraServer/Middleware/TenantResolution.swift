@@ -63,6 +63,9 @@ struct DeviceAuthentication: RouterMiddleware {
     let limiter: RateLimiter
     let settings: ThrottleSettings
     var acceptsBackgroundKey = false
+    /// The routes behind it read the activation again in their transaction
+    /// (`DeviceCaller.begin`): a device key this node kept checks the token.
+    var readAgain = false
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         // As in `TenantResolution`: a small frame for the rest of the request.
@@ -77,10 +80,10 @@ struct DeviceAuthentication: RouterMiddleware {
         var context = context
         let tenant = try context.requireTenant()
         // In a task of its own, as a long poll's reads (`inOwnTask`): a long poll waits after it.
-        context.device = try await inOwnTask { [domain] in
+        context.device = try await inOwnTask { [domain, readAgain] in
             try await domain.authenticateDevice(
                 token: String(header.dropFirst("Tessera-Device ".count)), method: request.method.rawValue, path: request.uri.path,
-                tenant: tenant)
+                tenant: tenant, readAgain: readAgain)
         }
         if let activation = context.device?.activation.id {
             try limiter.check("\(context.endpointPath ?? "device") device \(activation)", rate: settings.perClient, from: "from this device")

@@ -31,10 +31,13 @@ struct DeviceRoutes {
                 domain: domain, limiter: state.limiter, settings: state.configuration.throttle, acceptsBackgroundKey: true))
         reading.get("authentications/:request", use: requestState)
         reading.get("pending", use: pending)
+        // Claiming reads the activation again in its transaction: a kept device key may check the token.
+        let claiming = throttled.group("device").add(
+            middleware: DeviceAuthentication(domain: domain, limiter: state.limiter, settings: state.configuration.throttle, readAgain: true))
+        claiming.post("authentications/:request/claim", use: claim)
         // Everything else acts for the activation: the device key only.
         let device = throttled.group("device").add(
             middleware: DeviceAuthentication(domain: domain, limiter: state.limiter, settings: state.configuration.throttle))
-        device.post("authentications/:request/claim", use: claim)
         device.post("authentications/:request/deny", use: deny)
         device.post("push", use: registerPush)
         device.delete("push", use: removePush)

@@ -106,36 +106,51 @@ extension StoreTransaction {
 
     /// What a device call reads as its token's id is spent: whether the id was fresh, the
     /// activation, its own user and the request the call is about (each nil when its row
-    /// is gone), as they are now.
+    /// is gone), as they were before the call's spends, and whether the request's challenge
+    /// was spent (it was the one the call named).
     public struct DeviceCallRead: Sendable {
         public let fresh: Bool
         public let activation: ActivationRecord?
         public let user: UserRecord?
-        public let request: AuthRequestRecord?
+        public internal(set) var request: AuthRequestRecord?
+        public internal(set) var challengeSpent = false
     }
 
     /// `useDeviceTokenID(_:reading:…)`, also reading the activation's user and the request
-    /// `requestID`: one statement on PostgreSQL (the tables' columns side by side in one
-    /// row), four on SQLite.
+    /// `requestID`, and with `spendingChallenge` spending the request's challenge if it is
+    /// that one (`rotateChallenge` to none): one statement on PostgreSQL (the tables'
+    /// columns side by side in one row), four or five on SQLite.
     public func useDeviceTokenID(
-        _ jti: String, reading activationID: ActivationID, request requestID: RequestID, expiresAt: Int64, now: Int64
+        _ jti: String, reading activationID: ActivationID, request requestID: RequestID, spendingChallenge challenge: String? = nil,
+        expiresAt: Int64, now: Int64
     ) async throws -> DeviceCallRead {
         guard isPostgres else {
             let (fresh, activation) = try await useDeviceTokenID(jti, reading: activationID, expiresAt: expiresAt, now: now)
-            return try await deviceCallRead(fresh: fresh, activation: activation, request: requestID)
+            var read = try await deviceCallRead(fresh: fresh, activation: activation, request: requestID)
+            if let challenge { read.challengeSpent = try await rotateChallenge(requestID: requestID, expected: challenge, next: nil) }
+            return read
         }
         try await sweepDeviceTokenIDs(activationID: activationID, now: now)
         return try await deviceCallRead(
-            activationID, request: requestID, spending: Self.tokenIDInsertion(jti, activationID: activationID, expiresAt: expiresAt))
+            activationID, request: requestID, spending: Self.tokenIDInsertion(jti, activationID: activationID, expiresAt: expiresAt),
+            challenge: challenge)
     }
 
-    /// Its PostgreSQL statement: `token_fresh` says whether the id (`insertion`) went in.
-    private func deviceCallRead(_ activationID: ActivationID, request requestID: RequestID, spending insertion: SQLQueryString)
-        async throws -> DeviceCallRead
-    {
+    /// Its PostgreSQL statement: `token_fresh` says whether the id (`insertion`) went in,
+    /// `challenge_spent` whether the challenge was spent. The rows are read as the
+    /// statement found them: what it spends is not seen by its own reads.
+    private func deviceCallRead(
+        _ activationID: ActivationID, request requestID: RequestID, spending insertion: SQLQueryString, challenge: String?
+    ) async throws -> DeviceCallRead {
         var statement: SQLQueryString = "WITH used AS ("
         statement += insertion
-        statement.appendLiteral(") SELECT (SELECT COUNT(*) FROM used) AS token_fresh,")
+        statement.appendLiteral(")")
+        if let challenge {
+            statement += ", spent AS (UPDATE auth_requests SET challenge = NULL WHERE id = \(bind: requestID) AND challenge = \(bind: challenge) RETURNING id)"
+            statement.appendLiteral(" SELECT (SELECT COUNT(*) FROM used) AS token_fresh, (SELECT COUNT(*) FROM spent) AS challenge_spent,")
+        } else {
+            statement.appendLiteral(" SELECT (SELECT COUNT(*) FROM used) AS token_fresh, 0::bigint AS challenge_spent,")
+        }
         // One row whether or not the rows exist: the id's fate is known either way.
         statement += """
              NULL AS "|activation", a.*, NULL AS "|user", u.*, NULL AS "|request", r.*
@@ -146,6 +161,7 @@ extension StoreTransaction {
             """
         guard let row = try await db.raw(statement).first() else { throw StoreError(.corrupt, "no row from a one-row query") }
         let fresh = try row.decode(column: "token_fresh", as: Int64.self) == 1
+        let challengeSpent = try row.decode(column: "challenge_spent", as: Int64.self) == 1
         func record<T: Decodable>(_ columns: any SQLRow, as type: T.Type) throws -> T? {
             try columns.decodeNil(column: "id") ? nil : T(from: RecordDecoder(row: columns))
         }
@@ -154,12 +170,16 @@ extension StoreTransaction {
         else {
             // A statement run unnamed (past the prepared statements' limit) comes as
             // PostgresKit's row, read by name: the activation's columns come first, and the
-            // user and the request are read again.
-            return try await deviceCallRead(fresh: fresh, activation: try record(row, as: ActivationRecord.self), request: requestID)
+            // user and the request are read again (the request as it was: with the
+            // challenge this statement spent).
+            var read = try await deviceCallRead(fresh: fresh, activation: try record(row, as: ActivationRecord.self), request: requestID)
+            read.challengeSpent = challengeSpent
+            if challengeSpent { read.request?.challenge = challenge }
+            return read
         }
         let read = DeviceCallRead(
             fresh: fresh, activation: try record(activation, as: ActivationRecord.self), user: try record(user, as: UserRecord.self),
-            request: try record(request, as: AuthRequestRecord.self))
+            request: try record(request, as: AuthRequestRecord.self), challengeSpent: challengeSpent)
         RequestTrace.current?.continues(read.request?.traceParent)
         return read
     }
