@@ -8,7 +8,8 @@
 #
 #   scripts/soak.sh [BINARY] [MINUTES] [postgres://… a role that may CREATE DATABASE]
 #
-# BINARY defaults to the static release build (packaging/release.sh).
+# BINARY defaults to the static release build (packaging/release.sh). SOAK_RATE=R soaks
+# at R logins per second instead of half the top rate (to compare two builds at one rate).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 B=${1:-.build/x86_64-unknown-linux-gnu/release/tessera}
@@ -48,11 +49,12 @@ import json, sys
 d = json.load(sys.stdin); l = d['latency_ms']; c = d['cpu_ms']
 errors = sum(d['errors'].values()) if d['errors'] else 0
 print('%s: %d logins, %.1f/s, p50 %.2f, p99 %.2f, p99.9 %.2f, max %.2f ms, failures %d, server %.2f ms CPU per login' % (
-    sys.argv[1], d['completed'], d['flows_per_second'], l['p50'], l['p99'], l['p99.9'], l['max'], errors, c['server_ms_per_flow']))" "$1"
+    sys.argv[1], d['completed'], d['flows_per_second'], l['p50'], l['p99'], l['p99.9'], l['max'], errors, c['server_ms_per_flow'])
+    + (' (%s)' % ', '.join('%s: %d' % kv for kv in sorted(d['errors'].items())) if errors else ''))" "$1"
 }
 $B bench --devices 64 --concurrency 32 --duration 15 --flow login --json 2> "$DATA/bench.err" > "$DATA/top.json" || failed
 line "top rate" < "$DATA/top.json"
-HALF=$(python3 -c "import json; print(max(1, round(json.load(open('$DATA/top.json'))['flows_per_second'] / 2)))")
+HALF=${SOAK_RATE:-$(python3 -c "import json; print(max(1, round(json.load(open('$DATA/top.json'))['flows_per_second'] / 2)))")}
 echo "soak: $MINUTES minutes at $HALF logins per second"
 (
     start=$(date +%s)
