@@ -48,4 +48,40 @@ struct KeptDeviceKeyTests {
             await #expect(throws: (any Error).self) { _ = try await device.start(third) }
         }
     }
+
+    @Test("a user disabled, or a device locked, after this node kept the device's key is refused at the claim")
+    func disabledOrLockedAfterKept() async throws {
+        let harness = try await RouterHarness.make(background: false)
+        try await harness.run { client in
+            let shop = try await StatementCountTests.Shop.make(client: client, clock: harness.clock)
+            let (device, authorize) = (shop.device, shop.authorize)
+            var browser = RouterBrowser(client: client)
+            #expect(try await device.approve(try await device.start(try await browser.get(authorize))))
+
+            // Disabled: the claim is refused; enabled again, the device signs in.
+            let (disabled, _) = try await client.admin(.post, "/admin/tenants/demo/users/\(shop.userID)/disable")
+            #expect(disabled == .ok)
+            await #expect(throws: (any Error).self) { _ = try await device.start(try await browser.get(authorize)) }
+            let (enabled, _) = try await client.admin(.post, "/admin/tenants/demo/users/\(shop.userID)/enable")
+            #expect(enabled == .ok)
+            #expect(try await device.approve(try await device.start(try await browser.get(authorize))))
+
+            // Wrong PINs until the activation is locked: from then on the claim answers the lock.
+            var refusal: (any Error)?
+            for _ in 0..<10 {
+                let information: AuthenticationUserInformation
+                do {
+                    information = try await device.start(try await browser.get(authorize))
+                } catch {
+                    refusal = error
+                    break
+                }
+                _ = try? await device.approve(information, pin: "999999")
+            }
+            guard case .pendingLockout? = refusal as? TesseraKitError else {
+                Issue.record("the claim of a locked device was not refused with its lock: \(String(describing: refusal))")
+                return
+            }
+        }
+    }
 }

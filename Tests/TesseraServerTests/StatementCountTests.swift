@@ -101,6 +101,7 @@ struct StatementCountTests {
         let clientID: String
         let secret: String
         let device: RouterDevice
+        let userID: String
         let verifier = String(repeating: "v", count: 43)
         var authorize: String {
             "/t/demo/authorize?client_id=\(clientID)&redirect_uri=https%3A%2F%2Fshop.example%2Fcb&response_type=code&scope=openid"
@@ -112,10 +113,10 @@ struct StatementCountTests {
             let (_, service) = try await client.admin(
                 .post, "/admin/tenants/demo/services",
                 #"{"name":"Shop","redirect_uris":["https://shop.example/cb"],"number_matching":false,"policy":"device+pin"}"#)
-            let (device, _) = try await RouterDevice.activated("alice", tenant: "demo", client: client, clock: clock)
+            let (device, userID) = try await RouterDevice.activated("alice", tenant: "demo", client: client, clock: clock)
             return Shop(
                 clientID: try #require(service["client_id"] as? String), secret: try #require(service["client_secret"] as? String),
-                device: device)
+                device: device, userID: userID)
         }
     }
 }

@@ -292,8 +292,8 @@ public struct Attempts: Sendable {
         return Attempt(request: authRequest, service: service, combination: combination, session: session)
     }
 
-    /// Every proof held: the challenge is spent, the success recorded, and the request
-    /// approved (a login), or handed to its account process.
+    /// Every proof held (the challenge spent already, by the read): the success is
+    /// recorded, and the request approved (a login), or handed to its account process.
     /// `ownUser`: the activation's own user as read earlier in `tx`.
     private func approve(
         _ attempt: Attempt, claims: AuthenticationProofClaims, verification: Verification, activation: ActivationRecord,

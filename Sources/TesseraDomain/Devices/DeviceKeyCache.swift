@@ -12,8 +12,8 @@ import TesseraRecords
 /// is a new activation), and both calls read the activation again inside their transaction,
 /// where one that is gone, inactive, locked or its user disabled is refused as before. Only
 /// keys that verified a signature are kept, so a stranger cannot fill it; it is bounded by
-/// age and by count (at `capacity`, what is older than `maximumAge` goes, and if that is
-/// not enough, everything).
+/// age and by count (at `capacity`, what is older than `maximumAge` goes, and if that
+/// frees less than a quarter, everything).
 final class DeviceKeyCache: Sendable {
     static let capacity = 4_096
     static let maximumAge: Duration = .seconds(600)
@@ -43,7 +43,9 @@ final class DeviceKeyCache: Sendable {
         entries.withLock { entries in
             if entries.count >= Self.capacity, entries[activation.id] == nil {
                 entries = entries.filter { now - $0.value.keptAt < Self.maximumAge }
-                if entries.count >= Self.capacity { entries.removeAll(keepingCapacity: true) }
+                // Unless the sweep freed a quarter, start again: a sweep per new key would
+                // cost each one a pass over all of them.
+                if entries.count > Self.capacity * 3 / 4 { entries.removeAll(keepingCapacity: true) }
             }
             entries[activation.id] = Kept(activation: activation, key: key, keptAt: now)
         }
