@@ -146,11 +146,13 @@ extension StoreTransaction {
         statement += insertion
         statement.appendLiteral(")")
         if let challenge {
-            statement += ", spent AS (UPDATE auth_requests SET challenge = NULL WHERE id = \(bind: requestID) AND challenge = \(bind: challenge) RETURNING id)"
-            statement.appendLiteral(" SELECT (SELECT COUNT(*) FROM used) AS token_fresh, (SELECT COUNT(*) FROM spent) AS challenge_spent,")
-        } else {
-            statement.appendLiteral(" SELECT (SELECT COUNT(*) FROM used) AS token_fresh, 0::bigint AS challenge_spent,")
+            statement.appendLiteral(", spent AS (")
+            statement += Self.challengeRotation(requestID: requestID, expected: challenge, next: nil)
+            statement.appendLiteral(")")
         }
+        statement.appendLiteral(" SELECT (SELECT COUNT(*) FROM used) AS token_fresh, ")
+        statement.appendLiteral(challenge == nil ? "0::bigint" : "(SELECT COUNT(*) FROM spent)")
+        statement.appendLiteral(" AS challenge_spent,")
         // One row whether or not the rows exist: the id's fate is known either way.
         statement += """
              NULL AS "|activation", a.*, NULL AS "|user", u.*, NULL AS "|request", r.*

@@ -40,13 +40,15 @@ extension StoreTransaction {
 
     /// Replaces the challenge only if it is still `expected`; `false` when it was used already.
     public func rotateChallenge(requestID: RequestID, expected: String, next: String?) async throws -> Bool {
-        let rows = try await db.raw(
-            """
-            UPDATE auth_requests SET challenge = \(bind: next)
-            WHERE id = \(bind: requestID) AND challenge = \(bind: expected) RETURNING id
-            """
-        ).all()
-        return rows.count == 1
+        try await db.raw(Self.challengeRotation(requestID: requestID, expected: expected, next: next)).all().count == 1
+    }
+
+    /// Its statement, which a device call's read also runs (`useDeviceTokenID(…, spendingChallenge:)`).
+    static func challengeRotation(requestID: RequestID, expected: String, next: String?) -> SQLQueryString {
+        """
+        UPDATE auth_requests SET challenge = \(bind: next)
+        WHERE id = \(bind: requestID) AND challenge = \(bind: expected) RETURNING id
+        """
     }
 
     /// Gives a request whose challenge was spent a fresh one (after a failed attempt, in
