@@ -205,20 +205,9 @@ public struct Attempts: Sendable {
         -> (ActivationRecord, VerifiedJWS<AuthenticationProofClaims>)
     {
         let (jws, sent) = try Self.parseProof(input.proof)
-        let activation: ActivationRecord
-        let proof: VerifiedJWS<AuthenticationProofClaims>
-        // The transaction reads the activation again: a device key this node kept checks the proof.
-        if let kept = domain.deviceKeys.lookup(ActivationID(sent.sub), tenant: tenant.id) {
-            (activation, proof) = (kept.activation, try Self.verify(jws, by: kept.key))
-        } else {
-            guard let read = try await domain.store.lookup({ try await $0.activation(id: ActivationID(sent.sub)) }),
-                read.tenantID == tenant.id, read.status == .active
-            else { throw DomainError.invalidToken("unknown or inactive activation") }
-            // A stored key that does not decode is the server's failure, not the device's.
-            let deviceKey = try DeviceChecks.deviceKey(of: read)
-            (activation, proof) = (read, try Self.verify(jws, by: deviceKey))
-            domain.deviceKeys.keep(read, key: deviceKey)
-        }
+        // The transaction reads the activation again: a device key this node kept may check the proof.
+        let found = try await domain.verifiedByDeviceKey(ActivationID(sent.sub), tenant: tenant) { try Self.verify(jws, by: $0) }
+        guard let (activation, proof) = found else { throw DomainError.invalidToken("unknown or inactive activation") }
         let claims = proof.claims
         guard claims.rid == requestID.rawValue else { throw DomainError.invalidRequest("the proof is for another request") }
         try domain.checkTimes(

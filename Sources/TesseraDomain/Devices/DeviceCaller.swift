@@ -62,23 +62,42 @@ extension Domain {
         }
         let activation: ActivationRecord
         let claims: DeviceRequestClaims
-        if readAgain, !background, let kept = deviceKeys.lookup(ActivationID(sent.sub), tenant: tenant.id) {
-            guard let verified = Self.verified(jws, by: kept.key) else { throw DomainError.invalidToken("the device token is not valid") }
-            (activation, claims) = (kept.activation, verified)
-        } else {
-            guard let read = try await store.lookup({ try await $0.activation(id: ActivationID(sent.sub)) }),
-                read.tenantID == tenant.id, read.status == .active
-            else { throw DomainError.invalidToken("the device token is not valid") }
+        if background {
             // A stored key that does not decode is the server's failure, not the device's.
-            guard let key = background ? try read.backgroundKey?.publicKey() : try DeviceChecks.deviceKey(of: read),
+            guard let read = try await store.lookup({ try await $0.activation(id: ActivationID(sent.sub)) }),
+                read.tenantID == tenant.id, read.status == .active, let key = try read.backgroundKey?.publicKey(),
                 let verified = Self.verified(jws, by: key)
             else { throw DomainError.invalidToken("the device token is not valid") }
-            if !background { deviceKeys.keep(read, key: key) }
             (activation, claims) = (read, verified)
+        } else {
+            let found = try await verifiedByDeviceKey(ActivationID(sent.sub), tenant: tenant, kept: readAgain) { key in
+                guard let claims = Self.verified(jws, by: key) else { throw DomainError.invalidToken("the device token is not valid") }
+                return claims
+            }
+            guard let found else { throw DomainError.invalidToken("the device token is not valid") }
+            (activation, claims) = found
         }
         try checkTimes(iat: Int64(claims.iat), exp: Int64(claims.exp), audience: claims.aud, issuer: issuer(forTenantNamed: tenant.name))
         guard claims.htm == method, claims.htu == path else { throw DomainError.invalidToken("the device token is for another call") }
         return DeviceCaller(activation: activation, tokenID: claims.jti, tokenExpiry: Int64(claims.exp), background: background)
+    }
+
+    /// The activation `id` names, of `tenant`, and what `verify` made of its device key
+    /// (which it throws to refuse); nil when there is no such activation, or it was not
+    /// active when read. With `kept`, a key this node kept (`DeviceKeyCache`) is used without
+    /// a read: the caller reads the activation again in its transaction. A key read is kept
+    /// once `verify` accepted it.
+    func verifiedByDeviceKey<Verified>(
+        _ id: ActivationID, tenant: TenantRecord, kept: Bool = true, _ verify: (P256.Signing.PublicKey) throws -> Verified
+    ) async throws -> (activation: ActivationRecord, verified: Verified)? {
+        if kept, let entry = deviceKeys.lookup(id, tenant: tenant.id) { return (entry.activation, try verify(entry.key)) }
+        guard let read = try await store.lookup({ try await $0.activation(id: id) }), read.tenantID == tenant.id, read.status == .active
+        else { return nil }
+        // A stored key that does not decode is the server's failure, not the device's.
+        let key = try DeviceChecks.deviceKey(of: read)
+        let verified = try verify(key)
+        deviceKeys.keep(read, key: key)
+        return (read, verified)
     }
 
     /// The token's claims if `key` signed it.
