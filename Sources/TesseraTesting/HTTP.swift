@@ -53,7 +53,7 @@ public struct TestHTTP: Sendable {
         request.method = HTTPMethod(rawValue: method)
         for (name, value) in headers { request.headers.add(name: name, value: value) }
         if let body { request.body = .bytes(ByteBuffer(bytes: body)) }
-        let response = try await Self.client.execute(request, timeout: .seconds(60))
+        let response = try await sendAgainIfClosedUnsent(Self.client, request, timeout: .seconds(60))
         let data = try await response.body.collect(upTo: 16 * 1024 * 1024)
         var fields: [String: String] = [:]
         for header in response.headers { fields[header.name] = header.value }
@@ -89,6 +89,23 @@ public struct TestHTTP: Sendable {
     public static func encode(_ text: String) -> String { FormEncoding.component(text) }
 }
 
+/// Sends a request, and sends it again on a fresh connection if the pool handed it a kept
+/// connection that had closed in the meantime. AsyncHTTPClient fails such a request with
+/// `ChannelError.ioOnClosedChannel` before writing a byte of it (HTTP1Connection checks
+/// that the channel is active and fails the request otherwise), so the server never saw
+/// it and sending it again cannot do anything twice; browsers retry a request on a reused
+/// connection the same way. Any other failure is the test's to see.
+func sendAgainIfClosedUnsent(_ client: HTTPClient, _ request: HTTPClientRequest, timeout: TimeAmount) async throws -> HTTPClientResponse {
+    var tries = 0
+    while true {
+        do {
+            return try await client.execute(request, timeout: timeout)
+        } catch ChannelError.ioOnClosedChannel where tries < 2 {
+            tries += 1
+        }
+    }
+}
+
 /// The SDK's `HTTPTransport` over AsyncHTTPClient, for the test devices and token
 /// managers: hundreds of them talk to the servers of one test process at once.
 ///
@@ -116,7 +133,7 @@ public struct ClientTransport: HTTPTransport {
         if let body = request.body { outgoing.body = .bytes(ByteBuffer(bytes: body)) }
         let seconds = request.timeout > 0 ? request.timeout : 30
         do {
-            let response = try await Self.client.execute(outgoing, timeout: .milliseconds(Int64(seconds * 1000)))
+            let response = try await sendAgainIfClosedUnsent(Self.client, outgoing, timeout: .milliseconds(Int64(seconds * 1000)))
             let data = try await response.body.collect(upTo: 16 * 1024 * 1024)
             var fields: [String: String] = [:]
             for header in response.headers { fields[header.name] = header.value }
