@@ -289,7 +289,7 @@ let package = Package(
             name: "TesseraServerTests",
             dependencies: [
                 "TesseraServer", "TesseraStore", "TesseraRecords", "TesseraCore", "TesseraCrypto", "TesseraDomain", "TesseraKit", "TesseraTesting",
-                "TesseraTestSupport", "TesseraTexts",
+                "TesseraTestSupport", "TesseraTexts", "TesseraQRCode",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Crypto", package: "swift-crypto"),

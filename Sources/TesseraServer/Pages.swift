@@ -83,32 +83,100 @@ enum Pages {
         let requestID: String
         let statusURL: String
         let completeURL: String
-        let expiresAt: Int
+        /// Seconds since 1970, as the page's script reads them.
+        let expiresAt: String
     }
 
     /// An external provider to sign in at (federation), and where its sign-in starts.
-    struct Provider {
+    struct Provider: Hashable {
         let name: String
         let url: String
     }
 
+    /// The login page's links, each naming its request: made from the request's id, so
+    /// that the page's shape can be rendered with a marker in the id's place.
+    struct LoginLinks: Hashable {
+        /// The authentication link (and the QR code's content).
+        let authenticationURL: String
+        /// The link that opens the app on this device: the tenant's app link, or else the
+        /// authentication link.
+        let sameDeviceURL: String
+        let statusURL: String
+        let completeURL: String
+        let passkeyURL: String?
+        let providers: [Provider]
+    }
+
+    /// Everything on a login page but its request's id, match code, expiry and QR code:
+    /// the key of its kept shell (`LoginPageShells`). The links are those of the id's marker.
+    struct LoginShape: Hashable {
+        let look: Look.Identity
+        let serviceName: String
+        let attributes: [String]
+        let hasMatchCode: Bool
+        let links: LoginLinks
+        let policyURL: String?
+        let termsURL: String?
+        let serviceLogoURL: String?
+    }
+
     /// The login page: the QR code of the authentication link, the link that opens the
-    /// app on this device (the tenant's app link, or else the same link), the service and
-    /// what it asks for; it follows the request by polling its status and moves on by itself.
+    /// app on this device, the service and what it asks for; it follows the request by
+    /// polling its status and moves on by itself. `links` makes the page's links from a
+    /// request id. The page is its shape's kept shell with this login's values in it
+    /// (`LoginPageShells`), or, for an id the shells do not take, rendered in full.
     static func login(
-        serviceName: String, attributes: [String], authenticationURL: String, sameDeviceURL: String? = nil, statusURL: String,
-        completeURL: String, requestID: String, expiresAt: Date, matchCode: String? = nil, passkeyURL: String? = nil,
-        providers: [Provider] = [], policyURL: String? = nil, termsURL: String? = nil, serviceLogoURL: String? = nil, look: Look
+        serviceName: String, attributes: [String], requestID: String, links: (String) -> LoginLinks, expiresAt: Date,
+        matchCode: String? = nil, policyURL: String? = nil, termsURL: String? = nil, serviceLogoURL: String? = nil, look: Look
+    ) -> String {
+        let own = links(requestID)
+        let qr = (try? QRCode(own.authenticationURL).svg(moduleSize: 8)) ?? ""
+        let expires = Int(expiresAt.timeIntervalSince1970)
+        return loginFromShell(
+            serviceName: serviceName, attributes: attributes, requestID: requestID, links: links, expiresAt: expires, matchCode: matchCode,
+            qr: qr, policyURL: policyURL, termsURL: termsURL, serviceLogoURL: serviceLogoURL, look: look)
+            ?? renderLogin(
+                serviceName: serviceName, attributes: attributes, requestID: requestID, links: own, expiresAt: String(expires),
+                matchCode: matchCode, qr: qr, policyURL: policyURL, termsURL: termsURL, serviceLogoURL: serviceLogoURL, look: look)
+    }
+
+    /// The login page from its shape's shell (made and kept at the shape's first login);
+    /// nil for a request id the shells do not take, or an empty match code (whose section
+    /// the templates leave out).
+    static func loginFromShell(
+        serviceName: String, attributes: [String], requestID: String, links: (String) -> LoginLinks, expiresAt: Int, matchCode: String?,
+        qr: String, policyURL: String?, termsURL: String?, serviceLogoURL: String?, look: Look
+    ) -> String? {
+        guard LoginPageShells.fits(requestID: requestID), matchCode?.isEmpty != true else { return nil }
+        let marked = links(LoginPageShells.marker(.requestID))
+        let shape = LoginShape(
+            look: look.identity, serviceName: serviceName, attributes: attributes, hasMatchCode: matchCode != nil, links: marked,
+            policyURL: policyURL, termsURL: termsURL, serviceLogoURL: serviceLogoURL)
+        let shell = LoginPageShells.shared.shell(for: shape) {
+            renderLogin(
+                serviceName: serviceName, attributes: attributes, requestID: LoginPageShells.marker(.requestID), links: marked,
+                expiresAt: LoginPageShells.marker(.expiresAt), matchCode: matchCode.map { _ in LoginPageShells.marker(.matchCode) },
+                qr: LoginPageShells.marker(.qr), policyURL: policyURL, termsURL: termsURL, serviceLogoURL: serviceLogoURL, look: look)
+        }
+        return shell?.filled(requestID: requestID, matchCode: matchCode, expiresAt: expiresAt, qr: qr)
+    }
+
+    /// The login page rendered from its templates: what a shell is made of, and what the
+    /// page is when no shell serves it.
+    static func renderLogin(
+        serviceName: String, attributes: [String], requestID: String, links: LoginLinks, expiresAt: String, matchCode: String?, qr: String,
+        policyURL: String?, termsURL: String?, serviceLogoURL: String?, look: Look
     ) -> String {
         let words = look.words.with(["service": serviceName])
         let model = LoginPage(
-            t: words, attributes: attributes, asksForAttributes: !attributes.isEmpty, matchCode: matchCode,
-            qr: (try? QRCode(authenticationURL).svg(moduleSize: 8)) ?? "", sameDeviceURL: sameDeviceURL ?? authenticationURL,
-            authenticationURL: authenticationURL, passkeyURL: passkeyURL, providers: providers, hasProviders: !providers.isEmpty,
-            policyURL: policyURL, termsURL: termsURL, hasServiceLinks: policyURL != nil || termsURL != nil, serviceLogoURL: serviceLogoURL,
-            requestID: requestID, statusURL: statusURL, completeURL: completeURL, expiresAt: Int(expiresAt.timeIntervalSince1970))
+            t: words, attributes: attributes, asksForAttributes: !attributes.isEmpty, matchCode: matchCode, qr: qr,
+            sameDeviceURL: links.sameDeviceURL, authenticationURL: links.authenticationURL, passkeyURL: links.passkeyURL,
+            providers: links.providers, hasProviders: !links.providers.isEmpty, policyURL: policyURL, termsURL: termsURL,
+            hasServiceLinks: policyURL != nil || termsURL != nil, serviceLogoURL: serviceLogoURL, requestID: requestID,
+            statusURL: links.statusURL, completeURL: links.completeURL, expiresAt: expiresAt)
         return render(
-            "login", model, title: words("login.title"), look: look, scripts: passkeyURL == nil ? ["login.js"] : ["login.js", "webauthn.js"])
+            "login", model, title: words("login.title"), look: look,
+            scripts: links.passkeyURL == nil ? ["login.js"] : ["login.js", "webauthn.js"])
     }
 
     /// What a person sees who opens a device link in a browser: the link as text and QR code,

@@ -149,7 +149,8 @@ public struct Texts: Sendable {
     public let language: String
     let parsed: [String: [Catalog.Piece]]
     let fallback: [String: [Catalog.Piece]]
-    let overrides: [String: String]
+    /// The tenant's own sentences, by key.
+    public let overrides: [String: String]
 
     /// The sentence `key` with its placeholders filled from `values` (a placeholder without
     /// a value stays as it is written). Unescaped: the page renderer escapes it.

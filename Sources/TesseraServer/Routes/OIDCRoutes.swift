@@ -132,19 +132,20 @@ struct OIDCRoutes {
                 parameters: [("error", refusal.error), ("error_description", refusal.description), ("state", refusal.state), ("iss", issuer)])
         case .started(let login):
             let page = Pages.login(
-                serviceName: login.serviceName, attributes: login.attributes,
-                authenticationURL: "\(issuer)/authenticate?request=\(login.requestID)",
-                sameDeviceURL: tenant.appLinks?.sameDeviceLink(
-                    issuer: issuer, endpoint: "authenticate", parameter: "request", value: login.requestID.rawValue),
-                statusURL: "\(issuer)/authorize/status?request=\(login.requestID)",
-                completeURL: "\(issuer)/authorize/complete?request=\(login.requestID)", requestID: login.requestID.rawValue,
-                expiresAt: login.expiresAt, matchCode: login.matchCode,
-                passkeyURL: login.passkeys ? "\(issuer)/authorize/passkey?request=\(login.requestID)" : nil,
-                providers: login.providers.map {
-                    Pages.Provider(
-                        name: $0.name, url: "\(issuer)/authorize/federation?request=\(login.requestID)&provider=\(FormEncoding.component($0.id))")
+                serviceName: login.serviceName, attributes: login.attributes, requestID: login.requestID.rawValue,
+                links: { id in
+                    let authentication = "\(issuer)/authenticate?request=\(id)"
+                    return Pages.LoginLinks(
+                        authenticationURL: authentication,
+                        sameDeviceURL: tenant.appLinks?.sameDeviceLink(issuer: issuer, endpoint: "authenticate", parameter: "request", value: id)
+                            ?? authentication,
+                        statusURL: "\(issuer)/authorize/status?request=\(id)", completeURL: "\(issuer)/authorize/complete?request=\(id)",
+                        passkeyURL: login.passkeys ? "\(issuer)/authorize/passkey?request=\(id)" : nil,
+                        providers: login.providers.map {
+                            Pages.Provider(name: $0.name, url: "\(issuer)/authorize/federation?request=\(id)&provider=\(FormEncoding.component($0.id))")
+                        })
                 },
-                policyURL: login.policyURI, termsURL: login.tosURI,
+                expiresAt: login.expiresAt, matchCode: login.matchCode, policyURL: login.policyURI, termsURL: login.tosURI,
                 serviceLogoURL: login.hasLogo ? "\(issuer)/services/\(FormEncoding.component(login.clientID.rawValue))/logo" : nil,
                 look: Look.of(tenant, issuer: issuer, request: request, uiLocales: login.uiLocales))
             var response = HTMLResponse.make(page)

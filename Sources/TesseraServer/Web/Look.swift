@@ -49,6 +49,33 @@ struct Look: Sendable {
             hasHeader: branding.displayName != nil || (issuer != nil && branding.logoDigest != nil))
     }
 
+    /// What tells one look from another: every field a template reads, and the words'
+    /// language, the tenant's own sentences and the values of their placeholders (the
+    /// catalogs do not change while the server runs). A kept login page is kept per identity.
+    struct Identity: Hashable {
+        let language: String
+        let displayName: String?
+        let logoURL: String?
+        let logoAlt: String
+        let stylesheetURL: String?
+        let supportURL: String?
+        let privacyURL: String?
+        let termsURL: String?
+        let hasLinks: Bool
+        let hasHeader: Bool
+        let wordsLanguage: String
+        let overrides: [String: String]
+        let values: [String: String]
+        let prefix: String
+    }
+
+    var identity: Identity {
+        Identity(
+            language: language, displayName: displayName, logoURL: logoURL, logoAlt: logoAlt, stylesheetURL: stylesheetURL,
+            supportURL: supportURL, privacyURL: privacyURL, termsURL: termsURL, hasLinks: hasLinks, hasHeader: hasHeader,
+            wordsLanguage: words.texts.language, overrides: words.texts.overrides, values: words.values, prefix: words.prefix)
+    }
+
     /// Changes with the colours, so a browser asks again when they change.
     static func styleVersion(_ branding: Branding) -> String {
         ((branding.primaryColor ?? "") + (branding.accentColor ?? "")).replacingOccurrences(of: "#", with: "")
