@@ -542,15 +542,29 @@ public struct ErrorBody: Codable, Sendable {
 public enum WireCoding {
     /// Whether a JSON text holds a NUL: raw, or escaped as `\u0000`.
     public static func containsNUL(json data: Data) -> Bool {
-        if data.contains(0) { return true }
-        let escape = Array(#"\u0000"#.utf8)
-        let bytes = [UInt8](data)
-        guard bytes.count >= escape.count else { return false }
-        for start in 0...(bytes.count - escape.count) where bytes[start] == UInt8(ascii: "\\") {
-            let candidate = bytes[start..<(start + escape.count)].map { $0 | (($0 >= 0x41 && $0 <= 0x5A) ? 0x20 : 0) }
-            if candidate == escape { return true }
+        // On the bytes in place: each device call's JSON passes here, and iterating `Data`
+        // byte by byte (and copying it into an array) was a visible part of a login's CPU.
+        data.withUnsafeBytes { bytes in
+            if bytes.contains(0) { return true }
+            let escape = Array(#"\u0000"#.utf8)
+            guard bytes.count >= escape.count else { return false }
+            var start = 0
+            while start <= bytes.count - escape.count {
+                if bytes[start] == UInt8(ascii: "\\") {
+                    var same = true
+                    for offset in 1..<escape.count {
+                        let byte = bytes[start + offset]
+                        if (byte | ((byte >= 0x41 && byte <= 0x5A) ? 0x20 : 0)) != escape[offset] {
+                            same = false
+                            break
+                        }
+                    }
+                    if same { return true }
+                }
+                start += 1
+            }
+            return false
         }
-        return false
     }
 
     public static func encoder() -> JSONEncoder {

@@ -63,30 +63,51 @@ public enum Base64URL {
     /// unused low bits of the last character zero (one encoding per value, so a token
     /// cannot be re-spelled to look new).
     public static func decode(_ text: some StringProtocol) -> Data? {
-        let count = text.utf8.count
+        // Four characters to three bytes at a time, on the text's bytes in place: each
+        // device call carries a JWS, and a byte at a time through an accumulator was a
+        // visible part of a login's CPU.
+        if let decoded = text.utf8.withContiguousStorageIfAvailable({ decode(bytes: $0) }) { return decoded }
+        return Array(text.utf8).withUnsafeBufferPointer { decode(bytes: $0) }
+    }
+
+    private static func decode(bytes: UnsafeBufferPointer<UInt8>) -> Data? {
+        let count = bytes.count
         if count % 4 == 1 { return nil }
-        // Into an array first: appending to Data byte by byte made this a visible part
-        // of a login's CPU (each device call carries a JWS).
-        var output: [UInt8] = []
-        output.reserveCapacity(count * 3 / 4)
-        var accumulator: UInt32 = 0
-        var bits = 0
-        let valid = values.withUnsafeBufferPointer { values in
-            for byte in text.utf8 {
-                let value = values[Int(byte)]
-                if value == 0xFF { return false }
-                accumulator = accumulator << 6 | UInt32(value)
-                bits += 6
-                if bits >= 8 {
-                    bits -= 8
-                    output.append(UInt8(truncatingIfNeeded: accumulator >> UInt32(bits)))
-                    accumulator &= (1 << UInt32(bits)) - 1
+        return values.withUnsafeBufferPointer { table -> Data? in
+            var data = Data(count: count * 3 / 4)
+            let valid = data.withUnsafeMutableBytes { (output: UnsafeMutableRawBufferPointer) -> Bool in
+                var out = 0
+                var index = 0
+                while index + 4 <= count {
+                    let a = table[Int(bytes[index])], b = table[Int(bytes[index + 1])]
+                    let c = table[Int(bytes[index + 2])], d = table[Int(bytes[index + 3])]
+                    // 0xFF (outside the alphabet) is the only value with either high bit set.
+                    if (a | b | c | d) & 0xC0 != 0 { return false }
+                    let chunk = UInt32(a) << 18 | UInt32(b) << 12 | UInt32(c) << 6 | UInt32(d)
+                    output[out] = UInt8(truncatingIfNeeded: chunk >> 16)
+                    output[out + 1] = UInt8(truncatingIfNeeded: chunk >> 8)
+                    output[out + 2] = UInt8(truncatingIfNeeded: chunk)
+                    out += 3
+                    index += 4
                 }
+                switch count - index {
+                case 2:
+                    let a = table[Int(bytes[index])], b = table[Int(bytes[index + 1])]
+                    // The 4 bits left over must be zero.
+                    if (a | b) & 0xC0 != 0 || b & 0x0F != 0 { return false }
+                    output[out] = a << 2 | b >> 4
+                case 3:
+                    let a = table[Int(bytes[index])], b = table[Int(bytes[index + 1])], c = table[Int(bytes[index + 2])]
+                    // The 2 bits left over must be zero.
+                    if (a | b | c) & 0xC0 != 0 || c & 0x03 != 0 { return false }
+                    output[out] = a << 2 | b >> 4
+                    output[out + 1] = (b & 0x0F) << 4 | c >> 2
+                default:
+                    break
+                }
+                return true
             }
-            return true
+            return valid ? data : nil
         }
-        // Leftover bits (2 or 4) must be zero.
-        guard valid, accumulator == 0 else { return nil }
-        return Data(output)
     }
 }
