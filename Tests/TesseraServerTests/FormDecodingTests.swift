@@ -42,6 +42,12 @@ struct FormDecodingTests {
         #expect(throws: (any Error).self) { try RequestDecoding.parseForm("a=1&a=2") }
         #expect(throws: (any Error).self) { try RequestDecoding.parseForm("a=%zz") }
         #expect(throws: (any Error).self) { try RequestDecoding.parseForm("a=%00") }
+        // Split on the bytes: empty pairs are skipped, the first `=` divides, a bare name has "".
+        #expect(try RequestDecoding.parseForm("&&a=1&&b&c=x=y&é=ü%20&") == ["a": "1", "b": "", "c": "x=y", "é": "ü "])
+        #expect(try RequestDecoding.parseForm("") == [:])
+        #expect(throws: (any Error).self) { try RequestDecoding.parseForm("=1") }
+        #expect(throws: (any Error).self) { try RequestDecoding.parseForm("a=1&=") }
+        #expect(throws: (any Error).self) { try RequestDecoding.parseForm("a=x\u{0}") }
     }
 }
 
