@@ -303,18 +303,21 @@ enum QRPenalty {
     }
 
     /// Rule 1: a run of five or more modules of one colour scores its length minus 2.
+    /// A run of length L ≥ 5 holds L − 4 windows of five, so it scores its windows plus 2
+    /// for its start: both counted on the whole line at once, for each colour.
     static func runs(_ line: UInt64, size: Int) -> Int {
-        var score = 0
-        var position = 0
-        var rest = line
-        while position < size {
-            let dark = rest & 1 == 1
-            let length = min((dark ? ~rest : rest).trailingZeroBitCount, size - position)
-            if length >= 5 { score += length - 2 }
-            position += length
-            rest = length < 64 ? rest >> UInt64(length) : 0
-        }
-        return score
+        let inside = size >= 64 ? UInt64.max : (UInt64(1) << UInt64(size)) - 1
+        // Outside the symbol is neither colour: no run goes past its edge.
+        return runs(of: line & inside) + runs(of: ~line & inside)
+    }
+
+    /// Rule 1 for the runs of set bits of `line`.
+    private static func runs(of line: UInt64) -> Int {
+        // Bit i: modules i...i+4 are all of the colour.
+        let windows = line & line >> 1 & line >> 2 & line >> 3 & line >> 4
+        // Those windows that start a run: the module before is not of the colour.
+        let starts = windows & ~(line << 1)
+        return windows.nonzeroBitCount + 2 * starts.nonzeroBitCount
     }
 
     /// Rule 3: dark-light-dark×3-light-dark with four light modules after or before it
@@ -382,19 +385,29 @@ enum ReedSolomon {
         return result
     }
 
+    /// Every product in GF(2⁸): `products[a << 8 | b]` is a·b, made once when first used
+    /// (64 KiB), so the remainder's inner loop is a lookup instead of two logarithms, a sum
+    /// modulo 255 and an exponent.
+    private static let products: [UInt8] = (0..<65_536).map { multiply(UInt8($0 >> 8), UInt8($0 & 0xFF)) }
+
     static func remainder(_ data: [UInt8], generator: [UInt8]) -> [UInt8] {
         let degree = generator.count
         // A ring over `result` instead of removeFirst and append per byte.
         var result = [UInt8](repeating: 0, count: degree)
         var start = 0
-        for byte in data {
-            let factor = byte ^ result[start]
-            result[start] = 0
-            start = start + 1 == degree ? 0 : start + 1
-            if factor != 0 {
-                for i in 0..<degree {
-                    let slot = start + i < degree ? start + i : start + i - degree
-                    result[slot] ^= multiply(generator[i], factor)
+        products.withUnsafeBufferPointer { products in
+            generator.withUnsafeBufferPointer { generator in
+                result.withUnsafeMutableBufferPointer { result in
+                    for byte in data {
+                        let factor = byte ^ result[start]
+                        result[start] = 0
+                        start = start + 1 == degree ? 0 : start + 1
+                        guard factor != 0 else { continue }
+                        let row = Int(factor) << 8
+                        // The ring from `start` to its end, then from its beginning.
+                        for i in 0..<(degree - start) { result[start + i] ^= products[row | Int(generator[i])] }
+                        for i in (degree - start)..<degree { result[start + i - degree] ^= products[row | Int(generator[i])] }
+                    }
                 }
             }
         }

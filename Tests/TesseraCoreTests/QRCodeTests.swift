@@ -92,7 +92,7 @@ struct QRPenaltyTests {
         var generator = SystemRandomNumberGenerator()
         for version in 1...10 {
             let size = version * 4 + 17
-            for density in [0.1, 0.5, 0.9] {
+            for density in [0.0, 0.1, 0.5, 0.9, 1.0] {
                 for _ in 0..<20 {
                     var grid = (0..<size).map { _ in (0..<size).map { _ in Double.random(in: 0..<1, using: &generator) < density } }
                     // Finder-like runs at the edges, where the quiet zone counts as light.
