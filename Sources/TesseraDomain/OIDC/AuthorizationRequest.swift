@@ -27,7 +27,7 @@ public struct AuthorizationRequest: Codable, Sendable, Equatable {
     public var request: String?
     public var requestURI: String?
 
-    enum CodingKeys: String, CodingKey {
+    enum CodingKeys: String, CodingKey, CaseIterable {
         case clientID = "client_id"
         case redirectURI = "redirect_uri"
         case responseType = "response_type"
@@ -44,18 +44,31 @@ public struct AuthorizationRequest: Codable, Sendable, Equatable {
 
     public init() {}
 
-    /// The request a query or form holds (parsed by the edge: no parameter repeated). The
-    /// coding keys are the parameters' names and every value is a string, so a form is
-    /// this request's JSON object: both directions go through `Codable`.
+    /// Each parameter's field, by the parameter's name (its coding key).
+    static let fields: [(name: String, field: any WritableKeyPath<Self, String?> & Sendable)] = [
+        (CodingKeys.clientID.rawValue, \.clientID), (CodingKeys.redirectURI.rawValue, \.redirectURI),
+        (CodingKeys.responseType.rawValue, \.responseType), (CodingKeys.scope.rawValue, \.scope), (CodingKeys.state.rawValue, \.state),
+        (CodingKeys.nonce.rawValue, \.nonce), (CodingKeys.prompt.rawValue, \.prompt), (CodingKeys.maxAge.rawValue, \.maxAge),
+        (CodingKeys.acrValues.rawValue, \.acrValues), (CodingKeys.loginHint.rawValue, \.loginHint),
+        (CodingKeys.uiLocales.rawValue, \.uiLocales), (CodingKeys.codeChallenge.rawValue, \.codeChallenge),
+        (CodingKeys.codeChallengeMethod.rawValue, \.codeChallengeMethod), (CodingKeys.request.rawValue, \.request),
+        (CodingKeys.requestURI.rawValue, \.requestURI),
+    ]
+
+    /// The request a query or form holds (parsed by the edge: no parameter repeated): each
+    /// known parameter in its field, by the same names as the request's JSON (its coding
+    /// keys). Read field by field: a round trip through JSON was a visible part of a login.
     public init(parameters: [String: String]) {
-        let form = (try? JSONEncoder().encode(parameters)) ?? Data("{}".utf8)
-        self = (try? JSONDecoder().decode(Self.self, from: form)) ?? Self()
+        for (name, field) in Self.fields { self[keyPath: field] = parameters[name] }
     }
 
     /// The parameters as a form would carry them, absent ones left out (a pushed request is
     /// kept so until its browser comes).
     public var parameters: [String: String] {
-        guard let json = try? JSONEncoder().encode(self) else { return [:] }
-        return (try? JSONDecoder().decode([String: String].self, from: json)) ?? [:]
+        var form: [String: String] = [:]
+        for (name, field) in Self.fields {
+            if let value = self[keyPath: field] { form[name] = value }
+        }
+        return form
     }
 }
