@@ -5,10 +5,21 @@
 /// No QR package is in the project's dependency set, so this encoder is written here
 /// and tested by decoding its output with `zbarimg`.
 public struct QRCode: Sendable {
-    /// `true` is a dark module; rows top to bottom.
-    public let modules: [[Bool]]
+    /// Bit x of `rows[y]` is the module at (x, y); 1 is dark. A symbol is at most 57
+    /// modules wide (version 10), so a row fits one word.
+    let rows: [UInt64]
     public let version: Int
-    public var size: Int { modules.count }
+    public var size: Int { rows.count }
+
+    /// `true` is a dark module; rows top to bottom.
+    public var modules: [[Bool]] { rows.map { row in (0..<rows.count).map { x in isDark(row, x) } } }
+
+    private func isDark(_ row: UInt64, _ x: Int) -> Bool { (row >> UInt64(x)) & 1 == 1 }
+
+    /// Whether the module at (x, y) is dark; outside the symbol (its quiet zone) is light.
+    private func isDark(_ x: Int, _ y: Int) -> Bool {
+        (0..<size).contains(x) && (0..<size).contains(y) && isDark(rows[y], x)
+    }
 
     public enum EncodingError: Error, Sendable {
         case tooLong(Int)
@@ -45,7 +56,7 @@ public struct QRCode: Sendable {
         let codewords = Self.interleave(Self.dataBits(bytes, version: version), version: version)
         builder.drawCodewords(codewords)
         builder.applyBestMask()
-        self.modules = builder.rows
+        self.rows = builder.rows
         self.version = version
     }
 
@@ -98,26 +109,28 @@ public struct QRCode: Sendable {
         return result
     }
 
-    /// Draws one symbol. Modules live in flat row-major arrays (`y * size + x`): the
-    /// mask choice reads every module eight times, so this is on a login's hot path.
+    /// Draws one symbol on bit rows (bit x of `rows[y]` is the module at (x, y)): masks
+    /// and the penalty's lines are whole-word operations, and the mask choice is on a
+    /// login's hot path.
     private struct Builder {
         let version: Int
         let size: Int
-        var modules: [Bool]
-        var isFunction: [Bool]
+        /// 1 is dark.
+        var rows: [UInt64]
+        /// 1 is a module of a function pattern or of the format or version information.
+        var function: [UInt64]
 
         init(version: Int) {
             self.version = version
             size = version * 4 + 17
-            modules = Array(repeating: false, count: size * size)
-            isFunction = modules
+            rows = Array(repeating: 0, count: size)
+            function = rows
         }
 
-        var rows: [[Bool]] { (0..<size).map { y in Array(modules[(y * size)..<((y + 1) * size)]) } }
-
         mutating func set(_ x: Int, _ y: Int, _ dark: Bool) {
-            modules[y * size + x] = dark
-            isFunction[y * size + x] = true
+            let bit = UInt64(1) << UInt64(x)
+            if dark { rows[y] |= bit } else { rows[y] &= ~bit }
+            function[y] |= bit
         }
         mutating func drawFunctionPatterns() {
             for i in 0..<size {
@@ -182,19 +195,21 @@ public struct QRCode: Sendable {
             return modules
         }
 
+        /// The codewords' bits in the zigzag of two-module columns, right to left, skipping
+        /// function modules; the modules not yet drawn are light.
         mutating func drawCodewords(_ codewords: [UInt8]) {
             var index = 0
             let totalBits = codewords.count * 8
             var right = size - 1
             while right >= 1 {
                 if right == 6 { right = 5 }
+                let upward = (right + 1) & 2 == 0
                 for vertical in 0..<size {
+                    let y = upward ? size - 1 - vertical : vertical
                     for j in 0..<2 {
-                        let x = right - j
-                        let upward = (right + 1) & 2 == 0
-                        let y = upward ? size - 1 - vertical : vertical
-                        if !isFunction[y * size + x] && index < totalBits {
-                            modules[y * size + x] = (codewords[index >> 3] >> (7 - (index & 7))) & 1 == 1
+                        let bit = UInt64(1) << UInt64(right - j)
+                        if function[y] & bit == 0 && index < totalBits {
+                            if (codewords[index >> 3] >> (7 - (index & 7))) & 1 == 1 { rows[y] |= bit }
                             index += 1
                         }
                     }
@@ -203,46 +218,35 @@ public struct QRCode: Sendable {
             }
         }
 
+        /// Flips the modules `mask` darkens, function modules left as they are.
         mutating func applyMask(_ mask: Int) {
             let pattern = MaskPatterns.table[version - 1][mask]
-            for y in 0..<size {
-                for x in 0..<size where !isFunction[y * size + x] && (pattern[y] >> UInt64(x)) & 1 == 1 {
-                    modules[y * size + x].toggle()
-                }
-            }
+            for y in 0..<size { rows[y] ^= pattern[y] & ~function[y] }
         }
 
-        /// Tries the eight masks on bit rows (the grid fits 64 bits a row: versions 1 to
-        /// 10 are at most 57 modules wide) and keeps the one with the lowest penalty.
+        /// Tries the eight masks (the grid fits 64 bits a row: versions 1 to 10 are at most
+        /// 57 modules wide) and keeps the one with the lowest penalty.
         mutating func applyBestMask() {
-            var base = [UInt64](repeating: 0, count: size)
-            var function = [UInt64](repeating: 0, count: size)
-            for y in 0..<size {
-                for x in 0..<size {
-                    if modules[y * size + x] { base[y] |= 1 << UInt64(x) }
-                    if isFunction[y * size + x] { function[y] |= 1 << UInt64(x) }
-                }
-            }
             let patterns = MaskPatterns.table[version - 1]
-            var rows = base
+            var masked = rows
             var columns = [UInt64](repeating: 0, count: size)
             var best = 0
             var bestPenalty = Int.max
             for mask in 0..<8 {
-                for y in 0..<size { rows[y] = base[y] ^ (patterns[mask][y] & ~function[y]) }
+                for y in 0..<size { masked[y] = rows[y] ^ (patterns[mask][y] & ~function[y]) }
                 for (x, y, dark) in Self.formatModules(mask: mask, size: size) {
-                    if dark { rows[y] |= 1 << UInt64(x) } else { rows[y] &= ~(1 << UInt64(x)) }
+                    if dark { masked[y] |= 1 << UInt64(x) } else { masked[y] &= ~(1 << UInt64(x)) }
                 }
                 for x in 0..<size { columns[x] = 0 }
                 for y in 0..<size {
-                    var row = rows[y]
+                    var row = masked[y]
                     while row != 0 {
                         let x = row.trailingZeroBitCount
                         columns[x] |= 1 << UInt64(y)
                         row &= row - 1
                     }
                 }
-                let penalty = QRPenalty.score(rows: rows, columns: columns, size: size)
+                let penalty = QRPenalty.score(rows: masked, columns: columns, size: size)
                 if penalty < bestPenalty {
                     bestPenalty = penalty
                     best = mask
@@ -428,26 +432,22 @@ extension QRCode {
             if value >= 10 { number(value / 10) }
             path.append(UInt8(ascii: "0") + UInt8(value % 10))
         }
-        for (y, row) in modules.enumerated() {
-            var x = 0
-            while x < size {
-                guard row[x] else {
-                    x += 1
-                    continue
-                }
-                var end = x + 1
-                while end < size && row[end] { end += 1 }
+        for (y, row) in rows.enumerated() {
+            var rest = row
+            while rest != 0 {
+                let x = rest.trailingZeroBitCount
+                let width = (~(rest >> UInt64(x))).trailingZeroBitCount
                 // M{x} {y}h{w}v1h-{w}z
                 path.append(UInt8(ascii: "M"))
                 number(x + border)
                 path.append(UInt8(ascii: " "))
                 number(y + border)
                 path.append(UInt8(ascii: "h"))
-                number(end - x)
+                number(width)
                 path.append(contentsOf: "v1h-".utf8)
-                number(end - x)
+                number(width)
                 path.append(UInt8(ascii: "z"))
-                x = end
+                rest &= ~(((UInt64(1) << UInt64(width)) - 1) << UInt64(x))
             }
         }
         return """
@@ -466,7 +466,7 @@ extension QRCode {
             let y = row / scale - border
             for column in 0..<dimension {
                 let x = column / scale - border
-                let dark = (0..<size).contains(x) && (0..<size).contains(y) && modules[y][x]
+                let dark = isDark(x, y)
                 bytes.append(dark ? 0 : 255)
             }
         }
@@ -486,7 +486,7 @@ extension QRCode {
             let y = row / scale - border
             for column in 0..<dimension {
                 let x = column / scale - border
-                raw.append((0..<size).contains(x) && (0..<size).contains(y) && modules[y][x] ? 0 : 255)
+                raw.append(isDark(x, y) ? 0 : 255)
             }
         }
         var zlib: [UInt8] = [0x78, 0x01]
@@ -509,9 +509,7 @@ extension QRCode {
     public func terminalText() -> String {
         let border = 2
         let span = -border..<(size + border)
-        func dark(_ x: Int, _ y: Int) -> Bool {
-            (0..<size).contains(x) && (0..<size).contains(y) && modules[y][x]
-        }
+        func dark(_ x: Int, _ y: Int) -> Bool { isDark(x, y) }
         var lines: [String] = []
         for y in stride(from: -border, to: size + border, by: 2) {
             var line = ""
