@@ -125,8 +125,10 @@ check() {
     budget="$(sed -n "s/^$name \([0-9]*\)$/\1/p" "$budget_file")"
     if [ -z "$budget" ]; then echo "$budget_file has no budget for $name" >&2; status=1; return; fi
     local percent=$(( (measured - budget) * 1000 / budget ))
-    local shown
-    shown="$(printf '%+d.%d' $((percent / 10)) $(( (percent < 0 ? -percent : percent) % 10 )))"
+    # The sign apart: -0.8 % is -8 per mille, whose integer tenth is 0 (no sign of its own).
+    local sign="+" magnitude=$percent shown
+    if [ "$percent" -lt 0 ]; then sign="-"; magnitude=$((-percent)); fi
+    shown="$sign$((magnitude / 10)).$((magnitude % 10))"
     if [ "$percent" -gt $((tolerance * 10)) ]; then
         echo "FAIL $name: $measured instructions, $shown % over the budget of $budget (more than $tolerance %)" >&2
         status=1

@@ -428,9 +428,11 @@ extension QRCode {
         // interpolation per run was most of a login page's QR cost.
         var path: [UInt8] = []
         path.reserveCapacity(size * size * 3)
+        // Every number here is below 100 (a symbol is at most 57 + 2 × 4 modules wide).
         func number(_ value: Int) {
-            if value >= 10 { number(value / 10) }
-            path.append(UInt8(ascii: "0") + UInt8(value % 10))
+            assert((0..<100).contains(value))
+            if value >= 10 { path.append(UInt8(ascii: "0") + UInt8(truncatingIfNeeded: value / 10)) }
+            path.append(UInt8(ascii: "0") + UInt8(truncatingIfNeeded: value % 10))
         }
         for (y, row) in rows.enumerated() {
             var rest = row
