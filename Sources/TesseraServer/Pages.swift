@@ -110,7 +110,7 @@ enum Pages {
     /// Everything on a login page but its request's id, match code, expiry and QR code:
     /// the key of its kept shell (`LoginPageShells`). The links are those of the id's marker.
     struct LoginShape: Hashable {
-        let look: Look.Identity
+        let look: Look
         let serviceName: String
         let attributes: [String]
         let hasMatchCode: Bool
@@ -150,7 +150,7 @@ enum Pages {
         guard LoginPageShells.fits(requestID: requestID), matchCode?.isEmpty != true else { return nil }
         let marked = links(LoginPageShells.marker(.requestID))
         let shape = LoginShape(
-            look: look.identity, serviceName: serviceName, attributes: attributes, hasMatchCode: matchCode != nil, links: marked,
+            look: look, serviceName: serviceName, attributes: attributes, hasMatchCode: matchCode != nil, links: marked,
             policyURL: policyURL, termsURL: termsURL, serviceLogoURL: serviceLogoURL)
         let shell = LoginPageShells.shared.shell(for: shape) {
             renderLogin(

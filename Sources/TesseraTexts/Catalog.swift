@@ -145,12 +145,20 @@ public struct Catalog: Sendable {
 }
 
 /// The sentences of one language, with a tenant's own in place of the catalog's.
-public struct Texts: Sendable {
+/// Equal when the language and the tenant's own sentences are: the catalogs' sentences
+/// are read when the server starts and do not change while it runs.
+public struct Texts: Sendable, Hashable {
+    public static func == (lhs: Texts, rhs: Texts) -> Bool { lhs.language == rhs.language && lhs.overrides == rhs.overrides }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(language)
+        hasher.combine(overrides)
+    }
+
     public let language: String
     let parsed: [String: [Catalog.Piece]]
     let fallback: [String: [Catalog.Piece]]
-    /// The tenant's own sentences, by key.
-    public let overrides: [String: String]
+    let overrides: [String: String]
 
     /// The sentence `key` with its placeholders filled from `values` (a placeholder without
     /// a value stays as it is written). Unescaped: the page renderer escapes it.

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import TesseraCrypto
 import TesseraQRCode
+import TesseraTexts
 
 @testable import TesseraServer
 
@@ -116,7 +117,14 @@ struct LoginPageShellTests {
         otherTenant.look = Look(
             words: base.look.words.with(["tenant": "Other"]), language: "en", displayName: "Other", logoURL: nil, logoAlt: "Logo",
             stylesheetURL: nil, supportURL: nil, privacyURL: nil, termsURL: nil, hasLinks: false, hasHeader: true)
-        for shape in [base, renamed, german, matched, otherTenant] {
+        var ownWords = base
+        ownWords.look = Look(
+            words: Words(texts: Catalog.shared.texts(language: "en", overrides: ["login.title": "Sign in, please"]), values: base.look.words.values),
+            language: "en", displayName: nil, logoURL: nil, logoAlt: base.look.logoAlt, stylesheetURL: nil, supportURL: nil, privacyURL: nil,
+            termsURL: nil, hasLinks: false, hasHeader: false)
+        #expect(ownWords.page(requestID: "a", expiresAt: expiry).contains("Sign in, please"))
+        #expect(!base.page(requestID: "a", expiresAt: expiry).contains("Sign in, please"))
+        for shape in [base, renamed, german, matched, otherTenant, ownWords] {
             let requestID = Secrets.identifier()
             #expect(shape.page(requestID: requestID, expiresAt: expiry) == (try shape.rendered(requestID: requestID, expiresAt: expiry)), "\(shape)")
         }

@@ -8,7 +8,9 @@ import TesseraTexts
 /// sentences), the tenant's names, its colours (a style sheet of its own, so the
 /// Content-Security-Policy stays as strict), its logo and its links. The console wears
 /// the operators' tenant's.
-struct Look: Sendable {
+/// Two looks are equal when their pages would read the same (`Words`' equality): a kept
+/// login page is kept per look.
+struct Look: Sendable, Hashable {
     let words: Words
     let language: String
     let displayName: String?
@@ -49,33 +51,6 @@ struct Look: Sendable {
             hasHeader: branding.displayName != nil || (issuer != nil && branding.logoDigest != nil))
     }
 
-    /// What tells one look from another: every field a template reads, and the words'
-    /// language, the tenant's own sentences and the values of their placeholders (the
-    /// catalogs do not change while the server runs). A kept login page is kept per identity.
-    struct Identity: Hashable {
-        let language: String
-        let displayName: String?
-        let logoURL: String?
-        let logoAlt: String
-        let stylesheetURL: String?
-        let supportURL: String?
-        let privacyURL: String?
-        let termsURL: String?
-        let hasLinks: Bool
-        let hasHeader: Bool
-        let wordsLanguage: String
-        let overrides: [String: String]
-        let values: [String: String]
-        let prefix: String
-    }
-
-    var identity: Identity {
-        Identity(
-            language: language, displayName: displayName, logoURL: logoURL, logoAlt: logoAlt, stylesheetURL: stylesheetURL,
-            supportURL: supportURL, privacyURL: privacyURL, termsURL: termsURL, hasLinks: hasLinks, hasHeader: hasHeader,
-            wordsLanguage: words.texts.language, overrides: words.texts.overrides, values: words.values, prefix: words.prefix)
-    }
-
     /// Changes with the colours, so a browser asks again when they change.
     static func styleVersion(_ branding: Branding) -> String {
         ((branding.primaryColor ?? "") + (branding.accentColor ?? "")).replacingOccurrences(of: "#", with: "")
@@ -93,7 +68,7 @@ struct Look: Sendable {
 /// The sentences of a page's language for its templates: `{{t.login.title}}` is the
 /// catalog's `login.title` with the page's values in its placeholders, escaped like every
 /// value (`{{…}}`).
-struct Words: Sendable {
+struct Words: Sendable, Hashable {
     let texts: Texts
     let values: [String: String]
     var prefix = ""
