@@ -141,8 +141,9 @@ enum Pages {
     }
 
     /// The login page from its shape's shell (made and kept at the shape's first login);
-    /// nil for a request id the shells do not take, or an empty match code (whose section
-    /// the templates leave out).
+    /// nil for a request id the shells do not take, or an empty match code (no login has
+    /// one; whether a section shows for an empty string is the renderer's to decide, so
+    /// such a page is rendered in full rather than assumed).
     static func loginFromShell(
         serviceName: String, attributes: [String], requestID: String, links: (String) -> LoginLinks, expiresAt: Int, matchCode: String?,
         qr: String, policyURL: String?, termsURL: String?, serviceLogoURL: String?, look: Look

@@ -146,7 +146,8 @@ public struct Catalog: Sendable {
 
 /// The sentences of one language, with a tenant's own in place of the catalog's.
 /// Equal when the language and the tenant's own sentences are: the catalogs' sentences
-/// are read when the server starts and do not change while it runs.
+/// are read when the server starts and do not change while it runs. Texts of two
+/// different catalogs are not told apart: the server's pages read `Catalog.shared` only.
 public struct Texts: Sendable, Hashable {
     public static func == (lhs: Texts, rhs: Texts) -> Bool { lhs.language == rhs.language && lhs.overrides == rhs.overrides }
 
