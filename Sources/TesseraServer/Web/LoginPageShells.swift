@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import TesseraCrypto
 
 /// The login page, rendered once per shape and kept: everything on it but its request's
 /// id, match code, expiry and QR code is the same for every login of one service in one
@@ -20,7 +21,7 @@ final class LoginPageShells: Sendable {
     static let capacity = 512
 
     /// The values that differ from one login to the next.
-    enum Hole: Character, CaseIterable, Sendable {
+    enum Hole: Character, Sendable {
         case requestID = "r"
         case matchCode = "m"
         case expiresAt = "e"
@@ -33,19 +34,11 @@ final class LoginPageShells: Sendable {
     /// The marker that stands in the rendered shape for `hole`.
     static func marker(_ hole: Hole) -> String { marker + String(hole.rawValue) + "z" }
 
-    /// Whether `requestID` may fill the shells: only characters that HTML and URL-query
-    /// escaping leave as they are, so the id written once reads as the full rendering
-    /// writes it in each place (a text, a URL, a query value).
+    /// Whether `requestID` may fill the shells: only the base64url alphabet, which HTML and
+    /// URL-query escaping leave as it is, so the id written once reads as the full
+    /// rendering writes it in each place (a text, a URL, a query value).
     static func fits(requestID: String) -> Bool {
-        !requestID.isEmpty
-            && requestID.utf8.allSatisfy { byte in
-                switch byte {
-                case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
-                    UInt8(ascii: "-"), UInt8(ascii: "_"):
-                    true
-                default: false
-                }
-            }
+        !requestID.isEmpty && Base64URL.isURLSafe(requestID)
     }
 
     /// A rendered shape cut at its markers: `pieces` has one more element than `holes`.
@@ -105,7 +98,4 @@ final class LoginPageShells: Sendable {
         }
         return made
     }
-
-    /// How many shapes are kept (for tests).
-    var count: Int { shells.withLock { $0.count } }
 }
