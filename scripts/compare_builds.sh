@@ -10,6 +10,8 @@
 # With COMPARE_DATABASE=postgres://… (a role that may CREATE DATABASE, on this machine)
 # each server runs on a new PostgreSQL database of that cluster instead, dropped after its
 # round, and each line also gives the CPU of the cluster's processes per flow.
+# With COMPARE_RATE=R the logins start at R per second in all (half the top rate shows
+# what waking idle threads costs), and latency counts from when each was due.
 #
 # For example, a release build of an earlier commit:
 #   git worktree add /tmp/old 10282cf && (cd /tmp/old && swift build -c release --product tessera)
@@ -25,6 +27,8 @@ SERVER=
 DATA=
 DBNAME=
 BASE=${COMPARE_DATABASE:-}
+RATE=()
+[ -n "${COMPARE_RATE:-}" ] && RATE=(--rate "$COMPARE_RATE")
 drop() {
     if [ -n "$DBNAME" ]; then psql -q "$BASE" -c "DROP DATABASE IF EXISTS $DBNAME WITH (FORCE)" >/dev/null || true; fi
     DBNAME=
@@ -70,7 +74,7 @@ for _ in $(seq "$ROUNDS"); do
         SERVER=$!
         for _ in $(seq 50); do curl -sf "$TESSERA_SERVER/ready" >/dev/null && break; sleep 0.2; done
         "$NEW" bench --devices 50 --flow login --duration 3 --concurrency 4 >/dev/null 2>&1
-        run $which --devices 50 --flow login --concurrency 16 --duration 15
+        run $which --devices 50 --flow login --concurrency 16 --duration 15 "${RATE[@]}"
         run $which --devices 50 --flow refresh --concurrency 16 --duration 10
         kill $SERVER
         wait $SERVER 2>/dev/null || true
