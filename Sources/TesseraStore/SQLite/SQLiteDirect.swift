@@ -14,20 +14,47 @@ import TesseraSQLite
 struct DirectSQLiteRow: SQLRow {
     let columns: SQLiteColumns
     let values: [SQLiteData]
+    /// The offset of the column read last. A record decodes its fields in order, each
+    /// asked for up to three times (`contains`, `decodeNil`, `decode`), and the statements
+    /// select them in that order: the column asked for is mostly this one or the next,
+    /// found by comparing names instead of hashing each into `columns.offsets`.
+    private let last = Last()
     /// One decoder for every column of every row (each would otherwise make a JSONDecoder).
     private static let decoder = SQLiteDataDecoder()
 
+    init(columns: SQLiteColumns, values: [SQLiteData]) {
+        self.columns = columns
+        self.values = values
+    }
+
     var allColumns: [String] { columns.names }
 
-    func contains(column: String) -> Bool { columns.offsets[column] != nil }
+    func contains(column: String) -> Bool { offset(of: column) != nil }
 
     func decodeNil(column: String) throws -> Bool {
-        guard let offset = columns.offsets[column] else { return true }
+        guard let offset = offset(of: column) else { return true }
         return values[offset] == .null
     }
 
+    private func offset(of column: String) -> Int? {
+        let names = columns.names
+        let guess = last.offset.load(ordering: .relaxed)
+        if guess < names.count, names[guess] == column { return guess }
+        if guess + 1 < names.count, names[guess + 1] == column {
+            last.offset.store(guess + 1, ordering: .relaxed)
+            return guess + 1
+        }
+        guard let offset = columns.offsets[column] else { return nil }
+        last.offset.store(offset, ordering: .relaxed)
+        return offset
+    }
+
+    private final class Last: Sendable {
+        let offset = Atomic<Int>(0)
+    }
+
     func decode<D: Decodable>(column: String, as type: D.Type) throws -> D {
-        guard let offset = columns.offsets[column] else {
+        guard let offset = offset(of: column) else {
             throw StoreError(.corrupt, "no column \(column) in the row")
         }
         // Text and integer columns read as String and Int64 directly: SQLiteDataDecoder's
