@@ -275,6 +275,7 @@ let package = Package(
             dependencies: [
                 "TesseraStore", "TesseraRecords", "TesseraCore", "TesseraSQLite", "TesseraTesting", "TesseraBuildInfo",
                 .product(name: "Logging", package: "swift-log"), .product(name: "SQLKit", package: "sql-kit"),
+                .product(name: "SQLiteNIO", package: "sqlite-nio"),
             ]
         ),
         .testTarget(

@@ -17,7 +17,8 @@ struct DirectSQLiteRow: SQLRow {
     /// The offset of the column read last. A record decodes its fields in order, each
     /// asked for up to three times (`contains`, `decodeNil`, `decode`), and the statements
     /// select them in that order: the column asked for is mostly this one or the next,
-    /// found by comparing names instead of hashing each into `columns.offsets`.
+    /// found by comparing names instead of hashing each into `columns.offsets`. Not for a
+    /// statement that repeats a name: there the table's answer (the first) must stand.
     private let last = Last()
     /// One decoder for every column of every row (each would otherwise make a JSONDecoder).
     private static let decoder = SQLiteDataDecoder()
@@ -38,6 +39,7 @@ struct DirectSQLiteRow: SQLRow {
 
     private func offset(of column: String) -> Int? {
         let names = columns.names
+        guard columns.offsets.count == names.count else { return columns.offsets[column] }
         let guess = last.offset.load(ordering: .relaxed)
         if guess < names.count, names[guess] == column { return guess }
         if guess + 1 < names.count, names[guess + 1] == column {
