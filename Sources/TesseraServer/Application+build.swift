@@ -95,7 +95,7 @@ public func buildApplication(
     try configuration.checkTransportSecurity()
     let server: HTTPServerBuilder
     // A connection with no request in flight is closed after the idle timeout.
-    let http = HTTPServerBuilder.http1(configuration: .init(idleTimeout: .seconds(Int64(configuration.idleTimeout))))
+    let http = HTTPServerBuilder.loopBoundHTTP1(configuration: .init(idleTimeout: .seconds(Int64(configuration.idleTimeout))))
     // The built-in TLS's pair, read again on SIGHUP and when its files change.
     let certificates = try configuration.tls.map { try TLSCertificates($0) }
     if let certificates {
@@ -284,4 +284,37 @@ extension Request {
     /// The host the request was sent to: HTTP/1's `Host` (which the server reads into the
     /// authority), HTTP/2's `:authority`.
     var hostName: String? { headers[HTTPField.Name("Host")!] ?? head.authority }
+}
+
+/// HTTP connections whose requests run on the connection's own event loop.
+///
+/// Hummingbird runs each connection's loop (read a request, call the router, write the
+/// answer) as a task on Swift's cooperative pool, so every request crossed threads twice
+/// more than it needs to: from the event loop that read it to the pool, and back for the
+/// answer. With the connection's event loop as the task's preferred executor, the
+/// request, the route and the answer stay on the thread that owns the socket; a
+/// transaction still runs on the SQLite thread (or its PostgreSQL connection's loop) and
+/// comes back here. Nothing a route does blocks a thread: files that need an fsync
+/// are written by `BlockingWork`, and the store's statements run on threads of their own.
+struct LoopBoundConnections<Base: ServerChildChannel>: ServerChildChannel {
+    typealias Value = Base.Value
+
+    let base: Base
+
+    func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
+        base.setup(channel: channel, logger: logger)
+    }
+
+    func handle(value: Value, logger: Logger) async {
+        await withTaskExecutorPreference(EventLoopTaskExecutor(value.channel.eventLoop)) {
+            await base.handle(value: value, logger: logger)
+        }
+    }
+}
+
+extension HTTPServerBuilder {
+    /// HTTP/1.1, each connection on its own event loop (`LoopBoundConnections`).
+    static func loopBoundHTTP1(configuration: HTTP1Channel.Configuration) -> HTTPServerBuilder {
+        .init { responder in LoopBoundConnections(base: HTTP1Channel(responder: responder, configuration: configuration)) }
+    }
 }

@@ -670,7 +670,8 @@ public final class SQLStore: Sendable {
     /// executor: each answer from PostgreSQL resumes the transaction right there, instead
     /// of queueing it behind every other request on the cooperative pool while it holds
     /// its connection (and its row locks). Afterwards, whatever the outcome, the task
-    /// yields to leave the event loop.
+    /// yields to leave the event loop (for the request's own, `LoopBoundConnections`, or
+    /// the cooperative pool).
     private static func onLoop<R: Sendable>(
         of hosts: PostgresHosts, isolation: isolated (any Actor)? = #isolation,
         _ body: (PostgresConnection) async throws -> R
@@ -907,12 +908,12 @@ enum PostgresErrors {
 }
 
 /// An event loop as a task executor (swift-nio offers it as a serial executor only).
-final class EventLoopTaskExecutor: TaskExecutor {
+public final class EventLoopTaskExecutor: TaskExecutor {
     let loop: any EventLoop
 
-    init(_ loop: any EventLoop) { self.loop = loop }
+    public init(_ loop: any EventLoop) { self.loop = loop }
 
-    func enqueue(_ job: consuming ExecutorJob) {
+    public func enqueue(_ job: consuming ExecutorJob) {
         let job = UnownedJob(job)
         loop.execute { job.runSynchronously(on: self.asUnownedTaskExecutor()) }
     }

@@ -81,6 +81,28 @@ public enum TestDatabase {
         try handle.execute(sql, []) { _, _ in }
     }
 
+    /// The integer in the first column of `sql`'s first row (a `SELECT COUNT(*) …`), read
+    /// on a connection of its own beside the server's, from its SQLite file or PostgreSQL
+    /// database (`TestServer.databaseLocation`).
+    public static func integer(_ sql: String, on location: String) async throws -> Int {
+        if location.hasPrefix("postgres") {
+            return try await session(location) { connection, logger in
+                for try await value in try await connection.query(PostgresQuery(unsafeSQL: sql), logger: logger).decode(Int.self) {
+                    return value
+                }
+                throw TestSupportError("no row: \(sql)")
+            }
+        }
+        let handle = try SQLiteHandle(path: location)
+        defer { handle.close() }
+        var first: Int?
+        try handle.execute(sql, []) { _, values in
+            if first == nil, case .integer(let value) = values.first { first = value }
+        }
+        guard let first else { throw TestSupportError("no integer row: \(sql)") }
+        return first
+    }
+
     /// Runs one statement on the database `base` names.
     private static func administer(_ base: String, _ sql: String) async throws {
         try await session(base) { connection, logger in

@@ -108,8 +108,12 @@ struct PushTests {
                 #expect(!String(decoding: push.body, as: UTF8.self).contains("Bank"))
                 #expect((body["tessera"] as? [String: Any])?["request_id"] as? String == id)
             }
-            // The gone token is forgotten: the next request reaches only the phone.
-            try await Task.sleep(for: .milliseconds(300))
+            // The gone token is forgotten (as background work, once APNs has answered 410):
+            // only the phone's target is left, and the next request reaches only the phone.
+            let forgotten = try await eventually {
+                try await TestDatabase.integer("SELECT COUNT(*) FROM push_targets", on: server.databaseLocation) == 1
+            }
+            #expect(forgotten, "the token APNs called gone is still a push target")
             _ = try await startRequest(scenario, service, user: "lou")
             #expect(try await standIn.next().deviceToken == good)
             try await Task.sleep(for: .milliseconds(300))
