@@ -1,3 +1,4 @@
+import Foundation
 import SQLKit
 import SQLiteNIO
 import TesseraRecords
@@ -45,5 +46,21 @@ struct DirectSQLiteRowTests {
         #expect(try repeated.decode(column: "name", as: String.self) == "n")
         #expect(try repeated.decode(column: "id", as: String.self) == "first")
         #expect(try repeated.decode(column: "id", as: String.self) == "first")
+    }
+
+    @Test("a bind becomes the SQLite value sqlite-kit's encoder makes of it, told apart by its type")
+    func binds() throws {
+        let binds: [any Encodable & Sendable] = [
+            "text", "", 7, -7, Int64(-3), Int64.max, true, false, 2.5, String?.none, String?("x"), Int?.none, Int?(4),
+            Int64?(9), Int64?.none, Bool?(true), Double?.none, Int32(5), Data([1, 2, 3]), ["a", "b"],
+        ]
+        for bind in binds {
+            #expect(try DirectSQLiteDatabase.value(of: bind) == DirectSQLiteDatabase.encoded(bind), "\(bind)")
+        }
+        #expect(try DirectSQLiteDatabase.value(of: "text") == .text("text"))
+        #expect(try DirectSQLiteDatabase.value(of: Int64(-3)) == .integer(-3))
+        #expect(try DirectSQLiteDatabase.value(of: false) == .integer(0))
+        #expect(try DirectSQLiteDatabase.value(of: String?.none) == .null)
+        #expect(try DirectSQLiteDatabase.value(of: Int?(4)) == .integer(4))
     }
 }

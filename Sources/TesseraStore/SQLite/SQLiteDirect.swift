@@ -97,19 +97,34 @@ struct DirectSQLiteDatabase: SQLDatabase {
     private func run(_ query: any SQLExpression, _ onRow: (any SQLRow) -> Void) throws {
         StoreCall.current?.statement()
         let (sql, binds) = serialize(query)
-        let values = try binds.map { bind -> SQLiteValue in
-            switch bind {
-            case let text as String: .text(text)
-            case let number as Int64: .integer(Int(number))
-            case let number as Int: .integer(number)
-            case let number as Double: .float(number)
-            case let flag as Bool: .integer(flag ? 1 : 0)
-            default: SQLiteValue(try Self.encoder.encode(bind))
-            }
-        }
+        let values = try binds.map { bind in try Self.value(of: bind) }
         try connection.execute(sql, values) { columns, values in
             onRow(DirectSQLiteRow(columns: columns, values: values.map(SQLiteData.init)))
         }
+    }
+}
+
+extension DirectSQLiteDatabase {
+    /// A bind as SQLite takes it. The bind is opened as its own type `T`, and the types
+    /// statements bind (text, integers, a flag, and those optional) are told apart by
+    /// comparing `T` with each: a comparison of two metadata pointers, where a dynamic cast
+    /// (`bind as? String`) walked the runtime's cast machinery once per type tried, about
+    /// 0.7 % of a login's instructions. Anything else goes through `SQLiteDataEncoder`.
+    static func value<T: Encodable>(of bind: T) throws -> SQLiteValue {
+        if T.self == String.self { return .text(unsafeBitCast(bind, to: String.self)) }
+        if T.self == Int.self { return .integer(unsafeBitCast(bind, to: Int.self)) }
+        if T.self == Int64.self { return .integer(Int(unsafeBitCast(bind, to: Int64.self))) }
+        if T.self == Bool.self { return .integer(unsafeBitCast(bind, to: Bool.self) ? 1 : 0) }
+        if T.self == Double.self { return .float(unsafeBitCast(bind, to: Double.self)) }
+        if T.self == String?.self { return unsafeBitCast(bind, to: String?.self).map { .text($0) } ?? .null }
+        if T.self == Int?.self { return unsafeBitCast(bind, to: Int?.self).map { .integer($0) } ?? .null }
+        if T.self == Int64?.self { return unsafeBitCast(bind, to: Int64?.self).map { .integer(Int($0)) } ?? .null }
+        return try encoded(bind)
+    }
+
+    /// What sqlite-kit's encoder makes of a bind: the way every bind went before.
+    static func encoded(_ bind: any Encodable) throws -> SQLiteValue {
+        SQLiteValue(try encoder.encode(bind))
     }
 }
 
