@@ -277,7 +277,9 @@ struct WebhookTests {
             #expect(disabled["disabled_at"] != nil && (disabled["disabled_reason"] as? String)?.contains("503") == true, "\(disabled)")
             let audit = try #require(try await admin.get("/admin/audit?action=webhook.disable").json()["entries"] as? [[String: Any]])
             #expect(audit.count == 1 && audit.first?["target"] as? String == hookID && audit.first?["actor"] as? String == "system")
-            #expect(try await Self.metrics(server).contains("tessera_webhooks_disabled_total 1"))
+            // The counter moves once the disabling transaction has returned, just after the
+            // hook reads as disabled.
+            #expect(try await eventually { try await Self.metrics(server).contains("tessera_webhooks_disabled_total 1") })
             #expect(try await Self.metrics(server).contains(#"tessera_outbound_failures_total{kind="webhook"}"#))
 
             // What happens while it is disabled waits; enabled, it all arrives in order.
