@@ -1,6 +1,7 @@
 import Foundation
 import SQLKit
 import SQLiteNIO
+import TesseraCore
 import TesseraRecords
 import TesseraSQLite
 import Testing
@@ -53,6 +54,7 @@ struct DirectSQLiteRowTests {
         let binds: [any Encodable & Sendable] = [
             "text", "", 7, -7, Int64(-3), Int64.max, true, false, 2.5, String?.none, String?("x"), Int?.none, Int?(4),
             Int64?(9), Int64?.none, Bool?(true), Double?.none, Int32(5), Data([1, 2, 3]), ["a", "b"],
+            UserID("u-1"), RequestID("r-1"), ActivationID?("a-1"), TenantID?.none,
         ]
         for bind in binds {
             #expect(try DirectSQLiteDatabase.value(of: bind) == DirectSQLiteDatabase.encoded(bind), "\(bind)")
@@ -62,5 +64,6 @@ struct DirectSQLiteRowTests {
         #expect(try DirectSQLiteDatabase.value(of: false) == .integer(0))
         #expect(try DirectSQLiteDatabase.value(of: String?.none) == .null)
         #expect(try DirectSQLiteDatabase.value(of: Int?(4)) == .integer(4))
+        #expect(try DirectSQLiteDatabase.value(of: UserID("u-1")) == .text("u-1"))
     }
 }

@@ -119,7 +119,16 @@ extension DirectSQLiteDatabase {
         if T.self == String?.self { return unsafeBitCast(bind, to: String?.self).map { .text($0) } ?? .null }
         if T.self == Int?.self { return unsafeBitCast(bind, to: Int?.self).map { .integer($0) } ?? .null }
         if T.self == Int64?.self { return unsafeBitCast(bind, to: Int64?.self).map { .integer(Int($0)) } ?? .null }
+        // Identifiers (`UserID`, `RequestID`, …) are most of the rest: one conformance
+        // check of the type (the runtime keeps its answer) instead of the encoder's cast
+        // and its single-value container.
+        if let identifier = T.self as? any StringIdentifier.Type { return .text(rawValue(of: bind, as: identifier)) }
         return try encoded(bind)
+    }
+
+    /// `value`'s raw value, where `T` is `I`.
+    private static func rawValue<T, I: StringIdentifier>(of value: T, as _: I.Type) -> String {
+        unsafeBitCast(value, to: I.self).rawValue
     }
 
     /// What sqlite-kit's encoder makes of a bind: the way every bind went before.
