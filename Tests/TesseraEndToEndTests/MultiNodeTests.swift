@@ -223,13 +223,15 @@ struct MultiNodeTests {
             // it signed) and, for every third, the device's denial of it.
             let http = TestHTTP()
             let urls = links
+            // A signed finish, sent as it is to one node or the other.
+            @Sendable func finish(_ information: AuthenticationUserInformation, _ body: Data, on node: Int) async throws -> TestHTTP.Response {
+                let url = "\(cluster.nodeURLs[node % 2])/t/\(scenario.tenant)/device/authentications/\(information.requestID.rawValue)/finish"
+                return try await http.send("POST", url, headers: ["Content-Type": "application/json"], body: body)
+            }
             let outcomes = await withTaskGroup(of: String?.self) { group -> [String] in
                 for (index, (information, body)) in requests.enumerated() {
                     group.addTask {
-                        let node = cluster.nodeURLs[index % 2]
-                        let url = "\(node)/t/\(scenario.tenant)/device/authentications/\(information.requestID.rawValue)/finish"
-                        guard let response = try? await http.send("POST", url, headers: ["Content-Type": "application/json"], body: body)
-                        else { return "no answer" }
+                        guard let response = try? await finish(information, body, on: index) else { return "no answer" }
                         if isBusy(response) { return "busy" }
                         let json = try? response.json()
                         switch (response.status, json?["result"] as? String, json?["error"] as? String) {
@@ -269,11 +271,10 @@ struct MultiNodeTests {
                 let login = try await scenario.openLogin(service)
                 let information = try await device.authenticator.start(url: login.authenticationURL)
                 let (_, body) = try #require(try await wrongPINFinishes([information], device: device).first)
-                let url = "\(cluster.nodeURLs[guesses % 2])/t/\(scenario.tenant)/device/authentications/\(information.requestID.rawValue)/finish"
-                var response = try await http.send("POST", url, headers: ["Content-Type": "application/json"], body: body)
+                var response = try await finish(information, body, on: guesses)
                 for _ in 0..<50 where isBusy(response) {
                     try await Task.sleep(for: .milliseconds(100))
-                    response = try await http.send("POST", url, headers: ["Content-Type": "application/json"], body: body)
+                    response = try await finish(information, body, on: guesses)
                 }
                 #expect(response.status == 200 && (try? response.json())?["result"] as? String == "lockout", "\(response.status) \(response.text)")
                 if response.status == 200 { counted += 1 }
